@@ -1,0 +1,1 @@
+//! Native protocol v4 frames. Filled in by the frame work.

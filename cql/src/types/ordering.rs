@@ -1,0 +1,1 @@
+//! CQL's comparison rules per type. Filled in by the frame work.

@@ -1,0 +1,1 @@
+//! Test harness: an in-process server per test.

@@ -1,0 +1,1 @@
+//! redb-backed wide-row store. Filled in by the storage work.
