@@ -1,1 +1,218 @@
-//! Test harness: an in-process server per test.
+//! Test harness: an in-process server per test, over a fresh temporary data directory (or in
+//! memory), plus helpers to open driver sessions, speak raw frames, and read driver errors.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bytes::BytesMut;
+use cql::frame::request::{Query, QueryParameters, Request, Startup};
+use cql::frame::response::Response;
+use cql::frame::{encode_request_frame, parse_header, HEADER_LEN};
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::errors::{DbError, ExecutionError, PrepareError, RequestAttemptError};
+use server::Config;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A server running inside the test process.
+pub struct TestServer {
+    /// Where clients connect.
+    pub addr: SocketAddr,
+    shutdown: Option<oneshot::Sender<()>>,
+    handle: Option<JoinHandle<Result<(), server::ServerError>>>,
+}
+
+/// Installs a test tracing subscriber once (respects `RUST_LOG`).
+pub fn setup_tracing() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
+}
+
+impl TestServer {
+    /// Starts a server with in-memory storage.
+    pub async fn start() -> TestServer {
+        TestServer::start_with(Config::default()).await
+    }
+
+    /// Starts a server whose data lives in `dir`.
+    pub async fn start_in(dir: &Path) -> TestServer {
+        let config = Config {
+            data_dir: Some(PathBuf::from(dir)),
+            ..Config::default()
+        };
+        TestServer::start_with(config).await
+    }
+
+    /// Starts a server with `config` on an ephemeral loopback port.
+    pub async fn start_with(config: Config) -> TestServer {
+        setup_tracing();
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let (tx, rx) = oneshot::channel::<()>();
+        let handle = tokio::spawn(server::run(listener, config, async {
+            let _ = rx.await;
+        }));
+        TestServer {
+            addr,
+            shutdown: Some(tx),
+            handle: Some(handle),
+        }
+    }
+
+    /// Opens a driver session.
+    pub async fn session(&self) -> Session {
+        SessionBuilder::new()
+            .known_node_addr(self.addr)
+            .build()
+            .await
+            .expect("driver session")
+    }
+
+    /// Opens a driver session that uses `compression`.
+    pub async fn session_with_compression(
+        &self,
+        compression: scylla::frame::Compression,
+    ) -> Session {
+        SessionBuilder::new()
+            .known_node_addr(self.addr)
+            .compression(Some(compression))
+            .build()
+            .await
+            .expect("driver session")
+    }
+
+    /// Stops the server and waits until storage is closed.
+    pub async fn stop(mut self) {
+        self.stop_inner().await;
+    }
+
+    async fn stop_inner(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(handle) = self.handle.take() {
+            let result = tokio::time::timeout(Duration::from_secs(30), handle).await;
+            match result {
+                Ok(Ok(Ok(()))) => {}
+                other => panic!("server did not stop cleanly: {other:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// The database error (code and message) inside a driver error, if it is one.
+pub fn db_error(err: &ExecutionError) -> Option<(DbError, String)> {
+    match err {
+        ExecutionError::LastAttemptError(RequestAttemptError::DbError(e, msg)) => {
+            Some((e.clone(), msg.clone()))
+        }
+        ExecutionError::PrepareError(PrepareError::AllAttemptsFailed {
+            first_attempt: RequestAttemptError::DbError(e, msg),
+        }) => Some((e.clone(), msg.clone())),
+        _ => None,
+    }
+}
+
+/// The database error inside a prepare error.
+pub fn prepare_db_error(err: &PrepareError) -> Option<(DbError, String)> {
+    match err {
+        PrepareError::AllAttemptsFailed {
+            first_attempt: RequestAttemptError::DbError(e, msg),
+        } => Some((e.clone(), msg.clone())),
+        _ => None,
+    }
+}
+
+/// A raw protocol connection for tests of framing and negotiation.
+pub struct RawConnection {
+    stream: TcpStream,
+}
+
+impl RawConnection {
+    /// Connects to `addr`.
+    pub async fn connect(addr: SocketAddr) -> RawConnection {
+        RawConnection {
+            stream: TcpStream::connect(addr).await.expect("connect"),
+        }
+    }
+
+    /// Writes raw bytes.
+    pub async fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("write");
+    }
+
+    /// Sends a v4 request on `stream`.
+    pub async fn send(&mut self, stream: i16, request: &Request) {
+        let frame = encode_request_frame(stream, request, None);
+        self.send_bytes(&frame).await;
+    }
+
+    /// Reads one response frame: (header version, stream, response). `None` at EOF.
+    pub async fn recv(&mut self) -> Option<(u8, i16, Response)> {
+        let mut header = [0u8; HEADER_LEN];
+        let read =
+            tokio::time::timeout(Duration::from_secs(10), self.stream.read_exact(&mut header))
+                .await;
+        match read {
+            Ok(Ok(_)) => {}
+            _ => return None,
+        }
+        let header = parse_header(&header)?;
+        let mut body = BytesMut::zeroed(header.length as usize);
+        self.stream.read_exact(&mut body).await.ok()?;
+        let decoded =
+            cql::frame::decode_response(&header, &body.freeze(), None, usize::MAX).ok()?;
+        Some((header.version, header.stream, decoded.response))
+    }
+
+    /// STARTUP with CQL_VERSION 3.0.0; panics unless READY comes back.
+    pub async fn startup(&mut self) {
+        let startup = Startup {
+            options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+        };
+        self.send(0, &Request::Startup(startup)).await;
+        match self.recv().await {
+            Some((_, 0, Response::Ready)) => {}
+            other => panic!("expected READY, got {other:?}"),
+        }
+    }
+
+    /// Sends a QUERY with default parameters.
+    pub async fn query(&mut self, stream: i16, text: &str) {
+        let query = Query {
+            query: text.to_string(),
+            params: default_params(),
+        };
+        self.send(stream, &Request::Query(query)).await;
+    }
+}
+
+/// Query parameters with consistency ONE and nothing else.
+pub fn default_params() -> QueryParameters {
+    QueryParameters {
+        consistency: 1,
+        values: Vec::new(),
+        value_names: None,
+        skip_metadata: false,
+        page_size: None,
+        paging_state: None,
+        serial_consistency: None,
+        default_timestamp: None,
+    }
+}

@@ -1,1 +1,64 @@
-//! The CQL server.
+//! The Cassandra-compatible CQL server.
+//!
+//! - [`listener`]: accept loop, connection limit, shutdown fan-out.
+//! - [`connection`]: one task reading frames, handler tasks, one task writing frames.
+//! - [`session`]: per-connection state (STARTUP done, keyspace, compression, events).
+//! - [`handler`]: one module per request opcode; each returns a response value.
+//! - [`node`]: state shared by all connections (storage, schema, prepared cache, clock).
+//! - [`schema`]: the schema snapshot (user catalog plus the virtual system keyspaces).
+//! - [`planner`]: pure, synchronous planning of statements against a schema snapshot.
+//! - [`executor`]: runs plans against storage.
+//! - [`system`]: `system.*`, `system_schema.*` and `system_virtual_schema.*` tables.
+//! - [`describe`]: server-side `DESCRIBE`.
+//! - [`error`]: `CqlError`, the one place that picks CQL error codes.
+
+pub mod config;
+pub mod connection;
+pub mod describe;
+pub mod error;
+pub mod executor;
+pub mod handler;
+pub mod listener;
+pub mod node;
+pub mod planner;
+pub mod prepared;
+pub mod schema;
+pub mod session;
+pub mod shutdown;
+pub mod system;
+pub mod values;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+pub use config::Config;
+pub use node::Node;
+
+/// Errors that stop the server as a whole.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("storage error: {0}")]
+    Storage(#[from] storage::StorageError),
+    #[error("data directory: {0}")]
+    DataDir(String),
+}
+
+/// Opens storage, then serves CQL clients on `listener` until `shutdown` completes. Storage is
+/// closed (with a final durable commit) after every connection has stopped.
+///
+/// # Errors
+/// Storage cannot be opened or the listener fails irrecoverably.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    let node = Arc::new(Node::open(config)?);
+    let result = listener::serve(listener, node.clone(), shutdown).await;
+    node.close();
+    result
+}

@@ -1,1 +1,93 @@
-fn main() {}
+//! `server`: starts the CQL server. Parses flags (and an optional YAML config with
+//! Cassandra's setting names), installs the tracing subscriber, binds, and runs until Ctrl-C.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use server::config::{parse_sync_mode, Config};
+use tracing::{error, info};
+
+/// A Cassandra-compatible CQL server (native protocol v4).
+#[derive(Debug, Parser)]
+#[command(name = "server", version)]
+struct Args {
+    /// YAML configuration file using cassandra.yaml setting names.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Address to listen on for CQL clients.
+    #[arg(long)]
+    listen_address: Option<IpAddr>,
+    /// CQL native transport port.
+    #[arg(long)]
+    port: Option<u16>,
+    /// Data directory (default: ./data).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// `periodic` (fsync every commitlog_sync_period) or `batch` (fsync before every ack).
+    #[arg(long, value_parser = parse_sync_flag)]
+    commitlog_sync: Option<storage::SyncMode>,
+}
+
+fn parse_sync_flag(text: &str) -> Result<storage::SyncMode, String> {
+    parse_sync_mode(text).ok_or_else(|| format!("expected periodic or batch, got {text}"))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let mut config = Config {
+        data_dir: Some(PathBuf::from("data")),
+        ..Config::default()
+    };
+    if let Some(path) = &args.config {
+        if let Err(err) = config.apply_yaml_file(path) {
+            error!(cause = %err, "invalid configuration");
+            return ExitCode::FAILURE;
+        }
+    }
+    if let Some(addr) = args.listen_address {
+        config.listen_address = addr;
+    }
+    if let Some(port) = args.port {
+        config.port = port;
+    }
+    if let Some(dir) = args.data_dir {
+        config.data_dir = Some(dir);
+    }
+    if let Some(mode) = args.commitlog_sync {
+        config.commitlog_sync = mode;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            error!(cause = %err, "cannot start the async runtime");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind((config.listen_address, config.port)).await?;
+        info!(address = %listener.local_addr()?, "listening for CQL clients");
+        server::run(listener, config, async {
+            let _ = tokio::signal::ctrl_c().await;
+            info!("shutting down");
+        })
+        .await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            error!(cause = %err, "server failed");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,1 +1,39 @@
-//! redb-backed wide-row store. Filled in by the storage work.
+//! redb-backed wide-row store: the catalog, order-preserving keys, versioned rows and a
+//! group-commit writer. Synchronous; the server calls it from blocking threads.
+//!
+//! Modules:
+//! - [`catalog`]: the schema model ([`Catalog`], [`TableDef`], ...) and its persisted form.
+//! - [`encoding`]: every on-disk byte layout: [`encoding::token`] (Murmur3 tokens),
+//!   [`encoding::key`] (memcomparable row keys), [`encoding::row`] (row values and merge).
+//! - `db`: [`Store`], opening, format version, sync modes, shutdown.
+//! - `mutation`: write requests ([`WriteBatch`], [`RowWrite`], [`CatalogOp`]).
+//! - `writer`: the single writer thread and group commit.
+//! - `read`: [`Snapshot`] point reads and range scans.
+//! - `tables`: every redb table definition.
+//! - `error`: [`StorageError`].
+//!
+//! The storage format is described in `DESIGN.md`, included below.
+#![doc = include_str!("../DESIGN.md")]
+
+pub mod catalog;
+mod db;
+pub mod encoding;
+mod error;
+mod mutation;
+mod read;
+mod tables;
+mod writer;
+
+#[cfg(test)]
+mod store_tests;
+
+pub use catalog::{
+    Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, KeyspaceDef,
+    TableDef, TableParams,
+};
+pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
+pub use encoding::key::{row_key, DecodedKey, KeyColumn};
+pub use encoding::row::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
+pub use error::StorageError;
+pub use mutation::{CatalogOp, RowWrite, WriteBatch};
+pub use read::{KeyRange, RowIter, Snapshot};

@@ -1,9 +1,144 @@
-//! The CQL statement grammar: lexer, parser, AST. Filled in by the parser work.
+//! The CQL statement grammar: a lexer (tokens with line/column positions), a
+//! recursive-descent parser following Cassandra's `Parser.g`, the [`ast`] it produces, and
+//! `Display` impls printing canonical CQL that parses back to an equal AST.
+//!
+//! Entry points: [`parse_statement`] (one statement, as QUERY and PREPARE carry),
+//! [`parse`] (the same plus its bind markers), [`parse_statements`] (scripts) and
+//! [`parse_type`] (types stored as text in the catalog). Errors are [`ParseError`]s printed
+//! like Cassandra's syntax errors. Why the lexer is our own and not sqlparser's:
+//! `docs/parser-decision.md`.
 
 pub mod ast;
+mod display;
+mod display_ddl;
+mod display_stmt;
+mod error;
+mod lexer;
+mod parser;
+#[cfg(test)]
+mod tests;
 
-/// Whether `word` is a reserved CQL keyword that must be quoted to be used as an identifier.
+pub use ast::{Ident, Statement};
+pub use error::{ParseError, ParseErrorKind};
+
+use parser::Parser;
+
+/// A parsed statement with its bind markers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedStatement {
+    /// The statement.
+    pub statement: Statement,
+    /// Number of bind markers (`?` and `:name`), i.e. of values an EXECUTE must bind.
+    pub bind_count: usize,
+    /// One entry per bind marker in order of appearance: `None` for `?`, the name for `:name`.
+    pub bind_names: Vec<Option<Ident>>,
+}
+
+/// Parses one statement, optionally followed by `;`s, whitespace and comments.
+///
+/// # Errors
+/// A [`ParseError`] (CQL `SYNTAX_ERROR`) when the text does not lex or parse.
+pub fn parse(text: &str) -> Result<ParsedStatement, ParseError> {
+    let parsed = Parser::new(text)?.parse_single()?;
+    Ok(ParsedStatement {
+        statement: parsed.statement,
+        bind_count: parsed.bind_names.len(),
+        bind_names: parsed.bind_names,
+    })
+}
+
+/// Parses one statement (see [`parse`]), dropping the bind-marker list.
+///
+/// # Errors
+/// A [`ParseError`] when the text does not lex or parse.
+pub fn parse_statement(text: &str) -> Result<Statement, ParseError> {
+    parse(text).map(|p| p.statement)
+}
+
+/// Parses a script of statements separated by `;` (bind markers are numbered per statement).
+///
+/// # Errors
+/// The first [`ParseError`] in the script.
+pub fn parse_statements(text: &str) -> Result<Vec<Statement>, ParseError> {
+    let parsed = Parser::new(text)?.parse_script()?;
+    Ok(parsed.into_iter().map(|p| p.statement).collect())
+}
+
+/// Parses a CQL type, e.g. `frozen<map<text, int>>` (as stored in `system_schema.columns.type`).
+///
+/// # Errors
+/// A [`ParseError`] when the text is not exactly one type.
+pub fn parse_type(text: &str) -> Result<ast::CqlType, ParseError> {
+    Parser::new(text)?.parse_all(|p| p.cql_type())
+}
+
+/// Cassandra 5.0's reserved keywords (`cql3/reserved_keywords.txt`), upper-case and sorted.
+/// (Trunk adds `CONSTRAINT`, `LENGTH` and `CHECK`; 5.0 does not reserve them.)
+const RESERVED_KEYWORDS: [&str; 57] = [
+    "ADD",
+    "ALLOW",
+    "ALTER",
+    "AND",
+    "APPLY",
+    "ASC",
+    "AUTHORIZE",
+    "BATCH",
+    "BEGIN",
+    "BY",
+    "COLUMNFAMILY",
+    "CREATE",
+    "DELETE",
+    "DESC",
+    "DESCRIBE",
+    "DROP",
+    "ENTRIES",
+    "EXECUTE",
+    "FROM",
+    "FULL",
+    "GRANT",
+    "IF",
+    "IN",
+    "INDEX",
+    "INFINITY",
+    "INSERT",
+    "INTO",
+    "IS",
+    "KEYSPACE",
+    "LIMIT",
+    "MATERIALIZED",
+    "MODIFY",
+    "NAN",
+    "NORECURSIVE",
+    "NOT",
+    "NULL",
+    "OF",
+    "ON",
+    "OR",
+    "ORDER",
+    "PRIMARY",
+    "RENAME",
+    "REVOKE",
+    "SCHEMA",
+    "SELECT",
+    "SET",
+    "TABLE",
+    "TO",
+    "TOKEN",
+    "TRUNCATE",
+    "UNLOGGED",
+    "UPDATE",
+    "USE",
+    "USING",
+    "VIEW",
+    "WHERE",
+    "WITH",
+];
+
+/// Whether `word` is a reserved CQL keyword that must be quoted to be used as an identifier
+/// (case-insensitive, Cassandra's `ReservedKeywords.isReserved`).
 pub fn is_reserved_keyword(word: &str) -> bool {
-    let _ = word;
-    false
+    word.len() <= 12
+        && RESERVED_KEYWORDS
+            .binary_search(&word.to_ascii_uppercase().as_str())
+            .is_ok()
 }

@@ -1,0 +1,168 @@
+//! Whole frames out: header, optional warnings prefix, body, optional compression.
+//!
+//! The server calls [`encode_response_frame`] for every answer and event; tests, benches and
+//! fuzz seeds use [`encode_request_frame`] to play the client.
+
+use bytes::{BufMut, BytesMut};
+
+use super::primitives::write_string_list;
+use super::request::Request;
+use super::response::Response;
+use super::{flags, Compression, FrameHeader, HEADER_LEN, REQUEST_VERSION_V4, RESPONSE_VERSION_V4};
+
+/// Encodes a complete v4 response frame (version byte 0x84).
+///
+/// With `warnings`, the WARNING flag is set and the body starts with them as a
+/// `[string list]`. With `compression`, the whole body (warnings included) is compressed and
+/// the COMPRESSION flag set; passing `None` for the answer to STARTUP is the caller's job.
+pub fn encode_response_frame(
+    stream: i16,
+    response: &Response,
+    warnings: &[String],
+    compression: Option<Compression>,
+) -> BytesMut {
+    let mut frame_flags = 0;
+    let mut out = start_frame();
+    if !warnings.is_empty() {
+        frame_flags |= flags::WARNING;
+        write_string_list(&mut out, warnings);
+    }
+    response.encode_body(&mut out);
+    finish_frame(
+        out,
+        RESPONSE_VERSION_V4,
+        frame_flags,
+        stream,
+        response.opcode().as_u8(),
+        compression,
+    )
+}
+
+/// Encodes a complete v4 request frame (version byte 0x04). With `compression` the body is
+/// compressed, except a STARTUP body, which the spec says must never be.
+pub fn encode_request_frame(
+    stream: i16,
+    request: &Request,
+    compression: Option<Compression>,
+) -> BytesMut {
+    let mut out = start_frame();
+    request.encode(&mut out);
+    let compression = compression.filter(|_| !matches!(request, Request::Startup(_)));
+    finish_frame(
+        out,
+        REQUEST_VERSION_V4,
+        0,
+        stream,
+        request.opcode().as_u8(),
+        compression,
+    )
+}
+
+/// A buffer with room reserved for the header, so the body is written in place.
+fn start_frame() -> BytesMut {
+    let mut out = BytesMut::with_capacity(256);
+    out.put_bytes(0, HEADER_LEN);
+    out
+}
+
+/// Compresses the body if asked, then fills in the header.
+fn finish_frame(
+    mut out: BytesMut,
+    version: u8,
+    mut frame_flags: u8,
+    stream: i16,
+    opcode: u8,
+    compression: Option<Compression>,
+) -> BytesMut {
+    if let Some(compression) = compression {
+        let packed = compression.compress(out.get(HEADER_LEN..).unwrap_or_default());
+        out.truncate(HEADER_LEN);
+        out.extend_from_slice(&packed);
+        frame_flags |= flags::COMPRESSION;
+    }
+    let body_len = out.len().saturating_sub(HEADER_LEN);
+    let header = FrameHeader {
+        version,
+        flags: frame_flags,
+        stream,
+        opcode,
+        length: u32::try_from(body_len).unwrap_or(u32::MAX),
+    };
+    let mut head = BytesMut::with_capacity(HEADER_LEN);
+    header.encode(&mut head);
+    if let Some(slot) = out.get_mut(..HEADER_LEN) {
+        slot.copy_from_slice(&head);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::request::{Prepare, Startup};
+    use crate::frame::response::ResultBody;
+    use crate::frame::{decode_request, decode_response, parse_header, Opcode};
+
+    #[test]
+    fn ready_frame_is_exact() {
+        let frame = encode_response_frame(3, &Response::Ready, &[], None);
+        assert_eq!(&frame[..], &[0x84, 0, 0, 3, 0x02, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn warnings_come_first_and_set_the_flag() {
+        let warnings = vec!["careful".to_string()];
+        let frame = encode_response_frame(1, &Response::Result(ResultBody::Void), &warnings, None);
+        let header = parse_header(&frame).unwrap();
+        assert_eq!(header.flags, flags::WARNING);
+        assert_eq!(header.length as usize, frame.len() - HEADER_LEN);
+        assert_eq!(&frame[9..13], &[0, 1, 0, 7]);
+        let body = frame.freeze().slice(HEADER_LEN..);
+        let decoded = decode_response(&header, &body, None, 1 << 20).unwrap();
+        assert_eq!(decoded.warnings, warnings);
+        assert_eq!(decoded.response, Response::Result(ResultBody::Void));
+    }
+
+    #[test]
+    fn compressed_frames_round_trip() {
+        for compression in [Compression::Lz4, Compression::Snappy] {
+            let warnings = vec!["w".to_string()];
+            let response = Response::Result(ResultBody::SetKeyspace("ks".repeat(50)));
+            let frame = encode_response_frame(-1, &response, &warnings, Some(compression));
+            let header = parse_header(&frame).unwrap();
+            assert_eq!(header.flags, flags::WARNING | flags::COMPRESSION);
+            assert_eq!(header.stream, -1);
+            let body = frame.freeze().slice(HEADER_LEN..);
+            assert!(decode_response(&header, &body, None, 1 << 20).is_err());
+            let decoded = decode_response(&header, &body, Some(compression), 1 << 20).unwrap();
+            assert_eq!(decoded.warnings, warnings);
+            assert_eq!(decoded.response, response);
+
+            let request = Request::Prepare(Prepare {
+                query: "SELECT 1".repeat(20),
+            });
+            let frame = encode_request_frame(9, &request, Some(compression));
+            let header = parse_header(&frame).unwrap();
+            assert_eq!(
+                (header.version, header.flags),
+                (REQUEST_VERSION_V4, flags::COMPRESSION)
+            );
+            assert_eq!(header.opcode, Opcode::Prepare.as_u8());
+            let body = frame.freeze().slice(HEADER_LEN..);
+            assert_eq!(
+                decode_request(&header, &body, Some(compression), 1 << 20).unwrap(),
+                request
+            );
+        }
+    }
+
+    #[test]
+    fn startup_is_never_compressed() {
+        let frame = encode_request_frame(
+            0,
+            &Request::Startup(Startup::default()),
+            Some(Compression::Lz4),
+        );
+        assert_eq!(&frame[..], &[0x04, 0, 0, 0, 0x01, 0, 0, 0, 2, 0, 0]);
+    }
+}

@@ -1,0 +1,111 @@
+//! [`FrameError`]: why a frame body could not be decoded, naming the field that failed.
+//!
+//! The server turns every variant into a `PROTOCOL_ERROR` (0x000A) answer; the `Display` text
+//! is what the client sees as the message.
+
+use super::Opcode;
+
+/// A frame body (or compressed body) that could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// The body ended before `field` was complete (or a length claimed more bytes than remain).
+    #[error("Not enough bytes to read {field}")]
+    Truncated {
+        /// The spec name of the field being read.
+        field: &'static str,
+    },
+    /// A `[string]` or `[long string]` was not valid UTF-8.
+    #[error("Invalid UTF-8 in {field}")]
+    InvalidUtf8 {
+        /// The spec name of the field being read.
+        field: &'static str,
+    },
+    /// A length prefix that the spec forbids (e.g. a `[value]` length below -2).
+    #[error("Invalid length {len} for {field}")]
+    InvalidLength {
+        /// The spec name of the field being read.
+        field: &'static str,
+        /// The length as sent.
+        len: i64,
+    },
+    /// A numeric field outside its allowed values (batch type, result kind, option id, ...).
+    #[error("Invalid value {value} for {field}")]
+    InvalidValue {
+        /// The spec name of the field being read.
+        field: &'static str,
+        /// The value as sent.
+        value: i64,
+    },
+    /// A string field outside its allowed values (event type, schema change target, ...).
+    #[error("Unknown {field} {value:?}")]
+    UnknownName {
+        /// The spec name of the field being read.
+        field: &'static str,
+        /// The value as sent.
+        value: String,
+    },
+    /// An opcode byte the protocol does not define.
+    #[error("Unknown opcode 0x{0:02X}")]
+    UnknownOpcode(u8),
+    /// A response opcode where a request was expected.
+    #[error("{0:?} is not a request opcode")]
+    NotARequest(Opcode),
+    /// A request opcode where a response was expected.
+    #[error("{0:?} is not a response opcode")]
+    NotAResponse(Opcode),
+    /// Type options (or values) nested deeper than the decoder accepts.
+    #[error("{field} nested deeper than {max} levels")]
+    TooDeep {
+        /// The spec name of the field being read.
+        field: &'static str,
+        /// The nesting limit.
+        max: usize,
+    },
+    /// A compressed body declared an uncompressed size above the allowed maximum.
+    #[error("Decompressed body of {declared} bytes exceeds the maximum of {max} bytes")]
+    DecompressedTooLarge {
+        /// The uncompressed length the body declared.
+        declared: u64,
+        /// The maximum the caller allows.
+        max: usize,
+    },
+    /// The compressed body was malformed.
+    #[error("Cannot decompress {algorithm} body: {reason}")]
+    Decompression {
+        /// `lz4` or `snappy`.
+        algorithm: &'static str,
+        /// The decompressor's explanation.
+        reason: String,
+    },
+    /// A frame header announced a body longer than the caller allows.
+    #[error("Request is too big: length {length} exceeds maximum allowed length {max}.")]
+    BodyTooLarge {
+        /// The length in the header.
+        length: u32,
+        /// The maximum the caller allows.
+        max: usize,
+    },
+    /// The COMPRESSION flag was set but no compression was negotiated.
+    #[error("Received compressed frame but no compression was negotiated")]
+    CompressionNotNegotiated,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_field() {
+        let err = FrameError::Truncated { field: "query" };
+        assert_eq!(err.to_string(), "Not enough bytes to read query");
+        let err = FrameError::InvalidLength {
+            field: "value",
+            len: -3,
+        };
+        assert_eq!(err.to_string(), "Invalid length -3 for value");
+        assert_eq!(
+            FrameError::UnknownOpcode(0x04).to_string(),
+            "Unknown opcode 0x04"
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! [`ValueError`]: why a serialized value does not fit its type, in the words of Cassandra's
+//! `MarshalException`s so clients see the messages they know.
+
+/// Why a serialized value does not fit its type (Cassandra's `MarshalException` messages).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// A fixed-size type with the wrong number of bytes; `expected` is Cassandra's wording
+    /// (e.g. `Expected 4 or 0 byte int`).
+    #[error("{expected} ({len})")]
+    WrongSize {
+        /// Cassandra's message before the size.
+        expected: &'static str,
+        /// The size received.
+        len: usize,
+    },
+    /// `text` that is not UTF-8.
+    #[error("Invalid UTF-8 bytes {hex}")]
+    InvalidUtf8 {
+        /// The value in lower-case hex.
+        hex: String,
+    },
+    /// `ascii` with a byte above 127.
+    #[error("Invalid byte for ascii: {byte}")]
+    InvalidAscii {
+        /// The offending byte, signed as Java prints it.
+        byte: i8,
+    },
+    /// An `inet` that is neither 4 nor 16 bytes.
+    #[error("Expected 4 or 16 byte inetaddress; got {hex}")]
+    InvalidInet {
+        /// The value in lower-case hex.
+        hex: String,
+    },
+    /// A `timeuuid` whose version is not 1.
+    #[error("Invalid version for TimeUUID type.")]
+    InvalidTimeuuidVersion,
+    /// A `decimal` with a scale but no unscaled digits.
+    #[error("Zero length BigInteger")]
+    EmptyUnscaled,
+    /// A `duration` whose vints end early.
+    #[error("Not enough bytes to read a duration")]
+    DurationTruncated,
+    /// A `duration` month or day count outside 32 bits.
+    #[error("The duration {unit} must be a 32 bits integer but was: {value}")]
+    DurationOutOfRange {
+        /// `months` or `days`.
+        unit: &'static str,
+        /// The decoded count.
+        value: i64,
+    },
+    /// A `duration` whose parts have different signs.
+    #[error(
+        "The duration months, days and nanoseconds must be all of the same sign ({months}, {days}, {nanoseconds})"
+    )]
+    DurationMixedSigns {
+        /// Months.
+        months: i32,
+        /// Days.
+        days: i32,
+        /// Nanoseconds.
+        nanoseconds: i64,
+    },
+    /// A collection whose count or elements run past the value.
+    #[error("Not enough bytes to read a {kind}")]
+    CollectionTruncated {
+        /// `list`, `set` or `map`.
+        kind: &'static str,
+    },
+    /// A collection with a negative element count.
+    #[error("The data cannot be deserialized as a {kind}")]
+    NegativeCollectionSize {
+        /// `list`, `set` or `map`.
+        kind: &'static str,
+    },
+    /// Bytes left after a collection's last element.
+    #[error("Unexpected extraneous bytes after {kind} value")]
+    CollectionExtraneous {
+        /// `list`, `set` or `map`.
+        kind: &'static str,
+    },
+    /// A null element, key or value inside a collection.
+    #[error("null is not supported inside collections")]
+    NullInCollection,
+    /// A tuple whose component size is cut off.
+    #[error("Not enough bytes to read size of {index}th component")]
+    TupleSizeTruncated {
+        /// Component index.
+        index: usize,
+    },
+    /// A tuple whose component is cut off.
+    #[error("Not enough bytes to read {index}th component")]
+    TupleComponentTruncated {
+        /// Component index.
+        index: usize,
+    },
+    /// A tuple with more components than its type.
+    #[error("Invalid remaining data after end of tuple value")]
+    TupleExtraneous,
+    /// A UDT whose field size is cut off.
+    #[error("Not enough bytes to read size of {index}th field {field}")]
+    UdtSizeTruncated {
+        /// Field index.
+        index: usize,
+        /// Field name.
+        field: String,
+    },
+    /// A UDT whose field is cut off.
+    #[error("Not enough bytes to read {index}th field {field}")]
+    UdtFieldTruncated {
+        /// Field index.
+        index: usize,
+        /// Field name.
+        field: String,
+    },
+    /// A UDT with more fields than its type.
+    #[error("Invalid remaining data after end of UDT value")]
+    UdtExtraneous,
+    /// Nested deeper than [`MAX_VALUE_DEPTH`].
+    #[error("Value nested deeper than {max} levels")]
+    TooDeep {
+        /// The limit.
+        max: usize,
+    },
+}

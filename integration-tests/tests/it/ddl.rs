@@ -1,0 +1,320 @@
+//! Schema statements through the driver: keyspaces, tables of every key form, driver metadata,
+//! ALTER, DROP, TRUNCATE, and their errors.
+
+use integration_tests::{db_error, TestServer};
+use scylla::errors::DbError;
+
+const KS: &str =
+    "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_of_every_key_form_show_in_driver_metadata() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session.query_unpaged(KS, &[]).await.unwrap();
+    session
+        .query_unpaged("CREATE TABLE ks.single (k int PRIMARY KEY, v text)", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("CREATE TABLE ks.clustered (k text, c1 int, c2 bigint, v blob, PRIMARY KEY (k, c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC, c2 ASC)", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("CREATE TABLE ks.composite (k1 int, k2 text, c timeuuid, v double, PRIMARY KEY ((k1, k2), c))", &[])
+        .await
+        .unwrap();
+    session.refresh_metadata().await.unwrap();
+    let state = session.get_cluster_state();
+    let ks = state.get_keyspace("ks").expect("keyspace in metadata");
+    let single = &ks.tables["single"];
+    assert_eq!(single.partition_key, vec!["k"]);
+    assert!(single.clustering_key.is_empty());
+    let clustered = &ks.tables["clustered"];
+    assert_eq!(clustered.partition_key, vec!["k"]);
+    assert_eq!(clustered.clustering_key, vec!["c1", "c2"]);
+    let composite = &ks.tables["composite"];
+    assert_eq!(composite.partition_key, vec!["k1", "k2"]);
+    assert_eq!(composite.clustering_key, vec!["c"]);
+    // system_schema shows the clustering order.
+    let rows = session
+        .query_unpaged(
+            "SELECT column_name, clustering_order, kind, position, type FROM system_schema.columns WHERE keyspace_name = 'ks' AND table_name = 'clustered'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let cols: Vec<(String, String, String, i32, String)> =
+        rows.rows().unwrap().map(|r| r.unwrap()).collect();
+    assert_eq!(
+        cols,
+        vec![
+            (
+                "c1".into(),
+                "desc".into(),
+                "clustering".into(),
+                0,
+                "int".into()
+            ),
+            (
+                "c2".into(),
+                "asc".into(),
+                "clustering".into(),
+                1,
+                "bigint".into()
+            ),
+            (
+                "k".into(),
+                "none".into(),
+                "partition_key".into(),
+                0,
+                "text".into()
+            ),
+            (
+                "v".into(),
+                "none".into(),
+                "regular".into(),
+                -1,
+                "blob".into()
+            ),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_errors_carry_cassandras_codes() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session.query_unpaged(KS, &[]).await.unwrap();
+    let err = session.query_unpaged(KS, &[]).await.unwrap_err();
+    let (code, msg) = db_error(&err).unwrap();
+    assert_eq!(
+        code,
+        DbError::AlreadyExists {
+            keyspace: "ks".into(),
+            table: String::new()
+        }
+    );
+    assert_eq!(msg, "Cannot add existing keyspace \"ks\"");
+    session.query_unpaged("CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[]).await.unwrap();
+    session
+        .query_unpaged("CREATE TABLE ks.t (k int PRIMARY KEY)", &[])
+        .await
+        .unwrap();
+    let err = session
+        .query_unpaged("CREATE TABLE ks.t (k int PRIMARY KEY)", &[])
+        .await
+        .unwrap_err();
+    let (code, msg) = db_error(&err).unwrap();
+    assert_eq!(
+        code,
+        DbError::AlreadyExists {
+            keyspace: "ks".into(),
+            table: "t".into()
+        }
+    );
+    assert_eq!(
+        msg,
+        "Cannot add already existing table \"t\" to keyspace \"ks\""
+    );
+    session
+        .query_unpaged("CREATE TABLE IF NOT EXISTS ks.t (k int PRIMARY KEY)", &[])
+        .await
+        .unwrap();
+    let err = session
+        .query_unpaged("CREATE TABLE nope.t (k int PRIMARY KEY)", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (DbError::Invalid, "Keyspace 'nope' doesn't exist".into())
+    );
+    let err = session
+        .query_unpaged("CREATE TABLE ks.u (k int, v int)", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (
+            DbError::Invalid,
+            "No PRIMARY KEY specifed for table 'u' (exactly one required)".into()
+        )
+    );
+    let err = session
+        .query_unpaged(
+            "CREATE TABLE ks.u (k int PRIMARY KEY, c counter, v int)",
+            &[],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (
+            DbError::Invalid,
+            "Cannot mix counter and non counter columns in the same table".into()
+        )
+    );
+    let err = session
+        .query_unpaged("CREATE TABLE ks.u (k int PRIMARY KEY,", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (
+            DbError::SyntaxError,
+            "line 0:-1 no viable alternative at input '<EOF>'".into()
+        )
+    );
+    let err = session
+        .query_unpaged("create keyspace with replication = {}", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (DbError::SyntaxError, "line 1:16 no viable alternative at input 'with' (create keyspace [with] replication...)".into())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cassandra_stress_schema_statements_are_accepted() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session
+        .query_unpaged("CREATE KEYSPACE IF NOT EXISTS \"keyspace1\" WITH replication = {'class': 'org.apache.cassandra.locator.SimpleStrategy', 'replication_factor' : '1'} AND durable_writes = true;\n", &[])
+        .await
+        .unwrap();
+    session.use_keyspace("keyspace1", true).await.unwrap();
+    session
+        .query_unpaged("CREATE TABLE IF NOT EXISTS standard1 (key blob PRIMARY KEY \n, \"C0\" blob\n, \"C1\" blob\n, \"C2\" blob\n, \"C3\" blob\n, \"C4\" blob) WITH compression = {};\n", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("CREATE TABLE IF NOT EXISTS counter1 (key blob PRIMARY KEY,\n, \"C0\" counter\n, \"C1\" counter\n, \"C2\" counter\n, \"C3\" counter\n, \"C4\" counter) WITH compression = {};\n", &[])
+        .await
+        .unwrap();
+    let (compression, flags): (std::collections::HashMap<String, String>, Vec<String>) = session
+        .query_unpaged("SELECT compression, flags FROM system_schema.tables WHERE keyspace_name = 'keyspace1' AND table_name = 'counter1'", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    assert_eq!(
+        compression.get("enabled").map(String::as_str),
+        Some("false")
+    );
+    assert_eq!(flags, vec!["compound".to_string(), "counter".to_string()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alter_drop_and_truncate() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session.query_unpaged(KS, &[]).await.unwrap();
+    session
+        .query_unpaged("CREATE TABLE ks.t (k int PRIMARY KEY, a int)", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("INSERT INTO ks.t (k, a) VALUES (1, 10)", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("ALTER TABLE ks.t ADD b text", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("UPDATE ks.t SET b = 'x' WHERE k = 1", &[])
+        .await
+        .unwrap();
+    let row: (i32, i32, String) = session
+        .query_unpaged("SELECT * FROM ks.t WHERE k = 1", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    assert_eq!(row, (1, 10, "x".to_string()));
+    // A dropped then re-added column does not resurrect old values.
+    session
+        .query_unpaged("ALTER TABLE ks.t DROP a", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("ALTER TABLE ks.t ADD a int", &[])
+        .await
+        .unwrap();
+    let (a,): (Option<i32>,) = session
+        .query_unpaged("SELECT a FROM ks.t WHERE k = 1", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    assert_eq!(a, None);
+    let err = session
+        .query_unpaged("ALTER TABLE ks.t DROP k", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (DbError::Invalid, "Cannot drop PRIMARY KEY column k".into())
+    );
+    session.query_unpaged("TRUNCATE ks.t", &[]).await.unwrap();
+    let rows = session
+        .query_unpaged("SELECT * FROM ks.t", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.rows_num(), 0);
+    session.query_unpaged("DROP TABLE ks.t", &[]).await.unwrap();
+    let err = session
+        .query_unpaged("SELECT * FROM ks.t", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (DbError::Invalid, "table t does not exist".into())
+    );
+    let err = session
+        .query_unpaged("DROP TABLE ks.t", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (DbError::Invalid, "Table 'ks.t' doesn't exist".into())
+    );
+    session
+        .query_unpaged("DROP TABLE IF EXISTS ks.t", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("DROP KEYSPACE ks", &[])
+        .await
+        .unwrap();
+    let err = session
+        .query_unpaged("DROP KEYSPACE ks", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (DbError::Invalid, "Keyspace 'ks' doesn't exist".into())
+    );
+    let err = session
+        .query_unpaged("DROP KEYSPACE system", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (
+            DbError::Invalid,
+            "System keyspace 'system' is not user-modifiable".into()
+        )
+    );
+}

@@ -1,0 +1,193 @@
+//! Bad statements get Cassandra's codes and messages, and nothing stored is harmed.
+
+use cql::frame::request::{Query, Request, Value};
+use cql::frame::response::Response;
+use integration_tests::{db_error, default_params, RawConnection, TestServer};
+use scylla::errors::DbError;
+
+async fn setup(server: &TestServer) -> scylla::client::session::Session {
+    let session = server.session().await;
+    session
+        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
+            &[],
+        )
+        .await
+        .unwrap();
+    session
+        .query_unpaged("INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'kept')", &[])
+        .await
+        .unwrap();
+    session
+}
+
+async fn expect(
+    session: &scylla::client::session::Session,
+    cql: &str,
+    code: DbError,
+    message: &str,
+) {
+    let err = session.query_unpaged(cql, &[]).await.expect_err(cql);
+    assert_eq!(db_error(&err), Some((code, message.to_string())), "{cql}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_queries_are_rejected_word_for_word() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    expect(
+        &session,
+        "SELECT * FROM ks.nope",
+        DbError::Invalid,
+        "table nope does not exist",
+    )
+    .await;
+    expect(
+        &session,
+        "SELECT * FROM nope.t",
+        DbError::Invalid,
+        "keyspace nope does not exist",
+    )
+    .await;
+    expect(
+        &session,
+        "SELECT * FROM t",
+        DbError::Invalid,
+        "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename",
+    )
+    .await;
+    expect(
+        &session,
+        "SELECT x FROM ks.t",
+        DbError::Invalid,
+        "Undefined column name x in table ks.t",
+    )
+    .await;
+    expect(
+        &session,
+        "INSERT INTO ks.t (k, c, v) VALUES ('a', 1, 'x')",
+        DbError::Invalid,
+        "Invalid STRING constant (a) for \"k\" of type int",
+    )
+    .await;
+    expect(
+        &session,
+        "INSERT INTO ks.t (k, v) VALUES (1, 'x')",
+        DbError::Invalid,
+        "Some clustering keys are missing: c",
+    )
+    .await;
+    expect(
+        &session,
+        "INSERT INTO ks.t (c, v) VALUES (1, 'x')",
+        DbError::Invalid,
+        "Some partition key parts are missing: k",
+    )
+    .await;
+    expect(&session, "SELECT * FROM ks.t WHERE v = 'x'", DbError::Invalid, "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING").await;
+    expect(
+        &session,
+        "UPDATE ks.t SET v = 'x' WHERE k = 1 AND c > 1",
+        DbError::Invalid,
+        "Slice restrictions are not supported on the clustering columns in UPDATE statements",
+    )
+    .await;
+    expect(
+        &session,
+        "UPDATE ks.t SET v = 'x' WHERE k = 1 AND c = 1 AND v = 'y'",
+        DbError::Invalid,
+        "Non PRIMARY KEY columns found in where clause: v ",
+    )
+    .await;
+    expect(
+        &session,
+        "SELECT * FROM ks.t WHERE k = 1 ORDER BY v",
+        DbError::Invalid,
+        "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got v",
+    )
+    .await;
+    expect(
+        &session,
+        "USE nope",
+        DbError::Invalid,
+        "Keyspace 'nope' does not exist",
+    )
+    .await;
+    let err = session
+        .query_unpaged("SELEC * FROM ks.t", &[])
+        .await
+        .unwrap_err();
+    assert!(matches!(db_error(&err), Some((DbError::SyntaxError, _))));
+    // With ALLOW FILTERING the same query runs.
+    let rows = session
+        .query_unpaged("SELECT v FROM ks.t WHERE v = 'kept' ALLOW FILTERING", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.rows_num(), 1);
+    // Nothing stored was harmed by any of the above.
+    let (v,): (String,) = session
+        .query_unpaged("SELECT v FROM ks.t WHERE k = 1 AND c = 1", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    assert_eq!(v, "kept");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrongly_sized_bound_values_are_rejected() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let mut params = default_params();
+    // Eight bytes bound to an int column.
+    params.values = vec![Value::Bytes(bytes::Bytes::from_static(&[
+        0, 0, 0, 0, 0, 0, 0, 1,
+    ]))];
+    let query = Query {
+        query: "INSERT INTO ks.t (k, c, v) VALUES (?, 1, 'x')".into(),
+        params,
+    };
+    raw.send(1, &Request::Query(query)).await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 1);
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x2200);
+    assert!(
+        err.message.contains("Expected 4 or 0 byte int (8)"),
+        "{}",
+        err.message
+    );
+    // Too few values for the markers.
+    let query = Query {
+        query: "INSERT INTO ks.t (k, c, v) VALUES (?, ?, 'x')".into(),
+        params: default_params(),
+    };
+    raw.send(2, &Request::Query(query)).await;
+    let (_, _, response) = raw.recv().await.unwrap();
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(
+        err.message,
+        "There were 2 markers(?) in CQL but 0 bound variables"
+    );
+    let rows = session
+        .query_unpaged("SELECT * FROM ks.t", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.rows_num(), 1);
+}

@@ -1,0 +1,203 @@
+//! Connection set-up: driver handshake, version negotiation, compression, framing faults.
+
+use cql::frame::request::Request;
+use cql::frame::response::Response;
+use integration_tests::{RawConnection, TestServer};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn driver_connects_and_reads_system_local() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    let rows = session
+        .query_unpaged("SELECT cluster_name, release_version, partitioner, tokens FROM system.local WHERE key = 'local'", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let (cluster, release, partitioner, tokens): (String, String, String, Vec<String>) =
+        rows.single_row().unwrap();
+    assert_eq!(cluster, "Test Cluster");
+    assert_eq!(release, "5.0.0");
+    assert_eq!(partitioner, "org.apache.cassandra.dht.Murmur3Partitioner");
+    assert_eq!(tokens.len(), 1);
+    assert!(tokens[0].parse::<i64>().is_ok());
+    let state = session.get_cluster_state();
+    assert_eq!(state.get_nodes_info().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn newer_protocol_versions_are_refused_with_cassandras_message() {
+    let server = TestServer::start().await;
+    for version in [0x42u8, 0x41, 0x05, 0x03] {
+        let mut raw = RawConnection::connect(server.addr).await;
+        // OPTIONS header with the given version byte.
+        raw.send_bytes(&[version, 0, 0, 0, 0x05, 0, 0, 0, 0]).await;
+        let (header_version, stream, response) = raw.recv().await.expect("error frame");
+        assert_eq!(header_version, 0x84);
+        assert_eq!(stream, 0);
+        let Response::Error(err) = response else {
+            panic!("expected ERROR, got {response:?}")
+        };
+        assert_eq!(err.code, 0x000A);
+        assert_eq!(
+            err.message,
+            format!(
+                "Invalid or unsupported protocol version ({}); supported versions are (4/v4)",
+                version
+            )
+        );
+        assert!(
+            raw.recv().await.is_none(),
+            "connection must be closed after the error"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn options_and_startup_answer_as_cassandra() {
+    let server = TestServer::start().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.send(3, &Request::Options).await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 3);
+    let Response::Supported(options) = response else {
+        panic!("{response:?}")
+    };
+    let get = |k: &str| {
+        options
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(get("CQL_VERSION"), Some(vec!["3.4.7".to_string()]));
+    assert_eq!(
+        get("COMPRESSION"),
+        Some(vec!["lz4".to_string(), "snappy".to_string()])
+    );
+    // A query before STARTUP is a protocol error on its stream.
+    raw.query(5, "SELECT * FROM system.local").await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 5);
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x000A);
+    assert_eq!(
+        err.message,
+        "Unexpected message QUERY, expecting STARTUP or OPTIONS"
+    );
+    raw.startup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compressed_sessions_work() {
+    let server = TestServer::start().await;
+    for compression in [
+        scylla::frame::Compression::Lz4,
+        scylla::frame::Compression::Snappy,
+    ] {
+        let session = server.session_with_compression(compression).await;
+        session
+            .query_unpaged(
+                "CREATE KEYSPACE IF NOT EXISTS c WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+                &[],
+            )
+            .await
+            .unwrap();
+        session
+            .query_unpaged(
+                "CREATE TABLE IF NOT EXISTS c.t (k int PRIMARY KEY, v text)",
+                &[],
+            )
+            .await
+            .unwrap();
+        let long = "x".repeat(10_000);
+        session
+            .query_unpaged("INSERT INTO c.t (k, v) VALUES (1, ?)", (long.clone(),))
+            .await
+            .unwrap();
+        let (v,): (String,) = session
+            .query_unpaged("SELECT v FROM c.t WHERE k = 1", &[])
+            .await
+            .unwrap()
+            .into_rows_result()
+            .unwrap()
+            .single_row()
+            .unwrap();
+        assert_eq!(v, long);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_frame_is_refused_and_others_carry_on() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    // A QUERY header claiming 1 GiB: refused before any body is read.
+    raw.send_bytes(&[0x04, 0, 0, 9, 0x07, 0x40, 0, 0, 0]).await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 9);
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x000A);
+    assert!(err
+        .message
+        .starts_with("Request is too big: length 1073741824 exceeds maximum allowed length"));
+    assert!(raw.recv().await.is_none());
+    // The driver's connections are unaffected.
+    session
+        .query_unpaged("SELECT key FROM system.local", &[])
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_body_answers_an_error_and_the_connection_lives() {
+    let server = TestServer::start().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    // QUERY whose long string claims 100 bytes but carries 3.
+    raw.send_bytes(&[
+        0x04, 0, 0, 7, 0x07, 0, 0, 0, 7, 0, 0, 0, 100, b'a', b'b', b'c',
+    ])
+    .await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 7);
+    assert!(
+        matches!(response, Response::Error(ref e) if e.code == 0x000A),
+        "{response:?}"
+    );
+    // Unknown opcode: also an error on its stream.
+    raw.send_bytes(&[0x04, 0, 0, 8, 0x33, 0, 0, 0, 0]).await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 8);
+    assert!(
+        matches!(response, Response::Error(ref e) if e.code == 0x000A),
+        "{response:?}"
+    );
+    // Still usable.
+    raw.send(11, &Request::Options).await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 11);
+    assert!(matches!(response, Response::Supported(_)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_requests_in_flight_on_one_connection() {
+    let server = TestServer::start().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    for stream in 1..=200i16 {
+        raw.query(stream, "SELECT key FROM system.local WHERE key = 'local'")
+            .await;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for _ in 1..=200 {
+        let (_, stream, response) = raw.recv().await.unwrap();
+        assert!(matches!(response, Response::Result(_)), "{response:?}");
+        assert!(seen.insert(stream));
+    }
+    assert_eq!(seen.len(), 200);
+}

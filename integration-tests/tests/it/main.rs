@@ -1,0 +1,10 @@
+//! Black-box tests through the scylla driver (and raw frames where the driver cannot reach).
+//! One test binary, one module per area.
+
+mod ddl;
+mod dml;
+mod errors;
+mod handshake;
+mod persistence;
+mod prepared;
+mod system_tables;

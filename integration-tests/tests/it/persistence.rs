@@ -1,0 +1,78 @@
+//! Acknowledged writes survive a restart, in both sync modes.
+
+use integration_tests::TestServer;
+use server::Config;
+use storage::SyncMode;
+
+async fn write_then_restart(sync: SyncMode) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = || Config {
+        data_dir: Some(dir.path().to_path_buf()),
+        commitlog_sync: sync,
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config()).await;
+    {
+        let session = server.session().await;
+        session
+            .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
+            .await
+            .unwrap();
+        session.query_unpaged("CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)", &[]).await.unwrap();
+        for c in 0..50 {
+            session
+                .query_unpaged("INSERT INTO ks.t (k, c, v) VALUES (1, ?, 'v')", (c,))
+                .await
+                .unwrap();
+        }
+    }
+    let (version_before,): (uuid::Uuid,) = {
+        let session = server.session().await;
+        session
+            .query_unpaged("SELECT schema_version FROM system.local", &[])
+            .await
+            .unwrap()
+            .into_rows_result()
+            .unwrap()
+            .single_row()
+            .unwrap()
+    };
+    server.stop().await;
+    let server = TestServer::start_with(config()).await;
+    let session = server.session().await;
+    let rows: Vec<(i32,)> = session
+        .query_unpaged("SELECT c FROM ks.t WHERE k = 1", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .rows::<(i32,)>()
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(rows.len(), 50);
+    assert_eq!(rows[0], (49,), "DESC order survives the restart");
+    let (version_after,): (uuid::Uuid,) = session
+        .query_unpaged("SELECT schema_version FROM system.local", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    assert_eq!(
+        version_before, version_after,
+        "schema version is a digest of the schema"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn periodic_mode_survives_clean_restart() {
+    write_then_restart(SyncMode::Periodic).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_mode_survives_clean_restart() {
+    write_then_restart(SyncMode::Batch).await;
+}

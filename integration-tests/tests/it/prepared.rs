@@ -1,0 +1,121 @@
+//! Prepared statements: ids, metadata, pk indexes, UNPREPARED.
+
+use cql::frame::request::{Execute, Prepare, Request};
+use cql::frame::response::{Response, ResultBody};
+use integration_tests::{default_params, RawConnection, TestServer};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepare_reports_bind_metadata_and_pk_indexes() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session
+        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.t (a int, b text, c bigint, v blob, PRIMARY KEY ((a, b), c))",
+            &[],
+        )
+        .await
+        .unwrap();
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let text = "INSERT INTO ks.t (v, c, b, a) VALUES (?, ?, ?, ?)";
+    raw.send(1, &Request::Prepare(Prepare { query: text.into() }))
+        .await;
+    let (_, _, response) = raw.recv().await.unwrap();
+    let Response::Result(ResultBody::Prepared(prepared)) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(prepared.metadata.pk_indexes, vec![3, 2]);
+    let names: Vec<&str> = prepared
+        .metadata
+        .columns
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, vec!["v", "c", "b", "a"]);
+    assert!(prepared.result_metadata.columns.is_empty());
+    // Same text, same id (MD5 of the text), from any connection.
+    let mut other = RawConnection::connect(server.addr).await;
+    other.startup().await;
+    other
+        .send(1, &Request::Prepare(Prepare { query: text.into() }))
+        .await;
+    let (_, _, again) = other.recv().await.unwrap();
+    let Response::Result(ResultBody::Prepared(again)) = again else {
+        panic!()
+    };
+    assert_eq!(again.id, prepared.id);
+    // A SELECT prepares with its result metadata; `IN ?` is named in(col).
+    raw.send(
+        2,
+        &Request::Prepare(Prepare {
+            query: "SELECT c, v FROM ks.t WHERE a = ? AND b = ? AND c IN ?".into(),
+        }),
+    )
+    .await;
+    let (_, _, response) = raw.recv().await.unwrap();
+    let Response::Result(ResultBody::Prepared(select)) = response else {
+        panic!("{response:?}")
+    };
+    let result_names: Vec<&str> = select
+        .result_metadata
+        .columns
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(result_names, vec!["c", "v"]);
+    assert_eq!(select.metadata.columns[2].name, "in(c)");
+    assert_eq!(select.metadata.pk_indexes, vec![0, 1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_prepared_id_answers_unprepared_with_the_id() {
+    let server = TestServer::start().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let id = bytes::Bytes::from_static(&[1, 2, 3, 4]);
+    raw.send(
+        4,
+        &Request::Execute(Execute {
+            id: id.clone(),
+            params: default_params(),
+        }),
+    )
+    .await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 4);
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x2500);
+    assert!(
+        matches!(err.extra, cql::frame::response::ErrorExtra::Unprepared { id: ref got } if *got == id)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepared_statements_on_system_tables() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    let prepared = session
+        .prepare("SELECT host_id, rpc_address, data_center, rack, tokens, cluster_name FROM system.local WHERE key='local'")
+        .await
+        .unwrap();
+    let rows = session
+        .execute_unpaged(&prepared, &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.rows_num(), 1);
+    let err = session
+        .prepare("SELECT * FROM system_schema.scylla_tables")
+        .await
+        .unwrap_err();
+    let (code, msg) = integration_tests::prepare_db_error(&err).unwrap();
+    assert_eq!(code, scylla::errors::DbError::Invalid);
+    assert_eq!(msg, "table scylla_tables does not exist");
+}

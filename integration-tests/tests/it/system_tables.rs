@@ -1,0 +1,116 @@
+//! System tables as drivers read them.
+
+use integration_tests::TestServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schema_tables_cover_system_and_user_keyspaces() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    let before: (uuid::Uuid,) = session
+        .query_unpaged(
+            "SELECT schema_version FROM system.local WHERE key = 'local'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    session
+        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1} AND durable_writes = false", &[])
+        .await
+        .unwrap();
+    let after: (uuid::Uuid,) = session
+        .query_unpaged(
+            "SELECT schema_version FROM system.local WHERE key = 'local'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    assert_ne!(before, after);
+    let keyspaces: Vec<(String, bool, std::collections::HashMap<String, String>)> = session
+        .query_unpaged(
+            "SELECT keyspace_name, durable_writes, replication FROM system_schema.keyspaces",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .rows()
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    let names: Vec<&str> = keyspaces.iter().map(|k| k.0.as_str()).collect();
+    for expected in [
+        "system",
+        "system_schema",
+        "system_auth",
+        "system_distributed",
+        "system_traces",
+        "ks",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    assert!(!names.contains(&"system_virtual_schema"));
+    let ks = keyspaces.iter().find(|k| k.0 == "ks").unwrap();
+    assert!(!ks.1);
+    assert_eq!(
+        ks.2["class"],
+        "org.apache.cassandra.locator.NetworkTopologyStrategy"
+    );
+    assert_eq!(ks.2["datacenter1"], "1");
+    for table in [
+        "tables",
+        "columns",
+        "types",
+        "functions",
+        "aggregates",
+        "triggers",
+        "indexes",
+        "views",
+        "dropped_columns",
+        "column_masks",
+    ] {
+        session
+            .query_unpaged(format!("SELECT * FROM system_schema.{table}"), &[])
+            .await
+            .unwrap();
+    }
+    for table in ["keyspaces", "tables", "columns"] {
+        session
+            .query_unpaged(format!("SELECT * from system_virtual_schema.{table}"), &[])
+            .await
+            .unwrap();
+    }
+    let peers = session
+        .query_unpaged("SELECT * FROM system.peers_v2", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(peers.rows_num(), 0);
+    let local_tables = session
+        .query_unpaged(
+            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let names: Vec<String> = local_tables
+        .rows::<(String,)>()
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert!(names.contains(&"local".to_string()) && names.contains(&"peers_v2".to_string()));
+}

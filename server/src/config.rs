@@ -1,0 +1,225 @@
+//! Server configuration: defaults, an optional YAML file with Cassandra's setting names
+//! (`cassandra.yaml` subset), and command-line overrides applied by `main`.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use storage::SyncMode;
+
+/// Everything the server needs to start.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address the native transport listens on (`rpc_address` / `native_transport_address`).
+    pub listen_address: IpAddr,
+    /// Native transport port (`native_transport_port`).
+    pub port: u16,
+    /// Directory holding the redb file; `None` keeps everything in memory (tests).
+    pub data_dir: Option<PathBuf>,
+    /// `commitlog_sync`: `periodic` or `batch`.
+    pub commitlog_sync: SyncMode,
+    /// `commitlog_sync_period`: the longest a periodic-mode write waits for fsync.
+    pub commitlog_sync_period: Duration,
+    /// `cluster_name` as shown in `system.local`.
+    pub cluster_name: String,
+    /// `native_transport_max_frame_size`: frames longer than this are refused unread.
+    pub max_frame_size: usize,
+    /// `native_transport_max_concurrent_connections`.
+    pub max_connections: usize,
+    /// Requests one connection may have in flight before the server stops reading it.
+    pub max_requests_per_connection: usize,
+    /// Prepared statements kept before the least recently prepared are evicted.
+    pub prepared_cache_size: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen_address: IpAddr::from([127, 0, 0, 1]),
+            port: 9042,
+            data_dir: None,
+            commitlog_sync: SyncMode::Periodic,
+            commitlog_sync_period: Duration::from_millis(10_000),
+            cluster_name: "Test Cluster".to_string(),
+            max_frame_size: 16 * 1024 * 1024,
+            max_connections: 1024,
+            max_requests_per_connection: 1024,
+            prepared_cache_size: 10_000,
+        }
+    }
+}
+
+/// Errors reading the YAML configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid YAML in {path}: {source}")]
+    Yaml {
+        path: PathBuf,
+        source: serde_yaml::Error,
+    },
+    #[error("invalid value for {setting}: {value}")]
+    Value {
+        setting: &'static str,
+        value: String,
+    },
+}
+
+/// The subset of `cassandra.yaml` settings this server understands.
+#[derive(Debug, Default, Deserialize)]
+struct YamlSettings {
+    cluster_name: Option<String>,
+    rpc_address: Option<String>,
+    native_transport_address: Option<String>,
+    native_transport_port: Option<u16>,
+    data_file_directories: Option<Vec<PathBuf>>,
+    commitlog_sync: Option<String>,
+    commitlog_sync_period: Option<String>,
+    commitlog_sync_period_in_ms: Option<u64>,
+    native_transport_max_frame_size: Option<String>,
+    native_transport_max_frame_size_in_mb: Option<u64>,
+    native_transport_max_concurrent_connections: Option<i64>,
+    prepared_statements_cache_size: Option<String>,
+}
+
+impl Config {
+    /// Applies the settings of a YAML file over `self`.
+    ///
+    /// # Errors
+    /// The file cannot be read, is not YAML, or a value is malformed.
+    pub fn apply_yaml_file(&mut self, path: &Path) -> Result<(), ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let settings: YamlSettings =
+            serde_yaml::from_str(&text).map_err(|source| ConfigError::Yaml {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        self.apply(settings)
+    }
+
+    fn apply(&mut self, s: YamlSettings) -> Result<(), ConfigError> {
+        if let Some(name) = s.cluster_name {
+            self.cluster_name = name;
+        }
+        if let Some(addr) = s.native_transport_address.or(s.rpc_address) {
+            self.listen_address = addr.parse().map_err(|_| ConfigError::Value {
+                setting: "rpc_address",
+                value: addr,
+            })?;
+        }
+        if let Some(port) = s.native_transport_port {
+            self.port = port;
+        }
+        if let Some(dir) = s.data_file_directories.and_then(|d| d.into_iter().next()) {
+            self.data_dir = Some(dir);
+        }
+        if let Some(mode) = s.commitlog_sync {
+            self.commitlog_sync = parse_sync_mode(&mode).ok_or(ConfigError::Value {
+                setting: "commitlog_sync",
+                value: mode,
+            })?;
+        }
+        if let Some(ms) = s.commitlog_sync_period_in_ms {
+            self.commitlog_sync_period = Duration::from_millis(ms);
+        }
+        if let Some(period) = s.commitlog_sync_period {
+            self.commitlog_sync_period = parse_duration(&period).ok_or(ConfigError::Value {
+                setting: "commitlog_sync_period",
+                value: period,
+            })?;
+        }
+        if let Some(mb) = s.native_transport_max_frame_size_in_mb {
+            self.max_frame_size = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.native_transport_max_frame_size {
+            self.max_frame_size = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "native_transport_max_frame_size",
+                value: size,
+            })?;
+        }
+        if let Some(n) = s.native_transport_max_concurrent_connections {
+            if n > 0 {
+                self.max_connections = n as usize;
+            }
+        }
+        let _ = s.prepared_statements_cache_size;
+        Ok(())
+    }
+}
+
+/// Parses `periodic` or `batch` (Cassandra's `commitlog_sync` values).
+pub fn parse_sync_mode(text: &str) -> Option<SyncMode> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "periodic" => Some(SyncMode::Periodic),
+        "batch" => Some(SyncMode::Batch),
+        _ => None,
+    }
+}
+
+/// Parses Cassandra 4.1+ durations such as `10000ms`, `10s`, `2m`.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = text.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let ms = match unit.trim() {
+        "ms" | "milliseconds" => n,
+        "s" | "seconds" => n.checked_mul(1000)?,
+        "m" | "minutes" => n.checked_mul(60_000)?,
+        _ => return None,
+    };
+    Some(Duration::from_millis(ms))
+}
+
+/// Parses Cassandra 4.1+ data sizes such as `16MiB`, `256KiB`, `1024B`.
+fn parse_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = text.split_at(split);
+    let n: usize = num.parse().ok()?;
+    let mult = match unit.trim() {
+        "B" | "bytes" => 1,
+        "KiB" => 1024,
+        "MiB" => 1024 * 1024,
+        "GiB" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_uses_cassandra_names() {
+        let yaml = "cluster_name: Prod\nnative_transport_port: 9142\ncommitlog_sync: batch\n\
+                    commitlog_sync_period: 2s\nnative_transport_max_frame_size: 8MiB\n\
+                    data_file_directories:\n  - /tmp/x\n";
+        let settings: YamlSettings = serde_yaml::from_str(yaml).unwrap();
+        let mut config = Config::default();
+        config.apply(settings).unwrap();
+        assert_eq!(config.cluster_name, "Prod");
+        assert_eq!(config.port, 9142);
+        assert_eq!(config.commitlog_sync, SyncMode::Batch);
+        assert_eq!(config.commitlog_sync_period, Duration::from_secs(2));
+        assert_eq!(config.max_frame_size, 8 * 1024 * 1024);
+        assert_eq!(config.data_dir, Some(PathBuf::from("/tmp/x")));
+    }
+
+    #[test]
+    fn bad_values_are_reported() {
+        let settings: YamlSettings = serde_yaml::from_str("commitlog_sync: sometimes").unwrap();
+        assert!(Config::default().apply(settings).is_err());
+        assert_eq!(parse_duration("10000ms"), Some(Duration::from_secs(10)));
+        assert_eq!(parse_size("16MiB"), Some(16 << 20));
+    }
+}

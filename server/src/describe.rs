@@ -1,0 +1,378 @@
+//! Server-side `DESCRIBE` (Cassandra 4.0+, `DescribeStatement`): listings return
+//! `keyspace_name, type, name`; element descriptions add `create_statement`, whose text is
+//! CQL that creates the object again.
+
+use bytes::Bytes;
+use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
+use cql::statement::ast::{Describe, DescribeTarget, QualifiedName};
+use cql::types::{maybe_quote, ColumnType};
+use storage::{ClusteringOrder, ColumnKind, KeyspaceDef, TableDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::schema::Schema;
+use crate::system::definitions::VIRTUAL_KEYSPACES;
+
+/// One output row: keyspace, type, name and (for elements) the statement.
+struct Element {
+    keyspace: String,
+    kind: &'static str,
+    name: String,
+    statement: Option<String>,
+}
+
+/// Runs a DESCRIBE.
+pub fn execute(
+    schema: &Schema,
+    describe: &Describe,
+    session_keyspace: Option<&str>,
+) -> CqlResult<ResultBody> {
+    let (elements, with_statement) = match &describe.target {
+        DescribeTarget::Cluster => return Ok(cluster()),
+        DescribeTarget::Keyspaces => (
+            schema
+                .all_keyspaces()
+                .map(|ks| listing(&ks.name, "keyspace", &ks.name))
+                .collect(),
+            false,
+        ),
+        DescribeTarget::Tables => {
+            let mut out = Vec::new();
+            for ks in schema.all_keyspaces() {
+                out.extend(ks.tables.keys().map(|t| listing(&ks.name, "table", t)));
+            }
+            (out, false)
+        }
+        DescribeTarget::Types | DescribeTarget::Functions | DescribeTarget::Aggregates => {
+            (Vec::new(), false)
+        }
+        DescribeTarget::Schema { full } => {
+            let mut out = Vec::new();
+            for ks in schema.all_keyspaces() {
+                if *full || !crate::schema::is_system_keyspace(&ks.name) {
+                    out.extend(keyspace_elements(ks, false));
+                }
+            }
+            (out, true)
+        }
+        DescribeTarget::Keyspace { name, only } => {
+            let name = match (name, session_keyspace) {
+                (Some(n), _) => n.name.clone(),
+                (None, Some(ks)) => ks.to_string(),
+                (None, None) => {
+                    return Err(CqlError::invalid(
+                        "No keyspace specified and no current keyspace",
+                    ))
+                }
+            };
+            let ks = schema
+                .keyspace(&name)
+                .ok_or_else(|| CqlError::invalid(format!("'{name}' not found in keyspaces")))?;
+            (keyspace_elements(ks, *only), true)
+        }
+        DescribeTarget::Table(name) => {
+            let (ks, table) = find_table(schema, name, session_keyspace)?;
+            (vec![table_element(ks, table)], true)
+        }
+        DescribeTarget::Name(name) => {
+            if name.keyspace.is_none() {
+                if let Some(ks) = schema.keyspace(&name.name.name) {
+                    return Ok(rows(keyspace_elements(ks, false), true));
+                }
+            }
+            let keyspace = keyspace_name(name, session_keyspace)?;
+            let ks = schema
+                .keyspace(&keyspace)
+                .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
+            match ks.tables.get(&name.name.name) {
+                Some(table) => (vec![table_element(ks, table)], true),
+                None => {
+                    return Err(CqlError::invalid(format!(
+                        "'{}' not found in keyspace '{}'",
+                        name.name.name, keyspace
+                    )))
+                }
+            }
+        }
+        DescribeTarget::Type(name)
+        | DescribeTarget::Function(name)
+        | DescribeTarget::Aggregate(name)
+        | DescribeTarget::Index(name)
+        | DescribeTarget::MaterializedView(name) => {
+            let keyspace = keyspace_name(name, session_keyspace)?;
+            return Err(CqlError::invalid(format!(
+                "'{}' not found in keyspace '{}'",
+                name.name.name, keyspace
+            )));
+        }
+    };
+    Ok(rows(elements, with_statement))
+}
+
+fn keyspace_name(name: &QualifiedName, session_keyspace: Option<&str>) -> CqlResult<String> {
+    match (&name.keyspace, session_keyspace) {
+        (Some(ks), _) => Ok(ks.name.clone()),
+        (None, Some(ks)) => Ok(ks.to_string()),
+        (None, None) => Err(CqlError::invalid(
+            "No keyspace specified and no current keyspace",
+        )),
+    }
+}
+
+fn find_table<'a>(
+    schema: &'a Schema,
+    name: &QualifiedName,
+    session_keyspace: Option<&str>,
+) -> CqlResult<(&'a KeyspaceDef, &'a TableDef)> {
+    let keyspace = keyspace_name(name, session_keyspace)?;
+    let ks = schema
+        .keyspace(&keyspace)
+        .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
+    let table = ks.tables.get(&name.name.name).ok_or_else(|| {
+        CqlError::invalid(format!(
+            "Table '{}' not found in keyspace '{}'",
+            name.name.name, keyspace
+        ))
+    })?;
+    Ok((ks, table))
+}
+
+fn listing(keyspace: &str, kind: &'static str, name: &str) -> Element {
+    Element {
+        keyspace: keyspace.to_string(),
+        kind,
+        name: name.to_string(),
+        statement: None,
+    }
+}
+
+fn keyspace_elements(ks: &KeyspaceDef, only: bool) -> Vec<Element> {
+    let mut out = vec![Element {
+        keyspace: ks.name.clone(),
+        kind: "keyspace",
+        name: ks.name.clone(),
+        statement: Some(create_keyspace(ks)),
+    }];
+    if !only {
+        out.extend(ks.tables.values().map(|t| table_element(ks, t)));
+    }
+    out
+}
+
+fn table_element(ks: &KeyspaceDef, table: &TableDef) -> Element {
+    Element {
+        keyspace: ks.name.clone(),
+        kind: "table",
+        name: table.name.clone(),
+        statement: Some(create_table(ks, table)),
+    }
+}
+
+fn quoted_map<'a>(entries: impl IntoIterator<Item = (&'a String, &'a String)>) -> String {
+    let body: Vec<String> = entries
+        .into_iter()
+        .map(|(k, v)| format!("'{}': '{}'", k.replace('\'', "''"), v.replace('\'', "''")))
+        .collect();
+    format!("{{{}}}", body.join(", "))
+}
+
+/// `CREATE KEYSPACE` text as `KeyspaceMetadata.toCqlString` writes it.
+pub fn create_keyspace(ks: &KeyspaceDef) -> String {
+    let prefix = if VIRTUAL_KEYSPACES.contains(&ks.name.as_str()) {
+        "/*\nWarning: Keyspace ".to_string()
+            + &ks.name
+            + " is a virtual keyspace and cannot be recreated with CQL.\n*/\n"
+    } else {
+        String::new()
+    };
+    format!(
+        "{prefix}CREATE KEYSPACE {} WITH replication = {}  AND durable_writes = {};",
+        maybe_quote(&ks.name),
+        quoted_map(&ks.replication),
+        ks.durable_writes
+    )
+}
+
+/// Java's `Double.toString` for the values table options use.
+fn java_double(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e7 {
+        format!("{value:.1}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// `CREATE TABLE` text as `TableMetadata.appendCqlTo` writes it.
+pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
+    let mut out = format!(
+        "CREATE TABLE {}.{} (\n",
+        maybe_quote(&ks.name),
+        maybe_quote(&t.name)
+    );
+    let single_pk = t.partition_key.len() == 1 && t.clustering_key.is_empty();
+    for col in &t.columns {
+        out.push_str(&format!(
+            "    {} {}",
+            maybe_quote(&col.name),
+            type_text(&col.ty)
+        ));
+        if col.kind == ColumnKind::Static {
+            out.push_str(" static");
+        }
+        if single_pk && col.kind == ColumnKind::PartitionKey {
+            out.push_str(" PRIMARY KEY");
+        }
+        out.push_str(",\n");
+    }
+    if single_pk {
+        out.truncate(out.len() - 2);
+        out.push('\n');
+    } else {
+        let names = |idx: &[usize]| -> Vec<String> {
+            idx.iter()
+                .map(|&i| maybe_quote(&t.columns[i].name))
+                .collect()
+        };
+        let pk = names(&t.partition_key);
+        let pk_text = if pk.len() == 1 {
+            pk[0].clone()
+        } else {
+            format!("({})", pk.join(", "))
+        };
+        let mut key = vec![pk_text];
+        key.extend(names(&t.clustering_key));
+        out.push_str(&format!("    PRIMARY KEY ({})\n", key.join(", ")));
+    }
+    out.push_str(") WITH ");
+    let mut options = Vec::new();
+    if !t.clustering_key.is_empty() {
+        let orders: Vec<String> = t
+            .clustering_key
+            .iter()
+            .map(|&i| {
+                let c = &t.columns[i];
+                let dir = if c.order == ClusteringOrder::Desc {
+                    "DESC"
+                } else {
+                    "ASC"
+                };
+                format!("{} {dir}", maybe_quote(&c.name))
+            })
+            .collect();
+        options.push(format!("CLUSTERING ORDER BY ({})", orders.join(", ")));
+    }
+    let p = &t.params;
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    options.push(format!(
+        "additional_write_policy = {}",
+        quote(&p.additional_write_policy)
+    ));
+    if let Some(v) = p.allow_auto_snapshot {
+        options.push(format!("allow_auto_snapshot = {v}"));
+    }
+    options.push(format!(
+        "bloom_filter_fp_chance = {}",
+        java_double(p.bloom_filter_fp_chance)
+    ));
+    options.push(format!("caching = {}", quoted_map(&p.caching)));
+    if let Some(v) = p.cdc {
+        options.push(format!("cdc = {v}"));
+    }
+    options.push(format!("comment = {}", quote(&p.comment)));
+    options.push(format!("compaction = {}", quoted_map(&p.compaction)));
+    options.push(format!("compression = {}", quoted_map(&p.compression)));
+    if let Some(m) = &p.memtable {
+        options.push(format!("memtable = {}", quote(m)));
+    }
+    options.push(format!(
+        "crc_check_chance = {}",
+        java_double(p.crc_check_chance)
+    ));
+    options.push(format!("default_time_to_live = {}", p.default_time_to_live));
+    let extensions: Vec<String> = p
+        .extensions
+        .iter()
+        .map(|(k, v)| format!("'{}': 0x{}", k, crate::error::hex(v)))
+        .collect();
+    options.push(format!("extensions = {{{}}}", extensions.join(", ")));
+    options.push(format!("gc_grace_seconds = {}", p.gc_grace_seconds));
+    if let Some(v) = p.incremental_backups {
+        options.push(format!("incremental_backups = {v}"));
+    }
+    options.push(format!("max_index_interval = {}", p.max_index_interval));
+    options.push(format!(
+        "memtable_flush_period_in_ms = {}",
+        p.memtable_flush_period_in_ms
+    ));
+    options.push(format!("min_index_interval = {}", p.min_index_interval));
+    options.push(format!("read_repair = {}", quote(&p.read_repair)));
+    options.push(format!(
+        "speculative_retry = {}",
+        quote(&p.speculative_retry)
+    ));
+    out.push_str(&options.join("\n    AND "));
+    out.push(';');
+    out
+}
+
+fn type_text(ty: &ColumnType) -> String {
+    ty.to_string()
+}
+
+fn text_bytes(s: &str) -> Option<Bytes> {
+    Some(Bytes::copy_from_slice(s.as_bytes()))
+}
+
+fn spec(name: &str) -> ColumnSpec {
+    ColumnSpec {
+        keyspace: "system".into(),
+        table: "describe".into(),
+        name: name.into(),
+        ty: ColumnType::Text,
+    }
+}
+
+fn rows(elements: Vec<Element>, with_statement: bool) -> ResultBody {
+    let mut columns = vec![spec("keyspace_name"), spec("type"), spec("name")];
+    if with_statement {
+        columns.push(spec("create_statement"));
+    }
+    let rows = elements
+        .into_iter()
+        .map(|e| {
+            let mut row = vec![
+                text_bytes(&e.keyspace),
+                text_bytes(e.kind),
+                text_bytes(&e.name),
+            ];
+            if with_statement {
+                row.push(e.statement.as_deref().and_then(text_bytes));
+            }
+            row
+        })
+        .collect();
+    ResultBody::Rows(Rows {
+        metadata: ResultMetadata {
+            columns,
+            paging_state: None,
+            no_metadata: false,
+        },
+        rows,
+    })
+}
+
+fn cluster() -> ResultBody {
+    let columns = vec![spec("cluster"), spec("partitioner"), spec("snitch")];
+    let row = vec![
+        text_bytes("Test Cluster"),
+        text_bytes("Murmur3Partitioner"),
+        text_bytes("SimpleSnitch"),
+    ];
+    ResultBody::Rows(Rows {
+        metadata: ResultMetadata {
+            columns,
+            paging_state: None,
+            no_metadata: false,
+        },
+        rows: vec![row],
+    })
+}

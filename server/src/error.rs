@@ -1,0 +1,140 @@
+//! `CqlError`: every failure a request can meet, and the only place that chooses its CQL error
+//! code (`error_body`). The `match` there has no `_` arm, so a new variant cannot compile
+//! without a code.
+
+use bytes::Bytes;
+use cql::frame::response::{error_code, ErrorBody, ErrorExtra};
+use storage::StorageError;
+
+/// A request failure, shaped by what the client must be told.
+#[derive(Debug, thiserror::Error)]
+pub enum CqlError {
+    /// Framing, version or message-order fault (0x000A).
+    #[error("{0}")]
+    Protocol(String),
+    /// Statement text that does not parse (0x2000).
+    #[error("{0}")]
+    Syntax(String),
+    /// A statement that is well-formed but not acceptable (0x2200).
+    #[error("{0}")]
+    Invalid(String),
+    /// Bad configuration options in DDL (0x2300).
+    #[error("{0}")]
+    Config(String),
+    /// CREATE of a keyspace or table that exists (0x2400).
+    #[error("{message}")]
+    AlreadyExists {
+        message: String,
+        keyspace: String,
+        table: String,
+    },
+    /// EXECUTE of an unknown prepared id (0x2500).
+    #[error("Prepared query with ID {} not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", hex(.0))]
+    Unprepared(Bytes),
+    /// A limit was hit; the client may retry later (0x1001).
+    #[error("{0}")]
+    Overloaded(String),
+    /// Authentication failed (0x0100).
+    #[error("{0}")]
+    BadCredentials(String),
+    /// Storage failure or server bug (0x0000).
+    #[error("{0}")]
+    Server(String),
+}
+
+/// Lower-case hex of `bytes`, as Cassandra prints prepared ids.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl CqlError {
+    /// Shorthand for an `Invalid` (0x2200) error.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        CqlError::Invalid(message.into())
+    }
+
+    /// Whether this error must close the connection after it is sent.
+    pub fn closes_connection(&self) -> bool {
+        matches!(self, CqlError::Protocol(_))
+    }
+
+    /// The wire form of this error: code, message and the code's extra fields.
+    pub fn error_body(&self) -> ErrorBody {
+        let message = self.to_string();
+        let (code, extra) = match self {
+            CqlError::Protocol(_) => (error_code::PROTOCOL_ERROR, ErrorExtra::None),
+            CqlError::Syntax(_) => (error_code::SYNTAX_ERROR, ErrorExtra::None),
+            CqlError::Invalid(_) => (error_code::INVALID, ErrorExtra::None),
+            CqlError::Config(_) => (error_code::CONFIG_ERROR, ErrorExtra::None),
+            CqlError::AlreadyExists {
+                keyspace, table, ..
+            } => (
+                error_code::ALREADY_EXISTS,
+                ErrorExtra::AlreadyExists {
+                    keyspace: keyspace.clone(),
+                    table: table.clone(),
+                },
+            ),
+            CqlError::Unprepared(id) => (
+                error_code::UNPREPARED,
+                ErrorExtra::Unprepared { id: id.clone() },
+            ),
+            CqlError::Overloaded(_) => (error_code::OVERLOADED, ErrorExtra::None),
+            CqlError::BadCredentials(_) => (error_code::BAD_CREDENTIALS, ErrorExtra::None),
+            CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
+        };
+        ErrorBody {
+            code,
+            message,
+            extra,
+        }
+    }
+}
+
+impl From<StorageError> for CqlError {
+    fn from(err: StorageError) -> Self {
+        CqlError::Server(format!("storage error: {err}"))
+    }
+}
+
+impl From<cql::statement::ParseError> for CqlError {
+    fn from(err: cql::statement::ParseError) -> Self {
+        match err.kind {
+            cql::statement::ParseErrorKind::Invalid(message) => CqlError::Invalid(message),
+            _ => CqlError::Syntax(err.to_string()),
+        }
+    }
+}
+
+/// Result alias for request handling.
+pub type CqlResult<T> = Result<T, CqlError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn already_exists_carries_keyspace_and_table() {
+        let err = CqlError::AlreadyExists {
+            message: "Cannot add existing keyspace \"ks\"".into(),
+            keyspace: "ks".into(),
+            table: String::new(),
+        };
+        let body = err.error_body();
+        assert_eq!(body.code, 0x2400);
+        assert_eq!(body.message, "Cannot add existing keyspace \"ks\"");
+        assert!(
+            matches!(body.extra, ErrorExtra::AlreadyExists { ref keyspace, .. } if keyspace == "ks")
+        );
+    }
+
+    #[test]
+    fn unprepared_message_names_the_id() {
+        let err = CqlError::Unprepared(Bytes::from_static(&[0xab, 0x01]));
+        let body = err.error_body();
+        assert_eq!(body.code, 0x2500);
+        assert!(body
+            .message
+            .starts_with("Prepared query with ID ab01 not found"));
+    }
+}

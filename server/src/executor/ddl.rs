@@ -1,0 +1,379 @@
+//! Schema statements. Each change is computed against the current catalog under the DDL lock,
+//! written durably through the storage writer, installed as the new schema snapshot (which
+//! changes `schema_version`), and only then answered and broadcast as SCHEMA_CHANGE — so a
+//! client refreshing metadata after the result sees the change.
+
+use std::sync::Arc;
+
+use cql::frame::response::{Event, ResultBody, SchemaChange, SchemaChangeTarget, SchemaChangeType};
+use cql::statement::ast::{AlterTable, AlterTableAction, CreateKeyspace, CreateTable, Statement};
+use storage::{Catalog, CatalogOp, KeyspaceDef, WriteBatch};
+use tracing::info;
+use uuid::Uuid;
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::modify::submit;
+use crate::node::{now_micros, Node};
+use crate::planner::ddl::{added_columns, altered_table, create_table_def};
+use crate::planner::keyspace_of;
+use crate::planner::options::{keyspace_params, table_params};
+use crate::schema::is_system_keyspace;
+
+/// A computed schema change: the storage operations, the resulting catalog and the event.
+struct Change {
+    ops: Vec<CatalogOp>,
+    catalog: Catalog,
+    event: SchemaChange,
+}
+
+const NAME_LENGTH: usize = 48;
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= NAME_LENGTH
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn not_modifiable(keyspace: &str) -> CqlError {
+    CqlError::invalid(format!(
+        "System keyspace '{keyspace}' is not user-modifiable"
+    ))
+}
+
+/// Runs a schema statement.
+pub async fn execute(
+    node: &Arc<Node>,
+    statement: &Statement,
+    session_keyspace: Option<&str>,
+) -> CqlResult<ResultBody> {
+    let _guard = node.ddl_lock.lock().await;
+    let schema = node.schema();
+    let current = &schema.catalog;
+    let change = match statement {
+        Statement::CreateKeyspace(stmt) => create_keyspace(current, stmt)?,
+        Statement::AlterKeyspace(stmt) => {
+            let name = &stmt.name.name;
+            if is_system_keyspace(name) {
+                return Err(not_modifiable(name));
+            }
+            match current.keyspaces.get(name) {
+                None if stmt.if_exists => None,
+                None => {
+                    return Err(CqlError::invalid(format!(
+                        "Keyspace '{name}' doesn't exist"
+                    )))
+                }
+                Some(ks) => {
+                    let (replication, durable_writes) = keyspace_params(
+                        &stmt.properties,
+                        ks.replication.clone(),
+                        ks.durable_writes,
+                    )?;
+                    let mut new = ks.clone();
+                    new.replication = replication;
+                    new.durable_writes = durable_writes;
+                    Some(put_keyspace(current, new, SchemaChangeType::Updated))
+                }
+            }
+        }
+        Statement::DropKeyspace { name, if_exists } => {
+            let name = &name.name;
+            if is_system_keyspace(name) {
+                return Err(not_modifiable(name));
+            }
+            match current.keyspaces.get(name) {
+                None if *if_exists => None,
+                None => {
+                    return Err(CqlError::invalid(format!(
+                        "Keyspace '{name}' doesn't exist"
+                    )))
+                }
+                Some(_) => {
+                    let mut catalog = current.clone();
+                    catalog.keyspaces.remove(name);
+                    Some(Change {
+                        ops: vec![CatalogOp::DropKeyspace(name.clone())],
+                        catalog,
+                        event: event(
+                            SchemaChangeType::Dropped,
+                            SchemaChangeTarget::Keyspace {
+                                keyspace: name.clone(),
+                            },
+                        ),
+                    })
+                }
+            }
+        }
+        Statement::CreateTable(stmt) => create_table(current, stmt, session_keyspace)?,
+        Statement::DropTable { name, if_exists } => {
+            let keyspace = keyspace_of(name, session_keyspace)?;
+            let table = &name.name.name;
+            if is_system_keyspace(&keyspace) {
+                return Err(not_modifiable(&keyspace));
+            }
+            let existing = current
+                .keyspaces
+                .get(&keyspace)
+                .and_then(|ks| ks.tables.get(table));
+            match existing {
+                None if *if_exists => None,
+                None => {
+                    return Err(CqlError::invalid(format!(
+                        "Table '{keyspace}.{table}' doesn't exist"
+                    )))
+                }
+                Some(def) => {
+                    let mut catalog = current.clone();
+                    if let Some(ks) = catalog.keyspaces.get_mut(&keyspace) {
+                        ks.tables.remove(table);
+                    }
+                    Some(Change {
+                        ops: vec![CatalogOp::DropTable {
+                            keyspace: keyspace.clone(),
+                            name: table.clone(),
+                            id: def.id,
+                        }],
+                        catalog,
+                        event: event(
+                            SchemaChangeType::Dropped,
+                            SchemaChangeTarget::Table {
+                                keyspace,
+                                table: table.clone(),
+                            },
+                        ),
+                    })
+                }
+            }
+        }
+        Statement::AlterTable(stmt) => alter_table(current, stmt, session_keyspace)?,
+        other => {
+            return Err(CqlError::invalid(format!(
+                "This schema statement is not supported yet: {other}"
+            )))
+        }
+    };
+    let Some(change) = change else {
+        return Ok(ResultBody::Void);
+    };
+    submit(
+        node,
+        WriteBatch {
+            rows: Vec::new(),
+            catalog: change.ops,
+        },
+    )
+    .await?;
+    node.install_catalog(change.catalog);
+    info!(change = ?change.event, "schema changed");
+    let _ = node.events.send(Event::SchemaChange(change.event.clone()));
+    Ok(ResultBody::SchemaChange(change.event))
+}
+
+fn event(change: SchemaChangeType, target: SchemaChangeTarget) -> SchemaChange {
+    SchemaChange { change, target }
+}
+
+fn put_keyspace(current: &Catalog, ks: KeyspaceDef, change: SchemaChangeType) -> Change {
+    let mut catalog = current.clone();
+    let name = ks.name.clone();
+    let mut record = ks.clone();
+    record.tables.clear();
+    catalog.keyspaces.insert(name.clone(), ks);
+    Change {
+        ops: vec![CatalogOp::PutKeyspace(record)],
+        catalog,
+        event: event(change, SchemaChangeTarget::Keyspace { keyspace: name }),
+    }
+}
+
+fn create_keyspace(current: &Catalog, stmt: &CreateKeyspace) -> CqlResult<Option<Change>> {
+    let name = &stmt.name.name;
+    if !valid_name(name) {
+        return Err(CqlError::invalid(format!(
+            "Keyspace name must not be empty, more than {NAME_LENGTH} characters long, or contain non-alphanumeric-underscore characters (got '{name}')"
+        )));
+    }
+    let (replication, durable_writes) =
+        keyspace_params(&stmt.properties, Default::default(), true)?;
+    if current.keyspaces.contains_key(name) || is_system_keyspace(name) {
+        if stmt.if_not_exists {
+            return Ok(None);
+        }
+        return Err(CqlError::AlreadyExists {
+            message: format!("Cannot add existing keyspace \"{name}\""),
+            keyspace: name.clone(),
+            table: String::new(),
+        });
+    }
+    let ks = KeyspaceDef {
+        name: name.clone(),
+        replication,
+        durable_writes,
+        tables: Default::default(),
+    };
+    Ok(Some(put_keyspace(current, ks, SchemaChangeType::Created)))
+}
+
+fn create_table(
+    current: &Catalog,
+    stmt: &CreateTable,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
+    let table = &stmt.name.name.name;
+    if is_system_keyspace(&keyspace) {
+        return Err(not_modifiable(&keyspace));
+    }
+    let Some(ks) = current.keyspaces.get(&keyspace) else {
+        return Err(CqlError::invalid(format!(
+            "Keyspace '{keyspace}' doesn't exist"
+        )));
+    };
+    if !valid_name(table) {
+        return Err(CqlError::invalid(format!(
+            "Table name must not be empty, more than {NAME_LENGTH} characters long, or contain non-alphanumeric-underscore characters (got '{table}')"
+        )));
+    }
+    let def = create_table_def(stmt, &keyspace, Uuid::new_v4())?;
+    if ks.tables.contains_key(table) {
+        if stmt.if_not_exists {
+            return Ok(None);
+        }
+        return Err(CqlError::AlreadyExists {
+            message: format!(
+                "Cannot add already existing table \"{table}\" to keyspace \"{keyspace}\""
+            ),
+            keyspace,
+            table: table.clone(),
+        });
+    }
+    Ok(Some(put_table(current, def, SchemaChangeType::Created)))
+}
+
+fn put_table(current: &Catalog, def: storage::TableDef, change: SchemaChangeType) -> Change {
+    let def = Arc::new(def);
+    let mut catalog = current.clone();
+    if let Some(ks) = catalog.keyspaces.get_mut(&def.keyspace) {
+        ks.tables.insert(def.name.clone(), def.clone());
+    }
+    let target = SchemaChangeTarget::Table {
+        keyspace: def.keyspace.clone(),
+        table: def.name.clone(),
+    };
+    Change {
+        ops: vec![CatalogOp::PutTable(def)],
+        catalog,
+        event: event(change, target),
+    }
+}
+
+fn alter_table(
+    current: &Catalog,
+    stmt: &AlterTable,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
+    let table = &stmt.name.name.name;
+    if is_system_keyspace(&keyspace) {
+        return Err(not_modifiable(&keyspace));
+    }
+    let Some(def) = current
+        .keyspaces
+        .get(&keyspace)
+        .and_then(|ks| ks.tables.get(table))
+    else {
+        if stmt.if_exists {
+            return Ok(None);
+        }
+        return Err(CqlError::invalid(format!(
+            "Table '{keyspace}.{table}' doesn't exist"
+        )));
+    };
+    let new_def = match &stmt.action {
+        AlterTableAction::Add {
+            if_not_exists,
+            columns,
+        } => {
+            let added = added_columns(def, columns, *if_not_exists)?;
+            if added.is_empty() {
+                return Ok(None);
+            }
+            altered_table(def, added, &[], now_micros())
+        }
+        AlterTableAction::Drop {
+            if_exists,
+            columns,
+            timestamp,
+        } => {
+            let mut dropped = Vec::new();
+            for ident in columns {
+                match def.column(&ident.name) {
+                    None if *if_exists => {}
+                    None => {
+                        return Err(CqlError::invalid(format!(
+                            "Column {} was not found in table '{}'",
+                            ident.name, table
+                        )))
+                    }
+                    Some(col)
+                        if matches!(
+                            col.kind,
+                            storage::ColumnKind::PartitionKey | storage::ColumnKind::Clustering
+                        ) =>
+                    {
+                        return Err(CqlError::invalid(format!(
+                            "Cannot drop PRIMARY KEY column {}",
+                            ident.name
+                        )))
+                    }
+                    Some(_) => dropped.push(ident.name.clone()),
+                }
+            }
+            if dropped.is_empty() {
+                return Ok(None);
+            }
+            altered_table(
+                def,
+                Vec::new(),
+                &dropped,
+                timestamp.unwrap_or_else(now_micros),
+            )
+        }
+        AlterTableAction::With(properties) => {
+            let mut new = (**def).clone();
+            new.params = table_params(properties, def.params.clone())?;
+            new
+        }
+        AlterTableAction::Rename { .. } => {
+            return Err(CqlError::invalid("ALTER TABLE RENAME is not supported yet"))
+        }
+        AlterTableAction::AlterType { .. } => {
+            return Err(CqlError::invalid(
+                "Altering column types is no longer supported",
+            ))
+        }
+    };
+    Ok(Some(put_table(current, new_def, SchemaChangeType::Updated)))
+}
+
+/// TRUNCATE: removes every row of a user table.
+pub async fn truncate(
+    node: &Arc<Node>,
+    name: &cql::statement::ast::QualifiedName,
+    session_keyspace: Option<&str>,
+) -> CqlResult<ResultBody> {
+    let schema = node.schema();
+    let table = crate::planner::resolve_table(&schema, name, session_keyspace)?;
+    if table.kind == crate::schema::TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
+        return Err(not_modifiable(&table.def.keyspace));
+    }
+    submit(
+        node,
+        WriteBatch {
+            rows: Vec::new(),
+            catalog: vec![CatalogOp::TruncateTable { id: table.def.id }],
+        },
+    )
+    .await?;
+    Ok(ResultBody::Void)
+}

@@ -1,0 +1,212 @@
+//! Turning evaluated key restrictions into storage key prefixes and ranges.
+
+use std::ops::Bound;
+
+use bytes::Bytes;
+use cql::statement::ast::{InValues, Term};
+use cql::types::{codec, ColumnType, CqlValue};
+use storage::{ClusteringOrder, TableDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::source::KeyRange;
+use crate::planner::ValueSet;
+use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+
+/// Evaluates an `=`/`IN` set for key column `column` into its distinct values.
+pub(crate) fn key_values(
+    set: &ValueSet,
+    def: &TableDef,
+    column: usize,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Bytes>> {
+    let col = &def.columns[column];
+    let receiver = Receiver {
+        name: &col.name,
+        ty: &col.ty,
+    };
+    let one = |term: &Term| -> CqlResult<Bytes> {
+        match evaluate(term, receiver, ctx)? {
+            Evaluated::Value(b) => Ok(b),
+            Evaluated::Null => Err(CqlError::invalid(format!(
+                "Invalid null value in condition for column {}",
+                col.name
+            ))),
+            Evaluated::Unset => Err(CqlError::invalid(format!(
+                "Invalid unset value for column {}",
+                col.name
+            ))),
+        }
+    };
+    match set {
+        ValueSet::Eq(term) => Ok(vec![one(term)?]),
+        ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),
+        ValueSet::In(InValues::Bind(marker)) => {
+            let list_ty = ColumnType::List {
+                element: Box::new(col.ty.clone()),
+                frozen: false,
+            };
+            let name = format!("in({})", col.name);
+            let term = Term::Bind(marker.clone());
+            match evaluate(
+                &term,
+                Receiver {
+                    name: &name,
+                    ty: &list_ty,
+                },
+                ctx,
+            )? {
+                Evaluated::Value(bytes) => match codec::deserialize_value(&list_ty, &bytes) {
+                    Ok(CqlValue::List(items)) => Ok(items
+                        .iter()
+                        .map(|item| {
+                            let mut out = Vec::new();
+                            codec::serialize_value(item, &mut out);
+                            Bytes::from(out)
+                        })
+                        .collect()),
+                    Ok(_) => Ok(Vec::new()),
+                    Err(err) => Err(CqlError::invalid(err.to_string())),
+                },
+                Evaluated::Null => Err(CqlError::invalid(format!(
+                    "Invalid null value for column {}",
+                    col.name
+                ))),
+                Evaluated::Unset => Err(CqlError::invalid(format!(
+                    "Invalid unset value for column {}",
+                    col.name
+                ))),
+            }
+        }
+    }
+}
+
+/// The cartesian product of per-column value lists.
+pub(crate) fn cartesian(columns: Vec<Vec<Bytes>>) -> Vec<Vec<Bytes>> {
+    let mut out: Vec<Vec<Bytes>> = vec![Vec::new()];
+    for values in columns {
+        let mut next = Vec::with_capacity(out.len() * values.len());
+        for prefix in &out {
+            for v in &values {
+                let mut combo = prefix.clone();
+                combo.push(v.clone());
+                next.push(combo);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// Encoded partition prefixes (token + key) for each combination of partition key values,
+/// sorted in token order and deduplicated.
+pub(crate) fn partition_prefixes(def: &TableDef, combos: &[Vec<Bytes>]) -> CqlResult<Vec<Vec<u8>>> {
+    let mut prefixes = Vec::with_capacity(combos.len());
+    for combo in combos {
+        if combo.iter().any(|value| value.is_empty()) {
+            return Err(CqlError::invalid("Key may not be empty"));
+        }
+        let parts: Vec<&[u8]> = combo.iter().map(|b| b.as_ref()).collect();
+        let token = storage::encoding::token::token_of(&parts);
+        let typed: Vec<(&ColumnType, &[u8])> = def
+            .partition_key
+            .iter()
+            .zip(combo)
+            .map(|(&i, v)| (&def.columns[i].ty, v.as_ref()))
+            .collect();
+        let mut prefix = Vec::new();
+        storage::encoding::key::encode_partition_prefix(token, &typed, &mut prefix)?;
+        prefixes.push(prefix);
+    }
+    prefixes.sort();
+    prefixes.dedup();
+    Ok(prefixes)
+}
+
+/// Encodes the first `values.len()` clustering components.
+pub(crate) fn clustering_bytes(def: &TableDef, values: &[Bytes]) -> CqlResult<Vec<u8>> {
+    let typed: Vec<(&ColumnType, ClusteringOrder, &[u8])> = def
+        .clustering_key
+        .iter()
+        .zip(values)
+        .map(|(&i, v)| (&def.columns[i].ty, def.columns[i].order, v.as_ref()))
+        .collect();
+    let mut out = Vec::new();
+    storage::encoding::key::encode_clustering(&typed, &mut out)?;
+    Ok(out)
+}
+
+/// The range of every key starting with `prefix`.
+pub(crate) fn prefix_range(prefix: Vec<u8>) -> KeyRange {
+    let end = match storage::encoding::key::prefix_end(&prefix) {
+        Some(end) => Bound::Excluded(end),
+        None => Bound::Unbounded,
+    };
+    (Bound::Included(prefix), end)
+}
+
+/// One side of a clustering slice, already encoded after its prefix.
+pub(crate) struct SliceBound {
+    pub key: Vec<u8>,
+    pub inclusive: bool,
+}
+
+/// The key range of rows under `prefix` whose next clustering component lies between `lower`
+/// and `upper` (in CQL value order); `desc` when that component is stored descending.
+pub(crate) fn slice_range(
+    prefix: &[u8],
+    lower: Option<SliceBound>,
+    upper: Option<SliceBound>,
+    desc: bool,
+) -> KeyRange {
+    let (byte_lo, byte_hi) = if desc { (upper, lower) } else { (lower, upper) };
+    let start = match byte_lo {
+        None => Bound::Included(prefix.to_vec()),
+        Some(b) if b.inclusive => Bound::Included(b.key),
+        Some(b) => match storage::encoding::key::prefix_end(&b.key) {
+            Some(end) => Bound::Included(end),
+            None => Bound::Excluded(b.key),
+        },
+    };
+    let end = match byte_hi {
+        None => {
+            storage::encoding::key::prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded)
+        }
+        Some(b) if b.inclusive => {
+            storage::encoding::key::prefix_end(&b.key).map_or(Bound::Unbounded, Bound::Excluded)
+        }
+        Some(b) => Bound::Excluded(b.key),
+    };
+    (start, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cartesian_product_of_in_lists() {
+        let a = vec![Bytes::from_static(b"a"), Bytes::from_static(b"b")];
+        let c = vec![Bytes::from_static(b"1"), Bytes::from_static(b"2")];
+        let combos = cartesian(vec![a, c]);
+        assert_eq!(combos.len(), 4);
+        assert_eq!(
+            combos[1],
+            vec![Bytes::from_static(b"a"), Bytes::from_static(b"2")]
+        );
+    }
+
+    #[test]
+    fn exclusive_lower_bound_skips_the_whole_prefix() {
+        let range = slice_range(
+            b"p",
+            Some(SliceBound {
+                key: b"p5".to_vec(),
+                inclusive: false,
+            }),
+            None,
+            false,
+        );
+        assert_eq!(range.0, Bound::Included(b"p6".to_vec()));
+        assert_eq!(range.1, Bound::Excluded(b"q".to_vec()));
+    }
+}

@@ -1,0 +1,143 @@
+//! Statement execution: dispatches a parsed statement to its executor and returns the RESULT
+//! body (plus any warnings).
+
+pub mod ddl;
+mod keys;
+pub mod modify;
+pub mod paging;
+pub mod row;
+pub mod select;
+pub mod source;
+
+use std::sync::Arc;
+
+use cql::frame::request::{QueryParameters, Value};
+use cql::frame::response::ResultBody;
+use cql::statement::ast::Statement;
+use storage::WriteBatch;
+
+use crate::describe;
+use crate::error::{CqlError, CqlResult};
+use crate::node::{now_micros, Node};
+use crate::planner::{modify as modify_plan, select as select_plan};
+use crate::session::Session;
+use crate::values::EvalContext;
+
+/// Executes `statement` with bound `values` (by marker index).
+pub async fn execute(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    statement: &Statement,
+    params: &QueryParameters,
+    values: &[Value],
+    keyspace: Option<&str>,
+) -> CqlResult<ResultBody> {
+    let ctx = EvalContext {
+        binds: values,
+        now_micros: now_micros(),
+    };
+    match statement {
+        Statement::Select(stmt) => {
+            let schema = node.schema();
+            let plan = select_plan::plan_select(&schema, stmt, keyspace)?;
+            select::execute(node, session, schema, plan, params, &ctx).await
+        }
+        Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
+            let plan = plan_modification(node, statement, keyspace)?;
+            modify::execute(node, &plan, params, &ctx).await?;
+            Ok(ResultBody::Void)
+        }
+        Statement::Batch(batch) => {
+            let mut rows = Vec::new();
+            for inner in &batch.statements {
+                let plan = plan_modification(node, inner, keyspace)?;
+                rows.extend(modify::build_writes(node, &plan, params, &ctx)?);
+            }
+            modify::submit(
+                node,
+                WriteBatch {
+                    rows,
+                    catalog: Vec::new(),
+                },
+            )
+            .await?;
+            Ok(ResultBody::Void)
+        }
+        Statement::Use(ident) => {
+            let schema = node.schema();
+            if schema.keyspace(&ident.name).is_none() {
+                return Err(CqlError::invalid(format!(
+                    "Keyspace '{}' does not exist",
+                    ident.name
+                )));
+            }
+            session.set_keyspace(ident.name.clone());
+            Ok(ResultBody::SetKeyspace(ident.name.clone()))
+        }
+        Statement::Truncate(name) => ddl::truncate(node, name, keyspace).await,
+        Statement::Describe(describe) => {
+            let schema = node.schema();
+            describe::execute(&schema, describe, keyspace)
+        }
+        Statement::CreateKeyspace(_)
+        | Statement::AlterKeyspace(_)
+        | Statement::DropKeyspace { .. }
+        | Statement::CreateTable(_)
+        | Statement::AlterTable(_)
+        | Statement::DropTable { .. }
+        | Statement::CreateIndex(_)
+        | Statement::DropIndex { .. }
+        | Statement::CreateType(_)
+        | Statement::AlterType(_)
+        | Statement::DropType { .. } => ddl::execute(node, statement, keyspace).await,
+    }
+}
+
+/// One statement of a BATCH message with its own values and keyspace.
+pub struct BatchItem {
+    pub statement: Arc<Statement>,
+    pub values: Vec<Value>,
+    pub keyspace: Option<String>,
+}
+
+/// Executes a BATCH message: all row updates are committed in one storage transaction.
+pub async fn execute_batch(
+    node: &Arc<Node>,
+    items: &[BatchItem],
+    params: &QueryParameters,
+) -> CqlResult<()> {
+    let now = now_micros();
+    let mut rows = Vec::new();
+    for item in items {
+        let ctx = EvalContext {
+            binds: &item.values,
+            now_micros: now,
+        };
+        let plan = plan_modification(node, &item.statement, item.keyspace.as_deref())?;
+        rows.extend(modify::build_writes(node, &plan, params, &ctx)?);
+    }
+    modify::submit(
+        node,
+        WriteBatch {
+            rows,
+            catalog: Vec::new(),
+        },
+    )
+    .await
+}
+
+fn plan_modification(
+    node: &Node,
+    statement: &Statement,
+    keyspace: Option<&str>,
+) -> CqlResult<modify_plan::ModifyPlan> {
+    let schema = node.schema();
+    match statement {
+        Statement::Insert(stmt) => modify_plan::plan_insert(&schema, stmt, keyspace),
+        Statement::Update(stmt) => modify_plan::plan_update(&schema, stmt, keyspace),
+        Statement::Delete(stmt) => modify_plan::plan_delete(&schema, stmt, keyspace),
+        _ => Err(CqlError::invalid(
+            "Only INSERT, UPDATE and DELETE statements are allowed in a batch",
+        )),
+    }
+}

@@ -1,0 +1,437 @@
+//! SELECT execution: evaluate the plan's terms, then (on a blocking thread, since redb is
+//! synchronous) walk the key ranges, apply liveness and filters, and shape the page.
+
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use cql::frame::request::QueryParameters;
+use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
+use cql::statement::ast::Operator;
+use cql::types::ordering;
+use storage::{ClusteringOrder, TableDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::keys::{self, SliceBound};
+use crate::executor::paging::PagingState;
+use crate::executor::row::{LiveRow, Liveness};
+use crate::executor::source::{KeyRange, RowSource};
+use crate::node::Node;
+use crate::planner::select::{OutputSource, PartitionSelection, SelectPlan};
+use crate::schema::{Schema, TableKind};
+use crate::session::Session;
+use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+
+/// A restriction evaluated for row-by-row checking.
+struct BoundFilter {
+    column: usize,
+    checks: Vec<(Operator, Vec<Bytes>)>,
+}
+
+/// Everything the blocking scan needs, with all terms evaluated.
+struct BoundSelect {
+    plan: SelectPlan,
+    ranges: Vec<KeyRange>,
+    filters: Vec<BoundFilter>,
+    limit: Option<usize>,
+    page_size: Option<usize>,
+    paging: Option<PagingState>,
+    skip_metadata: bool,
+}
+
+/// Runs a planned SELECT.
+pub async fn execute(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    schema: Arc<Schema>,
+    plan: SelectPlan,
+    params: &QueryParameters,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<ResultBody> {
+    let bound = bind(plan, params, ctx)?;
+    let node = node.clone();
+    let session = session.clone();
+    tokio::task::spawn_blocking(move || run(&node, &schema, &session, bound))
+        .await
+        .map_err(|err| CqlError::Server(format!("read task failed: {err}")))?
+}
+
+fn bind(
+    plan: SelectPlan,
+    params: &QueryParameters,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<BoundSelect> {
+    let def = plan.table.def.clone();
+    let partitions = match &plan.partitions {
+        PartitionSelection::All => None,
+        PartitionSelection::Keys(sets) => {
+            let values = sets
+                .iter()
+                .zip(&def.partition_key)
+                .map(|(set, &i)| keys::key_values(set, &def, i, ctx))
+                .collect::<CqlResult<Vec<_>>>()?;
+            Some(keys::partition_prefixes(&def, &keys::cartesian(values))?)
+        }
+    };
+    let clustering = clustering_suffix_ranges(&plan, &def, ctx)?;
+    let ranges = match partitions {
+        None => vec![(Bound::Unbounded, Bound::Unbounded)],
+        Some(prefixes) => {
+            let mut ranges = Vec::new();
+            for prefix in prefixes {
+                for (lo, hi) in &clustering {
+                    ranges.push(join_range(&prefix, lo, hi));
+                }
+            }
+            ranges
+        }
+    };
+    let filters = plan
+        .filters
+        .iter()
+        .map(|(column, r)| bind_filter(&def, *column, r, ctx))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let limit = match &plan.limit {
+        None => None,
+        Some(term) => Some(limit_value(term, ctx)?),
+    };
+    let page_size = params.page_size.filter(|&n| n > 0).map(|n| n as usize);
+    let paging = match &params.paging_state {
+        Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
+        _ => None,
+    };
+    Ok(BoundSelect {
+        plan,
+        ranges,
+        filters,
+        limit,
+        page_size,
+        paging,
+        skip_metadata: params.skip_metadata,
+    })
+}
+
+fn limit_value(term: &cql::statement::ast::Term, ctx: &EvalContext<'_>) -> CqlResult<usize> {
+    let ty = cql::types::ColumnType::Int;
+    match evaluate(
+        term,
+        Receiver {
+            name: "[limit]",
+            ty: &ty,
+        },
+        ctx,
+    )? {
+        Evaluated::Value(b) if b.len() == 4 => {
+            let n = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            if n <= 0 {
+                return Err(CqlError::invalid("LIMIT must be strictly positive"));
+            }
+            Ok(n as usize)
+        }
+        Evaluated::Unset => Ok(usize::MAX),
+        _ => Err(CqlError::invalid("Invalid null value of limit")),
+    }
+}
+
+/// Clustering ranges as (lower, upper) suffixes after a partition prefix; empty suffixes mean
+/// the whole partition.
+fn clustering_suffix_ranges(
+    plan: &SelectPlan,
+    def: &TableDef,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>> {
+    let prefix_values = plan
+        .clustering_prefix
+        .iter()
+        .zip(&def.clustering_key)
+        .map(|(set, &i)| keys::key_values(set, def, i, ctx))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let mut prefixes = Vec::new();
+    for combo in keys::cartesian(prefix_values) {
+        prefixes.push(keys::clustering_bytes(def, &combo)?);
+    }
+    prefixes.sort();
+    prefixes.dedup();
+    let Some((lower, upper)) = &plan.clustering_slice else {
+        return Ok(prefixes.into_iter().map(keys::prefix_range).collect());
+    };
+    let n = plan.clustering_prefix.len();
+    let Some(&col_index) = def.clustering_key.get(n) else {
+        return Err(CqlError::Server(
+            "slice on a missing clustering column".into(),
+        ));
+    };
+    let col = &def.columns[col_index];
+    let desc = col.order == ClusteringOrder::Desc;
+    let mut ranges = Vec::new();
+    for prefix in prefixes {
+        let encode_bound =
+            |b: &Option<crate::planner::restrictions::Bound>| -> CqlResult<Option<SliceBound>> {
+                let Some(b) = b else { return Ok(None) };
+                let receiver = Receiver {
+                    name: &col.name,
+                    ty: &col.ty,
+                };
+                let value = match evaluate(&b.term, receiver, ctx)? {
+                    Evaluated::Value(v) => v,
+                    _ => {
+                        return Err(CqlError::invalid(format!(
+                            "Invalid null value in condition for column {}",
+                            col.name
+                        )))
+                    }
+                };
+                let mut key = prefix.clone();
+                storage::encoding::key::encode_clustering(
+                    &[(&col.ty, col.order, value.as_ref())],
+                    &mut key,
+                )?;
+                Ok(Some(SliceBound {
+                    key,
+                    inclusive: b.inclusive,
+                }))
+            };
+        let range = keys::slice_range(&prefix, encode_bound(lower)?, encode_bound(upper)?, desc);
+        ranges.push(range);
+    }
+    Ok(ranges)
+}
+
+/// Prepends a partition prefix to a clustering-suffix range.
+fn join_range(prefix: &[u8], lo: &Bound<Vec<u8>>, hi: &Bound<Vec<u8>>) -> KeyRange {
+    let join = |suffix: &[u8]| {
+        let mut key = prefix.to_vec();
+        key.extend_from_slice(suffix);
+        key
+    };
+    let start = match lo {
+        Bound::Included(s) => Bound::Included(join(s)),
+        Bound::Excluded(s) => Bound::Excluded(join(s)),
+        Bound::Unbounded => Bound::Included(prefix.to_vec()),
+    };
+    let end = match hi {
+        Bound::Included(s) => Bound::Included(join(s)),
+        Bound::Excluded(s) => Bound::Excluded(join(s)),
+        Bound::Unbounded => {
+            storage::encoding::key::prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded)
+        }
+    };
+    (start, end)
+}
+
+fn bind_filter(
+    def: &TableDef,
+    column: usize,
+    r: &crate::planner::restrictions::ColumnRestriction,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<BoundFilter> {
+    let col = &def.columns[column];
+    let receiver = Receiver {
+        name: &col.name,
+        ty: &col.ty,
+    };
+    let value = |term| -> CqlResult<Bytes> {
+        match evaluate(term, receiver, ctx)? {
+            Evaluated::Value(b) => Ok(b),
+            _ => Err(CqlError::invalid(format!(
+                "Invalid null value in condition for column {}",
+                col.name
+            ))),
+        }
+    };
+    let mut checks = Vec::new();
+    if let Some(set) = &r.eq {
+        let values = keys::key_values(set, def, column, ctx)?;
+        checks.push((Operator::In, values));
+    }
+    if let Some(b) = &r.lower {
+        checks.push((
+            if b.inclusive {
+                Operator::Gte
+            } else {
+                Operator::Gt
+            },
+            vec![value(&b.term)?],
+        ));
+    }
+    if let Some(b) = &r.upper {
+        checks.push((
+            if b.inclusive {
+                Operator::Lte
+            } else {
+                Operator::Lt
+            },
+            vec![value(&b.term)?],
+        ));
+    }
+    for (op, term) in &r.other {
+        match op {
+            Operator::Neq => checks.push((Operator::Neq, vec![value(term)?])),
+            other => {
+                return Err(CqlError::invalid(format!(
+                    "Filtering with {other:?} is not supported yet"
+                )))
+            }
+        }
+    }
+    Ok(BoundFilter { column, checks })
+}
+
+fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
+    let ty = &def.columns[filter.column].ty;
+    let Some(value) = value else { return false };
+    filter.checks.iter().all(|(op, operands)| {
+        let cmp = |b: &Bytes| ordering::compare(ty, value, b);
+        match op {
+            Operator::In => operands.iter().any(|b| cmp(b) == Ordering::Equal),
+            Operator::Gt => cmp(&operands[0]) == Ordering::Greater,
+            Operator::Gte => cmp(&operands[0]) != Ordering::Less,
+            Operator::Lt => cmp(&operands[0]) == Ordering::Less,
+            Operator::Lte => cmp(&operands[0]) != Ordering::Greater,
+            Operator::Neq => cmp(&operands[0]) != Ordering::Equal,
+            _ => false,
+        }
+    })
+}
+
+fn run(
+    node: &Node,
+    schema: &Schema,
+    session: &Session,
+    bound: BoundSelect,
+) -> CqlResult<ResultBody> {
+    let def = bound.plan.table.def.clone();
+    let source = match bound.plan.table.kind {
+        TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
+        TableKind::Virtual => RowSource::Virtual(crate::system::rows(node, schema, session, &def)?),
+    };
+    let liveness = Liveness::at(crate::node::now_micros());
+    let reversed = bound.plan.reversed;
+    let mut ranges = bound.ranges.clone();
+    if reversed {
+        ranges.reverse();
+    }
+    let resume = bound.paging.as_ref().map(|p| p.last_key.clone());
+    let mut remaining = bound.paging.as_ref().map_or(bound.limit, |p| p.remaining);
+    let page_size = if bound.plan.aggregate {
+        None
+    } else {
+        bound.page_size
+    };
+    let mut rows: Vec<Vec<Option<Bytes>>> = Vec::new();
+    let mut count: i64 = 0;
+    let mut last_key: Option<Vec<u8>> = None;
+    let mut has_more = false;
+    'ranges: for range in ranges {
+        let range = match &resume {
+            Some(after) => match narrow(range, after, reversed) {
+                Some(r) => r,
+                None => continue,
+            },
+            None => range,
+        };
+        for item in source.scan(range, reversed)? {
+            let (key, stored) = item?;
+            let Some(row) = LiveRow::new(&def, &key, stored, &liveness)? else {
+                continue;
+            };
+            if !bound
+                .filters
+                .iter()
+                .all(|f| passes(f, &def, row.value(&def, f.column)))
+            {
+                continue;
+            }
+            if remaining == Some(0) {
+                break 'ranges;
+            }
+            if page_size.is_some_and(|size| rows.len() >= size) {
+                has_more = true;
+                break 'ranges;
+            }
+            if bound.plan.aggregate {
+                count += 1;
+            } else {
+                rows.push(output_row(&bound, &def, &row));
+            }
+            last_key = Some(key);
+            remaining = remaining.map(|n| n - 1);
+        }
+    }
+    if bound.plan.aggregate {
+        rows = vec![bound
+            .plan
+            .outputs
+            .iter()
+            .map(|_| Some(Bytes::copy_from_slice(&count.to_be_bytes())))
+            .collect()];
+    }
+    let paging_state = match (has_more, last_key) {
+        (true, Some(key)) => Some(
+            PagingState {
+                last_key: key,
+                remaining,
+            }
+            .encode(&def),
+        ),
+        _ => None,
+    };
+    let columns = bound
+        .plan
+        .outputs
+        .iter()
+        .map(|o| ColumnSpec {
+            keyspace: def.keyspace.clone(),
+            table: def.name.clone(),
+            name: o.name.clone(),
+            ty: o.ty.clone(),
+        })
+        .collect();
+    let metadata = ResultMetadata {
+        columns,
+        paging_state,
+        no_metadata: bound.skip_metadata,
+    };
+    Ok(ResultBody::Rows(Rows { metadata, rows }))
+}
+
+/// Restricts a range to keys strictly after (or, reversed, before) `after`.
+fn narrow(range: KeyRange, after: &[u8], reversed: bool) -> Option<KeyRange> {
+    let (start, end) = range;
+    if reversed {
+        let new_end = match &end {
+            Bound::Unbounded => Bound::Excluded(after.to_vec()),
+            Bound::Included(e) | Bound::Excluded(e) if e.as_slice() < after => end.clone(),
+            _ => Bound::Excluded(after.to_vec()),
+        };
+        let empty = match &start {
+            Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= after,
+            Bound::Unbounded => false,
+        };
+        (!empty).then_some((start, new_end))
+    } else {
+        let new_start = match &start {
+            Bound::Unbounded => Bound::Excluded(after.to_vec()),
+            Bound::Included(s) | Bound::Excluded(s) if s.as_slice() > after => start.clone(),
+            _ => Bound::Excluded(after.to_vec()),
+        };
+        let empty = match &end {
+            Bound::Included(e) | Bound::Excluded(e) => e.as_slice() <= after,
+            Bound::Unbounded => false,
+        };
+        (!empty).then_some((new_start, end))
+    }
+}
+
+fn output_row(bound: &BoundSelect, def: &TableDef, row: &LiveRow) -> Vec<Option<Bytes>> {
+    bound
+        .plan
+        .outputs
+        .iter()
+        .map(|o| match o.source {
+            OutputSource::Column(i) => row.value(def, i).cloned(),
+            OutputSource::CountAll => None,
+        })
+        .collect()
+}

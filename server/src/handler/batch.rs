@@ -1,0 +1,61 @@
+//! BATCH: every statement (text or prepared id) is planned, then all their row updates are
+//! committed in one storage transaction.
+
+use std::sync::Arc;
+
+use cql::frame::request::{Batch, BatchQuery, QueryParameters};
+use cql::frame::response::{Response, ResultBody};
+
+use super::{check_value_count, Reply};
+use crate::error::{CqlError, CqlResult};
+use crate::executor;
+use crate::node::Node;
+use crate::session::Session;
+
+/// Runs a BATCH message.
+pub(super) async fn handle(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    batch: Batch,
+) -> CqlResult<Reply> {
+    let keyspace = session.keyspace();
+    let params = QueryParameters {
+        consistency: batch.consistency,
+        values: Vec::new(),
+        value_names: None,
+        skip_metadata: false,
+        page_size: None,
+        paging_state: None,
+        serial_consistency: batch.serial_consistency,
+        default_timestamp: batch.default_timestamp,
+    };
+    let mut items = Vec::with_capacity(batch.statements.len());
+    for item in &batch.statements {
+        let (statement, markers, statement_keyspace) = match &item.query {
+            BatchQuery::Text(text) => {
+                let parsed = cql::statement::parse(text)?;
+                (
+                    Arc::new(parsed.statement),
+                    parsed.bind_count,
+                    keyspace.clone(),
+                )
+            }
+            BatchQuery::Prepared(id) => {
+                let Some(prepared) = node.prepared.get(id) else {
+                    return Err(CqlError::Unprepared(id.clone()));
+                };
+                let markers = prepared.bind_specs.len();
+                let ks = prepared.keyspace.clone().or_else(|| keyspace.clone());
+                (prepared.statement.clone(), markers, ks)
+            }
+        };
+        check_value_count(markers, item.values.len())?;
+        items.push(executor::BatchItem {
+            statement,
+            values: item.values.clone(),
+            keyspace: statement_keyspace,
+        });
+    }
+    executor::execute_batch(node, &items, &params).await?;
+    Ok(Reply::new(Response::Result(ResultBody::Void)))
+}

@@ -1,0 +1,41 @@
+//! EXECUTE: run a prepared statement by id; unknown ids answer UNPREPARED so drivers
+//! re-prepare.
+
+use std::sync::Arc;
+
+use cql::frame::request::Execute;
+use cql::frame::response::Response;
+
+use super::{check_value_count, positional_values, Reply};
+use crate::error::{CqlError, CqlResult};
+use crate::executor;
+use crate::node::Node;
+use crate::planner::bind::BindInfo;
+use crate::session::Session;
+
+/// Runs a prepared statement.
+pub(super) async fn handle(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    execute: Execute,
+) -> CqlResult<Reply> {
+    let Some(prepared) = node.prepared.get(&execute.id) else {
+        return Err(CqlError::Unprepared(execute.id.clone()));
+    };
+    let info = BindInfo {
+        specs: prepared.bind_specs.clone(),
+        pk_indexes: prepared.pk_indexes.clone(),
+    };
+    let values = positional_values(&execute.params, &prepared.bind_names, Some(&info))?;
+    check_value_count(prepared.bind_specs.len(), values.len())?;
+    let result = executor::execute(
+        node,
+        session,
+        &prepared.statement,
+        &execute.params,
+        &values,
+        prepared.keyspace.as_deref(),
+    )
+    .await?;
+    Ok(Reply::new(Response::Result(result)))
+}

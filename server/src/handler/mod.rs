@@ -1,0 +1,125 @@
+//! One module per request opcode. Each handler returns a response value; only the
+//! connection's writer touches the socket.
+
+mod auth;
+mod batch;
+mod execute;
+mod options;
+mod prepare;
+mod query;
+mod register;
+mod startup;
+
+use std::sync::Arc;
+
+use cql::frame::request::{QueryParameters, Request, Value};
+use cql::frame::response::Response;
+
+use crate::error::{CqlError, CqlResult};
+use crate::node::Node;
+use crate::planner::bind::BindInfo;
+use crate::session::Session;
+
+/// What a handler produced.
+#[derive(Debug)]
+pub struct Reply {
+    /// The response to send on the request's stream.
+    pub response: Response,
+    /// Warnings to attach (frame flag 0x08).
+    pub warnings: Vec<String>,
+    /// Whether the connection must start forwarding events (first REGISTER).
+    pub start_events: bool,
+}
+
+impl Reply {
+    fn new(response: Response) -> Reply {
+        Reply {
+            response,
+            warnings: Vec::new(),
+            start_events: false,
+        }
+    }
+}
+
+fn opcode_name(request: &Request) -> &'static str {
+    match request {
+        Request::Startup(_) => "STARTUP",
+        Request::Options => "OPTIONS",
+        Request::Query(_) => "QUERY",
+        Request::Prepare(_) => "PREPARE",
+        Request::Execute(_) => "EXECUTE",
+        Request::Batch(_) => "BATCH",
+        Request::Register(_) => "REGISTER",
+        Request::AuthResponse(_) => "AUTH_RESPONSE",
+    }
+}
+
+/// Handles one decoded request.
+pub async fn handle(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    request: Request,
+) -> CqlResult<Reply> {
+    let started = session.is_started();
+    match request {
+        Request::Options => Ok(options::handle()),
+        Request::Startup(startup) => startup::handle(session, &startup),
+        other if !started => Err(CqlError::Protocol(format!(
+            "Unexpected message {}, expecting STARTUP or OPTIONS",
+            opcode_name(&other)
+        ))),
+        Request::Query(query) => query::handle(node, session, query).await,
+        Request::Prepare(prepare) => prepare::handle(node, session, &prepare),
+        Request::Execute(execute) => execute::handle(node, session, execute).await,
+        Request::Batch(batch) => batch::handle(node, session, batch).await,
+        Request::Register(register) => Ok(register::handle(session, &register)),
+        Request::AuthResponse(_) => auth::handle(),
+    }
+}
+
+/// Orders bound values by marker index, resolving names (flag 0x40) against the markers'
+/// names and receivers.
+fn positional_values(
+    params: &QueryParameters,
+    bind_names: &[Option<String>],
+    info: Option<&BindInfo>,
+) -> CqlResult<Vec<Value>> {
+    let Some(names) = &params.value_names else {
+        return Ok(params.values.clone());
+    };
+    let count = bind_names.len();
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let marker_name = bind_names[i].clone().or_else(|| {
+            info.and_then(|info| info.specs.get(i))
+                .map(|s| s.name.clone())
+        });
+        let Some(marker_name) = marker_name else {
+            return Err(CqlError::invalid(format!(
+                "No value name for bind marker {i}"
+            )));
+        };
+        let position = names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(&marker_name));
+        match position.and_then(|p| params.values.get(p)) {
+            Some(v) => out.push(v.clone()),
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "Invalid unset value for column {marker_name}"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Checks the number of bound values against the number of markers.
+fn check_value_count(markers: usize, values: usize) -> CqlResult<()> {
+    if markers != values {
+        return Err(CqlError::invalid(format!(
+            "There were {markers} markers(?) in CQL but {values} bound variables"
+        )));
+    }
+    Ok(())
+}

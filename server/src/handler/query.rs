@@ -1,0 +1,63 @@
+//! QUERY: parse the text, bind the values and execute.
+
+use std::sync::Arc;
+
+use cql::frame::request::Query;
+use cql::frame::response::{Response, ResultBody};
+use tracing::debug;
+
+use super::{check_value_count, positional_values, Reply};
+use crate::error::CqlResult;
+use crate::executor;
+use crate::node::Node;
+use crate::planner::bind::bind_info;
+use crate::session::Session;
+
+/// Runs an unprepared statement.
+pub(super) async fn handle(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    query: Query,
+) -> CqlResult<Reply> {
+    debug!(query = %truncate(&query.query), "query");
+    let parsed = cql::statement::parse(&query.query)?;
+    let keyspace = session.keyspace();
+    let info = if query.params.value_names.is_some() {
+        Some(bind_info(
+            &node.schema(),
+            &parsed.statement,
+            parsed.bind_count,
+            keyspace.as_deref(),
+        )?)
+    } else {
+        None
+    };
+    let names: Vec<Option<String>> = parsed
+        .bind_names
+        .iter()
+        .map(|n| n.as_ref().map(|i| i.name.clone()))
+        .collect();
+    let values = positional_values(&query.params, &names, info.as_ref())?;
+    check_value_count(parsed.bind_count, values.len())?;
+    let result = executor::execute(
+        node,
+        session,
+        &parsed.statement,
+        &query.params,
+        &values,
+        keyspace.as_deref(),
+    )
+    .await?;
+    Ok(Reply::new(Response::Result(result)))
+}
+
+/// The statement text for debug logs, cut to a readable length.
+pub(super) fn truncate(text: &str) -> &str {
+    match text.char_indices().nth(200) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_result_body(_: ResultBody) {}

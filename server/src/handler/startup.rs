@@ -1,0 +1,64 @@
+//! STARTUP → READY, with Cassandra's checks on CQL_VERSION and COMPRESSION.
+
+use cql::frame::request::Startup;
+use cql::frame::response::Response;
+use cql::frame::Compression;
+
+use super::Reply;
+use crate::error::{CqlError, CqlResult};
+use crate::session::Session;
+
+fn version_at_least_3(version: &str) -> bool {
+    version
+        .split('.')
+        .next()
+        .and_then(|major| major.trim().parse::<u32>().ok())
+        .is_some_and(|m| m >= 3)
+}
+
+/// Completes the handshake.
+pub(super) fn handle(session: &Session, startup: &Startup) -> CqlResult<Reply> {
+    let option = |key: &str| {
+        startup
+            .options
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    };
+    let Some(version) = option("CQL_VERSION") else {
+        return Err(CqlError::Protocol(
+            "Missing value CQL_VERSION in STARTUP message".into(),
+        ));
+    };
+    if !version_at_least_3(version) {
+        return Err(CqlError::Protocol(format!(
+            "CQL version {version} is not supported by the binary protocol (supported version are >= 3.0.0)"
+        )));
+    }
+    let compression = match option("COMPRESSION") {
+        None => None,
+        Some(name) => match Compression::from_name(&name.to_ascii_lowercase()) {
+            Some(c) => Some(c),
+            None => {
+                return Err(CqlError::Protocol(format!(
+                    "Unknown compression algorithm: {name}"
+                )))
+            }
+        },
+    };
+    session.start(compression);
+    Ok(Reply::new(Response::Ready))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_cql_3_and_4() {
+        assert!(version_at_least_3("3.0.0"));
+        assert!(version_at_least_3("4.0.0"));
+        assert!(!version_at_least_3("2.0.0"));
+        assert!(!version_at_least_3("x"));
+    }
+}

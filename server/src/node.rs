@@ -1,0 +1,195 @@
+//! `Node`: the state every connection shares — storage, the schema snapshot, the DDL lock,
+//! the prepared-statement cache, the event broadcast, identity (host id, tokens) and the
+//! write-timestamp clock.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use cql::frame::response::Event;
+use storage::{Catalog, Store, StoreOptions};
+use tokio::sync::broadcast;
+use tracing::info;
+use uuid::Uuid;
+
+use crate::config::Config;
+use crate::prepared::PreparedCache;
+use crate::schema::Schema;
+use crate::ServerError;
+
+/// Shared server state.
+pub struct Node {
+    /// The configuration the server started with.
+    pub config: Config,
+    /// The row store.
+    pub store: Store,
+    schema: RwLock<Arc<Schema>>,
+    /// Serialises schema changes so each one sees the result of the previous.
+    pub ddl_lock: tokio::sync::Mutex<()>,
+    /// Prepared statements, shared by all connections (drivers prepare on one connection and
+    /// execute on another).
+    pub prepared: PreparedCache,
+    /// Events for REGISTERed connections.
+    pub events: broadcast::Sender<Event>,
+    /// This node's stable identity (`system.local.host_id`).
+    pub host_id: Uuid,
+    /// The token this node owns (`system.local.tokens`).
+    pub token: i64,
+    /// Seconds since the epoch at start (`system.local.gossip_generation`).
+    pub started_at_secs: i32,
+    clock: MicrosClock,
+}
+
+impl Node {
+    /// Opens (or creates) the data directory and loads the schema.
+    ///
+    /// # Errors
+    /// The data directory or the store cannot be opened.
+    pub fn open(config: Config) -> Result<Node, ServerError> {
+        let options = StoreOptions {
+            sync: config.commitlog_sync,
+            sync_period: config.commitlog_sync_period,
+        };
+        let (store, catalog, host_id) = match &config.data_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| ServerError::DataDir(format!("{}: {e}", dir.display())))?;
+                let (store, catalog) = Store::open(&dir.join("data.redb"), options)?;
+                (store, catalog, load_host_id(dir)?)
+            }
+            None => {
+                let (store, catalog) = Store::open_in_memory(options)?;
+                (store, catalog, Uuid::new_v4())
+            }
+        };
+        info!(%host_id, keyspaces = catalog.keyspaces.len(), "storage opened");
+        Ok(Node::with_store(config, store, catalog, host_id))
+    }
+
+    fn with_store(config: Config, store: Store, catalog: Catalog, host_id: Uuid) -> Node {
+        let (events, _) = broadcast::channel(256);
+        let token = token_for_host(&host_id);
+        let started_at_secs = (now_micros() / 1_000_000) as i32;
+        Node {
+            prepared: PreparedCache::new(config.prepared_cache_size),
+            config,
+            store,
+            schema: RwLock::new(Arc::new(Schema::new(catalog))),
+            ddl_lock: tokio::sync::Mutex::new(()),
+            events,
+            host_id,
+            token,
+            started_at_secs,
+            clock: MicrosClock::default(),
+        }
+    }
+
+    /// The current schema snapshot.
+    pub fn schema(&self) -> Arc<Schema> {
+        // Poisoning only means a panic happened while swapping an Arc; the Arc is intact.
+        self.schema
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Installs a new user catalog (after it was durably written) and bumps the schema version.
+    pub fn install_catalog(&self, catalog: Catalog) {
+        let schema = Arc::new(Schema::new(catalog));
+        *self.schema.write().unwrap_or_else(|p| p.into_inner()) = schema;
+    }
+
+    /// A write timestamp in microseconds, strictly increasing across the whole server.
+    pub fn next_timestamp(&self) -> i64 {
+        self.clock.next()
+    }
+
+    /// Stops storage after a final durable commit.
+    pub fn close(&self) {
+        if let Err(err) = self.store.shutdown() {
+            tracing::error!(cause = %err, "final durable commit failed");
+        }
+    }
+}
+
+/// Reads the host id kept in the data directory, creating it on first start.
+fn load_host_id(dir: &Path) -> Result<Uuid, ServerError> {
+    let path = dir.join("host_id");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Uuid::parse_str(text.trim())
+            .map_err(|e| ServerError::DataDir(format!("{}: {e}", path.display()))),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            let id = Uuid::new_v4();
+            std::fs::write(&path, id.to_string())
+                .map_err(|e| ServerError::DataDir(format!("{}: {e}", path.display())))?;
+            Ok(id)
+        }
+        Err(err) => Err(ServerError::DataDir(format!("{}: {err}", path.display()))),
+    }
+}
+
+/// A token derived from the host id, so it is stable across restarts.
+fn token_for_host(host_id: &Uuid) -> i64 {
+    let bytes = host_id.as_bytes();
+    let mut token = [0u8; 8];
+    token.copy_from_slice(&bytes[..8]);
+    i64::from_be_bytes(token).max(i64::MIN + 1)
+}
+
+/// Microseconds since the Unix epoch from the system clock.
+pub fn now_micros() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}
+
+/// Microsecond clock that never repeats a value (Cassandra's `ClientState.getTimestamp`).
+#[derive(Debug, Default)]
+struct MicrosClock {
+    last: AtomicI64,
+}
+
+impl MicrosClock {
+    fn next(&self) -> i64 {
+        let now = now_micros();
+        let mut last = self.last.load(Ordering::Relaxed);
+        loop {
+            let candidate = if now > last { now } else { last + 1 };
+            match self.last.compare_exchange_weak(
+                last,
+                candidate,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return candidate,
+                Err(actual) => last = actual,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_is_strictly_increasing() {
+        let clock = MicrosClock::default();
+        let mut prev = clock.next();
+        for _ in 0..10_000 {
+            let next = clock.next();
+            assert!(next > prev);
+            prev = next;
+        }
+    }
+
+    #[test]
+    fn host_id_is_stable_in_a_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = load_host_id(dir.path()).unwrap();
+        let b = load_host_id(dir.path()).unwrap();
+        assert_eq!(a, b);
+    }
+}

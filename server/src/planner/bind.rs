@@ -1,0 +1,245 @@
+//! Bind-marker metadata for PREPARED results: the receiver (name and type) of every marker,
+//! named as Cassandra names them (`col`, `in(col)`, `[limit]`, `[ttl]`, `[timestamp]`), and
+//! the v4 partition-key indexes.
+
+use cql::frame::response::ColumnSpec;
+use cql::statement::ast::{
+    Assignment, BindMarker, InValues, InsertValues, Relation, Statement, Term, UsingClause,
+};
+use cql::types::ColumnType;
+use storage::TableDef;
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::resolve_table;
+use crate::schema::Schema;
+
+/// Marker receivers and partition-key indexes of a statement.
+#[derive(Debug, Clone, Default)]
+pub struct BindInfo {
+    /// One spec per marker, by marker index.
+    pub specs: Vec<ColumnSpec>,
+    /// For each partition key column, the index of the marker giving it (empty if any is not
+    /// a plain marker).
+    pub pk_indexes: Vec<u16>,
+}
+
+struct Collector<'a> {
+    def: &'a TableDef,
+    specs: Vec<Option<ColumnSpec>>,
+    /// Marker index giving each partition key column by `=`.
+    pk_markers: Vec<Option<u16>>,
+}
+
+fn marker_index(marker: &BindMarker) -> usize {
+    match marker {
+        BindMarker::Anonymous(i) | BindMarker::Named(_, i) => *i,
+    }
+}
+
+impl Collector<'_> {
+    fn spec(&self, name: String, ty: ColumnType) -> ColumnSpec {
+        ColumnSpec {
+            keyspace: self.def.keyspace.clone(),
+            table: self.def.name.clone(),
+            name,
+            ty,
+        }
+    }
+
+    fn put(&mut self, marker: &BindMarker, name: String, ty: ColumnType) {
+        let i = marker_index(marker);
+        let name = match marker {
+            BindMarker::Named(ident, _) => ident.name.clone(),
+            BindMarker::Anonymous(_) => name,
+        };
+        if i >= self.specs.len() {
+            self.specs.resize(i + 1, None);
+        }
+        self.specs[i] = Some(self.spec(name, ty));
+    }
+
+    fn column_type(&self, name: &str) -> Option<ColumnType> {
+        self.def.column(name).map(|c| c.ty.clone())
+    }
+
+    /// Records markers inside a term whose receiver is column `name`.
+    fn term(&mut self, term: &Term, name: &str, ty: &ColumnType) {
+        match term {
+            Term::Bind(marker) => self.put(marker, name.to_string(), ty.clone()),
+            Term::List(items) | Term::Set(items) => {
+                let element = match ty {
+                    ColumnType::List { element, .. } | ColumnType::Set { element, .. } => element,
+                    _ => return,
+                };
+                for item in items {
+                    self.term(item, name, element);
+                }
+            }
+            Term::Map(entries) => {
+                if let ColumnType::Map { key, value, .. } = ty {
+                    for (k, v) in entries {
+                        self.term(k, name, key);
+                        self.term(v, name, value);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn relation(&mut self, relation: &Relation) {
+        match relation {
+            Relation::Single { column, value, op } => {
+                if let Some(ty) = self.column_type(&column.name) {
+                    self.term(value, &column.name, &ty);
+                    if let (Term::Bind(m), cql::statement::ast::Operator::Eq) = (value, op) {
+                        self.note_pk(&column.name, m);
+                    }
+                }
+            }
+            Relation::In { column, values, .. } => {
+                let Some(ty) = self.column_type(&column.name) else {
+                    return;
+                };
+                match values {
+                    InValues::Bind(marker) => self.put(
+                        marker,
+                        format!("in({})", column.name),
+                        ColumnType::List {
+                            element: Box::new(ty),
+                            frozen: false,
+                        },
+                    ),
+                    InValues::List(terms) => {
+                        for t in terms {
+                            self.term(t, &column.name, &ty);
+                        }
+                    }
+                }
+            }
+            Relation::Token { value, .. } => {
+                if let Term::Bind(marker) = value {
+                    self.put(marker, "partition key token".into(), ColumnType::Bigint);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn note_pk(&mut self, column: &str, marker: &BindMarker) {
+        let position = self
+            .def
+            .partition_key
+            .iter()
+            .position(|&i| self.def.columns[i].name == column);
+        if let Some(p) = position {
+            self.pk_markers[p] = u16::try_from(marker_index(marker)).ok();
+        }
+    }
+
+    fn using(&mut self, using: &UsingClause) {
+        if let Some(Term::Bind(m)) = &using.ttl {
+            self.put(m, "[ttl]".into(), ColumnType::Int);
+        }
+        if let Some(Term::Bind(m)) = &using.timestamp {
+            self.put(m, "[timestamp]".into(), ColumnType::Bigint);
+        }
+    }
+}
+
+/// Computes bind metadata for `statement` with `bind_count` markers.
+pub fn bind_info(
+    schema: &Schema,
+    statement: &Statement,
+    bind_count: usize,
+    session_keyspace: Option<&str>,
+) -> CqlResult<BindInfo> {
+    if bind_count == 0 {
+        // Still compute pk indexes? With no markers there are none to report.
+        return Ok(BindInfo::default());
+    }
+    let table_name =
+        match statement {
+            Statement::Select(s) => &s.table,
+            Statement::Insert(s) => &s.table,
+            Statement::Update(s) => &s.table,
+            Statement::Delete(s) => &s.table,
+            _ => return Err(CqlError::invalid(
+                "Bind markers are only supported in SELECT, INSERT, UPDATE and DELETE statements",
+            )),
+        };
+    let table = resolve_table(schema, table_name, session_keyspace)?;
+    let mut c = Collector {
+        def: &table.def,
+        specs: vec![None; bind_count],
+        pk_markers: vec![None; table.def.partition_key.len()],
+    };
+    match statement {
+        Statement::Select(s) => {
+            for r in &s.where_clause {
+                c.relation(r);
+            }
+            if let Some(Term::Bind(m)) = &s.per_partition_limit {
+                c.put(m, "[per_partition_limit]".into(), ColumnType::Int);
+            }
+            if let Some(Term::Bind(m)) = &s.limit {
+                c.put(m, "[limit]".into(), ColumnType::Int);
+            }
+        }
+        Statement::Insert(s) => {
+            if let InsertValues::Columns { columns, values } = &s.values {
+                for (col, value) in columns.iter().zip(values) {
+                    if let Some(ty) = c.column_type(&col.name) {
+                        c.term(value, &col.name, &ty);
+                        if let Term::Bind(m) = value {
+                            c.note_pk(&col.name, m);
+                        }
+                    }
+                }
+            }
+            c.using(&s.using);
+        }
+        Statement::Update(s) => {
+            c.using(&s.using);
+            for a in &s.assignments {
+                match a {
+                    Assignment::Set { column, value }
+                    | Assignment::Modify { column, value, .. }
+                    | Assignment::Prepend { column, value } => {
+                        if let Some(ty) = c.column_type(&column.name) {
+                            c.term(value, &column.name, &ty);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for r in &s.where_clause {
+                c.relation(r);
+            }
+        }
+        Statement::Delete(s) => {
+            c.using(&s.using);
+            for r in &s.where_clause {
+                c.relation(r);
+            }
+        }
+        _ => {}
+    }
+    let mut specs = Vec::with_capacity(bind_count);
+    for (i, spec) in c.specs.into_iter().enumerate() {
+        match spec {
+            Some(spec) => specs.push(spec),
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "Bind marker {i} is in a position this server cannot prepare yet"
+                )))
+            }
+        }
+    }
+    let pk_indexes = if c.pk_markers.iter().all(Option::is_some) {
+        c.pk_markers.into_iter().flatten().collect()
+    } else {
+        Vec::new()
+    };
+    Ok(BindInfo { specs, pk_indexes })
+}

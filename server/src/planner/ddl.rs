@@ -1,0 +1,366 @@
+//! Validation of schema statements and their translation into catalog definitions, with
+//! Cassandra's checks and messages (`CreateTableStatement`, `CreateKeyspaceStatement`).
+
+use std::collections::{BTreeMap, HashSet};
+
+use cql::statement::ast::{ColumnDefinition, CreateTable, Ident, Order};
+use cql::types::ColumnType;
+use storage::{ClusteringOrder, ColumnDef, ColumnId, ColumnKind, TableDef, TableParams};
+use uuid::Uuid;
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::options::table_params;
+use crate::planner::types::resolve_type;
+
+/// A column of a table being built, before ids are assigned.
+#[derive(Debug, Clone)]
+pub struct NewColumn {
+    pub name: String,
+    pub ty: ColumnType,
+    pub kind: ColumnKind,
+    pub position: i32,
+    pub order: ClusteringOrder,
+}
+
+/// Builds a `TableDef`: assigns column ids and orders the columns as Cassandra lists them
+/// (partition key, clustering key, then the others by name).
+pub fn build_table_def(
+    keyspace: &str,
+    name: &str,
+    id: Uuid,
+    mut columns: Vec<NewColumn>,
+    params: TableParams,
+) -> TableDef {
+    let rank = |c: &NewColumn| match c.kind {
+        ColumnKind::PartitionKey => 0,
+        ColumnKind::Clustering => 1,
+        ColumnKind::Regular | ColumnKind::Static => 2,
+    };
+    columns.sort_by(|a, b| {
+        rank(a)
+            .cmp(&rank(b))
+            .then(a.position.cmp(&b.position))
+            .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
+    });
+    let mut defs = Vec::with_capacity(columns.len());
+    let mut partition_key = Vec::new();
+    let mut clustering_key = Vec::new();
+    for (i, c) in columns.into_iter().enumerate() {
+        match c.kind {
+            ColumnKind::PartitionKey => partition_key.push(i),
+            ColumnKind::Clustering => clustering_key.push(i),
+            ColumnKind::Regular | ColumnKind::Static => {}
+        }
+        defs.push(ColumnDef {
+            id: ColumnId(i as u32),
+            name: c.name,
+            ty: c.ty,
+            kind: c.kind,
+            position: c.position,
+            order: c.order,
+        });
+    }
+    let next_column_id = defs.len() as u32;
+    TableDef {
+        id,
+        keyspace: keyspace.to_string(),
+        name: name.to_string(),
+        columns: defs,
+        partition_key,
+        clustering_key,
+        params,
+        next_column_id,
+        dropped_columns: Vec::new(),
+    }
+}
+
+/// Translates `CREATE TABLE` into a table definition, applying Cassandra's validation.
+pub fn create_table_def(stmt: &CreateTable, keyspace: &str, id: Uuid) -> CqlResult<TableDef> {
+    let table = stmt.name.name.name.as_str();
+    let mut types: BTreeMap<String, (ColumnType, bool)> = BTreeMap::new();
+    let mut inline_pk: Vec<&Ident> = Vec::new();
+    for col in &stmt.columns {
+        if types.contains_key(&col.name.name) {
+            return Err(CqlError::invalid(format!(
+                "Duplicate column '{}' declaration for table '{}'",
+                col.name.name, table
+            )));
+        }
+        let ty = resolve_type(&col.ty, keyspace, true)?;
+        types.insert(col.name.name.clone(), (ty, col.is_static));
+        if col.primary_key {
+            inline_pk.push(&col.name);
+        }
+    }
+    let (partition, clustering) = primary_key(stmt, &inline_pk, table)?;
+    validate_key_columns(&partition, &clustering, &types, table)?;
+    let orders = clustering_orders(stmt, &clustering)?;
+    let key_names: HashSet<&str> = partition
+        .iter()
+        .chain(clustering.iter())
+        .map(|i| i.name.as_str())
+        .collect();
+    let mut columns = Vec::new();
+    for (pos, ident) in partition.iter().enumerate() {
+        let (ty, _) = types[&ident.name].clone();
+        columns.push(NewColumn {
+            name: ident.name.clone(),
+            ty,
+            kind: ColumnKind::PartitionKey,
+            position: pos as i32,
+            order: ClusteringOrder::None,
+        });
+    }
+    for (pos, ident) in clustering.iter().enumerate() {
+        let (ty, _) = types[&ident.name].clone();
+        columns.push(NewColumn {
+            name: ident.name.clone(),
+            ty,
+            kind: ColumnKind::Clustering,
+            position: pos as i32,
+            order: orders[pos],
+        });
+    }
+    let has_statics = stmt.columns.iter().any(|c| c.is_static);
+    if clustering.is_empty() && has_statics {
+        return Err(CqlError::invalid(
+            "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
+        ));
+    }
+    let has_counters = types.values().any(|(ty, _)| ty.is_counter());
+    for (name, (ty, is_static)) in &types {
+        if key_names.contains(name.as_str()) {
+            continue;
+        }
+        if has_counters && !ty.is_counter() {
+            return Err(CqlError::invalid(
+                "Cannot mix counter and non counter columns in the same table",
+            ));
+        }
+        columns.push(NewColumn {
+            name: name.clone(),
+            ty: ty.clone(),
+            kind: if *is_static {
+                ColumnKind::Static
+            } else {
+                ColumnKind::Regular
+            },
+            position: -1,
+            order: ClusteringOrder::None,
+        });
+    }
+    let params = table_params(&stmt.properties, TableParams::default())?;
+    if has_counters && params.default_time_to_live > 0 {
+        return Err(CqlError::invalid(
+            "Cannot set default_time_to_live on a table with counters",
+        ));
+    }
+    Ok(build_table_def(keyspace, table, id, columns, params))
+}
+
+fn primary_key<'a>(
+    stmt: &'a CreateTable,
+    inline_pk: &[&'a Ident],
+    table: &str,
+) -> CqlResult<(Vec<&'a Ident>, Vec<&'a Ident>)> {
+    let has_clause = !stmt.partition_key.is_empty();
+    if inline_pk.len() + usize::from(has_clause) > 1 {
+        return Err(CqlError::invalid(format!(
+            "Multiple PRIMARY KEY specified for table '{table}' (exactly one required)"
+        )));
+    }
+    if let Some(column) = inline_pk.first() {
+        return Ok((vec![*column], Vec::new()));
+    }
+    if !has_clause {
+        return Err(CqlError::invalid(format!(
+            "No PRIMARY KEY specifed for table '{table}' (exactly one required)"
+        )));
+    }
+    Ok((
+        stmt.partition_key.iter().collect(),
+        stmt.clustering_key.iter().collect(),
+    ))
+}
+
+fn validate_key_columns(
+    partition: &[&Ident],
+    clustering: &[&Ident],
+    types: &BTreeMap<String, (ColumnType, bool)>,
+    table: &str,
+) -> CqlResult<()> {
+    let mut seen = HashSet::new();
+    for ident in partition.iter().chain(clustering.iter()) {
+        let Some((ty, is_static)) = types.get(&ident.name) else {
+            return Err(CqlError::invalid(format!(
+                "Unknown column '{}' referenced in PRIMARY KEY for table '{}'",
+                ident.name, table
+            )));
+        };
+        if !seen.insert(ident.name.as_str()) {
+            return Err(CqlError::invalid(format!(
+                "Duplicate column '{}' in PRIMARY KEY clause for table '{}'",
+                ident.name, table
+            )));
+        }
+        if ty.is_multi_cell() {
+            let what = if ty.is_collection() {
+                "collection"
+            } else {
+                "user-defined"
+            };
+            return Err(CqlError::invalid(format!(
+                "Invalid non-frozen {what} type {ty} for PRIMARY KEY column '{}'",
+                ident.name
+            )));
+        }
+        if ty.is_counter() {
+            return Err(CqlError::invalid(format!(
+                "counter type is not supported for PRIMARY KEY column '{}'",
+                ident.name
+            )));
+        }
+        if *ty == ColumnType::Duration {
+            return Err(CqlError::invalid(format!(
+                "duration type is not supported for PRIMARY KEY column '{}'",
+                ident.name
+            )));
+        }
+        if *is_static {
+            return Err(CqlError::invalid(format!(
+                "Static column '{}' cannot be part of the PRIMARY KEY",
+                ident.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec<ClusteringOrder>> {
+    if stmt.clustering_order.len() > clustering.len() {
+        return Err(CqlError::invalid(
+            "Only clustering columns can be defined in CLUSTERING ORDER directive",
+        ));
+    }
+    for (n, (ident, _)) in stmt.clustering_order.iter().enumerate() {
+        let expected = clustering[n];
+        if ident.name != expected.name {
+            let listed = stmt
+                .clustering_order
+                .iter()
+                .any(|(i, _)| i.name == expected.name);
+            if !clustering.iter().any(|c| c.name == ident.name) {
+                return Err(CqlError::invalid(
+                    "Only clustering columns can be defined in CLUSTERING ORDER directive",
+                ));
+            }
+            return Err(CqlError::invalid(if listed {
+                format!(
+                    "The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns ({} must appear before {})",
+                    expected.name, ident.name
+                )
+            } else {
+                format!("Missing CLUSTERING ORDER for column {}", expected.name)
+            }));
+        }
+    }
+    Ok(clustering
+        .iter()
+        .map(
+            |c| match stmt.clustering_order.iter().find(|(i, _)| i.name == c.name) {
+                Some((_, Order::Desc)) => ClusteringOrder::Desc,
+                _ => ClusteringOrder::Asc,
+            },
+        )
+        .collect())
+}
+
+/// Column definitions added by `ALTER TABLE ADD`, validated against the table.
+pub fn added_columns(
+    table: &TableDef,
+    columns: &[ColumnDefinition],
+    if_not_exists: bool,
+) -> CqlResult<Vec<NewColumn>> {
+    let mut added = Vec::new();
+    for col in columns {
+        if table.column(&col.name.name).is_some()
+            || added.iter().any(|c: &NewColumn| c.name == col.name.name)
+        {
+            if if_not_exists {
+                continue;
+            }
+            return Err(CqlError::invalid(format!(
+                "Column with name '{}' already exists",
+                col.name.name
+            )));
+        }
+        let ty = resolve_type(&col.ty, &table.keyspace, true)?;
+        if col.is_static && table.clustering_key.is_empty() {
+            return Err(CqlError::invalid(format!(
+                "Static columns are only useful (and thus allowed) if the table has at least one clustering column"
+            )));
+        }
+        let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());
+        if is_counter_table != ty.is_counter()
+            && table.regular_and_static_columns().next().is_some()
+        {
+            return Err(CqlError::invalid(if ty.is_counter() {
+                "Cannot add a counter column (".to_string()
+                    + &col.name.name
+                    + ") in a non counter column family"
+            } else {
+                "Cannot add a non counter column (".to_string()
+                    + &col.name.name
+                    + ") in a counter column family"
+            }));
+        }
+        added.push(NewColumn {
+            name: col.name.name.clone(),
+            ty,
+            kind: if col.is_static {
+                ColumnKind::Static
+            } else {
+                ColumnKind::Regular
+            },
+            position: -1,
+            order: ClusteringOrder::None,
+        });
+    }
+    Ok(added)
+}
+
+/// A new definition of `table` with `added` columns appended (fresh ids) and `dropped` removed.
+pub fn altered_table(
+    table: &TableDef,
+    added: Vec<NewColumn>,
+    dropped: &[String],
+    drop_time_micros: i64,
+) -> TableDef {
+    let mut def = table.clone();
+    for name in dropped {
+        if let Some(pos) = def.columns.iter().position(|c| &c.name == name) {
+            let col = def.columns.remove(pos);
+            def.dropped_columns.push(storage::DroppedColumn {
+                name: col.name,
+                ty: col.ty,
+                kind: col.kind,
+                dropped_time_micros: drop_time_micros,
+            });
+        }
+    }
+    for c in added {
+        def.columns.push(ColumnDef {
+            id: ColumnId(def.next_column_id),
+            name: c.name,
+            ty: c.ty,
+            kind: c.kind,
+            position: -1,
+            order: ClusteringOrder::None,
+        });
+        def.next_column_id += 1;
+    }
+    // Keep the key columns first and the rest ordered by name; indexes must follow.
+    let key_len = def.partition_key.len() + def.clustering_key.len();
+    def.columns[key_len..].sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    def
+}

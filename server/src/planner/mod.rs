@@ -1,0 +1,63 @@
+//! Planning: pure and synchronous. A statement AST plus a schema snapshot in, a plan out.
+//! Plans keep their value terms unevaluated (bind markers included) so a prepared statement
+//! is planned against the schema and evaluated per execution.
+
+pub mod bind;
+pub mod ddl;
+pub mod modify;
+pub mod options;
+pub mod restrictions;
+pub mod select;
+pub mod types;
+
+use cql::statement::ast::{Ident, QualifiedName};
+use storage::TableDef;
+
+use crate::error::{CqlError, CqlResult};
+use crate::schema::{Schema, TableRef};
+
+pub use restrictions::ValueSet;
+
+/// The keyspace a statement addresses: its own qualifier, else the session's.
+pub fn keyspace_of(name: &QualifiedName, session_keyspace: Option<&str>) -> CqlResult<String> {
+    match (&name.keyspace, session_keyspace) {
+        (Some(ks), _) => Ok(ks.name.clone()),
+        (None, Some(ks)) => Ok(ks.to_string()),
+        (None, None) => Err(CqlError::invalid(
+            "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename",
+        )),
+    }
+}
+
+/// Resolves a table for DML/SELECT, with Cassandra's messages for unknown names.
+pub fn resolve_table(
+    schema: &Schema,
+    name: &QualifiedName,
+    session_keyspace: Option<&str>,
+) -> CqlResult<TableRef> {
+    let keyspace = keyspace_of(name, session_keyspace)?;
+    if schema.keyspace(&keyspace).is_none() {
+        return Err(CqlError::invalid(format!(
+            "keyspace {keyspace} does not exist"
+        )));
+    }
+    schema
+        .table(&keyspace, &name.name.name)
+        .ok_or_else(|| CqlError::invalid(format!("table {} does not exist", name.name.name)))
+}
+
+/// Index of a column by name, or Cassandra's "Undefined column name" error.
+pub fn column_index(table: &TableDef, ident: &Ident) -> CqlResult<usize> {
+    table
+        .columns
+        .iter()
+        .position(|c| c.name == ident.name)
+        .ok_or_else(|| {
+            CqlError::invalid(format!(
+                "Undefined column name {} in table {}.{}",
+                cql::types::maybe_quote(&ident.name),
+                table.keyspace,
+                table.name
+            ))
+        })
+}

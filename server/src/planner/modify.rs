@@ -1,0 +1,298 @@
+//! INSERT, UPDATE and DELETE planning with Cassandra's key rules: the full partition key by
+//! `=`/`IN`, the full clustering key for writes, no slices, no non-key columns in WHERE.
+
+use cql::statement::ast::{
+    Assignment, Delete, DeleteTarget, Insert, InsertValues, Term, Update, UsingClause,
+};
+use storage::ColumnKind;
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::restrictions::{self, ValueSet};
+use crate::planner::{column_index, resolve_table};
+use crate::schema::{is_system_keyspace, Schema, TableKind, TableRef};
+
+/// What the mutation does to each addressed row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModifyKind {
+    /// INSERT: writes a row marker and the given cells.
+    Insert,
+    /// UPDATE: writes the given cells only.
+    Update,
+    /// DELETE of whole rows (or partitions when only the partition key is given).
+    DeleteRows,
+    /// DELETE of the listed columns.
+    DeleteColumns(Vec<usize>),
+}
+
+/// A planned INSERT/UPDATE/DELETE.
+#[derive(Debug, Clone)]
+pub struct ModifyPlan {
+    pub table: TableRef,
+    pub kind: ModifyKind,
+    /// One value set per partition key column.
+    pub partition_key: Vec<ValueSet>,
+    /// One value set per clustering column given (all of them for INSERT/UPDATE).
+    pub clustering_key: Vec<ValueSet>,
+    /// Column index and value for each assigned column.
+    pub assignments: Vec<(usize, Term)>,
+    pub using: UsingClause,
+}
+
+fn check_modifiable(table: &TableRef) -> CqlResult<()> {
+    if table.kind == TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
+        return Err(CqlError::invalid(format!(
+            "System keyspace '{}' is not user-modifiable",
+            table.def.keyspace
+        )));
+    }
+    Ok(())
+}
+
+/// Plans an INSERT.
+pub fn plan_insert(
+    schema: &Schema,
+    stmt: &Insert,
+    session_keyspace: Option<&str>,
+) -> CqlResult<ModifyPlan> {
+    let table = resolve_table(schema, &stmt.table, session_keyspace)?;
+    check_modifiable(&table)?;
+    let def = &table.def;
+    if def.columns.iter().any(|c| c.ty.is_counter()) {
+        return Err(CqlError::invalid(
+            "INSERT statements are not allowed on counter tables, use UPDATE instead",
+        ));
+    }
+    if stmt.if_not_exists {
+        return Err(CqlError::invalid(
+            "Conditional updates (IF NOT EXISTS) are not supported yet",
+        ));
+    }
+    let InsertValues::Columns { columns, values } = &stmt.values else {
+        return Err(CqlError::invalid("INSERT JSON is not supported yet"));
+    };
+    if columns.len() != values.len() {
+        return Err(CqlError::invalid("Unmatched column names/values"));
+    }
+    let mut by_column: Vec<Option<Term>> = vec![None; def.columns.len()];
+    for (ident, value) in columns.iter().zip(values) {
+        let i = column_index(def, ident)?;
+        if by_column[i].is_some() {
+            return Err(CqlError::invalid("The column names contains duplicates"));
+        }
+        by_column[i] = Some(value.clone());
+    }
+    let key_set = |indexes: &[usize]| -> Vec<Option<ValueSet>> {
+        indexes
+            .iter()
+            .map(|&i| by_column[i].clone().map(ValueSet::Eq))
+            .collect()
+    };
+    let partition_key = require_all(
+        def,
+        &def.partition_key,
+        key_set(&def.partition_key),
+        "partition key parts",
+    )?;
+    let clustering_key = require_all(
+        def,
+        &def.clustering_key,
+        key_set(&def.clustering_key),
+        "clustering keys",
+    )?;
+    let assignments = by_column
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            matches!(
+                def.columns[*i].kind,
+                ColumnKind::Regular | ColumnKind::Static
+            )
+        })
+        .filter_map(|(i, term)| term.map(|t| (i, t)))
+        .collect();
+    Ok(ModifyPlan {
+        table: table.clone(),
+        kind: ModifyKind::Insert,
+        partition_key,
+        clustering_key,
+        assignments,
+        using: stmt.using.clone(),
+    })
+}
+
+fn require_all(
+    def: &storage::TableDef,
+    indexes: &[usize],
+    sets: Vec<Option<ValueSet>>,
+    what: &str,
+) -> CqlResult<Vec<ValueSet>> {
+    let missing: Vec<&str> = indexes
+        .iter()
+        .zip(&sets)
+        .filter(|(_, s)| s.is_none())
+        .map(|(&i, _)| def.columns[i].name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(CqlError::invalid(format!(
+            "Some {what} are missing: {}",
+            missing.join(", ")
+        )));
+    }
+    Ok(sets.into_iter().flatten().collect())
+}
+
+/// Key restrictions of UPDATE/DELETE: `=`/`IN` on key columns only.
+fn where_keys(
+    table: &TableRef,
+    relations: &[cql::statement::ast::Relation],
+    statement: &str,
+) -> CqlResult<(Vec<Option<ValueSet>>, Vec<Option<ValueSet>>)> {
+    let def = &table.def;
+    let (by_column, rest) = restrictions::collect(def, relations)?;
+    if let Some(relation) = rest.first() {
+        if matches!(relation, cql::statement::ast::Relation::Token { .. }) {
+            return Err(CqlError::invalid(format!(
+                "The token function cannot be used in WHERE clauses for {statement} statements"
+            )));
+        }
+        return Err(CqlError::invalid(format!(
+            "Unsupported restriction: {relation:?}"
+        )));
+    }
+    let non_key: Vec<&str> = def
+        .columns
+        .iter()
+        .zip(&by_column)
+        .filter(|(c, r)| {
+            matches!(c.kind, ColumnKind::Regular | ColumnKind::Static) && r.is_restricted()
+        })
+        .map(|(c, _)| c.name.as_str())
+        .collect();
+    if !non_key.is_empty() {
+        return Err(CqlError::invalid(format!(
+            "Non PRIMARY KEY columns found in where clause: {} ",
+            non_key.join(", ")
+        )));
+    }
+    for &i in &def.partition_key {
+        let r = &by_column[i];
+        if r.is_slice() || !r.other.is_empty() {
+            return Err(CqlError::invalid(format!(
+                "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for {statement} statements"
+            )));
+        }
+    }
+    for &i in &def.clustering_key {
+        let r = &by_column[i];
+        if r.is_slice() || !r.other.is_empty() {
+            return Err(CqlError::invalid(format!(
+                "Slice restrictions are not supported on the clustering columns in {statement} statements"
+            )));
+        }
+    }
+    let pick = |indexes: &[usize]| indexes.iter().map(|&i| by_column[i].eq.clone()).collect();
+    Ok((pick(&def.partition_key), pick(&def.clustering_key)))
+}
+
+/// Plans an UPDATE.
+pub fn plan_update(
+    schema: &Schema,
+    stmt: &Update,
+    session_keyspace: Option<&str>,
+) -> CqlResult<ModifyPlan> {
+    let table = resolve_table(schema, &stmt.table, session_keyspace)?;
+    check_modifiable(&table)?;
+    if stmt.condition.is_some() {
+        return Err(CqlError::invalid(
+            "Conditional updates are not supported yet",
+        ));
+    }
+    let def = &table.def;
+    let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
+    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
+    let clustering_key = require_all(def, &def.clustering_key, ck, "clustering keys")?;
+    let mut assignments = Vec::new();
+    for assignment in &stmt.assignments {
+        let Assignment::Set { column, value } = assignment else {
+            return Err(CqlError::invalid(format!(
+                "Unsupported assignment (collections and counters come later): {assignment:?}"
+            )));
+        };
+        let i = column_index(def, column)?;
+        if matches!(
+            def.columns[i].kind,
+            ColumnKind::PartitionKey | ColumnKind::Clustering
+        ) {
+            return Err(CqlError::invalid(format!(
+                "PRIMARY KEY part {} found in SET part",
+                column.name
+            )));
+        }
+        assignments.push((i, value.clone()));
+    }
+    Ok(ModifyPlan {
+        table: table.clone(),
+        kind: ModifyKind::Update,
+        partition_key,
+        clustering_key,
+        assignments,
+        using: stmt.using.clone(),
+    })
+}
+
+/// Plans a DELETE of rows or columns addressed by their full primary key.
+pub fn plan_delete(
+    schema: &Schema,
+    stmt: &Delete,
+    session_keyspace: Option<&str>,
+) -> CqlResult<ModifyPlan> {
+    let table = resolve_table(schema, &stmt.table, session_keyspace)?;
+    check_modifiable(&table)?;
+    if stmt.condition.is_some() {
+        return Err(CqlError::invalid(
+            "Conditional deletions are not supported yet",
+        ));
+    }
+    let def = &table.def;
+    let (pk, ck) = where_keys(&table, &stmt.where_clause, "DELETE")?;
+    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
+    let given = ck.iter().take_while(|s| s.is_some()).count();
+    if given < def.clustering_key.len() {
+        return Err(CqlError::invalid(
+            "Range and partition deletions are not supported yet: restrict every PRIMARY KEY column",
+        ));
+    }
+    let clustering_key = ck.into_iter().flatten().collect();
+    let kind = if stmt.columns.is_empty() {
+        ModifyKind::DeleteRows
+    } else {
+        let mut columns = Vec::new();
+        for target in &stmt.columns {
+            let DeleteTarget::Column(ident) = target else {
+                return Err(CqlError::invalid(
+                    "Deleting collection elements is not supported yet",
+                ));
+            };
+            let i = column_index(def, ident)?;
+            if matches!(
+                def.columns[i].kind,
+                ColumnKind::PartitionKey | ColumnKind::Clustering
+            ) {
+                return Err(CqlError::invalid(format!(
+                    "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)",
+                    ident.name
+                )));
+            }
+            columns.push(i);
+        }
+        ModifyKind::DeleteColumns(columns)
+    };
+    Ok(ModifyPlan {
+        table: table.clone(),
+        kind,
+        partition_key,
+        clustering_key,
+        assignments: Vec::new(),
+        using: stmt.using.clone(),
+    })
+}

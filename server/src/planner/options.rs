@@ -1,0 +1,333 @@
+//! `WITH` properties of CREATE/ALTER KEYSPACE and TABLE: validation, Cassandra's class-name
+//! expansion and defaults (`TableAttributes`, `KeyspaceParams`, `CompressionParams`).
+
+use std::collections::BTreeMap;
+
+use cql::statement::ast::{Literal, Property, PropertyValue};
+use storage::TableParams;
+
+use crate::error::{CqlError, CqlResult};
+
+const STRATEGY_PACKAGE: &str = "org.apache.cassandra.locator.";
+const COMPACTION_PACKAGE: &str = "org.apache.cassandra.db.compaction.";
+const COMPRESSION_PACKAGE: &str = "org.apache.cassandra.io.compress.";
+
+fn literal_text(lit: &Literal) -> String {
+    match lit {
+        Literal::String(s) | Literal::Integer(s) | Literal::Float(s) | Literal::Duration(s) => {
+            s.clone()
+        }
+        Literal::Boolean(b) => b.to_string(),
+        Literal::Uuid(u) => u.to_string(),
+        Literal::Blob(b) => format!("0x{}", crate::error::hex(b)),
+        Literal::Null => "null".to_string(),
+    }
+}
+
+fn value_text(value: &PropertyValue) -> Option<String> {
+    match value {
+        PropertyValue::Constant(lit) => Some(literal_text(lit)),
+        PropertyValue::Identifier(s) => Some(s.clone()),
+        PropertyValue::Map(_) => None,
+    }
+}
+
+fn value_map(value: &PropertyValue, name: &str) -> CqlResult<BTreeMap<String, String>> {
+    match value {
+        PropertyValue::Map(entries) => Ok(entries
+            .iter()
+            .map(|(k, v)| (k.clone(), literal_text(v)))
+            .collect()),
+        _ => Err(CqlError::Syntax(format!(
+            "Invalid value for property '{name}'. It should be a map."
+        ))),
+    }
+}
+
+fn expect_text(value: &PropertyValue, name: &str) -> CqlResult<String> {
+    value_text(value).ok_or_else(|| {
+        CqlError::Syntax(format!(
+            "Invalid value for property '{name}'. It should be a string"
+        ))
+    })
+}
+
+fn parse_num<T: std::str::FromStr>(value: &PropertyValue, name: &str) -> CqlResult<T> {
+    let text = expect_text(value, name)?;
+    text.trim().parse().map_err(|_| {
+        CqlError::Syntax(format!(
+            "Invalid value for property '{name}'. It should be a number"
+        ))
+    })
+}
+
+fn parse_bool(value: &PropertyValue, name: &str) -> CqlResult<bool> {
+    let text = expect_text(value, name)?;
+    match text.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(CqlError::Syntax(format!(
+            "Invalid value for property '{name}'. It should be a boolean"
+        ))),
+    }
+}
+
+/// Expands a short class name with `package` unless it is already qualified.
+fn qualify(class: &str, package: &str) -> String {
+    if class.contains('.') {
+        class.to_string()
+    } else {
+        format!("{package}{class}")
+    }
+}
+
+/// Keyspace properties: the replication map (class expanded, validated) and durable_writes.
+pub fn keyspace_params(
+    properties: &[Property],
+    mut replication: BTreeMap<String, String>,
+    mut durable_writes: bool,
+) -> CqlResult<(BTreeMap<String, String>, bool)> {
+    let mut saw_replication = !replication.is_empty();
+    for prop in properties {
+        match prop.name.to_ascii_lowercase().as_str() {
+            "replication" => {
+                replication = replication_map(value_map(&prop.value, "replication")?)?;
+                saw_replication = true;
+            }
+            "durable_writes" => durable_writes = parse_bool(&prop.value, "durable_writes")?,
+            other => return Err(CqlError::Syntax(format!("Unknown property '{other}'"))),
+        }
+    }
+    if !saw_replication {
+        return Err(CqlError::Config(
+            "Missing mandatory option 'replication'".into(),
+        ));
+    }
+    Ok((replication, durable_writes))
+}
+
+fn replication_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, String>> {
+    let Some(class) = raw.get("class") else {
+        return Err(CqlError::Config(
+            "Missing replication strategy class".into(),
+        ));
+    };
+    let class = qualify(class, STRATEGY_PACKAGE);
+    let mut map = BTreeMap::new();
+    match class.rsplit('.').next().unwrap_or_default() {
+        "SimpleStrategy" => {
+            let Some(rf) = raw.get("replication_factor") else {
+                return Err(CqlError::Config(
+                    "SimpleStrategy requires a replication_factor strategy option.".into(),
+                ));
+            };
+            validate_rf(rf)?;
+            for key in raw.keys() {
+                if key != "class" && key != "replication_factor" {
+                    return Err(CqlError::Config(format!(
+                        "Unrecognized strategy option {{{key}}} passed to SimpleStrategy for keyspace"
+                    )));
+                }
+            }
+            map.insert("replication_factor".to_string(), rf.trim().to_string());
+        }
+        "NetworkTopologyStrategy" => {
+            for (key, value) in &raw {
+                if key == "class" {
+                    continue;
+                }
+                validate_rf(value)?;
+                map.insert(key.clone(), value.trim().to_string());
+            }
+        }
+        "LocalStrategy" | "EverywhereStrategy" => {
+            return Err(CqlError::Config(format!(
+                "Unable to use given strategy class: {class} is reserved for internal use."
+            )))
+        }
+        _ => {
+            return Err(CqlError::Config(format!(
+                "Unable to find replication strategy class '{class}'"
+            )))
+        }
+    }
+    map.insert("class".to_string(), class);
+    Ok(map)
+}
+
+fn validate_rf(rf: &str) -> CqlResult<()> {
+    let trimmed = rf.trim();
+    let ok = trimmed.parse::<i32>().is_ok_and(|n| n >= 0)
+        || trimmed
+            .split_once('/')
+            .is_some_and(|(a, b)| a.parse::<i32>().is_ok() && b.parse::<i32>().is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err(CqlError::Config(format!(
+            "Replication factor must be non-negative; found {rf}"
+        )))
+    }
+}
+
+/// Applies table properties over `params` (Cassandra's `TableAttributes`).
+pub fn table_params(properties: &[Property], mut params: TableParams) -> CqlResult<TableParams> {
+    for prop in properties {
+        let name = prop.name.to_ascii_lowercase();
+        let v = &prop.value;
+        match name.as_str() {
+            "comment" => params.comment = expect_text(v, &name)?,
+            "default_time_to_live" => {
+                let ttl: i64 = parse_num(v, &name)?;
+                if !(0..=630_720_000).contains(&ttl) {
+                    return Err(CqlError::Config(format!(
+                        "default_time_to_live must be greater than or equal to 0 and less than or equal to 630720000 (got {ttl})"
+                    )));
+                }
+                params.default_time_to_live = ttl as i32;
+            }
+            "gc_grace_seconds" => params.gc_grace_seconds = parse_num(v, &name)?,
+            "bloom_filter_fp_chance" => params.bloom_filter_fp_chance = parse_num(v, &name)?,
+            "crc_check_chance" => params.crc_check_chance = parse_num(v, &name)?,
+            "max_index_interval" => params.max_index_interval = parse_num(v, &name)?,
+            "min_index_interval" => params.min_index_interval = parse_num(v, &name)?,
+            "memtable_flush_period_in_ms" => {
+                params.memtable_flush_period_in_ms = parse_num(v, &name)?
+            }
+            "speculative_retry" => params.speculative_retry = expect_text(v, &name)?,
+            "additional_write_policy" => params.additional_write_policy = expect_text(v, &name)?,
+            "read_repair" => params.read_repair = expect_text(v, &name)?.to_ascii_uppercase(),
+            "cdc" => params.cdc = Some(parse_bool(v, &name)?),
+            "allow_auto_snapshot" => params.allow_auto_snapshot = Some(parse_bool(v, &name)?),
+            "incremental_backups" => params.incremental_backups = Some(parse_bool(v, &name)?),
+            "memtable" => params.memtable = Some(expect_text(v, &name)?),
+            "caching" => params.caching = value_map(v, &name)?,
+            "compaction" => params.compaction = compaction_map(value_map(v, &name)?)?,
+            "compression" => params.compression = compression_map(value_map(v, &name)?)?,
+            "extensions" => {
+                params.extensions = value_map(v, &name)?
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_bytes()))
+                    .collect()
+            }
+            // Accepted and ignored, as Cassandra 4+ does for these legacy options.
+            "read_repair_chance" | "dclocal_read_repair_chance" | "id" => {}
+            other => return Err(CqlError::Syntax(format!("Unknown property '{other}'"))),
+        }
+    }
+    Ok(params)
+}
+
+fn compaction_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, String>> {
+    let Some(class) = raw.get("class") else {
+        return Err(CqlError::Config(
+            "Missing sub-option 'class' for the 'compaction' option.".into(),
+        ));
+    };
+    let class = qualify(class, COMPACTION_PACKAGE);
+    let mut map = raw.clone();
+    if class.ends_with("SizeTieredCompactionStrategy") {
+        map.entry("max_threshold".into())
+            .or_insert_with(|| "32".into());
+        map.entry("min_threshold".into())
+            .or_insert_with(|| "4".into());
+    }
+    map.insert("class".into(), class);
+    Ok(map)
+}
+
+fn compression_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, String>> {
+    if raw.is_empty()
+        || raw
+            .get("enabled")
+            .is_some_and(|e| e.eq_ignore_ascii_case("false"))
+    {
+        return Ok(BTreeMap::from([(
+            "enabled".to_string(),
+            "false".to_string(),
+        )]));
+    }
+    let mut map = BTreeMap::new();
+    let class = raw.get("class").or_else(|| raw.get("sstable_compression"));
+    let Some(class) = class else {
+        return Err(CqlError::Config(
+            "Missing sub-option 'class' for the 'compression' option.".into(),
+        ));
+    };
+    map.insert("class".into(), qualify(class, COMPRESSION_PACKAGE));
+    let chunk = raw
+        .get("chunk_length_in_kb")
+        .cloned()
+        .or_else(|| raw.get("chunk_length_kb").cloned())
+        .unwrap_or_else(|| "16".into());
+    map.insert("chunk_length_in_kb".into(), chunk);
+    for (k, v) in raw {
+        if !matches!(
+            k.as_str(),
+            "class" | "sstable_compression" | "chunk_length_in_kb" | "chunk_length_kb" | "enabled"
+        ) {
+            map.insert(k, v);
+        }
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prop(name: &str, entries: &[(&str, &str)]) -> Property {
+        Property {
+            name: name.into(),
+            value: PropertyValue::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Literal::String(v.to_string())))
+                    .collect(),
+            ),
+        }
+    }
+
+    #[test]
+    fn replication_class_is_expanded() {
+        let (map, durable) = keyspace_params(
+            &[prop(
+                "REPLICATION",
+                &[("class", "SimpleStrategy"), ("replication_factor", "1")],
+            )],
+            BTreeMap::new(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(map["class"], "org.apache.cassandra.locator.SimpleStrategy");
+        assert_eq!(map["replication_factor"], "1");
+        assert!(durable);
+    }
+
+    #[test]
+    fn empty_compression_means_disabled() {
+        let params = table_params(&[prop("compression", &[])], TableParams::default()).unwrap();
+        assert_eq!(
+            params.compression.get("enabled").map(String::as_str),
+            Some("false")
+        );
+        let params = table_params(
+            &[prop(
+                "compression",
+                &[("sstable_compression", "LZ4Compressor")],
+            )],
+            TableParams::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            params.compression["class"],
+            "org.apache.cassandra.io.compress.LZ4Compressor"
+        );
+    }
+
+    #[test]
+    fn unknown_property_is_a_syntax_error() {
+        let err = table_params(&[prop("nonsense", &[])], TableParams::default()).unwrap_err();
+        assert!(matches!(err, CqlError::Syntax(ref m) if m == "Unknown property 'nonsense'"));
+    }
+}

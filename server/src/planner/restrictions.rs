@@ -1,0 +1,162 @@
+//! Collection of WHERE relations per column, with Cassandra's checks for conflicting
+//! relations (`SingleColumnRestriction.mergeWith`).
+
+use std::fmt;
+
+use cql::statement::ast::{InValues, Operator, Relation, Term};
+use storage::TableDef;
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::column_index;
+
+/// The values an `=` or `IN` restriction admits.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueSet {
+    /// `col = term`
+    Eq(Term),
+    /// `col IN (terms)` or `col IN ?`
+    In(InValues),
+}
+
+impl fmt::Display for ValueSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueSet::Eq(t) => write!(f, "= {t}"),
+            ValueSet::In(InValues::Bind(m)) => write!(f, "IN {}", Term::Bind(m.clone())),
+            ValueSet::In(InValues::List(terms)) => {
+                f.write_str("IN (")?;
+                for (i, t) in terms.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// One bound of a slice: the term and whether it is inclusive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    pub term: Term,
+    pub inclusive: bool,
+}
+
+/// Everything the WHERE clause says about one column.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ColumnRestriction {
+    pub eq: Option<ValueSet>,
+    pub lower: Option<Bound>,
+    pub upper: Option<Bound>,
+    /// Relations that can only be filtered (`!=`, CONTAINS, LIKE, ...).
+    pub other: Vec<(Operator, Term)>,
+}
+
+impl ColumnRestriction {
+    /// Whether the column is restricted at all.
+    pub fn is_restricted(&self) -> bool {
+        self.eq.is_some() || self.is_slice() || !self.other.is_empty()
+    }
+
+    /// Whether it has a range bound.
+    pub fn is_slice(&self) -> bool {
+        self.lower.is_some() || self.upper.is_some()
+    }
+}
+
+/// Groups single-column relations by column index (`restrictions[i]` is for column `i`).
+/// Multi-column and token relations are returned untouched for the caller to handle.
+pub(crate) fn collect(
+    table: &TableDef,
+    relations: &[Relation],
+) -> CqlResult<(Vec<ColumnRestriction>, Vec<Relation>)> {
+    let mut by_column = vec![ColumnRestriction::default(); table.columns.len()];
+    let mut rest = Vec::new();
+    for relation in relations {
+        match relation {
+            Relation::Single { column, op, value } => {
+                let i = column_index(table, column)?;
+                add_single(&mut by_column[i], &column.name, *op, value.clone())?;
+            }
+            Relation::In {
+                column,
+                values,
+                negated: false,
+            } => {
+                let i = column_index(table, column)?;
+                let r = &mut by_column[i];
+                if r.eq.is_some() {
+                    return Err(conflict(&column.name, r));
+                }
+                if r.is_slice() {
+                    return Err(CqlError::invalid(format!(
+                        "{} cannot be restricted by more than one relation if it includes a IN",
+                        column.name
+                    )));
+                }
+                r.eq = Some(ValueSet::In(values.clone()));
+            }
+            other => rest.push(other.clone()),
+        }
+    }
+    Ok((by_column, rest))
+}
+
+fn conflict(name: &str, r: &ColumnRestriction) -> CqlError {
+    let what = match r.eq {
+        Some(ValueSet::In(_)) => "a IN",
+        _ => "an Equal",
+    };
+    CqlError::invalid(format!(
+        "{name} cannot be restricted by more than one relation if it includes {what}"
+    ))
+}
+
+fn add_single(r: &mut ColumnRestriction, name: &str, op: Operator, value: Term) -> CqlResult<()> {
+    match op {
+        Operator::Eq => {
+            if r.eq.is_some() || r.is_slice() {
+                return Err(if r.eq.is_some() {
+                    conflict(name, r)
+                } else {
+                    CqlError::invalid(format!(
+                        "{name} cannot be restricted by more than one relation if it includes an Equal"
+                    ))
+                });
+            }
+            r.eq = Some(ValueSet::Eq(value));
+        }
+        Operator::Gt | Operator::Gte => {
+            if r.eq.is_some() {
+                return Err(conflict(name, r));
+            }
+            if r.lower.is_some() {
+                return Err(CqlError::invalid(format!(
+                    "More than one restriction was found for the start bound on {name}"
+                )));
+            }
+            r.lower = Some(Bound {
+                term: value,
+                inclusive: op == Operator::Gte,
+            });
+        }
+        Operator::Lt | Operator::Lte => {
+            if r.eq.is_some() {
+                return Err(conflict(name, r));
+            }
+            if r.upper.is_some() {
+                return Err(CqlError::invalid(format!(
+                    "More than one restriction was found for the end bound on {name}"
+                )));
+            }
+            r.upper = Some(Bound {
+                term: value,
+                inclusive: op == Operator::Lte,
+            });
+        }
+        other => r.other.push((other, value)),
+    }
+    Ok(())
+}

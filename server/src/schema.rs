@@ -1,0 +1,162 @@
+//! `Schema`: one immutable snapshot of everything a statement can name — the user catalog
+//! from storage plus the system keyspaces, whose tables are virtual (built on read from this
+//! snapshot and the node state). Requests take an `Arc<Schema>` and never see a half-applied
+//! schema change.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use md5::{Digest, Md5};
+use storage::{Catalog, KeyspaceDef, TableDef};
+use uuid::Uuid;
+
+use crate::system::definitions;
+
+/// Where a table's rows come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableKind {
+    /// Rows stored in redb.
+    User,
+    /// Rows generated from the schema and node state (`system*` keyspaces).
+    Virtual,
+}
+
+/// A resolved table.
+#[derive(Debug, Clone)]
+pub struct TableRef {
+    /// The table's definition.
+    pub def: Arc<TableDef>,
+    /// Where its rows live.
+    pub kind: TableKind,
+}
+
+/// A schema snapshot.
+#[derive(Debug)]
+pub struct Schema {
+    /// User keyspaces and tables, as persisted.
+    pub catalog: Catalog,
+    /// `system.local.schema_version`: a digest of the whole schema, so it changes with every
+    /// effective DDL and is stable across restarts.
+    pub version: Uuid,
+}
+
+/// The system keyspaces, built once.
+pub fn system_keyspaces() -> &'static BTreeMap<String, KeyspaceDef> {
+    static SYSTEM: OnceLock<BTreeMap<String, KeyspaceDef>> = OnceLock::new();
+    SYSTEM.get_or_init(definitions::system_keyspaces)
+}
+
+/// Whether `name` is one of the system keyspaces (not user-modifiable).
+pub fn is_system_keyspace(name: &str) -> bool {
+    system_keyspaces().contains_key(name)
+}
+
+impl Schema {
+    /// Builds a snapshot over `catalog`.
+    pub fn new(catalog: Catalog) -> Schema {
+        let version = digest(&catalog);
+        Schema { catalog, version }
+    }
+
+    /// A keyspace by exact name, user or system.
+    pub fn keyspace(&self, name: &str) -> Option<&KeyspaceDef> {
+        self.catalog
+            .keyspaces
+            .get(name)
+            .or_else(|| system_keyspaces().get(name))
+    }
+
+    /// A table by exact keyspace and table name.
+    pub fn table(&self, keyspace: &str, table: &str) -> Option<TableRef> {
+        if let Some(ks) = self.catalog.keyspaces.get(keyspace) {
+            return ks.tables.get(table).map(|def| TableRef {
+                def: def.clone(),
+                kind: TableKind::User,
+            });
+        }
+        system_keyspaces()
+            .get(keyspace)?
+            .tables
+            .get(table)
+            .map(|def| TableRef {
+                def: def.clone(),
+                kind: TableKind::Virtual,
+            })
+    }
+
+    /// Every keyspace, system ones first (as Cassandra lists them), then user ones by name.
+    pub fn all_keyspaces(&self) -> impl Iterator<Item = &KeyspaceDef> {
+        system_keyspaces()
+            .values()
+            .chain(self.catalog.keyspaces.values())
+    }
+
+    /// User keyspaces only.
+    pub fn user_keyspaces(&self) -> impl Iterator<Item = &KeyspaceDef> {
+        self.catalog.keyspaces.values()
+    }
+}
+
+/// An MD5 digest of the user schema, shaped as a UUID (Cassandra's schema version is an
+/// MD5-based UUID too).
+fn digest(catalog: &Catalog) -> Uuid {
+    let mut hasher = Md5::new();
+    for ks in catalog.keyspaces.values() {
+        hasher.update(format!(
+            "ks {} {:?} {}\n",
+            ks.name, ks.replication, ks.durable_writes
+        ));
+        for table in ks.tables.values() {
+            hasher.update(format!(
+                "table {} {} {:?}\n",
+                table.id, table.name, table.params
+            ));
+            for col in &table.columns {
+                hasher.update(format!(
+                    "col {} {} {} {} {:?}\n",
+                    col.name,
+                    col.ty,
+                    col.kind.as_str(),
+                    col.position,
+                    col.order
+                ));
+            }
+        }
+    }
+    let mut bytes: [u8; 16] = hasher.finalize().into();
+    bytes[6] = (bytes[6] & 0x0f) | 0x30;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    Uuid::from_bytes(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_changes_with_the_catalog() {
+        let empty = Schema::new(Catalog::default());
+        let mut catalog = Catalog::default();
+        catalog.keyspaces.insert(
+            "ks".into(),
+            KeyspaceDef {
+                name: "ks".into(),
+                replication: BTreeMap::new(),
+                durable_writes: true,
+                tables: BTreeMap::new(),
+            },
+        );
+        let one = Schema::new(catalog);
+        assert_ne!(empty.version, one.version);
+        assert_eq!(empty.version, Schema::new(Catalog::default()).version);
+    }
+
+    #[test]
+    fn system_tables_resolve() {
+        let schema = Schema::new(Catalog::default());
+        let local = schema.table("system", "local").unwrap();
+        assert_eq!(local.kind, TableKind::Virtual);
+        assert!(schema.table("system_schema", "columns").is_some());
+        assert!(schema.table("system", "nope").is_none());
+    }
+}

@@ -1,0 +1,104 @@
+//! `Session`: the state of one connection that requests read and change: whether STARTUP
+//! happened, the current keyspace, the negotiated compression and registered event types.
+//! Guarded by a `std` mutex that is never held across an `.await`.
+
+use std::net::SocketAddr;
+use std::sync::{Mutex, MutexGuard};
+
+use cql::frame::Compression;
+use tokio::sync::watch;
+
+/// Per-connection state.
+#[derive(Debug)]
+pub struct Session {
+    /// The client's address.
+    pub peer: SocketAddr,
+    /// The address the client connected to; reported as `rpc_address` in `system.local`.
+    pub local: SocketAddr,
+    state: Mutex<SessionState>,
+    /// Set to `true` when the connection ends, so background tasks (event forwarding) stop.
+    closed: watch::Sender<bool>,
+}
+
+#[derive(Debug, Default)]
+struct SessionState {
+    started: bool,
+    keyspace: Option<String>,
+    compression: Option<Compression>,
+    registered: Vec<String>,
+}
+
+impl Session {
+    /// A fresh session for a new connection.
+    pub fn new(peer: SocketAddr, local: SocketAddr) -> Session {
+        let (closed, _) = watch::channel(false);
+        Session {
+            peer,
+            local,
+            state: Mutex::new(SessionState::default()),
+            closed,
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, SessionState> {
+        // A poisoned lock only means another handler panicked mid-update of plain data;
+        // the state is still usable.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether STARTUP has completed.
+    pub fn is_started(&self) -> bool {
+        self.state().started
+    }
+
+    /// Marks STARTUP done with the negotiated compression.
+    pub fn start(&self, compression: Option<Compression>) {
+        let mut state = self.state();
+        state.started = true;
+        state.compression = compression;
+    }
+
+    /// The negotiated body compression, if any.
+    pub fn compression(&self) -> Option<Compression> {
+        self.state().compression
+    }
+
+    /// The keyspace set by `USE`.
+    pub fn keyspace(&self) -> Option<String> {
+        self.state().keyspace.clone()
+    }
+
+    /// Sets the current keyspace.
+    pub fn set_keyspace(&self, keyspace: String) {
+        self.state().keyspace = Some(keyspace);
+    }
+
+    /// Records REGISTERed event types; returns whether this is the first registration.
+    pub fn register(&self, events: &[String]) -> bool {
+        let mut state = self.state();
+        let first = state.registered.is_empty();
+        for event in events {
+            if !state.registered.contains(event) {
+                state.registered.push(event.clone());
+            }
+        }
+        first && !state.registered.is_empty()
+    }
+
+    /// Whether the connection registered for `event_type`.
+    pub fn is_registered(&self, event_type: &str) -> bool {
+        self.state().registered.iter().any(|e| e == event_type)
+    }
+
+    /// Signals that the connection has ended.
+    pub fn close(&self) {
+        let _ = self.closed.send(true);
+    }
+
+    /// A receiver that changes when the connection ends.
+    pub fn closed_signal(&self) -> watch::Receiver<bool> {
+        self.closed.subscribe()
+    }
+}

@@ -1,0 +1,222 @@
+//! The system keyspaces and their tables, written as the CQL Cassandra 5.0 would show for them
+//! and turned into definitions by the same code path as user DDL.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use cql::statement::{ast::Statement, parse_statement};
+use md5::{Digest, Md5};
+use storage::KeyspaceDef;
+use uuid::Uuid;
+
+use crate::planner::ddl::create_table_def;
+
+/// Keyspaces that live only in `system_virtual_schema` (not in `system_schema.keyspaces`).
+pub const VIRTUAL_KEYSPACES: &[&str] = &["system_virtual_schema"];
+
+const LOCAL_STRATEGY: &str = "org.apache.cassandra.locator.LocalStrategy";
+const SIMPLE_STRATEGY: &str = "org.apache.cassandra.locator.SimpleStrategy";
+
+const SYSTEM: &[&str] = &[
+    "CREATE TABLE local (key text, bootstrapped text, broadcast_address inet, broadcast_port int,
+     cluster_name text, cql_version text, data_center text, gossip_generation int, host_id uuid,
+     listen_address inet, listen_port int, native_protocol_version text, partitioner text,
+     rack text, release_version text, rpc_address inet, rpc_port int, schema_version uuid,
+     tokens set<text>, truncated_at map<uuid, blob>, PRIMARY KEY ((key)))",
+    "CREATE TABLE peers (peer inet, data_center text, host_id uuid, preferred_ip inet, rack text,
+     release_version text, rpc_address inet, schema_version uuid, tokens set<text>,
+     PRIMARY KEY ((peer)))",
+    "CREATE TABLE peers_v2 (peer inet, peer_port int, data_center text, host_id uuid,
+     preferred_ip inet, preferred_port int, rack text, release_version text,
+     native_address inet, native_port int, schema_version uuid, tokens set<text>,
+     PRIMARY KEY ((peer), peer_port))",
+    "CREATE TABLE \"IndexInfo\" (table_name text, index_name text, value blob,
+     PRIMARY KEY ((table_name), index_name))",
+];
+
+const OPTION_COLUMNS: &str = "additional_write_policy text, allow_auto_snapshot boolean,
+     bloom_filter_fp_chance double, caching frozen<map<text, text>>, cdc boolean, comment text,
+     compaction frozen<map<text, text>>, compression frozen<map<text, text>>,
+     crc_check_chance double, dclocal_read_repair_chance double, default_time_to_live int,
+     extensions frozen<map<text, blob>>, gc_grace_seconds int, id uuid,
+     incremental_backups boolean, max_index_interval int, memtable text,
+     memtable_flush_period_in_ms int, min_index_interval int, read_repair text,
+     read_repair_chance double, speculative_retry text";
+
+fn system_schema_tables() -> Vec<String> {
+    vec![
+        "CREATE TABLE keyspaces (keyspace_name text, durable_writes boolean,
+         replication frozen<map<text, text>>, PRIMARY KEY ((keyspace_name)))"
+            .to_string(),
+        format!(
+            "CREATE TABLE tables (keyspace_name text, table_name text, {OPTION_COLUMNS},
+             flags frozen<set<text>>, PRIMARY KEY ((keyspace_name), table_name))"
+        ),
+        "CREATE TABLE columns (keyspace_name text, table_name text, column_name text,
+         clustering_order text, column_name_bytes blob, kind text, position int, type text,
+         PRIMARY KEY ((keyspace_name), table_name, column_name))"
+            .to_string(),
+        "CREATE TABLE column_masks (keyspace_name text, table_name text, column_name text,
+         function_argument_nulls frozen<list<boolean>>, function_argument_types frozen<list<text>>,
+         function_argument_values frozen<list<text>>, function_keyspace text, function_name text,
+         PRIMARY KEY ((keyspace_name), table_name, column_name))"
+            .to_string(),
+        "CREATE TABLE dropped_columns (keyspace_name text, table_name text, column_name text,
+         dropped_time timestamp, kind text, type text,
+         PRIMARY KEY ((keyspace_name), table_name, column_name))"
+            .to_string(),
+        "CREATE TABLE triggers (keyspace_name text, table_name text, trigger_name text,
+         options frozen<map<text, text>>, PRIMARY KEY ((keyspace_name), table_name, trigger_name))"
+            .to_string(),
+        format!(
+            "CREATE TABLE views (keyspace_name text, view_name text, base_table_id uuid,
+             base_table_name text, include_all_columns boolean, where_clause text, {OPTION_COLUMNS},
+             PRIMARY KEY ((keyspace_name), view_name))"
+        ),
+        "CREATE TABLE types (keyspace_name text, type_name text, field_names frozen<list<text>>,
+         field_types frozen<list<text>>, PRIMARY KEY ((keyspace_name), type_name))"
+            .to_string(),
+        "CREATE TABLE functions (keyspace_name text, function_name text,
+         argument_types frozen<list<text>>, argument_names frozen<list<text>>, body text,
+         called_on_null_input boolean, language text, return_type text,
+         PRIMARY KEY ((keyspace_name), function_name, argument_types))"
+            .to_string(),
+        "CREATE TABLE aggregates (keyspace_name text, aggregate_name text,
+         argument_types frozen<list<text>>, final_func text, initcond text, return_type text,
+         state_func text, state_type text,
+         PRIMARY KEY ((keyspace_name), aggregate_name, argument_types))"
+            .to_string(),
+        "CREATE TABLE indexes (keyspace_name text, table_name text, index_name text, kind text,
+         options frozen<map<text, text>>, PRIMARY KEY ((keyspace_name), table_name, index_name))"
+            .to_string(),
+    ]
+}
+
+const SYSTEM_VIRTUAL_SCHEMA: &[&str] = &[
+    "CREATE TABLE keyspaces (keyspace_name text, PRIMARY KEY ((keyspace_name)))",
+    "CREATE TABLE tables (keyspace_name text, table_name text, comment text,
+     PRIMARY KEY ((keyspace_name), table_name))",
+    "CREATE TABLE columns (keyspace_name text, table_name text, column_name text,
+     clustering_order text, column_name_bytes blob, kind text, position int, type text,
+     PRIMARY KEY ((keyspace_name), table_name, column_name))",
+];
+
+const SYSTEM_AUTH: &[&str] = &[
+    "CREATE TABLE roles (role text, can_login boolean, is_superuser boolean,
+     member_of set<text>, salted_hash text, PRIMARY KEY ((role)))",
+    "CREATE TABLE role_members (role text, member text, PRIMARY KEY ((role), member))",
+    "CREATE TABLE role_permissions (role text, resource text, permissions set<text>,
+     PRIMARY KEY ((role), resource))",
+];
+
+const SYSTEM_DISTRIBUTED: &[&str] = &[
+    "CREATE TABLE view_build_status (keyspace_name text, view_name text, host_id uuid,
+     status text, PRIMARY KEY ((keyspace_name, view_name), host_id))",
+];
+
+const SYSTEM_TRACES: &[&str] = &[
+    "CREATE TABLE sessions (session_id uuid, client inet, command text, coordinator inet,
+     coordinator_port int, duration int, parameters map<text, text>, request text,
+     started_at timestamp, PRIMARY KEY ((session_id)))",
+    "CREATE TABLE events (session_id uuid, event_id timeuuid, activity text, source inet,
+     source_elapsed int, source_port int, thread text, PRIMARY KEY ((session_id), event_id))",
+];
+
+/// Cassandra's id for a system table: `UUID.nameUUIDFromBytes(keyspace ++ table)`.
+pub fn system_table_id(keyspace: &str, table: &str) -> Uuid {
+    let mut hasher = Md5::new();
+    hasher.update(keyspace.as_bytes());
+    hasher.update(table.as_bytes());
+    let mut bytes: [u8; 16] = hasher.finalize().into();
+    bytes[6] = (bytes[6] & 0x0f) | 0x30;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    Uuid::from_bytes(bytes)
+}
+
+fn keyspace(name: &str, replication: &[(&str, &str)], tables: &[String]) -> KeyspaceDef {
+    let mut defs = BTreeMap::new();
+    for text in tables {
+        // These statements are constants of this file; a failure is a bug caught by the tests.
+        let Ok(Statement::CreateTable(stmt)) = parse_statement(text) else {
+            panic!("invalid system table definition: {text}");
+        };
+        let table = stmt.name.name.name.clone();
+        match create_table_def(&stmt, name, system_table_id(name, &table)) {
+            Ok(def) => {
+                defs.insert(table, Arc::new(def));
+            }
+            Err(err) => panic!("invalid system table definition {table}: {err}"),
+        }
+    }
+    KeyspaceDef {
+        name: name.to_string(),
+        replication: replication
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        durable_writes: true,
+        tables: defs,
+    }
+}
+
+fn owned(texts: &[&str]) -> Vec<String> {
+    texts.iter().map(|s| s.to_string()).collect()
+}
+
+/// Builds every system keyspace.
+pub fn system_keyspaces() -> BTreeMap<String, KeyspaceDef> {
+    let local = [("class", LOCAL_STRATEGY)];
+    let list = [
+        keyspace("system", &local, &owned(SYSTEM)),
+        keyspace("system_schema", &local, &system_schema_tables()),
+        keyspace(
+            "system_virtual_schema",
+            &local,
+            &owned(SYSTEM_VIRTUAL_SCHEMA),
+        ),
+        keyspace(
+            "system_auth",
+            &[("class", SIMPLE_STRATEGY), ("replication_factor", "1")],
+            &owned(SYSTEM_AUTH),
+        ),
+        keyspace(
+            "system_distributed",
+            &[("class", SIMPLE_STRATEGY), ("replication_factor", "3")],
+            &owned(SYSTEM_DISTRIBUTED),
+        ),
+        keyspace(
+            "system_traces",
+            &[("class", SIMPLE_STRATEGY), ("replication_factor", "2")],
+            &owned(SYSTEM_TRACES),
+        ),
+    ];
+    list.into_iter().map(|ks| (ks.name.clone(), ks)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_system_table_builds() {
+        let keyspaces = system_keyspaces();
+        assert_eq!(keyspaces["system_schema"].tables.len(), 11);
+        let local = &keyspaces["system"].tables["local"];
+        assert_eq!(local.columns[0].name, "key");
+        assert_eq!(local.columns[1].name, "bootstrapped");
+        assert_eq!(
+            local.columns.last().map(|c| c.name.as_str()),
+            Some("truncated_at")
+        );
+        assert!(keyspaces["system"].tables.contains_key("IndexInfo"));
+    }
+
+    #[test]
+    fn system_table_ids_match_cassandra() {
+        // Cassandra 4+/5: system.local has id 7ad54392-bcdd-35a6-8417-4e047860b377.
+        assert_eq!(
+            system_table_id("system", "local").to_string(),
+            "7ad54392-bcdd-35a6-8417-4e047860b377"
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! Virtual system tables. Each is computed on read from the schema snapshot and node state,
+//! and comes out as stored rows keyed exactly like user rows, so the same planner and executor
+//! serve both (and `system_schema` scans come out in token order, as in Cassandra).
+
+pub mod definitions;
+pub mod local;
+mod schema_tables;
+
+use bytes::Bytes;
+use cql::types::{codec, CqlValue};
+use storage::{Cell, CellValue, Liveness, StoredRow, TableDef};
+
+use crate::error::CqlResult;
+use crate::node::Node;
+use crate::schema::Schema;
+use crate::session::Session;
+
+/// One generated row: values by column name (missing columns are null).
+pub(crate) type NamedRow = Vec<(&'static str, Option<CqlValue>)>;
+
+/// Every row of the virtual table `table`, sorted by storage key.
+pub fn rows(
+    node: &Node,
+    schema: &Schema,
+    session: &Session,
+    table: &TableDef,
+) -> CqlResult<Vec<(Vec<u8>, StoredRow)>> {
+    let named = match (table.keyspace.as_str(), table.name.as_str()) {
+        ("system", "local") => vec![local::local_row(node, schema, session)],
+        ("system_schema", name) => schema_tables::rows(schema, name, false),
+        ("system_virtual_schema", name) => schema_tables::rows(schema, name, true),
+        _ => Vec::new(),
+    };
+    let mut rows = named
+        .into_iter()
+        .map(|row| to_stored(table, row))
+        .collect::<CqlResult<Vec<_>>>()?;
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(rows)
+}
+
+/// Turns a named row into a storage key and row.
+fn to_stored(table: &TableDef, row: NamedRow) -> CqlResult<(Vec<u8>, StoredRow)> {
+    let value_of = |name: &str| -> Option<Bytes> {
+        row.iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, v)| v.as_ref())
+            .map(serialize)
+    };
+    let key_values = |indexes: &[usize]| -> Vec<Bytes> {
+        indexes
+            .iter()
+            .map(|&i| value_of(&table.columns[i].name).unwrap_or_default())
+            .collect()
+    };
+    let pk = key_values(&table.partition_key);
+    let ck = key_values(&table.clustering_key);
+    let key = storage::row_key(table, &pk, &ck)?;
+    let mut cells = Vec::new();
+    for col in &table.columns {
+        if matches!(
+            col.kind,
+            storage::ColumnKind::PartitionKey | storage::ColumnKind::Clustering
+        ) {
+            continue;
+        }
+        if let Some(bytes) = value_of(&col.name) {
+            cells.push((
+                col.id,
+                Cell {
+                    timestamp: 0,
+                    expiry: None,
+                    value: CellValue::Live(bytes),
+                    path: None,
+                },
+            ));
+        }
+    }
+    cells.sort_by_key(|(id, _)| id.0);
+    let stored = StoredRow {
+        liveness: Some(Liveness {
+            timestamp: 0,
+            ttl: None,
+        }),
+        deletion: None,
+        cells,
+    };
+    Ok((key, stored))
+}
+
+fn serialize(value: &CqlValue) -> Bytes {
+    let mut out = Vec::new();
+    codec::serialize_value(value, &mut out);
+    Bytes::from(out)
+}
+
+/// `text` value.
+pub(crate) fn text(s: impl Into<String>) -> Option<CqlValue> {
+    Some(CqlValue::Text(s.into()))
+}
+
+/// `frozen<map<text, text>>` value from string pairs.
+pub(crate) fn text_map<'a>(
+    entries: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Option<CqlValue> {
+    Some(CqlValue::Map(
+        entries
+            .into_iter()
+            .map(|(k, v)| (CqlValue::Text(k.clone()), CqlValue::Text(v.clone())))
+            .collect(),
+    ))
+}

@@ -1,0 +1,239 @@
+//! Evaluation of terms (literals, bind markers, collection literals, functions) into the
+//! serialized bytes of a receiving column's type, with Cassandra's messages for mismatches.
+
+mod literal;
+mod time;
+
+use bytes::Bytes;
+use cql::frame::request::Value;
+use cql::statement::ast::{BindMarker, Literal, Term};
+use cql::types::{codec, ColumnType, CqlValue};
+
+use crate::error::{CqlError, CqlResult};
+
+pub use time::{parse_date, parse_time, parse_timestamp};
+
+/// A term's value once evaluated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Evaluated {
+    /// `null`.
+    Null,
+    /// A protocol v4 `unset` bound value: leave the column untouched.
+    Unset,
+    /// Serialized bytes of the receiver's type.
+    Value(Bytes),
+}
+
+impl Evaluated {
+    /// The bytes, or `None` for null/unset.
+    pub fn bytes(&self) -> Option<&Bytes> {
+        match self {
+            Evaluated::Value(b) => Some(b),
+            Evaluated::Null | Evaluated::Unset => None,
+        }
+    }
+}
+
+/// What evaluation needs besides the term: the bound values and the time of the request.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalContext<'a> {
+    /// Bound values by marker index.
+    pub binds: &'a [Value],
+    /// The request's time in microseconds (for `now()` and friends).
+    pub now_micros: i64,
+}
+
+/// The receiving column of a term: its name (for messages) and type.
+#[derive(Debug, Clone, Copy)]
+pub struct Receiver<'a> {
+    pub name: &'a str,
+    pub ty: &'a ColumnType,
+}
+
+/// Evaluates `term` for `receiver`.
+pub fn evaluate(
+    term: &Term,
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Evaluated> {
+    match term {
+        Term::Bind(marker) => bind_value(marker, receiver, ctx),
+        Term::Literal(Literal::Null) => Ok(Evaluated::Null),
+        _ => {
+            let value = to_value(term, receiver, ctx)?;
+            match value {
+                None => Ok(Evaluated::Null),
+                Some(v) => {
+                    let mut out = Vec::new();
+                    codec::serialize_value(&v, &mut out);
+                    Ok(Evaluated::Value(Bytes::from(out)))
+                }
+            }
+        }
+    }
+}
+
+fn bind_index(marker: &BindMarker) -> usize {
+    match marker {
+        BindMarker::Anonymous(i) | BindMarker::Named(_, i) => *i,
+    }
+}
+
+fn bind_value(
+    marker: &BindMarker,
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Evaluated> {
+    let index = bind_index(marker);
+    let Some(value) = ctx.binds.get(index) else {
+        return Err(CqlError::invalid(format!(
+            "No value bound for marker {} (column {})",
+            index, receiver.name
+        )));
+    };
+    match value {
+        Value::Null => Ok(Evaluated::Null),
+        Value::Unset => Ok(Evaluated::Unset),
+        Value::Bytes(bytes) => {
+            codec::validate_value(receiver.ty, bytes).map_err(|err| {
+                CqlError::invalid(format!(
+                    "Exception while binding column {}: {err}",
+                    receiver.name
+                ))
+            })?;
+            Ok(Evaluated::Value(bytes.clone()))
+        }
+    }
+}
+
+/// Evaluates a term into a typed value (`None` for null).
+fn to_value(
+    term: &Term,
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<CqlValue>> {
+    let ty = receiver.ty;
+    match term {
+        Term::Literal(Literal::Null) => Ok(None),
+        Term::Literal(lit) => literal::literal_value(lit, receiver).map(Some),
+        Term::Bind(marker) => match bind_value(marker, receiver, ctx)? {
+            Evaluated::Value(bytes) => codec::deserialize_value(ty, &bytes)
+                .map(Some)
+                .map_err(|e| CqlError::invalid(e.to_string())),
+            Evaluated::Null | Evaluated::Unset => Ok(None),
+        },
+        Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
+        Term::Map(entries) => map_value(entries, receiver, ctx),
+        Term::Tuple(items) => tuple_value(items, receiver, ctx),
+        Term::Function { name, args } => {
+            crate::values::time::function_value(&name.name.name, args, receiver, ctx).map(Some)
+        }
+        Term::TypeCast(_, inner) => to_value(inner, receiver, ctx),
+        Term::Negate(inner) => match to_value(inner, receiver, ctx)? {
+            Some(v) => literal::negate(v, receiver).map(Some),
+            None => Ok(None),
+        },
+        Term::Udt(_) | Term::Arith(..) | Term::Column(_) => Err(CqlError::invalid(format!(
+            "Invalid value {term} for column {} of type {ty}",
+            receiver.name
+        ))),
+    }
+}
+
+fn element_receiver<'a>(name: &'a str, ty: &'a ColumnType) -> Receiver<'a> {
+    Receiver { name, ty }
+}
+
+fn collection_value(
+    term: &Term,
+    items: &[Term],
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<CqlValue>> {
+    let is_list = matches!(term, Term::List(_));
+    let (element, make): (&ColumnType, fn(Vec<CqlValue>) -> CqlValue) = match (receiver.ty, is_list)
+    {
+        (ColumnType::List { element, .. }, true) => (element, CqlValue::List),
+        (ColumnType::Set { element, .. }, false) => (element, CqlValue::Set),
+        // An empty `{}` literal may be given to a set receiver as a map.
+        _ => {
+            let kind = if is_list { "list" } else { "set" };
+            return Err(CqlError::invalid(format!(
+                "Invalid {kind} literal for {} of type {}",
+                receiver.name, receiver.ty
+            )));
+        }
+    };
+    let mut values = Vec::with_capacity(items.len());
+    for item in items {
+        match to_value(item, element_receiver(receiver.name, element), ctx)? {
+            Some(v) => values.push(v),
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "null is not supported inside collections"
+                )))
+            }
+        }
+    }
+    if !is_list {
+        values = literal::sort_set(values, element);
+    }
+    Ok(Some(make(values)))
+}
+
+fn map_value(
+    entries: &[(Term, Term)],
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<CqlValue>> {
+    match receiver.ty {
+        ColumnType::Map { key, value, .. } => {
+            let mut out = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                let k = to_value(k, element_receiver(receiver.name, key), ctx)?;
+                let v = to_value(v, element_receiver(receiver.name, value), ctx)?;
+                match (k, v) {
+                    (Some(k), Some(v)) => out.push((k, v)),
+                    _ => {
+                        return Err(CqlError::invalid(
+                            "null is not supported inside collections",
+                        ))
+                    }
+                }
+            }
+            Ok(Some(CqlValue::Map(literal::sort_map(out, key))))
+        }
+        ColumnType::Set { .. } if entries.is_empty() => Ok(Some(CqlValue::Set(Vec::new()))),
+        other => Err(CqlError::invalid(format!(
+            "Invalid map literal for {} of type {other}",
+            receiver.name
+        ))),
+    }
+}
+
+fn tuple_value(
+    items: &[Term],
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<CqlValue>> {
+    let ColumnType::Tuple(types) = receiver.ty else {
+        return Err(CqlError::invalid(format!(
+            "Invalid tuple type literal for {} of type {}",
+            receiver.name, receiver.ty
+        )));
+    };
+    if items.len() > types.len() {
+        return Err(CqlError::invalid(format!(
+            "Invalid tuple literal for {}: too many elements. Type {} expects {} but got {}",
+            receiver.name,
+            receiver.ty,
+            types.len(),
+            items.len()
+        )));
+    }
+    let mut values = Vec::with_capacity(types.len());
+    for (item, ty) in items.iter().zip(types) {
+        values.push(to_value(item, element_receiver(receiver.name, ty), ctx)?);
+    }
+    Ok(Some(CqlValue::Tuple(values)))
+}

@@ -1,0 +1,310 @@
+//! Literal constants typed by their receiver (Cassandra's `Constants.Literal`), with the
+//! `Invalid <KIND> constant (...) for "col" of type t` and `Unable to make ...` messages.
+
+use std::cmp::Ordering;
+
+use cql::statement::ast::Literal;
+use cql::types::{codec, ordering, ColumnType, CqlValue};
+
+use super::Receiver;
+use crate::error::{CqlError, CqlResult};
+
+fn kind(lit: &Literal) -> &'static str {
+    match lit {
+        Literal::String(_) => "STRING",
+        Literal::Integer(_) => "INTEGER",
+        Literal::Float(_) => "FLOAT",
+        Literal::Boolean(_) => "BOOLEAN",
+        Literal::Blob(_) => "HEX",
+        Literal::Uuid(_) => "UUID",
+        Literal::Duration(_) => "DURATION",
+        Literal::Null => "NULL",
+    }
+}
+
+fn raw_text(lit: &Literal) -> String {
+    match lit {
+        Literal::String(s) | Literal::Integer(s) | Literal::Float(s) | Literal::Duration(s) => {
+            s.clone()
+        }
+        Literal::Boolean(b) => b.to_string(),
+        Literal::Blob(b) => format!("0x{}", crate::error::hex(b)),
+        Literal::Uuid(u) => u.to_string(),
+        Literal::Null => "null".into(),
+    }
+}
+
+fn mismatch(lit: &Literal, receiver: Receiver<'_>) -> CqlError {
+    CqlError::invalid(format!(
+        "Invalid {} constant ({}) for \"{}\" of type {}",
+        kind(lit),
+        raw_text(lit),
+        receiver.name,
+        receiver.ty
+    ))
+}
+
+fn unable(what: &str, text: &str) -> CqlError {
+    CqlError::invalid(format!("Unable to make {what} from '{text}'"))
+}
+
+/// Types `lit` for `receiver`.
+pub(super) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+    use ColumnType as T;
+    let ty = receiver.ty;
+    match (ty, lit) {
+        (T::Int, Literal::Integer(s)) => s.parse().map(CqlValue::Int).map_err(|_| unable("int", s)),
+        (T::Bigint, Literal::Integer(s)) => s
+            .parse()
+            .map(CqlValue::Bigint)
+            .map_err(|_| unable("long", s)),
+        (T::Counter, Literal::Integer(s)) => s
+            .parse()
+            .map(CqlValue::Counter)
+            .map_err(|_| unable("long", s)),
+        (T::Smallint, Literal::Integer(s)) => s
+            .parse()
+            .map(CqlValue::Smallint)
+            .map_err(|_| unable("short", s)),
+        (T::Tinyint, Literal::Integer(s)) => s
+            .parse()
+            .map(CqlValue::Tinyint)
+            .map_err(|_| unable("byte", s)),
+        (T::Varint, Literal::Integer(s)) => varint_bytes(s)
+            .map(CqlValue::Varint)
+            .ok_or_else(|| unable("varint", s)),
+        (T::Float, Literal::Integer(s) | Literal::Float(s)) => parse_float(s)
+            .map(|f| CqlValue::Float(f as f32))
+            .ok_or_else(|| unable("float", s)),
+        (T::Double, Literal::Integer(s) | Literal::Float(s)) => parse_float(s)
+            .map(CqlValue::Double)
+            .ok_or_else(|| unable("double", s)),
+        (T::Decimal, Literal::Integer(s) | Literal::Float(s)) => {
+            decimal(s).ok_or_else(|| unable("decimal", s))
+        }
+        (T::Text, Literal::String(s)) => Ok(CqlValue::Text(s.clone())),
+        (T::Ascii, Literal::String(s)) => {
+            if s.is_ascii() {
+                Ok(CqlValue::Ascii(s.clone()))
+            } else {
+                Err(CqlError::invalid(format!(
+                    "Invalid ASCII character in string literal {s}"
+                )))
+            }
+        }
+        (T::Boolean, Literal::Boolean(b)) => Ok(CqlValue::Boolean(*b)),
+        (T::Blob, Literal::Blob(b)) => Ok(CqlValue::Blob(b.clone())),
+        (T::Uuid, Literal::Uuid(u)) => Ok(CqlValue::Uuid(*u)),
+        (T::Timeuuid, Literal::Uuid(u)) => {
+            if u.get_version_num() == 1 {
+                Ok(CqlValue::Timeuuid(*u))
+            } else {
+                Err(CqlError::invalid(format!(
+                    "Unsupported UUID version for timeuuid: {u}"
+                )))
+            }
+        }
+        (T::Uuid, Literal::String(s)) | (T::Timeuuid, Literal::String(s)) => {
+            let u = uuid::Uuid::parse_str(s).map_err(|_| unable("UUID", s))?;
+            literal_value(&Literal::Uuid(u), receiver)
+        }
+        (T::Timestamp, Literal::Integer(s)) => s
+            .parse()
+            .map(CqlValue::Timestamp)
+            .map_err(|_| unable("long", s)),
+        (T::Timestamp, Literal::String(s)) => super::parse_timestamp(s)
+            .map(CqlValue::Timestamp)
+            .ok_or_else(|| CqlError::invalid(format!("Unable to parse a date/time from '{s}'"))),
+        (T::Date, Literal::String(s)) => {
+            super::parse_date(s).map(CqlValue::Date).ok_or_else(|| {
+                CqlError::invalid(format!("Unable to coerce '{s}' to a formatted date (long)"))
+            })
+        }
+        (T::Date, Literal::Integer(s)) => s
+            .parse::<u32>()
+            .map(CqlValue::Date)
+            .map_err(|_| unable("date", s)),
+        (T::Time, Literal::String(s)) => {
+            super::parse_time(s).map(CqlValue::Time).ok_or_else(|| {
+                CqlError::invalid(format!("Unable to coerce '{s}' to a formatted time (long)"))
+            })
+        }
+        (T::Time, Literal::Integer(s)) => {
+            s.parse().map(CqlValue::Time).map_err(|_| unable("time", s))
+        }
+        (T::Inet, Literal::String(s)) => s
+            .parse()
+            .map(CqlValue::Inet)
+            .map_err(|_| CqlError::invalid(format!("Unable to make inet address from '{s}'"))),
+        (T::Custom(_), Literal::Blob(b)) => Ok(CqlValue::Blob(b.clone())),
+        _ => Err(mismatch(lit, receiver)),
+    }
+}
+
+fn parse_float(s: &str) -> Option<f64> {
+    match s {
+        "NaN" | "-NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => s.parse().ok(),
+    }
+}
+
+/// Negates a typed numeric value.
+pub(super) fn negate(value: CqlValue, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+    Ok(match value {
+        CqlValue::Int(v) => CqlValue::Int(v.wrapping_neg()),
+        CqlValue::Bigint(v) => CqlValue::Bigint(v.wrapping_neg()),
+        CqlValue::Smallint(v) => CqlValue::Smallint(v.wrapping_neg()),
+        CqlValue::Tinyint(v) => CqlValue::Tinyint(v.wrapping_neg()),
+        CqlValue::Float(v) => CqlValue::Float(-v),
+        CqlValue::Double(v) => CqlValue::Double(-v),
+        _ => {
+            return Err(CqlError::invalid(format!(
+                "Cannot negate a value of type {} for {}",
+                receiver.ty, receiver.name
+            )))
+        }
+    })
+}
+
+/// Big-endian two's-complement bytes of a decimal integer string (minimal length).
+pub(crate) fn varint_bytes(text: &str) -> Option<Vec<u8>> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Magnitude as little-endian base-256 digits.
+    let mut mag: Vec<u8> = vec![0];
+    for d in digits.bytes() {
+        let mut carry = u32::from(d - b'0');
+        for byte in mag.iter_mut() {
+            let v = u32::from(*byte) * 10 + carry;
+            *byte = (v & 0xff) as u8;
+            carry = v >> 8;
+        }
+        while carry > 0 {
+            mag.push((carry & 0xff) as u8);
+            carry >>= 8;
+        }
+    }
+    if negative {
+        // Two's complement: invert and add one.
+        let mut carry = 1u16;
+        for byte in mag.iter_mut() {
+            let v = u16::from(!*byte) + carry;
+            *byte = (v & 0xff) as u8;
+            carry = v >> 8;
+        }
+        mag.push(0xff);
+    } else {
+        mag.push(0x00);
+    }
+    mag.reverse();
+    // Strip redundant sign bytes.
+    while mag.len() > 1
+        && ((mag[0] == 0x00 && mag[1] & 0x80 == 0) || (mag[0] == 0xff && mag[1] & 0x80 != 0))
+    {
+        mag.remove(0);
+    }
+    Some(mag)
+}
+
+fn decimal(text: &str) -> Option<CqlValue> {
+    let lower = text.to_ascii_lowercase();
+    let (mantissa, exponent) = match lower.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (lower.as_str(), 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int_part}{frac_part}");
+    let unscaled = varint_bytes(&digits)?;
+    let scale = i32::try_from(frac_part.len()).ok()?.checked_sub(exponent)?;
+    Some(CqlValue::Decimal { unscaled, scale })
+}
+
+fn serialized(v: &CqlValue) -> Vec<u8> {
+    let mut out = Vec::new();
+    codec::serialize_value(v, &mut out);
+    out
+}
+
+fn compare_values(ty: &ColumnType, a: &CqlValue, b: &CqlValue) -> Ordering {
+    ordering::compare(ty, &serialized(a), &serialized(b))
+}
+
+/// Sorts and deduplicates set elements in the element type's order.
+pub(super) fn sort_set(mut values: Vec<CqlValue>, element: &ColumnType) -> Vec<CqlValue> {
+    values.sort_by(|a, b| compare_values(element, a, b));
+    values.dedup_by(|a, b| compare_values(element, a, b) == Ordering::Equal);
+    values
+}
+
+/// Sorts map entries by key; the last value given for a key wins.
+pub(super) fn sort_map(
+    entries: Vec<(CqlValue, CqlValue)>,
+    key: &ColumnType,
+) -> Vec<(CqlValue, CqlValue)> {
+    let mut out: Vec<(CqlValue, CqlValue)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        match out
+            .iter_mut()
+            .find(|(existing, _)| compare_values(key, existing, &k) == Ordering::Equal)
+        {
+            Some(slot) => slot.1 = v,
+            None => out.push((k, v)),
+        }
+    }
+    out.sort_by(|a, b| compare_values(key, &a.0, &b.0));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recv(ty: &ColumnType) -> Receiver<'_> {
+        Receiver { name: "c", ty }
+    }
+
+    #[test]
+    fn varint_encoding_matches_java_biginteger() {
+        assert_eq!(varint_bytes("0"), Some(vec![0x00]));
+        assert_eq!(varint_bytes("127"), Some(vec![0x7f]));
+        assert_eq!(varint_bytes("128"), Some(vec![0x00, 0x80]));
+        assert_eq!(varint_bytes("-1"), Some(vec![0xff]));
+        assert_eq!(varint_bytes("-128"), Some(vec![0x80]));
+        assert_eq!(varint_bytes("-129"), Some(vec![0xff, 0x7f]));
+        assert_eq!(varint_bytes("x"), None);
+    }
+
+    #[test]
+    fn mismatched_constants_use_cassandra_wording() {
+        let err =
+            literal_value(&Literal::String("abc".into()), recv(&ColumnType::Int)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid STRING constant (abc) for \"c\" of type int"
+        );
+        let err = literal_value(
+            &Literal::Integer("3000000000".into()),
+            recv(&ColumnType::Int),
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "Unable to make int from '3000000000'");
+    }
+
+    #[test]
+    fn decimals_keep_scale() {
+        assert_eq!(
+            decimal("123.45"),
+            Some(CqlValue::Decimal {
+                unscaled: vec![0x30, 0x39],
+                scale: 2
+            })
+        );
+    }
+}

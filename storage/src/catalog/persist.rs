@@ -1,0 +1,244 @@
+//! The catalog's on-disk form: one JSON record per keyspace (`keyspace/<name>`) and per table
+//! (`table/<keyspace>/<name>`) in the redb `schema` table. Column types are stored as CQL text.
+//!
+//! The records are private serde structs, so the public model can change shape without
+//! changing the format silently; a record change that old builds cannot read needs a new
+//! storage format version.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use redb::{ReadableTable, TableError};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::type_text::parse_type;
+use super::{
+    Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, KeyspaceDef,
+    TableDef, TableParams,
+};
+use crate::error::StorageError;
+use crate::tables::SCHEMA;
+
+const KEYSPACE_PREFIX: &str = "keyspace/";
+const TABLE_PREFIX: &str = "table/";
+
+/// The `schema` key of a keyspace record.
+pub(crate) fn keyspace_key(name: &str) -> String {
+    format!("{KEYSPACE_PREFIX}{name}")
+}
+
+/// The `schema` key of a table record.
+pub(crate) fn table_key(keyspace: &str, name: &str) -> String {
+    format!("{TABLE_PREFIX}{keyspace}/{name}")
+}
+
+#[derive(Serialize, Deserialize)]
+struct KeyspaceRecord {
+    name: String,
+    replication: BTreeMap<String, String>,
+    durable_writes: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ColumnRecord {
+    id: u32,
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    kind: String,
+    position: i32,
+    clustering_order: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct DroppedRecord {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    kind: String,
+    dropped_time_micros: i64,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(crate) struct TableRecord {
+    pub(crate) id: String,
+    pub(crate) keyspace: String,
+    name: String,
+    columns: Vec<ColumnRecord>,
+    params: TableParams,
+    next_column_id: u32,
+    dropped_columns: Vec<DroppedRecord>,
+}
+
+fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serializing these records cannot fail: every map has string keys and no field is a
+    // type serde_json rejects.
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+/// The JSON record of a keyspace (its tables are separate records).
+pub(crate) fn encode_keyspace(ks: &KeyspaceDef) -> Vec<u8> {
+    to_json(&KeyspaceRecord {
+        name: ks.name.clone(),
+        replication: ks.replication.clone(),
+        durable_writes: ks.durable_writes,
+    })
+}
+
+/// The JSON record of a table.
+pub(crate) fn encode_table(t: &TableDef) -> Vec<u8> {
+    to_json(&TableRecord {
+        id: t.id.to_string(),
+        keyspace: t.keyspace.clone(),
+        name: t.name.clone(),
+        columns: t
+            .columns
+            .iter()
+            .map(|c| ColumnRecord {
+                id: c.id.0,
+                name: c.name.clone(),
+                ty: c.ty.to_string(),
+                kind: c.kind.as_str().into(),
+                position: c.position,
+                clustering_order: c.order.as_str().into(),
+            })
+            .collect(),
+        params: t.params.clone(),
+        next_column_id: t.next_column_id,
+        dropped_columns: t
+            .dropped_columns
+            .iter()
+            .map(|d| DroppedRecord {
+                name: d.name.clone(),
+                ty: d.ty.to_string(),
+                kind: d.kind.as_str().into(),
+                dropped_time_micros: d.dropped_time_micros,
+            })
+            .collect(),
+    })
+}
+
+fn corrupt(key: &str, why: impl std::fmt::Display) -> StorageError {
+    StorageError::corrupt(format!("schema record {key:?}: {why}"))
+}
+
+fn decode_keyspace(key: &str, bytes: &[u8]) -> Result<KeyspaceDef, StorageError> {
+    let r: KeyspaceRecord = serde_json::from_slice(bytes).map_err(|e| corrupt(key, e))?;
+    Ok(KeyspaceDef {
+        name: r.name,
+        replication: r.replication,
+        durable_writes: r.durable_writes,
+        tables: BTreeMap::new(),
+    })
+}
+
+/// Parses a table record's JSON.
+pub(crate) fn parse_table_record(key: &str, bytes: &[u8]) -> Result<TableRecord, StorageError> {
+    serde_json::from_slice(bytes).map_err(|e| corrupt(key, e))
+}
+
+fn decode_table(key: &str, bytes: &[u8]) -> Result<TableDef, StorageError> {
+    let r = parse_table_record(key, bytes)?;
+    let id = Uuid::parse_str(&r.id).map_err(|e| corrupt(key, e))?;
+    let kind = |s: &str| ColumnKind::parse(s).ok_or_else(|| corrupt(key, "column kind"));
+    let columns = r
+        .columns
+        .into_iter()
+        .map(|c| {
+            Ok(ColumnDef {
+                id: ColumnId(c.id),
+                ty: parse_type(&c.ty).map_err(|e| corrupt(key, e))?,
+                kind: kind(&c.kind)?,
+                position: c.position,
+                order: ClusteringOrder::parse(&c.clustering_order)
+                    .ok_or_else(|| corrupt(key, "clustering order"))?,
+                name: c.name,
+            })
+        })
+        .collect::<Result<Vec<_>, StorageError>>()?;
+    let dropped_columns = r
+        .dropped_columns
+        .into_iter()
+        .map(|d| {
+            Ok(DroppedColumn {
+                ty: parse_type(&d.ty).map_err(|e| corrupt(key, e))?,
+                kind: kind(&d.kind)?,
+                dropped_time_micros: d.dropped_time_micros,
+                name: d.name,
+            })
+        })
+        .collect::<Result<Vec<_>, StorageError>>()?;
+    let mut table = TableDef::new(id, r.keyspace, r.name, columns, r.params);
+    table.next_column_id = r.next_column_id;
+    table.dropped_columns = dropped_columns;
+    if table.partition_key.is_empty() {
+        return Err(corrupt(key, "table without partition key"));
+    }
+    Ok(table)
+}
+
+/// Loads the whole catalog from the `schema` table (an absent table is an empty catalog).
+pub(crate) fn load(txn: &redb::ReadTransaction) -> Result<Catalog, StorageError> {
+    let table = match txn.open_table(SCHEMA) {
+        Ok(t) => t,
+        Err(TableError::TableDoesNotExist(_)) => return Ok(Catalog::default()),
+        Err(e) => return Err(e.into()),
+    };
+    let mut catalog = Catalog::default();
+    let mut tables = Vec::new();
+    for entry in table.iter()? {
+        let (key, value) = entry?;
+        let key = key.value();
+        if key.starts_with(KEYSPACE_PREFIX) {
+            let ks = decode_keyspace(key, value.value())?;
+            catalog.keyspaces.insert(ks.name.clone(), ks);
+        } else if key.starts_with(TABLE_PREFIX) {
+            tables.push(decode_table(key, value.value())?);
+        } else {
+            return Err(corrupt(key, "unknown record kind"));
+        }
+    }
+    for table in tables {
+        let ks = catalog
+            .keyspaces
+            .get_mut(&table.keyspace)
+            .ok_or_else(|| corrupt(&table_key(&table.keyspace, &table.name), "no keyspace"))?;
+        ks.tables.insert(table.name.clone(), Arc::new(table));
+    }
+    Ok(catalog)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::tests::sample_table;
+    use cql::types::ColumnType;
+
+    #[test]
+    fn table_record_round_trips() {
+        let mut t = sample_table();
+        t.next_column_id = 9;
+        t.params.comment = "hi".into();
+        t.dropped_columns.push(DroppedColumn {
+            name: "old".into(),
+            ty: ColumnType::Map {
+                key: Box::new(ColumnType::Text),
+                value: Box::new(ColumnType::Int),
+                frozen: false,
+            },
+            kind: ColumnKind::Regular,
+            dropped_time_micros: 42,
+        });
+        let key = table_key("ks", "t");
+        assert_eq!(decode_table(&key, &encode_table(&t)).unwrap(), t);
+    }
+
+    #[test]
+    fn bad_records_are_corruption() {
+        assert!(matches!(
+            decode_table("table/ks/t", b"{"),
+            Err(StorageError::Corrupt { .. })
+        ));
+    }
+}

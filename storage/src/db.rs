@@ -1,0 +1,287 @@
+//! [`Store`]: opening the database file, the format-version check, the writer thread's
+//! lifetime, and the write entry points ([`Store::submit`], [`Store::write_blocking`],
+//! [`Store::flush`], [`Store::shutdown`]).
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use redb::backends::InMemoryBackend;
+use redb::{Builder, Database, ReadableDatabase, TableError};
+use tracing::debug;
+
+use crate::catalog::{persist, Catalog};
+use crate::error::StorageError;
+use crate::mutation::WriteBatch;
+use crate::tables::{FORMAT_VERSION_KEY, META};
+use crate::writer::{Callback, Request, Writer};
+
+/// The storage format version this build writes and reads. Any layout change (key
+/// encoding, row format, schema records, table naming) needs a new version.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// When writes become durable; the names are Cassandra's `commitlog_sync` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncMode {
+    /// Acknowledge after a non-durable commit; make everything durable at least every
+    /// `sync_period`. A crash (kill -9, power loss) may lose up to one period of
+    /// acknowledged writes; a clean shutdown loses nothing.
+    #[default]
+    Periodic,
+    /// Acknowledge only after an fsync'd commit; an acknowledged write is never lost.
+    Batch,
+}
+
+/// Options for [`Store::open`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// The sync mode.
+    pub sync: SyncMode,
+    /// In `Periodic` mode, the longest time between durable commits (Cassandra's
+    /// `commitlog_sync_period`, default 10 s).
+    pub sync_period: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions {
+            sync: SyncMode::Periodic,
+            sync_period: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A handle to the store. Cheap to clone; every clone shares one database and one writer
+/// thread. The writer stops at [`Store::shutdown`] or when the last handle is dropped, after
+/// a final durable commit.
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    /// The database; readers open transactions on it directly.
+    pub(crate) db: Arc<Database>,
+    /// The writer's queue; `None` once shut down, so no request can be sent after the writer
+    /// has drained the queue for the last time.
+    sender: Mutex<Option<Sender<Request>>>,
+    /// The writer thread, joined at shutdown; it returns the outcome of its final sync.
+    writer: Mutex<Option<JoinHandle<Result<(), StorageError>>>>,
+    /// Rows decoded by reads, for planner tests ([`Store::rows_read`]).
+    pub(crate) rows_read: Arc<AtomicU64>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The guarded values stay consistent even if a holder panicked (an Option take/put).
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Store {
+    /// Opens (or creates) the database at `path` and loads the catalog.
+    ///
+    /// # Errors
+    /// redb errors (including the file being open elsewhere),
+    /// [`StorageError::FormatVersion`] for a file of another format version, and
+    /// [`StorageError::Corrupt`] for unreadable schema records.
+    pub fn open(path: &Path, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
+        debug!(path = %path.display(), ?options, "opening store");
+        let mut builder = Builder::new();
+        builder.set_repair_callback(|session| {
+            debug!(
+                progress = session.progress(),
+                "repairing database after unclean shutdown"
+            );
+        });
+        let db = builder.create(path)?;
+        Store::start(db, options)
+    }
+
+    /// Opens an empty store in memory (redb's `InMemoryBackend`), for tests.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub fn open_in_memory(options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
+        let db = Builder::new().create_with_backend(InMemoryBackend::new())?;
+        Store::start(db, options)
+    }
+
+    fn start(db: Database, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
+        check_format_version(&db)?;
+        let catalog = persist::load(&db.begin_read()?)?;
+        let live_tables: HashSet<_> = catalog
+            .keyspaces
+            .values()
+            .flat_map(|ks| ks.tables.values().map(|t| t.id))
+            .collect();
+        debug!(
+            keyspaces = catalog.keyspaces.len(),
+            tables = live_tables.len(),
+            "catalog loaded"
+        );
+        let db = Arc::new(db);
+        let (tx, rx) = mpsc::channel();
+        let writer = Writer {
+            db: db.clone(),
+            rx,
+            options,
+            live_tables,
+            dirty: false,
+            last_durable: Instant::now(),
+        };
+        let handle = std::thread::Builder::new()
+            .name("storage-writer".into())
+            .spawn(move || writer.run())
+            .map_err(StorageError::WriterStart)?;
+        let inner = Inner {
+            db,
+            sender: Mutex::new(Some(tx)),
+            writer: Mutex::new(Some(handle)),
+            rows_read: Arc::new(AtomicU64::new(0)),
+        };
+        Ok((
+            Store {
+                inner: Arc::new(inner),
+            },
+            catalog,
+        ))
+    }
+
+    /// Queues `batch` for the writer; `done` is called on the writer thread once the group
+    /// holding it has committed (or failed). `done` must return quickly (e.g. complete a
+    /// oneshot channel). After [`Store::shutdown`], `done` is called at once with
+    /// [`StorageError::WriterGone`].
+    pub fn submit(
+        &self,
+        batch: WriteBatch,
+        done: Box<dyn FnOnce(Result<(), StorageError>) + Send>,
+    ) {
+        self.send(Request::Write(batch, done));
+    }
+
+    fn send(&self, request: Request) {
+        let sender = lock(&self.inner.sender);
+        let Some(sender) = sender.as_ref() else {
+            drop(sender);
+            fail(request);
+            return;
+        };
+        if let Err(mpsc::SendError(request)) = sender.send(request) {
+            fail(request);
+        }
+    }
+
+    fn call(&self, make: impl FnOnce(Callback) -> Request) -> Result<(), StorageError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send(make(Box::new(move |result| {
+            // The receiver waits below; if it is gone there is no one to tell.
+            let _ = tx.send(result);
+        })));
+        rx.recv().unwrap_or(Err(StorageError::WriterGone))
+    }
+
+    /// Submits `batch` and waits for its acknowledgement. For tests and tools; the server
+    /// uses [`Store::submit`] and must not block an async task on this.
+    ///
+    /// # Errors
+    /// The batch's own error, [`StorageError::GroupFailed`], or
+    /// [`StorageError::WriterGone`].
+    pub fn write_blocking(&self, batch: WriteBatch) -> Result<(), StorageError> {
+        self.call(|done| Request::Write(batch, done))
+    }
+
+    /// Makes every write acknowledged so far durable (a durable commit), and waits for it.
+    ///
+    /// # Errors
+    /// The commit's error, or [`StorageError::WriterGone`].
+    pub fn flush(&self) -> Result<(), StorageError> {
+        self.call(Request::Flush)
+    }
+
+    /// Stops the writer after it has applied everything queued and made it durable, and
+    /// waits for it. Later writes fail with [`StorageError::WriterGone`]; reads keep
+    /// working. Idempotent: later calls return `Ok(())`.
+    ///
+    /// # Errors
+    /// The final durable commit's error, or [`StorageError::WriterGone`] if the writer
+    /// thread panicked.
+    pub fn shutdown(&self) -> Result<(), StorageError> {
+        self.inner.stop()
+    }
+
+    /// How many rows reads have decoded since the store was opened.
+    pub fn rows_read(&self) -> u64 {
+        self.inner
+            .rows_read
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+fn fail(request: Request) {
+    match request {
+        Request::Write(_, done) | Request::Flush(done) => done(Err(StorageError::WriterGone)),
+    }
+}
+
+impl Inner {
+    fn stop(&self) -> Result<(), StorageError> {
+        // Dropping the only sender lets the writer drain the queue and exit.
+        drop(lock(&self.sender).take());
+        let handle = lock(&self.writer).take();
+        match handle {
+            // The last handle dropped inside a callback, on the writer itself: it exits (with
+            // its final sync) once the current group is done; joining would deadlock.
+            Some(handle) if handle.thread().id() == std::thread::current().id() => Ok(()),
+            Some(handle) => handle.join().unwrap_or(Err(StorageError::WriterGone)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Err(e) = self.stop() {
+            debug!(error = %e, "final durable commit failed while dropping the store");
+        }
+    }
+}
+
+/// Writes the format version into a new database, or checks the one found.
+fn check_format_version(db: &Database) -> Result<(), StorageError> {
+    let read = db.begin_read()?;
+    match read.open_table(META) {
+        Ok(meta) => {
+            let found = meta
+                .get(FORMAT_VERSION_KEY)?
+                .ok_or_else(|| StorageError::corrupt("meta table without a format version"))?;
+            let bytes: [u8; 4] = found
+                .value()
+                .try_into()
+                .map_err(|_| StorageError::corrupt("format version is not 4 bytes"))?;
+            let found = u32::from_be_bytes(bytes);
+            if found != FORMAT_VERSION {
+                return Err(StorageError::FormatVersion {
+                    found,
+                    expected: FORMAT_VERSION,
+                });
+            }
+            debug!(version = found, "format version checked");
+            Ok(())
+        }
+        Err(TableError::TableDoesNotExist(_)) => {
+            drop(read);
+            let txn = db.begin_write()?;
+            {
+                let mut meta = txn.open_table(META)?;
+                meta.insert(FORMAT_VERSION_KEY, FORMAT_VERSION.to_be_bytes().as_slice())?;
+            }
+            txn.commit()?;
+            debug!(version = FORMAT_VERSION, "new database initialised");
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
+}

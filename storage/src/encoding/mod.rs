@@ -1,0 +1,7 @@
+//! Every byte layout that reaches disk: partition tokens ([`token`]), memcomparable row keys
+//! ([`key`]) and versioned row values ([`row`]). Nothing outside this module concatenates key
+//! bytes or reads row bytes.
+
+pub mod key;
+pub mod row;
+pub mod token;

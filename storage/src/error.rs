@@ -1,0 +1,84 @@
+//! `StorageError`: every failure the storage crate reports. Wraps each redb error type so the
+//! server can map all of them to `SERVER_ERROR`, and names the storage-level faults (corrupt
+//! bytes, unknown format version, a value that cannot be a key, a stopped writer) separately.
+
+use thiserror::Error;
+use uuid::Uuid;
+
+/// A storage failure.
+#[derive(Debug, Error)]
+pub enum StorageError {
+    /// Opening or creating the database file failed.
+    #[error("database error: {0}")]
+    Database(#[from] redb::DatabaseError),
+    /// Beginning a transaction failed.
+    #[error("transaction error: {0}")]
+    Transaction(#[from] redb::TransactionError),
+    /// Opening, creating or deleting a redb table failed.
+    #[error("table error: {0}")]
+    Table(#[from] redb::TableError),
+    /// An I/O or page-level failure inside redb.
+    #[error("storage engine error: {0}")]
+    Engine(#[from] redb::StorageError),
+    /// Committing a write transaction failed.
+    #[error("commit error: {0}")]
+    Commit(#[from] redb::CommitError),
+    /// Setting a transaction's durability failed.
+    #[error("durability error: {0}")]
+    Durability(#[from] redb::SetDurabilityError),
+    /// Bytes read from disk do not decode.
+    #[error("corrupt {what}")]
+    Corrupt {
+        /// What failed to decode, and why.
+        what: String,
+    },
+    /// The file was written by a storage format this build does not know.
+    #[error("unsupported storage format version {found} (this build reads version {expected})")]
+    FormatVersion {
+        /// The version found in the `meta` table.
+        found: u32,
+        /// The version this build writes and reads.
+        expected: u32,
+    },
+    /// The column type cannot (yet) be part of a primary key.
+    #[error("type {ty} is not supported in a primary key")]
+    UnsupportedKeyType {
+        /// The CQL spelling of the type.
+        ty: String,
+    },
+    /// A key value given by the caller does not have the shape its type requires.
+    #[error("invalid {ty} key value: {reason}")]
+    InvalidKeyValue {
+        /// The CQL spelling of the type.
+        ty: String,
+        /// What is wrong with the value.
+        reason: String,
+    },
+    /// A row write names a table id the catalog does not hold (dropped, or never created).
+    #[error("unknown table id {id}")]
+    UnknownTable {
+        /// The table id of the rejected write.
+        id: Uuid,
+    },
+    /// The write group this request was part of failed as a whole (a redb error while
+    /// applying or committing it). If applying failed nothing was committed; if the commit
+    /// itself failed, redb does not say whether it reached the disk.
+    #[error("write group failed: {cause}")]
+    GroupFailed {
+        /// The error that failed the group.
+        cause: String,
+    },
+    /// The writer thread could not be started.
+    #[error("cannot start the storage writer thread: {0}")]
+    WriterStart(std::io::Error),
+    /// The writer thread has stopped (after `Store::shutdown`, or after it panicked).
+    #[error("storage writer has stopped")]
+    WriterGone,
+}
+
+impl StorageError {
+    /// Shorthand for [`StorageError::Corrupt`].
+    pub(crate) fn corrupt(what: impl Into<String>) -> StorageError {
+        StorageError::Corrupt { what: what.into() }
+    }
+}

@@ -1,0 +1,277 @@
+//! Write requests ([`WriteBatch`]: row writes and catalog changes) and how one is applied
+//! inside the writer's group transaction.
+//!
+//! A request is applied in two steps. `prepare` only reads: it checks every row write names a
+//! live table, merges each update with the existing row and decodes whatever it needs, so a
+//! corrupt row or unknown table fails that request alone before it has changed anything.
+//! `apply` then writes; a redb error there (or any redb error at all) fails the whole group,
+//! since the transaction may hold partial changes.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+use redb::{ReadableTable, WriteTransaction};
+use uuid::Uuid;
+
+use crate::catalog::persist::{self, keyspace_key, table_key};
+use crate::catalog::{KeyspaceDef, TableDef};
+use crate::encoding::row::{self, StoredRow};
+use crate::error::StorageError;
+use crate::tables::{data_table, data_table_name, DataTable, SCHEMA};
+
+/// One write request: applied atomically, in one transaction with the other requests of its
+/// group, and acknowledged once that transaction commits.
+#[derive(Debug, Clone, Default)]
+pub struct WriteBatch {
+    /// Row writes, applied after the catalog changes.
+    pub rows: Vec<RowWrite>,
+    /// Catalog changes, applied first and in order.
+    pub catalog: Vec<CatalogOp>,
+}
+
+/// An update of one row, merged with the existing row inside the writer
+/// (see [`row::merge`]).
+#[derive(Debug, Clone)]
+pub struct RowWrite {
+    /// The table's id; the write fails with [`StorageError::UnknownTable`] if the catalog does
+    /// not hold it (for example after `DROP TABLE`).
+    pub table_id: Uuid,
+    /// The row key, built by [`crate::encoding::key`].
+    pub key: Vec<u8>,
+    /// The cells, marker and deletion to merge in.
+    pub update: StoredRow,
+}
+
+/// A catalog change. The server applies the same change to its in-memory [`Catalog`](crate::Catalog)
+/// once the write is acknowledged.
+#[derive(Debug, Clone)]
+pub enum CatalogOp {
+    /// Creates or replaces a keyspace record; `tables` is ignored (tables are separate
+    /// records).
+    PutKeyspace(KeyspaceDef),
+    /// Drops a keyspace: its record, its tables' records and their data.
+    DropKeyspace(String),
+    /// Creates or alters a table.
+    PutTable(Arc<TableDef>),
+    /// Drops a table's record and its data.
+    DropTable {
+        /// The keyspace name.
+        keyspace: String,
+        /// The table name.
+        name: String,
+        /// The table id (names its data table).
+        id: Uuid,
+    },
+    /// Deletes every row of a table.
+    TruncateTable {
+        /// The table id.
+        id: Uuid,
+    },
+}
+
+/// Why applying a request failed.
+#[derive(Debug)]
+pub(crate) enum ApplyError {
+    /// Only this request fails; the transaction is untouched by it.
+    Request(StorageError),
+    /// The transaction may hold partial changes: the whole group fails.
+    Group(StorageError),
+}
+
+fn group_on_redb(e: StorageError) -> ApplyError {
+    match e {
+        StorageError::Corrupt { .. }
+        | StorageError::UnknownTable { .. }
+        | StorageError::InvalidKeyValue { .. }
+        | StorageError::UnsupportedKeyType { .. } => ApplyError::Request(e),
+        other => ApplyError::Group(other),
+    }
+}
+
+/// What a prepared request will write.
+#[derive(Default)]
+struct Plan {
+    /// Schema records to put (`Some`) or remove (`None`).
+    schema: Vec<(String, Option<Vec<u8>>)>,
+    /// Data tables to delete.
+    delete_tables: Vec<Uuid>,
+    /// Table ids that become live / dead, in order.
+    table_changes: Vec<(Uuid, bool)>,
+    /// Row values to write, by table then key (`None` removes the row).
+    rows: BTreeMap<(Uuid, Vec<u8>), Option<Vec<u8>>>,
+}
+
+/// Applies one request in `txn`. `live_tables` is the set of table ids rows may be written
+/// to; it is updated by the request's catalog changes.
+pub(crate) fn apply(
+    txn: &WriteTransaction,
+    live_tables: &mut HashSet<Uuid>,
+    batch: &WriteBatch,
+) -> Result<(), ApplyError> {
+    let plan = prepare(txn, live_tables, batch).map_err(group_on_redb)?;
+    write(txn, live_tables, plan).map_err(ApplyError::Group)
+}
+
+fn prepare(
+    txn: &WriteTransaction,
+    live_tables: &HashSet<Uuid>,
+    batch: &WriteBatch,
+) -> Result<Plan, StorageError> {
+    let mut plan = Plan::default();
+    for op in &batch.catalog {
+        prepare_catalog_op(txn, op, &mut plan)?;
+    }
+    let mut live = live_tables.clone();
+    for (id, alive) in &plan.table_changes {
+        if *alive {
+            live.insert(*id);
+        } else {
+            live.remove(id);
+        }
+    }
+    let mut merged: BTreeMap<(Uuid, Vec<u8>), StoredRow> = BTreeMap::new();
+    for write in &batch.rows {
+        if !live.contains(&write.table_id) {
+            return Err(StorageError::UnknownTable { id: write.table_id });
+        }
+        let slot = (write.table_id, write.key.clone());
+        let existing = match merged.remove(&slot) {
+            Some(row) => Some(row),
+            None => read_row(txn, write.table_id, &write.key, &plan)?,
+        };
+        let row = match existing {
+            Some(existing) => row::merge(existing, write.update.clone()),
+            None => write.update.clone(),
+        };
+        merged.insert(slot, row);
+    }
+    for (slot, row) in merged {
+        let value = (!row.is_empty()).then(|| row::encode(&row));
+        plan.rows.insert(slot, value);
+    }
+    Ok(plan)
+}
+
+/// The current row, unless this request truncates or drops its table first.
+fn read_row(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    key: &[u8],
+    plan: &Plan,
+) -> Result<Option<StoredRow>, StorageError> {
+    if plan.delete_tables.contains(&table_id) {
+        return Ok(None);
+    }
+    let name = data_table_name(table_id);
+    let table = txn.open_table(data_table(&name))?;
+    let value = table.get(key)?;
+    value.map(|v| row::decode(v.value())).transpose()
+}
+
+fn prepare_catalog_op(
+    txn: &WriteTransaction,
+    op: &CatalogOp,
+    plan: &mut Plan,
+) -> Result<(), StorageError> {
+    match op {
+        CatalogOp::PutKeyspace(ks) => plan
+            .schema
+            .push((keyspace_key(&ks.name), Some(persist::encode_keyspace(ks)))),
+        CatalogOp::DropKeyspace(name) => {
+            plan.schema.push((keyspace_key(name), None));
+            for (key, id) in tables_of_keyspace(txn, name)? {
+                plan.schema.push((key, None));
+                plan.delete_tables.push(id);
+                plan.table_changes.push((id, false));
+            }
+        }
+        CatalogOp::PutTable(t) => {
+            plan.schema.push((
+                table_key(&t.keyspace, &t.name),
+                Some(persist::encode_table(t)),
+            ));
+            plan.table_changes.push((t.id, true));
+        }
+        CatalogOp::DropTable { keyspace, name, id } => {
+            plan.schema.push((table_key(keyspace, name), None));
+            plan.delete_tables.push(*id);
+            plan.table_changes.push((*id, false));
+        }
+        CatalogOp::TruncateTable { id } => plan.delete_tables.push(*id),
+    }
+    Ok(())
+}
+
+/// The schema keys and ids of the tables recorded under keyspace `name`.
+fn tables_of_keyspace(
+    txn: &WriteTransaction,
+    name: &str,
+) -> Result<Vec<(String, Uuid)>, StorageError> {
+    let schema = txn.open_table(SCHEMA)?;
+    let prefix = table_key(name, "");
+    let mut out = Vec::new();
+    for entry in schema.range(prefix.as_str()..)? {
+        let (key, value) = entry?;
+        let key = key.value();
+        if !key.starts_with(&prefix) {
+            break;
+        }
+        let record = persist::parse_table_record(key, value.value())?;
+        let id = Uuid::parse_str(&record.id)
+            .map_err(|e| StorageError::corrupt(format!("schema record {key:?}: {e}")))?;
+        out.push((key.to_string(), id));
+    }
+    Ok(out)
+}
+
+fn write(
+    txn: &WriteTransaction,
+    live_tables: &mut HashSet<Uuid>,
+    plan: Plan,
+) -> Result<(), StorageError> {
+    if !plan.schema.is_empty() {
+        let mut schema = txn.open_table(SCHEMA)?;
+        for (key, value) in &plan.schema {
+            match value {
+                Some(v) => {
+                    schema.insert(key.as_str(), v.as_slice())?;
+                }
+                None => {
+                    schema.remove(key.as_str())?;
+                }
+            }
+        }
+    }
+    for id in &plan.delete_tables {
+        let name = data_table_name(*id);
+        txn.delete_table(data_table(&name))?;
+    }
+    for (id, alive) in plan.table_changes {
+        if alive {
+            live_tables.insert(id);
+        } else {
+            live_tables.remove(&id);
+        }
+    }
+    let mut open: Option<(Uuid, DataTable<'_>)> = None;
+    for ((table_id, key), value) in plan.rows {
+        let table = match &mut open {
+            Some((id, table)) if *id == table_id => table,
+            slot => {
+                *slot = None;
+                let name = data_table_name(table_id);
+                let table = txn.open_table(data_table(&name))?;
+                &mut slot.insert((table_id, table)).1
+            }
+        };
+        match value {
+            Some(v) => {
+                table.insert(key.as_slice(), v.as_slice())?;
+            }
+            None => {
+                table.remove(key.as_slice())?;
+            }
+        }
+    }
+    Ok(())
+}

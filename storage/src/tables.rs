@@ -1,0 +1,42 @@
+//! Every redb table the store uses, in one place. See `DESIGN.md` for their layouts.
+
+use redb::TableDefinition;
+use uuid::Uuid;
+
+/// `meta`: store-wide settings. Holds [`FORMAT_VERSION_KEY`] from the first commit.
+pub(crate) const META: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("meta");
+
+/// Key in [`META`] of the storage format version (u32, big-endian).
+pub(crate) const FORMAT_VERSION_KEY: &str = "format_version";
+
+/// `schema`: JSON records keyed by `keyspace/<name>` and `table/<keyspace>/<name>`.
+pub(crate) const SCHEMA: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("schema");
+
+/// The name of the data table of the CQL table with id `id`: `data_<uuid simple>`. Named by
+/// id, never by CQL name, so a dropped and re-created table starts empty.
+pub(crate) fn data_table_name(id: Uuid) -> String {
+    format!("data_{}", id.simple())
+}
+
+/// A data table: memcomparable row key (see `encoding::key`) to a row value (see
+/// `encoding::row`). `name` comes from [`data_table_name`].
+pub(crate) fn data_table(name: &str) -> TableDefinition<'_, &'static [u8], &'static [u8]> {
+    TableDefinition::new(name)
+}
+
+/// A data table opened for writing.
+pub(crate) type DataTable<'txn> = redb::Table<'txn, &'static [u8], &'static [u8]>;
+
+/// A data table opened for reading.
+pub(crate) type ReadOnlyDataTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_tables_are_named_by_id() {
+        let id = Uuid::from_u128(0xabc);
+        assert_eq!(data_table_name(id), "data_00000000000000000000000000000abc");
+    }
+}
