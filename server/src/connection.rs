@@ -10,7 +10,6 @@ use std::io;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use cql::frame::request::Request;
 use cql::frame::response::{Event, Response};
 use cql::frame::{self, Compression, FrameHeader, Opcode, HEADER_LEN};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
@@ -34,7 +33,7 @@ pub struct Connection {
     _shutdown_complete: mpsc::Sender<()>,
 }
 
-/// A request envelope: header plus (decompressed) body.
+/// A request envelope: header plus the body as received (possibly compressed).
 struct Envelope {
     header: FrameHeader,
     body: Bytes,
@@ -91,7 +90,7 @@ impl Connection {
             // The semaphore is never closed while the connection runs.
             let Ok(permit) = permit else { break };
             let outcome = tokio::select! {
-                outcome = read_envelope(&mut reader, max_frame, &session) => outcome?,
+                outcome = read_envelope(&mut reader, max_frame) => outcome?,
                 _ = self.shutdown.recv() => break,
             };
             let envelope = match outcome {
@@ -137,11 +136,15 @@ async fn serve_request(
     out: mpsc::Sender<BytesMut>,
 ) {
     let stream = envelope.header.stream;
-    let opcode = Opcode::try_from(envelope.header.opcode);
-    let request = match opcode {
-        Ok(opcode) => Request::decode(opcode, &envelope.body).map_err(|err| {
-            CqlError::Protocol(format!("Invalid or malformed {opcode:?} message: {err}"))
-        }),
+    let request = match Opcode::try_from(envelope.header.opcode) {
+        // Decompression and custom payloads are handled by `decode_request`.
+        Ok(_) => frame::decode_request(
+            &envelope.header,
+            &envelope.body,
+            session.compression(),
+            node.config.max_frame_size,
+        )
+        .map_err(|err| CqlError::Protocol(format!("Invalid or malformed message: {err}"))),
         Err(_) => Err(CqlError::Protocol(format!(
             "Unknown opcode {}",
             envelope.header.opcode
@@ -221,7 +224,6 @@ fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Se
 async fn read_envelope(
     reader: &mut BufReader<OwnedReadHalf>,
     max_frame: usize,
-    session: &Session,
 ) -> io::Result<ReadOutcome> {
     let mut header_bytes = [0u8; HEADER_LEN];
     match reader.read_exact(&mut header_bytes[..1]).await {
@@ -254,29 +256,6 @@ async fn read_envelope(
     }
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body).await?;
-    let body = if header.flags & frame::flags::COMPRESSION != 0 {
-        let Some(compression) = session.compression() else {
-            let error = CqlError::Protocol(
-                "Received compressed frame but no compression was negotiated".into(),
-            );
-            return Ok(ReadOutcome::Fatal {
-                stream: header.stream,
-                error,
-            });
-        };
-        match compression.decompress(&body, max_frame) {
-            Ok(plain) => plain,
-            Err(err) => {
-                let error = CqlError::Protocol(format!("Cannot decompress frame body: {err}"));
-                return Ok(ReadOutcome::Fatal {
-                    stream: header.stream,
-                    error,
-                });
-            }
-        }
-    } else {
-        body
-    };
     Ok(ReadOutcome::Envelope(Envelope {
         header,
         body: Bytes::from(body),

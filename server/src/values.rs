@@ -169,9 +169,9 @@ fn collection_value(
         match to_value(item, element_receiver(receiver.name, element), ctx)? {
             Some(v) => values.push(v),
             None => {
-                return Err(CqlError::invalid(format!(
-                    "null is not supported inside collections"
-                )))
+                return Err(CqlError::invalid(
+                    "null is not supported inside collections",
+                ))
             }
         }
     }

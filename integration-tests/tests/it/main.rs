@@ -7,4 +7,5 @@ mod errors;
 mod handshake;
 mod persistence;
 mod prepared;
+mod python_clients;
 mod system_tables;

@@ -140,7 +140,7 @@ fn clustering_suffix_ranges(
     plan: &SelectPlan,
     def: &TableDef,
     ctx: &EvalContext<'_>,
-) -> CqlResult<Vec<(Bound<Vec<u8>>, Bound<Vec<u8>>)>> {
+) -> CqlResult<Vec<KeyRange>> {
     let prefix_values = plan
         .clustering_prefix
         .iter()

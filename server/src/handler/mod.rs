@@ -87,10 +87,9 @@ fn positional_values(
     let Some(names) = &params.value_names else {
         return Ok(params.values.clone());
     };
-    let count = bind_names.len();
-    let mut out = Vec::with_capacity(count);
-    for i in 0..count {
-        let marker_name = bind_names[i].clone().or_else(|| {
+    let mut out = Vec::with_capacity(bind_names.len());
+    for (i, bind_name) in bind_names.iter().enumerate() {
+        let marker_name = bind_name.clone().or_else(|| {
             info.and_then(|info| info.specs.get(i))
                 .map(|s| s.name.clone())
         });

@@ -117,10 +117,11 @@ impl Collector<'_> {
                     }
                 }
             }
-            Relation::Token { value, .. } => {
-                if let Term::Bind(marker) = value {
-                    self.put(marker, "partition key token".into(), ColumnType::Bigint);
-                }
+            Relation::Token {
+                value: Term::Bind(marker),
+                ..
+            } => {
+                self.put(marker, "partition key token".into(), ColumnType::Bigint);
             }
             _ => {}
         }

@@ -296,9 +296,9 @@ pub fn added_columns(
         }
         let ty = resolve_type(&col.ty, &table.keyspace, true)?;
         if col.is_static && table.clustering_key.is_empty() {
-            return Err(CqlError::invalid(format!(
-                "Static columns are only useful (and thus allowed) if the table has at least one clustering column"
-            )));
+            return Err(CqlError::invalid(
+                "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
+            ));
         }
         let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());
         if is_counter_table != ty.is_counter()

@@ -141,12 +141,15 @@ fn require_all(
     Ok(sets.into_iter().flatten().collect())
 }
 
+/// Optional `=`/`IN` sets, one per key column.
+type KeySets = Vec<Option<ValueSet>>;
+
 /// Key restrictions of UPDATE/DELETE: `=`/`IN` on key columns only.
 fn where_keys(
     table: &TableRef,
     relations: &[cql::statement::ast::Relation],
     statement: &str,
-) -> CqlResult<(Vec<Option<ValueSet>>, Vec<Option<ValueSet>>)> {
+) -> CqlResult<(KeySets, KeySets)> {
     let def = &table.def;
     let (by_column, rest) = restrictions::collect(def, relations)?;
     if let Some(relation) = rest.first() {

@@ -54,7 +54,8 @@ pub struct ResultMetadata {
 pub struct Rows {
     /// Columns and paging state.
     pub metadata: ResultMetadata,
-    /// One cell per column per row, serialized values; `None` is null.
+    /// Serialized cells, `None` for null. Each row must hold exactly one cell per column of
+    /// the metadata (also under No_metadata): the encoder writes what it is given.
     pub rows: Vec<Vec<Option<Bytes>>>,
 }
 

@@ -1,0 +1,69 @@
+"""cqlsh 6.2 against the server: statements, printed tables, server-side DESCRIBE."""
+import os
+import subprocess
+import sys
+import uuid
+
+
+def cqlsh(address, command):
+    """Runs `cqlsh host port -e command`; returns (exit code, stdout, stderr)."""
+    exe = os.path.join(os.path.dirname(sys.executable), "cqlsh")
+    proc = subprocess.run(
+        [exe, address[0], str(address[1]), "-e", command],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "CQLSH_NO_BUNDLED": "TRUE", "HOME": os.environ.get("HOME", "/tmp")},
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_statements_and_printed_rows(address):
+    ks = "sh_" + uuid.uuid4().hex[:10]
+    code, out, err = cqlsh(address, (
+        f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};"
+        f"CREATE TABLE {ks}.users (id int PRIMARY KEY, name text, score double);"
+        f"INSERT INTO {ks}.users (id, name, score) VALUES (1, 'ann', 2.5);"
+        f"INSERT INTO {ks}.users (id, name, score) VALUES (2, 'bob', 3);"
+        f"SELECT id, name, score FROM {ks}.users WHERE id = 1;"
+    ))
+    assert code == 0, err
+    assert "WARNING" not in out, out
+    lines = [line.rstrip() for line in out.strip().splitlines()]
+    header = [c.strip() for c in lines[0].split("|")]
+    assert header == ["id", "name", "score"]
+    assert set(lines[1]) <= {"-", "+"}
+    assert [c.strip() for c in lines[2].split("|")] == ["1", "ann", "2.5"]
+    assert lines[-1] == "(1 rows)"
+
+
+def test_describe_keyspaces_and_table_round_trip(address):
+    ks = "sd_" + uuid.uuid4().hex[:10]
+    code, _, err = cqlsh(address, (
+        f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};"
+        f"CREATE TABLE {ks}.events (host text, day int, ts timestamp, msg text, PRIMARY KEY ((host, day), ts)) "
+        "WITH CLUSTERING ORDER BY (ts DESC) AND comment = 'log';"
+    ))
+    assert code == 0, err
+    code, out, err = cqlsh(address, "DESCRIBE KEYSPACES")
+    assert code == 0, err
+    names = out.split()
+    assert ks in names and "system" in names and "system_schema" in names
+    code, out, err = cqlsh(address, f"DESCRIBE TABLE {ks}.events")
+    assert code == 0, err
+    text = out.strip()
+    assert text.startswith(f"CREATE TABLE {ks}.events (")
+    assert "PRIMARY KEY ((host, day), ts)" in text
+    assert "CLUSTERING ORDER BY (ts DESC)" in text
+    assert "comment = 'log'" in text
+    # The printed statement creates the same table again under another name.
+    again = text.replace(f"{ks}.events", f"{ks}.events_copy", 1)
+    code, _, err = cqlsh(address, again)
+    assert code == 0, err
+    code, out2, err = cqlsh(address, f"DESCRIBE TABLE {ks}.events_copy")
+    assert code == 0, err
+    assert out2.strip().replace("events_copy", "events") == text
+
+
+def test_errors_are_printed_and_exit_nonzero(address):
+    code, out, err = cqlsh(address, "SELECT * FROM system.nope;")
+    assert code == 2
+    assert "table nope does not exist" in err
