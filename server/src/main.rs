@@ -34,6 +34,22 @@ fn parse_sync_flag(text: &str) -> Result<storage::SyncMode, String> {
     parse_sync_mode(text).ok_or_else(|| format!("expected periodic or batch, got {text}"))
 }
 
+/// Completes on Ctrl-C (SIGINT) or SIGTERM.
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate => {}
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     tracing_subscriber::fmt()
@@ -78,7 +94,7 @@ fn main() -> ExitCode {
         let listener = tokio::net::TcpListener::bind((config.listen_address, config.port)).await?;
         info!(address = %listener.local_addr()?, "listening for CQL clients");
         server::run(listener, config, async {
-            let _ = tokio::signal::ctrl_c().await;
+            shutdown_signal().await;
             info!("shutting down");
         })
         .await

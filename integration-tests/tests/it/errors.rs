@@ -191,3 +191,43 @@ async fn wrongly_sized_bound_values_are_rejected() {
         .unwrap();
     assert_eq!(rows.rows_num(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_key_components_are_rejected() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.s (a text, b text, PRIMARY KEY (a, b))",
+            &[],
+        )
+        .await
+        .unwrap();
+    let big = "x".repeat(65 * 1024);
+    for cql in [
+        "INSERT INTO ks.s (a, b) VALUES (?, 'foo')",
+        "INSERT INTO ks.s (a, b) VALUES ('foo', ?)",
+        "SELECT * FROM ks.s WHERE a = ?",
+    ] {
+        let err = session
+            .query_unpaged(cql, (big.clone(),))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            db_error(&err),
+            Some((
+                DbError::Invalid,
+                "Key length of 66560 is longer than maximum of 65535".to_string()
+            )),
+            "{cql}"
+        );
+    }
+    let err = session
+        .query_unpaged("CREATE KEYSPACE k2 WITH replication = {'class': 'NetworkTopologyStrategy', 'nowhere': 1}", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err),
+        Some((DbError::ConfigError, "Unrecognized strategy option {nowhere} passed to NetworkTopologyStrategy for keyspace k2".to_string()))
+    );
+}

@@ -201,3 +201,55 @@ async fn many_requests_in_flight_on_one_connection() {
     }
     assert_eq!(seen.len(), 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registered_connections_receive_schema_change_events() {
+    use cql::frame::request::Register;
+    use cql::frame::response::{Event, SchemaChangeTarget, SchemaChangeType};
+    let server = TestServer::start().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    raw.send(
+        1,
+        &Request::Register(Register {
+            events: vec!["SCHEMA_CHANGE".into()],
+        }),
+    )
+    .await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 1);
+    assert!(matches!(response, Response::Ready));
+    let session = server.session().await;
+    session
+        .query_unpaged("CREATE KEYSPACE ev WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("CREATE TABLE ev.t (k int PRIMARY KEY)", &[])
+        .await
+        .unwrap();
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, -1);
+    let Response::Event(Event::SchemaChange(change)) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(change.change, SchemaChangeType::Created);
+    assert_eq!(
+        change.target,
+        SchemaChangeTarget::Keyspace {
+            keyspace: "ev".into()
+        }
+    );
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, -1);
+    let Response::Event(Event::SchemaChange(change)) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(
+        change.target,
+        SchemaChangeTarget::Table {
+            keyspace: "ev".into(),
+            table: "t".into()
+        }
+    );
+}

@@ -65,6 +65,7 @@ pub async fn execute(
                 }
                 Some(ks) => {
                     let (replication, durable_writes) = keyspace_params(
+                        name,
                         &stmt.properties,
                         ks.replication.clone(),
                         ks.durable_writes,
@@ -194,7 +195,7 @@ fn create_keyspace(current: &Catalog, stmt: &CreateKeyspace) -> CqlResult<Option
         )));
     }
     let (replication, durable_writes) =
-        keyspace_params(&stmt.properties, Default::default(), true)?;
+        keyspace_params(name, &stmt.properties, Default::default(), true)?;
     if current.keyspaces.contains_key(name) || is_system_keyspace(name) {
         if stmt.if_not_exists {
             return Ok(None);

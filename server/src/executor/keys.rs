@@ -26,7 +26,7 @@ pub(crate) fn key_values(
     };
     let one = |term: &Term| -> CqlResult<Bytes> {
         match evaluate(term, receiver, ctx)? {
-            Evaluated::Value(b) => Ok(b),
+            Evaluated::Value(b) => check_key_length(b),
             Evaluated::Null => Err(CqlError::invalid(format!(
                 "Invalid null value in condition for column {}",
                 col.name
@@ -56,14 +56,14 @@ pub(crate) fn key_values(
                 ctx,
             )? {
                 Evaluated::Value(bytes) => match codec::deserialize_value(&list_ty, &bytes) {
-                    Ok(CqlValue::List(items)) => Ok(items
+                    Ok(CqlValue::List(items)) => items
                         .iter()
                         .map(|item| {
                             let mut out = Vec::new();
                             codec::serialize_value(item, &mut out);
-                            Bytes::from(out)
+                            check_key_length(Bytes::from(out))
                         })
-                        .collect()),
+                        .collect(),
                     Ok(_) => Ok(Vec::new()),
                     Err(err) => Err(CqlError::invalid(err.to_string())),
                 },
@@ -78,6 +78,19 @@ pub(crate) fn key_values(
             }
         }
     }
+}
+
+/// Cassandra's limit on one key component: its length is written as an unsigned short.
+const MAX_KEY_COMPONENT: usize = 65_535;
+
+fn check_key_length(value: Bytes) -> CqlResult<Bytes> {
+    if value.len() > MAX_KEY_COMPONENT {
+        return Err(CqlError::invalid(format!(
+            "Key length of {} is longer than maximum of {MAX_KEY_COMPONENT}",
+            value.len()
+        )));
+    }
+    Ok(value)
 }
 
 /// The cartesian product of per-column value lists.

@@ -8,6 +8,9 @@ use storage::TableParams;
 
 use crate::error::{CqlError, CqlResult};
 
+/// The only datacenter of this single-node cluster (`system.local.data_center`).
+pub const DATACENTER: &str = "datacenter1";
+
 const STRATEGY_PACKAGE: &str = "org.apache.cassandra.locator.";
 const COMPACTION_PACKAGE: &str = "org.apache.cassandra.db.compaction.";
 const COMPRESSION_PACKAGE: &str = "org.apache.cassandra.io.compress.";
@@ -83,6 +86,7 @@ fn qualify(class: &str, package: &str) -> String {
 
 /// Keyspace properties: the replication map (class expanded, validated) and durable_writes.
 pub fn keyspace_params(
+    keyspace: &str,
     properties: &[Property],
     mut replication: BTreeMap<String, String>,
     mut durable_writes: bool,
@@ -91,7 +95,7 @@ pub fn keyspace_params(
     for prop in properties {
         match prop.name.to_ascii_lowercase().as_str() {
             "replication" => {
-                replication = replication_map(value_map(&prop.value, "replication")?)?;
+                replication = replication_map(keyspace, value_map(&prop.value, "replication")?)?;
                 saw_replication = true;
             }
             "durable_writes" => durable_writes = parse_bool(&prop.value, "durable_writes")?,
@@ -106,7 +110,10 @@ pub fn keyspace_params(
     Ok((replication, durable_writes))
 }
 
-fn replication_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, String>> {
+fn replication_map(
+    keyspace: &str,
+    raw: BTreeMap<String, String>,
+) -> CqlResult<BTreeMap<String, String>> {
     let Some(class) = raw.get("class") else {
         return Err(CqlError::Config(
             "Missing replication strategy class".into(),
@@ -125,7 +132,7 @@ fn replication_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, 
             for key in raw.keys() {
                 if key != "class" && key != "replication_factor" {
                     return Err(CqlError::Config(format!(
-                        "Unrecognized strategy option {{{key}}} passed to SimpleStrategy for keyspace"
+                        "Unrecognized strategy option {{{key}}} passed to SimpleStrategy for keyspace {keyspace}"
                     )));
                 }
             }
@@ -137,7 +144,18 @@ fn replication_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, 
                     continue;
                 }
                 validate_rf(value)?;
-                map.insert(key.clone(), value.trim().to_string());
+                // `replication_factor` applies to every datacenter; this node has one.
+                let dc = if key == "replication_factor" {
+                    DATACENTER
+                } else {
+                    key.as_str()
+                };
+                if dc != DATACENTER {
+                    return Err(CqlError::Config(format!(
+                        "Unrecognized strategy option {{{key}}} passed to NetworkTopologyStrategy for keyspace {keyspace}"
+                    )));
+                }
+                map.insert(dc.to_string(), value.trim().to_string());
             }
         }
         "LocalStrategy" | "EverywhereStrategy" => {
@@ -291,6 +309,7 @@ mod tests {
     #[test]
     fn replication_class_is_expanded() {
         let (map, durable) = keyspace_params(
+            "ks",
             &[prop(
                 "REPLICATION",
                 &[("class", "SimpleStrategy"), ("replication_factor", "1")],
@@ -302,6 +321,28 @@ mod tests {
         assert_eq!(map["class"], "org.apache.cassandra.locator.SimpleStrategy");
         assert_eq!(map["replication_factor"], "1");
         assert!(durable);
+    }
+
+    #[test]
+    fn network_topology_knows_only_this_datacenter() {
+        let nts = |key: &str| {
+            keyspace_params(
+                "ks",
+                &[prop(
+                    "replication",
+                    &[("class", "NetworkTopologyStrategy"), (key, "1")],
+                )],
+                BTreeMap::new(),
+                true,
+            )
+        };
+        assert_eq!(nts("datacenter1").unwrap().0["datacenter1"], "1");
+        assert_eq!(nts("replication_factor").unwrap().0["datacenter1"], "1");
+        let err = nts("nowhere").unwrap_err();
+        assert!(
+            matches!(err, CqlError::Config(ref m) if m == "Unrecognized strategy option {nowhere} passed to NetworkTopologyStrategy for keyspace ks")
+        );
+        assert!(nts("Replication_factor").is_err());
     }
 
     #[test]
