@@ -8,4 +8,5 @@ mod handshake;
 mod persistence;
 mod prepared;
 mod python_clients;
+mod select;
 mod system_tables;

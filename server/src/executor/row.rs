@@ -30,6 +30,8 @@ impl Liveness {
 /// A live row: decoded key values and the live cells.
 #[derive(Debug, Clone)]
 pub struct LiveRow {
+    /// The partition's token.
+    pub token: i64,
     pub partition: Vec<Bytes>,
     pub clustering: Vec<Bytes>,
     /// Live cell values by column id (sorted by id).
@@ -68,6 +70,7 @@ impl LiveRow {
             return Ok(None);
         }
         Ok(Some(LiveRow {
+            token: decoded.token,
             partition: decoded.partition,
             clustering: decoded.clustering,
             cells,

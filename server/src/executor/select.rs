@@ -18,7 +18,9 @@ use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::source::{KeyRange, RowSource};
 use crate::node::Node;
+use crate::planner::restrictions::Bound as TermBound;
 use crate::planner::select::{OutputSource, PartitionSelection, SelectPlan};
+use crate::planner::token::TokenRange;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -65,19 +67,26 @@ fn bind(
     let def = plan.table.def.clone();
     let partitions = match &plan.partitions {
         PartitionSelection::All => None,
+        PartitionSelection::Tokens(range) => {
+            Some(TokenOrKeys::Tokens(token_key_range(range, ctx)?))
+        }
         PartitionSelection::Keys(sets) => {
             let values = sets
                 .iter()
                 .zip(&def.partition_key)
                 .map(|(set, &i)| keys::key_values(set, &def, i, ctx))
                 .collect::<CqlResult<Vec<_>>>()?;
-            Some(keys::partition_prefixes(&def, &keys::cartesian(values))?)
+            Some(TokenOrKeys::Keys(keys::partition_prefixes(
+                &def,
+                &keys::cartesian(values),
+            )?))
         }
     };
     let clustering = clustering_suffix_ranges(&plan, &def, ctx)?;
     let ranges = match partitions {
         None => vec![(Bound::Unbounded, Bound::Unbounded)],
-        Some(prefixes) => {
+        Some(TokenOrKeys::Tokens(range)) => range.into_iter().collect(),
+        Some(TokenOrKeys::Keys(prefixes)) => {
             let mut ranges = Vec::new();
             for prefix in prefixes {
                 for (lo, hi) in &clustering {
@@ -110,6 +119,69 @@ fn bind(
         paging,
         skip_metadata: params.skip_metadata,
     })
+}
+
+/// Partitions chosen by token range or by key.
+enum TokenOrKeys {
+    /// A storage key range covering the token range (`None` when it is empty).
+    Tokens(Option<KeyRange>),
+    /// Encoded partition prefixes.
+    Keys(Vec<Vec<u8>>),
+}
+
+fn token_value(bound: &TermBound, ctx: &EvalContext<'_>) -> CqlResult<i64> {
+    let ty = cql::types::ColumnType::Bigint;
+    match evaluate(
+        &bound.term,
+        Receiver {
+            name: "partition key token",
+            ty: &ty,
+        },
+        ctx,
+    )? {
+        Evaluated::Value(b) if b.len() == 8 => {
+            let mut raw = [0u8; 8];
+            raw.copy_from_slice(&b);
+            Ok(i64::from_be_bytes(raw))
+        }
+        _ => Err(CqlError::invalid("Invalid null token value")),
+    }
+}
+
+/// The storage key range of a token range. Keys start with the token's 8 order-preserving
+/// bytes, so `token > t` starts at the first key of token `t + 1`. Like Cassandra, a range whose
+/// start is past its end selects nothing (it does not wrap around the ring).
+fn token_key_range(range: &TokenRange, ctx: &EvalContext<'_>) -> CqlResult<Option<KeyRange>> {
+    let key = |t: i64| storage::encoding::key::token_bytes(t).to_vec();
+    let start = match &range.lower {
+        None => Some(i64::MIN),
+        Some(b) => {
+            let t = token_value(b, ctx)?;
+            if b.inclusive {
+                Some(t)
+            } else {
+                t.checked_add(1)
+            }
+        }
+    };
+    // Exclusive end token; `None` means past the last token.
+    let end = match &range.upper {
+        None => None,
+        Some(b) => {
+            let t = token_value(b, ctx)?;
+            if b.inclusive {
+                t.checked_add(1)
+            } else {
+                Some(t)
+            }
+        }
+    };
+    let Some(start) = start else { return Ok(None) };
+    if end.is_some_and(|e| e <= start) {
+        return Ok(None);
+    }
+    let end_bound = end.map_or(Bound::Unbounded, |e| Bound::Excluded(key(e)));
+    Ok(Some((Bound::Included(key(start)), end_bound)))
 }
 
 fn limit_value(term: &cql::statement::ast::Term, ctx: &EvalContext<'_>) -> CqlResult<usize> {
@@ -432,6 +504,7 @@ fn output_row(bound: &BoundSelect, def: &TableDef, row: &LiveRow) -> Vec<Option<
         .map(|o| match o.source {
             OutputSource::Column(i) => row.value(def, i).cloned(),
             OutputSource::CountAll => None,
+            OutputSource::Token => Some(Bytes::copy_from_slice(&row.token.to_be_bytes())),
         })
         .collect()
 }

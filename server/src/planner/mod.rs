@@ -8,6 +8,7 @@ pub mod modify;
 pub mod options;
 pub mod restrictions;
 pub mod select;
+pub mod token;
 pub mod types;
 
 use cql::statement::ast::{Ident, QualifiedName};

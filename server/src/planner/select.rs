@@ -3,12 +3,13 @@
 
 use std::fmt;
 
-use cql::statement::ast::{Order, Select, SelectExpr, Term};
+use cql::statement::ast::{Order, Relation, Select, SelectExpr, Term};
 use cql::types::ColumnType;
 use storage::{ClusteringOrder, ColumnKind};
 
 use crate::error::{CqlError, CqlResult};
 use crate::planner::restrictions::{self, Bound, ColumnRestriction, ValueSet};
+use crate::planner::token::{self, TokenRange};
 use crate::planner::{column_index, resolve_table};
 use crate::schema::{Schema, TableRef};
 
@@ -41,6 +42,8 @@ pub enum PartitionSelection {
     All,
     /// The partitions whose key columns take these values (one set per key column).
     Keys(Vec<ValueSet>),
+    /// Partitions whose token lies in a range, in token order.
+    Tokens(TokenRange),
 }
 
 /// One result column.
@@ -59,6 +62,8 @@ pub enum OutputSource {
     Column(usize),
     /// `count(*)`.
     CountAll,
+    /// `token(partition key)`.
+    Token,
 }
 
 /// Plans `stmt` against `schema`.
@@ -71,10 +76,27 @@ pub fn plan_select(
     let def = &table.def;
     let (outputs, aggregate) = outputs(&table, stmt)?;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
-    if let Some(relation) = rest.first() {
+    let token_relations: Vec<&Relation> = rest
+        .iter()
+        .filter(|r| matches!(r, Relation::Token { .. }))
+        .collect();
+    if let Some(relation) = rest.iter().find(|r| !matches!(r, Relation::Token { .. })) {
         return Err(CqlError::invalid(format!(
             "Unsupported restriction: {relation:?}"
         )));
+    }
+    let token = token::token_range(def, &token_relations)?;
+    if token.is_some() {
+        if let Some(&i) = def
+            .partition_key
+            .iter()
+            .find(|&&i| by_column[i].is_restricted())
+        {
+            return Err(CqlError::invalid(format!(
+                "Columns \"{}\" cannot be restricted by both a normal relation and a token relation",
+                def.columns[i].name
+            )));
+        }
     }
     let mut filters = Vec::new();
     let mut needs_filtering = false;
@@ -98,7 +120,10 @@ pub fn plan_select(
                 filters.push((i, by_column[i].clone()));
             }
         }
-        PartitionSelection::All
+        match token {
+            Some(range) => PartitionSelection::Tokens(range),
+            None => PartitionSelection::All,
+        }
     };
 
     // Clustering columns: an =/IN prefix, then at most one slice.
@@ -222,6 +247,17 @@ fn outputs(table: &TableRef, stmt: &Select) -> CqlResult<(Vec<Output>, bool)> {
                     source: OutputSource::Column(i),
                 });
             }
+            SelectExpr::Function { name, args }
+                if name.keyspace.is_none() && name.name.name.eq_ignore_ascii_case("token") =>
+            {
+                token::check_selector(def, args)?;
+                let names: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                outputs.push(Output {
+                    name: alias.unwrap_or_else(|| format!("system.token({})", names.join(", "))),
+                    ty: ColumnType::Bigint,
+                    source: OutputSource::Token,
+                });
+            }
             SelectExpr::CountAll => {
                 aggregate = true;
                 outputs.push(Output {
@@ -287,6 +323,15 @@ impl fmt::Display for SelectPlan {
         write!(f, "Select {}.{}", def.keyspace, def.name)?;
         match &self.partitions {
             PartitionSelection::All => f.write_str(" scan")?,
+            PartitionSelection::Tokens(range) => {
+                f.write_str(" tokens")?;
+                if let Some(b) = &range.lower {
+                    write!(f, " {} {}", if b.inclusive { ">=" } else { ">" }, b.term)?;
+                }
+                if let Some(b) = &range.upper {
+                    write!(f, " {} {}", if b.inclusive { "<=" } else { "<" }, b.term)?;
+                }
+            }
             PartitionSelection::Keys(sets) => {
                 f.write_str(" partitions[")?;
                 for (n, (set, &i)) in sets.iter().zip(&def.partition_key).enumerate() {
