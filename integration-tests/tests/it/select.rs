@@ -118,3 +118,133 @@ async fn token_misuse_is_rejected_word_for_word() {
         );
     }
 }
+
+/// All (c1, c2) in 0..4 × 0..4 under partition k = 0.
+async fn grid(session: &scylla::client::session::Session, table: &str, order: &str) {
+    session
+        .query_unpaged(format!("CREATE TABLE {table} (k int, c1 int, c2 int, v int, PRIMARY KEY (k, c1, c2)) WITH CLUSTERING ORDER BY ({order})"), &[])
+        .await
+        .unwrap();
+    for c1 in 0..4 {
+        for c2 in 0..4 {
+            session
+                .query_unpaged(
+                    format!("INSERT INTO {table} (k, c1, c2, v) VALUES (0, ?, ?, ?)"),
+                    (c1, c2, c1 * 10 + c2),
+                )
+                .await
+                .unwrap();
+        }
+    }
+}
+
+async fn pairs(session: &scylla::client::session::Session, cql: String) -> Vec<(i32, i32)> {
+    session
+        .query_unpaged(cql, &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .rows::<(i32, i32)>()
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_column_relations_follow_tuple_order_in_every_clustering_order() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    for (table, order) in [
+        ("t_asc", "c1 ASC, c2 ASC"),
+        ("t_desc", "c1 DESC, c2 DESC"),
+        ("t_mixed", "c1 ASC, c2 DESC"),
+    ] {
+        grid(&session, table, order).await;
+        let all: Vec<(i32, i32)> =
+            pairs(&session, format!("SELECT c1, c2 FROM {table} WHERE k = 0")).await;
+        let expect = |pred: &dyn Fn(&(i32, i32)) -> bool| -> Vec<(i32, i32)> {
+            all.iter().copied().filter(pred).collect()
+        };
+        assert_eq!(
+            pairs(
+                &session,
+                format!("SELECT c1, c2 FROM {table} WHERE k = 0 AND (c1, c2) > (1, 2)")
+            )
+            .await,
+            expect(&|p| *p > (1, 2)),
+            "{table} >"
+        );
+        assert_eq!(
+            pairs(&session, format!("SELECT c1, c2 FROM {table} WHERE k = 0 AND (c1, c2) >= (1, 2) AND (c1, c2) < (3, 1)")).await,
+            expect(&|p| *p >= (1, 2) && *p < (3, 1)),
+            "{table} range"
+        );
+        assert_eq!(
+            pairs(
+                &session,
+                format!(
+                    "SELECT c1, c2 FROM {table} WHERE k = 0 AND (c1, c2) <= (2, 0) AND (c1) > (0)"
+                )
+            )
+            .await,
+            expect(&|p| *p <= (2, 0) && p.0 > 0),
+            "{table} mixed widths"
+        );
+        assert_eq!(
+            pairs(
+                &session,
+                format!("SELECT c1, c2 FROM {table} WHERE k = 0 AND c1 = 2 AND (c2) >= (1)")
+            )
+            .await,
+            expect(&|p| p.0 == 2 && p.1 >= 1),
+            "{table} single eq then multi slice"
+        );
+        let mut got = pairs(
+            &session,
+            format!(
+                "SELECT c1, c2 FROM {table} WHERE k = 0 AND (c1, c2) IN ((3, 3), (0, 1), (9, 9))"
+            ),
+        )
+        .await;
+        got.sort();
+        assert_eq!(got, vec![(0, 1), (3, 3)], "{table} IN");
+        assert_eq!(
+            pairs(
+                &session,
+                format!("SELECT c1, c2 FROM {table} WHERE k = 0 AND (c1, c2) = (2, 3)")
+            )
+            .await,
+            vec![(2, 3)]
+        );
+    }
+    // Prepared, with a marker per element and a marker for the whole tuple.
+    let prepared = session
+        .prepare("SELECT c1, c2 FROM t_asc WHERE k = ? AND (c1, c2) > (?, ?)")
+        .await
+        .unwrap();
+    let rows = session
+        .execute_unpaged(&prepared, (0, 3, 1))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.rows_num(), 2);
+    let prepared = session
+        .prepare("SELECT c1, c2 FROM t_asc WHERE k = ? AND (c1, c2) = ?")
+        .await
+        .unwrap();
+    let rows = session
+        .execute_unpaged(&prepared, (0, (1, 1)))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(
+        rows.rows::<(i32, i32)>()
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect::<Vec<_>>(),
+        vec![(1, 1)]
+    );
+}

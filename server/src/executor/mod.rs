@@ -1,6 +1,7 @@
 //! Statement execution: dispatches a parsed statement to its executor and returns the RESULT
 //! body (plus any warnings).
 
+mod clustering;
 pub mod ddl;
 mod keys;
 pub mod modify;

@@ -10,10 +10,11 @@ use cql::frame::request::QueryParameters;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::Operator;
 use cql::types::ordering;
-use storage::{ClusteringOrder, TableDef};
+use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
-use crate::executor::keys::{self, SliceBound};
+use crate::executor::clustering;
+use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::source::{KeyRange, RowSource};
@@ -36,6 +37,8 @@ struct BoundSelect {
     plan: SelectPlan,
     ranges: Vec<KeyRange>,
     filters: Vec<BoundFilter>,
+    /// Tuple bounds of a slice over mixed-direction clustering columns.
+    tuple_check: Option<clustering::TupleCheck>,
     limit: Option<usize>,
     page_size: Option<usize>,
     paging: Option<PagingState>,
@@ -82,7 +85,7 @@ fn bind(
             )?))
         }
     };
-    let clustering = clustering_suffix_ranges(&plan, &def, ctx)?;
+    let (clustering, tuple_check) = clustering::suffix_ranges(&plan.clustering, &def, ctx)?;
     let ranges = match partitions {
         None => vec![(Bound::Unbounded, Bound::Unbounded)],
         Some(TokenOrKeys::Tokens(range)) => range.into_iter().collect(),
@@ -114,6 +117,7 @@ fn bind(
         plan,
         ranges,
         filters,
+        tuple_check,
         limit,
         page_size,
         paging,
@@ -204,70 +208,6 @@ fn limit_value(term: &cql::statement::ast::Term, ctx: &EvalContext<'_>) -> CqlRe
         Evaluated::Unset => Ok(usize::MAX),
         _ => Err(CqlError::invalid("Invalid null value of limit")),
     }
-}
-
-/// Clustering ranges as (lower, upper) suffixes after a partition prefix; empty suffixes mean
-/// the whole partition.
-fn clustering_suffix_ranges(
-    plan: &SelectPlan,
-    def: &TableDef,
-    ctx: &EvalContext<'_>,
-) -> CqlResult<Vec<KeyRange>> {
-    let prefix_values = plan
-        .clustering_prefix
-        .iter()
-        .zip(&def.clustering_key)
-        .map(|(set, &i)| keys::key_values(set, def, i, ctx))
-        .collect::<CqlResult<Vec<_>>>()?;
-    let mut prefixes = Vec::new();
-    for combo in keys::cartesian(prefix_values) {
-        prefixes.push(keys::clustering_bytes(def, &combo)?);
-    }
-    prefixes.sort();
-    prefixes.dedup();
-    let Some((lower, upper)) = &plan.clustering_slice else {
-        return Ok(prefixes.into_iter().map(keys::prefix_range).collect());
-    };
-    let n = plan.clustering_prefix.len();
-    let Some(&col_index) = def.clustering_key.get(n) else {
-        return Err(CqlError::Server(
-            "slice on a missing clustering column".into(),
-        ));
-    };
-    let col = &def.columns[col_index];
-    let desc = col.order == ClusteringOrder::Desc;
-    let mut ranges = Vec::new();
-    for prefix in prefixes {
-        let encode_bound =
-            |b: &Option<crate::planner::restrictions::Bound>| -> CqlResult<Option<SliceBound>> {
-                let Some(b) = b else { return Ok(None) };
-                let receiver = Receiver {
-                    name: &col.name,
-                    ty: &col.ty,
-                };
-                let value = match evaluate(&b.term, receiver, ctx)? {
-                    Evaluated::Value(v) => v,
-                    _ => {
-                        return Err(CqlError::invalid(format!(
-                            "Invalid null value in condition for column {}",
-                            col.name
-                        )))
-                    }
-                };
-                let mut key = prefix.clone();
-                storage::encoding::key::encode_clustering(
-                    &[(&col.ty, col.order, value.as_ref())],
-                    &mut key,
-                )?;
-                Ok(Some(SliceBound {
-                    key,
-                    inclusive: b.inclusive,
-                }))
-            };
-        let range = keys::slice_range(&prefix, encode_bound(lower)?, encode_bound(upper)?, desc);
-        ranges.push(range);
-    }
-    Ok(ranges)
 }
 
 /// Prepends a partition prefix to a clustering-suffix range.
@@ -412,6 +352,13 @@ fn run(
                 .filters
                 .iter()
                 .all(|f| passes(f, &def, row.value(&def, f.column)))
+            {
+                continue;
+            }
+            if bound
+                .tuple_check
+                .as_ref()
+                .is_some_and(|c| !c.passes(&def, &row.clustering))
             {
                 continue;
             }

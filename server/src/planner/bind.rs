@@ -117,11 +117,56 @@ impl Collector<'_> {
                     }
                 }
             }
+            Relation::Multi { columns, value, .. } => self.tuple(columns, value),
+            Relation::MultiIn { columns, values } => match values {
+                InValues::Bind(marker) => {
+                    if let Some(ty) = self.tuple_type(columns) {
+                        let name = format!("in({})", tuple_name(columns));
+                        let list = ColumnType::List {
+                            element: Box::new(ty),
+                            frozen: false,
+                        };
+                        self.put(marker, name, list);
+                    }
+                }
+                InValues::List(terms) => {
+                    for term in terms {
+                        self.tuple(columns, term);
+                    }
+                }
+            },
             Relation::Token {
                 value: Term::Bind(marker),
                 ..
             } => {
                 self.put(marker, "partition key token".into(), ColumnType::Bigint);
+            }
+            _ => {}
+        }
+    }
+
+    fn tuple_type(&self, columns: &[cql::statement::ast::Ident]) -> Option<ColumnType> {
+        columns
+            .iter()
+            .map(|c| self.column_type(&c.name))
+            .collect::<Option<Vec<_>>>()
+            .map(ColumnType::Tuple)
+    }
+
+    /// Markers in a multi-column relation's value: a tuple of terms or one tuple marker.
+    fn tuple(&mut self, columns: &[cql::statement::ast::Ident], value: &Term) {
+        match value {
+            Term::Tuple(items) => {
+                for (column, item) in columns.iter().zip(items) {
+                    if let Some(ty) = self.column_type(&column.name) {
+                        self.term(item, &column.name, &ty);
+                    }
+                }
+            }
+            Term::Bind(marker) => {
+                if let Some(ty) = self.tuple_type(columns) {
+                    self.put(marker, tuple_name(columns), ty);
+                }
             }
             _ => {}
         }
@@ -146,6 +191,12 @@ impl Collector<'_> {
             self.put(m, "[timestamp]".into(), ColumnType::Bigint);
         }
     }
+}
+
+/// Cassandra's name for a multi-column receiver: `(a,b)`.
+fn tuple_name(columns: &[cql::statement::ast::Ident]) -> String {
+    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    format!("({})", names.join(","))
 }
 
 /// Computes bind metadata for `statement` with `bind_count` markers.

@@ -3,6 +3,7 @@
 //! is planned against the schema and evaluated per execution.
 
 pub mod bind;
+pub mod clustering;
 pub mod ddl;
 pub mod modify;
 pub mod options;

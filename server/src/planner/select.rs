@@ -8,7 +8,8 @@ use cql::types::ColumnType;
 use storage::{ClusteringOrder, ColumnKind};
 
 use crate::error::{CqlError, CqlResult};
-use crate::planner::restrictions::{self, Bound, ColumnRestriction, ValueSet};
+use crate::planner::clustering::{self, ClusteringPlan};
+use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::token::{self, TokenRange};
 use crate::planner::{column_index, resolve_table};
 use crate::schema::{Schema, TableRef};
@@ -22,10 +23,8 @@ pub struct SelectPlan {
     pub table: TableRef,
     pub outputs: Vec<Output>,
     pub partitions: PartitionSelection,
-    /// `=`/`IN` restrictions on the first clustering columns, in order.
-    pub clustering_prefix: Vec<ValueSet>,
-    /// A range on the clustering column right after the prefix.
-    pub clustering_slice: Option<(Option<Bound>, Option<Bound>)>,
+    /// The clustering prefix and slice.
+    pub clustering: ClusteringPlan,
     /// Restrictions checked row by row (ALLOW FILTERING).
     pub filters: Vec<(usize, ColumnRestriction)>,
     pub limit: Option<Term>,
@@ -80,7 +79,13 @@ pub fn plan_select(
         .iter()
         .filter(|r| matches!(r, Relation::Token { .. }))
         .collect();
-    if let Some(relation) = rest.iter().find(|r| !matches!(r, Relation::Token { .. })) {
+    let supported = |r: &&Relation| {
+        matches!(
+            r,
+            Relation::Token { .. } | Relation::Multi { .. } | Relation::MultiIn { .. }
+        )
+    };
+    if let Some(relation) = rest.iter().find(|r| !supported(r)) {
         return Err(CqlError::invalid(format!(
             "Unsupported restriction: {relation:?}"
         )));
@@ -127,56 +132,20 @@ pub fn plan_select(
     };
 
     // Clustering columns: an =/IN prefix, then at most one slice.
-    let mut clustering_prefix = Vec::new();
-    let mut clustering_slice = None;
-    let mut previous: Option<(usize, bool)> = None; // (column, restricted by non-EQ)
-    let mut broken = false;
-    for &i in &def.clustering_key {
-        let r = &by_column[i];
-        if !r.is_restricted() {
-            if previous.is_none() || !broken {
-                previous = Some((i, false));
-            }
-            broken = true;
-            continue;
-        }
-        if broken {
-            if !stmt.allow_filtering {
-                let (prev, non_eq) = previous.unwrap_or((i, false));
-                return Err(CqlError::invalid(if non_eq {
-                    format!(
-                        "Clustering column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
-                        def.columns[i].name, def.columns[prev].name
-                    )
-                } else {
-                    format!(
-                        "PRIMARY KEY column \"{}\" cannot be restricted as preceding column \"{}\" is not restricted",
-                        def.columns[i].name, def.columns[prev].name
-                    )
-                }));
-            }
-            needs_filtering = true;
-            filters.push((i, r.clone()));
-            continue;
-        }
-        if !r.other.is_empty() {
-            needs_filtering = true;
-            filters.push((i, r.clone()));
-            broken = true;
-            previous = Some((i, true));
-            continue;
-        }
-        match &r.eq {
-            Some(values) => clustering_prefix.push(values.clone()),
-            None => {
-                clustering_slice = Some((r.lower.clone(), r.upper.clone()));
-                broken = true;
-                previous = Some((i, true));
-            }
-        }
-    }
-    if !pk_full && (!clustering_prefix.is_empty() || clustering_slice.is_some()) {
+    let multi: Vec<&Relation> = rest
+        .iter()
+        .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+        .collect();
+    let mut clustering = clustering::plan(def, &by_column, &multi, stmt.allow_filtering)?;
+    needs_filtering |= clustering.needs_filtering;
+    filters.append(&mut clustering.filters);
+    if !pk_full && (!clustering.prefix.is_empty() || clustering.slice.is_some()) {
         // Without a partition key, clustering restrictions are filtering, row by row.
+        if !multi.is_empty() {
+            return Err(CqlError::invalid(
+                "Multi-column slice restrictions cannot be used for filtering.",
+            ));
+        }
         needs_filtering = true;
         let restricted: Vec<usize> = def
             .clustering_key
@@ -188,8 +157,8 @@ pub fn plan_select(
         for i in restricted {
             filters.push((i, by_column[i].clone()));
         }
-        clustering_prefix.clear();
-        clustering_slice = None;
+        clustering.prefix.clear();
+        clustering.slice = None;
     }
 
     // Regular and static columns can only be filtered.
@@ -209,8 +178,7 @@ pub fn plan_select(
         table,
         outputs,
         partitions,
-        clustering_prefix,
-        clustering_slice,
+        clustering,
         filters,
         limit: stmt.limit.clone(),
         reversed,
@@ -343,15 +311,13 @@ impl fmt::Display for SelectPlan {
                 f.write_str("]")?;
             }
         }
-        for (n, set) in self.clustering_prefix.iter().enumerate() {
-            if let Some(&i) = def.clustering_key.get(n) {
-                write!(f, " {} {set}", def.columns[i].name)?;
-            }
+        for part in &self.clustering.prefix {
+            write!(f, " clustering {part}")?;
         }
-        if let Some((lower, upper)) = &self.clustering_slice {
-            if let Some(&i) = def.clustering_key.get(self.clustering_prefix.len()) {
+        if let Some(slice) = &self.clustering.slice {
+            if let Some(&i) = def.clustering_key.get(slice.start) {
                 let name = &def.columns[i].name;
-                if let Some(b) = lower {
+                if let Some(b) = &slice.lower {
                     write!(
                         f,
                         " {name} {} {}",
@@ -359,13 +325,16 @@ impl fmt::Display for SelectPlan {
                         b.term
                     )?;
                 }
-                if let Some(b) = upper {
+                if let Some(b) = &slice.upper {
                     write!(
                         f,
                         " {name} {} {}",
                         if b.inclusive { "<=" } else { "<" },
                         b.term
                     )?;
+                }
+                if !slice.exact {
+                    f.write_str(" (tuple-filtered)")?;
                 }
             }
         }

@@ -1,0 +1,361 @@
+//! Clustering-column restrictions: an `=`/`IN` prefix (single- or multi-column), then at most
+//! one slice (single- or multi-column), exactly as Cassandra orders them; whatever comes after
+//! a gap or a slice is filtering (ALLOW FILTERING) or Cassandra's error.
+
+use std::fmt;
+
+use cql::statement::ast::{BindMarker, Ident, InValues, Operator, Relation, Term};
+use storage::{ClusteringOrder, TableDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::column_index;
+use crate::planner::restrictions::{ColumnRestriction, ValueSet};
+
+/// One part of the `=`/`IN` clustering prefix.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrefixPart {
+    /// One column restricted by `=`/`IN`.
+    Single(ValueSet),
+    /// `(c1, .., cn) = (..)` or `(c1, .., cn) IN ((..), ..)` covering `width` columns.
+    Multi { width: usize, values: MultiValues },
+}
+
+/// The tuples of a multi-column `=`/`IN`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MultiValues {
+    /// Tuple terms (`Term::Tuple` or a marker bound to a tuple).
+    Tuples(Vec<Term>),
+    /// `IN ?`: a marker bound to a list of tuples.
+    Bind(BindMarker),
+}
+
+/// One bound of a clustering slice over `width` columns starting at the slice's column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SliceBound {
+    pub width: usize,
+    /// A single value (`multi == false`) or a tuple term / tuple marker.
+    pub term: Term,
+    pub multi: bool,
+    pub inclusive: bool,
+}
+
+/// The slice on the clustering columns after the prefix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusteringSlice {
+    /// Position (in the clustering key) of the first sliced column.
+    pub start: usize,
+    pub lower: Option<SliceBound>,
+    pub upper: Option<SliceBound>,
+    /// Whether the slice is an exact byte range (all sliced columns in one direction); if not,
+    /// the prefix range is scanned and rows are compared as tuples.
+    pub exact: bool,
+    /// Whether that direction is descending.
+    pub desc: bool,
+}
+
+/// The clustering part of a plan.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClusteringPlan {
+    pub prefix: Vec<PrefixPart>,
+    pub slice: Option<ClusteringSlice>,
+    /// Single-column restrictions checked row by row.
+    pub filters: Vec<(usize, ColumnRestriction)>,
+    pub needs_filtering: bool,
+}
+
+/// Multi-column relations grouped by the clustering position of their first column.
+struct MultiRelation {
+    width: usize,
+    op: Operator,
+    value: MultiTerm,
+}
+
+enum MultiTerm {
+    One(Term),
+    In(InValues),
+}
+
+fn names(columns: &[Ident]) -> String {
+    columns
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Validates a multi-column relation's columns; returns the first clustering position.
+fn multi_start(def: &TableDef, columns: &[Ident]) -> CqlResult<usize> {
+    let mut positions = Vec::with_capacity(columns.len());
+    for column in columns {
+        let i = column_index(def, column)?;
+        match def.clustering_key.iter().position(|&c| c == i) {
+            Some(p) => positions.push(p),
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "Multi-column relations can only be applied to clustering columns but was applied to: {}",
+                    column.name
+                )))
+            }
+        }
+    }
+    let start = positions.first().copied().unwrap_or(0);
+    if positions.iter().enumerate().any(|(n, &p)| p != start + n) {
+        return Err(CqlError::invalid(format!(
+            "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: ({})",
+            names(columns)
+        )));
+    }
+    Ok(start)
+}
+
+/// Plans the clustering restrictions. `single` holds single-column restrictions by column
+/// index; `multi` the multi-column relations.
+pub(crate) fn plan(
+    def: &TableDef,
+    single: &[ColumnRestriction],
+    multi: &[&Relation],
+    allow_filtering: bool,
+) -> CqlResult<ClusteringPlan> {
+    let mut by_start: Vec<Vec<MultiRelation>> =
+        (0..def.clustering_key.len()).map(|_| Vec::new()).collect();
+    for relation in multi {
+        let (columns, op, value) = match relation {
+            Relation::Multi { columns, op, value } => (columns, *op, MultiTerm::One(value.clone())),
+            Relation::MultiIn { columns, values } => {
+                (columns, Operator::In, MultiTerm::In(values.clone()))
+            }
+            _ => continue,
+        };
+        let start = multi_start(def, columns)?;
+        for column in columns {
+            let i = column_index(def, column)?;
+            if single[i].is_restricted() {
+                return Err(CqlError::invalid(format!(
+                    "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
+                    column.name
+                )));
+            }
+        }
+        if let Some(slot) = by_start.get_mut(start) {
+            slot.push(MultiRelation {
+                width: columns.len(),
+                op,
+                value,
+            });
+        }
+    }
+    let mut out = ClusteringPlan::default();
+    let mut position = 0;
+    let n = def.clustering_key.len();
+    // Prefix: =/IN parts.
+    while position < n {
+        let i = def.clustering_key[position];
+        let multis = &by_start[position];
+        if let Some(m) = multis
+            .iter()
+            .find(|m| matches!(m.op, Operator::Eq | Operator::In))
+        {
+            if multis.len() > 1 {
+                return Err(CqlError::invalid(format!(
+                    "{} cannot be restricted by more than one relation if it includes an Equal",
+                    def.columns[i].name
+                )));
+            }
+            let values = match &m.value {
+                MultiTerm::One(term) => MultiValues::Tuples(vec![term.clone()]),
+                MultiTerm::In(InValues::List(terms)) => MultiValues::Tuples(terms.clone()),
+                MultiTerm::In(InValues::Bind(marker)) => MultiValues::Bind(marker.clone()),
+            };
+            out.prefix.push(PrefixPart::Multi {
+                width: m.width,
+                values,
+            });
+            position += m.width;
+            continue;
+        }
+        let r = &single[i];
+        if multis.is_empty() && r.eq.is_some() && r.other.is_empty() && !r.is_slice() {
+            out.prefix.push(PrefixPart::Single(
+                r.eq.clone()
+                    .unwrap_or(ValueSet::In(InValues::List(Vec::new()))),
+            ));
+            position += 1;
+            continue;
+        }
+        break;
+    }
+    // Slice at `position`.
+    if position < n {
+        let i = def.clustering_key[position];
+        let multis = &by_start[position];
+        let r = &single[i];
+        if !multis.is_empty() {
+            out.slice = Some(multi_slice(def, position, multis)?);
+        } else if r.is_slice() && r.other.is_empty() {
+            let bound = |b: &Option<crate::planner::restrictions::Bound>| {
+                b.as_ref().map(|b| SliceBound {
+                    width: 1,
+                    term: b.term.clone(),
+                    multi: false,
+                    inclusive: b.inclusive,
+                })
+            };
+            let desc = def.columns[i].order == ClusteringOrder::Desc;
+            out.slice = Some(ClusteringSlice {
+                start: position,
+                lower: bound(&r.lower),
+                upper: bound(&r.upper),
+                exact: true,
+                desc,
+            });
+        }
+    }
+    // Everything after the prefix and slice is filtering.
+    let covered = position + out.slice.as_ref().map_or(0, slice_width);
+    let mut preceding: Option<(usize, bool)> = None;
+    for (p, &i) in def.clustering_key.iter().enumerate() {
+        if p < position {
+            continue;
+        }
+        if p == position && out.slice.is_some() {
+            preceding = Some((i, true));
+            continue;
+        }
+        if p < covered {
+            continue;
+        }
+        if !by_start[p].is_empty() {
+            return Err(CqlError::invalid(format!(
+                "Clustering column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
+                def.columns[i].name,
+                def.columns[preceding.map_or(i, |(c, _)| c)].name
+            )));
+        }
+        let r = &single[i];
+        if !r.is_restricted() {
+            if preceding.is_none() {
+                preceding = Some((i, false));
+            }
+            continue;
+        }
+        if !allow_filtering && (preceding.is_some() || p > position) {
+            let (prev, non_eq) = preceding.unwrap_or((i, false));
+            return Err(CqlError::invalid(if non_eq {
+                format!(
+                    "Clustering column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
+                    def.columns[i].name, def.columns[prev].name
+                )
+            } else {
+                format!(
+                    "PRIMARY KEY column \"{}\" cannot be restricted as preceding column \"{}\" is not restricted",
+                    def.columns[i].name, def.columns[prev].name
+                )
+            }));
+        }
+        out.needs_filtering = true;
+        out.filters.push((i, r.clone()));
+        if preceding.is_none() {
+            preceding = Some((i, true));
+        }
+    }
+    Ok(out)
+}
+
+fn slice_width(slice: &ClusteringSlice) -> usize {
+    let w = |b: &Option<SliceBound>| b.as_ref().map_or(0, |b| b.width);
+    w(&slice.lower).max(w(&slice.upper)).max(1)
+}
+
+fn multi_slice(
+    def: &TableDef,
+    start: usize,
+    multis: &[MultiRelation],
+) -> CqlResult<ClusteringSlice> {
+    let mut slice = ClusteringSlice {
+        start,
+        lower: None,
+        upper: None,
+        exact: true,
+        desc: false,
+    };
+    let first = def.columns[def.clustering_key[start]].name.clone();
+    for m in multis {
+        let MultiTerm::One(term) = &m.value else {
+            continue;
+        };
+        let bound = SliceBound {
+            width: m.width,
+            term: term.clone(),
+            multi: true,
+            inclusive: matches!(m.op, Operator::Gte | Operator::Lte),
+        };
+        match m.op {
+            Operator::Gt | Operator::Gte => {
+                if slice.lower.is_some() {
+                    return Err(CqlError::invalid(format!(
+                        "More than one restriction was found for the start bound on {first}"
+                    )));
+                }
+                slice.lower = Some(bound);
+            }
+            Operator::Lt | Operator::Lte => {
+                if slice.upper.is_some() {
+                    return Err(CqlError::invalid(format!(
+                        "More than one restriction was found for the end bound on {first}"
+                    )));
+                }
+                slice.upper = Some(bound);
+            }
+            other => {
+                return Err(CqlError::invalid(format!(
+                    "Unsupported \"{}\" relation on multiple clustering columns",
+                    operator_text(other)
+                )))
+            }
+        }
+    }
+    let width = slice_width(&slice);
+    let orders: Vec<ClusteringOrder> = def.clustering_key
+        [start..(start + width).min(def.clustering_key.len())]
+        .iter()
+        .map(|&i| def.columns[i].order)
+        .collect();
+    slice.desc = orders.first() == Some(&ClusteringOrder::Desc);
+    slice.exact = orders.iter().all(|o| *o == orders[0]);
+    Ok(slice)
+}
+
+fn operator_text(op: Operator) -> &'static str {
+    match op {
+        Operator::Eq => "=",
+        Operator::Lt => "<",
+        Operator::Lte => "<=",
+        Operator::Gt => ">",
+        Operator::Gte => ">=",
+        Operator::Neq => "!=",
+        Operator::In => "IN",
+        Operator::NotIn => "NOT IN",
+        Operator::Contains => "CONTAINS",
+        Operator::ContainsKey => "CONTAINS KEY",
+        Operator::Like => "LIKE",
+        Operator::IsNot => "IS NOT",
+    }
+}
+
+impl fmt::Display for PrefixPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PrefixPart::Single(set) => write!(f, "{set}"),
+            PrefixPart::Multi {
+                width,
+                values: MultiValues::Tuples(t),
+            } => {
+                write!(f, "[{width} cols] IN {} tuples", t.len())
+            }
+            PrefixPart::Multi {
+                width,
+                values: MultiValues::Bind(_),
+            } => write!(f, "[{width} cols] IN ?"),
+        }
+    }
+}
