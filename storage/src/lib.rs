@@ -33,7 +33,8 @@ pub use catalog::{
 };
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};
+pub use encoding::range_tombstone::RangeTombstone;
 pub use encoding::row::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
 pub use error::StorageError;
-pub use mutation::{CatalogOp, RowWrite, WriteBatch};
+pub use mutation::{CatalogOp, RangeTombstoneWrite, RowWrite, WriteBatch};
 pub use read::{KeyRange, RowIter, Snapshot};

@@ -15,9 +15,10 @@ use uuid::Uuid;
 
 use crate::catalog::persist::{self, keyspace_key, table_key};
 use crate::catalog::{KeyspaceDef, TableDef};
+use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::tables::{data_table, data_table_name, DataTable, SCHEMA};
+use crate::tables::{data_table, data_table_name, rt_table_name, DataTable, SCHEMA};
 
 /// One write request: applied atomically, in one transaction with the other requests of its
 /// group, and acknowledged once that transaction commits.
@@ -27,6 +28,8 @@ pub struct WriteBatch {
     pub rows: Vec<RowWrite>,
     /// Catalog changes, applied first and in order.
     pub catalog: Vec<CatalogOp>,
+    /// Range and partition deletions, applied in the same transaction.
+    pub range_tombstones: Vec<RangeTombstoneWrite>,
 }
 
 /// An update of one row, merged with the existing row inside the writer
@@ -44,6 +47,17 @@ pub struct RowWrite {
 
 /// A catalog change. The server applies the same change to its in-memory [`Catalog`](crate::Catalog)
 /// once the write is acknowledged.
+/// One range tombstone to add to a partition.
+#[derive(Debug, Clone)]
+pub struct RangeTombstoneWrite {
+    /// The CQL table.
+    pub table_id: Uuid,
+    /// The partition prefix (token + partition key), as `encoding::key` builds it.
+    pub partition: Vec<u8>,
+    /// The deleted range, in clustering suffixes of that partition.
+    pub tombstone: RangeTombstone,
+}
+
 #[derive(Debug, Clone)]
 pub enum CatalogOp {
     /// Creates or replaces a keyspace record; `tables` is ignored (tables are separate
@@ -99,6 +113,8 @@ struct Plan {
     table_changes: Vec<(Uuid, bool)>,
     /// Row values to write, by table then key (`None` removes the row).
     rows: BTreeMap<(Uuid, Vec<u8>), Option<Vec<u8>>>,
+    /// Encoded tombstone lists by (table, partition prefix).
+    range_tombstones: BTreeMap<(Uuid, Vec<u8>), Vec<u8>>,
 }
 
 /// Applies one request in `txn`. `live_tables` is the set of table ids rows may be written
@@ -149,6 +165,23 @@ fn prepare(
         let value = (!row.is_empty()).then(|| row::encode(&row));
         plan.rows.insert(slot, value);
     }
+    let mut lists: BTreeMap<(Uuid, Vec<u8>), Vec<RangeTombstone>> = BTreeMap::new();
+    for write in &batch.range_tombstones {
+        if !live.contains(&write.table_id) {
+            return Err(StorageError::UnknownTable { id: write.table_id });
+        }
+        let slot = (write.table_id, write.partition.clone());
+        let mut list = match lists.remove(&slot) {
+            Some(list) => list,
+            None => read_tombstones(txn, write.table_id, &write.partition, &plan)?,
+        };
+        range_tombstone::add(&mut list, write.tombstone.clone());
+        lists.insert(slot, list);
+    }
+    for (slot, list) in lists {
+        plan.range_tombstones
+            .insert(slot, range_tombstone::encode(&list));
+    }
     Ok(plan)
 }
 
@@ -166,6 +199,21 @@ fn read_row(
     let table = txn.open_table(data_table(&name))?;
     let value = table.get(key)?;
     value.map(|v| row::decode(v.value())).transpose()
+}
+
+fn read_tombstones(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    partition: &[u8],
+    plan: &Plan,
+) -> Result<Vec<RangeTombstone>, StorageError> {
+    if plan.delete_tables.contains(&table_id) {
+        return Ok(Vec::new());
+    }
+    let name = rt_table_name(table_id);
+    let table = txn.open_table(data_table(&name))?;
+    let value = table.get(partition)?;
+    value.map_or(Ok(Vec::new()), |v| range_tombstone::decode(v.value()))
 }
 
 fn prepare_catalog_op(
@@ -245,6 +293,13 @@ fn write(
     for id in &plan.delete_tables {
         let name = data_table_name(*id);
         txn.delete_table(data_table(&name))?;
+        let rt_name = rt_table_name(*id);
+        txn.delete_table(data_table(&rt_name))?;
+    }
+    for ((table_id, partition), value) in &plan.range_tombstones {
+        let name = rt_table_name(*table_id);
+        let mut table = txn.open_table(data_table(&name))?;
+        table.insert(partition.as_slice(), value.as_slice())?;
     }
     for (id, alive) in plan.table_changes {
         if alive {

@@ -13,9 +13,10 @@ use redb::{ReadTransaction, ReadableDatabase, TableError};
 use uuid::Uuid;
 
 use crate::db::Store;
+use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::tables::{data_table, data_table_name, ReadOnlyDataTable};
+use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
 /// A key range of a data table: `(start, end)` bounds over encoded row keys.
 pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
@@ -52,6 +53,27 @@ impl Store {
 type DataRange = redb::Range<'static, &'static [u8], &'static [u8]>;
 
 impl Snapshot {
+    /// The range tombstones of one partition (empty when it has none).
+    ///
+    /// # Errors
+    /// redb errors, or `Corrupt` for an undecodable value.
+    pub fn range_tombstones(
+        &self,
+        table_id: Uuid,
+        partition: &[u8],
+    ) -> Result<Vec<RangeTombstone>, StorageError> {
+        let name = rt_table_name(table_id);
+        let table = match self.txn.open_table(data_table(&name)) {
+            Ok(table) => table,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(err) => return Err(err.into()),
+        };
+        match table.get(partition)? {
+            Some(value) => range_tombstone::decode(value.value()),
+            None => Ok(Vec::new()),
+        }
+    }
+
     fn open(&self, table_id: Uuid) -> Result<Option<ReadOnlyDataTable>, StorageError> {
         let name = data_table_name(table_id);
         match self.txn.open_table(data_table(&name)) {

@@ -37,6 +37,7 @@ fn create_schema(store: &Store) -> Arc<TableDef> {
                 CatalogOp::PutKeyspace(keyspace("ks")),
                 CatalogOp::PutTable(table.clone()),
             ],
+            range_tombstones: Vec::new(),
         })
         .unwrap();
     table
@@ -76,6 +77,7 @@ fn rows(writes: Vec<RowWrite>) -> WriteBatch {
     WriteBatch {
         rows: writes,
         catalog: vec![],
+        range_tombstones: Vec::new(),
     }
 }
 
@@ -355,6 +357,7 @@ fn truncate_and_drop_remove_data() {
     let truncate = WriteBatch {
         rows: vec![],
         catalog: vec![CatalogOp::TruncateTable { id: table.id }],
+        range_tombstones: Vec::new(),
     };
     store.write_blocking(truncate).unwrap();
     assert_eq!(value_of(&store, &table, 1, 1), None);
@@ -364,6 +367,7 @@ fn truncate_and_drop_remove_data() {
     let drop_ks = WriteBatch {
         rows: vec![],
         catalog: vec![CatalogOp::DropKeyspace("ks".into())],
+        range_tombstones: Vec::new(),
     };
     store.write_blocking(drop_ks).unwrap();
     assert_eq!(value_of(&store, &table, 1, 1), None);
@@ -382,6 +386,7 @@ fn truncate_and_drop_remove_data() {
             name: "t".into(),
             id: table.id,
         }],
+        range_tombstones: Vec::new(),
     };
     store.write_blocking(drop_table).unwrap();
     let catalog = crate::catalog::persist::load(&store.snapshot_txn()).unwrap();

@@ -18,6 +18,12 @@ pub(crate) fn data_table_name(id: Uuid) -> String {
     format!("data_{}", id.simple())
 }
 
+/// The range-tombstone table of the CQL table with id `id`: `rt_<uuid simple>`, keyed by
+/// partition prefix (see `encoding::range_tombstone`).
+pub(crate) fn rt_table_name(id: Uuid) -> String {
+    format!("rt_{}", id.simple())
+}
+
 /// A data table: memcomparable row key (see `encoding::key`) to a row value (see
 /// `encoding::row`). `name` comes from [`data_table_name`].
 pub(crate) fn data_table(name: &str) -> TableDefinition<'_, &'static [u8], &'static [u8]> {

@@ -2,6 +2,7 @@
 //! One test binary, one module per area.
 
 mod ddl;
+mod delete;
 mod dml;
 mod errors;
 mod handshake;

@@ -161,6 +161,7 @@ pub async fn execute(
         WriteBatch {
             rows: Vec::new(),
             catalog: change.ops,
+            range_tombstones: Vec::new(),
         },
     )
     .await?;
@@ -373,6 +374,7 @@ pub async fn truncate(
         WriteBatch {
             rows: Vec::new(),
             catalog: vec![CatalogOp::TruncateTable { id: table.def.id }],
+            range_tombstones: Vec::new(),
         },
     )
     .await?;

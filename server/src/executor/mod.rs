@@ -49,19 +49,12 @@ pub async fn execute(
             Ok(ResultBody::Void)
         }
         Statement::Batch(batch) => {
-            let mut rows = Vec::new();
+            let mut writes = WriteBatch::default();
             for inner in &batch.statements {
                 let plan = plan_modification(node, inner, keyspace)?;
-                rows.extend(modify::build_writes(node, &plan, params, &ctx)?);
+                modify::build_writes(node, &plan, params, &ctx, &mut writes)?;
             }
-            modify::submit(
-                node,
-                WriteBatch {
-                    rows,
-                    catalog: Vec::new(),
-                },
-            )
-            .await?;
+            modify::submit(node, writes).await?;
             Ok(ResultBody::Void)
         }
         Statement::Use(ident) => {
@@ -108,23 +101,16 @@ pub async fn execute_batch(
     params: &QueryParameters,
 ) -> CqlResult<()> {
     let now = now_micros();
-    let mut rows = Vec::new();
+    let mut writes = WriteBatch::default();
     for item in items {
         let ctx = EvalContext {
             binds: &item.values,
             now_micros: now,
         };
         let plan = plan_modification(node, &item.statement, item.keyspace.as_deref())?;
-        rows.extend(modify::build_writes(node, &plan, params, &ctx)?);
+        modify::build_writes(node, &plan, params, &ctx, &mut writes)?;
     }
-    modify::submit(
-        node,
-        WriteBatch {
-            rows,
-            catalog: Vec::new(),
-        },
-    )
-    .await
+    modify::submit(node, writes).await
 }
 
 fn plan_modification(

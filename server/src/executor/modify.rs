@@ -8,7 +8,8 @@ use cql::frame::request::QueryParameters;
 use cql::statement::ast::Term;
 use cql::types::ColumnType;
 use storage::{
-    Cell, CellValue, ColumnId, DeletionTime, Expiry, Liveness, RowWrite, StoredRow, WriteBatch,
+    Cell, CellValue, ColumnId, DeletionTime, Expiry, Liveness, RangeTombstone, RangeTombstoneWrite,
+    RowWrite, StoredRow, WriteBatch,
 };
 
 use crate::error::{CqlError, CqlResult};
@@ -27,15 +28,9 @@ pub async fn execute(
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<()> {
-    let rows = build_writes(node, plan, params, ctx)?;
-    submit(
-        node,
-        WriteBatch {
-            rows,
-            catalog: Vec::new(),
-        },
-    )
-    .await
+    let mut batch = WriteBatch::default();
+    build_writes(node, plan, params, ctx, &mut batch)?;
+    submit(node, batch).await
 }
 
 /// Submits a batch to the writer and waits for its commit.
@@ -129,7 +124,8 @@ pub fn build_writes(
     plan: &ModifyPlan,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
-) -> CqlResult<Vec<RowWrite>> {
+    out: &mut WriteBatch,
+) -> CqlResult<()> {
     let def = &plan.table.def;
     let timestamp = write_timestamp(node, plan, params, ctx)?;
     let expiry = expiry(plan, ctx)?;
@@ -209,21 +205,59 @@ pub fn build_writes(
         }),
         cells,
     };
-    let mut writes = Vec::new();
+    if let (ModifyKind::DeleteRange, Some(range)) = (&plan.kind, &plan.range) {
+        let deletion = DeletionTime {
+            timestamp,
+            local_deletion_seconds: now_seconds,
+        };
+        return range_deletes(def, pk_values, range, deletion, ctx, out);
+    }
     for pk in keys::cartesian(pk_values) {
         if pk.iter().any(Bytes::is_empty) {
             return Err(CqlError::invalid("Key may not be empty"));
         }
         for ck in keys::cartesian(ck_values.clone()) {
             let key = storage::row_key(def, &pk, &ck)?;
-            writes.push(RowWrite {
+            out.rows.push(RowWrite {
                 table_id: def.id,
                 key,
                 update: update.clone(),
             });
         }
     }
-    Ok(writes)
+    Ok(())
+}
+
+/// Range tombstones for every partition addressed and every clustering range deleted.
+fn range_deletes(
+    def: &storage::TableDef,
+    pk_values: Vec<Vec<Bytes>>,
+    range: &crate::planner::clustering::ClusteringPlan,
+    deletion: DeletionTime,
+    ctx: &EvalContext<'_>,
+    out: &mut WriteBatch,
+) -> CqlResult<()> {
+    let partitions = keys::partition_prefixes(def, &keys::cartesian(pk_values))?;
+    let (ranges, tuple_check) = super::clustering::suffix_ranges(range, def, ctx)?;
+    if tuple_check.is_some() {
+        return Err(CqlError::invalid(
+            "Range deletions over clustering columns of mixed order are not supported yet",
+        ));
+    }
+    for partition in partitions {
+        for (start, end) in &ranges {
+            out.range_tombstones.push(RangeTombstoneWrite {
+                table_id: def.id,
+                partition: partition.clone(),
+                tombstone: RangeTombstone {
+                    start: start.clone(),
+                    end: end.clone(),
+                    deletion,
+                },
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_size(column: &str, bytes: &Bytes) -> CqlResult<()> {

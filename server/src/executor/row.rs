@@ -42,11 +42,16 @@ impl LiveRow {
     /// Applies liveness to `stored`; `None` when nothing of the row is live.
     pub fn new(
         def: &TableDef,
-        key: &[u8],
+        decoded: storage::DecodedKey,
         stored: StoredRow,
         at: &Liveness,
+        range_deleted_at: Option<i64>,
     ) -> CqlResult<Option<LiveRow>> {
-        let deleted_at = stored.deletion.as_ref().map(|d| d.timestamp);
+        let deleted_at = stored
+            .deletion
+            .as_ref()
+            .map(|d| d.timestamp)
+            .max(range_deleted_at);
         let shadowed = |ts: i64| deleted_at.is_some_and(|d| ts <= d);
         let marker_live = stored
             .liveness
@@ -64,7 +69,6 @@ impl LiveRow {
         if !marker_live && cells.is_empty() {
             return Ok(None);
         }
-        let decoded = storage::encoding::key::decode_row_key(def, key)?;
         if decoded.clustering.len() < def.clustering_key.len() {
             // A partition-level (static) row: not a clustering row.
             return Ok(None);

@@ -10,7 +10,7 @@ use cql::frame::request::QueryParameters;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::Operator;
 use cql::types::ordering;
-use storage::TableDef;
+use storage::{RangeTombstone, TableDef};
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::clustering;
@@ -335,6 +335,8 @@ fn run(
     let mut count: i64 = 0;
     let mut last_key: Option<Vec<u8>> = None;
     let mut has_more = false;
+    // Range tombstones of the partition being read, loaded once per partition.
+    let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     'ranges: for range in ranges {
         let range = match &resume {
             Some(after) => match narrow(range, after, reversed) {
@@ -345,7 +347,15 @@ fn run(
         };
         for item in source.scan(range, reversed)? {
             let (key, stored) = item?;
-            let Some(row) = LiveRow::new(&def, &key, stored, &liveness)? else {
+            let decoded = storage::encoding::key::decode_row_key(&def, &key)?;
+            let prefix = key.get(..decoded.partition_len).unwrap_or(&key);
+            if partition_tombstones.0 != prefix {
+                partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
+            }
+            let suffix = key.get(decoded.partition_len..).unwrap_or_default();
+            let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
+            let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
+            else {
                 continue;
             };
             if !bound

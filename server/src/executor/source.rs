@@ -37,6 +37,16 @@ fn within(key: &[u8], range: &KeyRange) -> bool {
 }
 
 impl RowSource {
+    /// The range tombstones of the partition with prefix `partition` (none for virtual tables).
+    pub fn range_tombstones(&self, partition: &[u8]) -> CqlResult<Vec<storage::RangeTombstone>> {
+        match self {
+            RowSource::Stored(snapshot, table_id) => {
+                Ok(snapshot.range_tombstones(*table_id, partition)?)
+            }
+            RowSource::Virtual(_) => Ok(Vec::new()),
+        }
+    }
+
     /// Scans `range`, backwards when `reverse`.
     pub fn scan(&self, range: KeyRange, reverse: bool) -> CqlResult<RowIter<'_>> {
         match self {

@@ -2,12 +2,13 @@
 //! `=`/`IN`, the full clustering key for writes, no slices, no non-key columns in WHERE.
 
 use cql::statement::ast::{
-    Assignment, Delete, DeleteTarget, Insert, InsertValues, Term, Update, UsingClause,
+    Assignment, Delete, DeleteTarget, Insert, InsertValues, Relation, Term, Update, UsingClause,
 };
 use storage::ColumnKind;
 
 use crate::error::{CqlError, CqlResult};
-use crate::planner::restrictions::{self, ValueSet};
+use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
+use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::{column_index, resolve_table};
 use crate::schema::{is_system_keyspace, Schema, TableKind, TableRef};
 
@@ -22,6 +23,8 @@ pub enum ModifyKind {
     DeleteRows,
     /// DELETE of the listed columns.
     DeleteColumns(Vec<usize>),
+    /// DELETE of a clustering range or a whole partition (range tombstone).
+    DeleteRange,
 }
 
 /// A planned INSERT/UPDATE/DELETE.
@@ -36,6 +39,8 @@ pub struct ModifyPlan {
     /// Column index and value for each assigned column.
     pub assignments: Vec<(usize, Term)>,
     pub using: UsingClause,
+    /// The deleted clustering range of a `DeleteRange`.
+    pub range: Option<ClusteringPlan>,
 }
 
 fn check_modifiable(table: &TableRef) -> CqlResult<()> {
@@ -117,6 +122,7 @@ pub fn plan_insert(
         clustering_key,
         assignments,
         using: stmt.using.clone(),
+        range: None,
     })
 }
 
@@ -240,10 +246,12 @@ pub fn plan_update(
         clustering_key,
         assignments,
         using: stmt.using.clone(),
+        range: None,
     })
 }
 
-/// Plans a DELETE of rows or columns addressed by their full primary key.
+/// Plans a DELETE: of rows or columns by full primary key, or — with a clustering prefix, a
+/// clustering slice, or only the partition key — of a range (a range tombstone).
 pub fn plan_delete(
     schema: &Schema,
     stmt: &Delete,
@@ -257,38 +265,92 @@ pub fn plan_delete(
         ));
     }
     let def = &table.def;
-    let (pk, ck) = where_keys(&table, &stmt.where_clause, "DELETE")?;
-    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
-    let given = ck.iter().take_while(|s| s.is_some()).count();
-    if given < def.clustering_key.len() {
+    let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
+    let multi: Vec<&Relation> = rest
+        .iter()
+        .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+        .collect();
+    if rest.iter().any(|r| matches!(r, Relation::Token { .. })) {
         return Err(CqlError::invalid(
-            "Range and partition deletions are not supported yet: restrict every PRIMARY KEY column",
+            "The token function cannot be used in WHERE clauses for DELETE statements",
         ));
     }
-    let clustering_key = ck.into_iter().flatten().collect();
-    let kind = if stmt.columns.is_empty() {
-        ModifyKind::DeleteRows
-    } else {
-        let mut columns = Vec::new();
-        for target in &stmt.columns {
-            let DeleteTarget::Column(ident) = target else {
-                return Err(CqlError::invalid(
-                    "Deleting collection elements is not supported yet",
-                ));
-            };
-            let i = column_index(def, ident)?;
-            if matches!(
-                def.columns[i].kind,
-                ColumnKind::PartitionKey | ColumnKind::Clustering
-            ) {
-                return Err(CqlError::invalid(format!(
-                    "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)",
-                    ident.name
-                )));
-            }
-            columns.push(i);
+    if let Some(relation) = rest
+        .iter()
+        .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+    {
+        return Err(CqlError::invalid(format!(
+            "Unsupported restriction: {relation:?}"
+        )));
+    }
+    check_non_key_columns(def, &by_column)?;
+    for &i in &def.partition_key {
+        let r = &by_column[i];
+        if r.is_slice() || !r.other.is_empty() {
+            return Err(CqlError::invalid(
+                "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for DELETE statements",
+            ));
         }
-        ModifyKind::DeleteColumns(columns)
+    }
+    let pk = def
+        .partition_key
+        .iter()
+        .map(|&i| by_column[i].eq.clone())
+        .collect();
+    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
+    let range = clustering::plan(def, &by_column, &multi, false)?;
+    if range.needs_filtering {
+        return Err(CqlError::invalid(
+            "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
+        ));
+    }
+    let full_row = range.slice.is_none()
+        && range.prefix.len() == def.clustering_key.len()
+        && range
+            .prefix
+            .iter()
+            .all(|p| matches!(p, PrefixPart::Single(_)));
+    let mut columns = Vec::new();
+    for target in &stmt.columns {
+        let DeleteTarget::Column(ident) = target else {
+            return Err(CqlError::invalid(
+                "Deleting collection elements is not supported yet",
+            ));
+        };
+        let i = column_index(def, ident)?;
+        if matches!(
+            def.columns[i].kind,
+            ColumnKind::PartitionKey | ColumnKind::Clustering
+        ) {
+            return Err(CqlError::invalid(format!(
+                "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)",
+                ident.name
+            )));
+        }
+        columns.push(i);
+    }
+    let (kind, clustering_key, range) = if full_row {
+        let keys = range
+            .prefix
+            .into_iter()
+            .filter_map(|p| match p {
+                PrefixPart::Single(set) => Some(set),
+                PrefixPart::Multi { .. } => None,
+            })
+            .collect();
+        let kind = if columns.is_empty() {
+            ModifyKind::DeleteRows
+        } else {
+            ModifyKind::DeleteColumns(columns)
+        };
+        (kind, keys, None)
+    } else {
+        if !columns.is_empty() {
+            return Err(CqlError::invalid(
+                "Range deletions are not supported for specific columns",
+            ));
+        }
+        (ModifyKind::DeleteRange, Vec::new(), Some(range))
     };
     Ok(ModifyPlan {
         table: table.clone(),
@@ -297,5 +359,28 @@ pub fn plan_delete(
         clustering_key,
         assignments: Vec::new(),
         using: stmt.using.clone(),
+        range,
     })
+}
+
+fn check_non_key_columns(
+    def: &storage::TableDef,
+    by_column: &[ColumnRestriction],
+) -> CqlResult<()> {
+    let non_key: Vec<&str> = def
+        .columns
+        .iter()
+        .zip(by_column)
+        .filter(|(c, r)| {
+            matches!(c.kind, ColumnKind::Regular | ColumnKind::Static) && r.is_restricted()
+        })
+        .map(|(c, _)| c.name.as_str())
+        .collect();
+    if !non_key.is_empty() {
+        return Err(CqlError::invalid(format!(
+            "Non PRIMARY KEY columns found in where clause: {} ",
+            non_key.join(", ")
+        )));
+    }
+    Ok(())
 }

@@ -3,5 +3,6 @@
 //! bytes or reads row bytes.
 
 pub mod key;
+pub mod range_tombstone;
 pub mod row;
 pub mod token;
