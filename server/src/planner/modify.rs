@@ -168,29 +168,8 @@ fn where_keys(
             "Unsupported restriction: {relation:?}"
         )));
     }
-    let non_key: Vec<&str> = def
-        .columns
-        .iter()
-        .zip(&by_column)
-        .filter(|(c, r)| {
-            matches!(c.kind, ColumnKind::Regular | ColumnKind::Static) && r.is_restricted()
-        })
-        .map(|(c, _)| c.name.as_str())
-        .collect();
-    if !non_key.is_empty() {
-        return Err(CqlError::invalid(format!(
-            "Non PRIMARY KEY columns found in where clause: {} ",
-            non_key.join(", ")
-        )));
-    }
-    for &i in &def.partition_key {
-        let r = &by_column[i];
-        if r.is_slice() || !r.other.is_empty() {
-            return Err(CqlError::invalid(format!(
-                "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for {statement} statements"
-            )));
-        }
-    }
+    check_non_key_columns(def, &by_column)?;
+    check_partition_relations(def, &by_column, statement)?;
     for &i in &def.clustering_key {
         let r = &by_column[i];
         if r.is_slice() || !r.other.is_empty() {
@@ -284,14 +263,7 @@ pub fn plan_delete(
         )));
     }
     check_non_key_columns(def, &by_column)?;
-    for &i in &def.partition_key {
-        let r = &by_column[i];
-        if r.is_slice() || !r.other.is_empty() {
-            return Err(CqlError::invalid(
-                "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for DELETE statements",
-            ));
-        }
-    }
+    check_partition_relations(def, &by_column, "DELETE")?;
     let pk = def
         .partition_key
         .iter()
@@ -363,6 +335,24 @@ pub fn plan_delete(
     })
 }
 
+/// Modifications take only `=`/`IN` on partition key columns.
+fn check_partition_relations(
+    def: &storage::TableDef,
+    by_column: &[ColumnRestriction],
+    statement: &str,
+) -> CqlResult<()> {
+    for &i in &def.partition_key {
+        let r = &by_column[i];
+        if r.is_slice() || !r.other.is_empty() {
+            return Err(CqlError::invalid(format!(
+                "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for {statement} statements"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Modifications cannot restrict regular or static columns.
 fn check_non_key_columns(
     def: &storage::TableDef,
     by_column: &[ColumnRestriction],
