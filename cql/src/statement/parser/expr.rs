@@ -37,14 +37,32 @@ impl Parser<'_> {
     /// `+`/`-` continuing an arithmetic term. Stops before `+ c` where `c` is a bare column
     /// name, so that `SET l = [1] + l` is a prepend.
     fn additive_op(&self) -> Option<ArithOp> {
-        let op = if self.is_punct("+") {
-            ArithOp::Add
-        } else if self.is_punct("-") {
-            ArithOp::Sub
-        } else {
-            return None;
-        };
+        let op = self.peek_add_op()?;
         (!self.is_bare_column_at(1)).then_some(op)
+    }
+
+    /// The `+`/`-` operator at the cursor, not consumed.
+    pub(crate) fn peek_add_op(&self) -> Option<ArithOp> {
+        if self.is_punct("+") {
+            Some(ArithOp::Add)
+        } else if self.is_punct("-") {
+            Some(ArithOp::Sub)
+        } else {
+            None
+        }
+    }
+
+    /// The `*`/`/`/`%` operator at the cursor, not consumed.
+    pub(crate) fn peek_mul_op(&self) -> Option<ArithOp> {
+        if self.is_punct("*") {
+            Some(ArithOp::Mul)
+        } else if self.is_punct("/") {
+            Some(ArithOp::Div)
+        } else if self.is_punct("%") {
+            Some(ArithOp::Mod)
+        } else {
+            None
+        }
     }
 
     /// Whether the token at `offset` is a column name used as such (not a function call).
@@ -59,20 +77,12 @@ impl Parser<'_> {
 
     fn term_mul(&mut self) -> Result<Term> {
         let mut left = self.term_group()?;
-        loop {
-            let op = if self.is_punct("*") {
-                ArithOp::Mul
-            } else if self.is_punct("/") {
-                ArithOp::Div
-            } else if self.is_punct("%") {
-                ArithOp::Mod
-            } else {
-                return Ok(left);
-            };
+        while let Some(op) = self.peek_mul_op() {
             self.advance();
             let right = self.term_group()?;
             left = Term::Arith(op, Box::new(left), Box::new(right));
         }
+        Ok(left)
     }
 
     /// `termGroup`: `-` applied to a numeric or duration literal folds into the literal.

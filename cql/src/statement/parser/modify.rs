@@ -161,13 +161,10 @@ impl Parser<'_> {
     /// `c = c + v` / `c = c - v`, after the `=`.
     fn self_referencing_assignment(&mut self, column: Ident) -> Result<Assignment> {
         let other = self.cident()?;
-        let op = if self.eat_punct("+") {
-            ArithOp::Add
-        } else if self.eat_punct("-") {
-            ArithOp::Sub
-        } else {
+        let Some(op) = self.peek_add_op() else {
             return Err(self.no_viable());
         };
+        self.advance();
         if other != column {
             let sign = if op == ArithOp::Add { "+" } else { "-" };
             return Err(self.invalid(&format!(

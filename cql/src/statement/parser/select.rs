@@ -3,8 +3,7 @@
 
 use super::{Parser, Result};
 use crate::statement::ast::{
-    ArithOp, Ident, InValues, Operator, Order, Relation, Select, SelectExpr, Selector, Statement,
-    Term,
+    Ident, InValues, Operator, Order, Relation, Select, SelectExpr, Selector, Statement, Term,
 };
 use crate::statement::lexer::TokenKind;
 
@@ -146,37 +145,23 @@ impl Parser<'_> {
     pub(crate) fn select_expr(&mut self) -> Result<SelectExpr> {
         self.nested(|p| {
             let mut left = p.select_mul()?;
-            loop {
-                let op = if p.is_punct("+") {
-                    ArithOp::Add
-                } else if p.is_punct("-") {
-                    ArithOp::Sub
-                } else {
-                    return Ok(left);
-                };
+            while let Some(op) = p.peek_add_op() {
                 p.advance();
                 let right = p.select_mul()?;
                 left = SelectExpr::Arith(op, Box::new(left), Box::new(right));
             }
+            Ok(left)
         })
     }
 
     fn select_mul(&mut self) -> Result<SelectExpr> {
         let mut left = self.select_group()?;
-        loop {
-            let op = if self.is_punct("*") {
-                ArithOp::Mul
-            } else if self.is_punct("/") {
-                ArithOp::Div
-            } else if self.is_punct("%") {
-                ArithOp::Mod
-            } else {
-                return Ok(left);
-            };
+        while let Some(op) = self.peek_mul_op() {
             self.advance();
             let right = self.select_group()?;
             left = SelectExpr::Arith(op, Box::new(left), Box::new(right));
         }
+        Ok(left)
     }
 
     /// `selectionGroup`: `-` group, or a selector followed by `.field` / `[k]` / `[a..b]`.
