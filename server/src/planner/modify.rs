@@ -43,6 +43,24 @@ pub struct ModifyPlan {
     pub range: Option<ClusteringPlan>,
 }
 
+/// The user table an UPDATE/DELETE addresses; conditional forms (LWT) are not planned yet.
+fn target_table(
+    schema: &Schema,
+    name: &cql::statement::ast::QualifiedName,
+    session_keyspace: Option<&str>,
+    condition: &Option<cql::statement::ast::Condition>,
+    what: &str,
+) -> CqlResult<TableRef> {
+    let table = resolve_table(schema, name, session_keyspace)?;
+    check_modifiable(&table)?;
+    if condition.is_some() {
+        return Err(CqlError::invalid(format!(
+            "Conditional {what} are not supported yet"
+        )));
+    }
+    Ok(table)
+}
+
 fn check_modifiable(table: &TableRef) -> CqlResult<()> {
     if table.kind == TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
         return Err(CqlError::invalid(format!(
@@ -188,13 +206,13 @@ pub fn plan_update(
     stmt: &Update,
     session_keyspace: Option<&str>,
 ) -> CqlResult<ModifyPlan> {
-    let table = resolve_table(schema, &stmt.table, session_keyspace)?;
-    check_modifiable(&table)?;
-    if stmt.condition.is_some() {
-        return Err(CqlError::invalid(
-            "Conditional updates are not supported yet",
-        ));
-    }
+    let table = target_table(
+        schema,
+        &stmt.table,
+        session_keyspace,
+        &stmt.condition,
+        "updates",
+    )?;
     let def = &table.def;
     let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
     let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
@@ -236,13 +254,13 @@ pub fn plan_delete(
     stmt: &Delete,
     session_keyspace: Option<&str>,
 ) -> CqlResult<ModifyPlan> {
-    let table = resolve_table(schema, &stmt.table, session_keyspace)?;
-    check_modifiable(&table)?;
-    if stmt.condition.is_some() {
-        return Err(CqlError::invalid(
-            "Conditional deletions are not supported yet",
-        ));
-    }
+    let table = target_table(
+        schema,
+        &stmt.table,
+        session_keyspace,
+        &stmt.condition,
+        "deletions",
+    )?;
     let def = &table.def;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
     let multi: Vec<&Relation> = rest
