@@ -11,7 +11,10 @@ use cql::frame::response::Response;
 use cql::frame::{encode_request_frame, parse_header, HEADER_LEN};
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
+use scylla::deserialize::row::DeserializeRow;
 use scylla::errors::{DbError, ExecutionError, PrepareError, RequestAttemptError};
+use scylla::serialize::row::SerializeRow;
+use scylla::statement::unprepared::Statement;
 use server::Config;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -114,6 +117,64 @@ impl Drop for TestServer {
             let _ = tx.send(());
         }
     }
+}
+
+/// A driver session whose current keyspace is a new SimpleStrategy (RF 1) keyspace.
+pub async fn session_in(server: &TestServer, keyspace: &str) -> Session {
+    let session = server.session().await;
+    session
+        .query_unpaged(
+            format!(
+                "CREATE KEYSPACE {keyspace} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}}"
+            ),
+            &[],
+        )
+        .await
+        .expect("create keyspace");
+    session
+        .use_keyspace(keyspace, false)
+        .await
+        .expect("use keyspace");
+    session
+}
+
+/// Every row of an unpaged query, deserialized as `R`; panics on any error.
+pub async fn query_rows<R>(
+    session: &Session,
+    cql: impl Into<Statement>,
+    values: impl SerializeRow,
+) -> Vec<R>
+where
+    R: for<'frame> DeserializeRow<'frame, 'frame>,
+{
+    let result = session.query_unpaged(cql, values).await.expect("query");
+    let rows = result.into_rows_result().expect("rows result");
+    let typed = rows.rows::<R>().expect("row types");
+    typed.map(|row| row.expect("row")).collect()
+}
+
+/// The single row of an unpaged query, deserialized as `R`; panics otherwise.
+pub async fn query_single_row<R>(
+    session: &Session,
+    cql: impl Into<Statement>,
+    values: impl SerializeRow,
+) -> R
+where
+    R: for<'frame> DeserializeRow<'frame, 'frame>,
+{
+    let result = session.query_unpaged(cql, values).await.expect("query");
+    let rows = result.into_rows_result().expect("rows result");
+    rows.single_row::<R>().expect("single row")
+}
+
+/// The number of rows an unpaged query returns.
+pub async fn query_row_count(
+    session: &Session,
+    cql: impl Into<Statement>,
+    values: impl SerializeRow,
+) -> usize {
+    let result = session.query_unpaged(cql, values).await.expect("query");
+    result.into_rows_result().expect("rows result").rows_num()
 }
 
 /// The database error (code and message) inside a driver error, if it is one.

@@ -1,6 +1,7 @@
 //! Schema statements through the driver: keyspaces, tables of every key form, driver metadata,
 //! ALTER, DROP, TRUNCATE, and their errors.
 
+use integration_tests::query_single_row;
 use integration_tests::{db_error, TestServer};
 use scylla::errors::DbError;
 
@@ -194,14 +195,7 @@ async fn cassandra_stress_schema_statements_are_accepted() {
         .query_unpaged("CREATE TABLE IF NOT EXISTS counter1 (key blob PRIMARY KEY,\n, \"C0\" counter\n, \"C1\" counter\n, \"C2\" counter\n, \"C3\" counter\n, \"C4\" counter) WITH compression = {};\n", &[])
         .await
         .unwrap();
-    let (compression, flags): (std::collections::HashMap<String, String>, Vec<String>) = session
-        .query_unpaged("SELECT compression, flags FROM system_schema.tables WHERE keyspace_name = 'keyspace1' AND table_name = 'counter1'", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let (compression, flags): (std::collections::HashMap<String, String>, Vec<String>) = query_single_row(&session, "SELECT compression, flags FROM system_schema.tables WHERE keyspace_name = 'keyspace1' AND table_name = 'counter1'", &[]).await;
     assert_eq!(
         compression.get("enabled").map(String::as_str),
         Some("false")
@@ -230,14 +224,8 @@ async fn alter_drop_and_truncate() {
         .query_unpaged("UPDATE ks.t SET b = 'x' WHERE k = 1", &[])
         .await
         .unwrap();
-    let row: (i32, i32, String) = session
-        .query_unpaged("SELECT * FROM ks.t WHERE k = 1", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let row: (i32, i32, String) =
+        query_single_row(&session, "SELECT * FROM ks.t WHERE k = 1", &[]).await;
     assert_eq!(row, (1, 10, "x".to_string()));
     // A dropped then re-added column does not resurrect old values.
     session
@@ -248,14 +236,8 @@ async fn alter_drop_and_truncate() {
         .query_unpaged("ALTER TABLE ks.t ADD a int", &[])
         .await
         .unwrap();
-    let (a,): (Option<i32>,) = session
-        .query_unpaged("SELECT a FROM ks.t WHERE k = 1", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let (a,): (Option<i32>,) =
+        query_single_row(&session, "SELECT a FROM ks.t WHERE k = 1", &[]).await;
     assert_eq!(a, None);
     let err = session
         .query_unpaged("ALTER TABLE ks.t DROP k", &[])

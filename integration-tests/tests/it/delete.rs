@@ -1,16 +1,12 @@
 //! Range and partition deletions (range tombstones), as Oracle NoSQL's multiDelete of a
 //! partial key maps onto CQL.
 
-use integration_tests::{db_error, TestServer};
+use integration_tests::query_rows;
+use integration_tests::{db_error, session_in, TestServer};
 use scylla::errors::DbError;
 
 async fn setup(server: &TestServer, order: &str) -> scylla::client::session::Session {
-    let session = server.session().await;
-    session
-        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
-        .await
-        .unwrap();
-    session.use_keyspace("ks", false).await.unwrap();
+    let session = session_in(server, "ks").await;
     session
         .query_unpaged(format!("CREATE TABLE t (k int, c1 int, c2 int, v text, PRIMARY KEY (k, c1, c2)) WITH CLUSTERING ORDER BY ({order})"), &[])
         .await
@@ -32,16 +28,8 @@ async fn setup(server: &TestServer, order: &str) -> scylla::client::session::Ses
 }
 
 async fn keys(session: &scylla::client::session::Session, k: i32) -> Vec<(i32, i32)> {
-    let mut rows: Vec<(i32, i32)> = session
-        .query_unpaged("SELECT c1, c2 FROM t WHERE k = ?", (k,))
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows::<(i32, i32)>()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let mut rows: Vec<(i32, i32)> =
+        query_rows::<(i32, i32)>(session, "SELECT c1, c2 FROM t WHERE k = ?", (k,)).await;
     rows.sort();
     rows
 }

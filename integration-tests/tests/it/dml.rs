@@ -3,23 +3,14 @@
 
 use futures::TryStreamExt;
 use integration_tests::TestServer;
+use integration_tests::{query_rows, query_single_row, session_in};
 use scylla::statement::unprepared::Statement;
 use scylla::value::CqlTimeuuid;
-
-async fn setup(server: &TestServer) -> scylla::client::session::Session {
-    let session = server.session().await;
-    session
-        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
-        .await
-        .unwrap();
-    session.use_keyspace("ks", false).await.unwrap();
-    session
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_type_round_trips() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     session
         .query_unpaged(
             "CREATE TABLE types (k int PRIMARY KEY, b bigint, t text, a ascii, bo boolean, bl blob, d double, f float, u uuid, tu timeuuid, ts timestamp)",
@@ -74,16 +65,12 @@ async fn every_type_round_trips() {
         CqlTimeuuid,
         scylla::value::CqlTimestamp,
     );
-    let mut rows: Vec<Row> = session
-        .query_unpaged("SELECT k, b, t, a, bo, bl, d, f, u, tu, ts FROM types", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows::<Row>()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let mut rows: Vec<Row> = query_rows::<Row>(
+        &session,
+        "SELECT k, b, t, a, bo, bl, d, f, u, tu, ts FROM types",
+        &[],
+    )
+    .await;
     rows.sort_by_key(|r| r.0);
     assert_eq!(rows.len(), 2);
     for (i, row) in rows.iter().enumerate() {
@@ -104,7 +91,7 @@ async fn every_type_round_trips() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clustering_rows_by_partition_and_full_key_in_declared_order() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     session
         .query_unpaged("CREATE TABLE orders (userid text, orderid int, amount double, PRIMARY KEY (userid, orderid)) WITH CLUSTERING ORDER BY (orderid DESC)", &[])
         .await
@@ -121,28 +108,19 @@ async fn clustering_rows_by_partition_and_full_key_in_declared_order() {
                 .unwrap();
         }
     }
-    let rows: Vec<(i32,)> = session
-        .query_unpaged("SELECT orderid FROM orders WHERE userid = 'abc'", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows::<(i32,)>()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let rows: Vec<(i32,)> = query_rows::<(i32,)>(
+        &session,
+        "SELECT orderid FROM orders WHERE userid = 'abc'",
+        &[],
+    )
+    .await;
     assert_eq!(rows, vec![(5,), (4,), (3,), (2,), (1,)]);
-    let (amount,): (f64,) = session
-        .query_unpaged(
-            "SELECT amount FROM orders WHERE userid = 'xyz' AND orderid = 3",
-            &[],
-        )
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let (amount,): (f64,) = query_single_row(
+        &session,
+        "SELECT amount FROM orders WHERE userid = 'xyz' AND orderid = 3",
+        &[],
+    )
+    .await;
     assert_eq!(amount, 4.5);
     let all = session
         .query_unpaged("SELECT * FROM orders", &[])
@@ -151,35 +129,26 @@ async fn clustering_rows_by_partition_and_full_key_in_declared_order() {
         .into_rows_result()
         .unwrap();
     assert_eq!(all.rows_num(), 10);
-    let asc: Vec<(i32,)> = session
-        .query_unpaged(
-            "SELECT orderid FROM orders WHERE userid = 'abc' ORDER BY orderid ASC",
-            &[],
-        )
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows::<(i32,)>()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let asc: Vec<(i32,)> = query_rows::<(i32,)>(
+        &session,
+        "SELECT orderid FROM orders WHERE userid = 'abc' ORDER BY orderid ASC",
+        &[],
+    )
+    .await;
     assert_eq!(asc, vec![(1,), (2,), (3,), (4,), (5,)]);
-    let (count,): (i64,) = session
-        .query_unpaged("SELECT count(*) FROM orders WHERE userid = 'abc'", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let (count,): (i64,) = query_single_row(
+        &session,
+        "SELECT count(*) FROM orders WHERE userid = 'abc'",
+        &[],
+    )
+    .await;
     assert_eq!(count, 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn composite_partition_keys_and_in() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     session
         .query_unpaged("CREATE TABLE logs (bucket int, host text, ts bigint, event text, PRIMARY KEY ((bucket, host), ts))", &[])
         .await
@@ -225,7 +194,7 @@ async fn composite_partition_keys_and_in() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_only_when_asked_and_resumes_exactly() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     session
         .query_unpaged("CREATE TABLE p (k int, c int, PRIMARY KEY (k, c))", &[])
         .await
@@ -279,7 +248,7 @@ async fn pages_only_when_asked_and_resumes_exactly() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn update_and_delete_by_full_key() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     session
         .query_unpaged(
             "CREATE TABLE u (k int, c int, v text, w int, PRIMARY KEY (k, c))",
@@ -299,16 +268,8 @@ async fn update_and_delete_by_full_key() {
         .query_unpaged("DELETE w FROM u WHERE k = 1 AND c = 1", &[])
         .await
         .unwrap();
-    let rows: Vec<(i32, Option<String>, Option<i32>)> = session
-        .query_unpaged("SELECT c, v, w FROM u WHERE k = 1", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let rows: Vec<(i32, Option<String>, Option<i32>)> =
+        query_rows(&session, "SELECT c, v, w FROM u WHERE k = 1", &[]).await;
     assert_eq!(
         rows,
         vec![(1, Some("a".into()), None), (2, Some("b".into()), None)]

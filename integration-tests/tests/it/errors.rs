@@ -2,6 +2,7 @@
 
 use cql::frame::request::{Query, Request, Value};
 use cql::frame::response::Response;
+use integration_tests::query_single_row;
 use integration_tests::{db_error, default_params, RawConnection, TestServer};
 use scylla::errors::DbError;
 
@@ -131,14 +132,8 @@ async fn invalid_queries_are_rejected_word_for_word() {
         .unwrap();
     assert_eq!(rows.rows_num(), 1);
     // Nothing stored was harmed by any of the above.
-    let (v,): (String,) = session
-        .query_unpaged("SELECT v FROM ks.t WHERE k = 1 AND c = 1", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let (v,): (String,) =
+        query_single_row(&session, "SELECT v FROM ks.t WHERE k = 1 AND c = 1", &[]).await;
     assert_eq!(v, "kept");
 }
 

@@ -2,6 +2,7 @@
 
 use cql::frame::request::Request;
 use cql::frame::response::Response;
+use integration_tests::query_single_row;
 use integration_tests::{RawConnection, TestServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -116,14 +117,8 @@ async fn compressed_sessions_work() {
             .query_unpaged("INSERT INTO c.t (k, v) VALUES (1, ?)", (long.clone(),))
             .await
             .unwrap();
-        let (v,): (String,) = session
-            .query_unpaged("SELECT v FROM c.t WHERE k = 1", &[])
-            .await
-            .unwrap()
-            .into_rows_result()
-            .unwrap()
-            .single_row()
-            .unwrap();
+        let (v,): (String,) =
+            query_single_row(&session, "SELECT v FROM c.t WHERE k = 1", &[]).await;
         assert_eq!(v, long);
     }
 }

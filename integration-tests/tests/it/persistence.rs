@@ -1,6 +1,7 @@
 //! Acknowledged writes survive a restart, in both sync modes.
 
 use integration_tests::TestServer;
+use integration_tests::{query_rows, query_single_row};
 use server::Config;
 use storage::SyncMode;
 
@@ -28,38 +29,17 @@ async fn write_then_restart(sync: SyncMode) {
     }
     let (version_before,): (uuid::Uuid,) = {
         let session = server.session().await;
-        session
-            .query_unpaged("SELECT schema_version FROM system.local", &[])
-            .await
-            .unwrap()
-            .into_rows_result()
-            .unwrap()
-            .single_row()
-            .unwrap()
+        query_single_row(&session, "SELECT schema_version FROM system.local", &[]).await
     };
     server.stop().await;
     let server = TestServer::start_with(config()).await;
     let session = server.session().await;
-    let rows: Vec<(i32,)> = session
-        .query_unpaged("SELECT c FROM ks.t WHERE k = 1", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows::<(i32,)>()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let rows: Vec<(i32,)> =
+        query_rows::<(i32,)>(&session, "SELECT c FROM ks.t WHERE k = 1", &[]).await;
     assert_eq!(rows.len(), 50);
     assert_eq!(rows[0], (49,), "DESC order survives the restart");
-    let (version_after,): (uuid::Uuid,) = session
-        .query_unpaged("SELECT schema_version FROM system.local", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let (version_after,): (uuid::Uuid,) =
+        query_single_row(&session, "SELECT schema_version FROM system.local", &[]).await;
     assert_eq!(
         version_before, version_after,
         "schema version is a digest of the schema"

@@ -1,22 +1,13 @@
 //! SELECT shapes of the key-order planner: token ranges and their errors.
 
-use integration_tests::{db_error, TestServer};
+use integration_tests::{db_error, session_in, TestServer};
+use integration_tests::{query_row_count, query_rows};
 use scylla::errors::DbError;
-
-async fn setup(server: &TestServer) -> scylla::client::session::Session {
-    let session = server.session().await;
-    session
-        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
-        .await
-        .unwrap();
-    session.use_keyspace("ks", false).await.unwrap();
-    session
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn token_ranges_scan_in_token_order_and_split_the_ring() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     session
         .query_unpaged(
             "CREATE TABLE t (a int, b text, v int, PRIMARY KEY ((a, b)))",
@@ -30,16 +21,8 @@ async fn token_ranges_scan_in_token_order_and_split_the_ring() {
             .await
             .unwrap();
     }
-    let all: Vec<(i64, i32)> = session
-        .query_unpaged("SELECT token(a, b), a FROM t", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows::<(i64, i32)>()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let all: Vec<(i64, i32)> =
+        query_rows::<(i64, i32)>(&session, "SELECT token(a, b), a FROM t", &[]).await;
     assert_eq!(all.len(), 40);
     assert!(
         all.windows(2).all(|w| w[0].0 <= w[1].0),
@@ -49,15 +32,7 @@ async fn token_ranges_scan_in_token_order_and_split_the_ring() {
     let mid = all[20].0;
     let count = |cql: &'static str| {
         let session = &session;
-        async move {
-            session
-                .query_unpaged(cql, (mid,))
-                .await
-                .unwrap()
-                .into_rows_result()
-                .unwrap()
-                .rows_num()
-        }
+        async move { query_row_count(session, cql, (mid,)).await }
     };
     let low = count("SELECT a FROM t WHERE token(a, b) <= ?").await;
     let high = count("SELECT a FROM t WHERE token(a, b) > ?").await;
@@ -94,7 +69,7 @@ async fn token_ranges_scan_in_token_order_and_split_the_ring() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn token_misuse_is_rejected_word_for_word() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     session
         .query_unpaged(
             "CREATE TABLE t (k1 uuid, k2 text, PRIMARY KEY ((k1, k2)))",
@@ -139,22 +114,13 @@ async fn grid(session: &scylla::client::session::Session, table: &str, order: &s
 }
 
 async fn pairs(session: &scylla::client::session::Session, cql: String) -> Vec<(i32, i32)> {
-    session
-        .query_unpaged(cql, &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows::<(i32, i32)>()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect()
+    query_rows::<(i32, i32)>(session, cql, &[]).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn multi_column_relations_follow_tuple_order_in_every_clustering_order() {
     let server = TestServer::start().await;
-    let session = setup(&server).await;
+    let session = session_in(&server, "ks").await;
     for (table, order) in [
         ("t_asc", "c1 ASC, c2 ASC"),
         ("t_desc", "c1 DESC, c2 DESC"),

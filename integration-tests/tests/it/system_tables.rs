@@ -1,51 +1,35 @@
 //! System tables as drivers read them.
 
 use integration_tests::TestServer;
+use integration_tests::{query_rows, query_single_row};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn schema_tables_cover_system_and_user_keyspaces() {
     let server = TestServer::start().await;
     let session = server.session().await;
-    let before: (uuid::Uuid,) = session
-        .query_unpaged(
-            "SELECT schema_version FROM system.local WHERE key = 'local'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let before: (uuid::Uuid,) = query_single_row(
+        &session,
+        "SELECT schema_version FROM system.local WHERE key = 'local'",
+        &[],
+    )
+    .await;
     session
         .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1} AND durable_writes = false", &[])
         .await
         .unwrap();
-    let after: (uuid::Uuid,) = session
-        .query_unpaged(
-            "SELECT schema_version FROM system.local WHERE key = 'local'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .single_row()
-        .unwrap();
+    let after: (uuid::Uuid,) = query_single_row(
+        &session,
+        "SELECT schema_version FROM system.local WHERE key = 'local'",
+        &[],
+    )
+    .await;
     assert_ne!(before, after);
-    let keyspaces: Vec<(String, bool, std::collections::HashMap<String, String>)> = session
-        .query_unpaged(
-            "SELECT keyspace_name, durable_writes, replication FROM system_schema.keyspaces",
-            &[],
-        )
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap()
-        .rows()
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
+    let keyspaces: Vec<(String, bool, std::collections::HashMap<String, String>)> = query_rows(
+        &session,
+        "SELECT keyspace_name, durable_writes, replication FROM system_schema.keyspaces",
+        &[],
+    )
+    .await;
     let names: Vec<&str> = keyspaces.iter().map(|k| k.0.as_str()).collect();
     for expected in [
         "system",
