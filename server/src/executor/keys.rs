@@ -4,7 +4,7 @@ use std::ops::Bound;
 
 use bytes::Bytes;
 use cql::statement::ast::{InValues, Term};
-use cql::types::{codec, ColumnType, CqlValue};
+use cql::types::{codec, ordering, ColumnType, CqlValue};
 use storage::{ClusteringOrder, TableDef};
 
 use crate::error::{CqlError, CqlResult};
@@ -111,10 +111,22 @@ pub(crate) fn cartesian(columns: Vec<Vec<Bytes>>) -> Vec<Vec<Bytes>> {
 }
 
 /// Encoded partition prefixes (token + key) for each combination of partition key values,
-/// sorted in token order and deduplicated.
+/// deduplicated and in the order Cassandra reads `IN` partitions: by key value, component by
+/// component in each type's order (not by token).
 pub(crate) fn partition_prefixes(def: &TableDef, combos: &[Vec<Bytes>]) -> CqlResult<Vec<Vec<u8>>> {
+    let compare = |a: &Vec<Bytes>, b: &Vec<Bytes>| {
+        def.partition_key
+            .iter()
+            .zip(a.iter().zip(b))
+            .map(|(&i, (x, y))| ordering::compare(&def.columns[i].ty, x, y))
+            .find(|c| c.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    };
+    let mut combos: Vec<Vec<Bytes>> = combos.to_vec();
+    combos.sort_by(compare);
+    combos.dedup_by(|a, b| compare(a, b).is_eq());
     let mut prefixes = Vec::with_capacity(combos.len());
-    for combo in combos {
+    for combo in &combos {
         if combo.iter().any(|value| value.is_empty()) {
             return Err(CqlError::invalid("Key may not be empty"));
         }
@@ -130,8 +142,6 @@ pub(crate) fn partition_prefixes(def: &TableDef, combos: &[Vec<Bytes>]) -> CqlRe
         storage::encoding::key::encode_partition_prefix(token, &typed, &mut prefix)?;
         prefixes.push(prefix);
     }
-    prefixes.sort();
-    prefixes.dedup();
     Ok(prefixes)
 }
 

@@ -1,6 +1,7 @@
 //! Statement execution: dispatches a parsed statement to its executor and returns the RESULT
 //! body (plus any warnings).
 
+mod aggregate;
 mod clustering;
 pub mod ddl;
 mod keys;
@@ -8,6 +9,7 @@ pub mod modify;
 pub mod paging;
 pub mod row;
 pub mod select;
+mod shaping;
 pub mod source;
 
 use std::sync::Arc;

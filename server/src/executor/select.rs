@@ -17,10 +17,12 @@ use crate::executor::clustering;
 use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
+use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{KeyRange, RowSource};
 use crate::node::Node;
+use crate::planner::grouping::Grouping;
 use crate::planner::restrictions::Bound as TermBound;
-use crate::planner::select::{OutputSource, PartitionSelection, SelectPlan};
+use crate::planner::select::{PartitionSelection, SelectPlan};
 use crate::planner::token::TokenRange;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
@@ -40,10 +42,14 @@ struct BoundSelect {
     /// Tuple bounds of a slice over mixed-direction clustering columns.
     tuple_check: Option<clustering::TupleCheck>,
     limit: Option<usize>,
+    per_partition_limit: Option<usize>,
     page_size: Option<usize>,
     paging: Option<PagingState>,
     skip_metadata: bool,
 }
+
+/// Cassandra's refusal to page a query whose rows are sorted after the read.
+const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query";
 
 /// Runs a planned SELECT.
 pub async fn execute(
@@ -90,6 +96,11 @@ fn bind(
         None => vec![(Bound::Unbounded, Bound::Unbounded)],
         Some(TokenOrKeys::Tokens(range)) => range.into_iter().collect(),
         Some(TokenOrKeys::Keys(prefixes)) => {
+            // Partitions in key order; within each, clustering ranges in scan order.
+            let mut clustering = clustering;
+            if plan.reversed {
+                clustering.reverse();
+            }
             let mut ranges = Vec::new();
             for prefix in prefixes {
                 for (lo, hi) in &clustering {
@@ -106,9 +117,21 @@ fn bind(
         .collect::<CqlResult<Vec<_>>>()?;
     let limit = match &plan.limit {
         None => None,
-        Some(term) => Some(limit_value(term, ctx)?),
+        Some(term) => Some(limit_value(term, ctx, LIMIT)?),
+    };
+    let per_partition_limit = match &plan.per_partition_limit {
+        None => None,
+        Some(term) => Some(limit_value(term, ctx, PER_PARTITION_LIMIT)?),
     };
     let page_size = params.page_size.filter(|&n| n > 0).map(|n| n as usize);
+    let page_size = match plan.grouping {
+        // An aggregate over everything is one row: read it all, whatever the page size.
+        Grouping::All => None,
+        _ if !plan.post_order.is_empty() && page_size.is_some() => {
+            return Err(CqlError::invalid(POST_ORDER_PAGING_MESSAGE));
+        }
+        _ => page_size,
+    };
     let paging = match &params.paging_state {
         Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
         _ => None,
@@ -119,6 +142,7 @@ fn bind(
         filters,
         tuple_check,
         limit,
+        per_partition_limit,
         page_size,
         paging,
         skip_metadata: params.skip_metadata,
@@ -188,12 +212,35 @@ fn token_key_range(range: &TokenRange, ctx: &EvalContext<'_>) -> CqlResult<Optio
     Ok(Some((Bound::Included(key(start)), end_bound)))
 }
 
-fn limit_value(term: &cql::statement::ast::Term, ctx: &EvalContext<'_>) -> CqlResult<usize> {
+/// How a LIMIT-like clause is named in bind metadata and messages.
+struct LimitKind {
+    receiver: &'static str,
+    clause: &'static str,
+    null_name: &'static str,
+}
+
+const LIMIT: LimitKind = LimitKind {
+    receiver: "[limit]",
+    clause: "LIMIT",
+    null_name: "limit",
+};
+
+const PER_PARTITION_LIMIT: LimitKind = LimitKind {
+    receiver: "[per_partition_limit]",
+    clause: "PER PARTITION LIMIT",
+    null_name: "per partition limit",
+};
+
+fn limit_value(
+    term: &cql::statement::ast::Term,
+    ctx: &EvalContext<'_>,
+    kind: LimitKind,
+) -> CqlResult<usize> {
     let ty = cql::types::ColumnType::Int;
     match evaluate(
         term,
         Receiver {
-            name: "[limit]",
+            name: kind.receiver,
             ty: &ty,
         },
         ctx,
@@ -201,12 +248,18 @@ fn limit_value(term: &cql::statement::ast::Term, ctx: &EvalContext<'_>) -> CqlRe
         Evaluated::Value(b) if b.len() == 4 => {
             let n = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             if n <= 0 {
-                return Err(CqlError::invalid("LIMIT must be strictly positive"));
+                return Err(CqlError::invalid(format!(
+                    "{} must be strictly positive",
+                    kind.clause
+                )));
             }
             Ok(n as usize)
         }
         Evaluated::Unset => Ok(usize::MAX),
-        _ => Err(CqlError::invalid("Invalid null value of limit")),
+        _ => Err(CqlError::invalid(format!(
+            "Invalid null value of {}",
+            kind.null_name
+        ))),
     }
 }
 
@@ -320,92 +373,99 @@ fn run(
     };
     let liveness = Liveness::at(crate::node::now_micros());
     let reversed = bound.plan.reversed;
-    let mut ranges = bound.ranges.clone();
-    if reversed {
-        ranges.reverse();
-    }
-    let resume = bound.paging.as_ref().map(|p| p.last_key.clone());
-    let mut remaining = bound.paging.as_ref().map_or(bound.limit, |p| p.remaining);
-    let page_size = if bound.plan.aggregate {
-        None
-    } else {
-        bound.page_size
+    let post_order = !bound.plan.post_order.is_empty();
+    let resume = match &bound.paging {
+        Some(state) => {
+            let decoded = storage::encoding::key::decode_row_key(&def, &state.last_key)?;
+            let partition = state
+                .last_key
+                .get(..decoded.partition_len)
+                .unwrap_or_default();
+            Some((partition.to_vec(), state.partition_emitted))
+        }
+        None => None,
     };
-    let mut rows: Vec<Vec<Option<Bytes>>> = Vec::new();
-    let mut count: i64 = 0;
-    let mut last_key: Option<Vec<u8>> = None;
-    let mut has_more = false;
+    let limits = Limits {
+        // Rows sorted after the read are trimmed to the LIMIT after the sort.
+        remaining: match &bound.paging {
+            _ if post_order => None,
+            Some(state) => state.remaining,
+            None => bound.limit,
+        },
+        per_partition: bound.per_partition_limit,
+        page_size: bound.page_size,
+    };
+    let plan = &bound.plan;
+    let mut shaper = Shaper::new(
+        &def,
+        &plan.outputs,
+        plan.grouping,
+        plan.distinct,
+        limits,
+        resume,
+    );
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
-    'ranges: for range in ranges {
-        let range = match &resume {
-            Some(after) => match narrow(range, after, reversed) {
+    'ranges: for range in &bound.ranges {
+        let mut range = match &bound.paging {
+            Some(state) => match narrow(range.clone(), &state.last_key, reversed) {
                 Some(r) => r,
                 None => continue,
             },
-            None => range,
+            None => range.clone(),
         };
-        for item in source.scan(range, reversed)? {
-            let (key, stored) = item?;
-            let decoded = storage::encoding::key::decode_row_key(&def, &key)?;
-            let prefix = key.get(..decoded.partition_len).unwrap_or(&key);
-            if partition_tombstones.0 != prefix {
-                partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
+        loop {
+            let mut skip_to = None;
+            for item in source.scan(range.clone(), reversed)? {
+                let (key, stored) = item?;
+                let decoded = storage::encoding::key::decode_row_key(&def, &key)?;
+                let partition_len = decoded.partition_len;
+                let prefix = key.get(..partition_len).unwrap_or(&key);
+                if partition_tombstones.0 != prefix {
+                    partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
+                }
+                let suffix = key.get(partition_len..).unwrap_or_default();
+                let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
+                let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
+                else {
+                    continue;
+                };
+                if !bound
+                    .filters
+                    .iter()
+                    .all(|f| passes(f, &def, row.value(&def, f.column)))
+                {
+                    continue;
+                }
+                if bound
+                    .tuple_check
+                    .as_ref()
+                    .is_some_and(|c| !c.passes(&def, &row.clustering))
+                {
+                    continue;
+                }
+                match shaper.accept(&key, partition_len, &row)? {
+                    Next::Continue => {}
+                    Next::Stop => break 'ranges,
+                    Next::SkipPartition => {
+                        skip_to = Some(skip_partition(&range, prefix, reversed));
+                        break;
+                    }
+                }
             }
-            let suffix = key.get(decoded.partition_len..).unwrap_or_default();
-            let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
-            let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
-            else {
-                continue;
-            };
-            if !bound
-                .filters
-                .iter()
-                .all(|f| passes(f, &def, row.value(&def, f.column)))
-            {
-                continue;
+            match skip_to {
+                Some(Some(rest)) => range = rest,
+                Some(None) | None => break,
             }
-            if bound
-                .tuple_check
-                .as_ref()
-                .is_some_and(|c| !c.passes(&def, &row.clustering))
-            {
-                continue;
-            }
-            if remaining == Some(0) {
-                break 'ranges;
-            }
-            if page_size.is_some_and(|size| rows.len() >= size) {
-                has_more = true;
-                break 'ranges;
-            }
-            if bound.plan.aggregate {
-                count += 1;
-            } else {
-                rows.push(output_row(&bound, &def, &row));
-            }
-            last_key = Some(key);
-            remaining = remaining.map(|n| n - 1);
         }
     }
-    if bound.plan.aggregate {
-        rows = vec![bound
-            .plan
-            .outputs
-            .iter()
-            .map(|_| Some(Bytes::copy_from_slice(&count.to_be_bytes())))
-            .collect()];
+    let (mut rows, paging_state) = shaper.finish()?;
+    if post_order {
+        sort_rows(&def, &bound.plan.post_order, &mut rows);
+        if let Some(limit) = bound.limit {
+            rows.truncate(limit);
+        }
     }
-    let paging_state = match (has_more, last_key) {
-        (true, Some(key)) => Some(
-            PagingState {
-                last_key: key,
-                remaining,
-            }
-            .encode(&def),
-        ),
-        _ => None,
-    };
     let columns = bound
         .plan
         .outputs
@@ -419,10 +479,52 @@ fn run(
         .collect();
     let metadata = ResultMetadata {
         columns,
-        paging_state,
+        paging_state: paging_state.map(|state| state.encode(&def)),
         no_metadata: bound.skip_metadata,
     };
+    let rows = rows.into_iter().map(|r| r.values).collect();
     Ok(ResultBody::Rows(Rows { metadata, rows }))
+}
+
+/// Sorts rows of several partitions by the ORDER BY columns, keeping the read order of ties
+/// (Cassandra sorts the same way, stably, after the read).
+fn sort_rows(def: &TableDef, order: &[(usize, bool)], rows: &mut [ResultRow]) {
+    rows.sort_by(|a, b| {
+        for &(column, desc) in order {
+            let col = &def.columns[column];
+            let position = usize::try_from(col.position).unwrap_or(usize::MAX);
+            let cmp = match (a.clustering.get(position), b.clustering.get(position)) {
+                (Some(x), Some(y)) => ordering::compare(&col.ty, x, y),
+                (x, y) => x.is_some().cmp(&y.is_some()),
+            };
+            let cmp = if desc { cmp.reverse() } else { cmp };
+            if cmp != Ordering::Equal {
+                return cmp;
+            }
+        }
+        Ordering::Equal
+    });
+}
+
+/// What is left of `range` after the partition with prefix `partition`, in scan direction;
+/// `None` when nothing is.
+fn skip_partition(range: &KeyRange, partition: &[u8], reversed: bool) -> Option<KeyRange> {
+    let (start, end) = range.clone();
+    if reversed {
+        let start_past = match &start {
+            Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= partition,
+            Bound::Unbounded => false,
+        };
+        (!start_past).then(|| (start, Bound::Excluded(partition.to_vec())))
+    } else {
+        let next = storage::encoding::key::prefix_end(partition)?;
+        let end_past = match &end {
+            Bound::Included(e) => e.as_slice() < next.as_slice(),
+            Bound::Excluded(e) => e.as_slice() <= next.as_slice(),
+            Bound::Unbounded => false,
+        };
+        (!end_past).then(|| (Bound::Included(next), end))
+    }
 }
 
 /// Restricts a range to keys strictly after (or, reversed, before) `after`.
@@ -451,17 +553,4 @@ fn narrow(range: KeyRange, after: &[u8], reversed: bool) -> Option<KeyRange> {
         };
         (!empty).then_some((new_start, end))
     }
-}
-
-fn output_row(bound: &BoundSelect, def: &TableDef, row: &LiveRow) -> Vec<Option<Bytes>> {
-    bound
-        .plan
-        .outputs
-        .iter()
-        .map(|o| match o.source {
-            OutputSource::Column(i) => row.value(def, i).cloned(),
-            OutputSource::CountAll => None,
-            OutputSource::Token => Some(Bytes::copy_from_slice(&row.token.to_be_bytes())),
-        })
-        .collect()
 }

@@ -5,10 +5,13 @@
 pub mod bind;
 pub mod clustering;
 pub mod ddl;
+pub mod grouping;
 pub mod modify;
 pub mod options;
+pub mod ordering;
 pub mod restrictions;
 pub mod select;
+pub mod selection;
 pub mod token;
 pub mod types;
 

@@ -3,15 +3,19 @@
 
 use std::fmt;
 
-use cql::statement::ast::{Order, Relation, Select, SelectExpr, Term};
-use cql::types::ColumnType;
-use storage::{ClusteringOrder, ColumnKind};
+use cql::statement::ast::{InValues, Operator, Relation, Select, Term};
+use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlError, CqlResult};
 use crate::planner::clustering::{self, ClusteringPlan};
+use crate::planner::grouping::{check_distinct, plan_grouping, Grouping};
+use crate::planner::ordering::plan_ordering;
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
+use crate::planner::selection::plan_selection;
 use crate::planner::token::{self, TokenRange};
 use crate::planner::{column_index, resolve_table};
+
+pub use crate::planner::selection::{Aggregate, AggregateFunction, Output, OutputSource};
 use crate::schema::{Schema, TableRef};
 
 /// Cassandra's message when a query needs ALLOW FILTERING.
@@ -28,10 +32,15 @@ pub struct SelectPlan {
     /// Restrictions checked row by row (ALLOW FILTERING).
     pub filters: Vec<(usize, ColumnRestriction)>,
     pub limit: Option<Term>,
+    pub per_partition_limit: Option<Term>,
     /// Whether rows come in the reverse of the table's clustering order.
     pub reversed: bool,
-    /// Whether the outputs aggregate all rows into one.
-    pub aggregate: bool,
+    /// How rows fold into result rows (GROUP BY, aggregates).
+    pub grouping: Grouping,
+    /// `SELECT DISTINCT`: one row per partition.
+    pub distinct: bool,
+    /// ORDER BY over several partitions (`IN`): columns to sort the result by.
+    pub post_order: Vec<(usize, bool)>,
 }
 
 /// Which partitions a SELECT reads.
@@ -45,26 +54,6 @@ pub enum PartitionSelection {
     Tokens(TokenRange),
 }
 
-/// One result column.
-#[derive(Debug, Clone)]
-pub struct Output {
-    /// The column name in result metadata (alias if given).
-    pub name: String,
-    pub ty: ColumnType,
-    pub source: OutputSource,
-}
-
-/// Where a result column's value comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OutputSource {
-    /// A table column, by index.
-    Column(usize),
-    /// `count(*)`.
-    CountAll,
-    /// `token(partition key)`.
-    Token,
-}
-
 /// Plans `stmt` against `schema`.
 pub fn plan_select(
     schema: &Schema,
@@ -73,7 +62,7 @@ pub fn plan_select(
 ) -> CqlResult<SelectPlan> {
     let table = resolve_table(schema, &stmt.table, session_keyspace)?;
     let def = &table.def;
-    let (outputs, aggregate) = outputs(&table, stmt)?;
+    let selection = plan_selection(&table, stmt)?;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
     let token_relations: Vec<&Relation> = rest
         .iter()
@@ -173,115 +162,78 @@ pub fn plan_select(
     if needs_filtering && !stmt.allow_filtering {
         return Err(CqlError::invalid(ALLOW_FILTERING_MESSAGE));
     }
-    let reversed = order_by(&table, stmt, pk_full)?;
+
+    let eq_restricted = eq_restricted_columns(def, &by_column, &multi);
+    let pk_in = pk_full
+        && def
+            .partition_key
+            .iter()
+            .any(|&i| matches!(by_column[i].eq, Some(ValueSet::In(_))) && !eq_restricted[i]);
+    if stmt.distinct {
+        let restricts_non_partition = !multi.is_empty()
+            || def.columns.iter().enumerate().any(|(i, c)| {
+                matches!(c.kind, ColumnKind::Clustering | ColumnKind::Regular)
+                    && by_column[i].is_restricted()
+            });
+        check_distinct(def, stmt, &selection, !pk_full, restricts_non_partition)?;
+    }
+    let grouping = plan_grouping(def, stmt, &selection, &eq_restricted)?;
+    if grouping == Grouping::All && stmt.per_partition_limit.is_some() {
+        return Err(CqlError::invalid(
+            "PER PARTITION LIMIT is not allowed with aggregate queries.",
+        ));
+    }
+    let ordering = plan_ordering(def, stmt, &eq_restricted, pk_full, pk_in)?;
     Ok(SelectPlan {
         table,
-        outputs,
+        outputs: selection.outputs,
         partitions,
         clustering,
         filters,
         limit: stmt.limit.clone(),
-        reversed,
-        aggregate,
+        per_partition_limit: stmt.per_partition_limit.clone(),
+        reversed: ordering.reversed,
+        grouping,
+        distinct: stmt.distinct,
+        post_order: ordering.post_order,
     })
 }
 
-fn outputs(table: &TableRef, stmt: &Select) -> CqlResult<(Vec<Output>, bool)> {
-    let def = &table.def;
-    if stmt.selectors.is_empty() {
-        let all = def
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| Output {
-                name: c.name.clone(),
-                ty: c.ty.clone(),
-                source: OutputSource::Column(i),
-            })
-            .collect();
-        return Ok((all, false));
-    }
-    let mut outputs = Vec::with_capacity(stmt.selectors.len());
-    let mut aggregate = false;
-    for selector in &stmt.selectors {
-        let alias = selector.alias.as_ref().map(|a| a.name.clone());
-        match &selector.expr {
-            SelectExpr::Column(ident) => {
-                let i = column_index(def, ident)?;
-                let col = &def.columns[i];
-                outputs.push(Output {
-                    name: alias.unwrap_or_else(|| col.name.clone()),
-                    ty: col.ty.clone(),
-                    source: OutputSource::Column(i),
-                });
-            }
-            SelectExpr::Function { name, args }
-                if name.keyspace.is_none() && name.name.name.eq_ignore_ascii_case("token") =>
-            {
-                token::check_selector(def, args)?;
-                let names: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-                outputs.push(Output {
-                    name: alias.unwrap_or_else(|| format!("system.token({})", names.join(", "))),
-                    ty: ColumnType::Bigint,
-                    source: OutputSource::Token,
-                });
-            }
-            SelectExpr::CountAll => {
-                aggregate = true;
-                outputs.push(Output {
-                    name: alias.unwrap_or_else(|| "count".into()),
-                    ty: ColumnType::Bigint,
-                    source: OutputSource::CountAll,
-                });
-            }
-            other => {
-                return Err(CqlError::invalid(format!(
-                    "Unsupported selector: {other:?}"
-                )));
+/// Which columns are fixed to one value by `=` (or an `IN` of one literal, which Cassandra
+/// treats as `=`), single- or multi-column.
+fn eq_restricted_columns(
+    def: &TableDef,
+    by_column: &[ColumnRestriction],
+    multi: &[&Relation],
+) -> Vec<bool> {
+    let mut fixed: Vec<bool> = by_column
+        .iter()
+        .map(|r| match &r.eq {
+            Some(ValueSet::Eq(_)) => true,
+            Some(ValueSet::In(InValues::List(terms))) => terms.len() == 1,
+            _ => false,
+        })
+        .collect();
+    for relation in multi {
+        let columns = match relation {
+            Relation::Multi {
+                columns,
+                op: Operator::Eq,
+                ..
+            } => columns,
+            Relation::MultiIn {
+                columns,
+                values: InValues::List(terms),
+            } if terms.len() == 1 => columns,
+            _ => continue,
+        };
+        for ident in columns {
+            if let Ok(i) = column_index(def, ident) {
+                fixed[i] = true;
             }
         }
     }
-    if aggregate && outputs.iter().any(|o| o.source != OutputSource::CountAll) {
-        return Err(CqlError::invalid(
-            "Aggregates mixed with plain columns are not supported yet",
-        ));
-    }
-    Ok((outputs, aggregate))
-}
-
-/// Validates ORDER BY and returns whether the scan runs in reverse clustering order.
-fn order_by(table: &TableRef, stmt: &Select, pk_restricted: bool) -> CqlResult<bool> {
-    let def = &table.def;
-    let mut reversed: Option<bool> = None;
-    for (n, (ident, order)) in stmt.order_by.iter().enumerate() {
-        let i = column_index(def, ident)?;
-        let col = &def.columns[i];
-        if col.kind != ColumnKind::Clustering {
-            return Err(CqlError::invalid(format!(
-                "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got {}",
-                col.name
-            )));
-        }
-        if def.clustering_key.get(n) != Some(&i) {
-            return Err(CqlError::invalid(
-                "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY",
-            ));
-        }
-        let declared_desc = col.order == ClusteringOrder::Desc;
-        let this_reversed = (*order == Order::Desc) != declared_desc;
-        match reversed {
-            Some(r) if r != this_reversed => {
-                return Err(CqlError::invalid("Unsupported order by relation"))
-            }
-            _ => reversed = Some(this_reversed),
-        }
-    }
-    if reversed.is_some() && !pk_restricted {
-        return Err(CqlError::invalid(
-            "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.",
-        ));
-    }
-    Ok(reversed.unwrap_or(false))
+    fixed
 }
 
 impl fmt::Display for SelectPlan {
@@ -350,6 +302,24 @@ impl fmt::Display for SelectPlan {
         }
         if self.reversed {
             f.write_str(" reversed")?;
+        }
+        if !self.post_order.is_empty() {
+            f.write_str(" sort[")?;
+            for (n, (i, desc)) in self.post_order.iter().enumerate() {
+                if n > 0 {
+                    f.write_str(", ")?;
+                }
+                let order = if *desc { "DESC" } else { "ASC" };
+                write!(f, "{} {order}", def.columns[*i].name)?;
+            }
+            f.write_str("]")?;
+        }
+        if self.distinct {
+            f.write_str(" distinct")?;
+        }
+        write!(f, "{}", self.grouping)?;
+        if let Some(limit) = &self.per_partition_limit {
+            write!(f, " per partition limit {limit}")?;
         }
         if let Some(limit) = &self.limit {
             write!(f, " limit {limit}")?;

@@ -1,0 +1,301 @@
+//! Result shaping: folds the rows a scan accepts into result rows — PER PARTITION LIMIT,
+//! DISTINCT, GROUP BY groups and aggregates, LIMIT and the page size — and tells the scan
+//! when to skip the rest of a partition or stop, so it reads at most one row past the result.
+
+use bytes::Bytes;
+use storage::TableDef;
+
+use crate::error::CqlResult;
+use crate::executor::aggregate::Accumulator;
+use crate::executor::paging::PagingState;
+use crate::executor::row::LiveRow;
+use crate::planner::grouping::Grouping;
+use crate::planner::select::{Output, OutputSource};
+
+/// What the scan does after handing a row over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    Continue,
+    /// Skip the rest of the current partition.
+    SkipPartition,
+    /// The result (or page) is complete.
+    Stop,
+}
+
+/// One result row, with the clustering values of its (first) row for sorting.
+#[derive(Debug, Clone)]
+pub(crate) struct ResultRow {
+    pub values: Vec<Option<Bytes>>,
+    pub clustering: Vec<Bytes>,
+}
+
+/// The limits a result is shaped by, all in result rows (groups when grouping).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Limits {
+    /// What is left of LIMIT.
+    pub remaining: Option<usize>,
+    pub per_partition: Option<usize>,
+    pub page_size: Option<usize>,
+}
+
+/// A group still taking rows.
+struct OpenGroup {
+    partition: Vec<u8>,
+    /// The grouped clustering prefix.
+    prefix: Vec<Bytes>,
+    first: ResultRow,
+    accumulators: Vec<Option<Accumulator>>,
+    last_key: Vec<u8>,
+}
+
+/// Folds accepted rows into result rows.
+pub(crate) struct Shaper<'a> {
+    def: &'a TableDef,
+    outputs: &'a [Output],
+    grouping: Grouping,
+    distinct: bool,
+    limits: Limits,
+    rows: Vec<ResultRow>,
+    /// Prefix of the partition rows currently come from, and result rows emitted from it.
+    partition: Vec<u8>,
+    partition_emitted: usize,
+    group: Option<OpenGroup>,
+    /// Key of the last row behind the last result row, and result rows of its partition.
+    last: Option<(Vec<u8>, usize)>,
+    has_more: bool,
+}
+
+impl<'a> Shaper<'a> {
+    /// A shaper; `resume` is the paging state's partition prefix and its emitted count.
+    pub(crate) fn new(
+        def: &'a TableDef,
+        outputs: &'a [Output],
+        grouping: Grouping,
+        distinct: bool,
+        limits: Limits,
+        resume: Option<(Vec<u8>, usize)>,
+    ) -> Shaper<'a> {
+        let (partition, partition_emitted) = resume.unwrap_or_default();
+        Shaper {
+            def,
+            outputs,
+            grouping,
+            distinct,
+            limits,
+            rows: Vec::new(),
+            partition,
+            partition_emitted,
+            group: None,
+            last: None,
+            has_more: false,
+        }
+    }
+
+    /// Takes the next row the scan accepted, at storage key `key` whose first
+    /// `partition_len` bytes are the partition prefix.
+    pub(crate) fn accept(
+        &mut self,
+        key: &[u8],
+        partition_len: usize,
+        row: &LiveRow,
+    ) -> CqlResult<Next> {
+        let partition = key.get(..partition_len).unwrap_or(key);
+        if let Grouping::Prefix { clustering } = self.grouping {
+            let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
+            if let Some(group) = &mut self.group {
+                if group.partition == partition && group.prefix == prefix {
+                    add_row(self.def, self.outputs, &mut group.accumulators, row)?;
+                    group.last_key = key.to_vec();
+                    return Ok(Next::Continue);
+                }
+            }
+            if let Some(group) = self.group.take() {
+                self.close(group)?;
+                if self.limits.remaining == Some(0) {
+                    return Ok(Next::Stop);
+                }
+            }
+        }
+        if self.partition != partition {
+            self.partition = partition.to_vec();
+            self.partition_emitted = 0;
+        }
+        if self.grouping == Grouping::All {
+            self.fold_all(key, partition, row)?;
+            return Ok(if self.distinct {
+                Next::SkipPartition
+            } else {
+                Next::Continue
+            });
+        }
+        if self.partition_full() {
+            return Ok(Next::SkipPartition);
+        }
+        if self.limits.remaining == Some(0) {
+            return Ok(Next::Stop);
+        }
+        if self
+            .limits
+            .page_size
+            .is_some_and(|size| self.rows.len() >= size)
+        {
+            self.has_more = true;
+            return Ok(Next::Stop);
+        }
+        if let Grouping::Prefix { clustering } = self.grouping {
+            let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
+            let mut group = self.open(key, partition, prefix, Some(row));
+            add_row(self.def, self.outputs, &mut group.accumulators, row)?;
+            self.group = Some(group);
+            return Ok(if self.distinct {
+                Next::SkipPartition
+            } else {
+                Next::Continue
+            });
+        }
+        let result = ResultRow {
+            values: self.values(row),
+            clustering: row.clustering.clone(),
+        };
+        self.emit(result, key.to_vec());
+        Ok(if self.limits.remaining == Some(0) {
+            Next::Stop
+        } else if self.distinct || self.partition_full() {
+            Next::SkipPartition
+        } else {
+            Next::Continue
+        })
+    }
+
+    /// Ends the scan: closes the open group (or builds the single aggregate row) and returns
+    /// the result rows with the paging state of the next page, if there is one.
+    pub(crate) fn finish(mut self) -> CqlResult<(Vec<ResultRow>, Option<PagingState>)> {
+        if let Some(group) = self.group.take() {
+            self.close(group)?;
+        } else if self.grouping == Grouping::All {
+            // No rows: aggregates of nothing, plain columns null.
+            let empty = self.open(&[], &[], &[], None);
+            let (row, _) = self.finish_group(empty)?;
+            self.rows.push(row);
+        }
+        let paging = match (self.has_more, self.last) {
+            (true, Some((last_key, partition_emitted))) => Some(PagingState {
+                last_key,
+                remaining: self.limits.remaining,
+                partition_emitted,
+            }),
+            _ => None,
+        };
+        Ok((self.rows, paging))
+    }
+
+    fn partition_full(&self) -> bool {
+        self.limits
+            .per_partition
+            .is_some_and(|n| self.partition_emitted >= n)
+    }
+
+    fn emit(&mut self, row: ResultRow, last_key: Vec<u8>) {
+        self.rows.push(row);
+        self.partition_emitted += 1;
+        self.limits.remaining = self.limits.remaining.map(|n| n.saturating_sub(1));
+        self.last = Some((last_key, self.partition_emitted));
+    }
+
+    /// Folds a row into the single group of an aggregate without GROUP BY.
+    fn fold_all(&mut self, key: &[u8], partition: &[u8], row: &LiveRow) -> CqlResult<()> {
+        if self.group.is_none() {
+            self.group = Some(self.open(key, partition, &[], Some(row)));
+        }
+        match &mut self.group {
+            Some(group) => add_row(self.def, self.outputs, &mut group.accumulators, row),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts a group whose first row is `row` (not yet folded into the accumulators).
+    fn open(
+        &self,
+        key: &[u8],
+        partition: &[u8],
+        prefix: &[Bytes],
+        row: Option<&LiveRow>,
+    ) -> OpenGroup {
+        let accumulators: Vec<Option<Accumulator>> = self
+            .outputs
+            .iter()
+            .map(|o| match &o.source {
+                OutputSource::Aggregate(a) => Some(Accumulator::new(
+                    a,
+                    a.column.map(|i| &self.def.columns[i].ty),
+                )),
+                _ => None,
+            })
+            .collect();
+        let first = match row {
+            Some(row) => ResultRow {
+                values: self.values(row),
+                clustering: row.clustering.clone(),
+            },
+            None => ResultRow {
+                values: vec![None; self.outputs.len()],
+                clustering: Vec::new(),
+            },
+        };
+        OpenGroup {
+            partition: partition.to_vec(),
+            prefix: prefix.to_vec(),
+            first,
+            accumulators,
+            last_key: key.to_vec(),
+        }
+    }
+
+    fn finish_group(&self, group: OpenGroup) -> CqlResult<(ResultRow, Vec<u8>)> {
+        let mut result = group.first;
+        for (value, acc) in result.values.iter_mut().zip(&group.accumulators) {
+            if let Some(acc) = acc {
+                *value = acc.result()?;
+            }
+        }
+        Ok((result, group.last_key))
+    }
+
+    fn close(&mut self, group: OpenGroup) -> CqlResult<()> {
+        let (result, last_key) = self.finish_group(group)?;
+        self.emit(result, last_key);
+        Ok(())
+    }
+
+    /// A row's values for the non-aggregate outputs (aggregates are filled in later).
+    fn values(&self, row: &LiveRow) -> Vec<Option<Bytes>> {
+        self.outputs
+            .iter()
+            .map(|o| match o.source {
+                OutputSource::Column(i) => row.value(self.def, i).cloned(),
+                OutputSource::Token => Some(Bytes::copy_from_slice(&row.token.to_be_bytes())),
+                OutputSource::Aggregate(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// Feeds a row to a group's accumulators.
+fn add_row(
+    def: &TableDef,
+    outputs: &[Output],
+    accumulators: &mut [Option<Accumulator>],
+    row: &LiveRow,
+) -> CqlResult<()> {
+    static PRESENT: Bytes = Bytes::from_static(&[1]);
+    for (output, acc) in outputs.iter().zip(accumulators) {
+        if let (OutputSource::Aggregate(a), Some(acc)) = (&output.source, acc) {
+            let value = match a.column {
+                None => Some(&PRESENT),
+                Some(i) => row.value(def, i),
+            };
+            acc.add(value)?;
+        }
+    }
+    Ok(())
+}

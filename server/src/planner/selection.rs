@@ -1,0 +1,266 @@
+//! The SELECT clause: what each result column carries (a table column, `token()`, or an
+//! aggregate), named and typed as Cassandra names and types it.
+
+use std::fmt;
+
+use cql::statement::ast::{Select, SelectExpr};
+use cql::types::ColumnType;
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::{column_index, token};
+use crate::schema::TableRef;
+
+/// One result column.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The column name in result metadata (alias if given).
+    pub name: String,
+    pub ty: ColumnType,
+    pub source: OutputSource,
+}
+
+/// Where a result column's value comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputSource {
+    /// A table column, by index.
+    Column(usize),
+    /// `token(partition key)`.
+    Token,
+    /// An aggregate over the rows of a group.
+    Aggregate(Aggregate),
+}
+
+/// An aggregate function applied to a column (or to rows, for `count(*)`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aggregate {
+    pub function: AggregateFunction,
+    /// The column aggregated; `None` for `count(*)`.
+    pub column: Option<usize>,
+}
+
+/// Cassandra's native aggregates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggregateFunction {
+    /// `count(*)` / `count(1)`: rows.
+    CountRows,
+    /// `count(col)`: non-null values.
+    Count,
+    Min,
+    Max,
+    Sum,
+    Avg,
+}
+
+impl AggregateFunction {
+    fn from_name(name: &str) -> Option<AggregateFunction> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "count" => AggregateFunction::Count,
+            "min" => AggregateFunction::Min,
+            "max" => AggregateFunction::Max,
+            "sum" => AggregateFunction::Sum,
+            "avg" => AggregateFunction::Avg,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            AggregateFunction::CountRows | AggregateFunction::Count => "count",
+            AggregateFunction::Min => "min",
+            AggregateFunction::Max => "max",
+            AggregateFunction::Sum => "sum",
+            AggregateFunction::Avg => "avg",
+        }
+    }
+}
+
+impl fmt::Display for OutputSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputSource::Column(i) => write!(f, "column {i}"),
+            OutputSource::Token => f.write_str("token"),
+            OutputSource::Aggregate(a) => match a.column {
+                Some(i) => write!(f, "{}(column {i})", a.function.name()),
+                None => f.write_str("count(*)"),
+            },
+        }
+    }
+}
+
+/// The planned SELECT clause.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub outputs: Vec<Output>,
+    /// Whether any output is an aggregate.
+    pub has_aggregates: bool,
+}
+
+impl Selection {
+    /// The table columns the selection reads (for DISTINCT's checks).
+    pub fn columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.outputs.iter().filter_map(|o| match o.source {
+            OutputSource::Column(i) => Some(i),
+            OutputSource::Aggregate(Aggregate { column, .. }) => column,
+            OutputSource::Token => None,
+        })
+    }
+}
+
+/// Numeric types `sum` and `avg` accept, in Cassandra's signature order.
+const NUMERIC: [ColumnType; 9] = [
+    ColumnType::Tinyint,
+    ColumnType::Smallint,
+    ColumnType::Int,
+    ColumnType::Bigint,
+    ColumnType::Float,
+    ColumnType::Double,
+    ColumnType::Decimal,
+    ColumnType::Varint,
+    ColumnType::Counter,
+];
+
+/// Plans the selectors of `stmt` (empty selectors mean `*`).
+pub fn plan_selection(table: &TableRef, stmt: &Select) -> CqlResult<Selection> {
+    let def = &table.def;
+    if stmt.selectors.is_empty() {
+        let outputs = def
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Output {
+                name: c.name.clone(),
+                ty: c.ty.clone(),
+                source: OutputSource::Column(i),
+            })
+            .collect();
+        return Ok(Selection {
+            outputs,
+            has_aggregates: false,
+        });
+    }
+    let mut outputs = Vec::with_capacity(stmt.selectors.len());
+    for selector in &stmt.selectors {
+        let mut output = plan_expr(table, &selector.expr)?;
+        if let Some(alias) = &selector.alias {
+            output.name = alias.name.clone();
+        }
+        outputs.push(output);
+    }
+    let has_aggregates = outputs
+        .iter()
+        .any(|o| matches!(o.source, OutputSource::Aggregate(_)));
+    Ok(Selection {
+        outputs,
+        has_aggregates,
+    })
+}
+
+fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
+    let def = &table.def;
+    match expr {
+        SelectExpr::Column(ident) => {
+            let i = column_index(def, ident)?;
+            let col = &def.columns[i];
+            Ok(Output {
+                name: col.name.clone(),
+                ty: col.ty.clone(),
+                source: OutputSource::Column(i),
+            })
+        }
+        SelectExpr::CountAll => Ok(Output {
+            name: "count".into(),
+            ty: ColumnType::Bigint,
+            source: OutputSource::Aggregate(Aggregate {
+                function: AggregateFunction::CountRows,
+                column: None,
+            }),
+        }),
+        SelectExpr::Function { name, args } => {
+            let system = name
+                .keyspace
+                .as_ref()
+                .is_none_or(|ks| ks.name.eq_ignore_ascii_case("system"));
+            let fname = &name.name.name;
+            if system && fname.eq_ignore_ascii_case("token") {
+                token::check_selector(def, args)?;
+                let names: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                return Ok(Output {
+                    name: format!("system.token({})", names.join(", ")),
+                    ty: ColumnType::Bigint,
+                    source: OutputSource::Token,
+                });
+            }
+            match AggregateFunction::from_name(fname).filter(|_| system) {
+                Some(function) => plan_aggregate(table, function, args),
+                None => Err(CqlError::invalid(format!(
+                    "Unknown function {} called with {} arguments",
+                    fname.to_ascii_lowercase(),
+                    args.len()
+                ))),
+            }
+        }
+        other => Err(CqlError::invalid(format!("Unsupported selector: {other}"))),
+    }
+}
+
+fn plan_aggregate(
+    table: &TableRef,
+    function: AggregateFunction,
+    args: &[SelectExpr],
+) -> CqlResult<Output> {
+    let def = &table.def;
+    let [SelectExpr::Column(ident)] = args else {
+        return Err(CqlError::invalid(format!(
+            "Invalid number of arguments in call to function system.{}: 1 required but {} provided",
+            function.name(),
+            args.len()
+        )));
+    };
+    let i = column_index(def, ident)?;
+    let col = &def.columns[i];
+    let ty = match function {
+        AggregateFunction::Count | AggregateFunction::CountRows => ColumnType::Bigint,
+        AggregateFunction::Min | AggregateFunction::Max => col.ty.clone(),
+        AggregateFunction::Sum | AggregateFunction::Avg => {
+            if !NUMERIC.contains(&col.ty) {
+                let fname = function.name();
+                let signatures: Vec<String> = NUMERIC
+                    .iter()
+                    .map(|t| format!("system.{fname} : ({t}) -> {t}"))
+                    .collect();
+                return Err(CqlError::invalid(format!(
+                    "Invalid call to function {fname}, none of its type signatures match (known type signatures: {})",
+                    signatures.join(", ")
+                )));
+            }
+            col.ty.clone()
+        }
+    };
+    Ok(Output {
+        name: format!(
+            "system.{}({})",
+            function.name(),
+            cql::types::maybe_quote(&col.name)
+        ),
+        ty,
+        source: OutputSource::Aggregate(Aggregate {
+            function,
+            column: Some(i),
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregate_names_follow_cassandra() {
+        assert_eq!(
+            AggregateFunction::from_name("MAX"),
+            Some(AggregateFunction::Max)
+        );
+        assert_eq!(AggregateFunction::from_name("median"), None);
+        assert_eq!(AggregateFunction::CountRows.name(), "count");
+    }
+}
