@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 pub struct TestServer {
     /// Where clients connect.
     pub addr: SocketAddr,
+    node: std::sync::Arc<server::Node>,
     shutdown: Option<oneshot::Sender<()>>,
     handle: Option<JoinHandle<Result<(), server::ServerError>>>,
 }
@@ -60,14 +61,22 @@ impl TestServer {
             .expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
         let (tx, rx) = oneshot::channel::<()>();
-        let handle = tokio::spawn(server::run(listener, config, async {
+        let node = std::sync::Arc::new(server::Node::open(config).expect("open node"));
+        let handle = tokio::spawn(server::serve_node(listener, node.clone(), async {
             let _ = rx.await;
         }));
         TestServer {
             addr,
+            node,
             shutdown: Some(tx),
             handle: Some(handle),
         }
+    }
+
+    /// How many stored rows reads have examined since the server started (virtual system
+    /// tables are not counted), to check that key-restricted reads stay narrow.
+    pub fn rows_read(&self) -> u64 {
+        self.node.store.rows_read()
     }
 
     /// Opens a driver session.

@@ -58,6 +58,19 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
     let node = Arc::new(Node::open(config)?);
+    serve_node(listener, node, shutdown).await
+}
+
+/// Serves CQL clients of an already opened `node` until `shutdown` completes, then closes its
+/// storage. Lets an embedding process (the integration tests) keep a handle on the node.
+///
+/// # Errors
+/// The listener fails irrecoverably.
+pub async fn serve_node(
+    listener: TcpListener,
+    node: Arc<Node>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
     let result = listener::serve(listener, node.clone(), shutdown).await;
     node.close();
     result

@@ -10,4 +10,5 @@ mod persistence;
 mod prepared;
 mod python_clients;
 mod select;
+mod shaping;
 mod system_tables;

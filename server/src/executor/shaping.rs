@@ -160,7 +160,7 @@ impl<'a> Shaper<'a> {
         self.emit(result, key.to_vec());
         Ok(if self.limits.remaining == Some(0) {
             Next::Stop
-        } else if self.distinct || self.partition_full() {
+        } else if self.partition_full() {
             Next::SkipPartition
         } else {
             Next::Continue
@@ -189,10 +189,14 @@ impl<'a> Shaper<'a> {
         Ok((self.rows, paging))
     }
 
+    /// Whether the current partition has given all it may (DISTINCT gives one row).
     fn partition_full(&self) -> bool {
-        self.limits
-            .per_partition
-            .is_some_and(|n| self.partition_emitted >= n)
+        let per_partition = if self.distinct {
+            Some(1)
+        } else {
+            self.limits.per_partition
+        };
+        per_partition.is_some_and(|n| self.partition_emitted >= n)
     }
 
     fn emit(&mut self, row: ResultRow, last_key: Vec<u8>) {
