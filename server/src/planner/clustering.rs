@@ -347,15 +347,22 @@ impl fmt::Display for PrefixPart {
         match self {
             PrefixPart::Single(set) => write!(f, "{set}"),
             PrefixPart::Multi {
-                width,
                 values: MultiValues::Tuples(t),
+                ..
             } => {
-                write!(f, "[{width} cols] IN {} tuples", t.len())
+                f.write_str("IN (")?;
+                for (n, tuple) in t.iter().enumerate() {
+                    if n > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{tuple}")?;
+                }
+                f.write_str(")")
             }
             PrefixPart::Multi {
-                width,
-                values: MultiValues::Bind(_),
-            } => write!(f, "[{width} cols] IN ?"),
+                values: MultiValues::Bind(m),
+                ..
+            } => write!(f, "IN {}", Term::Bind(m.clone())),
         }
     }
 }

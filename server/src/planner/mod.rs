@@ -66,3 +66,6 @@ pub fn column_index(table: &TableDef, ident: &Ident) -> CqlResult<usize> {
             ))
         })
 }
+
+#[cfg(test)]
+mod select_tests;

@@ -7,7 +7,7 @@ use cql::statement::ast::{InValues, Operator, Relation, Select, Term};
 use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlError, CqlResult};
-use crate::planner::clustering::{self, ClusteringPlan};
+use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::grouping::{check_distinct, plan_grouping, Grouping};
 use crate::planner::ordering::plan_ordering;
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
@@ -263,8 +263,24 @@ impl fmt::Display for SelectPlan {
                 f.write_str("]")?;
             }
         }
+        let mut position = 0;
         for part in &self.clustering.prefix {
-            write!(f, " clustering {part}")?;
+            let width = match part {
+                PrefixPart::Single(_) => 1,
+                PrefixPart::Multi { width, .. } => *width,
+            };
+            let names: Vec<&str> = def
+                .clustering_key
+                .iter()
+                .skip(position)
+                .take(width)
+                .map(|&i| def.columns[i].name.as_str())
+                .collect();
+            position += width;
+            match part {
+                PrefixPart::Single(set) => write!(f, " clustering {} {set}", names.join(""))?,
+                PrefixPart::Multi { .. } => write!(f, " clustering ({}) {part}", names.join(", "))?,
+            }
         }
         if let Some(slice) = &self.clustering.slice {
             if let Some(&i) = def.clustering_key.get(slice.start) {
