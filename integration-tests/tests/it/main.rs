@@ -6,6 +6,7 @@ mod delete;
 mod dml;
 mod errors;
 mod handshake;
+mod model;
 mod persistence;
 mod prepared;
 mod python_clients;
