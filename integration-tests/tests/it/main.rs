@@ -9,5 +9,6 @@ mod handshake;
 mod persistence;
 mod prepared;
 mod python_clients;
+mod seeds;
 mod select;
 mod system_tables;
