@@ -7,6 +7,7 @@
 //! Rows from several partitions read with `IN` are compared after sorting client-side: the order
 //! Cassandra gives them is the planner's "IN ordering rules", a separate open item.
 
+mod geminidb;
 mod oracle;
 
 use integration_tests::db_error;
@@ -78,6 +79,14 @@ async fn assert_invalid(session: &Session, cql: &str, message: &str) {
     );
 }
 
+/// A small stable string hash (32-bit FNV-1a) for the client-side prefixes and buckets the
+/// documents compute with MD5 or xxHash; the server never sees the function, only its output.
+fn hash(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
 /// `rows` (each partition's already in clustering order) in the order a whole-table scan returns
 /// them: by the Murmur3 token of the partition key whose components `partition_key` gives.
 fn in_token_order<T>(mut rows: Vec<T>, partition_key: impl Fn(&T) -> Vec<&str>) -> Vec<T> {
@@ -86,5 +95,11 @@ fn in_token_order<T>(mut rows: Vec<T>, partition_key: impl Fn(&T) -> Vec<&str>) 
         let components: Vec<&[u8]> = partition_key(row).into_iter().map(str::as_bytes).collect();
         storage::encoding::token::token_of(&components)
     });
+    rows
+}
+
+/// `rows`, sorted: for reads whose order across partitions is not under test.
+fn sorted<T: Ord>(mut rows: Vec<T>) -> Vec<T> {
+    rows.sort();
     rows
 }
