@@ -8,6 +8,7 @@
 //! Cassandra gives them is the planner's "IN ordering rules", a separate open item.
 
 mod geminidb;
+mod iguazio;
 mod oracle;
 
 use integration_tests::db_error;
