@@ -7,6 +7,7 @@
 //! Rows from several partitions read with `IN` are compared after sorting client-side: the order
 //! Cassandra gives them is the planner's "IN ordering rules", a separate open item.
 
+mod alibaba;
 mod geminidb;
 mod iguazio;
 mod oracle;
