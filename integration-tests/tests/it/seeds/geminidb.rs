@@ -568,6 +568,38 @@ async fn geminidb_log_metric_by_host_and_event() {
     .await;
 }
 
+/// GeminiDB, "[hostname][log-event][timestamp]": the same period newest first, from the
+/// ascending table, with `ORDER BY ts DESC`. Cassandra accepts ORDER BY on a clustering column
+/// when every clustering column before it is restricted by `=` (here log_event), as
+/// `SelectStatement.isReversed` checks with `isColumnRestrictedByEq`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "server bug: ORDER BY ts DESC refused when the preceding clustering column log_event is restricted by ="]
+async fn geminidb_log_metric_order_by_timestamp_with_event_fixed() {
+    let server = TestServer::start().await;
+    let session = metric_tables(&server).await;
+    let period_desc = prepare(
+        &session,
+        "SELECT ts, value FROM metrics WHERE hostname = ? AND log_event = ? AND ts >= ? AND ts < ? ORDER BY ts DESC",
+    )
+    .await;
+    let from = ts(BASE_MS + 60_000);
+    let to = ts(BASE_MS + 4 * 60_000);
+    assert_eq!(
+        rows::<(CqlTimestamp, f64)>(&session, &period_desc, ("host1", "cpu", from, to)).await,
+        vec![at_minute(3, 3.0), at_minute(2, 2.0), at_minute(1, 1.0)]
+    );
+    // And ascending on the [timestamp DESC] table.
+    let oldest_first = prepare(
+        &session,
+        "SELECT ts, value FROM recent_metrics WHERE hostname = ? AND log_event = ? ORDER BY ts ASC LIMIT 2",
+    )
+    .await;
+    assert_eq!(
+        rows::<(CqlTimestamp, f64)>(&session, &oldest_first, ("host2", "cpu")).await,
+        vec![at_minute(0, 20.0), at_minute(2, 22.0)]
+    );
+}
+
 /// GeminiDB, "long bucket = timestamp % numBuckets; [bucket][timestamp][hostname][log-event]",
 /// for data queried by time only: each bucket holds a slice of time in order, and a time range is
 /// read back from all buckets at once with `bucket IN (...)`.
