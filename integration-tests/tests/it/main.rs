@@ -10,6 +10,7 @@ mod model;
 mod persistence;
 mod prepared;
 mod python_clients;
+mod seeds;
 mod select;
 mod shaping;
 mod system_tables;
