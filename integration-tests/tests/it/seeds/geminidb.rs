@@ -573,7 +573,6 @@ async fn geminidb_log_metric_by_host_and_event() {
 /// when every clustering column before it is restricted by `=` (here log_event), as
 /// `SelectStatement.isReversed` checks with `isColumnRestrictedByEq`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "server bug: ORDER BY ts DESC refused when the preceding clustering column log_event is restricted by ="]
 async fn geminidb_log_metric_order_by_timestamp_with_event_fixed() {
     let server = TestServer::start().await;
     let session = metric_tables(&server).await;
