@@ -306,7 +306,7 @@ async fn in_partitions_come_in_key_order_and_order_by_sorts_across_them() {
         )
         .await
         .unwrap();
-    for (k, ts) in [(1, 10), (1, 40), (2, 20), (2, 50), (3, 30)] {
+    for (k, ts) in [(1, 10), (1, 40), (2, 20), (2, 50), (3, 30), (5, 5), (5, 60)] {
         session
             .query_unpaged(
                 "INSERT INTO ev (k, ts, v) VALUES (?, ?, ?)",
@@ -323,6 +323,17 @@ async fn in_partitions_come_in_key_order_and_order_by_sorts_across_them() {
     )
     .await;
     assert_eq!(by_key, [(1, 40), (1, 10), (2, 50), (2, 20), (3, 30)]);
+    // Pages resume in that order too (partition 5 has the lowest token of all), with the
+    // LIMIT carried across pages.
+    let mut all = by_key.clone();
+    all.extend([(5, 60), (5, 5)]);
+    for limit in [2, 5, 6, 7] {
+        let cql = format!("SELECT k, ts FROM ev WHERE k IN (5, 3, 2, 1) LIMIT {limit}");
+        for page_size in [1, 2, 3] {
+            let pages: Vec<(i32, i32)> = paged(&session, &cql, page_size).await;
+            assert_eq!(pages, all[..limit], "{cql} in pages of {page_size}");
+        }
+    }
     // ORDER BY across IN partitions sorts all rows, then applies LIMIT.
     let ascending: Vec<(i32,)> = query_rows(
         &session,

@@ -18,7 +18,7 @@ use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
-use crate::executor::source::{KeyRange, RowSource};
+use crate::executor::source::{within, KeyRange, RowSource};
 use crate::node::Node;
 use crate::planner::grouping::Grouping;
 use crate::planner::restrictions::Bound as TermBound;
@@ -406,13 +406,26 @@ fn run(
     );
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
-    'ranges: for range in &bound.ranges {
-        let mut range = match &bound.paging {
-            Some(state) => match narrow(range.clone(), &state.last_key, reversed) {
+    // A resumed read starts in the range holding the last key returned: ranges follow the
+    // read order (IN partitions by key value), which is not the storage key order.
+    let (first, resume_key) = match &bound.paging {
+        Some(state) => {
+            let index = bound
+                .ranges
+                .iter()
+                .position(|r| within(&state.last_key, r))
+                .unwrap_or(bound.ranges.len());
+            (index, Some(state.last_key.as_slice()))
+        }
+        None => (0, None),
+    };
+    'ranges: for (index, range) in bound.ranges.iter().enumerate().skip(first) {
+        let mut range = match resume_key {
+            Some(after) if index == first => match narrow(range.clone(), after, reversed) {
                 Some(r) => r,
                 None => continue,
             },
-            None => range.clone(),
+            _ => range.clone(),
         };
         loop {
             let mut skip_to = None;

@@ -22,7 +22,8 @@ pub enum RowSource {
 /// An iterator of rows in key order.
 pub type RowIter<'a> = Box<dyn Iterator<Item = CqlResult<(Vec<u8>, StoredRow)>> + 'a>;
 
-fn within(key: &[u8], range: &KeyRange) -> bool {
+/// Whether `key` lies in `range`.
+pub fn within(key: &[u8], range: &KeyRange) -> bool {
     let above = match &range.0 {
         Bound::Included(lo) => key >= lo.as_slice(),
         Bound::Excluded(lo) => key > lo.as_slice(),
