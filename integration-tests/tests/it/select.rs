@@ -214,3 +214,65 @@ async fn multi_column_relations_follow_tuple_order_in_every_clustering_order() {
         vec![(1, 1)]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_of_values_bounds_a_token_relation() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    session
+        .query_unpaged(
+            "CREATE TABLE t (a int, b text, v int, PRIMARY KEY ((a, b)))",
+            &[],
+        )
+        .await
+        .unwrap();
+    for a in 0..10 {
+        session
+            .query_unpaged("INSERT INTO t (a, b, v) VALUES (?, 'x', ?)", (a, a * 10))
+            .await
+            .unwrap();
+    }
+    let literal: Vec<(i32,)> = query_rows(
+        &session,
+        "SELECT v FROM t WHERE token(a, b) = token(3, 'x')",
+        &[],
+    )
+    .await;
+    assert_eq!(literal, [(30,)]);
+    let prepared = session
+        .prepare("SELECT a FROM t WHERE token(a, b) >= token(?, ?) AND token(a, b) <= token(?, ?)")
+        .await
+        .unwrap();
+    let names: Vec<&str> = prepared
+        .get_variable_col_specs()
+        .iter()
+        .map(|spec| spec.name())
+        .collect();
+    assert_eq!(names[..2], ["arg0(system.token)", "arg1(system.token)"]);
+    let rows = session
+        .execute_unpaged(&prepared, (7, "x", 7, "x"))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.single_row::<(i32,)>().unwrap(), (7,));
+    let err = session
+        .query_unpaged("DELETE FROM t WHERE token(a, b) = token(1, 'x')", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err),
+        Some((
+            DbError::Invalid,
+            "The token function cannot be used in WHERE clauses for DELETE statements".into()
+        ))
+    );
+    let err = session
+        .query_unpaged("SELECT v FROM t WHERE token(a, b) = token(1)", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).map(|e| e.1),
+        Some("Invalid number of arguments in call to function system.token: 2 required but 1 provided".into())
+    );
+}

@@ -77,7 +77,7 @@ fn bind(
     let partitions = match &plan.partitions {
         PartitionSelection::All => None,
         PartitionSelection::Tokens(range) => {
-            Some(TokenOrKeys::Tokens(token_key_range(range, ctx)?))
+            Some(TokenOrKeys::Tokens(token_key_range(&def, range, ctx)?))
         }
         PartitionSelection::Keys(sets) => {
             let values = sets
@@ -157,7 +157,14 @@ enum TokenOrKeys {
     Keys(Vec<Vec<u8>>),
 }
 
-fn token_value(bound: &TermBound, ctx: &EvalContext<'_>) -> CqlResult<i64> {
+/// The token a token-relation bound stands for: a bigint, or `token(values...)` of values
+/// typed as the partition key columns.
+fn token_value(def: &TableDef, bound: &TermBound, ctx: &EvalContext<'_>) -> CqlResult<i64> {
+    if let cql::statement::ast::Term::Function { name, args } = &bound.term {
+        if name.name.name.eq_ignore_ascii_case("token") {
+            return token_of_values(def, args, ctx);
+        }
+    }
     let ty = cql::types::ColumnType::Bigint;
     match evaluate(
         &bound.term,
@@ -176,15 +183,48 @@ fn token_value(bound: &TermBound, ctx: &EvalContext<'_>) -> CqlResult<i64> {
     }
 }
 
+/// `token(v1, .., vn)` over values of the partition key's types.
+fn token_of_values(
+    def: &TableDef,
+    args: &[cql::statement::ast::Term],
+    ctx: &EvalContext<'_>,
+) -> CqlResult<i64> {
+    if args.len() != def.partition_key.len() {
+        return Err(CqlError::invalid(format!(
+            "Invalid number of arguments in call to function system.token: {} required but {} provided",
+            def.partition_key.len(),
+            args.len()
+        )));
+    }
+    let mut values = Vec::with_capacity(args.len());
+    for (n, (arg, &i)) in args.iter().zip(&def.partition_key).enumerate() {
+        let name = format!("arg{n}(system.token)");
+        let receiver = Receiver {
+            name: &name,
+            ty: &def.columns[i].ty,
+        };
+        match evaluate(arg, receiver, ctx)? {
+            Evaluated::Value(b) => values.push(b),
+            _ => return Err(CqlError::invalid("Invalid null token value")),
+        }
+    }
+    let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
+    Ok(storage::encoding::token::token_of(&parts))
+}
+
 /// The storage key range of a token range. Keys start with the token's 8 order-preserving
 /// bytes, so `token > t` starts at the first key of token `t + 1`. Like Cassandra, a range whose
 /// start is past its end selects nothing (it does not wrap around the ring).
-fn token_key_range(range: &TokenRange, ctx: &EvalContext<'_>) -> CqlResult<Option<KeyRange>> {
+fn token_key_range(
+    def: &TableDef,
+    range: &TokenRange,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<KeyRange>> {
     let key = |t: i64| storage::encoding::key::token_bytes(t).to_vec();
     let start = match &range.lower {
         None => Some(i64::MIN),
         Some(b) => {
-            let t = token_value(b, ctx)?;
+            let t = token_value(def, b, ctx)?;
             if b.inclusive {
                 Some(t)
             } else {
@@ -196,7 +236,7 @@ fn token_key_range(range: &TokenRange, ctx: &EvalContext<'_>) -> CqlResult<Optio
     let end = match &range.upper {
         None => None,
         Some(b) => {
-            let t = token_value(b, ctx)?;
+            let t = token_value(def, b, ctx)?;
             if b.inclusive {
                 t.checked_add(1)
             } else {

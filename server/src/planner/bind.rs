@@ -141,6 +141,21 @@ impl Collector<'_> {
             } => {
                 self.put(marker, "partition key token".into(), ColumnType::Bigint);
             }
+            Relation::Token {
+                value: Term::Function { name, args },
+                ..
+            } if name.name.name.eq_ignore_ascii_case("token") => {
+                // Arguments of `token(...)` take the partition key columns' types.
+                let key_types: Vec<ColumnType> = self
+                    .def
+                    .partition_key
+                    .iter()
+                    .map(|&i| self.def.columns[i].ty.clone())
+                    .collect();
+                for (n, (arg, ty)) in args.iter().zip(key_types).enumerate() {
+                    self.term(arg, &format!("arg{n}(system.token)"), &ty);
+                }
+            }
             _ => {}
         }
     }
