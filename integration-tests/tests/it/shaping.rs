@@ -63,19 +63,22 @@ async fn invalid(session: &Session, cql: &str) -> String {
     message
 }
 
+/// `count(*), count(v), min(v), max(v), sum(v), avg(v), sum(d)`.
+type Aggregates = (
+    i64,
+    i64,
+    Option<i32>,
+    Option<i32>,
+    Option<i32>,
+    Option<i32>,
+    Option<f64>,
+);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aggregates_follow_cassandra_and_carry_its_names() {
     let server = TestServer::start().await;
     let session = grouped_table(&server).await;
-    let row: (
-        i64,
-        i64,
-        Option<i32>,
-        Option<i32>,
-        Option<i32>,
-        Option<i32>,
-        Option<f64>,
-    ) = query_single_row(
+    let row: Aggregates = query_single_row(
         &session,
         "SELECT count(*), count(v), min(v), max(v), sum(v), avg(v), sum(d) FROM t WHERE k = 1",
         &[],

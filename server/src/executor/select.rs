@@ -576,7 +576,7 @@ fn skip_partition(range: &KeyRange, partition: &[u8], reversed: bool) -> Option<
             Bound::Excluded(e) => e.as_slice() <= next.as_slice(),
             Bound::Unbounded => false,
         };
-        (!end_past).then(|| (Bound::Included(next), end))
+        (!end_past).then_some((Bound::Included(next), end))
     }
 }
 
