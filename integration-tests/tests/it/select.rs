@@ -276,3 +276,41 @@ async fn token_of_values_bounds_a_token_relation() {
         Some("Invalid number of arguments in call to function system.token: 2 required but 1 provided".into())
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_range_narrows_the_partitions_a_key_selects() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    session
+        .query_unpaged("CREATE TABLE t (k int PRIMARY KEY, v int)", &[])
+        .await
+        .unwrap();
+    for k in 0..6 {
+        session
+            .query_unpaged("INSERT INTO t (k, v) VALUES (?, ?)", (k, k))
+            .await
+            .unwrap();
+    }
+    let all: Vec<(i64, i32)> = query_rows(
+        &session,
+        "SELECT token(k), k FROM t WHERE k IN (0, 1, 2, 3, 4, 5)",
+        &[],
+    )
+    .await;
+    let median = {
+        let mut tokens: Vec<i64> = all.iter().map(|r| r.0).collect();
+        tokens.sort();
+        tokens[2]
+    };
+    let mut expected: Vec<i32> = all.iter().filter(|r| r.0 > median).map(|r| r.1).collect();
+    expected.sort();
+    let got: Vec<(i32,)> = query_rows(
+        &session,
+        "SELECT k FROM t WHERE k IN (0, 1, 2, 3, 4, 5) AND token(k) > ?",
+        (median,),
+    )
+    .await;
+    let got: Vec<i32> = got.into_iter().map(|r| r.0).collect();
+    assert_eq!(got, expected);
+    assert_eq!(got.len(), 3);
+}

@@ -85,10 +85,14 @@ fn bind(
                 .zip(&def.partition_key)
                 .map(|(set, &i)| keys::key_values(set, &def, i, ctx))
                 .collect::<CqlResult<Vec<_>>>()?;
-            Some(TokenOrKeys::Keys(keys::partition_prefixes(
-                &def,
-                &keys::cartesian(values),
-            )?))
+            let mut prefixes = keys::partition_prefixes(&def, &keys::cartesian(values))?;
+            if let Some(range) = &plan.token_filter {
+                match token_key_range(&def, range, ctx)? {
+                    Some(range) => prefixes.retain(|prefix| within(prefix, &range)),
+                    None => prefixes.clear(),
+                }
+            }
+            Some(TokenOrKeys::Keys(prefixes))
         }
     };
     let (clustering, tuple_check) = clustering::suffix_ranges(&plan.clustering, &def, ctx)?;

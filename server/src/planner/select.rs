@@ -27,6 +27,8 @@ pub struct SelectPlan {
     pub table: TableRef,
     pub outputs: Vec<Output>,
     pub partitions: PartitionSelection,
+    /// A token range the selected partitions must also fall in (`token(k) > ? AND k IN ..`).
+    pub token_filter: Option<TokenRange>,
     /// The clustering prefix and slice.
     pub clustering: ClusteringPlan,
     /// Restrictions checked row by row (ALLOW FILTERING).
@@ -79,19 +81,9 @@ pub fn plan_select(
             "Unsupported restriction: {relation:?}"
         )));
     }
+    // A token range next to key relations narrows the partitions they select (Cassandra's
+    // TokenFilter); without a full key it selects the range and the key relations filter.
     let token = token::token_range(def, &token_relations)?;
-    if token.is_some() {
-        if let Some(&i) = def
-            .partition_key
-            .iter()
-            .find(|&&i| by_column[i].is_restricted())
-        {
-            return Err(CqlError::invalid(format!(
-                "Columns \"{}\" cannot be restricted by both a normal relation and a token relation",
-                def.columns[i].name
-            )));
-        }
-    }
     let mut filters = Vec::new();
     let mut needs_filtering = false;
 
@@ -100,7 +92,9 @@ pub fn plan_select(
         let r = &by_column[i];
         r.eq.is_some() && !r.is_slice() && r.other.is_empty()
     });
+    let mut token_filter = None;
     let partitions = if pk_full {
+        token_filter = token.clone();
         PartitionSelection::Keys(
             def.partition_key
                 .iter()
@@ -188,6 +182,7 @@ pub fn plan_select(
         table,
         outputs: selection.outputs,
         partitions,
+        token_filter,
         clustering,
         filters,
         limit: stmt.limit.clone(),
@@ -245,12 +240,7 @@ impl fmt::Display for SelectPlan {
             PartitionSelection::All => f.write_str(" scan")?,
             PartitionSelection::Tokens(range) => {
                 f.write_str(" tokens")?;
-                if let Some(b) = &range.lower {
-                    write!(f, " {} {}", if b.inclusive { ">=" } else { ">" }, b.term)?;
-                }
-                if let Some(b) = &range.upper {
-                    write!(f, " {} {}", if b.inclusive { "<=" } else { "<" }, b.term)?;
-                }
+                write_token_range(f, range)?;
             }
             PartitionSelection::Keys(sets) => {
                 f.write_str(" partitions[")?;
@@ -262,6 +252,10 @@ impl fmt::Display for SelectPlan {
                 }
                 f.write_str("]")?;
             }
+        }
+        if let Some(range) = &self.token_filter {
+            f.write_str(" token filter")?;
+            write_token_range(f, range)?;
         }
         let mut position = 0;
         for part in &self.clustering.prefix {
@@ -342,4 +336,14 @@ impl fmt::Display for SelectPlan {
         }
         Ok(())
     }
+}
+
+fn write_token_range(f: &mut fmt::Formatter<'_>, range: &TokenRange) -> fmt::Result {
+    if let Some(b) = &range.lower {
+        write!(f, " {} {}", if b.inclusive { ">=" } else { ">" }, b.term)?;
+    }
+    if let Some(b) = &range.upper {
+        write!(f, " {} {}", if b.inclusive { "<=" } else { "<" }, b.term)?;
+    }
+    Ok(())
 }

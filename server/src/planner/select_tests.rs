@@ -73,6 +73,14 @@ fn key_restricted_reads_plan_as_partition_and_clustering_ranges() {
         ),
         ("SELECT * FROM t LIMIT 10", "Select ks.t scan limit 10"),
         (
+            "SELECT * FROM t WHERE token(a, b) > 0 AND a = 1 AND b IN (1, 2)",
+            "Select ks.t partitions[a = 1, b IN (1, 2)] token filter > 0",
+        ),
+        (
+            "SELECT * FROM t WHERE token(a, b) > 0 AND a = 1 ALLOW FILTERING",
+            "Select ks.t tokens > 0 filter[a]",
+        ),
+        (
             "SELECT * FROM t WHERE a = 1 AND b = 2 AND (c, d) IN ((1, 2), (3, 4))",
             "Select ks.t partitions[a = 1, b = 2] clustering (c, d) IN ((1, 2), (3, 4))",
         ),
@@ -135,10 +143,6 @@ fn cassandra_rejections_word_for_word() {
         (
             "SELECT * FROM t WHERE a = 1 AND b = 1 AND c > 1 AND d = 1",
             "error: Clustering column \"d\" cannot be restricted (preceding column \"c\" is restricted by a non-EQ relation)",
-        ),
-        (
-            "SELECT * FROM t WHERE token(a, b) > 0 AND a = 1",
-            "error: Columns \"a\" cannot be restricted by both a normal relation and a token relation",
         ),
         (
             "SELECT * FROM t ORDER BY c DESC",
