@@ -9,12 +9,20 @@ use scylla::errors::DbError;
 use scylla::statement::unprepared::Statement;
 
 /// `CREATE TABLE t (k int, c1 int, c2 int, v int, d double, PRIMARY KEY (k, c1, c2))` with
-/// partitions 0..4, `c1` in 0..2, `c2` in 0..3; `v = 100k + 10c1 + c2`, null when `c2 = 2`.
+/// partitions 0..4, `c1` in 0..2, `c2` in 0..3; `v = 100k + 10c1 + c2`, null when `c2 = 2`;
+/// and an empty `composite` table keyed `((a, b), c)`.
 async fn grouped_table(server: &TestServer) -> Session {
     let session = session_in(server, "ks").await;
     session
         .query_unpaged(
             "CREATE TABLE t (k int, c1 int, c2 int, v int, d double, PRIMARY KEY (k, c1, c2))",
+            &[],
+        )
+        .await
+        .unwrap();
+    session
+        .query_unpaged(
+            "CREATE TABLE composite (a int, b int, c int, PRIMARY KEY ((a, b), c))",
             &[],
         )
         .await
@@ -195,13 +203,6 @@ async fn group_by_folds_key_prefixes_with_limits_and_paging() {
     ] {
         assert_eq!(invalid(&session, cql).await, message, "{cql}");
     }
-    session
-        .query_unpaged(
-            "CREATE TABLE composite (a int, b int, c int, PRIMARY KEY ((a, b), c))",
-            &[],
-        )
-        .await
-        .unwrap();
     assert_eq!(
         invalid(&session, "SELECT count(*) FROM composite GROUP BY a").await,
         "Group by is not supported on only a part of the partition key"
@@ -285,13 +286,6 @@ async fn distinct_and_per_partition_limit_read_one_partition_at_a_time() {
     ] {
         assert_eq!(invalid(&session, cql).await, message, "{cql}");
     }
-    session
-        .query_unpaged(
-            "CREATE TABLE composite (a int, b int, c int, PRIMARY KEY ((a, b), c))",
-            &[],
-        )
-        .await
-        .unwrap();
     assert_eq!(
         invalid(&session, "SELECT DISTINCT a FROM composite").await,
         "SELECT DISTINCT queries must request all the partition key columns (missing b)"
