@@ -314,3 +314,58 @@ async fn a_token_range_narrows_the_partitions_a_key_selects() {
     assert_eq!(got, expected);
     assert_eq!(got.len(), 3);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_column_slice_joins_a_multi_column_slice_on_its_first_column() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    for (table, order) in [
+        ("up", ""),
+        ("down", " WITH CLUSTERING ORDER BY (b ASC, c DESC, d DESC)"),
+    ] {
+        session
+            .query_unpaged(
+                format!("CREATE TABLE {table} (a int, b int, c int, d int, PRIMARY KEY (a, b, c, d)){order}"),
+                &[],
+            )
+            .await
+            .unwrap();
+        for (b, c, d) in [
+            (0, 0, 0),
+            (0, 1, 0),
+            (0, 1, 1),
+            (1, 0, 0),
+            (1, 1, 0),
+            (1, 1, 1),
+            (1, 2, 0),
+        ] {
+            session
+                .query_unpaged(
+                    format!("INSERT INTO {table} (a, b, c, d) VALUES (0, ?, ?, ?)"),
+                    (b, c, d),
+                )
+                .await
+                .unwrap();
+        }
+        let mut rows: Vec<(i32, i32)> = query_rows(
+            &session,
+            format!(
+                "SELECT c, d FROM {table} WHERE a = 0 AND b = 1 AND (c, d) > (0, 0) AND c <= 1"
+            ),
+            &[],
+        )
+        .await;
+        rows.sort();
+        assert_eq!(rows, [(1, 0), (1, 1)], "{table}");
+        let mut rows: Vec<(i32, i32)> = query_rows(
+            &session,
+            format!(
+                "SELECT c, d FROM {table} WHERE a = 0 AND b = 1 AND c > 0 AND (c, d) <= (1, 0)"
+            ),
+            &[],
+        )
+        .await;
+        rows.sort();
+        assert_eq!(rows, [(1, 0)], "{table}");
+    }
+}

@@ -127,8 +127,17 @@ pub(crate) fn plan(
             _ => continue,
         };
         let start = multi_start(def, columns)?;
-        for column in columns {
+        let is_slice = matches!(
+            op,
+            Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
+        );
+        for (n, column) in columns.iter().enumerate() {
             let i = column_index(def, column)?;
+            // A single-column slice on the first column of a multi-column slice joins it
+            // (`(c, d) > (1, 0) AND c <= 2`), as Cassandra merges them.
+            if n == 0 && is_slice && pure_slice(&single[i]) {
+                continue;
+            }
             if single[i].is_restricted() {
                 return Err(CqlError::invalid(format!(
                     "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
@@ -142,6 +151,30 @@ pub(crate) fn plan(
                 op,
                 value,
             });
+        }
+    }
+    for (position, multis) in by_start.iter_mut().enumerate() {
+        let r = &single[def.clustering_key[position]];
+        let has_multi_slice = multis.iter().any(|m| {
+            matches!(
+                m.op,
+                Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
+            )
+        });
+        if has_multi_slice && pure_slice(r) {
+            let bounds = [
+                (&r.lower, Operator::Gt, Operator::Gte),
+                (&r.upper, Operator::Lt, Operator::Lte),
+            ];
+            for (bound, exclusive, inclusive) in bounds {
+                if let Some(b) = bound {
+                    multis.push(MultiRelation {
+                        width: 1,
+                        op: if b.inclusive { inclusive } else { exclusive },
+                        value: MultiTerm::One(Term::Tuple(vec![b.term.clone()])),
+                    });
+                }
+            }
         }
     }
     let mut out = ClusteringPlan::default();
@@ -264,6 +297,11 @@ pub(crate) fn plan(
 fn slice_width(slice: &ClusteringSlice) -> usize {
     let w = |b: &Option<SliceBound>| b.as_ref().map_or(0, |b| b.width);
     w(&slice.lower).max(w(&slice.upper)).max(1)
+}
+
+/// Whether a column is restricted by a slice and nothing else.
+fn pure_slice(r: &ColumnRestriction) -> bool {
+    r.is_slice() && r.eq.is_none() && r.other.is_empty()
 }
 
 fn multi_slice(
