@@ -11,6 +11,10 @@ use cql::frame::request::{Query, QueryParameters, Request, Startup};
 use cql::frame::response::{Response, ResultBody};
 use cql::frame::{decode_response, encode_request_frame, parse_header, HEADER_LEN};
 
+/// The tests start real server processes on ports found free a moment before; running them
+/// one at a time keeps one test from picking a port another test's server is about to take.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -116,6 +120,7 @@ fn write_rows(client: &mut Client, n: usize) {
 
 #[test]
 fn batch_mode_acknowledged_writes_survive_kill_9() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut server = start(dir.path(), port, "batch");
@@ -133,6 +138,7 @@ fn batch_mode_acknowledged_writes_survive_kill_9() {
 
 #[test]
 fn periodic_mode_keeps_everything_across_sigterm() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut server = start(dir.path(), port, "periodic");
