@@ -11,7 +11,7 @@ use super::ast::{
 use crate::types::maybe_quote;
 
 /// Writes `items` separated by `", "`.
-pub(crate) fn comma<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
+pub fn comma<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;

@@ -10,6 +10,7 @@
 
 pub mod ast;
 mod display;
+pub use display::comma;
 mod display_ddl;
 mod display_stmt;
 mod error;

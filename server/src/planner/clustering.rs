@@ -346,8 +346,7 @@ fn multi_slice(
             }
             other => {
                 return Err(CqlError::invalid(format!(
-                    "Unsupported \"{}\" relation on multiple clustering columns",
-                    operator_text(other)
+                    "Unsupported \"{other}\" relation on multiple clustering columns"
                 )))
             }
         }
@@ -363,23 +362,6 @@ fn multi_slice(
     Ok(slice)
 }
 
-fn operator_text(op: Operator) -> &'static str {
-    match op {
-        Operator::Eq => "=",
-        Operator::Lt => "<",
-        Operator::Lte => "<=",
-        Operator::Gt => ">",
-        Operator::Gte => ">=",
-        Operator::Neq => "!=",
-        Operator::In => "IN",
-        Operator::NotIn => "NOT IN",
-        Operator::Contains => "CONTAINS",
-        Operator::ContainsKey => "CONTAINS KEY",
-        Operator::Like => "LIKE",
-        Operator::IsNot => "IS NOT",
-    }
-}
-
 impl fmt::Display for PrefixPart {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -389,12 +371,7 @@ impl fmt::Display for PrefixPart {
                 ..
             } => {
                 f.write_str("IN (")?;
-                for (n, tuple) in t.iter().enumerate() {
-                    if n > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{tuple}")?;
-                }
+                cql::statement::comma(f, t)?;
                 f.write_str(")")
             }
             PrefixPart::Multi {

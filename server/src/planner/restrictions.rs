@@ -25,12 +25,7 @@ impl fmt::Display for ValueSet {
             ValueSet::In(InValues::Bind(m)) => write!(f, "IN {}", Term::Bind(m.clone())),
             ValueSet::In(InValues::List(terms)) => {
                 f.write_str("IN (")?;
-                for (i, t) in terms.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
+                cql::statement::comma(f, terms)?;
                 f.write_str(")")
             }
         }

@@ -243,13 +243,13 @@ impl fmt::Display for SelectPlan {
                 write_token_range(f, range)?;
             }
             PartitionSelection::Keys(sets) => {
+                let keys: Vec<String> = sets
+                    .iter()
+                    .zip(&def.partition_key)
+                    .map(|(set, &i)| format!("{} {set}", def.columns[i].name))
+                    .collect();
                 f.write_str(" partitions[")?;
-                for (n, (set, &i)) in sets.iter().zip(&def.partition_key).enumerate() {
-                    if n > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{} {set}", def.columns[i].name)?;
-                }
+                cql::statement::comma(f, &keys)?;
                 f.write_str("]")?;
             }
         }
@@ -278,50 +278,41 @@ impl fmt::Display for SelectPlan {
         }
         if let Some(slice) = &self.clustering.slice {
             if let Some(&i) = def.clustering_key.get(slice.start) {
-                let name = &def.columns[i].name;
-                if let Some(b) = &slice.lower {
-                    write!(
-                        f,
-                        " {name} {} {}",
-                        if b.inclusive { ">=" } else { ">" },
-                        b.term
-                    )?;
-                }
-                if let Some(b) = &slice.upper {
-                    write!(
-                        f,
-                        " {name} {} {}",
-                        if b.inclusive { "<=" } else { "<" },
-                        b.term
-                    )?;
-                }
+                write_bounds(
+                    f,
+                    &format!(" {}", def.columns[i].name),
+                    slice.lower.as_ref().map(|b| (&b.term, b.inclusive)),
+                    slice.upper.as_ref().map(|b| (&b.term, b.inclusive)),
+                )?;
                 if !slice.exact {
                     f.write_str(" (tuple-filtered)")?;
                 }
             }
         }
         if !self.filters.is_empty() {
+            let names: Vec<&str> = self
+                .filters
+                .iter()
+                .map(|(i, _)| def.columns[*i].name.as_str())
+                .collect();
             f.write_str(" filter[")?;
-            for (n, (i, _)) in self.filters.iter().enumerate() {
-                if n > 0 {
-                    f.write_str(", ")?;
-                }
-                f.write_str(&def.columns[*i].name)?;
-            }
+            cql::statement::comma(f, &names)?;
             f.write_str("]")?;
         }
         if self.reversed {
             f.write_str(" reversed")?;
         }
         if !self.post_order.is_empty() {
+            let columns: Vec<String> = self
+                .post_order
+                .iter()
+                .map(|(i, desc)| {
+                    let order = if *desc { "DESC" } else { "ASC" };
+                    format!("{} {order}", def.columns[*i].name)
+                })
+                .collect();
             f.write_str(" sort[")?;
-            for (n, (i, desc)) in self.post_order.iter().enumerate() {
-                if n > 0 {
-                    f.write_str(", ")?;
-                }
-                let order = if *desc { "DESC" } else { "ASC" };
-                write!(f, "{} {order}", def.columns[*i].name)?;
-            }
+            cql::statement::comma(f, &columns)?;
             f.write_str("]")?;
         }
         if self.distinct {
@@ -339,11 +330,26 @@ impl fmt::Display for SelectPlan {
 }
 
 fn write_token_range(f: &mut fmt::Formatter<'_>, range: &TokenRange) -> fmt::Result {
-    if let Some(b) = &range.lower {
-        write!(f, " {} {}", if b.inclusive { ">=" } else { ">" }, b.term)?;
+    write_bounds(
+        f,
+        "",
+        range.lower.as_ref().map(|b| (&b.term, b.inclusive)),
+        range.upper.as_ref().map(|b| (&b.term, b.inclusive)),
+    )
+}
+
+/// Writes ` {subject} >= lower {subject} < upper`, each side when present.
+fn write_bounds(
+    f: &mut fmt::Formatter<'_>,
+    subject: &str,
+    lower: Option<(&Term, bool)>,
+    upper: Option<(&Term, bool)>,
+) -> fmt::Result {
+    if let Some((term, inclusive)) = lower {
+        write!(f, "{subject} {} {term}", if inclusive { ">=" } else { ">" })?;
     }
-    if let Some(b) = &range.upper {
-        write!(f, " {} {}", if b.inclusive { "<=" } else { "<" }, b.term)?;
+    if let Some((term, inclusive)) = upper {
+        write!(f, "{subject} {} {term}", if inclusive { "<=" } else { "<" })?;
     }
     Ok(())
 }
