@@ -131,7 +131,8 @@ impl NumericSum {
         self.count += 1;
         match &mut self.state {
             SumState::Integer(total) => {
-                let n = decode_integer(&self.ty, value).ok_or_else(overflow)?;
+                // Every integer type is big-endian two's complement, varint of any length.
+                let n = decode_varint(value).ok_or_else(overflow)?;
                 *total = total.checked_add(n).ok_or_else(overflow)?;
             }
             SumState::Float {
@@ -208,18 +209,6 @@ impl NumericSum {
                 self.float_total() / self.count as f64,
             )),
             SumState::Decimal { unscaled, scale } => Ok(encode_decimal(*unscaled, *scale)),
-        }
-    }
-}
-
-fn decode_integer(ty: &ColumnType, value: &[u8]) -> Option<i128> {
-    match ty {
-        ColumnType::Varint => decode_varint(value),
-        _ => {
-            if value.is_empty() || value.len() > 8 {
-                return None;
-            }
-            decode_varint(value)
         }
     }
 }

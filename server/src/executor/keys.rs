@@ -113,7 +113,10 @@ pub(crate) fn cartesian(columns: Vec<Vec<Bytes>>) -> Vec<Vec<Bytes>> {
 /// Encoded partition prefixes (token + key) for each combination of partition key values,
 /// deduplicated and in the order Cassandra reads `IN` partitions: by key value, component by
 /// component in each type's order (not by token).
-pub(crate) fn partition_prefixes(def: &TableDef, combos: &[Vec<Bytes>]) -> CqlResult<Vec<Vec<u8>>> {
+pub(crate) fn partition_prefixes(
+    def: &TableDef,
+    mut combos: Vec<Vec<Bytes>>,
+) -> CqlResult<Vec<Vec<u8>>> {
     let compare = |a: &Vec<Bytes>, b: &Vec<Bytes>| {
         def.partition_key
             .iter()
@@ -122,7 +125,6 @@ pub(crate) fn partition_prefixes(def: &TableDef, combos: &[Vec<Bytes>]) -> CqlRe
             .find(|c| c.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     };
-    let mut combos: Vec<Vec<Bytes>> = combos.to_vec();
     combos.sort_by(compare);
     combos.dedup_by(|a, b| compare(a, b).is_eq());
     let mut prefixes = Vec::with_capacity(combos.len());

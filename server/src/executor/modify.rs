@@ -237,7 +237,7 @@ fn range_deletes(
     ctx: &EvalContext<'_>,
     out: &mut WriteBatch,
 ) -> CqlResult<()> {
-    let partitions = keys::partition_prefixes(def, &keys::cartesian(pk_values))?;
+    let partitions = keys::partition_prefixes(def, keys::cartesian(pk_values))?;
     let (ranges, tuple_check) = super::clustering::suffix_ranges(range, def, ctx)?;
     if tuple_check.is_some() {
         return Err(CqlError::invalid(

@@ -85,7 +85,7 @@ fn bind(
                 .zip(&def.partition_key)
                 .map(|(set, &i)| keys::key_values(set, &def, i, ctx))
                 .collect::<CqlResult<Vec<_>>>()?;
-            let mut prefixes = keys::partition_prefixes(&def, &keys::cartesian(values))?;
+            let mut prefixes = keys::partition_prefixes(&def, keys::cartesian(values))?;
             if let Some(range) = &plan.token_filter {
                 match token_key_range(&def, range, ctx)? {
                     Some(range) => prefixes.retain(|prefix| within(prefix, &range)),
@@ -447,6 +447,7 @@ fn run(
         plan.distinct,
         limits,
         resume,
+        post_order,
     );
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());

@@ -22,7 +22,8 @@ pub(crate) enum Next {
     Stop,
 }
 
-/// One result row, with the clustering values of its (first) row for sorting.
+/// One result row, with the clustering values of its (first) row when the result is sorted
+/// after the read (empty otherwise).
 #[derive(Debug, Clone)]
 pub(crate) struct ResultRow {
     pub values: Vec<Option<Bytes>>,
@@ -55,6 +56,8 @@ pub(crate) struct Shaper<'a> {
     grouping: Grouping,
     distinct: bool,
     limits: Limits,
+    /// Whether result rows keep their clustering values for a sort after the read.
+    sort_keys: bool,
     rows: Vec<ResultRow>,
     /// Prefix of the partition rows currently come from, and result rows emitted from it.
     partition: Vec<u8>,
@@ -66,7 +69,8 @@ pub(crate) struct Shaper<'a> {
 }
 
 impl<'a> Shaper<'a> {
-    /// A shaper; `resume` is the paging state's partition prefix and its emitted count.
+    /// A shaper; `resume` is the paging state's partition prefix and its emitted count,
+    /// `sort_keys` whether result rows are sorted after the read.
     pub(crate) fn new(
         def: &'a TableDef,
         outputs: &'a [Output],
@@ -74,6 +78,7 @@ impl<'a> Shaper<'a> {
         distinct: bool,
         limits: Limits,
         resume: Option<(Vec<u8>, usize)>,
+        sort_keys: bool,
     ) -> Shaper<'a> {
         let (partition, partition_emitted) = resume.unwrap_or_default();
         Shaper {
@@ -82,6 +87,7 @@ impl<'a> Shaper<'a> {
             grouping,
             distinct,
             limits,
+            sort_keys,
             rows: Vec::new(),
             partition,
             partition_emitted,
@@ -153,10 +159,7 @@ impl<'a> Shaper<'a> {
                 Next::Continue
             });
         }
-        let result = ResultRow {
-            values: self.values(row),
-            clustering: row.clustering.clone(),
-        };
+        let result = self.result_row(row);
         self.emit(result, key.to_vec());
         Ok(if self.limits.remaining == Some(0) {
             Next::Stop
@@ -237,10 +240,7 @@ impl<'a> Shaper<'a> {
             })
             .collect();
         let first = match row {
-            Some(row) => ResultRow {
-                values: self.values(row),
-                clustering: row.clustering.clone(),
-            },
+            Some(row) => self.result_row(row),
             None => ResultRow {
                 values: vec![None; self.outputs.len()],
                 clustering: Vec::new(),
@@ -269,6 +269,17 @@ impl<'a> Shaper<'a> {
         let (result, last_key) = self.finish_group(group)?;
         self.emit(result, last_key);
         Ok(())
+    }
+
+    fn result_row(&self, row: &LiveRow) -> ResultRow {
+        ResultRow {
+            values: self.values(row),
+            clustering: if self.sort_keys {
+                row.clustering.clone()
+            } else {
+                Vec::new()
+            },
+        }
     }
 
     /// A row's values for the non-aggregate outputs (aggregates are filled in later).
