@@ -9,6 +9,7 @@ use bytes::BytesMut;
 use cql::frame::request::{Query, QueryParameters, Request, Startup};
 use cql::frame::response::Response;
 use cql::frame::{encode_request_frame, parse_header, HEADER_LEN};
+use futures::TryStreamExt;
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
 use scylla::deserialize::row::DeserializeRow;
@@ -184,6 +185,31 @@ pub async fn query_row_count(
 ) -> usize {
     let result = session.query_unpaged(cql, values).await.expect("query");
     result.into_rows_result().expect("rows result").rows_num()
+}
+
+/// The (code, message) with which the server rejects the unprepared statement `cql`; panics
+/// if it succeeds or fails otherwise.
+pub async fn query_error(session: &Session, cql: &str) -> (DbError, String) {
+    let err = session.query_unpaged(cql, &[]).await.expect_err(cql);
+    db_error(&err).unwrap_or_else(|| panic!("{cql}: not a database error: {err}"))
+}
+
+/// Every row of the unprepared `cql`, read page by page with `page_size`.
+pub async fn query_all_pages<R>(session: &Session, cql: &str, page_size: i32) -> Vec<R>
+where
+    R: for<'frame, 'metadata> DeserializeRow<'frame, 'metadata>,
+{
+    let mut statement = Statement::new(cql);
+    statement.set_page_size(page_size);
+    session
+        .query_iter(statement, &[])
+        .await
+        .expect("paged query")
+        .rows_stream::<R>()
+        .expect("row types")
+        .try_collect()
+        .await
+        .expect("pages")
 }
 
 /// The database error (code and message) inside a driver error, if it is one.

@@ -1,9 +1,8 @@
 //! INSERT and SELECT through the driver: every type of this stage, key forms, clustering
 //! order, paging.
 
-use futures::TryStreamExt;
 use integration_tests::TestServer;
-use integration_tests::{query_rows, query_single_row, session_in};
+use integration_tests::{query_all_pages, query_rows, query_single_row, session_in};
 use scylla::statement::unprepared::Statement;
 use scylla::value::CqlTimeuuid;
 
@@ -207,17 +206,7 @@ async fn pages_only_when_asked_and_resumes_exactly() {
                 .unwrap();
         }
     }
-    let mut statement = Statement::new("SELECT k, c FROM p");
-    statement.set_page_size(3);
-    let rows: Vec<(i32, i32)> = session
-        .query_iter(statement, &[])
-        .await
-        .unwrap()
-        .rows_stream::<(i32, i32)>()
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap();
+    let rows: Vec<(i32, i32)> = query_all_pages(&session, "SELECT k, c FROM p", 3).await;
     assert_eq!(rows.len(), 35);
     let mut sorted = rows.clone();
     sorted.sort();

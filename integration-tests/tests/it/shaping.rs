@@ -2,8 +2,9 @@
 //! LIMIT, IN partition order, ORDER BY across IN partitions, and how many stored rows each
 //! key-restricted read examines.
 
-use futures::TryStreamExt;
-use integration_tests::{db_error, query_rows, query_single_row, session_in, TestServer};
+use integration_tests::{
+    query_all_pages, query_error, query_rows, query_single_row, session_in, TestServer,
+};
 use scylla::client::session::Session;
 use scylla::errors::DbError;
 use scylla::statement::unprepared::Statement;
@@ -46,27 +47,9 @@ async fn grouped_table(server: &TestServer) -> Session {
     session
 }
 
-/// Every row of `cql` read page by page with `page_size`.
-async fn paged<R>(session: &Session, cql: &str, page_size: i32) -> Vec<R>
-where
-    R: for<'frame, 'metadata> scylla::deserialize::row::DeserializeRow<'frame, 'metadata>,
-{
-    let mut statement = Statement::new(cql);
-    statement.set_page_size(page_size);
-    session
-        .query_iter(statement, &[])
-        .await
-        .unwrap()
-        .rows_stream::<R>()
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap()
-}
-
+/// The message with which `cql` is rejected as Invalid.
 async fn invalid(session: &Session, cql: &str) -> String {
-    let err = session.query_unpaged(cql, &[]).await.unwrap_err();
-    let (code, message) = db_error(&err).expect("a database error");
+    let (code, message) = query_error(session, cql).await;
     assert_eq!(code, DbError::Invalid, "{cql}: {message}");
     message
 }
@@ -169,7 +152,8 @@ async fn group_by_folds_key_prefixes_with_limits_and_paging() {
         query_rows(&session, "SELECT k, count(*) FROM t GROUP BY k", &[]).await;
     assert_eq!(all.len(), 4);
     assert!(all.iter().all(|&(_, n)| n == 6));
-    let pages: Vec<(i32, i64)> = paged(&session, "SELECT k, count(*) FROM t GROUP BY k", 1).await;
+    let pages: Vec<(i32, i64)> =
+        query_all_pages(&session, "SELECT k, count(*) FROM t GROUP BY k", 1).await;
     assert_eq!(pages, all);
     // Groups count against LIMIT and PER PARTITION LIMIT, also across pages.
     let cql = "SELECT k, c1, sum(v) FROM t GROUP BY k, c1 PER PARTITION LIMIT 1 LIMIT 3";
@@ -180,7 +164,7 @@ async fn group_by_folds_key_prefixes_with_limits_and_paging() {
         .map(|&(k, _)| (k, 0, Some(200 * k + 1)))
         .collect();
     assert_eq!(limited, expected);
-    let limited_pages: Vec<(i32, i32, Option<i32>)> = paged(&session, cql, 2).await;
+    let limited_pages: Vec<(i32, i32, Option<i32>)> = query_all_pages(&session, cql, 2).await;
     assert_eq!(limited_pages, expected);
     // Cassandra's errors.
     for (cql, message) in [
@@ -225,7 +209,7 @@ async fn distinct_and_per_partition_limit_read_one_partition_at_a_time() {
         "DISTINCT reads one row per partition"
     );
     assert_eq!(
-        paged::<(i32,)>(&session, "SELECT DISTINCT k FROM t", 3).await,
+        query_all_pages::<(i32,)>(&session, "SELECT DISTINCT k FROM t", 3).await,
         keys
     );
     let in_keys: Vec<(i32,)> =
@@ -242,7 +226,7 @@ async fn distinct_and_per_partition_limit_read_one_partition_at_a_time() {
     assert_eq!(rows, expected);
     for page_size in [1, 3, 5] {
         assert_eq!(
-            paged::<(i32, i32, i32)>(&session, cql, page_size).await,
+            query_all_pages::<(i32, i32, i32)>(&session, cql, page_size).await,
             expected
         );
     }
@@ -327,7 +311,7 @@ async fn in_partitions_come_in_key_order_and_order_by_sorts_across_them() {
     for limit in [2, 5, 6, 7] {
         let cql = format!("SELECT k, ts FROM ev WHERE k IN (5, 3, 2, 1) LIMIT {limit}");
         for page_size in [1, 2, 3] {
-            let pages: Vec<(i32, i32)> = paged(&session, &cql, page_size).await;
+            let pages: Vec<(i32, i32)> = query_all_pages(&session, &cql, page_size).await;
             assert_eq!(pages, all[..limit], "{cql} in pages of {page_size}");
         }
     }

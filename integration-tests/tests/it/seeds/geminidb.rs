@@ -7,15 +7,14 @@
 // below.
 
 use futures::TryStreamExt;
-use integration_tests::{session_in, TestServer};
+use integration_tests::{query_error, session_in, TestServer};
 use scylla::client::session::Session;
 use scylla::errors::DbError;
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::value::CqlTimestamp;
 
 use super::{
-    assert_invalid, hash, in_token_order, prepare, rejected, rows, run_all, sorted, write,
-    ALLOW_FILTERING,
+    assert_invalid, hash, in_token_order, prepare, rows, run_all, sorted, write, ALLOW_FILTERING,
 };
 
 /// The `[userid][orderid]` table named `table` (in the clustering order `order`), with six orders
@@ -171,7 +170,7 @@ async fn geminidb_orders_point_range_and_order_by_desc() {
     )
     .await;
     // The document's shorthand `123<orderid<456` is not CQL: Cassandra's parser rejects it.
-    let (code, _) = rejected(
+    let (code, _) = query_error(
         &session,
         "SELECT * FROM orders WHERE userid='abc' AND 123<orderid<456",
     )

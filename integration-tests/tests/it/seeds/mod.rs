@@ -12,7 +12,7 @@ mod geminidb;
 mod iguazio;
 mod oracle;
 
-use integration_tests::db_error;
+use integration_tests::query_error;
 use scylla::client::session::Session;
 use scylla::deserialize::row::DeserializeRow;
 use scylla::errors::DbError;
@@ -66,16 +66,10 @@ where
     typed.map(|row| row.expect("row")).collect()
 }
 
-/// The (code, message) with which the server rejects the unprepared statement `cql`.
-async fn rejected(session: &Session, cql: &str) -> (DbError, String) {
-    let err = session.query_unpaged(cql, &[]).await.expect_err(cql);
-    db_error(&err).unwrap_or_else(|| panic!("{cql}: not a database error: {err}"))
-}
-
 /// Asserts that `cql` is rejected as Invalid (0x2200) with exactly `message`.
 async fn assert_invalid(session: &Session, cql: &str, message: &str) {
     assert_eq!(
-        rejected(session, cql).await,
+        query_error(session, cql).await,
         (DbError::Invalid, message.to_string()),
         "{cql}"
     );
