@@ -1,6 +1,6 @@
 //! SELECT shapes of the key-order planner: token ranges and their errors.
 
-use integration_tests::{db_error, session_in, TestServer};
+use integration_tests::{db_error, query_error, session_in, TestServer};
 use integration_tests::{query_row_count, query_rows};
 use scylla::errors::DbError;
 
@@ -256,24 +256,19 @@ async fn token_of_values_bounds_a_token_relation() {
         .into_rows_result()
         .unwrap();
     assert_eq!(rows.single_row::<(i32,)>().unwrap(), (7,));
-    let err = session
-        .query_unpaged("DELETE FROM t WHERE token(a, b) = token(1, 'x')", &[])
-        .await
-        .unwrap_err();
     assert_eq!(
-        db_error(&err),
-        Some((
+        query_error(&session, "DELETE FROM t WHERE token(a, b) = token(1, 'x')").await,
+        (
             DbError::Invalid,
             "The token function cannot be used in WHERE clauses for DELETE statements".into()
-        ))
+        )
     );
-    let err = session
-        .query_unpaged("SELECT v FROM t WHERE token(a, b) = token(1)", &[])
-        .await
-        .unwrap_err();
     assert_eq!(
-        db_error(&err).map(|e| e.1),
-        Some("Invalid number of arguments in call to function system.token: 2 required but 1 provided".into())
+        query_error(&session, "SELECT v FROM t WHERE token(a, b) = token(1)").await,
+        (
+            DbError::Invalid,
+            "Invalid number of arguments in call to function system.token: 2 required but 1 provided".into()
+        )
     );
 }
 
