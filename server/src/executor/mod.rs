@@ -6,11 +6,14 @@ mod clustering;
 pub mod ddl;
 mod keys;
 pub mod modify;
+mod multicell;
+mod operations;
 pub mod paging;
 pub mod row;
 pub mod select;
 mod shaping;
 pub mod source;
+mod statics;
 
 use std::sync::Arc;
 

@@ -19,6 +19,7 @@ use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{within, KeyRange, RowSource};
+use crate::executor::statics::PartitionStatics;
 use crate::node::Node;
 use crate::planner::grouping::Grouping;
 use crate::planner::restrictions::Bound as TermBound;
@@ -449,6 +450,18 @@ fn run(
         resume,
         post_order,
     );
+    let whole_partitions = plan.clustering.prefix.is_empty()
+        && plan.clustering.slice.is_none()
+        && plan.filters.is_empty()
+        && bound.tuple_check.is_none();
+    let mut statics = PartitionStatics::new(&def, whole_partitions);
+    let resume_partition = bound.paging.as_ref().and_then(|state| {
+        let decoded = storage::encoding::key::decode_row_key(&def, &state.last_key).ok()?;
+        state
+            .last_key
+            .get(..decoded.partition_len)
+            .map(<[u8]>::to_vec)
+    });
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     // A resumed read starts in the range holding the last key returned: ranges follow the
@@ -464,6 +477,7 @@ fn run(
         }
         None => (0, None),
     };
+    let mut stopped = false;
     'ranges: for (index, range) in bound.ranges.iter().enumerate().skip(first) {
         let mut range = match resume_key {
             Some(after) if index == first => match narrow(range.clone(), after, reversed) {
@@ -479,8 +493,29 @@ fn run(
                 let decoded = storage::encoding::key::decode_row_key(&def, &key)?;
                 let partition_len = decoded.partition_len;
                 let prefix = key.get(..partition_len).unwrap_or(&key);
+                let is_static = decoded.clustering.len() < def.clustering_key.len();
                 if partition_tombstones.0 != prefix {
+                    if let Some((static_key, row)) = statics.leave() {
+                        if let Next::Stop = shaper.accept(&static_key, static_key.len(), &row)? {
+                            stopped = true;
+                            break 'ranges;
+                        }
+                    }
                     partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
+                    let resumed = resume_partition.as_deref() == Some(prefix);
+                    statics.enter(
+                        &source,
+                        &def,
+                        prefix,
+                        &decoded,
+                        is_static.then_some(&stored),
+                        &partition_tombstones.1,
+                        &liveness,
+                        resumed,
+                    )?;
+                }
+                if is_static {
+                    continue;
                 }
                 let suffix = key.get(partition_len..).unwrap_or_default();
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
@@ -488,6 +523,7 @@ fn run(
                 else {
                     continue;
                 };
+                let row = statics.row(row);
                 if !bound
                     .filters
                     .iter()
@@ -504,7 +540,10 @@ fn run(
                 }
                 match shaper.accept(&key, partition_len, &row)? {
                     Next::Continue => {}
-                    Next::Stop => break 'ranges,
+                    Next::Stop => {
+                        stopped = true;
+                        break 'ranges;
+                    }
                     Next::SkipPartition => {
                         skip_to = Some(skip_partition(&range, prefix, reversed));
                         break;
@@ -515,6 +554,11 @@ fn run(
                 Some(Some(rest)) => range = rest,
                 Some(None) | None => break,
             }
+        }
+    }
+    if !stopped {
+        if let Some((static_key, row)) = statics.leave() {
+            shaper.accept(&static_key, static_key.len(), &row)?;
         }
     }
     let (mut rows, paging_state) = shaper.finish()?;

@@ -33,6 +33,14 @@ fn schema(tables: &[&str]) -> Schema {
     Schema::new(catalog)
 }
 
+/// The definition of one table of keyspace `ks`, from its CREATE TABLE text.
+pub(crate) fn table_from(create: &str) -> storage::TableDef {
+    let Ok(Statement::CreateTable(create)) = cql::statement::parse_statement(create) else {
+        panic!("not a CREATE TABLE: {create}");
+    };
+    create_table_def(&create, "ks", Uuid::from_u128(1)).expect("table definition")
+}
+
 /// The printed plan of `query`, or its error message.
 fn plan(schema: &Schema, query: &str) -> String {
     let Ok(Statement::Select(select)) = cql::statement::parse_statement(query) else {
