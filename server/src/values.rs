@@ -133,7 +133,8 @@ fn to_value(
             Some(v) => literal::negate(v, receiver).map(Some),
             None => Ok(None),
         },
-        Term::Udt(_) | Term::Arith(..) | Term::Column(_) => Err(CqlError::invalid(format!(
+        Term::Udt(fields) => udt_value(fields, receiver, ctx),
+        Term::Arith(..) | Term::Column(_) => Err(CqlError::invalid(format!(
             "Invalid value {term} for column {} of type {ty}",
             receiver.name
         ))),
@@ -209,6 +210,45 @@ fn map_value(
             receiver.name
         ))),
     }
+}
+
+/// A UDT literal `{field: value, ...}`: fields in the type's order, missing ones null.
+fn udt_value(
+    fields: &[(cql::statement::ast::Ident, Term)],
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<CqlValue>> {
+    let ColumnType::Udt {
+        fields: types,
+        name,
+        ..
+    } = receiver.ty
+    else {
+        return Err(CqlError::invalid(format!(
+            "Invalid user type literal for {} of type {}",
+            receiver.name, receiver.ty
+        )));
+    };
+    for (field, _) in fields {
+        if !types.iter().any(|(n, _)| *n == field.name) {
+            return Err(CqlError::invalid(format!(
+                "Unknown field '{}' in value of user defined type {name}",
+                field.name
+            )));
+        }
+    }
+    let mut values = Vec::with_capacity(types.len());
+    for (field_name, ty) in types {
+        let value = match fields.iter().find(|(f, _)| f.name == *field_name) {
+            Some((_, term)) => {
+                let name = format!("{}.{field_name}", receiver.name);
+                to_value(term, element_receiver(&name, ty), ctx)?
+            }
+            None => None,
+        };
+        values.push((field_name.clone(), value));
+    }
+    Ok(Some(CqlValue::Udt(values)))
 }
 
 fn tuple_value(

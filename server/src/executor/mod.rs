@@ -14,6 +14,7 @@ pub mod select;
 mod shaping;
 pub mod source;
 mod statics;
+mod user_types;
 
 use std::sync::Arc;
 

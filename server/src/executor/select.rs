@@ -454,7 +454,8 @@ fn run(
         && plan.clustering.slice.is_none()
         && plan.filters.is_empty()
         && bound.tuple_check.is_none();
-    let mut statics = PartitionStatics::new(&def, whole_partitions);
+    let static_only_rows = whole_partitions && (plan.distinct || selects_static(&def, plan));
+    let mut statics = PartitionStatics::new(&def, static_only_rows);
     let resume_partition = bound.paging.as_ref().and_then(|state| {
         let decoded = storage::encoding::key::decode_row_key(&def, &state.last_key).ok()?;
         state
@@ -586,6 +587,20 @@ fn run(
     };
     let rows = rows.into_iter().map(|r| r.values).collect();
     Ok(ResultBody::Rows(Rows { metadata, rows }))
+}
+
+/// Whether the query reads a static column: only then does a partition without rows show
+/// its static content (Cassandra does not fetch the static row otherwise).
+fn selects_static(def: &TableDef, plan: &SelectPlan) -> bool {
+    use crate::planner::selection::{Aggregate, OutputSource};
+    plan.outputs.iter().any(|o| {
+        let column = match &o.source {
+            OutputSource::Column(i) => Some(*i),
+            OutputSource::Aggregate(Aggregate { column, .. }) => *column,
+            OutputSource::Token => None,
+        };
+        column.is_some_and(|i| def.columns[i].kind == storage::ColumnKind::Static)
+    })
 }
 
 /// Sorts rows of several partitions by the ORDER BY columns, keeping the read order of ties

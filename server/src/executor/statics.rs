@@ -2,7 +2,8 @@
 //! key is the partition prefix alone); every clustering row of the partition reads them, and a
 //! partition whose static row is live but which has no live clustering row reads as one row
 //! of static values — when the query selects whole partitions (no clustering or regular
-//! column restrictions), as Cassandra's `returnStaticContentOnPartitionWithNoRows` says.
+//! column restrictions, as Cassandra's `returnStaticContentOnPartitionWithNoRows` says) and
+//! reads a static column or is DISTINCT.
 
 use bytes::Bytes;
 use storage::{ColumnKind, DecodedKey, RangeTombstone, StoredRow, TableDef};
@@ -24,12 +25,12 @@ pub(crate) struct PartitionStatics {
 }
 
 impl PartitionStatics {
-    /// Statics for `def`; `whole_partitions` when the query restricts neither clustering nor
-    /// regular columns.
-    pub(crate) fn new(def: &TableDef, whole_partitions: bool) -> PartitionStatics {
+    /// Statics for `def`; `static_only_rows` when partitions without rows read as their
+    /// static content.
+    pub(crate) fn new(def: &TableDef, static_only_rows: bool) -> PartitionStatics {
         PartitionStatics {
             enabled: def.columns.iter().any(|c| c.kind == ColumnKind::Static),
-            emit_static_only: whole_partitions,
+            emit_static_only: static_only_rows,
             current: None,
             cells: Vec::new(),
             had_rows: false,

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
 use crate::planner::options::table_params;
-use crate::planner::types::resolve_type;
+use crate::planner::types::{resolve_type, TypeScope, UserTypes};
 
 /// A column of a table being built, before ids are assigned.
 #[derive(Debug, Clone)]
@@ -75,7 +75,8 @@ pub fn build_table_def(
 }
 
 /// Translates `CREATE TABLE` into a table definition, applying Cassandra's validation.
-pub fn create_table_def(stmt: &CreateTable, keyspace: &str, id: Uuid) -> CqlResult<TableDef> {
+pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> CqlResult<TableDef> {
+    let keyspace = scope.keyspace;
     let table = stmt.name.name.name.as_str();
     let mut types: BTreeMap<String, (ColumnType, bool)> = BTreeMap::new();
     let mut inline_pk: Vec<&Ident> = Vec::new();
@@ -86,7 +87,7 @@ pub fn create_table_def(stmt: &CreateTable, keyspace: &str, id: Uuid) -> CqlResu
                 col.name.name, table
             )));
         }
-        let ty = resolve_type(&col.ty, keyspace, true)?;
+        let ty = resolve_type(&col.ty, scope, true)?;
         types.insert(col.name.name.clone(), (ty, col.is_static));
         if col.primary_key {
             inline_pk.push(&col.name);
@@ -278,6 +279,7 @@ fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec
 /// Column definitions added by `ALTER TABLE ADD`, validated against the table.
 pub fn added_columns(
     table: &TableDef,
+    types: &UserTypes,
     columns: &[ColumnDefinition],
     if_not_exists: bool,
 ) -> CqlResult<Vec<NewColumn>> {
@@ -294,7 +296,11 @@ pub fn added_columns(
                 col.name.name
             )));
         }
-        let ty = resolve_type(&col.ty, &table.keyspace, true)?;
+        let scope = TypeScope {
+            keyspace: &table.keyspace,
+            types,
+        };
+        let ty = resolve_type(&col.ty, scope, true)?;
         if col.is_static && table.clustering_key.is_empty() {
             return Err(CqlError::invalid(
                 "Static columns are only useful (and thus allowed) if the table has at least one clustering column",

@@ -1,22 +1,42 @@
 //! Resolution of written types (`ast::CqlType`) into `ColumnType`, with Cassandra's rules on
 //! where non-frozen collections may appear.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use cql::statement::ast::CqlType;
 use cql::types::ColumnType;
+use storage::UserTypeDef;
 
 use crate::error::{CqlError, CqlResult};
 
-/// Resolves a type as written in DDL. `top_level` is true for a column's own type, where
-/// non-frozen collections are allowed; nested collections must be frozen.
-pub fn resolve_type(ty: &CqlType, keyspace: &str, top_level: bool) -> CqlResult<ColumnType> {
-    resolve(ty, keyspace, top_level, false)
+/// The user types of a keyspace, by name.
+pub type UserTypes = BTreeMap<String, Arc<UserTypeDef>>;
+
+/// Where a type is resolved: its keyspace and that keyspace's user types.
+#[derive(Clone, Copy)]
+pub struct TypeScope<'a> {
+    pub keyspace: &'a str,
+    pub types: &'a UserTypes,
 }
 
-fn resolve(ty: &CqlType, keyspace: &str, top_level: bool, frozen: bool) -> CqlResult<ColumnType> {
-    let nested = |inner: &CqlType| resolve(inner, keyspace, false, frozen);
+/// Resolves a type as written in DDL. `top_level` is true for a column's own type, where
+/// non-frozen collections and UDTs are allowed; nested ones must be frozen.
+pub fn resolve_type(ty: &CqlType, scope: TypeScope<'_>, top_level: bool) -> CqlResult<ColumnType> {
+    resolve(ty, scope, top_level, false)
+}
+
+fn resolve(
+    ty: &CqlType,
+    scope: TypeScope<'_>,
+    top_level: bool,
+    frozen: bool,
+) -> CqlResult<ColumnType> {
+    let keyspace = scope.keyspace;
+    let nested = |inner: &CqlType| resolve(inner, scope, false, frozen);
     match ty {
         CqlType::Native(native) => Ok(native.clone()),
-        CqlType::Frozen(inner) => Ok(resolve(inner, keyspace, top_level, true)?.frozen()),
+        CqlType::Frozen(inner) => Ok(resolve(inner, scope, top_level, true)?.frozen()),
         CqlType::List(element) => {
             check_nested_frozen(top_level, frozen, ty)?;
             let element = Box::new(nested(element)?);
@@ -36,16 +56,29 @@ fn resolve(ty: &CqlType, keyspace: &str, top_level: bool, frozen: bool) -> CqlRe
         CqlType::Tuple(items) => Ok(ColumnType::Tuple(
             items
                 .iter()
-                .map(|item| resolve(item, keyspace, false, true))
+                .map(|item| resolve(item, scope, false, true))
                 .collect::<CqlResult<_>>()?,
         )),
         CqlType::Custom(class) => Ok(ColumnType::Custom(class.clone())),
         CqlType::Udt(name) => {
             let ks = name.keyspace.as_ref().map_or(keyspace, |k| k.name.as_str());
-            Err(CqlError::invalid(format!(
-                "Unknown type {}.{}",
-                ks, name.name.name
-            )))
+            if ks != keyspace {
+                return Err(CqlError::invalid(format!(
+                    "Statement on keyspace {keyspace} cannot refer to a user type in keyspace {ks}; user types can only be used in the keyspace they are defined in"
+                )));
+            }
+            let Some(def) = scope.types.get(&name.name.name) else {
+                return Err(CqlError::invalid(format!(
+                    "Unknown type {}.{}",
+                    ks, name.name.name
+                )));
+            };
+            if !top_level && !frozen {
+                return Err(CqlError::invalid(format!(
+                    "Non-frozen UDTs are not allowed inside collections: {ty}"
+                )));
+            }
+            Ok(def.column_type(frozen))
         }
         CqlType::Vector(_, _) => Err(CqlError::invalid(
             "vector types are not supported yet".to_string(),
