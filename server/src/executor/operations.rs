@@ -202,7 +202,8 @@ impl CellWriter<'_> {
     fn key_bytes(&self, key: &Term, name: &str, ty: &ColumnType) -> CqlResult<Bytes> {
         match self.eval(key, &format!("key({name})"), ty)? {
             Evaluated::Value(bytes) => Ok(bytes),
-            _ => Err(CqlError::invalid("Invalid null value for map key")),
+            Evaluated::Null => Err(CqlError::invalid("Invalid null map key")),
+            Evaluated::Unset => Err(CqlError::invalid("Invalid unset map key")),
         }
     }
 
@@ -223,7 +224,12 @@ impl CellWriter<'_> {
                         .try_into()
                         .map(i32::from_be_bytes)
                         .map_err(|_| CqlError::invalid("Invalid list index"))?,
-                    _ => return Err(CqlError::invalid("Invalid null value for list index")),
+                    Evaluated::Null => {
+                        return Err(CqlError::invalid("Invalid null value for list index"))
+                    }
+                    Evaluated::Unset => {
+                        return Err(CqlError::invalid("Invalid unset value for list index"))
+                    }
                 };
                 let elements = current()?;
                 if elements.is_empty() {

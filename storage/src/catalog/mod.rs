@@ -364,12 +364,13 @@ fn kind_rank(kind: ColumnKind) -> u8 {
     match kind {
         ColumnKind::PartitionKey => 0,
         ColumnKind::Clustering => 1,
-        ColumnKind::Regular | ColumnKind::Static => 2,
+        ColumnKind::Static => 2,
+        ColumnKind::Regular => 3,
     }
 }
 
 /// Cassandra's `SELECT *` order: partition key by position, clustering by position, then the
-/// regular and static columns by name.
+/// static columns and then the regular columns, each by name (`selectOrderIterator`).
 fn sort_columns(columns: &mut [ColumnDef]) {
     columns.sort_by(|a, b| {
         kind_rank(a.kind)
