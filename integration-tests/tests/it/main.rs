@@ -1,6 +1,7 @@
 //! Black-box tests through the scylla driver (and raw frames where the driver cannot reach).
 //! One test binary, one module per area.
 
+mod collections;
 mod ddl;
 mod delete;
 mod dml;
@@ -13,4 +14,6 @@ mod python_clients;
 mod seeds;
 mod select;
 mod shaping;
+mod statics;
 mod system_tables;
+mod user_types;

@@ -305,7 +305,21 @@ fn range_deletes(
             "Range deletions over clustering columns of mixed order are not supported yet",
         ));
     }
+    let whole_partition = range.prefix.is_empty() && range.slice.is_none();
     for partition in partitions {
+        if whole_partition && def.has_static_columns() {
+            // The static row is outside clustering ranges: a partition deletion deletes it
+            // as a row of its own.
+            out.rows.push(RowWrite {
+                table_id: def.id,
+                key: partition.clone(),
+                update: StoredRow {
+                    liveness: None,
+                    deletion: Some(deletion),
+                    cells: Vec::new(),
+                },
+            });
+        }
         for (start, end) in &ranges {
             out.range_tombstones.push(RangeTombstoneWrite {
                 table_id: def.id,

@@ -1,8 +1,6 @@
 //! `LiveRow`: a stored row seen at a point in time — row deletion, cell tombstones and
 //! expired cells applied (Cassandra's liveness rules) — with its key decoded.
 
-use std::ops::Bound;
-
 use bytes::Bytes;
 use storage::{Cell, CellValue, ColumnId, ColumnKind, RangeTombstone, StoredRow, TableDef};
 
@@ -131,18 +129,15 @@ pub fn static_cells(
 }
 
 /// The highest deletion among `tombstones` covering the row with clustering suffix
-/// `suffix`. The static row is only covered by partition deletions.
+/// `suffix`. The static row is outside every clustering range: a partition deletion reaches
+/// it as a row deletion of its own (see `executor::modify`).
 pub fn range_deleted_at(
     tombstones: &[RangeTombstone],
     suffix: &[u8],
     is_static: bool,
 ) -> Option<i64> {
     if is_static {
-        tombstones
-            .iter()
-            .filter(|t| matches!((&t.start, &t.end), (Bound::Unbounded, Bound::Unbounded)))
-            .map(|t| t.deletion.timestamp)
-            .max()
+        None
     } else {
         RangeTombstone::shadowing(tombstones, suffix)
     }

@@ -22,56 +22,28 @@ pub struct NewColumn {
     pub order: ClusteringOrder,
 }
 
-/// Builds a `TableDef`: assigns column ids and orders the columns as Cassandra lists them
-/// (partition key, clustering key, then the others by name).
+/// Builds a `TableDef`: assigns column ids in the given order, and lets `TableDef::new` order
+/// the columns as Cassandra lists them.
 pub fn build_table_def(
     keyspace: &str,
     name: &str,
     id: Uuid,
-    mut columns: Vec<NewColumn>,
+    columns: Vec<NewColumn>,
     params: TableParams,
 ) -> TableDef {
-    let rank = |c: &NewColumn| match c.kind {
-        ColumnKind::PartitionKey => 0,
-        ColumnKind::Clustering => 1,
-        ColumnKind::Regular | ColumnKind::Static => 2,
-    };
-    columns.sort_by(|a, b| {
-        rank(a)
-            .cmp(&rank(b))
-            .then(a.position.cmp(&b.position))
-            .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
-    });
-    let mut defs = Vec::with_capacity(columns.len());
-    let mut partition_key = Vec::new();
-    let mut clustering_key = Vec::new();
-    for (i, c) in columns.into_iter().enumerate() {
-        match c.kind {
-            ColumnKind::PartitionKey => partition_key.push(i),
-            ColumnKind::Clustering => clustering_key.push(i),
-            ColumnKind::Regular | ColumnKind::Static => {}
-        }
-        defs.push(ColumnDef {
+    let defs = columns
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| ColumnDef {
             id: ColumnId(i as u32),
             name: c.name,
             ty: c.ty,
             kind: c.kind,
             position: c.position,
             order: c.order,
-        });
-    }
-    let next_column_id = defs.len() as u32;
-    TableDef {
-        id,
-        keyspace: keyspace.to_string(),
-        name: name.to_string(),
-        columns: defs,
-        partition_key,
-        clustering_key,
-        params,
-        next_column_id,
-        dropped_columns: Vec::new(),
-    }
+        })
+        .collect();
+    TableDef::new(id, keyspace, name, defs, params)
 }
 
 /// Translates `CREATE TABLE` into a table definition, applying Cassandra's validation.
@@ -365,8 +337,6 @@ pub fn altered_table(
         });
         def.next_column_id += 1;
     }
-    // Keep the key columns first and the rest ordered by name; indexes must follow.
-    let key_len = def.partition_key.len() + def.clustering_key.len();
-    def.columns[key_len..].sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    def.reindex();
     def
 }

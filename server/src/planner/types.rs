@@ -86,10 +86,23 @@ fn resolve(
     }
 }
 
+/// Checks a collection `ty`: nested in another, it must be frozen; its elements (`inner`)
+/// cannot be non-frozen UDTs unless it is frozen itself. Messages name the outer collection,
+/// as Cassandra's `throwNestedNonFrozenError` does.
 fn check_nested_frozen(top_level: bool, frozen: bool, ty: &CqlType) -> CqlResult<()> {
     if !top_level && !frozen {
         return Err(CqlError::invalid(format!(
             "Non-frozen collections are not allowed inside collections: {ty}"
+        )));
+    }
+    let elements: Vec<&CqlType> = match ty {
+        CqlType::List(e) | CqlType::Set(e) => vec![e],
+        CqlType::Map(k, v) => vec![k, v],
+        _ => Vec::new(),
+    };
+    if !frozen && elements.iter().any(|e| matches!(e, CqlType::Udt(_))) {
+        return Err(CqlError::invalid(format!(
+            "Non-frozen UDTs are not allowed inside collections: {ty}"
         )));
     }
     Ok(())
