@@ -84,3 +84,20 @@ def test_collections_and_udts_print_like_cassandra(address):
     lines = [line.rstrip() for line in out.strip().splitlines()]
     row = [c.strip() for c in lines[2].split("|")]
     assert row == ["[3, 1]", "{'x', 'y'}", "{'a': 1}", "(5, 'v')", "{street: 'main', zip: 9}"]
+
+
+def test_describe_type_lists_fields_and_replays(address):
+    ks = "st_" + uuid.uuid4().hex[:10]
+    code, _, err = cqlsh(address, (
+        f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};"
+        f"CREATE TYPE {ks}.inner_t (x int);"
+        f"CREATE TYPE {ks}.outer_t (y frozen<inner_t>, z list<int>);"
+    ))
+    assert code == 0, err
+    code, out, err = cqlsh(address, f"DESCRIBE TYPE {ks}.outer_t")
+    assert code == 0, err
+    assert out.strip() == f"CREATE TYPE {ks}.outer_t (\n    y frozen<inner_t>,\n    z list<int>\n);"
+    # DESCRIBE KEYSPACE lists the used type first, so its output replays.
+    code, out, err = cqlsh(address, f"DESCRIBE KEYSPACE {ks}")
+    assert code == 0, err
+    assert out.index(f"CREATE TYPE {ks}.inner_t") < out.index(f"CREATE TYPE {ks}.outer_t")
