@@ -7,6 +7,7 @@ mod delete;
 mod dml;
 mod errors;
 mod handshake;
+mod key_types;
 mod model;
 mod persistence;
 mod prepared;

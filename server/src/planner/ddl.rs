@@ -193,7 +193,7 @@ fn validate_key_columns(
                 ident.name
             )));
         }
-        if *ty == ColumnType::Duration {
+        if ty.references_duration() {
             return Err(CqlError::invalid(format!(
                 "duration type is not supported for PRIMARY KEY column '{}'",
                 ident.name

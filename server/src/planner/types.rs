@@ -1,5 +1,5 @@
 //! Resolution of written types (`ast::CqlType`) into `ColumnType`, with Cassandra's rules on
-//! where non-frozen collections may appear.
+//! where non-frozen collections and durations may appear.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -36,19 +36,25 @@ fn resolve(
     let nested = |inner: &CqlType| resolve(inner, scope, false, frozen);
     match ty {
         CqlType::Native(native) => Ok(native.clone()),
-        CqlType::Frozen(inner) => Ok(resolve(inner, scope, top_level, true)?.frozen()),
+        CqlType::Frozen(inner) => {
+            check_durations(inner, || format!("frozen<{inner}>"))?;
+            Ok(resolve(inner, scope, top_level, true)?.frozen())
+        }
         CqlType::List(element) => {
             check_nested_frozen(top_level, frozen, ty)?;
+            check_durations(ty, || ty.to_string())?;
             let element = Box::new(nested(element)?);
             Ok(ColumnType::List { element, frozen })
         }
         CqlType::Set(element) => {
             check_nested_frozen(top_level, frozen, ty)?;
+            check_durations(ty, || ty.to_string())?;
             let element = Box::new(nested(element)?);
             Ok(ColumnType::Set { element, frozen })
         }
         CqlType::Map(key, value) => {
             check_nested_frozen(top_level, frozen, ty)?;
+            check_durations(ty, || ty.to_string())?;
             let key = Box::new(nested(key)?);
             let value = Box::new(nested(value)?);
             Ok(ColumnType::Map { key, value, frozen })
@@ -86,6 +92,22 @@ fn resolve(
     }
 }
 
+/// `CQL3Type.Raw.RawCollection.prepare`: a duration cannot be a set element or a map key
+/// (their order would not be the duration's meaning). `shown` is the type as the message
+/// prints it.
+fn check_durations(ty: &CqlType, shown: impl FnOnce() -> String) -> CqlResult<()> {
+    let is_duration = |t: &CqlType| matches!(t, CqlType::Native(ColumnType::Duration));
+    let what = match ty {
+        CqlType::Set(element) if is_duration(element) => "inside sets",
+        CqlType::Map(key, _) if is_duration(key) => "as map keys",
+        _ => return Ok(()),
+    };
+    Err(CqlError::invalid(format!(
+        "Durations are not allowed {what}: {}",
+        shown()
+    )))
+}
+
 /// Checks a collection `ty`: nested in another, it must be frozen; its elements (`inner`)
 /// cannot be non-frozen UDTs unless it is frozen itself. Messages name the outer collection,
 /// as Cassandra's `throwNestedNonFrozenError` does.
@@ -106,4 +128,45 @@ fn check_nested_frozen(top_level: bool, frozen: bool, ty: &CqlType) -> CqlResult
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(ty: &CqlType) -> String {
+        let types = UserTypes::new();
+        let scope = TypeScope {
+            keyspace: "ks",
+            types: &types,
+        };
+        match resolve_type(ty, scope, true) {
+            Err(e) => e.to_string(),
+            Ok(t) => format!("resolved to {t}"),
+        }
+    }
+
+    #[test]
+    fn durations_are_refused_in_sets_and_map_keys() {
+        let duration = || Box::new(CqlType::Native(ColumnType::Duration));
+        assert_eq!(
+            message(&CqlType::Set(duration())),
+            "Durations are not allowed inside sets: set<duration>"
+        );
+        assert_eq!(
+            message(&CqlType::Frozen(Box::new(CqlType::Set(duration())))),
+            "Durations are not allowed inside sets: frozen<set<duration>>"
+        );
+        assert_eq!(
+            message(&CqlType::Map(
+                duration(),
+                Box::new(CqlType::Native(ColumnType::Int))
+            )),
+            "Durations are not allowed as map keys: map<duration, int>"
+        );
+        assert_eq!(
+            message(&CqlType::List(duration())),
+            "resolved to list<duration>"
+        );
+    }
 }
