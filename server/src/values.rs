@@ -1,6 +1,7 @@
 //! Evaluation of terms (literals, bind markers, collection literals, functions) into the
 //! serialized bytes of a receiving column's type, with Cassandra's messages for mismatches.
 
+mod call;
 mod literal;
 mod time;
 
@@ -125,15 +126,16 @@ fn to_value(
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
-        Term::Function { name, args } => {
-            crate::values::time::function_value(&name.name.name, args, receiver, ctx).map(Some)
+        Term::Function { .. } | Term::Arith(..) => call::call_value(term, receiver, ctx),
+        Term::TypeCast(ty, inner) => call::cast_value(ty, inner, receiver, ctx),
+        Term::Negate(inner) if matches!(**inner, Term::Literal(_)) => {
+            match to_value(inner, receiver, ctx)? {
+                Some(v) => literal::negate(v, receiver).map(Some),
+                None => Ok(None),
+            }
         }
-        Term::TypeCast(_, inner) => to_value(inner, receiver, ctx),
-        Term::Negate(inner) => match to_value(inner, receiver, ctx)? {
-            Some(v) => literal::negate(v, receiver).map(Some),
-            None => Ok(None),
-        },
-        Term::Udt(_) | Term::Arith(..) | Term::Column(_) => Err(CqlError::invalid(format!(
+        Term::Negate(_) => call::call_value(term, receiver, ctx),
+        Term::Udt(_) | Term::Column(_) => Err(CqlError::invalid(format!(
             "Invalid value {term} for column {} of type {ty}",
             receiver.name
         ))),

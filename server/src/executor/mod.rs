@@ -8,6 +8,7 @@ mod keys;
 pub mod modify;
 pub mod paging;
 pub mod row;
+mod scalar;
 pub mod select;
 mod shaping;
 pub mod source;

@@ -19,10 +19,11 @@ use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{within, KeyRange, RowSource};
+use crate::functions::CallContext;
 use crate::node::Node;
 use crate::planner::grouping::Grouping;
 use crate::planner::restrictions::Bound as TermBound;
-use crate::planner::select::{PartitionSelection, SelectPlan};
+use crate::planner::select::{Aggregate, OutputSource, PartitionSelection, SelectPlan};
 use crate::planner::token::TokenRange;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
@@ -46,6 +47,8 @@ struct BoundSelect {
     page_size: Option<usize>,
     paging: Option<PagingState>,
     skip_metadata: bool,
+    /// The request's clock, for functions in the selectors.
+    call: CallContext,
 }
 
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
@@ -69,11 +72,21 @@ pub async fn execute(
 }
 
 fn bind(
-    plan: SelectPlan,
+    mut plan: SelectPlan,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<BoundSelect> {
     let def = plan.table.def.clone();
+    for output in &mut plan.outputs {
+        match &mut output.source {
+            OutputSource::Scalar(scalar)
+            | OutputSource::Aggregate(Aggregate {
+                input: Some((scalar, _)),
+                ..
+            }) => scalar.bind(ctx)?,
+            _ => {}
+        }
+    }
     let partitions = match &plan.partitions {
         PartitionSelection::All => None,
         PartitionSelection::Tokens(range) => {
@@ -150,6 +163,9 @@ fn bind(
         page_size,
         paging,
         skip_metadata: params.skip_metadata,
+        call: CallContext {
+            now_micros: ctx.now_micros,
+        },
     })
 }
 
@@ -443,6 +459,7 @@ fn run(
     let mut shaper = Shaper::new(
         &def,
         &plan.outputs,
+        bound.call,
         plan.grouping,
         plan.distinct,
         limits,
