@@ -5,6 +5,7 @@ mod ddl;
 mod delete;
 mod dml;
 mod errors;
+mod functions;
 mod handshake;
 mod model;
 mod persistence;

@@ -334,7 +334,7 @@ fn divide(a: Decimal, b: Decimal) -> Result<Decimal, String> {
     }
     let mut scale = fraction_digits + preferred;
     if !sticky {
-        while scale > preferred && quotient % 10 == 0 && quotient != 0 {
+        while scale > preferred && quotient.is_multiple_of(10) && quotient != 0 {
             quotient /= 10;
             scale -= 1;
         }

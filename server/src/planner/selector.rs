@@ -13,7 +13,7 @@ use storage::TableDef;
 use crate::error::{CqlError, CqlResult};
 use crate::functions::assign::{Fit, Provided};
 use crate::functions::registry::{candidates, lookup, resolve, written_name};
-use crate::functions::{cast_function_name, term, ArithKind, NativeFunction, NEGATION};
+use crate::functions::{cast_function_name, term, ArithKind, Body, NativeFunction, NEGATION};
 use crate::planner::column_index;
 
 /// A value computed for each row.
@@ -67,6 +67,51 @@ pub struct Planned {
     pub scalar: Scalar,
     pub ty: ColumnType,
     pub name: String,
+    /// How tightly the name binds, to parenthesise it as an operand.
+    precedence: Precedence,
+}
+
+/// Binding strength of a selector's name, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Precedence {
+    Additive,
+    Multiplicative,
+    Unary,
+    Atom,
+}
+
+impl Precedence {
+    fn of(function: &NativeFunction) -> Precedence {
+        match &function.body {
+            Body::Operation(ArithKind::Add | ArithKind::Sub) => Precedence::Additive,
+            Body::Operation(_) => Precedence::Multiplicative,
+            Body::Negation => Precedence::Unary,
+            _ => Precedence::Atom,
+        }
+    }
+}
+
+/// The names of a call's arguments, parenthesised where the operator binds tighter than an
+/// operand (the parentheses Cassandra keeps from the statement text).
+fn operand_names(function: &NativeFunction, args: &[Planned]) -> Vec<String> {
+    let own = Precedence::of(function);
+    args.iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            let wrap = match own {
+                Precedence::Atom => false,
+                Precedence::Unary => arg.precedence < Precedence::Unary,
+                // Operators associate to the left: an equal right operand needs parentheses.
+                _ if i == 0 => arg.precedence < own,
+                _ => arg.precedence <= own,
+            };
+            if wrap {
+                format!("({})", arg.name)
+            } else {
+                arg.name.clone()
+            }
+        })
+        .collect()
 }
 
 /// A selector before its type is settled: planned, or a term waiting for the type of the
@@ -105,6 +150,7 @@ impl Prepared {
                 }
                 Ok(Planned {
                     name: t.to_string(),
+                    precedence: Precedence::Atom,
                     scalar: Scalar::Term {
                         term: t,
                         ty: ty.clone(),
@@ -133,6 +179,7 @@ fn prepare(def: &TableDef, expr: &SelectExpr) -> CqlResult<Prepared> {
             let hinted = Prepared::Term((**inner).clone()).finish(Some(ty))?;
             Planned {
                 name: format!("({ty}){}", hinted.name),
+                precedence: Precedence::Unary,
                 ..hinted
             }
         }
@@ -159,6 +206,7 @@ fn column(def: &TableDef, ident: &Ident) -> CqlResult<Planned> {
         scalar: Scalar::Column(i),
         ty: col.ty.clone(),
         name: col.name.clone(),
+        precedence: Precedence::Atom,
     })
 }
 
@@ -196,9 +244,10 @@ fn apply(function: &'static NativeFunction, prepared: Vec<Prepared>) -> CqlResul
         .zip(&function.args)
         .map(|(p, ty)| p.finish(Some(ty)))
         .collect::<CqlResult<Vec<_>>>()?;
-    let names: Vec<String> = args.iter().map(|a| a.name.clone()).collect();
+    let names = operand_names(function, &args);
     Ok(Planned {
         name: function.column_name(&names),
+        precedence: Precedence::of(function),
         ty: function.ret.clone(),
         scalar: Scalar::Call {
             function,
@@ -285,6 +334,7 @@ fn field_of(def: &TableDef, inner: &SelectExpr, field: &Ident) -> CqlResult<Plan
     let ty = fields[index].1.clone();
     Ok(Planned {
         name: format!("{}.{}", udt.name, field.name),
+        precedence: Precedence::Atom,
         ty,
         scalar: Scalar::Field {
             value: Box::new(udt.scalar),
@@ -292,3 +342,6 @@ fn field_of(def: &TableDef, inner: &SelectExpr, field: &Ident) -> CqlResult<Plan
         },
     })
 }
+
+#[cfg(test)]
+mod tests;
