@@ -219,6 +219,10 @@ fn tuple_value(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<CqlValue>> {
     let ColumnType::Tuple(types) = receiver.ty else {
+        // `(term)` is a parenthesised term, not a one-element tuple, outside tuple receivers.
+        if let [inner] = items {
+            return to_value(inner, receiver, ctx);
+        }
         return Err(CqlError::invalid(format!(
             "Invalid tuple type literal for {} of type {}",
             receiver.name, receiver.ty

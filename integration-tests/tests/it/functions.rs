@@ -266,6 +266,35 @@ async fn markers_inside_calls_are_prepared_with_the_argument_types() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn type_hinted_markers_in_selectors_take_the_hinted_type() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let prepared = session
+        .prepare("SELECT i + (bigint) ? FROM t WHERE k = 1")
+        .await
+        .unwrap();
+    let markers: Vec<(String, ColumnType<'static>)> = prepared
+        .get_variable_col_specs()
+        .iter()
+        .map(|spec| (spec.name().to_string(), spec.typ().clone().into_owned()))
+        .collect();
+    assert_eq!(
+        markers,
+        [("[selection]".to_string(), native(NativeType::BigInt))]
+    );
+    let specs = prepared.get_current_result_set_col_specs();
+    let names: Vec<&str> = specs.get().iter().map(|spec| spec.name()).collect();
+    assert_eq!(names, ["i + (bigint)?"]);
+    let rows = session
+        .execute_unpaged(&prepared, (5i64,))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.single_row::<(i64,)>().unwrap(), (12,));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aggregates_take_function_selectors() {
     let server = TestServer::start().await;
     let session = table(&server).await;

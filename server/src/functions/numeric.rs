@@ -155,7 +155,15 @@ impl Number {
             Number::Double(d) => Decimal::from_f64(*d),
             Number::Decimal(d) => Some(*d),
         };
-        d.ok_or_else(|| CqlError::invalid("Infinite or NaN"))
+        d.ok_or_else(|| {
+            let nan = matches!(self, Number::Float(f) if f.is_nan())
+                || matches!(self, Number::Double(d) if d.is_nan());
+            CqlError::invalid(if nan {
+                "A NaN cannot be converted into a decimal"
+            } else {
+                "An infinite number cannot be converted into a decimal"
+            })
+        })
     }
 
     /// Serializes the value as type `ty`, converting as Java's casts do.

@@ -4,8 +4,6 @@
 //! is; fixed-width integers wrap as Java's do, and a failure (division by zero) is Cassandra's
 //! `FUNCTION_FAILURE` naming the operation.
 
-use std::cmp::Ordering;
-
 use bytes::Bytes;
 use cql::statement::ast::ArithOp;
 use cql::types::ColumnType;
@@ -285,65 +283,85 @@ fn zero_division(dividend: i128) -> String {
     }
 }
 
-/// Digits kept by `MathContext.DECIMAL128`.
-const PRECISION: u32 = 34;
+/// The smallest scale of a decimal quotient (Cassandra's `DecimalType.MIN_SCALE`), which is
+/// also the number of significant digits it aims for.
+const MIN_SCALE: i32 = 32;
 
-fn digit_count(n: u128) -> u32 {
-    n.checked_ilog10().map_or(1, |l| l + 1)
+/// The largest scale of a decimal quotient (`DecimalType.MAX_SCALE`).
+const MAX_SCALE: i32 = 1000;
+
+fn digit_count(n: u128) -> i32 {
+    n.checked_ilog10().map_or(1, |l| l as i32 + 1)
 }
 
-/// `a.divide(b, MathContext.DECIMAL128)`: exact quotients keep the scale nearest to
-/// `a.scale - b.scale`; others are rounded half-even to 34 significant digits.
+/// Cassandra's `DecimalType.divide`: the quotient at a scale giving about 32 significant
+/// digits (at least 32, at least either operand's scale), rounded half up, trailing zeros
+/// stripped.
 fn divide(a: Decimal, b: Decimal) -> Result<Decimal, String> {
     if b.unscaled == 0 {
-        return Err(zero_division(a.unscaled));
+        return Err(if a.unscaled == 0 {
+            "/ by zero".into()
+        } else {
+            "BigInteger divide by zero".into()
+        });
     }
-    let preferred = a.scale - b.scale;
-    if a.unscaled == 0 {
+    let too_big = || overflow().to_string();
+    let (num, den) = (a.unscaled.unsigned_abs(), b.unscaled.unsigned_abs());
+    let first_digit = (digit_count(num) - a.scale) - (digit_count(den) - b.scale);
+    let scale = (MIN_SCALE - first_digit)
+        .max(a.scale)
+        .max(b.scale)
+        .clamp(MIN_SCALE, MAX_SCALE);
+    // |a / b| at `scale` is num * 10^shift / den.
+    let shift = scale - a.scale + b.scale;
+    let den = match u32::try_from(-shift) {
+        Ok(up) if up > 0 => 10u128
+            .checked_pow(up)
+            .and_then(|p| den.checked_mul(p))
+            .ok_or_else(too_big)?,
+        _ => den,
+    };
+    let mut digits: Vec<u8> = (num / den).to_string().into_bytes();
+    let mut remainder = num % den;
+    for _ in 0..shift.max(0) {
+        remainder = remainder.checked_mul(10).ok_or_else(too_big)?;
+        digits.push(b'0' + (remainder / den) as u8);
+        remainder %= den;
+    }
+    if remainder.checked_mul(2).ok_or_else(too_big)? >= den {
+        round_up(&mut digits);
+    }
+    let mut scale = scale;
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+        scale -= 1;
+    }
+    let text = std::str::from_utf8(&digits).map_err(|e| e.to_string())?;
+    let magnitude: i128 = text.parse().map_err(|_| too_big())?;
+    if magnitude == 0 {
         return Ok(Decimal {
             unscaled: 0,
-            scale: preferred,
+            scale: 0,
         });
     }
     let negative = (a.unscaled < 0) != (b.unscaled < 0);
-    let divisor = b.unscaled.unsigned_abs();
-    let mut quotient = a.unscaled.unsigned_abs() / divisor;
-    let mut remainder = a.unscaled.unsigned_abs() % divisor;
-    let mut fraction_digits: i32 = 0;
-    // Long division, one digit past the precision so the last one can be rounded.
-    while remainder != 0 && (quotient == 0 || digit_count(quotient) <= PRECISION) {
-        let digit = (remainder * 10) / divisor;
-        remainder = (remainder * 10) % divisor;
-        quotient = quotient * 10 + digit;
-        fraction_digits += 1;
-    }
-    let mut sticky = remainder != 0;
-    while digit_count(quotient) > PRECISION {
-        let dropped = quotient % 10;
-        quotient /= 10;
-        fraction_digits -= 1;
-        let up = match dropped.cmp(&5) {
-            Ordering::Greater => true,
-            Ordering::Less => false,
-            Ordering::Equal => sticky || quotient % 2 == 1,
-        };
-        sticky |= dropped != 0;
-        if up {
-            quotient += 1;
-        }
-    }
-    let mut scale = fraction_digits + preferred;
-    if !sticky {
-        while scale > preferred && quotient.is_multiple_of(10) && quotient != 0 {
-            quotient /= 10;
-            scale -= 1;
-        }
-    }
-    let unscaled = i128::try_from(quotient).map_err(|_| overflow().to_string())?;
     Ok(Decimal {
-        unscaled: if negative { -unscaled } else { unscaled },
+        unscaled: if negative { -magnitude } else { magnitude },
         scale,
     })
+}
+
+/// Adds one unit in the last place of a decimal digit string.
+fn round_up(digits: &mut Vec<u8>) {
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return;
+        }
+    }
+    digits.insert(0, b'1');
 }
 
 /// Unary minus; a null or empty operand gives null.
@@ -470,24 +488,18 @@ mod tests {
     }
 
     #[test]
-    fn decimal_division_rounds_to_34_digits() {
+    fn decimal_division_follows_cassandras_scale_rule() {
         let d = |s: &str| Decimal::parse(s).expect("decimal");
-        assert_eq!(
-            divide(d("8.5"), d("2")).expect("divides").to_string(),
-            "4.25"
-        );
-        assert_eq!(divide(d("6"), d("3")).expect("divides").to_string(), "2");
-        assert_eq!(
-            divide(d("1"), d("3")).expect("divides").to_string(),
-            "0.3333333333333333333333333333333333"
-        );
-        assert_eq!(
-            divide(d("2"), d("3")).expect("divides").to_string(),
-            "0.6666666666666666666666666666666667"
-        );
+        let q = |a: &str, b: &str| divide(d(a), d(b)).expect("divides").to_string();
+        assert_eq!(q("8.5", "2"), "4.25");
+        assert_eq!(q("6", "3"), "2");
+        assert_eq!(q("100", "1"), "1E+2");
+        assert_eq!(q("8.5", "3"), "2.83333333333333333333333333333333");
+        assert_eq!(q("2", "3"), "0.66666666666666666666666666666667");
+        assert_eq!(q("-1", "3"), "-0.33333333333333333333333333333333");
         assert_eq!(
             divide(d("1"), d("0")).expect_err("by zero"),
-            "Division by zero"
+            "BigInteger divide by zero"
         );
     }
 

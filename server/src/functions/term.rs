@@ -36,6 +36,13 @@ pub(crate) fn provided(term: &Term) -> Provided {
         Term::Function { name, args } => typed(resolve_call(name, args, None)),
         Term::Arith(op, left, right) => typed(resolve_operation(*op, left, right, None)),
         Term::Negate(inner) => typed(resolve_negation(inner, None)),
+        Term::Tuple(items) if items.len() == 1 => match provided(&items[0]) {
+            Provided::Typed { ty, .. } => Provided::Typed {
+                ty,
+                text: term.to_string(),
+            },
+            other => other,
+        },
         _ => Provided::Opaque(term.to_string()),
     }
 }

@@ -93,6 +93,9 @@ impl Collector<'_> {
                 }
             }
             Term::TypeCast(_, inner) => self.term(inner, name, ty),
+            Term::Tuple(items) if items.len() == 1 && !matches!(ty, ColumnType::Tuple(_)) => {
+                self.term(&items[0], name, ty);
+            }
             Term::Function { name: fname, args } => {
                 let resolved = function_term::resolve_call(fname, args, Some(ty));
                 self.call_args(resolved, args.iter().collect());
