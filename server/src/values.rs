@@ -126,7 +126,9 @@ fn to_value(
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
-        Term::Function { .. } | Term::Arith(..) => call::call_value(term, receiver, ctx),
+        Term::Function { .. } | Term::Arith(..) | Term::Cast(..) => {
+            call::call_value(term, receiver, ctx)
+        }
         Term::TypeCast(ty, inner) => call::cast_value(ty, inner, receiver, ctx),
         Term::Negate(inner) if matches!(**inner, Term::Literal(_)) => {
             match to_value(inner, receiver, ctx)? {

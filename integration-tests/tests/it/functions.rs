@@ -208,6 +208,21 @@ async fn functions_and_operators_work_in_insert_update_and_where_terms() {
     )
     .await;
     assert_eq!(updated, [(vec![0, 0, 0, 5], 2)]);
+    session
+        .query_unpaged(
+            "INSERT INTO t (k, c, i, v) VALUES (5, CAST(1.3 AS int), CAST(7.9 AS int), \
+             CAST(12 AS text))",
+            &[],
+        )
+        .await
+        .unwrap();
+    let cast: Vec<(i32, i32, String)> = query_rows(
+        &session,
+        "SELECT c, i, v FROM t WHERE k = 5 AND c = CAST(1.0 AS int)",
+        &[],
+    )
+    .await;
+    assert_eq!(cast, [(1, 7, "12".to_string())]);
     let filtered: Vec<(i32,)> = query_rows(
         &session,
         "SELECT c FROM t WHERE b = intAsBlob(5) ALLOW FILTERING",

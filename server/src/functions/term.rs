@@ -36,6 +36,7 @@ pub(crate) fn provided(term: &Term) -> Provided {
         Term::Function { name, args } => typed(resolve_call(name, args, None)),
         Term::Arith(op, left, right) => typed(resolve_operation(*op, left, right, None)),
         Term::Negate(inner) => typed(resolve_negation(inner, None)),
+        Term::Cast(inner, ty) => typed(resolve_cast(inner, ty)),
         Term::Tuple(items) if items.len() == 1 => match provided(&items[0]) {
             Provided::Typed { ty, .. } => Provided::Typed {
                 ty,
@@ -102,6 +103,27 @@ pub(crate) fn resolve_negation(
         receiver,
     )?
     .ok_or_else(|| CqlError::Server("negation function is not declared".into()))
+}
+
+/// Resolves `CAST(term AS type)` in a term: the `castAs<Type>` function for the term.
+///
+/// # Errors
+///
+/// `x cannot be cast to t` when no conversion exists.
+pub(crate) fn resolve_cast(inner: &Term, ty: &CqlType) -> CqlResult<&'static NativeFunction> {
+    let cannot = || CqlError::invalid(format!("{inner} cannot be cast to {ty}"));
+    let CqlType::Native(target) = ty else {
+        return Err(cannot());
+    };
+    let name = super::cast_function_name(target);
+    let provided = [provided(inner)];
+    resolve(
+        &format!("system.{name}"),
+        candidates(&name),
+        &provided,
+        None,
+    )?
+    .ok_or_else(cannot)
 }
 
 /// Checks that `function`'s result can be assigned to the receiver (`FunctionCall.prepare`).

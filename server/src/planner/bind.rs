@@ -108,6 +108,10 @@ impl Collector<'_> {
                 let resolved = function_term::resolve_negation(inner, Some(ty));
                 self.call_args(resolved, vec![&**inner]);
             }
+            Term::Cast(inner, cast) => {
+                let resolved = function_term::resolve_cast(inner, cast);
+                self.call_args(resolved, vec![&**inner]);
+            }
             _ => {}
         }
     }

@@ -9,7 +9,8 @@ use super::{evaluate, to_value, EvalContext, Evaluated, Receiver};
 use crate::error::{CqlError, CqlResult};
 use crate::functions::assign::{type_fit, Fit};
 use crate::functions::term::{
-    arg_name, check_assignable, provided, resolve_call, resolve_negation, resolve_operation,
+    arg_name, check_assignable, provided, resolve_call, resolve_cast, resolve_negation,
+    resolve_operation,
 };
 use crate::functions::CallContext;
 
@@ -26,6 +27,7 @@ pub(super) fn call_value(
             (resolve_operation(*op, left, right, ty)?, vec![left, right])
         }
         Term::Negate(inner) => (resolve_negation(inner, ty)?, vec![inner]),
+        Term::Cast(inner, cast) => (resolve_cast(inner, cast)?, vec![inner]),
         other => return Err(CqlError::Server(format!("{other} is not a function call"))),
     };
     check_assignable(function, receiver.name, receiver.ty)?;

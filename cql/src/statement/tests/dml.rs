@@ -202,3 +202,9 @@ fn selectors_take_type_hinted_terms() {
         SelectExpr::Term(Term::TypeCast(CqlType::Native(ColumnType::Float), _))
     ));
 }
+
+#[test]
+fn cast_terms_round_trip() {
+    verified_stmt("INSERT INTO t (k, v) VALUES (1, CAST(1.3 AS int))");
+    verified_stmt("UPDATE t SET v = CAST(? AS text) WHERE k = CAST(1.5 AS int)");
+}
