@@ -12,6 +12,7 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
+pub(crate) use time::days_from_civil;
 pub use time::{parse_date, parse_time, parse_timestamp};
 
 /// A term's value once evaluated.

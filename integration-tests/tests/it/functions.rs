@@ -6,7 +6,7 @@ use integration_tests::{prepare_db_error, query_error, query_rows, session_in, T
 use scylla::client::session::Session;
 use scylla::errors::DbError;
 use scylla::frame::response::result::{ColumnType, NativeType};
-use scylla::value::{CqlDate, CqlTimestamp, CqlTimeuuid};
+use scylla::value::{CqlDate, CqlDuration, CqlTimestamp, CqlTimeuuid};
 
 /// `t (k int, c int, v text, b blob, i int, g bigint, f float, ts timestamp, u timeuuid,
 /// d date, PRIMARY KEY (k, c))` with one row `k = 1, c = 2`.
@@ -159,6 +159,47 @@ async fn time_functions_convert_columns_and_literals() {
     )
     .await;
     assert_eq!(found, [(1,)]);
+    // Duration literals are typed elsewhere; bound durations exercise the arithmetic.
+    let shift = session
+        .prepare("SELECT ts + (duration) ?, d - (duration) ? FROM t")
+        .await
+        .unwrap();
+    let hour = 3_600_000_000_000i64;
+    let month_and_two_hours = CqlDuration {
+        months: 1,
+        days: 0,
+        nanoseconds: 2 * hour,
+    };
+    let year_and_a_day = CqlDuration {
+        months: 12,
+        days: 1,
+        nanoseconds: 0,
+    };
+    let moved: (CqlTimestamp, CqlDate) = session
+        .execute_unpaged(&shift, (month_and_two_hours, year_and_a_day))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row()
+        .unwrap();
+    assert_eq!(
+        moved,
+        (
+            CqlTimestamp(1_432_206_182_000 + (31 * 24 + 2) * 3_600_000),
+            CqlDate((1 << 31) + 16_576 - 366)
+        )
+    );
+    let err = session
+        .execute_unpaged(&shift, (year_and_a_day, month_and_two_hours))
+        .await
+        .expect_err("a date moves by whole days");
+    let (code, message) = integration_tests::db_error(&err).expect("a database error");
+    assert_eq!(
+        message,
+        "the operation 'date - duration' failed: The duration must have a day precision. Was: 1mo2h"
+    );
+    assert!(matches!(code, DbError::FunctionFailure { .. }));
     let cast: Vec<(String, String, CqlDate)> = query_rows(
         &session,
         "SELECT CAST(ts AS text), CAST(d AS text), CAST(u AS date) FROM t",

@@ -13,6 +13,7 @@ mod cast;
 pub(crate) mod numeric;
 mod operation;
 pub(crate) mod registry;
+mod temporal;
 pub(crate) mod term;
 pub(crate) mod text;
 pub(crate) mod time;
@@ -47,6 +48,8 @@ pub(crate) enum Body {
     Operation(ArithKind),
     /// Unary minus on a number.
     Negation,
+    /// `timestamp ± duration`, `date ± duration`.
+    Temporal(ArithKind),
 }
 
 /// One native function signature.
@@ -80,7 +83,7 @@ impl NativeFunction {
     pub(crate) fn column_name(&self, args: &[String]) -> String {
         match (&self.body, args) {
             (Body::Cast(_), [arg]) => format!("cast({arg} as {})", self.ret),
-            (Body::Operation(kind), [left, right]) => {
+            (Body::Operation(kind) | Body::Temporal(kind), [left, right]) => {
                 format!("{left} {} {right}", kind.symbol())
             }
             (Body::Negation, [arg]) => format!("-{arg}"),
@@ -106,6 +109,8 @@ impl NativeFunction {
             Body::Cast(cast) => cast.execute(self, args),
             Body::Operation(kind) => operation::execute(self, *kind, args),
             Body::Negation => operation::negate(self, args),
+            Body::Temporal(kind) => temporal::execute(self, *kind, args)
+                .map_err(|e| operation::failure(self, *kind, &e.to_string())),
         }
     }
 }

@@ -153,7 +153,7 @@ pub(super) fn all() -> Vec<NativeFunction> {
 }
 
 /// Cassandra's `OperationExecutionException`: `the operation 'int / int' failed: / by zero`.
-fn failure(function: &NativeFunction, kind: ArithKind, cause: &str) -> CqlError {
+pub(super) fn failure(function: &NativeFunction, kind: ArithKind, cause: &str) -> CqlError {
     let types: Vec<String> = function.args.iter().map(ToString::to_string).collect();
     CqlError::FunctionFailure {
         message: format!(

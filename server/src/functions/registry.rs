@@ -11,7 +11,7 @@ use cql::types::ColumnType;
 
 use super::assign::{type_fit, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
-use super::{bytes_fcts, cast, operation, time, NativeFunction};
+use super::{bytes_fcts, cast, operation, temporal, time, NativeFunction};
 use crate::error::{CqlError, CqlResult};
 
 /// Every native function signature, grouped by name.
@@ -28,6 +28,7 @@ fn registry() -> &'static Registry {
             bytes_fcts::all(),
             cast::all(),
             operation::all(),
+            temporal::all(),
         ];
         for function in families.into_iter().flatten() {
             by_name

@@ -83,7 +83,9 @@ enum Precedence {
 impl Precedence {
     fn of(function: &NativeFunction) -> Precedence {
         match &function.body {
-            Body::Operation(ArithKind::Add | ArithKind::Sub) => Precedence::Additive,
+            Body::Operation(ArithKind::Add | ArithKind::Sub) | Body::Temporal(_) => {
+                Precedence::Additive
+            }
             Body::Operation(_) => Precedence::Multiplicative,
             Body::Negation => Precedence::Unary,
             _ => Precedence::Atom,
@@ -211,6 +213,17 @@ fn column(def: &TableDef, ident: &Ident) -> CqlResult<Planned> {
 }
 
 fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlResult<Planned> {
+    let system = name.keyspace.as_ref().is_none_or(|ks| ks.name == "system");
+    if system && name.name.name == "token" {
+        crate::planner::token::check_selector(def, args)?;
+        let names: Vec<String> = args.iter().map(ToString::to_string).collect();
+        return Ok(Planned {
+            scalar: Scalar::Token,
+            ty: ColumnType::Bigint,
+            name: format!("system.token({})", names.join(", ")),
+            precedence: Precedence::Atom,
+        });
+    }
     let found = lookup(name);
     if found.is_empty() {
         return Err(CqlError::invalid(format!(

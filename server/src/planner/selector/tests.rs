@@ -82,6 +82,12 @@ fn calls_casts_and_operations_are_named_as_cassandra_names_them() {
             "system.textasblob(u.label)",
             ColumnType::Blob,
         ),
+        ("ts + 1mo2h", "ts + 1mo2h", ColumnType::Timestamp),
+        (
+            "bigintAsBlob(token(k))",
+            "system.bigintasblob(system.token(k))",
+            ColumnType::Blob,
+        ),
     ];
     for (text, name, ty) in cases {
         assert_eq!(plan(text), Ok((name.to_string(), ty)), "{text}");
