@@ -37,6 +37,14 @@ pub enum CqlError {
     /// Authentication failed (0x0100).
     #[error("{0}")]
     BadCredentials(String),
+    /// A function failed while executing, e.g. a division by zero (0x1400).
+    #[error("{message}")]
+    FunctionFailure {
+        message: String,
+        keyspace: String,
+        function: String,
+        arg_types: Vec<String>,
+    },
     /// Storage failure or server bug (0x0000).
     #[error("{0}")]
     Server(String),
@@ -81,6 +89,19 @@ impl CqlError {
             ),
             CqlError::Overloaded(_) => (error_code::OVERLOADED, ErrorExtra::None),
             CqlError::BadCredentials(_) => (error_code::BAD_CREDENTIALS, ErrorExtra::None),
+            CqlError::FunctionFailure {
+                keyspace,
+                function,
+                arg_types,
+                ..
+            } => (
+                error_code::FUNCTION_FAILURE,
+                ErrorExtra::FunctionFailure {
+                    keyspace: keyspace.clone(),
+                    function: function.clone(),
+                    arg_types: arg_types.clone(),
+                },
+            ),
             CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
         };
         ErrorBody {

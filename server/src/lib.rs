@@ -17,6 +17,7 @@ pub mod connection;
 pub mod describe;
 pub mod error;
 pub mod executor;
+pub mod functions;
 pub mod handler;
 pub mod listener;
 pub mod node;

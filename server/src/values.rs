@@ -1,6 +1,7 @@
 //! Evaluation of terms (literals, bind markers, collection literals, functions) into the
 //! serialized bytes of a receiving column's type, with Cassandra's messages for mismatches.
 
+mod call;
 mod literal;
 mod time;
 
@@ -11,6 +12,7 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
+pub(crate) use time::days_from_civil;
 pub use time::{parse_date, parse_time, parse_timestamp};
 
 /// A term's value once evaluated.
@@ -125,16 +127,19 @@ fn to_value(
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
-        Term::Function { name, args } => {
-            crate::values::time::function_value(&name.name.name, args, receiver, ctx).map(Some)
+        Term::Function { .. } | Term::Arith(..) | Term::Cast(..) => {
+            call::call_value(term, receiver, ctx)
         }
-        Term::TypeCast(_, inner) => to_value(inner, receiver, ctx),
-        Term::Negate(inner) => match to_value(inner, receiver, ctx)? {
-            Some(v) => literal::negate(v, receiver).map(Some),
-            None => Ok(None),
-        },
+        Term::TypeCast(ty, inner) => call::cast_value(ty, inner, receiver, ctx),
+        Term::Negate(inner) if matches!(**inner, Term::Literal(_)) => {
+            match to_value(inner, receiver, ctx)? {
+                Some(v) => literal::negate(v, receiver).map(Some),
+                None => Ok(None),
+            }
+        }
+        Term::Negate(_) => call::call_value(term, receiver, ctx),
         Term::Udt(fields) => udt_value(fields, receiver, ctx),
-        Term::Arith(..) | Term::Column(_) => Err(CqlError::invalid(format!(
+        Term::Column(_) => Err(CqlError::invalid(format!(
             "Invalid value {term} for column {} of type {ty}",
             receiver.name
         ))),
@@ -257,6 +262,10 @@ fn tuple_value(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<CqlValue>> {
     let ColumnType::Tuple(types) = receiver.ty else {
+        // `(term)` is a parenthesised term, not a one-element tuple, outside tuple receivers.
+        if let [inner] = items {
+            return to_value(inner, receiver, ctx);
+        }
         return Err(CqlError::invalid(format!(
             "Invalid tuple type literal for {} of type {}",
             receiver.name, receiver.ty

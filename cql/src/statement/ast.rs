@@ -98,8 +98,10 @@ pub enum Term {
         name: QualifiedName,
         args: Vec<Term>,
     },
-    /// `(type) term`
+    /// `(type) term`: a type hint.
     TypeCast(CqlType, Box<Term>),
+    /// `CAST(term AS type)`: a conversion.
+    Cast(Box<Term>, CqlType),
     /// `-term` applied to a non-literal.
     Negate(Box<Term>),
     Arith(ArithOp, Box<Term>, Box<Term>),

@@ -162,6 +162,7 @@ impl Display for Term {
                 f.write_str(")")
             }
             Term::TypeCast(ty, term) => write!(f, "({ty}) {term}"),
+            Term::Cast(term, ty) => write!(f, "CAST({term} AS {ty})"),
             // The space keeps `- -1` from printing as a `--` comment.
             Term::Negate(term) => write!(f, "- {term}"),
             Term::Arith(op, l, r) => write!(f, "{l} {op} {r}"),

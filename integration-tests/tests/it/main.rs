@@ -6,6 +6,7 @@ mod ddl;
 mod delete;
 mod dml;
 mod errors;
+mod functions;
 mod handshake;
 mod key_types;
 mod model;

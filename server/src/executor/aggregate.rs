@@ -319,7 +319,7 @@ mod tests {
     fn run(function: AggregateFunction, ty: ColumnType, values: &[&[u8]]) -> Option<Bytes> {
         let aggregate = Aggregate {
             function,
-            column: Some(0),
+            input: Some((crate::planner::selector::Scalar::Column(0), ty.clone())),
         };
         let mut acc = Accumulator::new(&aggregate, Some(&ty));
         for v in values {

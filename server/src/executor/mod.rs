@@ -10,6 +10,7 @@ mod multicell;
 mod operations;
 pub mod paging;
 pub mod row;
+mod scalar;
 pub mod select;
 mod shaping;
 pub mod source;

@@ -20,10 +20,11 @@ use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{within, KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
+use crate::functions::CallContext;
 use crate::node::Node;
 use crate::planner::grouping::Grouping;
 use crate::planner::restrictions::Bound as TermBound;
-use crate::planner::select::{PartitionSelection, SelectPlan};
+use crate::planner::select::{Aggregate, OutputSource, PartitionSelection, SelectPlan};
 use crate::planner::token::TokenRange;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
@@ -47,6 +48,8 @@ struct BoundSelect {
     page_size: Option<usize>,
     paging: Option<PagingState>,
     skip_metadata: bool,
+    /// The request's clock, for functions in the selectors.
+    call: CallContext,
 }
 
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
@@ -70,11 +73,21 @@ pub async fn execute(
 }
 
 fn bind(
-    plan: SelectPlan,
+    mut plan: SelectPlan,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<BoundSelect> {
     let def = plan.table.def.clone();
+    for output in &mut plan.outputs {
+        match &mut output.source {
+            OutputSource::Scalar(scalar)
+            | OutputSource::Aggregate(Aggregate {
+                input: Some((scalar, _)),
+                ..
+            }) => scalar.bind(ctx)?,
+            _ => {}
+        }
+    }
     let partitions = match &plan.partitions {
         PartitionSelection::All => None,
         PartitionSelection::Tokens(range) => {
@@ -151,6 +164,9 @@ fn bind(
         page_size,
         paging,
         skip_metadata: params.skip_metadata,
+        call: CallContext {
+            now_micros: ctx.now_micros,
+        },
     })
 }
 
@@ -444,6 +460,7 @@ fn run(
     let mut shaper = Shaper::new(
         &def,
         &plan.outputs,
+        bound.call,
         plan.grouping,
         plan.distinct,
         limits,
@@ -592,15 +609,9 @@ fn run(
 /// Whether the query reads a static column: only then does a partition without rows show
 /// its static content (Cassandra does not fetch the static row otherwise).
 fn selects_static(def: &TableDef, plan: &SelectPlan) -> bool {
-    use crate::planner::selection::{Aggregate, OutputSource};
-    plan.outputs.iter().any(|o| {
-        let column = match &o.source {
-            OutputSource::Column(i) => Some(*i),
-            OutputSource::Aggregate(Aggregate { column, .. }) => *column,
-            OutputSource::Token => None,
-        };
-        column.is_some_and(|i| def.columns[i].kind == storage::ColumnKind::Static)
-    })
+    crate::planner::selection::output_columns(&plan.outputs)
+        .into_iter()
+        .any(|i| def.columns[i].kind == storage::ColumnKind::Static)
 }
 
 /// Sorts rows of several partitions by the ORDER BY columns, keeping the read order of ties

@@ -9,8 +9,10 @@ use crate::error::CqlResult;
 use crate::executor::aggregate::Accumulator;
 use crate::executor::paging::PagingState;
 use crate::executor::row::LiveRow;
+use crate::functions::CallContext;
 use crate::planner::grouping::Grouping;
 use crate::planner::select::{Output, OutputSource};
+use crate::planner::selector::Scalar;
 
 /// What the scan does after handing a row over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +55,8 @@ struct OpenGroup {
 pub(crate) struct Shaper<'a> {
     def: &'a TableDef,
     outputs: &'a [Output],
+    /// The request's clock, for functions in the selectors.
+    call: CallContext,
     grouping: Grouping,
     distinct: bool,
     limits: Limits,
@@ -70,10 +74,13 @@ pub(crate) struct Shaper<'a> {
 
 impl<'a> Shaper<'a> {
     /// A shaper; `resume` is the paging state's partition prefix and its emitted count,
-    /// `sort_keys` whether result rows are sorted after the read.
+    /// `sort_keys` whether result rows are sorted after the read, `call` the clock that
+    /// functions in the selectors read.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         def: &'a TableDef,
         outputs: &'a [Output],
+        call: CallContext,
         grouping: Grouping,
         distinct: bool,
         limits: Limits,
@@ -84,6 +91,7 @@ impl<'a> Shaper<'a> {
         Shaper {
             def,
             outputs,
+            call,
             grouping,
             distinct,
             limits,
@@ -110,7 +118,13 @@ impl<'a> Shaper<'a> {
             let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
             if let Some(group) = &mut self.group {
                 if group.partition == partition && group.prefix == prefix {
-                    add_row(self.def, self.outputs, &mut group.accumulators, row)?;
+                    add_row(
+                        self.def,
+                        self.outputs,
+                        &self.call,
+                        &mut group.accumulators,
+                        row,
+                    )?;
                     group.last_key = key.to_vec();
                     return Ok(Next::Continue);
                 }
@@ -150,8 +164,14 @@ impl<'a> Shaper<'a> {
         }
         if let Grouping::Prefix { clustering } = self.grouping {
             let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
-            let mut group = self.open(key, partition, prefix, Some(row));
-            add_row(self.def, self.outputs, &mut group.accumulators, row)?;
+            let mut group = self.open(key, partition, prefix, Some(row))?;
+            add_row(
+                self.def,
+                self.outputs,
+                &self.call,
+                &mut group.accumulators,
+                row,
+            )?;
             self.group = Some(group);
             return Ok(if self.distinct {
                 Next::SkipPartition
@@ -159,7 +179,7 @@ impl<'a> Shaper<'a> {
                 Next::Continue
             });
         }
-        let result = self.result_row(row);
+        let result = self.result_row(row)?;
         self.emit(result, key.to_vec());
         Ok(if self.limits.remaining == Some(0) {
             Next::Stop
@@ -177,7 +197,7 @@ impl<'a> Shaper<'a> {
             self.close(group)?;
         } else if self.grouping == Grouping::All {
             // No rows: aggregates of nothing, plain columns null.
-            let empty = self.open(&[], &[], &[], None);
+            let empty = self.open(&[], &[], &[], None)?;
             let (row, _) = self.finish_group(empty)?;
             self.rows.push(row);
         }
@@ -212,10 +232,16 @@ impl<'a> Shaper<'a> {
     /// Folds a row into the single group of an aggregate without GROUP BY.
     fn fold_all(&mut self, key: &[u8], partition: &[u8], row: &LiveRow) -> CqlResult<()> {
         if self.group.is_none() {
-            self.group = Some(self.open(key, partition, &[], Some(row)));
+            self.group = Some(self.open(key, partition, &[], Some(row))?);
         }
         match &mut self.group {
-            Some(group) => add_row(self.def, self.outputs, &mut group.accumulators, row),
+            Some(group) => add_row(
+                self.def,
+                self.outputs,
+                &self.call,
+                &mut group.accumulators,
+                row,
+            ),
             None => Ok(()),
         }
     }
@@ -227,32 +253,31 @@ impl<'a> Shaper<'a> {
         partition: &[u8],
         prefix: &[Bytes],
         row: Option<&LiveRow>,
-    ) -> OpenGroup {
+    ) -> CqlResult<OpenGroup> {
         let accumulators: Vec<Option<Accumulator>> = self
             .outputs
             .iter()
             .map(|o| match &o.source {
-                OutputSource::Aggregate(a) => Some(Accumulator::new(
-                    a,
-                    a.column.map(|i| &self.def.columns[i].ty),
-                )),
+                OutputSource::Aggregate(a) => {
+                    Some(Accumulator::new(a, a.input.as_ref().map(|(_, ty)| ty)))
+                }
                 _ => None,
             })
             .collect();
         let first = match row {
-            Some(row) => self.result_row(row),
+            Some(row) => self.result_row(row)?,
             None => ResultRow {
                 values: vec![None; self.outputs.len()],
                 clustering: Vec::new(),
             },
         };
-        OpenGroup {
+        Ok(OpenGroup {
             partition: partition.to_vec(),
             prefix: prefix.to_vec(),
             first,
             accumulators,
             last_key: key.to_vec(),
-        }
+        })
     }
 
     fn finish_group(&self, group: OpenGroup) -> CqlResult<(ResultRow, Vec<u8>)> {
@@ -271,25 +296,26 @@ impl<'a> Shaper<'a> {
         Ok(())
     }
 
-    fn result_row(&self, row: &LiveRow) -> ResultRow {
-        ResultRow {
-            values: self.values(row),
+    fn result_row(&self, row: &LiveRow) -> CqlResult<ResultRow> {
+        Ok(ResultRow {
+            values: self.values(row)?,
             clustering: if self.sort_keys {
                 row.clustering.clone()
             } else {
                 Vec::new()
             },
-        }
+        })
     }
 
     /// A row's values for the non-aggregate outputs (aggregates are filled in later).
-    fn values(&self, row: &LiveRow) -> Vec<Option<Bytes>> {
+    fn values(&self, row: &LiveRow) -> CqlResult<Vec<Option<Bytes>>> {
         self.outputs
             .iter()
-            .map(|o| match o.source {
-                OutputSource::Column(i) => row.value(self.def, i).cloned(),
-                OutputSource::Token => Some(Bytes::copy_from_slice(&row.token.to_be_bytes())),
-                OutputSource::Aggregate(_) => None,
+            .map(|o| match &o.source {
+                OutputSource::Column(i) => Ok(row.value(self.def, *i).cloned()),
+                OutputSource::Token => Ok(Some(Bytes::copy_from_slice(&row.token.to_be_bytes()))),
+                OutputSource::Scalar(scalar) => scalar.eval(self.def, row, &self.call),
+                OutputSource::Aggregate(_) => Ok(None),
             })
             .collect()
     }
@@ -299,17 +325,18 @@ impl<'a> Shaper<'a> {
 fn add_row(
     def: &TableDef,
     outputs: &[Output],
+    call: &CallContext,
     accumulators: &mut [Option<Accumulator>],
     row: &LiveRow,
 ) -> CqlResult<()> {
     static PRESENT: Bytes = Bytes::from_static(&[1]);
     for (output, acc) in outputs.iter().zip(accumulators) {
         if let (OutputSource::Aggregate(a), Some(acc)) = (&output.source, acc) {
-            let value = match a.column {
-                None => Some(&PRESENT),
-                Some(i) => row.value(def, i),
-            };
-            acc.add(value)?;
+            match &a.input {
+                None => acc.add(Some(&PRESENT))?,
+                Some((Scalar::Column(i), _)) => acc.add(row.value(def, *i))?,
+                Some((scalar, _)) => acc.add(scalar.eval(def, row, call)?.as_ref())?,
+            }
         }
     }
     Ok(())

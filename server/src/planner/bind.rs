@@ -10,7 +10,10 @@ use cql::types::ColumnType;
 use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
+use crate::functions::term as function_term;
+use crate::functions::NativeFunction;
 use crate::planner::resolve_table;
+use crate::planner::selection::plan_selection;
 use crate::schema::Schema;
 
 /// Marker receivers and partition-key indexes of a statement.
@@ -28,6 +31,8 @@ struct Collector<'a> {
     specs: Vec<Option<ColumnSpec>>,
     /// Marker index giving each partition key column by `=`.
     pk_markers: Vec<Option<u16>>,
+    /// The first error met typing a function call, reported instead of the metadata.
+    error: Option<CqlError>,
 }
 
 fn marker_index(marker: &BindMarker) -> usize {
@@ -47,11 +52,15 @@ impl Collector<'_> {
     }
 
     fn put(&mut self, marker: &BindMarker, name: String, ty: ColumnType) {
-        let i = marker_index(marker);
         let name = match marker {
             BindMarker::Named(ident, _) => ident.name.clone(),
             BindMarker::Anonymous(_) => name,
         };
+        self.put_index(marker_index(marker), name, ty);
+    }
+
+    /// Records the receiver of marker `i`.
+    fn put_index(&mut self, i: usize, name: String, ty: ColumnType) {
         if i >= self.specs.len() {
             self.specs.resize(i + 1, None);
         }
@@ -83,6 +92,26 @@ impl Collector<'_> {
                     }
                 }
             }
+            Term::TypeCast(_, inner) => self.term(inner, name, ty),
+            Term::Tuple(items) if items.len() == 1 && !matches!(ty, ColumnType::Tuple(_)) => {
+                self.term(&items[0], name, ty);
+            }
+            Term::Function { name: fname, args } => {
+                let resolved = function_term::resolve_call(fname, args, Some(ty));
+                self.call_args(resolved, args.iter().collect());
+            }
+            Term::Arith(op, left, right) => {
+                let resolved = function_term::resolve_operation(*op, left, right, Some(ty));
+                self.call_args(resolved, vec![&**left, &**right]);
+            }
+            Term::Negate(inner) => {
+                let resolved = function_term::resolve_negation(inner, Some(ty));
+                self.call_args(resolved, vec![&**inner]);
+            }
+            Term::Cast(inner, cast) => {
+                let resolved = function_term::resolve_cast(inner, cast);
+                self.call_args(resolved, vec![&**inner]);
+            }
             Term::Udt(fields) => {
                 if let ColumnType::Udt { fields: types, .. } = ty {
                     for (field, value) in fields {
@@ -101,6 +130,21 @@ impl Collector<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Records markers inside the arguments of a resolved call; a call that does not resolve
+    /// keeps its error for the PREPARE answer.
+    fn call_args(&mut self, resolved: CqlResult<&'static NativeFunction>, args: Vec<&Term>) {
+        match resolved {
+            Ok(function) => {
+                for (i, (arg, ty)) in args.into_iter().zip(&function.args).enumerate() {
+                    self.term(arg, &function_term::arg_name(function, i), ty);
+                }
+            }
+            Err(err) => {
+                self.error.get_or_insert(err);
+            }
         }
     }
 
@@ -287,9 +331,13 @@ pub fn bind_info(
         def: &table.def,
         specs: vec![None; bind_count],
         pk_markers: vec![None; table.def.partition_key.len()],
+        error: None,
     };
     match statement {
         Statement::Select(s) => {
+            for (marker, ty) in plan_selection(&table, s)?.markers() {
+                c.put(&marker, "[selection]".into(), ty);
+            }
             for r in &s.where_clause {
                 c.relation(r);
             }
@@ -367,6 +415,9 @@ pub fn bind_info(
             }
         }
         _ => {}
+    }
+    if let Some(err) = c.error {
+        return Err(err);
     }
     let mut specs = Vec::with_capacity(bind_count);
     for (i, spec) in c.specs.into_iter().enumerate() {

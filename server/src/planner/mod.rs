@@ -13,6 +13,7 @@ pub mod ordering;
 pub mod restrictions;
 pub mod select;
 pub mod selection;
+pub mod selector;
 pub mod token;
 pub mod types;
 

@@ -1,5 +1,6 @@
-//! The SELECT clause: what each result column carries (a table column, `token()`, or an
-//! aggregate), named and typed as Cassandra names and types it.
+//! The SELECT clause: what each result column carries (a table column, `token()`, an
+//! aggregate, or a scalar expression planned by `planner::selector`), named and typed as
+//! Cassandra names and types it.
 
 use std::fmt;
 
@@ -7,6 +8,8 @@ use cql::statement::ast::{Select, SelectExpr};
 use cql::types::ColumnType;
 
 use crate::error::{CqlError, CqlResult};
+use crate::functions::registry::lookup;
+use crate::planner::selector::{plan_scalar, Scalar};
 use crate::planner::{column_index, token};
 use crate::schema::TableRef;
 
@@ -28,14 +31,16 @@ pub enum OutputSource {
     Token,
     /// An aggregate over the rows of a group.
     Aggregate(Aggregate),
+    /// A computed value: function calls, casts, arithmetic, field selection.
+    Scalar(Scalar),
 }
 
-/// An aggregate function applied to a column (or to rows, for `count(*)`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// An aggregate function applied to a selector (or to rows, for `count(*)`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Aggregate {
     pub function: AggregateFunction,
-    /// The column aggregated; `None` for `count(*)`.
-    pub column: Option<usize>,
+    /// What is aggregated and its type; `None` for `count(*)`.
+    pub input: Option<(Scalar, ColumnType)>,
 }
 
 /// Cassandra's native aggregates.
@@ -79,10 +84,12 @@ impl fmt::Display for OutputSource {
         match self {
             OutputSource::Column(i) => write!(f, "column {i}"),
             OutputSource::Token => f.write_str("token"),
-            OutputSource::Aggregate(a) => match a.column {
-                Some(i) => write!(f, "{}(column {i})", a.function.name()),
+            OutputSource::Aggregate(a) => match &a.input {
+                Some((Scalar::Column(i), _)) => write!(f, "{}(column {i})", a.function.name()),
+                Some(_) => write!(f, "{}(expression)", a.function.name()),
                 None => f.write_str("count(*)"),
             },
+            OutputSource::Scalar(_) => f.write_str("expression"),
         }
     }
 }
@@ -95,14 +102,44 @@ pub struct Selection {
     pub has_aggregates: bool,
 }
 
+/// The table columns `outputs` read, in order of appearance.
+pub fn output_columns(outputs: &[Output]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for output in outputs {
+        match &output.source {
+            OutputSource::Column(i) => out.push(*i),
+            OutputSource::Aggregate(Aggregate {
+                input: Some((scalar, _)),
+                ..
+            })
+            | OutputSource::Scalar(scalar) => scalar.columns(&mut out),
+            OutputSource::Aggregate(_) | OutputSource::Token => {}
+        }
+    }
+    out
+}
+
 impl Selection {
     /// The table columns the selection reads (for DISTINCT's checks).
     pub fn columns(&self) -> impl Iterator<Item = usize> + '_ {
-        self.outputs.iter().filter_map(|o| match o.source {
-            OutputSource::Column(i) => Some(i),
-            OutputSource::Aggregate(Aggregate { column, .. }) => column,
-            OutputSource::Token => None,
-        })
+        output_columns(&self.outputs).into_iter()
+    }
+
+    /// The bind markers in the selectors with the types they receive (named `[selection]`
+    /// in bind metadata, as Cassandra names them).
+    pub fn markers(&self) -> Vec<(cql::statement::ast::BindMarker, ColumnType)> {
+        let mut out = Vec::new();
+        for output in &self.outputs {
+            match &output.source {
+                OutputSource::Aggregate(Aggregate {
+                    input: Some((scalar, _)),
+                    ..
+                })
+                | OutputSource::Scalar(scalar) => scalar.markers(&mut out),
+                _ => {}
+            }
+        }
+        out
     }
 }
 
@@ -172,7 +209,7 @@ fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
             ty: ColumnType::Bigint,
             source: OutputSource::Aggregate(Aggregate {
                 function: AggregateFunction::CountRows,
-                column: None,
+                input: None,
             }),
         }),
         SelectExpr::Function { name, args } => {
@@ -190,17 +227,27 @@ fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
                     source: OutputSource::Token,
                 });
             }
-            match AggregateFunction::from_name(fname).filter(|_| system) {
-                Some(function) => plan_aggregate(table, function, args),
-                None => Err(CqlError::invalid(format!(
-                    "Unknown function {} called with {} arguments",
-                    fname.to_ascii_lowercase(),
-                    args.len()
-                ))),
+            let aggregate = AggregateFunction::from_name(fname).filter(|_| system);
+            match aggregate {
+                Some(function) if lookup(name).is_empty() => plan_aggregate(table, function, args),
+                _ => scalar_output(table, expr),
             }
         }
-        other => Err(CqlError::invalid(format!("Unsupported selector: {other}"))),
+        _ => scalar_output(table, expr),
     }
+}
+
+fn scalar_output(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
+    let planned = plan_scalar(&table.def, expr)?;
+    let source = match planned.scalar {
+        Scalar::Column(i) => OutputSource::Column(i),
+        other => OutputSource::Scalar(other),
+    };
+    Ok(Output {
+        name: planned.name,
+        ty: planned.ty,
+        source,
+    })
 }
 
 fn plan_aggregate(
@@ -209,20 +256,27 @@ fn plan_aggregate(
     args: &[SelectExpr],
 ) -> CqlResult<Output> {
     let def = &table.def;
-    let [SelectExpr::Column(ident)] = args else {
+    let [arg] = args else {
         return Err(CqlError::invalid(format!(
             "Invalid number of arguments in call to function system.{}: 1 required but {} provided",
             function.name(),
             args.len()
         )));
     };
-    let i = column_index(def, ident)?;
-    let col = &def.columns[i];
+    // `count(1)` and other constants count rows, as Cassandra rewrites them.
+    if let (AggregateFunction::Count, SelectExpr::Term(cql::statement::ast::Term::Literal(lit))) =
+        (function, arg)
+    {
+        if *lit != cql::statement::ast::Literal::Null {
+            return plan_expr(table, &SelectExpr::CountAll);
+        }
+    }
+    let input = plan_scalar(def, arg)?;
     let ty = match function {
         AggregateFunction::Count | AggregateFunction::CountRows => ColumnType::Bigint,
-        AggregateFunction::Min | AggregateFunction::Max => col.ty.clone(),
+        AggregateFunction::Min | AggregateFunction::Max => input.ty.clone(),
         AggregateFunction::Sum | AggregateFunction::Avg => {
-            if !NUMERIC.contains(&col.ty) {
+            if !NUMERIC.contains(&input.ty) {
                 let fname = function.name();
                 let signatures: Vec<String> = NUMERIC
                     .iter()
@@ -233,19 +287,19 @@ fn plan_aggregate(
                     signatures.join(", ")
                 )));
             }
-            col.ty.clone()
+            input.ty.clone()
         }
     };
+    let arg_name = match &input.scalar {
+        Scalar::Column(i) => cql::types::maybe_quote(&def.columns[*i].name),
+        _ => input.name.clone(),
+    };
     Ok(Output {
-        name: format!(
-            "system.{}({})",
-            function.name(),
-            cql::types::maybe_quote(&col.name)
-        ),
+        name: format!("system.{}({arg_name})", function.name()),
         ty,
         source: OutputSource::Aggregate(Aggregate {
             function,
-            column: Some(i),
+            input: Some((input.scalar, input.ty)),
         }),
     })
 }

@@ -1,16 +1,8 @@
-//! Date and time literals (`timestamp`, `date`, `time` string forms Cassandra accepts) and the
-//! time functions usable as terms (`now()`, `uuid()`, `currentTimestamp()`, `toTimestamp()`...).
-
-use std::sync::atomic::{AtomicI64, Ordering};
-
-use cql::statement::ast::Term;
-use cql::types::{ColumnType, CqlValue};
-
-use super::{to_value, EvalContext, Receiver};
-use crate::error::{CqlError, CqlResult};
+//! Date and time literals: the `timestamp`, `date` and `time` string forms Cassandra accepts.
+//! The time functions (`now()`, `toTimestamp()`...) live in `crate::functions::time`.
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = if y >= 0 { y } else { y - 399 } / 400;
     let yoe = y - era * 400;
@@ -255,143 +247,6 @@ pub fn parse_timestamp(text: &str) -> Option<i64> {
     timestamp_from_string(text).ok()
 }
 
-/// The 100-ns ticks of the last `now()`, so successive time UUIDs never repeat.
-static LAST_TICKS: AtomicI64 = AtomicI64::new(0);
-
-/// Offset between the UUID epoch (1582-10-15) and the Unix epoch in 100 ns units.
-const UUID_EPOCH_OFFSET: i64 = 0x01B2_1DD2_1381_4000;
-
-/// A version-1 (time-based) UUID for `micros`, unique within this process.
-pub(crate) fn time_uuid(micros: i64) -> uuid::Uuid {
-    let wanted = micros * 10 + UUID_EPOCH_OFFSET;
-    let mut last = LAST_TICKS.load(Ordering::Relaxed);
-    let ticks = loop {
-        let next = if wanted > last { wanted } else { last + 1 };
-        match LAST_TICKS.compare_exchange_weak(last, next, Ordering::AcqRel, Ordering::Relaxed) {
-            Ok(_) => break next,
-            Err(actual) => last = actual,
-        }
-    };
-    let node = node_bytes();
-    let mut b = [0u8; 16];
-    b[0..4].copy_from_slice(&((ticks & 0xffff_ffff) as u32).to_be_bytes());
-    b[4..6].copy_from_slice(&(((ticks >> 32) & 0xffff) as u16).to_be_bytes());
-    b[6..8].copy_from_slice(&((((ticks >> 48) & 0x0fff) as u16) | 0x1000).to_be_bytes());
-    b[8] = 0x80 | (node[0] & 0x3f);
-    b[9] = node[1];
-    b[10..16].copy_from_slice(&node[2..8]);
-    uuid::Uuid::from_bytes(b)
-}
-
-fn node_bytes() -> [u8; 8] {
-    static NODE: std::sync::OnceLock<[u8; 8]> = std::sync::OnceLock::new();
-    *NODE.get_or_init(|| {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(&uuid::Uuid::new_v4().as_bytes()[..8]);
-        bytes[2] |= 0x01; // multicast bit: not a real MAC address
-        bytes
-    })
-}
-
-/// Milliseconds encoded in a version-1 UUID.
-fn uuid_millis(u: &uuid::Uuid) -> Option<i64> {
-    let b = u.as_bytes();
-    if u.get_version_num() != 1 {
-        return None;
-    }
-    let low = i64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-    let mid = i64::from(u16::from_be_bytes([b[4], b[5]]));
-    let high = i64::from(u16::from_be_bytes([b[6], b[7]]) & 0x0fff);
-    let ticks = (high << 48) | (mid << 32) | low;
-    Some((ticks - UUID_EPOCH_OFFSET) / 10_000)
-}
-
-/// Evaluates a function call used as a term.
-pub(super) fn function_value(
-    name: &str,
-    args: &[Term],
-    receiver: Receiver<'_>,
-    ctx: &EvalContext<'_>,
-) -> CqlResult<CqlValue> {
-    let name = name.to_ascii_lowercase();
-    let value = match (name.as_str(), args) {
-        ("now" | "currenttimeuuid", []) => CqlValue::Timeuuid(time_uuid(ctx.now_micros)),
-        ("uuid", []) => CqlValue::Uuid(uuid::Uuid::new_v4()),
-        ("currenttimestamp", []) => CqlValue::Timestamp(ctx.now_micros / 1000),
-        ("currentdate", []) => {
-            CqlValue::Date(((ctx.now_micros / 86_400_000_000) + (1i64 << 31)) as u32)
-        }
-        ("currenttime", []) => CqlValue::Time((ctx.now_micros % 86_400_000_000) * 1000),
-        ("totimestamp" | "tounixtimestamp" | "todate", [arg]) => {
-            let millis = millis_of(arg, ctx)?;
-            match name.as_str() {
-                "totimestamp" => CqlValue::Timestamp(millis),
-                "tounixtimestamp" => CqlValue::Bigint(millis),
-                _ => CqlValue::Date((millis.div_euclid(86_400_000) + (1i64 << 31)) as u32),
-            }
-        }
-        _ => {
-            return Err(CqlError::invalid(format!(
-                "Unknown function {name} called with {} arguments",
-                args.len()
-            )))
-        }
-    };
-    coerce(value, receiver)
-}
-
-fn millis_of(arg: &Term, ctx: &EvalContext<'_>) -> CqlResult<i64> {
-    let ty = ColumnType::Timeuuid;
-    let value = to_value(
-        arg,
-        Receiver {
-            name: "arg",
-            ty: &ty,
-        },
-        ctx,
-    )
-    .or_else(|_| {
-        to_value(
-            arg,
-            Receiver {
-                name: "arg",
-                ty: &ColumnType::Timestamp,
-            },
-            ctx,
-        )
-    })?;
-    match value {
-        Some(CqlValue::Timeuuid(u)) => {
-            uuid_millis(&u).ok_or_else(|| CqlError::invalid("Invalid time UUID"))
-        }
-        Some(CqlValue::Timestamp(ms)) => Ok(ms),
-        _ => Err(CqlError::invalid(
-            "Invalid argument to a time conversion function",
-        )),
-    }
-}
-
-/// Checks a function result against its receiver, converting where CQL allows.
-fn coerce(value: CqlValue, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
-    let ok = matches!(
-        (receiver.ty, &value),
-        (ColumnType::Timeuuid, CqlValue::Timeuuid(_))
-            | (ColumnType::Uuid, CqlValue::Uuid(_))
-            | (ColumnType::Timestamp, CqlValue::Timestamp(_))
-            | (ColumnType::Date, CqlValue::Date(_))
-            | (ColumnType::Time, CqlValue::Time(_))
-            | (ColumnType::Bigint, CqlValue::Bigint(_))
-    );
-    match (receiver.ty, value) {
-        (ColumnType::Uuid, CqlValue::Timeuuid(u)) => Ok(CqlValue::Uuid(u)),
-        (_, value) if ok => Ok(value),
-        (ty, value) => Err(CqlError::invalid(format!(
-            "Type error: cannot assign result of function {value:?} to {} of type {ty}",
-            receiver.name
-        ))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,14 +327,5 @@ mod tests {
             time_from_string("86400000000000").unwrap_err(),
             "Unable to make long (for time) from: '86400000000000'"
         );
-    }
-
-    #[test]
-    fn time_uuids_increase_and_round_trip() {
-        let a = time_uuid(1_000_000);
-        let b = time_uuid(1_000_000);
-        assert_ne!(a, b);
-        assert_eq!(a.get_version_num(), 1);
-        assert_eq!(uuid_millis(&a), Some(1000));
     }
 }

@@ -132,12 +132,26 @@ impl Parser<'_> {
         if self.is_punct("(") {
             return self.nested(|p| p.either(|p| p.type_cast(), |p| p.tuple_literal()));
         }
+        if self.keyword_text().as_deref() == Some("cast") && self.is_punct_at(1, "(") {
+            return self.nested(|p| p.cast_term());
+        }
         if self.is_function_start() {
             let name = self.function_name()?;
             let args = self.function_args()?;
             return Ok(Term::Function { name, args });
         }
         Err(self.no_viable())
+    }
+
+    /// `CAST '(' term AS type ')'`.
+    fn cast_term(&mut self) -> Result<Term> {
+        self.advance();
+        self.expect_punct("(")?;
+        let term = self.term()?;
+        self.expect_kw("as")?;
+        let ty = self.cql_type()?;
+        self.expect_punct(")")?;
+        Ok(Term::Cast(Box::new(term), ty))
     }
 
     fn type_cast(&mut self) -> Result<Term> {

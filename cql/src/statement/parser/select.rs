@@ -214,6 +214,13 @@ impl Parser<'_> {
     /// `selectionGroupWithoutField`: column, literal, marker, function, `(selector)`, or a
     /// collection/tuple literal.
     fn select_atom(&mut self) -> Result<SelectExpr> {
+        if self.type_hint_follows() {
+            // `(int) ?`, `(float) NaN`: a type hint on a term.
+            return self.either(
+                |p| Ok(SelectExpr::Term(p.term()?)),
+                |p| p.parenthesised_selector(),
+            );
+        }
         if self.is_punct("(") {
             return self.nested(|p| {
                 p.either(
@@ -245,6 +252,24 @@ impl Parser<'_> {
             return self.selection_function();
         }
         Ok(SelectExpr::Column(self.cident()?))
+    }
+
+    /// `'(' nativeType ')'` ahead: the start of a type hint rather than a parenthesised
+    /// selector.
+    fn type_hint_follows(&self) -> bool {
+        let native = matches!(self.peek_at(1), TokenKind::Ident(w)
+            if crate::types::ColumnType::native_from_name(w).is_some());
+        self.is_punct("(") && native && self.is_punct_at(2, ")")
+    }
+
+    /// `'(' selector ')'`.
+    fn parenthesised_selector(&mut self) -> Result<SelectExpr> {
+        self.nested(|p| {
+            p.expect_punct("(")?;
+            let inner = p.select_expr()?;
+            p.expect_punct(")")?;
+            Ok(inner)
+        })
     }
 
     /// `selectionFunction`: `count(*)`, `writetime(c)`, `ttl(c)`, `CAST(s AS t)`, `f(args)`.

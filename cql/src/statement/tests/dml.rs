@@ -180,3 +180,31 @@ fn cassandra_stress_dml() {
         .unwrap();
     assert_eq!(p.bind_count, 3);
 }
+
+#[test]
+fn selectors_take_type_hinted_terms() {
+    use crate::statement::ast::{CqlType, SelectExpr, Statement, Term};
+    use crate::types::ColumnType;
+    let Ok(Statement::Select(select)) =
+        crate::statement::parse_statement("SELECT a + (int) ?, (float) NaN FROM t")
+    else {
+        panic!("parses");
+    };
+    let SelectExpr::Arith(_, _, right) = &select.selectors[0].expr else {
+        panic!("an operation");
+    };
+    assert!(matches!(
+        &**right,
+        SelectExpr::Term(Term::TypeCast(CqlType::Native(ColumnType::Int), _))
+    ));
+    assert!(matches!(
+        &select.selectors[1].expr,
+        SelectExpr::Term(Term::TypeCast(CqlType::Native(ColumnType::Float), _))
+    ));
+}
+
+#[test]
+fn cast_terms_round_trip() {
+    verified_stmt("INSERT INTO t (k, v) VALUES (1, CAST(1.3 AS int))");
+    verified_stmt("UPDATE t SET v = CAST(? AS text) WHERE k = CAST(1.5 AS int)");
+}

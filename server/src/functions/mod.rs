@@ -1,0 +1,135 @@
+//! Cassandra's native scalar functions (the `system` keyspace): the time functions, the blob
+//! conversions, the casts behind `CAST(x AS t)` and the operators behind `+ - * / %` and unary
+//! `-`. Each family lives in its own file and contributes [`NativeFunction`]s to the
+//! [`registry`], which resolves a call by name and argument types with Cassandra's
+//! `FunctionResolver` rules and messages.
+//!
+//! Aggregates (`count`, `min`, ...) and `token()` are planned elsewhere (`planner::selection`,
+//! `planner::token`); this module only evaluates scalar functions over serialized values.
+
+pub(crate) mod assign;
+mod bytes_fcts;
+mod cast;
+pub(crate) mod numeric;
+mod operation;
+pub(crate) mod registry;
+mod temporal;
+pub(crate) mod term;
+pub(crate) mod text;
+pub(crate) mod time;
+
+use std::fmt;
+
+use bytes::Bytes;
+use cql::types::ColumnType;
+
+use crate::error::CqlResult;
+
+pub(crate) use cast::function_name as cast_function_name;
+pub(crate) use operation::{ArithKind, NEGATION};
+
+/// What a function needs besides its arguments.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallContext {
+    /// The request's time in microseconds since the epoch (`now()` and friends).
+    pub(crate) now_micros: i64,
+}
+
+/// How a function computes its result.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Body {
+    Time(time::TimeFn),
+    /// `<type>AsBlob`: the bytes unchanged.
+    ToBlob,
+    /// `blobAs<type>`: the bytes, once checked to be a valid value of the return type.
+    FromBlob,
+    Cast(cast::Cast),
+    /// A binary operator on numbers.
+    Operation(ArithKind),
+    /// Unary minus on a number.
+    Negation,
+    /// `timestamp ± duration`, `date ± duration`.
+    Temporal(ArithKind),
+}
+
+/// One native function signature.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeFunction {
+    /// The name in the `system` keyspace, as Cassandra spells it (`textasblob`, `_add`,
+    /// `castAsInt`).
+    pub(crate) name: String,
+    pub(crate) args: Vec<ColumnType>,
+    pub(crate) ret: ColumnType,
+    pub(crate) body: Body,
+}
+
+impl NativeFunction {
+    fn new(name: impl Into<String>, args: Vec<ColumnType>, ret: ColumnType, body: Body) -> Self {
+        NativeFunction {
+            name: name.into(),
+            args,
+            ret,
+            body,
+        }
+    }
+
+    /// `system.<name>`, Cassandra's `FunctionName.toString()`.
+    pub(crate) fn qualified_name(&self) -> String {
+        format!("system.{}", self.name)
+    }
+
+    /// The result column name of a call whose arguments are named `args` (Cassandra's
+    /// `Function.columnName`): `system.f(a, b)`, `cast(a as int)`, `a + b`, `-a`.
+    pub(crate) fn column_name(&self, args: &[String]) -> String {
+        match (&self.body, args) {
+            (Body::Cast(_), [arg]) => format!("cast({arg} as {})", self.ret),
+            (Body::Operation(kind) | Body::Temporal(kind), [left, right]) => {
+                format!("{left} {} {right}", kind.symbol())
+            }
+            (Body::Negation, [arg]) => format!("-{arg}"),
+            _ => format!("{}({})", self.qualified_name(), args.join(", ")),
+        }
+    }
+
+    /// Runs the function on serialized arguments (`None` for null).
+    ///
+    /// # Errors
+    ///
+    /// Cassandra's messages: an invalid blob for `blobAs<type>`, a failed operation (division
+    /// by zero), a value out of a conversion's range.
+    pub(crate) fn execute(
+        &self,
+        args: &[Option<Bytes>],
+        ctx: &CallContext,
+    ) -> CqlResult<Option<Bytes>> {
+        match &self.body {
+            Body::Time(kind) => time::execute(self, *kind, args, ctx),
+            Body::ToBlob => Ok(args.first().cloned().flatten()),
+            Body::FromBlob => bytes_fcts::from_blob(self, args),
+            Body::Cast(cast) => cast.execute(self, args),
+            Body::Operation(kind) => operation::execute(self, *kind, args),
+            Body::Negation => operation::negate(self, args),
+            Body::Temporal(kind) => temporal::execute(self, *kind, args)
+                .map_err(|e| operation::failure(self, *kind, &e.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for NativeFunction {
+    /// Cassandra's `AbstractFunction.toString()`: `system.f : (int, text) -> blob`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let args: Vec<String> = self.args.iter().map(ToString::to_string).collect();
+        write!(
+            f,
+            "{} : ({}) -> {}",
+            self.qualified_name(),
+            args.join(", "),
+            self.ret
+        )
+    }
+}
+
+/// The first argument, when present and not null.
+fn first(args: &[Option<Bytes>]) -> Option<&Bytes> {
+    args.first().and_then(Option::as_ref)
+}

@@ -1,0 +1,323 @@
+//! The native function registry and call resolution (Cassandra's `NativeFunctions` and
+//! `FunctionResolver`): candidates by name, then the signature whose argument types fit the
+//! provided arguments — an exact match wins, a single weak match is taken, several are
+//! ambiguous — with Cassandra's messages for each failure.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use cql::statement::ast::QualifiedName;
+use cql::types::ColumnType;
+
+use super::assign::{type_fit, Fit, Provided};
+use super::operation::{ArithKind, NEGATION};
+use super::{bytes_fcts, cast, operation, temporal, time, NativeFunction};
+use crate::error::{CqlError, CqlResult};
+
+/// Every native function signature, grouped by name.
+struct Registry {
+    by_name: HashMap<String, Vec<NativeFunction>>,
+}
+
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut by_name: HashMap<String, Vec<NativeFunction>> = HashMap::new();
+        let families = [
+            time::all(),
+            bytes_fcts::all(),
+            cast::all(),
+            operation::all(),
+            temporal::all(),
+        ];
+        for function in families.into_iter().flatten() {
+            by_name
+                .entry(function.name.clone())
+                .or_default()
+                .push(function);
+        }
+        Registry { by_name }
+    })
+}
+
+/// The native signatures named `name` (exactly as Cassandra spells it).
+pub(crate) fn candidates(name: &str) -> &'static [NativeFunction] {
+    registry()
+        .by_name
+        .get(name)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The native signatures a name written in a statement can reach: unqualified or in the
+/// `system` keyspace. Unquoted names arrive lower-cased from the parser.
+pub(crate) fn lookup(name: &QualifiedName) -> &'static [NativeFunction] {
+    match &name.keyspace {
+        Some(ks) if ks.name != "system" => &[],
+        _ => candidates(&name.name.name),
+    }
+}
+
+/// How Cassandra prints a name as written (`FunctionName.toString()`): `ks.f` or `f`.
+pub(crate) fn written_name(name: &QualifiedName) -> String {
+    match &name.keyspace {
+        Some(ks) => format!("{}.{}", ks.name, name.name.name),
+        None => name.name.name.clone(),
+    }
+}
+
+/// Picks the signature among `candidates` for `args` (`FunctionResolver.get`); `Ok(None)`
+/// when there is no candidate at all. `name` is the call's name as Cassandra prints it in
+/// messages; `receiver` is the type the result is assigned to, when known.
+///
+/// # Errors
+///
+/// Wrong argument count or types, no matching signature, or an ambiguous call.
+pub(crate) fn resolve(
+    name: &str,
+    candidates: &'static [NativeFunction],
+    args: &[Provided],
+    receiver: Option<&ColumnType>,
+) -> CqlResult<Option<&'static NativeFunction>> {
+    match candidates {
+        [] => Ok(None),
+        [only] => validate(only, args).map(Some),
+        _ => best_match(name, candidates, args, receiver).map(Some),
+    }
+}
+
+/// The single-candidate path, with its precise messages.
+fn validate(
+    function: &'static NativeFunction,
+    args: &[Provided],
+) -> CqlResult<&'static NativeFunction> {
+    if args.len() != function.args.len() {
+        return Err(CqlError::invalid(format!(
+            "Invalid number of arguments in call to function {}: {} required but {} provided",
+            function.qualified_name(),
+            function.args.len(),
+            args.len()
+        )));
+    }
+    for (i, (arg, ty)) in args.iter().zip(&function.args).enumerate() {
+        if arg.fit(ty) == Fit::Not {
+            return Err(CqlError::invalid(format!(
+                "Type error: {arg} cannot be passed as argument {i} of function {} of type {ty}",
+                function.qualified_name()
+            )));
+        }
+    }
+    Ok(function)
+}
+
+/// How well all of `args` fit `function`'s signature.
+fn arguments_fit(function: &NativeFunction, args: &[Provided]) -> Fit {
+    if args.len() != function.args.len() {
+        return Fit::Not;
+    }
+    args.iter()
+        .zip(&function.args)
+        .map(|(arg, ty)| arg.fit(ty))
+        .min()
+        .unwrap_or(Fit::Exact)
+}
+
+fn signatures(functions: &[&NativeFunction]) -> String {
+    let all: Vec<String> = functions.iter().map(ToString::to_string).collect();
+    all.join(", ")
+}
+
+fn best_match(
+    name: &str,
+    candidates: &'static [NativeFunction],
+    args: &[Provided],
+    receiver: Option<&ColumnType>,
+) -> CqlResult<&'static NativeFunction> {
+    let operation = candidates
+        .first()
+        .and_then(|f| ArithKind::from_function_name(&f.name));
+    let mut compatible: Vec<&'static NativeFunction> = Vec::new();
+    for function in candidates {
+        if receiver.is_some_and(|r| type_fit(&function.ret, r) == Fit::Not) {
+            continue;
+        }
+        match arguments_fit(function, args) {
+            Fit::Exact => return Ok(function),
+            Fit::Weak => compatible.push(function),
+            Fit::Not => {}
+        }
+    }
+    let arg = |i: usize| args.get(i).map(ToString::to_string).unwrap_or_default();
+    match (compatible.as_slice(), operation) {
+        ([only], _) => Ok(only),
+        ([], Some(kind)) => Err(CqlError::invalid(format!(
+            "the '{}' operation is not supported between {} and {}",
+            kind.symbol(),
+            arg(0),
+            arg(1)
+        ))),
+        ([], None) => {
+            let all: Vec<&NativeFunction> = candidates.iter().collect();
+            Err(CqlError::invalid(format!(
+                "Invalid call to function {name}, none of its type signatures match (known type signatures: {})",
+                signatures(&all)
+            )))
+        }
+        (_, Some(kind)) => {
+            if let Some(r) = receiver.filter(|_| !args.iter().any(Provided::is_marker)) {
+                if let Some(f) = compatible.iter().find(|f| f.args.iter().all(|a| a == r)) {
+                    return Ok(f);
+                }
+            }
+            Err(CqlError::invalid(format!(
+                "Ambiguous '{}' operation with args {} and {}: use type hint to disambiguate, example '(int) ?'",
+                kind.symbol(),
+                arg(0),
+                arg(1)
+            )))
+        }
+        (_, None) if candidates.first().is_some_and(|f| f.name == NEGATION) => Err(
+            CqlError::invalid("Ambiguous negation: use type casts to disambiguate"),
+        ),
+        (_, None) => Err(CqlError::invalid(format!(
+            "Ambiguous call to function {name} (can be matched by following signatures: {}): use type casts to disambiguate",
+            signatures(&compatible)
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cql::statement::ast::{Ident, Literal};
+
+    fn typed(ty: ColumnType, text: &str) -> Provided {
+        Provided::Typed {
+            ty,
+            text: text.into(),
+        }
+    }
+
+    fn name(ks: Option<&str>, n: &str) -> QualifiedName {
+        let ident = |s: &str| Ident {
+            name: s.into(),
+            quoted: false,
+        };
+        QualifiedName {
+            keyspace: ks.map(ident),
+            name: ident(n),
+        }
+    }
+
+    #[test]
+    fn names_resolve_in_the_system_keyspace_only() {
+        assert!(!lookup(&name(None, "textasblob")).is_empty());
+        assert!(!lookup(&name(Some("system"), "textasblob")).is_empty());
+        assert!(lookup(&name(Some("ks"), "textasblob")).is_empty());
+        assert!(lookup(&name(None, "nosuchfunction")).is_empty());
+        assert_eq!(written_name(&name(Some("ks"), "f")), "ks.f");
+    }
+
+    #[test]
+    fn overloads_resolve_by_argument_type() {
+        let f = resolve(
+            "totimestamp",
+            candidates("totimestamp"),
+            &[typed(ColumnType::Date, "d")],
+            None,
+        )
+        .expect("resolves")
+        .expect("exists");
+        assert_eq!(f.to_string(), "system.totimestamp : (date) -> timestamp");
+        let by_literal = resolve(
+            "totimestamp",
+            candidates("totimestamp"),
+            &[Provided::Literal(Literal::String("2015-05-21".into()))],
+            None,
+        )
+        .expect("a string is only a date here")
+        .expect("exists");
+        assert_eq!(by_literal.args, vec![ColumnType::Date]);
+    }
+
+    #[test]
+    fn single_candidates_report_type_errors() {
+        let err = resolve(
+            "mintimeuuid",
+            candidates("mintimeuuid"),
+            &[typed(ColumnType::Int, "i")],
+            None,
+        )
+        .expect_err("int is not a timestamp");
+        assert_eq!(
+            err.to_string(),
+            "Type error: i cannot be passed as argument 0 of function system.mintimeuuid of type timestamp"
+        );
+        let err = resolve(
+            "now",
+            candidates("now"),
+            &[typed(ColumnType::Int, "i")],
+            None,
+        )
+        .expect_err("now takes nothing");
+        assert_eq!(
+            err.to_string(),
+            "Invalid number of arguments in call to function system.now: 0 required but 1 provided"
+        );
+    }
+
+    #[test]
+    fn no_matching_overload_lists_the_signatures() {
+        let err = resolve(
+            "tounixtimestamp",
+            candidates("tounixtimestamp"),
+            &[typed(ColumnType::Int, "i")],
+            None,
+        )
+        .expect_err("no int overload");
+        assert_eq!(
+            err.to_string(),
+            "Invalid call to function tounixtimestamp, none of its type signatures match (known type signatures: system.tounixtimestamp : (timeuuid) -> bigint, system.tounixtimestamp : (timestamp) -> bigint, system.tounixtimestamp : (date) -> bigint)"
+        );
+    }
+
+    #[test]
+    fn operations_pick_exact_types_or_report_ambiguity() {
+        let one = || Provided::Literal(Literal::Integer("1".into()));
+        let f = resolve("system._add", candidates("_add"), &[one(), one()], None)
+            .expect("resolves")
+            .expect("exists");
+        assert_eq!(f.ret, ColumnType::Int);
+        let err = resolve(
+            "system._add",
+            candidates("_add"),
+            &[Provided::Marker("?".into()), one()],
+            Some(&ColumnType::Int),
+        )
+        .expect_err("ambiguous");
+        assert_eq!(
+            err.to_string(),
+            "Ambiguous '+' operation with args ? and 1: use type hint to disambiguate, example '(int) ?'"
+        );
+        let err = resolve(
+            "system._add",
+            candidates("_add"),
+            &[typed(ColumnType::Text, "t"), one()],
+            None,
+        )
+        .expect_err("text is not numeric");
+        assert_eq!(
+            err.to_string(),
+            "the '+' operation is not supported between t and 1"
+        );
+        let tiny = resolve(
+            "system._add",
+            candidates("_add"),
+            &[typed(ColumnType::Tinyint, "a"), one()],
+            Some(&ColumnType::Tinyint),
+        )
+        .expect("receiver disambiguates")
+        .expect("exists");
+        assert_eq!(tiny.args, vec![ColumnType::Tinyint, ColumnType::Tinyint]);
+    }
+}

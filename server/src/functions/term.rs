@@ -1,0 +1,205 @@
+//! Function calls and operators inside terms (INSERT values, UPDATE SET, WHERE values):
+//! resolving them for their receiver, naming their arguments' receivers as Cassandra does
+//! (`arg0(system.textasblob)`, which bind metadata reports), and describing a term as a
+//! function argument for resolution.
+
+use cql::statement::ast::{ArithOp, CqlType, QualifiedName, Term};
+use cql::types::ColumnType;
+
+use super::assign::{value_compatible, Provided};
+use super::operation::{ArithKind, NEGATION};
+use super::registry::{candidates, lookup, resolve, written_name};
+use super::NativeFunction;
+use crate::error::{CqlError, CqlResult};
+
+/// The receiver name of argument `i` of `function` (`FunctionResolver.makeArgSpec`).
+pub(crate) fn arg_name(function: &NativeFunction, i: usize) -> String {
+    format!("arg{i}({})", function.qualified_name().to_lowercase())
+}
+
+/// `term` as a function argument.
+pub(crate) fn provided(term: &Term) -> Provided {
+    let typed = |f: CqlResult<&'static NativeFunction>| match f {
+        Ok(f) => Provided::Typed {
+            ty: f.ret.clone(),
+            text: term.to_string(),
+        },
+        Err(_) => Provided::Opaque(term.to_string()),
+    };
+    match term {
+        Term::Literal(lit) => Provided::Literal(lit.clone()),
+        Term::Bind(marker) => Provided::Marker(marker.to_string()),
+        Term::TypeCast(CqlType::Native(ty), _) => Provided::Typed {
+            ty: ty.clone(),
+            text: term.to_string(),
+        },
+        Term::Function { name, args } => typed(resolve_call(name, args, None)),
+        Term::Arith(op, left, right) => typed(resolve_operation(*op, left, right, None)),
+        Term::Negate(inner) => typed(resolve_negation(inner, None)),
+        Term::Cast(inner, ty) => typed(resolve_cast(inner, ty)),
+        Term::Tuple(items) if items.len() == 1 => match provided(&items[0]) {
+            Provided::Typed { ty, .. } => Provided::Typed {
+                ty,
+                text: term.to_string(),
+            },
+            other => other,
+        },
+        _ => Provided::Opaque(term.to_string()),
+    }
+}
+
+/// Resolves `name(args)` written in a term whose result goes to a `receiver` type.
+///
+/// # Errors
+///
+/// `Unknown function f called` when no native function has the name, and the resolution
+/// errors of [`resolve`].
+pub(crate) fn resolve_call(
+    name: &QualifiedName,
+    args: &[Term],
+    receiver: Option<&ColumnType>,
+) -> CqlResult<&'static NativeFunction> {
+    let provided: Vec<Provided> = args.iter().map(provided).collect();
+    resolve(&written_name(name), lookup(name), &provided, receiver)?
+        .ok_or_else(|| CqlError::invalid(format!("Unknown function {} called", written_name(name))))
+}
+
+/// Resolves `left op right` in a term.
+///
+/// # Errors
+///
+/// Unsupported or ambiguous operand types.
+pub(crate) fn resolve_operation(
+    op: ArithOp,
+    left: &Term,
+    right: &Term,
+    receiver: Option<&ColumnType>,
+) -> CqlResult<&'static NativeFunction> {
+    let name = ArithKind::of(op).function_name();
+    let provided = [provided(left), provided(right)];
+    resolve(
+        &format!("system.{name}"),
+        candidates(name),
+        &provided,
+        receiver,
+    )?
+    .ok_or_else(|| CqlError::Server(format!("operator function {name} is not declared")))
+}
+
+/// Resolves `-term` in a term.
+///
+/// # Errors
+///
+/// A non-numeric or ambiguous operand.
+pub(crate) fn resolve_negation(
+    inner: &Term,
+    receiver: Option<&ColumnType>,
+) -> CqlResult<&'static NativeFunction> {
+    let provided = [provided(inner)];
+    resolve(
+        &format!("system.{NEGATION}"),
+        candidates(NEGATION),
+        &provided,
+        receiver,
+    )?
+    .ok_or_else(|| CqlError::Server("negation function is not declared".into()))
+}
+
+/// Resolves `CAST(term AS type)` in a term: the `castAs<Type>` function for the term.
+///
+/// # Errors
+///
+/// `x cannot be cast to t` when no conversion exists.
+pub(crate) fn resolve_cast(inner: &Term, ty: &CqlType) -> CqlResult<&'static NativeFunction> {
+    let cannot = || CqlError::invalid(format!("{inner} cannot be cast to {ty}"));
+    let CqlType::Native(target) = ty else {
+        return Err(cannot());
+    };
+    let name = super::cast_function_name(target);
+    let provided = [provided(inner)];
+    resolve(
+        &format!("system.{name}"),
+        candidates(&name),
+        &provided,
+        None,
+    )?
+    .ok_or_else(cannot)
+}
+
+/// Checks that `function`'s result can be assigned to the receiver (`FunctionCall.prepare`).
+///
+/// # Errors
+///
+/// `Type error: cannot assign result of function f (type t) to c (type u)`.
+pub(crate) fn check_assignable(
+    function: &NativeFunction,
+    receiver_name: &str,
+    receiver: &ColumnType,
+) -> CqlResult<()> {
+    if value_compatible(receiver, &function.ret) {
+        Ok(())
+    } else {
+        Err(CqlError::invalid(format!(
+            "Type error: cannot assign result of function {} (type {}) to {receiver_name} (type {receiver})",
+            function.qualified_name(),
+            function.ret
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cql::statement::ast::{BindMarker, Ident, Literal};
+
+    fn call(name: &str, args: Vec<Term>) -> (QualifiedName, Vec<Term>) {
+        (
+            QualifiedName {
+                keyspace: None,
+                name: Ident {
+                    name: name.into(),
+                    quoted: false,
+                },
+            },
+            args,
+        )
+    }
+
+    #[test]
+    fn calls_in_terms_resolve_or_report_unknown_names() {
+        let (name, args) = call("textasblob", vec![Term::Bind(BindMarker::Anonymous(0))]);
+        let f = resolve_call(&name, &args, Some(&ColumnType::Blob)).expect("resolves");
+        assert_eq!(arg_name(f, 0), "arg0(system.textasblob)");
+        let (name, args) = call("nosuch", vec![]);
+        let err = resolve_call(&name, &args, None).expect_err("unknown");
+        assert_eq!(err.to_string(), "Unknown function nosuch called");
+    }
+
+    #[test]
+    fn results_must_suit_the_receiver() {
+        let (name, args) = call("now", vec![]);
+        let f = resolve_call(&name, &args, None).expect("resolves");
+        assert!(check_assignable(f, "u", &ColumnType::Uuid).is_ok());
+        let err = check_assignable(f, "i", &ColumnType::Int).expect_err("not an int");
+        assert_eq!(
+            err.to_string(),
+            "Type error: cannot assign result of function system.now (type timeuuid) to i (type int)"
+        );
+    }
+
+    #[test]
+    fn nested_calls_are_typed_arguments() {
+        let (inner_name, inner_args) = call(
+            "mintimeuuid",
+            vec![Term::Literal(Literal::String("2013-02-02".into()))],
+        );
+        let inner = Term::Function {
+            name: inner_name,
+            args: inner_args,
+        };
+        match provided(&inner) {
+            Provided::Typed { ty, .. } => assert_eq!(ty, ColumnType::Timeuuid),
+            other => panic!("expected a typed argument, got {other:?}"),
+        }
+    }
+}

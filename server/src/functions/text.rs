@@ -1,0 +1,220 @@
+//! Values as text, the way `CAST(x AS text)` renders them (Cassandra's `toCQLLiteral` of each
+//! serializer): Java's `Float.toString`/`Double.toString`, `BigDecimal.toString`, ISO-8601
+//! timestamps in UTC with milliseconds, `HH:mm:ss.nnnnnnnnn` times, Java's inet forms.
+
+use std::net::IpAddr;
+
+use cql::types::{codec, ColumnType, CqlValue};
+
+use crate::error::{CqlError, CqlResult};
+use crate::functions::numeric::{Decimal, Number};
+
+/// Splits Rust's shortest round-trip digits of a finite non-zero value (`{:e}` form) into the
+/// digit string and the decimal exponent of its first digit.
+fn shortest_digits(scientific: &str) -> (String, i64) {
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (digits, exponent.parse().unwrap_or(0))
+}
+
+/// Java's `Double.toString` layout of shortest digits: plain between 10^-3 and 10^7, else
+/// `d.dddE±n`, always with a fractional digit.
+fn java_layout(negative: bool, scientific: &str) -> String {
+    let (digits, exp) = shortest_digits(scientific);
+    let sign = if negative { "-" } else { "" };
+    if (-3..7).contains(&exp) {
+        let body = if exp >= 0 {
+            let point = exp as usize + 1;
+            let padded = format!("{digits:0<point$}");
+            let (int, frac) = padded.split_at(point);
+            let frac = if frac.is_empty() { "0" } else { frac };
+            format!("{int}.{frac}")
+        } else {
+            format!("0.{}{digits}", "0".repeat((-exp - 1) as usize))
+        };
+        format!("{sign}{body}")
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() { "0" } else { rest };
+        format!("{sign}{first}.{rest}E{exp}")
+    }
+}
+
+/// Java's `Double.toString(d)`.
+pub(crate) fn java_double(d: f64) -> String {
+    if d.is_nan() {
+        "NaN".into()
+    } else if d.is_infinite() {
+        if d > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else if d == 0.0 {
+        if d.is_sign_negative() { "-0.0" } else { "0.0" }.into()
+    } else {
+        java_layout(d < 0.0, &format!("{:e}", d.abs()))
+    }
+}
+
+/// Java's `Float.toString(f)`.
+pub(crate) fn java_float(f: f32) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else if f == 0.0 {
+        if f.is_sign_negative() { "-0.0" } else { "0.0" }.into()
+    } else {
+        java_layout(f < 0.0, &format!("{:e}", f.abs()))
+    }
+}
+
+/// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// `yyyy-MM-dd`, with at least four year digits.
+fn format_day(days: i64) -> String {
+    let (y, m, d) = civil_from_days(days);
+    if y < 0 {
+        format!("-{:04}-{m:02}-{d:02}", -y)
+    } else {
+        format!("{y:04}-{m:02}-{d:02}")
+    }
+}
+
+/// A timestamp as `yyyy-MM-ddTHH:mm:ss.SSSZ`.
+pub(crate) fn format_timestamp(millis: i64) -> String {
+    let days = millis.div_euclid(86_400_000);
+    let ms = millis.rem_euclid(86_400_000);
+    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
+    let (min, rest) = (rest / 60_000, rest % 60_000);
+    let (s, milli) = (rest / 1000, rest % 1000);
+    format!("{}T{h:02}:{min:02}:{s:02}.{milli:03}Z", format_day(days))
+}
+
+/// A `date` wire value (days + 2^31) as `yyyy-MM-dd`.
+pub(crate) fn format_date(value: u32) -> String {
+    format_day(i64::from(value) - (1i64 << 31))
+}
+
+/// A `time` value (nanoseconds of the day) as `HH:mm:ss.nnnnnnnnn`.
+pub(crate) fn format_time(nanos: i64) -> String {
+    let (h, rest) = (nanos / 3_600_000_000_000, nanos % 3_600_000_000_000);
+    let (m, rest) = (rest / 60_000_000_000, rest % 60_000_000_000);
+    let (s, n) = (rest / 1_000_000_000, rest % 1_000_000_000);
+    format!("{h:02}:{m:02}:{s:02}.{n:09}")
+}
+
+/// Java's `InetAddress.getHostAddress()`: dotted IPv4, uncompressed lower-case IPv6.
+fn format_inet(ip: &IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let groups: Vec<String> = v6.segments().iter().map(|s| format!("{s:x}")).collect();
+            groups.join(":")
+        }
+    }
+}
+
+/// The text `CAST(value AS text)` gives for a serialized value of type `ty`.
+///
+/// # Errors
+///
+/// A value that does not decode as `ty`.
+pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
+    if let Some(n) = Number::decode(ty, bytes).ok().flatten() {
+        return Ok(match n {
+            Number::Integer(i) => i.to_string(),
+            Number::Float(f) => java_float(f),
+            Number::Double(d) => java_double(d),
+            Number::Decimal(d) => d.to_string(),
+        });
+    }
+    let value =
+        codec::deserialize_value(ty, bytes).map_err(|e| CqlError::invalid(e.to_string()))?;
+    Ok(match value {
+        CqlValue::Ascii(s) | CqlValue::Text(s) => s,
+        CqlValue::Boolean(b) => b.to_string(),
+        CqlValue::Inet(ip) => format_inet(&ip),
+        CqlValue::Timestamp(ms) => format_timestamp(ms),
+        CqlValue::Date(d) => format_date(d),
+        CqlValue::Time(n) => format_time(n),
+        CqlValue::Uuid(u) | CqlValue::Timeuuid(u) => u.to_string(),
+        CqlValue::Varint(b) => crate::functions::numeric::decode_varint(&b)
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        CqlValue::Decimal { unscaled, scale } => Decimal {
+            unscaled: crate::functions::numeric::decode_varint(&unscaled).unwrap_or_default(),
+            scale,
+        }
+        .to_string(),
+        other => {
+            return Err(CqlError::invalid(format!(
+                "Cannot render {other:?} as text"
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::functions::numeric::encode_varint as varint;
+
+    #[test]
+    fn floats_print_like_java() {
+        assert_eq!(java_float(5.2), "5.2");
+        assert_eq!(java_float(4.0), "4.0");
+        assert_eq!(java_double(6.3), "6.3");
+        assert_eq!(java_double(1e7), "1.0E7");
+        assert_eq!(java_double(123_456.789), "123456.789");
+        assert_eq!(java_double(0.001), "0.001");
+        assert_eq!(java_double(0.0001), "1.0E-4");
+        assert_eq!(java_double(-2.5e-10), "-2.5E-10");
+        assert_eq!(java_double(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(java_double(0.0), "0.0");
+        assert_eq!(java_float(1.0e10), "1.0E10");
+    }
+
+    #[test]
+    fn dates_and_times_print_like_cassandra() {
+        assert_eq!(
+            format_timestamp(1_432_206_182_000),
+            "2015-05-21T11:03:02.000Z"
+        );
+        assert_eq!(format_timestamp(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(format_date((1u32 << 31) + 16_576), "2015-05-21");
+        assert_eq!(format_time(39_782_000_000_000), "11:03:02.000000000");
+    }
+
+    #[test]
+    fn cast_text_covers_each_family() {
+        assert_eq!(
+            cast_text(&ColumnType::Int, &7i32.to_be_bytes()).expect("int"),
+            "7"
+        );
+        assert_eq!(
+            cast_text(&ColumnType::Varint, &varint(-300)).expect("varint"),
+            "-300"
+        );
+        assert_eq!(cast_text(&ColumnType::Boolean, &[1]).expect("bool"), "true");
+        assert_eq!(
+            cast_text(&ColumnType::Inet, &[127, 0, 0, 1]).expect("inet"),
+            "127.0.0.1"
+        );
+        let mut v6 = [0u8; 16];
+        v6[15] = 1;
+        assert_eq!(
+            cast_text(&ColumnType::Inet, &v6).expect("inet"),
+            "0:0:0:0:0:0:0:1"
+        );
+    }
+}

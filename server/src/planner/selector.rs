@@ -1,0 +1,360 @@
+//! Selector expressions below the aggregates: columns, terms, native function calls, casts,
+//! arithmetic and UDT field selection, planned into a [`Scalar`] tree with the result type
+//! and the column name Cassandra gives them (`system.textasblob(v)`, `cast(v as text)`,
+//! `a + 1`, `u.f`). Arguments whose type is only known from the function they are passed to
+//! (literals, bind markers) are typed by the resolved signature, as in Cassandra's
+//! `Selectable` preparation.
+
+use bytes::Bytes;
+use cql::statement::ast::{ArithOp, BindMarker, CqlType, Ident, QualifiedName, SelectExpr, Term};
+use cql::types::ColumnType;
+use storage::TableDef;
+
+use crate::error::{CqlError, CqlResult};
+use crate::functions::assign::{Fit, Provided};
+use crate::functions::registry::{candidates, lookup, resolve, written_name};
+use crate::functions::{cast_function_name, term, ArithKind, Body, NativeFunction, NEGATION};
+use crate::planner::column_index;
+
+/// A value computed for each row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    /// A table column, by index.
+    Column(usize),
+    /// `token(partition key)`.
+    Token,
+    /// A literal or bind marker, typed by where it stands; bound once per execution.
+    Term { term: Term, ty: ColumnType },
+    /// A value fixed for the execution (a bound term).
+    Const(Option<Bytes>),
+    /// A native function applied to the values of its arguments.
+    Call {
+        function: &'static NativeFunction,
+        args: Vec<Scalar>,
+    },
+    /// Field `index` of a UDT value.
+    Field { value: Box<Scalar>, index: usize },
+}
+
+impl Scalar {
+    /// The table columns this expression reads, in order of appearance.
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        match self {
+            Scalar::Column(i) => out.push(*i),
+            Scalar::Call { args, .. } => args.iter().for_each(|a| a.columns(out)),
+            Scalar::Field { value, .. } => value.columns(out),
+            Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => {}
+        }
+    }
+
+    /// The bind markers in this expression with the types they receive.
+    pub fn markers(&self, out: &mut Vec<(BindMarker, ColumnType)>) {
+        match self {
+            Scalar::Term {
+                term: Term::Bind(marker),
+                ty,
+            } => out.push((marker.clone(), ty.clone())),
+            Scalar::Call { args, .. } => args.iter().for_each(|a| a.markers(out)),
+            Scalar::Field { value, .. } => value.markers(out),
+            _ => {}
+        }
+    }
+}
+
+/// A planned selector: its value, type and result column name.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub scalar: Scalar,
+    pub ty: ColumnType,
+    pub name: String,
+    /// How tightly the name binds, to parenthesise it as an operand.
+    precedence: Precedence,
+}
+
+/// Binding strength of a selector's name, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Precedence {
+    Additive,
+    Multiplicative,
+    Unary,
+    Atom,
+}
+
+impl Precedence {
+    fn of(function: &NativeFunction) -> Precedence {
+        match &function.body {
+            Body::Operation(ArithKind::Add | ArithKind::Sub) | Body::Temporal(_) => {
+                Precedence::Additive
+            }
+            Body::Operation(_) => Precedence::Multiplicative,
+            Body::Negation => Precedence::Unary,
+            _ => Precedence::Atom,
+        }
+    }
+}
+
+/// The names of a call's arguments, parenthesised where the operator binds tighter than an
+/// operand (the parentheses Cassandra keeps from the statement text).
+fn operand_names(function: &NativeFunction, args: &[Planned]) -> Vec<String> {
+    let own = Precedence::of(function);
+    args.iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            let wrap = match own {
+                Precedence::Atom => false,
+                Precedence::Unary => arg.precedence < Precedence::Unary,
+                // Operators associate to the left: an equal right operand needs parentheses.
+                _ if i == 0 => arg.precedence < own,
+                _ => arg.precedence <= own,
+            };
+            if wrap {
+                format!("({})", arg.name)
+            } else {
+                arg.name.clone()
+            }
+        })
+        .collect()
+}
+
+/// A selector before its type is settled: planned, or a term waiting for the type of the
+/// place it is passed to.
+enum Prepared {
+    Ready(Planned),
+    Term(Term),
+}
+
+impl Prepared {
+    /// How resolution sees this argument.
+    fn provided(&self) -> Provided {
+        match self {
+            Prepared::Ready(p) => Provided::Typed {
+                ty: p.ty.clone(),
+                text: p.name.clone(),
+            },
+            Prepared::Term(t) => term::provided(t),
+        }
+    }
+
+    /// Settles the type: a term takes `expected`, which must exist and fit it.
+    fn finish(self, expected: Option<&ColumnType>) -> CqlResult<Planned> {
+        match self {
+            Prepared::Ready(p) => Ok(p),
+            Prepared::Term(t) => {
+                let Some(ty) = expected else {
+                    return Err(CqlError::invalid(format!(
+                        "Cannot infer type for term {t} in selection clause (try using a cast to force a type)"
+                    )));
+                };
+                if term::provided(&t).fit(ty) == Fit::Not {
+                    return Err(CqlError::invalid(format!(
+                        "{t} is not of the expected type: {ty}"
+                    )));
+                }
+                Ok(Planned {
+                    name: t.to_string(),
+                    precedence: Precedence::Atom,
+                    scalar: Scalar::Term {
+                        term: t,
+                        ty: ty.clone(),
+                    },
+                    ty: ty.clone(),
+                })
+            }
+        }
+    }
+}
+
+/// Plans a scalar selector whose type must be known on its own (a top-level selector or an
+/// aggregate's argument).
+///
+/// # Errors
+///
+/// Unknown columns or functions, argument type errors, untyped terms.
+pub fn plan_scalar(def: &TableDef, expr: &SelectExpr) -> CqlResult<Planned> {
+    prepare(def, expr)?.finish(None)
+}
+
+fn prepare(def: &TableDef, expr: &SelectExpr) -> CqlResult<Prepared> {
+    let planned = match expr {
+        SelectExpr::Column(ident) => column(def, ident)?,
+        SelectExpr::Term(Term::TypeCast(CqlType::Native(ty), inner)) => {
+            let hinted = Prepared::Term((**inner).clone()).finish(Some(ty))?;
+            Planned {
+                name: format!("({ty}){}", hinted.name),
+                precedence: Precedence::Unary,
+                ..hinted
+            }
+        }
+        SelectExpr::Term(t) => return Ok(Prepared::Term(t.clone())),
+        SelectExpr::Function { name, args } => function(def, name, args)?,
+        SelectExpr::Cast(inner, ty) => cast(def, inner, ty)?,
+        SelectExpr::Arith(op, left, right) => operation(def, *op, left, right)?,
+        SelectExpr::Negate(inner) => call(
+            def,
+            &format!("system.{NEGATION}"),
+            candidates(NEGATION),
+            std::slice::from_ref(&**inner),
+        )?,
+        SelectExpr::Field(inner, field) => field_of(def, inner, field)?,
+        other => return Err(CqlError::invalid(format!("Unsupported selector: {other}"))),
+    };
+    Ok(Prepared::Ready(planned))
+}
+
+fn column(def: &TableDef, ident: &Ident) -> CqlResult<Planned> {
+    let i = column_index(def, ident)?;
+    let col = &def.columns[i];
+    Ok(Planned {
+        scalar: Scalar::Column(i),
+        ty: col.ty.clone(),
+        name: col.name.clone(),
+        precedence: Precedence::Atom,
+    })
+}
+
+fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlResult<Planned> {
+    let system = name.keyspace.as_ref().is_none_or(|ks| ks.name == "system");
+    if system && name.name.name == "token" {
+        crate::planner::token::check_selector(def, args)?;
+        let names: Vec<String> = args.iter().map(ToString::to_string).collect();
+        return Ok(Planned {
+            scalar: Scalar::Token,
+            ty: ColumnType::Bigint,
+            name: format!("system.token({})", names.join(", ")),
+            precedence: Precedence::Atom,
+        });
+    }
+    let found = lookup(name);
+    if found.is_empty() {
+        return Err(CqlError::invalid(format!(
+            "Unknown function '{}'",
+            written_name(name)
+        )));
+    }
+    call(def, &written_name(name), found, args)
+}
+
+/// Resolves a call among `found` for `args`, then types the arguments by the signature.
+fn call(
+    def: &TableDef,
+    name: &str,
+    found: &'static [NativeFunction],
+    args: &[SelectExpr],
+) -> CqlResult<Planned> {
+    let prepared = args
+        .iter()
+        .map(|a| prepare(def, a))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let provided: Vec<Provided> = prepared.iter().map(Prepared::provided).collect();
+    let function = resolve(name, found, &provided, None)?
+        .ok_or_else(|| CqlError::invalid(format!("Unknown function '{name}'")))?;
+    apply(function, prepared)
+}
+
+fn apply(function: &'static NativeFunction, prepared: Vec<Prepared>) -> CqlResult<Planned> {
+    let args = prepared
+        .into_iter()
+        .zip(&function.args)
+        .map(|(p, ty)| p.finish(Some(ty)))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let names = operand_names(function, &args);
+    Ok(Planned {
+        name: function.column_name(&names),
+        precedence: Precedence::of(function),
+        ty: function.ret.clone(),
+        scalar: Scalar::Call {
+            function,
+            args: args.into_iter().map(|a| a.scalar).collect(),
+        },
+    })
+}
+
+fn operation(
+    def: &TableDef,
+    op: ArithOp,
+    left: &SelectExpr,
+    right: &SelectExpr,
+) -> CqlResult<Planned> {
+    let name = ArithKind::of(op).function_name();
+    call(
+        def,
+        &format!("system.{name}"),
+        candidates(name),
+        &[left.clone(), right.clone()],
+    )
+}
+
+/// `CAST(x AS type)`: nothing to do when `x` already has the type, else the `castAs<Type>`
+/// function for `x`'s type.
+fn cast(def: &TableDef, inner: &SelectExpr, ty: &CqlType) -> CqlResult<Planned> {
+    let arg = prepare(def, inner)?.finish(None)?;
+    let target = match ty {
+        CqlType::Native(t) => t.clone(),
+        other => {
+            return Err(CqlError::invalid(format!(
+                "{} cannot be cast to {other}",
+                first_column_name(def, &arg)
+            )))
+        }
+    };
+    if arg.ty == target {
+        return Ok(arg);
+    }
+    let name = cast_function_name(&target);
+    let provided = [Provided::Typed {
+        ty: arg.ty.clone(),
+        text: arg.name.clone(),
+    }];
+    match resolve(
+        &format!("system.{name}"),
+        candidates(&name),
+        &provided,
+        None,
+    )? {
+        Some(function) => apply(function, vec![Prepared::Ready(arg)]),
+        None => Err(CqlError::invalid(format!(
+            "{} cannot be cast to {target}",
+            first_column_name(def, &arg)
+        ))),
+    }
+}
+
+/// The name Cassandra's cast error shows: the first column the selector reads.
+fn first_column_name(def: &TableDef, planned: &Planned) -> String {
+    let mut columns = Vec::new();
+    planned.scalar.columns(&mut columns);
+    columns
+        .first()
+        .and_then(|&i| def.columns.get(i))
+        .map_or_else(|| planned.name.clone(), |c| c.name.clone())
+}
+
+/// `u.field`.
+fn field_of(def: &TableDef, inner: &SelectExpr, field: &Ident) -> CqlResult<Planned> {
+    let udt = prepare(def, inner)?.finish(None)?;
+    let ColumnType::Udt { fields, .. } = &udt.ty else {
+        return Err(CqlError::invalid(format!(
+            "Invalid field selection: {} of type {} is not a user type",
+            udt.name, udt.ty
+        )));
+    };
+    let Some(index) = fields.iter().position(|(name, _)| *name == field.name) else {
+        return Err(CqlError::invalid(format!(
+            "{} of type {} has no field {}",
+            udt.name, udt.ty, field.name
+        )));
+    };
+    let ty = fields[index].1.clone();
+    Ok(Planned {
+        name: format!("{}.{}", udt.name, field.name),
+        precedence: Precedence::Atom,
+        ty,
+        scalar: Scalar::Field {
+            value: Box::new(udt.scalar),
+            index,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests;
