@@ -3,6 +3,7 @@
 
 mod literal;
 mod time;
+mod tuple_string;
 
 use bytes::Bytes;
 use cql::frame::request::Value;
