@@ -4,6 +4,7 @@
 mod call;
 mod literal;
 mod time;
+mod tuple_string;
 
 use bytes::Bytes;
 use cql::frame::request::Value;

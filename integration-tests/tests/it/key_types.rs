@@ -494,3 +494,93 @@ async fn durations_cannot_be_keys_even_nested() {
         .await
         .expect("durations as list elements and map values are fine");
 }
+
+#[tokio::test]
+async fn frozen_udts_sort_field_by_field_with_null_first() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "kt_udt").await;
+    session
+        .query_unpaged("CREATE TYPE pair (a int, b text)", ())
+        .await
+        .unwrap();
+    let ascending = [
+        "{a: null, b: 'z'}",
+        "{a: -1}",
+        "{a: -1, b: ''}",
+        "{a: -1, b: 'a'}",
+        "{a: 0, b: 'a'}",
+        "{a: 1}",
+    ];
+    for desc in [false, true] {
+        let table = if desc { "t_desc" } else { "t_asc" };
+        let order = if desc {
+            " WITH CLUSTERING ORDER BY (c DESC)"
+        } else {
+            ""
+        };
+        session
+            .query_unpaged(
+                format!(
+                    "CREATE TABLE {table} (p int, c frozen<pair>, rank int, PRIMARY KEY (p, c)){order}"
+                ),
+                (),
+            )
+            .await
+            .unwrap();
+        for i in scrambled(ascending.len()) {
+            let literal = ascending[i];
+            session
+                .query_unpaged(
+                    format!("INSERT INTO {table} (p, c, rank) VALUES (0, {literal}, {i})"),
+                    (),
+                )
+                .await
+                .unwrap_or_else(|e| panic!("insert {literal}: {e}"));
+        }
+        let mut expected: Vec<i32> = (0..ascending.len() as i32).collect();
+        if desc {
+            expected.reverse();
+        }
+        assert_eq!(ranks_in_clustering_order(&session, table).await, expected);
+    }
+    // A missing trailing field and an explicit null are the same clustering.
+    session
+        .query_unpaged(
+            "INSERT INTO t_asc (p, c, rank) VALUES (0, {a: 1, b: null}, 9)",
+            (),
+        )
+        .await
+        .unwrap();
+    let (rank,): (i32,) = query_single_row(
+        &session,
+        "SELECT rank FROM t_asc WHERE p = 0 AND c = {a: 1}",
+        (),
+    )
+    .await;
+    assert_eq!(rank, 9);
+    session
+        .query_unpaged(
+            "CREATE TABLE by_pair (p frozen<pair> PRIMARY KEY, rank int)",
+            (),
+        )
+        .await
+        .unwrap();
+    for (i, literal) in ascending.iter().enumerate() {
+        session
+            .query_unpaged(
+                format!("INSERT INTO by_pair (p, rank) VALUES ({literal}, {i})"),
+                (),
+            )
+            .await
+            .unwrap();
+    }
+    for (i, literal) in ascending.iter().enumerate() {
+        let (rank,): (i32,) = query_single_row(
+            &session,
+            format!("SELECT rank FROM by_pair WHERE p = {literal}"),
+            (),
+        )
+        .await;
+        assert_eq!(rank, i as i32, "{literal}");
+    }
+}

@@ -37,6 +37,11 @@ fn resolve(
     match ty {
         CqlType::Native(native) => Ok(native.clone()),
         CqlType::Frozen(inner) => {
+            if matches!(**inner, CqlType::Native(_) | CqlType::Custom(_)) {
+                return Err(CqlError::invalid(
+                    "frozen<> is only allowed on collections, tuples, and user-defined types",
+                ));
+            }
             check_durations(inner, || format!("frozen<{inner}>"))?;
             Ok(resolve(inner, scope, top_level, true)?.frozen())
         }
@@ -92,11 +97,23 @@ fn resolve(
     }
 }
 
-/// `CQL3Type.Raw.RawCollection.prepare`: a duration cannot be a set element or a map key
-/// (their order would not be the duration's meaning). `shown` is the type as the message
-/// prints it.
+/// `CQL3Type.Raw.RawCollection.prepare`: no counter inside a collection, and a duration cannot
+/// be a set element or a map key (their order would not be the duration's meaning). `shown` is
+/// the type as the message prints it.
 fn check_durations(ty: &CqlType, shown: impl FnOnce() -> String) -> CqlResult<()> {
     let is_duration = |t: &CqlType| matches!(t, CqlType::Native(ColumnType::Duration));
+    let is_counter = |t: &CqlType| matches!(t, CqlType::Native(ColumnType::Counter));
+    let counter = match ty {
+        CqlType::List(element) | CqlType::Set(element) => is_counter(element),
+        CqlType::Map(key, value) => is_counter(key) || is_counter(value),
+        _ => false,
+    };
+    if counter {
+        return Err(CqlError::invalid(format!(
+            "Counters are not allowed inside collections: {}",
+            shown()
+        )));
+    }
     let what = match ty {
         CqlType::Set(element) if is_duration(element) => "inside sets",
         CqlType::Map(key, _) if is_duration(key) => "as map keys",
@@ -167,6 +184,18 @@ mod tests {
         assert_eq!(
             message(&CqlType::List(duration())),
             "resolved to list<duration>"
+        );
+        assert_eq!(
+            message(&CqlType::Set(Box::new(CqlType::Native(
+                ColumnType::Counter
+            )))),
+            "Counters are not allowed inside collections: set<counter>"
+        );
+        assert_eq!(
+            message(&CqlType::Frozen(Box::new(CqlType::Native(
+                ColumnType::Text
+            )))),
+            "frozen<> is only allowed on collections, tuples, and user-defined types"
         );
     }
 }

@@ -134,6 +134,7 @@ pub(super) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<
             .map(CqlValue::Inet)
             .map_err(|_| CqlError::invalid(format!("Unable to make inet address from '{s}'"))),
         (T::Custom(_), Literal::Blob(b)) => Ok(CqlValue::Blob(b.clone())),
+        (T::Tuple(_), Literal::String(s)) => super::tuple_string::tuple_from_string(s, receiver),
         _ => Err(mismatch(lit, receiver)),
     }
 }
