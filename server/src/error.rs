@@ -40,6 +40,14 @@ pub enum CqlError {
     /// Storage failure or server bug (0x0000).
     #[error("{0}")]
     Server(String),
+    /// A native function failed on its arguments (0x1400).
+    #[error("{message}")]
+    FunctionFailure {
+        message: String,
+        keyspace: String,
+        function: String,
+        arg_types: Vec<String>,
+    },
 }
 
 /// Lower-case hex of `bytes`, as Cassandra prints prepared ids.
@@ -82,6 +90,19 @@ impl CqlError {
             CqlError::Overloaded(_) => (error_code::OVERLOADED, ErrorExtra::None),
             CqlError::BadCredentials(_) => (error_code::BAD_CREDENTIALS, ErrorExtra::None),
             CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
+            CqlError::FunctionFailure {
+                keyspace,
+                function,
+                arg_types,
+                ..
+            } => (
+                error_code::FUNCTION_FAILURE,
+                ErrorExtra::FunctionFailure {
+                    keyspace: keyspace.clone(),
+                    function: function.clone(),
+                    arg_types: arg_types.clone(),
+                },
+            ),
         };
         ErrorBody {
             code,

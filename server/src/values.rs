@@ -11,6 +11,9 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
+#[cfg(test)]
+pub(crate) use literal::varint_bytes;
+pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
 pub use time::{parse_date, parse_time, parse_timestamp};
 
 /// A term's value once evaluated.
@@ -125,9 +128,13 @@ fn to_value(
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
-        Term::Function { name, args } => {
-            crate::values::time::function_value(&name.name.name, args, receiver, ctx).map(Some)
-        }
+        Term::Function { name, args } => match name.name.name.to_ascii_lowercase().as_str() {
+            "fromjson" => crate::json::functions::from_json(args, receiver, ctx),
+            "tojson" => Err(crate::json::functions::to_json_outside_selection()),
+            _ => {
+                crate::values::time::function_value(&name.name.name, args, receiver, ctx).map(Some)
+            }
+        },
         Term::TypeCast(_, inner) => to_value(inner, receiver, ctx),
         Term::Negate(inner) => match to_value(inner, receiver, ctx)? {
             Some(v) => literal::negate(v, receiver).map(Some),

@@ -93,6 +93,11 @@ impl Collector<'_> {
                     }
                 }
             }
+            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
+                if let [Term::Bind(marker)] = args.as_slice() {
+                    self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
+                }
+            }
             Term::Tuple(items) => {
                 if let ColumnType::Tuple(types) = ty {
                     for (i, (item, item_type)) in items.iter().zip(types).enumerate() {
@@ -301,6 +306,13 @@ pub fn bind_info(
             }
         }
         Statement::Insert(s) => {
+            if let InsertValues::Json {
+                json: Term::Bind(m),
+                ..
+            } = &s.values
+            {
+                c.put(m, crate::json::JSON_COLUMN.into(), ColumnType::Text);
+            }
             if let InsertValues::Columns { columns, values } = &s.values {
                 for (col, value) in columns.iter().zip(values) {
                     if let Some(ty) = c.column_type(&col.name) {

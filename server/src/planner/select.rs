@@ -41,6 +41,8 @@ pub struct SelectPlan {
     pub grouping: Grouping,
     /// `SELECT DISTINCT`: one row per partition.
     pub distinct: bool,
+    /// `SELECT JSON`: the result is one `[json]` text column (see `crate::json`).
+    pub json: bool,
     /// ORDER BY over several partitions (`IN`): columns to sort the result by.
     pub post_order: Vec<(usize, bool)>,
 }
@@ -190,6 +192,7 @@ pub fn plan_select(
         reversed: ordering.reversed,
         grouping,
         distinct: stmt.distinct,
+        json: stmt.json,
         post_order: ordering.post_order,
     })
 }
