@@ -6,6 +6,7 @@ mod delete;
 mod dml;
 mod errors;
 mod handshake;
+mod json;
 mod model;
 mod persistence;
 mod prepared;

@@ -77,3 +77,21 @@ pub fn from_json(
 pub fn to_json_outside_selection() -> CqlError {
     CqlError::invalid("toJson() may only be used within the selection clause")
 }
+
+/// Replaces the values of `toJson(x)` outputs (index, type of `x`) by their JSON text.
+///
+/// # Errors
+/// `Server` when stored bytes do not decode as their type.
+pub fn apply_to_json(
+    outputs: &[(usize, ColumnType)],
+    rows: &mut [Vec<Option<Bytes>>],
+) -> CqlResult<()> {
+    for row in rows.iter_mut() {
+        for (index, ty) in outputs {
+            if let Some(cell) = row.get_mut(*index) {
+                *cell = Some(to_json(ty, cell.as_ref())?);
+            }
+        }
+    }
+    Ok(())
+}

@@ -43,6 +43,8 @@ pub struct SelectPlan {
     pub distinct: bool,
     /// `SELECT JSON`: the result is one `[json]` text column (see `crate::json`).
     pub json: bool,
+    /// `toJson(x)` outputs: index and the type of `x` (see `Selection::to_json`).
+    pub to_json: Vec<(usize, cql::types::ColumnType)>,
     /// ORDER BY over several partitions (`IN`): columns to sort the result by.
     pub post_order: Vec<(usize, bool)>,
 }
@@ -183,6 +185,7 @@ pub fn plan_select(
     Ok(SelectPlan {
         table,
         outputs: selection.outputs,
+        to_json: selection.to_json,
         partitions,
         token_filter,
         clustering,
