@@ -34,13 +34,19 @@ pub const JSON_COLUMN: &str = "[json]";
 pub fn value_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<String> {
     match value {
         None => Ok("null".into()),
-        Some(bytes) if bytes.is_empty() && !ty.is_collection() => Ok("\"\"".into()),
+        Some(bytes) if bytes.is_empty() && !empty_is_a_value(ty) => Ok("\"\"".into()),
         Some(bytes) => {
             let value = codec::deserialize_value(ty, bytes)
                 .map_err(|err| CqlError::Server(format!("undecodable stored value: {err}")))?;
             Ok(render::to_json(Some(&value)))
         }
     }
+}
+
+/// Whether the zero-length value of `ty` is an ordinary value (`""`, `0x`, an empty
+/// collection) rather than Cassandra's "empty" placeholder.
+fn empty_is_a_value(ty: &ColumnType) -> bool {
+    ty.is_collection() || matches!(ty, ColumnType::Text | ColumnType::Ascii | ColumnType::Blob)
 }
 
 /// Turns the result of a `SELECT JSON` into one `[json]` text column: each row becomes an
@@ -101,11 +107,13 @@ mod tests {
             spec("Foo", ColumnType::Text),
             spec("count", ColumnType::Bigint),
             spec("e", ColumnType::Int),
+            spec("b", ColumnType::Blob),
         ];
         let rows = vec![vec![
             Some(Bytes::from_static(&[0, 0, 0, 7])),
             Some(Bytes::from_static(b"hi")),
             None,
+            Some(Bytes::new()),
             Some(Bytes::new()),
         ]];
         let (spec, rows) = select_json(&columns, rows).unwrap();
@@ -114,7 +122,7 @@ mod tests {
         assert_eq!(
             rows,
             vec![vec![Some(Bytes::from(
-                r#"{"k": 7, "\"Foo\"": "hi", "count": null, "e": ""}"#
+                r#"{"k": 7, "\"Foo\"": "hi", "count": null, "e": "", "b": "0x"}"#
             ))]]
         );
     }

@@ -98,6 +98,12 @@ impl Collector<'_> {
                     self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
                 }
             }
+            // toJson is rejected outside the selection clause when the statement runs.
+            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("tojson") => {
+                if let [Term::Bind(marker)] = args.as_slice() {
+                    self.put(marker, "arg0(system.tojson)".into(), ColumnType::Blob);
+                }
+            }
             Term::Tuple(items) => {
                 if let ColumnType::Tuple(types) = ty {
                     for (i, (item, item_type)) in items.iter().zip(types).enumerate() {
