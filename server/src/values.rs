@@ -13,6 +13,9 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
+#[cfg(test)]
+pub(crate) use literal::varint_bytes;
+pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
 pub(crate) use time::days_from_civil;
 pub use time::{parse_date, parse_time, parse_timestamp};
 
@@ -128,6 +131,12 @@ fn to_value(
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
+        Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
+            crate::json::functions::from_json(args, receiver, ctx)
+        }
+        Term::Function { name, .. } if name.name.name.eq_ignore_ascii_case("tojson") => {
+            Err(crate::json::functions::to_json_outside_selection())
+        }
         Term::Function { .. } | Term::Arith(..) | Term::Cast(..) => {
             call::call_value(term, receiver, ctx)
         }

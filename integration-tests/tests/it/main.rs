@@ -8,6 +8,7 @@ mod dml;
 mod errors;
 mod functions;
 mod handshake;
+mod json;
 mod key_types;
 mod model;
 mod persistence;

@@ -132,6 +132,20 @@ pub fn build_writes(
     out: &mut WriteBatch,
 ) -> CqlResult<()> {
     let def = &plan.table.def;
+    // INSERT JSON: bind the plan's synthetic per-column markers from the JSON object.
+    let json_binds;
+    let json_ctx;
+    let ctx = match &plan.json {
+        Some(json) => {
+            json_binds = crate::json::insert::bind_values(json, def, ctx)?;
+            json_ctx = EvalContext {
+                binds: &json_binds,
+                ..*ctx
+            };
+            &json_ctx
+        }
+        None => ctx,
+    };
     let timestamp = write_timestamp(node, plan, params, ctx)?;
     let expiry = expiry(plan, ctx)?;
     let now_seconds = ctx.now_micros.div_euclid(1_000_000);

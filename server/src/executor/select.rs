@@ -586,7 +586,7 @@ fn run(
             rows.truncate(limit);
         }
     }
-    let columns = bound
+    let mut columns: Vec<ColumnSpec> = bound
         .plan
         .outputs
         .iter()
@@ -597,12 +597,18 @@ fn run(
             ty: o.ty.clone(),
         })
         .collect();
+    let mut rows: Vec<_> = rows.into_iter().map(|r| r.values).collect();
+    crate::json::functions::apply_to_json(&bound.plan.to_json, &mut rows)?;
+    if bound.plan.json {
+        let (spec, json_rows) = crate::json::select_json(&columns, rows)?;
+        columns = vec![spec];
+        rows = json_rows;
+    }
     let metadata = ResultMetadata {
         columns,
         paging_state: paging_state.map(|state| state.encode(&def)),
         no_metadata: bound.skip_metadata,
     };
-    let rows = rows.into_iter().map(|r| r.values).collect();
     Ok(ResultBody::Rows(Rows { metadata, rows }))
 }
 

@@ -96,6 +96,17 @@ impl Collector<'_> {
             Term::Tuple(items) if items.len() == 1 && !matches!(ty, ColumnType::Tuple(_)) => {
                 self.term(&items[0], name, ty);
             }
+            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
+                if let [Term::Bind(marker)] = args.as_slice() {
+                    self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
+                }
+            }
+            // toJson is rejected outside the selection clause when the statement runs.
+            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("tojson") => {
+                if let [Term::Bind(marker)] = args.as_slice() {
+                    self.put(marker, "arg0(system.tojson)".into(), ColumnType::Blob);
+                }
+            }
             Term::Function { name: fname, args } => {
                 let resolved = function_term::resolve_call(fname, args, Some(ty));
                 self.call_args(resolved, args.iter().collect());
@@ -349,6 +360,13 @@ pub fn bind_info(
             }
         }
         Statement::Insert(s) => {
+            if let InsertValues::Json {
+                json: Term::Bind(m),
+                ..
+            } = &s.values
+            {
+                c.put(m, crate::json::JSON_COLUMN.into(), ColumnType::Text);
+            }
             if let InsertValues::Columns { columns, values } = &s.values {
                 for (col, value) in columns.iter().zip(values) {
                     if let Some(ty) = c.column_type(&col.name) {

@@ -5,6 +5,7 @@ use cql::statement::ast::{Delete, Insert, InsertValues, Relation, Term, Update, 
 use storage::ColumnKind;
 
 use crate::error::{CqlError, CqlResult};
+use crate::json::insert::{self, JsonInsert};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::operations::{self, ColumnOperation, Operation};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
@@ -41,6 +42,9 @@ pub struct ModifyPlan {
     pub using: UsingClause,
     /// The deleted clustering range of a `DeleteRange`.
     pub range: Option<ClusteringPlan>,
+    /// `INSERT JSON`: the JSON source whose values the executor binds to the synthetic
+    /// markers of the plan's terms.
+    pub json: Option<JsonInsert>,
 }
 
 /// The user table an UPDATE/DELETE addresses; conditional forms (LWT) are not planned yet.
@@ -90,20 +94,13 @@ pub fn plan_insert(
             "Conditional updates (IF NOT EXISTS) are not supported yet",
         ));
     }
-    let InsertValues::Columns { columns, values } = &stmt.values else {
-        return Err(CqlError::invalid("INSERT JSON is not supported yet"));
+    let (by_column, json) = match &stmt.values {
+        InsertValues::Columns { columns, values } => (column_terms(def, columns, values)?, None),
+        InsertValues::Json {
+            json,
+            default_unset,
+        } => json_terms(def, stmt, json, *default_unset),
     };
-    if columns.len() != values.len() {
-        return Err(CqlError::invalid("Unmatched column names/values"));
-    }
-    let mut by_column: Vec<Option<Term>> = vec![None; def.columns.len()];
-    for (ident, value) in columns.iter().zip(values) {
-        let i = column_index(def, ident)?;
-        if by_column[i].is_some() {
-            return Err(CqlError::invalid("The column names contains duplicates"));
-        }
-        by_column[i] = Some(value.clone());
-    }
     let key_set = |indexes: &[usize]| -> Vec<Option<ValueSet>> {
         indexes
             .iter()
@@ -145,7 +142,54 @@ pub fn plan_insert(
         operations,
         using: stmt.using.clone(),
         range: None,
+        json,
     })
+}
+
+/// The value term of each table column named by `INSERT (columns) VALUES (values)`.
+fn column_terms(
+    def: &storage::TableDef,
+    columns: &[cql::statement::ast::Ident],
+    values: &[Term],
+) -> CqlResult<Vec<Option<Term>>> {
+    if columns.len() != values.len() {
+        return Err(CqlError::invalid("Unmatched column names/values"));
+    }
+    let mut by_column: Vec<Option<Term>> = vec![None; def.columns.len()];
+    for (ident, value) in columns.iter().zip(values) {
+        let i = column_index(def, ident)?;
+        if by_column[i].is_some() {
+            return Err(CqlError::invalid("The column names contains duplicates"));
+        }
+        by_column[i] = Some(value.clone());
+    }
+    Ok(by_column)
+}
+
+/// `INSERT JSON`: every column takes a synthetic marker numbered after the statement's own
+/// markers; the executor binds them from the JSON object (`crate::json::insert`).
+fn json_terms(
+    def: &storage::TableDef,
+    stmt: &Insert,
+    source: &Term,
+    default_unset: bool,
+) -> (Vec<Option<Term>>, Option<JsonInsert>) {
+    let using = &stmt.using;
+    let own = [
+        Some(source),
+        using.ttl.as_ref(),
+        using.timestamp.as_ref(),
+        using.timeout.as_ref(),
+    ];
+    let json = JsonInsert {
+        source: source.clone(),
+        default_unset,
+        first_marker: insert::marker_count(own.into_iter().flatten()),
+    };
+    let terms = (0..def.columns.len())
+        .map(|i| Some(json.marker(i)))
+        .collect();
+    (terms, Some(json))
 }
 
 /// Whether the operations touch static columns only (and at least one).
@@ -255,6 +299,7 @@ pub fn plan_update(
         operations,
         using: stmt.using.clone(),
         range: None,
+        json: None,
     })
 }
 
@@ -364,6 +409,7 @@ pub fn plan_delete(
         operations: columns,
         using: stmt.using.clone(),
         range,
+        json: None,
     })
 }
 

@@ -58,7 +58,7 @@ fn lower_unable(what: &str, text: &str) -> CqlError {
 }
 
 /// Types `lit` for `receiver`.
-pub(super) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
     use ColumnType as T;
     let ty = receiver.ty;
     match (ty, lit) {
@@ -211,7 +211,8 @@ pub(crate) fn varint_bytes(text: &str) -> Option<Vec<u8>> {
     Some(mag)
 }
 
-fn decimal(text: &str) -> Option<CqlValue> {
+/// A `decimal` from its text (`-1.5`, `1.23E-12`).
+pub(crate) fn decimal(text: &str) -> Option<CqlValue> {
     let lower = text.to_ascii_lowercase();
     let (mantissa, exponent) = match lower.split_once('e') {
         Some((m, e)) => (m, e.parse::<i32>().ok()?),
@@ -235,14 +236,14 @@ fn compare_values(ty: &ColumnType, a: &CqlValue, b: &CqlValue) -> Ordering {
 }
 
 /// Sorts and deduplicates set elements in the element type's order.
-pub(super) fn sort_set(mut values: Vec<CqlValue>, element: &ColumnType) -> Vec<CqlValue> {
+pub(crate) fn sort_set(mut values: Vec<CqlValue>, element: &ColumnType) -> Vec<CqlValue> {
     values.sort_by(|a, b| compare_values(element, a, b));
     values.dedup_by(|a, b| compare_values(element, a, b) == Ordering::Equal);
     values
 }
 
 /// Sorts map entries by key; the last value given for a key wins.
-pub(super) fn sort_map(
+pub(crate) fn sort_map(
     entries: Vec<(CqlValue, CqlValue)>,
     key: &ColumnType,
 ) -> Vec<(CqlValue, CqlValue)> {
