@@ -92,12 +92,20 @@ fn format_day(days: i64) -> String {
 
 /// A timestamp as `yyyy-MM-ddTHH:mm:ss.SSSZ`.
 pub(crate) fn format_timestamp(millis: i64) -> String {
+    format_timestamp_with(millis, 'T')
+}
+
+/// A timestamp as `yyyy-MM-dd<separator>HH:mm:ss.SSSZ`, in UTC.
+pub(crate) fn format_timestamp_with(millis: i64, separator: char) -> String {
     let days = millis.div_euclid(86_400_000);
     let ms = millis.rem_euclid(86_400_000);
     let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
     let (min, rest) = (rest / 60_000, rest % 60_000);
     let (s, milli) = (rest / 1000, rest % 1000);
-    format!("{}T{h:02}:{min:02}:{s:02}.{milli:03}Z", format_day(days))
+    format!(
+        "{}{separator}{h:02}:{min:02}:{s:02}.{milli:03}Z",
+        format_day(days)
+    )
 }
 
 /// A `date` wire value (days + 2^31) as `yyyy-MM-dd`.

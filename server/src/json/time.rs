@@ -1,52 +1,21 @@
 //! Text of `timestamp`, `date`, `time` and `duration` values as Cassandra's JSON shows them:
 //! `yyyy-MM-dd HH:mm:ss.SSSZ` in UTC, `yyyy-MM-dd`, `HH:MM:SS.nnnnnnnnn` and `1y2mo3d4h...`.
 
-/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-fn ymd(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days);
-    if y < 0 {
-        format!("-{:04}-{m:02}-{d:02}", -y)
-    } else {
-        format!("{y:04}-{m:02}-{d:02}")
-    }
-}
+use crate::functions::text::{format_date, format_time, format_timestamp_with};
 
 /// `yyyy-MM-dd HH:mm:ss.SSSZ` of milliseconds since the epoch, in UTC.
 pub(crate) fn timestamp_string(millis: i64) -> String {
-    let days = millis.div_euclid(86_400_000);
-    let ms = millis.rem_euclid(86_400_000);
-    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
-    let (m, rest) = (rest / 60_000, rest % 60_000);
-    let (s, ms) = (rest / 1000, rest % 1000);
-    format!("{} {h:02}:{m:02}:{s:02}.{ms:03}Z", ymd(days))
+    format_timestamp_with(millis, ' ')
 }
 
 /// `yyyy-MM-dd` of a `date` (days since the epoch, offset by 2^31).
 pub(crate) fn date_string(wire: u32) -> String {
-    ymd(i64::from(wire) - (1i64 << 31))
+    format_date(wire)
 }
 
 /// `HH:MM:SS.nnnnnnnnn` of nanoseconds since midnight.
 pub(crate) fn time_string(nanos: i64) -> String {
-    let (secs, ns) = (
-        nanos.div_euclid(1_000_000_000),
-        nanos.rem_euclid(1_000_000_000),
-    );
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    format!("{h:02}:{m:02}:{s:02}.{ns:09}")
+    format_time(nanos)
 }
 
 /// Cassandra's `Duration.toString`: `-` if negative, then `y mo d h m s ms us ns` units, each
