@@ -83,7 +83,7 @@ enum Precedence {
 impl Precedence {
     fn of(function: &NativeFunction) -> Precedence {
         match &function.body {
-            Body::Operation(ArithKind::Add | ArithKind::Sub) | Body::Temporal(_) => {
+            Body::Operation(ArithKind::Add | ArithKind::Sub) | Body::Temporal(_) | Body::Concat => {
                 Precedence::Additive
             }
             Body::Operation(_) => Precedence::Multiplicative,

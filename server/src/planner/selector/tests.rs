@@ -83,6 +83,7 @@ fn calls_casts_and_operations_are_named_as_cassandra_names_them() {
             ColumnType::Blob,
         ),
         ("ts + 1mo2h", "ts + 1mo2h", ColumnType::Timestamp),
+        ("v + ' ' + v", "v + ' ' + v", ColumnType::Text),
         (
             "bigintAsBlob(token(k))",
             "system.bigintasblob(system.token(k))",
