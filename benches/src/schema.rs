@@ -71,5 +71,6 @@ pub fn bench_keyspace() -> KeyspaceDef {
         ]),
         durable_writes: true,
         tables: BTreeMap::new(),
+        types: BTreeMap::new(),
     }
 }

@@ -67,3 +67,37 @@ def test_errors_are_printed_and_exit_nonzero(address):
     code, out, err = cqlsh(address, "SELECT * FROM system.nope;")
     assert code == 2
     assert "table nope does not exist" in err
+
+
+def test_collections_and_udts_print_like_cassandra(address):
+    ks = "sc_" + uuid.uuid4().hex[:10]
+    code, out, err = cqlsh(address, (
+        f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};"
+        f"CREATE TYPE {ks}.addr (street text, zip int);"
+        f"CREATE TABLE {ks}.c (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, "
+        "t tuple<int, text>, a frozen<addr>);"
+        f"INSERT INTO {ks}.c (k, l, s, m, t, a) VALUES (1, [3, 1], {{'y', 'x'}}, {{'a': 1}}, (5, 'v'), "
+        "{street: 'main', zip: 9});"
+        f"SELECT l, s, m, t, a FROM {ks}.c;"
+    ))
+    assert code == 0, err
+    lines = [line.rstrip() for line in out.strip().splitlines()]
+    row = [c.strip() for c in lines[2].split("|")]
+    assert row == ["[3, 1]", "{'x', 'y'}", "{'a': 1}", "(5, 'v')", "{street: 'main', zip: 9}"]
+
+
+def test_describe_type_lists_fields_and_replays(address):
+    ks = "st_" + uuid.uuid4().hex[:10]
+    code, _, err = cqlsh(address, (
+        f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};"
+        f"CREATE TYPE {ks}.inner_t (x int);"
+        f"CREATE TYPE {ks}.outer_t (y frozen<inner_t>, z list<int>);"
+    ))
+    assert code == 0, err
+    code, out, err = cqlsh(address, f"DESCRIBE TYPE {ks}.outer_t")
+    assert code == 0, err
+    assert out.strip() == f"CREATE TYPE {ks}.outer_t (\n    y frozen<inner_t>,\n    z list<int>\n);"
+    # DESCRIBE KEYSPACE lists the used type first, so its output replays.
+    code, out, err = cqlsh(address, f"DESCRIBE KEYSPACE {ks}")
+    assert code == 0, err
+    assert out.index(f"CREATE TYPE {ks}.inner_t") < out.index(f"CREATE TYPE {ks}.outer_t")

@@ -74,3 +74,49 @@ def test_errors_reach_the_driver_typed(session, keyspace):
         raise AssertionError("expected InvalidRequest")
     except InvalidRequest as err:
         assert "table missing does not exist" in str(err)
+
+
+def test_every_other_native_type_round_trips(session, keyspace):
+    from decimal import Decimal
+    from ipaddress import ip_address
+
+    from cassandra.util import Date, Duration, Time
+
+    session.execute(
+        f"CREATE TABLE {keyspace}.more (k int PRIMARY KEY, da date, ti time, de decimal, v varint, "
+        "i inet, si smallint, tt tinyint, du duration)"
+    )
+    stmt = session.prepare(
+        f"INSERT INTO {keyspace}.more (k, da, ti, de, v, i, si, tt, du) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    values = (Date(18000), Time(3723000000123), Decimal("-12.3450"), -(2**70),
+              "2001:db8::1", -300, 7, Duration(1, 2, 3000000004))
+    session.execute(stmt, (1,) + values)
+    row = session.execute(f"SELECT da, ti, de, v, i, si, tt, du FROM {keyspace}.more WHERE k = 1").one()
+    assert (row.da, row.ti, row.de, row.v) == values[:4]
+    assert ip_address(row.i) == ip_address("2001:db8::1")
+    assert (row.si, row.tt, row.du) == values[5:]
+
+
+def test_collections_tuples_and_udts_round_trip(session, keyspace):
+    session.execute(f"CREATE TYPE {keyspace}.addr (street text, zip int)")
+    session.execute(
+        f"CREATE TABLE {keyspace}.c (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, "
+        "n map<int, frozen<list<text>>>, t tuple<int, text>, a frozen<addr>, b addr)"
+    )
+    session.execute(
+        f"INSERT INTO {keyspace}.c (k, l, s, m, n, t, a, b) VALUES (1, [3, 1], {{'y', 'x'}}, {{'a': 1}}, "
+        "{2: ['p', 'q']}, (5, 'five'), {street: 'main', zip: 9}, {street: 'side'})"
+    )
+    session.execute(f"UPDATE {keyspace}.c SET l = l + [7], m['b'] = 2, b.zip = 4 WHERE k = 1")
+    row = session.execute(f"SELECT * FROM {keyspace}.c WHERE k = 1").one()
+    assert row.l == [3, 1, 7]
+    assert sorted(row.s) == ["x", "y"]
+    assert dict(row.m) == {"a": 1, "b": 2}
+    assert dict(row.n) == {2: ["p", "q"]}
+    assert tuple(row.t) == (5, "five")
+    assert (row.a.street, row.a.zip) == ("main", 9)
+    assert (row.b.street, row.b.zip) == ("side", 4)
+    # The driver's schema metadata sees the type.
+    meta = session.cluster.metadata.keyspaces[keyspace]
+    assert meta.user_types["addr"].field_names == ["street", "zip"]

@@ -42,9 +42,14 @@ pub fn execute(
             }
             (out, false)
         }
-        DescribeTarget::Types | DescribeTarget::Functions | DescribeTarget::Aggregates => {
-            (Vec::new(), false)
+        DescribeTarget::Types => {
+            let mut out = Vec::new();
+            for ks in schema.all_keyspaces() {
+                out.extend(ks.types.keys().map(|t| listing(&ks.name, "type", t)));
+            }
+            (out, false)
         }
+        DescribeTarget::Functions | DescribeTarget::Aggregates => (Vec::new(), false),
         DescribeTarget::Schema { full } => {
             let mut out = Vec::new();
             for ks in schema.all_keyspaces() {
@@ -93,8 +98,22 @@ pub fn execute(
                 }
             }
         }
-        DescribeTarget::Type(name)
-        | DescribeTarget::Function(name)
+        DescribeTarget::Type(name) => {
+            let keyspace = keyspace_name(name, session_keyspace)?;
+            let found = schema
+                .keyspace(&keyspace)
+                .and_then(|ks| ks.types.get(&name.name.name));
+            match found {
+                Some(t) => (vec![type_element(t)], true),
+                None => {
+                    return Err(CqlError::invalid(format!(
+                        "User defined type '{}' not found in '{}'",
+                        name.name.name, keyspace
+                    )))
+                }
+            }
+        }
+        DescribeTarget::Function(name)
         | DescribeTarget::Aggregate(name)
         | DescribeTarget::Index(name)
         | DescribeTarget::MaterializedView(name) => {
@@ -153,9 +172,65 @@ fn keyspace_elements(ks: &KeyspaceDef, only: bool) -> Vec<Element> {
         statement: Some(create_keyspace(ks)),
     }];
     if !only {
+        out.extend(types_in_dependency_order(ks).into_iter().map(type_element));
         out.extend(ks.tables.values().map(|t| table_element(ks, t)));
     }
     out
+}
+
+/// The keyspace's types, each after the types its fields use (so the output replays).
+fn types_in_dependency_order(ks: &KeyspaceDef) -> Vec<&storage::UserTypeDef> {
+    let mut out: Vec<&storage::UserTypeDef> = Vec::new();
+    let mut pending: Vec<&storage::UserTypeDef> = ks.types.values().map(|t| t.as_ref()).collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        pending.retain(|t| {
+            let ready = pending_free(t, &out, ks);
+            if ready {
+                out.push(t);
+            }
+            !ready
+        });
+        if pending.len() == before {
+            out.append(&mut pending);
+        }
+    }
+    out
+}
+
+/// Whether every type `t` uses is already in `done`.
+fn pending_free(
+    t: &storage::UserTypeDef,
+    done: &[&storage::UserTypeDef],
+    ks: &KeyspaceDef,
+) -> bool {
+    ks.types.values().all(|other| {
+        other.name == t.name
+            || !t
+                .fields
+                .iter()
+                .any(|(_, f)| storage::references_type(f, &ks.name, &other.name))
+            || done.iter().any(|d| d.name == other.name)
+    })
+}
+
+fn type_element(t: &storage::UserTypeDef) -> Element {
+    let fields: Vec<String> = t
+        .fields
+        .iter()
+        .map(|(name, ty)| format!("    {} {}", maybe_quote(name), type_text(ty)))
+        .collect();
+    Element {
+        keyspace: t.keyspace.clone(),
+        kind: "type",
+        name: t.name.clone(),
+        statement: Some(format!(
+            "CREATE TYPE {}.{} (\n{}\n);",
+            maybe_quote(&t.keyspace),
+            maybe_quote(&t.name),
+            fields.join(",\n")
+        )),
+    }
 }
 
 fn table_element(ks: &KeyspaceDef, table: &TableDef) -> Element {

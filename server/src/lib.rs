@@ -10,6 +10,7 @@
 //! - [`executor`]: runs plans against storage.
 //! - [`system`]: `system.*`, `system_schema.*` and `system_virtual_schema.*` tables.
 //! - [`describe`]: server-side `DESCRIBE`.
+//! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
 //! - [`error`]: `CqlError`, the one place that picks CQL error codes.
 
 pub mod config;
@@ -19,6 +20,7 @@ pub mod error;
 pub mod executor;
 pub mod functions;
 pub mod handler;
+pub mod json;
 pub mod listener;
 pub mod node;
 pub mod planner;

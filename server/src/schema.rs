@@ -144,6 +144,7 @@ mod tests {
                 replication: BTreeMap::new(),
                 durable_writes: true,
                 tables: BTreeMap::new(),
+                types: BTreeMap::new(),
             },
         );
         let one = Schema::new(catalog);

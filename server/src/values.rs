@@ -4,6 +4,7 @@
 mod call;
 mod literal;
 mod time;
+mod tuple_string;
 
 use bytes::Bytes;
 use cql::frame::request::Value;
@@ -12,6 +13,9 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
+#[cfg(test)]
+pub(crate) use literal::varint_bytes;
+pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
 pub(crate) use time::days_from_civil;
 pub use time::{parse_date, parse_time, parse_timestamp};
 
@@ -127,6 +131,12 @@ fn to_value(
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
+        Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
+            crate::json::functions::from_json(args, receiver, ctx)
+        }
+        Term::Function { name, .. } if name.name.name.eq_ignore_ascii_case("tojson") => {
+            Err(crate::json::functions::to_json_outside_selection())
+        }
         Term::Function { .. } | Term::Arith(..) | Term::Cast(..) => {
             call::call_value(term, receiver, ctx)
         }
@@ -138,7 +148,8 @@ fn to_value(
             }
         }
         Term::Negate(_) => call::call_value(term, receiver, ctx),
-        Term::Udt(_) | Term::Column(_) => Err(CqlError::invalid(format!(
+        Term::Udt(fields) => udt_value(fields, receiver, ctx),
+        Term::Column(_) => Err(CqlError::invalid(format!(
             "Invalid value {term} for column {} of type {ty}",
             receiver.name
         ))),
@@ -214,6 +225,45 @@ fn map_value(
             receiver.name
         ))),
     }
+}
+
+/// A UDT literal `{field: value, ...}`: fields in the type's order, missing ones null.
+fn udt_value(
+    fields: &[(cql::statement::ast::Ident, Term)],
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<CqlValue>> {
+    let ColumnType::Udt {
+        fields: types,
+        name,
+        ..
+    } = receiver.ty
+    else {
+        return Err(CqlError::invalid(format!(
+            "Invalid user type literal for {} of type {}",
+            receiver.name, receiver.ty
+        )));
+    };
+    for (field, _) in fields {
+        if !types.iter().any(|(n, _)| *n == field.name) {
+            return Err(CqlError::invalid(format!(
+                "Unknown field '{}' in value of user defined type {name}",
+                field.name
+            )));
+        }
+    }
+    let mut values = Vec::with_capacity(types.len());
+    for (field_name, ty) in types {
+        let value = match fields.iter().find(|(f, _)| f.name == *field_name) {
+            Some((_, term)) => {
+                let name = format!("{}.{field_name}", receiver.name);
+                to_value(term, element_receiver(&name, ty), ctx)?
+            }
+            None => None,
+        };
+        values.push((field_name.clone(), value));
+    }
+    Ok(Some(CqlValue::Udt(values)))
 }
 
 fn tuple_value(

@@ -28,8 +28,8 @@ mod writer;
 mod store_tests;
 
 pub use catalog::{
-    Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, KeyspaceDef,
-    TableDef, TableParams,
+    references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
+    DroppedColumn, KeyspaceDef, TableDef, TableParams, UserTypeDef,
 };
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use redb::{ReadableTable, WriteTransaction};
 use uuid::Uuid;
 
-use crate::catalog::persist::{self, keyspace_key, table_key};
-use crate::catalog::{KeyspaceDef, TableDef};
+use crate::catalog::persist::{self, keyspace_key, table_key, type_key};
+use crate::catalog::{KeyspaceDef, TableDef, UserTypeDef};
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
@@ -75,6 +75,15 @@ pub enum CatalogOp {
         name: String,
         /// The table id (names its data table).
         id: Uuid,
+    },
+    /// Creates or alters a user-defined type.
+    PutType(Arc<UserTypeDef>),
+    /// Drops a user-defined type's record.
+    DropType {
+        /// The keyspace name.
+        keyspace: String,
+        /// The type name.
+        name: String,
     },
     /// Deletes every row of a table.
     TruncateTable {
@@ -232,6 +241,16 @@ fn prepare_catalog_op(
                 plan.delete_tables.push(id);
                 plan.table_changes.push((id, false));
             }
+            for key in types_of_keyspace(txn, name)? {
+                plan.schema.push((key, None));
+            }
+        }
+        CatalogOp::PutType(t) => plan.schema.push((
+            type_key(&t.keyspace, &t.name),
+            Some(persist::encode_type(t)),
+        )),
+        CatalogOp::DropType { keyspace, name } => {
+            plan.schema.push((type_key(keyspace, name), None));
         }
         CatalogOp::PutTable(t) => {
             plan.schema.push((
@@ -268,6 +287,22 @@ fn tables_of_keyspace(
         let id = Uuid::parse_str(&record.id)
             .map_err(|e| StorageError::corrupt(format!("schema record {key:?}: {e}")))?;
         out.push((key.to_string(), id));
+    }
+    Ok(out)
+}
+
+/// The schema keys of the user types recorded under keyspace `name`.
+fn types_of_keyspace(txn: &WriteTransaction, name: &str) -> Result<Vec<String>, StorageError> {
+    let schema = txn.open_table(SCHEMA)?;
+    let prefix = type_key(name, "");
+    let mut out = Vec::new();
+    for entry in schema.range(prefix.as_str()..)? {
+        let (key, _) = entry?;
+        let key = key.value();
+        if !key.starts_with(&prefix) {
+            break;
+        }
+        out.push(key.to_string());
     }
     Ok(out)
 }

@@ -25,6 +25,7 @@ fn keyspace(name: &str) -> KeyspaceDef {
         ]),
         durable_writes: true,
         tables: BTreeMap::new(),
+        types: BTreeMap::new(),
     }
 }
 

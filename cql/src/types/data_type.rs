@@ -138,6 +138,23 @@ impl ColumnType {
         }
     }
 
+    /// Whether `duration` appears anywhere in the type (Cassandra's `referencesDuration`): such
+    /// a type cannot be part of a primary key.
+    pub fn references_duration(&self) -> bool {
+        match self {
+            ColumnType::Duration => true,
+            ColumnType::List { element, .. } | ColumnType::Set { element, .. } => {
+                element.references_duration()
+            }
+            ColumnType::Map { key, value, .. } => {
+                key.references_duration() || value.references_duration()
+            }
+            ColumnType::Tuple(items) => items.iter().any(ColumnType::references_duration),
+            ColumnType::Udt { fields, .. } => fields.iter().any(|(_, ty)| ty.references_duration()),
+            _ => false,
+        }
+    }
+
     /// Whether the type is `counter`.
     pub fn is_counter(&self) -> bool {
         matches!(self, ColumnType::Counter)
@@ -271,6 +288,20 @@ mod tests {
             Some(ColumnType::Text)
         );
         assert_eq!(ColumnType::Text.to_string(), "text");
+    }
+
+    #[test]
+    fn finds_nested_durations() {
+        let list = |element| ColumnType::List {
+            element: Box::new(element),
+            frozen: true,
+        };
+        assert!(ColumnType::Duration.references_duration());
+        assert!(
+            ColumnType::Tuple(vec![ColumnType::Int, list(ColumnType::Duration)])
+                .references_duration()
+        );
+        assert!(!list(ColumnType::Int).references_duration());
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! Black-box tests through the scylla driver (and raw frames where the driver cannot reach).
 //! One test binary, one module per area.
 
+mod collections;
 mod ddl;
 mod delete;
 mod dml;
 mod errors;
 mod functions;
 mod handshake;
+mod json;
+mod key_types;
 mod model;
 mod persistence;
 mod prepared;
@@ -14,4 +17,6 @@ mod python_clients;
 mod seeds;
 mod select;
 mod shaping;
+mod statics;
 mod system_tables;
+mod user_types;

@@ -13,17 +13,19 @@ use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::modify::submit;
+use crate::executor::user_types;
 use crate::node::{now_micros, Node};
 use crate::planner::ddl::{added_columns, altered_table, create_table_def};
 use crate::planner::keyspace_of;
 use crate::planner::options::{keyspace_params, table_params};
+use crate::planner::types::TypeScope;
 use crate::schema::is_system_keyspace;
 
 /// A computed schema change: the storage operations, the resulting catalog and the event.
-struct Change {
-    ops: Vec<CatalogOp>,
-    catalog: Catalog,
-    event: SchemaChange,
+pub(crate) struct Change {
+    pub(crate) ops: Vec<CatalogOp>,
+    pub(crate) catalog: Catalog,
+    pub(crate) event: SchemaChange,
 }
 
 const NAME_LENGTH: usize = 48;
@@ -147,6 +149,11 @@ pub async fn execute(
             }
         }
         Statement::AlterTable(stmt) => alter_table(current, stmt, session_keyspace)?,
+        Statement::CreateType(stmt) => user_types::create_type(current, stmt, session_keyspace)?,
+        Statement::AlterType(stmt) => user_types::alter_type(current, stmt, session_keyspace)?,
+        Statement::DropType { name, if_exists } => {
+            user_types::drop_type(current, name, *if_exists, session_keyspace)?
+        }
         other => {
             return Err(CqlError::invalid(format!(
                 "This schema statement is not supported yet: {other}"
@@ -212,6 +219,7 @@ fn create_keyspace(current: &Catalog, stmt: &CreateKeyspace) -> CqlResult<Option
         replication,
         durable_writes,
         tables: Default::default(),
+        types: Default::default(),
     };
     Ok(Some(put_keyspace(current, ks, SchemaChangeType::Created)))
 }
@@ -236,7 +244,11 @@ fn create_table(
             "Table name must not be empty, more than {NAME_LENGTH} characters long, or contain non-alphanumeric-underscore characters (got '{table}')"
         )));
     }
-    let def = create_table_def(stmt, &keyspace, Uuid::new_v4())?;
+    let scope = TypeScope {
+        keyspace: &keyspace,
+        types: &ks.types,
+    };
+    let def = create_table_def(stmt, scope, Uuid::new_v4())?;
     if ks.tables.contains_key(table) {
         if stmt.if_not_exists {
             return Ok(None);
@@ -296,7 +308,12 @@ fn alter_table(
             if_not_exists,
             columns,
         } => {
-            let added = added_columns(def, columns, *if_not_exists)?;
+            let types = current
+                .keyspaces
+                .get(&def.keyspace)
+                .map(|ks| ks.types.clone())
+                .unwrap_or_default();
+            let added = added_columns(def, &types, columns, *if_not_exists)?;
             if added.is_empty() {
                 return Ok(None);
             }

@@ -6,12 +6,16 @@ mod clustering;
 pub mod ddl;
 mod keys;
 pub mod modify;
+mod multicell;
+mod operations;
 pub mod paging;
 pub mod row;
 mod scalar;
 pub mod select;
 mod shaping;
 pub mod source;
+mod statics;
+mod user_types;
 
 use std::sync::Arc;
 

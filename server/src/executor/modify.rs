@@ -8,14 +8,18 @@ use cql::frame::request::QueryParameters;
 use cql::statement::ast::Term;
 use cql::types::ColumnType;
 use storage::{
-    Cell, CellValue, ColumnId, DeletionTime, Expiry, Liveness, RangeTombstone, RangeTombstoneWrite,
-    RowWrite, StoredRow, WriteBatch,
+    Cell, ColumnId, ColumnKind, DeletionTime, Expiry, Liveness, RangeTombstone,
+    RangeTombstoneWrite, RowWrite, StoredRow, WriteBatch,
 };
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::keys;
+use crate::executor::multicell::{self, Element};
+use crate::executor::operations::CellWriter;
+use crate::executor::row;
 use crate::node::Node;
 use crate::planner::modify::{ModifyKind, ModifyPlan};
+use crate::planner::operations::ColumnOperation;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// Cassandra's maximum TTL: 20 years in seconds.
@@ -118,7 +122,8 @@ fn expiry(plan: &ModifyPlan, ctx: &EvalContext<'_>) -> CqlResult<Option<Expiry>>
     }))
 }
 
-/// Builds the row updates of a modification (one per addressed row).
+/// Builds the row updates of a modification: the static row of each partition for static
+/// columns, and each addressed clustering row for the rest.
 pub fn build_writes(
     node: &Node,
     plan: &ModifyPlan,
@@ -127,6 +132,20 @@ pub fn build_writes(
     out: &mut WriteBatch,
 ) -> CqlResult<()> {
     let def = &plan.table.def;
+    // INSERT JSON: bind the plan's synthetic per-column markers from the JSON object.
+    let json_binds;
+    let json_ctx;
+    let ctx = match &plan.json {
+        Some(json) => {
+            json_binds = crate::json::insert::bind_values(json, def, ctx)?;
+            json_ctx = EvalContext {
+                binds: &json_binds,
+                ..*ctx
+            };
+            &json_ctx
+        }
+        None => ctx,
+    };
     let timestamp = write_timestamp(node, plan, params, ctx)?;
     let expiry = expiry(plan, ctx)?;
     let now_seconds = ctx.now_micros.div_euclid(1_000_000);
@@ -142,69 +161,6 @@ pub fn build_writes(
         .zip(&def.clustering_key)
         .map(|(set, &i)| keys::key_values(set, def, i, ctx))
         .collect::<CqlResult<Vec<_>>>()?;
-    let mut cells = Vec::new();
-    for (i, term) in &plan.assignments {
-        let col = &def.columns[*i];
-        let value = match evaluate(
-            term,
-            Receiver {
-                name: &col.name,
-                ty: &col.ty,
-            },
-            ctx,
-        )? {
-            Evaluated::Unset => continue,
-            Evaluated::Null => CellValue::Tombstone {
-                local_deletion_seconds: now_seconds,
-            },
-            Evaluated::Value(bytes) => {
-                check_size(&col.name, &bytes)?;
-                CellValue::Live(bytes)
-            }
-        };
-        let cell_expiry = if matches!(value, CellValue::Live(_)) {
-            expiry
-        } else {
-            None
-        };
-        cells.push((
-            col.id,
-            Cell {
-                timestamp,
-                expiry: cell_expiry,
-                value,
-                path: None,
-            },
-        ));
-    }
-    if let ModifyKind::DeleteColumns(columns) = &plan.kind {
-        for &i in columns {
-            let value = CellValue::Tombstone {
-                local_deletion_seconds: now_seconds,
-            };
-            cells.push((
-                def.columns[i].id,
-                Cell {
-                    timestamp,
-                    expiry: None,
-                    value,
-                    path: None,
-                },
-            ));
-        }
-    }
-    cells.sort_by_key(|(id, _): &(ColumnId, Cell)| id.0);
-    let update = StoredRow {
-        liveness: matches!(plan.kind, ModifyKind::Insert).then_some(Liveness {
-            timestamp,
-            ttl: expiry,
-        }),
-        deletion: matches!(plan.kind, ModifyKind::DeleteRows).then_some(DeletionTime {
-            timestamp,
-            local_deletion_seconds: now_seconds,
-        }),
-        cells,
-    };
     if let (ModifyKind::DeleteRange, Some(range)) = (&plan.kind, &plan.range) {
         let deletion = DeletionTime {
             timestamp,
@@ -212,20 +168,139 @@ pub fn build_writes(
         };
         return range_deletes(def, pk_values, range, deletion, ctx, out);
     }
+    let writer = CellWriter {
+        node,
+        ctx,
+        timestamp,
+        expiry,
+        now_seconds,
+    };
+    let (static_ops, regular_ops): (Vec<&ColumnOperation>, Vec<&ColumnOperation>) = plan
+        .operations
+        .iter()
+        .partition(|o| def.columns[o.column].kind == ColumnKind::Static);
+    let reads = plan
+        .operations
+        .iter()
+        .any(|o| o.op.requires_read(&def.columns[o.column].ty));
+    let snapshot = if reads {
+        Some(node.store.snapshot()?)
+    } else {
+        None
+    };
+    let rows = RowCells {
+        writer: &writer,
+        def,
+        snapshot: snapshot.as_ref(),
+    };
+    let liveness = matches!(plan.kind, ModifyKind::Insert).then_some(Liveness {
+        timestamp,
+        ttl: expiry,
+    });
+    let deletion = matches!(plan.kind, ModifyKind::DeleteRows).then_some(DeletionTime {
+        timestamp,
+        local_deletion_seconds: now_seconds,
+    });
+    let writes_rows = plan.clustering_key.len() == def.clustering_key.len()
+        && (liveness.is_some() || deletion.is_some() || !regular_ops.is_empty());
     for pk in keys::cartesian(pk_values) {
         if pk.iter().any(Bytes::is_empty) {
             return Err(CqlError::invalid("Key may not be empty"));
         }
-        for ck in keys::cartesian(ck_values.clone()) {
-            let key = storage::row_key(def, &pk, &ck)?;
+        if !static_ops.is_empty() {
+            let key = storage::row_key(def, &pk, &[])?;
+            let cells = rows.cells(&static_ops, &key)?;
             out.rows.push(RowWrite {
                 table_id: def.id,
                 key,
-                update: update.clone(),
+                update: StoredRow {
+                    liveness: None,
+                    deletion: None,
+                    cells,
+                },
+            });
+        }
+        if !writes_rows {
+            continue;
+        }
+        for ck in keys::cartesian(ck_values.clone()) {
+            let key = storage::row_key(def, &pk, &ck)?;
+            let cells = rows.cells(&regular_ops, &key)?;
+            out.rows.push(RowWrite {
+                table_id: def.id,
+                key,
+                update: StoredRow {
+                    liveness,
+                    deletion,
+                    cells,
+                },
             });
         }
     }
     Ok(())
+}
+
+/// Builds the cells of one row from its column operations.
+struct RowCells<'a> {
+    writer: &'a CellWriter<'a>,
+    def: &'a storage::TableDef,
+    /// A snapshot to read current list values from, when an operation needs them.
+    snapshot: Option<&'a storage::Snapshot>,
+}
+
+impl RowCells<'_> {
+    fn cells(&self, ops: &[&ColumnOperation], key: &[u8]) -> CqlResult<Vec<(ColumnId, Cell)>> {
+        let mut cells = Vec::new();
+        for op in ops {
+            let col = &self.def.columns[op.column];
+            let current = || self.current_elements(key, col.id);
+            self.writer.cells(col, &op.op, &current, &mut cells)?;
+        }
+        // Sorted by (column, path), one cell each: a later operation on the same cell wins
+        // unless it is older.
+        cells.sort_by(|(a, x), (b, y)| (a, &x.path).cmp(&(b, &y.path)));
+        let mut unique: Vec<(ColumnId, Cell)> = Vec::with_capacity(cells.len());
+        for (id, cell) in cells {
+            match unique.last_mut() {
+                Some((last_id, last)) if *last_id == id && last.path == cell.path => {
+                    if cell.timestamp >= last.timestamp {
+                        *last = cell;
+                    }
+                }
+                _ => unique.push((id, cell)),
+            }
+        }
+        Ok(unique)
+    }
+
+    /// The live elements of column `id` in the stored row under `key`.
+    fn current_elements(&self, key: &[u8], id: ColumnId) -> CqlResult<Vec<Element>> {
+        let Some(snapshot) = self.snapshot else {
+            return Ok(Vec::new());
+        };
+        let Some(stored) = snapshot.get(self.def.id, key)? else {
+            return Ok(Vec::new());
+        };
+        let decoded = storage::encoding::key::decode_row_key(self.def, key)?;
+        let (partition, suffix) = key.split_at(decoded.partition_len.min(key.len()));
+        let tombstones = snapshot.range_tombstones(self.def.id, partition)?;
+        let is_static = decoded.clustering.len() < self.def.clustering_key.len();
+        let range_deleted_at = row::range_deleted_at(&tombstones, suffix, is_static);
+        let now_seconds = self.writer.now_seconds;
+        let deleted_at = stored.deletion.map(|d| d.timestamp).max(range_deleted_at);
+        let live = |cell: &Cell| {
+            deleted_at.is_none_or(|d| cell.timestamp > d)
+                && cell
+                    .expiry
+                    .is_none_or(|e| e.expires_at_seconds > now_seconds)
+        };
+        let column = stored
+            .cells
+            .iter()
+            .filter(|(c, _)| *c == id)
+            .map(|(_, c)| c);
+        Ok(multicell::live_elements(column, &live))
+    }
 }
 
 /// Range tombstones for every partition addressed and every clustering range deleted.
@@ -244,7 +319,21 @@ fn range_deletes(
             "Range deletions over clustering columns of mixed order are not supported yet",
         ));
     }
+    let whole_partition = range.prefix.is_empty() && range.slice.is_none();
     for partition in partitions {
+        if whole_partition && def.has_static_columns() {
+            // The static row is outside clustering ranges: a partition deletion deletes it
+            // as a row of its own.
+            out.rows.push(RowWrite {
+                table_id: def.id,
+                key: partition.clone(),
+                update: StoredRow {
+                    liveness: None,
+                    deletion: Some(deletion),
+                    cells: Vec::new(),
+                },
+            });
+        }
         for (start, end) in &ranges {
             out.range_tombstones.push(RangeTombstoneWrite {
                 table_id: def.id,
@@ -256,18 +345,6 @@ fn range_deletes(
                 },
             });
         }
-    }
-    Ok(())
-}
-
-fn check_size(column: &str, bytes: &Bytes) -> CqlResult<()> {
-    // Cassandra's cells are limited by the commit log segment; keep far below our frame limit.
-    const MAX_CELL: usize = 64 * 1024 * 1024;
-    if bytes.len() > MAX_CELL {
-        return Err(CqlError::invalid(format!(
-            "Value of column {column} is too large ({} bytes)",
-            bytes.len()
-        )));
     }
     Ok(())
 }

@@ -2,9 +2,10 @@
 //! expired cells applied (Cassandra's liveness rules) — with its key decoded.
 
 use bytes::Bytes;
-use storage::{CellValue, ColumnKind, StoredRow, TableDef};
+use storage::{Cell, CellValue, ColumnId, ColumnKind, RangeTombstone, StoredRow, TableDef};
 
 use crate::error::CqlResult;
+use crate::executor::multicell;
 
 /// The moment rows are read at.
 #[derive(Debug, Clone, Copy)]
@@ -39,7 +40,8 @@ pub struct LiveRow {
 }
 
 impl LiveRow {
-    /// Applies liveness to `stored`; `None` when nothing of the row is live.
+    /// Applies liveness to `stored`; `None` when nothing of the row is live, and for the
+    /// partition's static row (see [`static_cells`]).
     pub fn new(
         def: &TableDef,
         decoded: storage::DecodedKey,
@@ -47,30 +49,23 @@ impl LiveRow {
         at: &Liveness,
         range_deleted_at: Option<i64>,
     ) -> CqlResult<Option<LiveRow>> {
+        if decoded.clustering.len() < def.clustering_key.len() {
+            return Ok(None);
+        }
         let deleted_at = stored
             .deletion
             .as_ref()
             .map(|d| d.timestamp)
             .max(range_deleted_at);
-        let shadowed = |ts: i64| deleted_at.is_some_and(|d| ts <= d);
+        let live = |timestamp: i64, expiry: &Option<storage::Expiry>| {
+            deleted_at.is_none_or(|d| timestamp > d) && !at.expired(expiry)
+        };
         let marker_live = stored
             .liveness
             .as_ref()
-            .is_some_and(|l| !shadowed(l.timestamp) && !at.expired(&l.ttl));
-        let mut cells = Vec::with_capacity(stored.cells.len());
-        for (id, cell) in stored.cells {
-            if shadowed(cell.timestamp) || at.expired(&cell.expiry) {
-                continue;
-            }
-            if let CellValue::Live(value) = cell.value {
-                cells.push((id.0, value));
-            }
-        }
+            .is_some_and(|l| live(l.timestamp, &l.ttl));
+        let cells = live_cells(def, stored.cells, &|c| live(c.timestamp, &c.expiry));
         if !marker_live && cells.is_empty() {
-            return Ok(None);
-        }
-        if decoded.clustering.len() < def.clustering_key.len() {
-            // A partition-level (static) row: not a clustering row.
             return Ok(None);
         }
         Ok(Some(LiveRow {
@@ -79,6 +74,26 @@ impl LiveRow {
             clustering: decoded.clustering,
             cells,
         }))
+    }
+
+    /// Adds the partition's static cells (sorted by id) to this row's cells.
+    pub fn with_static(mut self, static_cells: &[(u32, Bytes)]) -> LiveRow {
+        if !static_cells.is_empty() {
+            self.cells.extend_from_slice(static_cells);
+            self.cells.sort_by_key(|(id, _)| *id);
+        }
+        self
+    }
+
+    /// The row a partition with live static cells but no live clustering row reads as: its
+    /// static cells, with null clustering and regular columns.
+    pub fn static_only(decoded: storage::DecodedKey, static_cells: Vec<(u32, Bytes)>) -> LiveRow {
+        LiveRow {
+            token: decoded.token,
+            partition: decoded.partition,
+            clustering: Vec::new(),
+            cells: static_cells,
+        }
     }
 
     /// The value of column `index` of `def` in this row.
@@ -94,4 +109,68 @@ impl LiveRow {
                 .map(|i| &self.cells[i].1),
         }
     }
+}
+
+/// The live cells of a partition's static row (none are live past a partition deletion).
+pub fn static_cells(
+    def: &TableDef,
+    stored: StoredRow,
+    at: &Liveness,
+    partition_deleted_at: Option<i64>,
+) -> Vec<(u32, Bytes)> {
+    let deleted_at = stored
+        .deletion
+        .as_ref()
+        .map(|d| d.timestamp)
+        .max(partition_deleted_at);
+    live_cells(def, stored.cells, &|c: &Cell| {
+        deleted_at.is_none_or(|d| c.timestamp > d) && !at.expired(&c.expiry)
+    })
+}
+
+/// The highest deletion among `tombstones` covering the row with clustering suffix
+/// `suffix`. The static row is outside every clustering range: a partition deletion reaches
+/// it as a row deletion of its own (see `executor::modify`).
+pub fn range_deleted_at(
+    tombstones: &[RangeTombstone],
+    suffix: &[u8],
+    is_static: bool,
+) -> Option<i64> {
+    if is_static {
+        None
+    } else {
+        RangeTombstone::shadowing(tombstones, suffix)
+    }
+}
+
+/// Live cell values by column id: a simple column's live cell, or a multi-cell column's live
+/// elements assembled into one value.
+fn live_cells(
+    def: &TableDef,
+    cells: Vec<(ColumnId, Cell)>,
+    live: &dyn Fn(&Cell) -> bool,
+) -> Vec<(u32, Bytes)> {
+    let mut out = Vec::with_capacity(cells.len());
+    let mut rest = cells.as_slice();
+    while let Some(((id, first), _)) = rest.split_first() {
+        let run = rest.iter().take_while(|(c, _)| c == id).count();
+        let (column, tail) = rest.split_at(run);
+        rest = tail;
+        if run == 1 && first.path.is_none() {
+            if let CellValue::Live(value) = &first.value {
+                if live(first) {
+                    out.push((id.0, value.clone()));
+                }
+            }
+            continue;
+        }
+        let Some(col) = def.columns.iter().find(|c| c.id == *id) else {
+            continue;
+        };
+        let elements = multicell::live_elements(column.iter().map(|(_, c)| c), live);
+        if let Some(value) = multicell::assemble(&col.ty, elements) {
+            out.push((id.0, value));
+        }
+    }
+    out
 }

@@ -19,6 +19,7 @@ use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{within, KeyRange, RowSource};
+use crate::executor::statics::PartitionStatics;
 use crate::functions::CallContext;
 use crate::node::Node;
 use crate::planner::grouping::Grouping;
@@ -466,6 +467,19 @@ fn run(
         resume,
         post_order,
     );
+    let whole_partitions = plan.clustering.prefix.is_empty()
+        && plan.clustering.slice.is_none()
+        && plan.filters.is_empty()
+        && bound.tuple_check.is_none();
+    let static_only_rows = whole_partitions && (plan.distinct || selects_static(&def, plan));
+    let mut statics = PartitionStatics::new(&def, static_only_rows);
+    let resume_partition = bound.paging.as_ref().and_then(|state| {
+        let decoded = storage::encoding::key::decode_row_key(&def, &state.last_key).ok()?;
+        state
+            .last_key
+            .get(..decoded.partition_len)
+            .map(<[u8]>::to_vec)
+    });
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     // A resumed read starts in the range holding the last key returned: ranges follow the
@@ -481,6 +495,7 @@ fn run(
         }
         None => (0, None),
     };
+    let mut stopped = false;
     'ranges: for (index, range) in bound.ranges.iter().enumerate().skip(first) {
         let mut range = match resume_key {
             Some(after) if index == first => match narrow(range.clone(), after, reversed) {
@@ -496,8 +511,29 @@ fn run(
                 let decoded = storage::encoding::key::decode_row_key(&def, &key)?;
                 let partition_len = decoded.partition_len;
                 let prefix = key.get(..partition_len).unwrap_or(&key);
+                let is_static = decoded.clustering.len() < def.clustering_key.len();
                 if partition_tombstones.0 != prefix {
+                    if let Some((static_key, row)) = statics.leave() {
+                        if let Next::Stop = shaper.accept(&static_key, static_key.len(), &row)? {
+                            stopped = true;
+                            break 'ranges;
+                        }
+                    }
                     partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
+                    let resumed = resume_partition.as_deref() == Some(prefix);
+                    statics.enter(
+                        &source,
+                        &def,
+                        prefix,
+                        &decoded,
+                        is_static.then_some(&stored),
+                        &partition_tombstones.1,
+                        &liveness,
+                        resumed,
+                    )?;
+                }
+                if is_static {
+                    continue;
                 }
                 let suffix = key.get(partition_len..).unwrap_or_default();
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
@@ -505,6 +541,7 @@ fn run(
                 else {
                     continue;
                 };
+                let row = statics.row(row);
                 if !bound
                     .filters
                     .iter()
@@ -521,7 +558,10 @@ fn run(
                 }
                 match shaper.accept(&key, partition_len, &row)? {
                     Next::Continue => {}
-                    Next::Stop => break 'ranges,
+                    Next::Stop => {
+                        stopped = true;
+                        break 'ranges;
+                    }
                     Next::SkipPartition => {
                         skip_to = Some(skip_partition(&range, prefix, reversed));
                         break;
@@ -534,6 +574,11 @@ fn run(
             }
         }
     }
+    if !stopped {
+        if let Some((static_key, row)) = statics.leave() {
+            shaper.accept(&static_key, static_key.len(), &row)?;
+        }
+    }
     let (mut rows, paging_state) = shaper.finish()?;
     if post_order {
         sort_rows(&def, &bound.plan.post_order, &mut rows);
@@ -541,7 +586,7 @@ fn run(
             rows.truncate(limit);
         }
     }
-    let columns = bound
+    let mut columns: Vec<ColumnSpec> = bound
         .plan
         .outputs
         .iter()
@@ -552,13 +597,27 @@ fn run(
             ty: o.ty.clone(),
         })
         .collect();
+    let mut rows: Vec<_> = rows.into_iter().map(|r| r.values).collect();
+    crate::json::functions::apply_to_json(&bound.plan.to_json, &mut rows)?;
+    if bound.plan.json {
+        let (spec, json_rows) = crate::json::select_json(&columns, rows)?;
+        columns = vec![spec];
+        rows = json_rows;
+    }
     let metadata = ResultMetadata {
         columns,
         paging_state: paging_state.map(|state| state.encode(&def)),
         no_metadata: bound.skip_metadata,
     };
-    let rows = rows.into_iter().map(|r| r.values).collect();
     Ok(ResultBody::Rows(Rows { metadata, rows }))
+}
+
+/// Whether the query reads a static column: only then does a partition without rows show
+/// its static content (Cassandra does not fetch the static row otherwise).
+fn selects_static(def: &TableDef, plan: &SelectPlan) -> bool {
+    crate::planner::selection::output_columns(&plan.outputs)
+        .into_iter()
+        .any(|i| def.columns[i].kind == storage::ColumnKind::Static)
 }
 
 /// Sorts rows of several partitions by the ORDER BY columns, keeping the read order of ties

@@ -48,6 +48,17 @@ impl RowSource {
         }
     }
 
+    /// The row stored under `key`, if any.
+    pub fn get(&self, key: &[u8]) -> CqlResult<Option<StoredRow>> {
+        match self {
+            RowSource::Stored(snapshot, table_id) => Ok(snapshot.get(*table_id, key)?),
+            RowSource::Virtual(rows) => Ok(rows
+                .binary_search_by(|(k, _)| k.as_slice().cmp(key))
+                .ok()
+                .map(|i| rows[i].1.clone())),
+        }
+    }
+
     /// Scans `range`, backwards when `reverse`.
     pub fn scan(&self, range: KeyRange, reverse: bool) -> CqlResult<RowIter<'_>> {
         match self {

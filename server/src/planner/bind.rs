@@ -96,6 +96,17 @@ impl Collector<'_> {
             Term::Tuple(items) if items.len() == 1 && !matches!(ty, ColumnType::Tuple(_)) => {
                 self.term(&items[0], name, ty);
             }
+            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
+                if let [Term::Bind(marker)] = args.as_slice() {
+                    self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
+                }
+            }
+            // toJson is rejected outside the selection clause when the statement runs.
+            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("tojson") => {
+                if let [Term::Bind(marker)] = args.as_slice() {
+                    self.put(marker, "arg0(system.tojson)".into(), ColumnType::Blob);
+                }
+            }
             Term::Function { name: fname, args } => {
                 let resolved = function_term::resolve_call(fname, args, Some(ty));
                 self.call_args(resolved, args.iter().collect());
@@ -112,6 +123,23 @@ impl Collector<'_> {
                 let resolved = function_term::resolve_cast(inner, cast);
                 self.call_args(resolved, vec![&**inner]);
             }
+            Term::Udt(fields) => {
+                if let ColumnType::Udt { fields: types, .. } = ty {
+                    for (field, value) in fields {
+                        if let Some((_, field_type)) = types.iter().find(|(n, _)| *n == field.name)
+                        {
+                            self.term(value, &format!("{name}.{}", field.name), field_type);
+                        }
+                    }
+                }
+            }
+            Term::Tuple(items) => {
+                if let ColumnType::Tuple(types) = ty {
+                    for (i, (item, item_type)) in items.iter().zip(types).enumerate() {
+                        self.term(item, &format!("{name}[{i}]"), item_type);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -127,6 +155,36 @@ impl Collector<'_> {
             }
             Err(err) => {
                 self.error.get_or_insert(err);
+            }
+        }
+    }
+
+    /// Markers of `c[key]` (assignment or deletion) and of the assigned value.
+    fn element(&mut self, column: &str, key: &Term, value: Option<&Term>) {
+        let Some(ty) = self.column_type(column) else {
+            return;
+        };
+        let (key_name, key_type, value_type) = match &ty {
+            ColumnType::List { element, .. } => ("idx", ColumnType::Int, element.as_ref().clone()),
+            ColumnType::Map { key, value, .. } => {
+                ("key", key.as_ref().clone(), value.as_ref().clone())
+            }
+            ColumnType::Set { element, .. } => {
+                ("value", element.as_ref().clone(), element.as_ref().clone())
+            }
+            _ => return,
+        };
+        self.term(key, &format!("{key_name}({column})"), &key_type);
+        if let Some(value) = value {
+            self.term(value, &format!("value({column})"), &value_type);
+        }
+    }
+
+    /// Markers of `c.field = value`.
+    fn field(&mut self, column: &str, field: &str, value: &Term) {
+        if let Some(ColumnType::Udt { fields, .. }) = self.column_type(column) {
+            if let Some((_, ty)) = fields.iter().find(|(n, _)| n == field) {
+                self.term(value, &format!("{column}.{field}"), ty);
             }
         }
     }
@@ -302,6 +360,13 @@ pub fn bind_info(
             }
         }
         Statement::Insert(s) => {
+            if let InsertValues::Json {
+                json: Term::Bind(m),
+                ..
+            } = &s.values
+            {
+                c.put(m, crate::json::JSON_COLUMN.into(), ColumnType::Text);
+            }
             if let InsertValues::Columns { columns, values } = &s.values {
                 for (col, value) in columns.iter().zip(values) {
                     if let Some(ty) = c.column_type(&col.name) {
@@ -318,6 +383,23 @@ pub fn bind_info(
             c.using(&s.using);
             for a in &s.assignments {
                 match a {
+                    Assignment::Modify {
+                        column,
+                        value,
+                        op: cql::statement::ast::ArithOp::Sub,
+                    } => {
+                        // Removing from a map takes a set of its keys.
+                        let ty = match c.column_type(&column.name) {
+                            Some(ColumnType::Map { key, .. }) => Some(ColumnType::Set {
+                                element: key,
+                                frozen: false,
+                            }),
+                            other => other,
+                        };
+                        if let Some(ty) = ty {
+                            c.term(value, &column.name, &ty);
+                        }
+                    }
                     Assignment::Set { column, value }
                     | Assignment::Modify { column, value, .. }
                     | Assignment::Prepend { column, value } => {
@@ -325,7 +407,14 @@ pub fn bind_info(
                             c.term(value, &column.name, &ty);
                         }
                     }
-                    _ => {}
+                    Assignment::Element { column, key, value } => {
+                        c.element(&column.name, key, Some(value));
+                    }
+                    Assignment::Field {
+                        column,
+                        field,
+                        value,
+                    } => c.field(&column.name, &field.name, value),
                 }
             }
             for r in &s.where_clause {
@@ -333,6 +422,11 @@ pub fn bind_info(
             }
         }
         Statement::Delete(s) => {
+            for target in &s.columns {
+                if let cql::statement::ast::DeleteTarget::Element(column, key) = target {
+                    c.element(&column.name, key, None);
+                }
+            }
             c.using(&s.using);
             for r in &s.where_clause {
                 c.relation(r);

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
 use crate::planner::options::table_params;
-use crate::planner::types::resolve_type;
+use crate::planner::types::{resolve_type, TypeScope, UserTypes};
 
 /// A column of a table being built, before ids are assigned.
 #[derive(Debug, Clone)]
@@ -22,60 +22,33 @@ pub struct NewColumn {
     pub order: ClusteringOrder,
 }
 
-/// Builds a `TableDef`: assigns column ids and orders the columns as Cassandra lists them
-/// (partition key, clustering key, then the others by name).
+/// Builds a `TableDef`: assigns column ids in the given order, and lets `TableDef::new` order
+/// the columns as Cassandra lists them.
 pub fn build_table_def(
     keyspace: &str,
     name: &str,
     id: Uuid,
-    mut columns: Vec<NewColumn>,
+    columns: Vec<NewColumn>,
     params: TableParams,
 ) -> TableDef {
-    let rank = |c: &NewColumn| match c.kind {
-        ColumnKind::PartitionKey => 0,
-        ColumnKind::Clustering => 1,
-        ColumnKind::Regular | ColumnKind::Static => 2,
-    };
-    columns.sort_by(|a, b| {
-        rank(a)
-            .cmp(&rank(b))
-            .then(a.position.cmp(&b.position))
-            .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
-    });
-    let mut defs = Vec::with_capacity(columns.len());
-    let mut partition_key = Vec::new();
-    let mut clustering_key = Vec::new();
-    for (i, c) in columns.into_iter().enumerate() {
-        match c.kind {
-            ColumnKind::PartitionKey => partition_key.push(i),
-            ColumnKind::Clustering => clustering_key.push(i),
-            ColumnKind::Regular | ColumnKind::Static => {}
-        }
-        defs.push(ColumnDef {
+    let defs = columns
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| ColumnDef {
             id: ColumnId(i as u32),
             name: c.name,
             ty: c.ty,
             kind: c.kind,
             position: c.position,
             order: c.order,
-        });
-    }
-    let next_column_id = defs.len() as u32;
-    TableDef {
-        id,
-        keyspace: keyspace.to_string(),
-        name: name.to_string(),
-        columns: defs,
-        partition_key,
-        clustering_key,
-        params,
-        next_column_id,
-        dropped_columns: Vec::new(),
-    }
+        })
+        .collect();
+    TableDef::new(id, keyspace, name, defs, params)
 }
 
 /// Translates `CREATE TABLE` into a table definition, applying Cassandra's validation.
-pub fn create_table_def(stmt: &CreateTable, keyspace: &str, id: Uuid) -> CqlResult<TableDef> {
+pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> CqlResult<TableDef> {
+    let keyspace = scope.keyspace;
     let table = stmt.name.name.name.as_str();
     let mut types: BTreeMap<String, (ColumnType, bool)> = BTreeMap::new();
     let mut inline_pk: Vec<&Ident> = Vec::new();
@@ -86,7 +59,7 @@ pub fn create_table_def(stmt: &CreateTable, keyspace: &str, id: Uuid) -> CqlResu
                 col.name.name, table
             )));
         }
-        let ty = resolve_type(&col.ty, keyspace, true)?;
+        let ty = resolve_type(&col.ty, scope, true)?;
         types.insert(col.name.name.clone(), (ty, col.is_static));
         if col.primary_key {
             inline_pk.push(&col.name);
@@ -220,7 +193,7 @@ fn validate_key_columns(
                 ident.name
             )));
         }
-        if *ty == ColumnType::Duration {
+        if ty.references_duration() {
             return Err(CqlError::invalid(format!(
                 "duration type is not supported for PRIMARY KEY column '{}'",
                 ident.name
@@ -278,6 +251,7 @@ fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec
 /// Column definitions added by `ALTER TABLE ADD`, validated against the table.
 pub fn added_columns(
     table: &TableDef,
+    types: &UserTypes,
     columns: &[ColumnDefinition],
     if_not_exists: bool,
 ) -> CqlResult<Vec<NewColumn>> {
@@ -294,7 +268,11 @@ pub fn added_columns(
                 col.name.name
             )));
         }
-        let ty = resolve_type(&col.ty, &table.keyspace, true)?;
+        let scope = TypeScope {
+            keyspace: &table.keyspace,
+            types,
+        };
+        let ty = resolve_type(&col.ty, scope, true)?;
         if col.is_static && table.clustering_key.is_empty() {
             return Err(CqlError::invalid(
                 "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
@@ -359,8 +337,6 @@ pub fn altered_table(
         });
         def.next_column_id += 1;
     }
-    // Keep the key columns first and the rest ordered by name; indexes must follow.
-    let key_len = def.partition_key.len() + def.clustering_key.len();
-    def.columns[key_len..].sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    def.reindex();
     def
 }

@@ -7,6 +7,7 @@ pub mod clustering;
 pub mod ddl;
 pub mod grouping;
 pub mod modify;
+pub mod operations;
 pub mod options;
 pub mod ordering;
 pub mod restrictions;

@@ -1,13 +1,13 @@
 //! INSERT, UPDATE and DELETE planning with Cassandra's key rules: the full partition key by
 //! `=`/`IN`, the full clustering key for writes, no slices, no non-key columns in WHERE.
 
-use cql::statement::ast::{
-    Assignment, Delete, DeleteTarget, Insert, InsertValues, Relation, Term, Update, UsingClause,
-};
+use cql::statement::ast::{Delete, Insert, InsertValues, Relation, Term, Update, UsingClause};
 use storage::ColumnKind;
 
 use crate::error::{CqlError, CqlResult};
+use crate::json::insert::{self, JsonInsert};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
+use crate::planner::operations::{self, ColumnOperation, Operation};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::{column_index, resolve_table};
 use crate::schema::{is_system_keyspace, Schema, TableKind, TableRef};
@@ -21,8 +21,8 @@ pub enum ModifyKind {
     Update,
     /// DELETE of whole rows (or partitions when only the partition key is given).
     DeleteRows,
-    /// DELETE of the listed columns.
-    DeleteColumns(Vec<usize>),
+    /// DELETE of columns, elements or fields (the plan's operations).
+    DeleteColumns,
     /// DELETE of a clustering range or a whole partition (range tombstone).
     DeleteRange,
 }
@@ -34,13 +34,17 @@ pub struct ModifyPlan {
     pub kind: ModifyKind,
     /// One value set per partition key column.
     pub partition_key: Vec<ValueSet>,
-    /// One value set per clustering column given (all of them for INSERT/UPDATE).
+    /// One value set per clustering column given: all of them, or none when the statement
+    /// writes static columns only.
     pub clustering_key: Vec<ValueSet>,
-    /// Column index and value for each assigned column.
-    pub assignments: Vec<(usize, Term)>,
+    /// What happens to each non-key column.
+    pub operations: Vec<ColumnOperation>,
     pub using: UsingClause,
     /// The deleted clustering range of a `DeleteRange`.
     pub range: Option<ClusteringPlan>,
+    /// `INSERT JSON`: the JSON source whose values the executor binds to the synthetic
+    /// markers of the plan's terms.
+    pub json: Option<JsonInsert>,
 }
 
 /// The user table an UPDATE/DELETE addresses; conditional forms (LWT) are not planned yet.
@@ -90,20 +94,13 @@ pub fn plan_insert(
             "Conditional updates (IF NOT EXISTS) are not supported yet",
         ));
     }
-    let InsertValues::Columns { columns, values } = &stmt.values else {
-        return Err(CqlError::invalid("INSERT JSON is not supported yet"));
+    let (by_column, json) = match &stmt.values {
+        InsertValues::Columns { columns, values } => (column_terms(def, columns, values)?, None),
+        InsertValues::Json {
+            json,
+            default_unset,
+        } => json_terms(def, stmt, json, *default_unset),
     };
-    if columns.len() != values.len() {
-        return Err(CqlError::invalid("Unmatched column names/values"));
-    }
-    let mut by_column: Vec<Option<Term>> = vec![None; def.columns.len()];
-    for (ident, value) in columns.iter().zip(values) {
-        let i = column_index(def, ident)?;
-        if by_column[i].is_some() {
-            return Err(CqlError::invalid("The column names contains duplicates"));
-        }
-        by_column[i] = Some(value.clone());
-    }
     let key_set = |indexes: &[usize]| -> Vec<Option<ValueSet>> {
         indexes
             .iter()
@@ -116,14 +113,8 @@ pub fn plan_insert(
         key_set(&def.partition_key),
         "partition key parts",
     )?;
-    let clustering_key = require_all(
-        def,
-        &def.clustering_key,
-        key_set(&def.clustering_key),
-        "clustering keys",
-    )?;
-    let assignments = by_column
-        .into_iter()
+    let operations: Vec<ColumnOperation> = by_column
+        .iter()
         .enumerate()
         .filter(|(i, _)| {
             matches!(
@@ -131,17 +122,95 @@ pub fn plan_insert(
                 ColumnKind::Regular | ColumnKind::Static
             )
         })
-        .filter_map(|(i, term)| term.map(|t| (i, t)))
+        .filter_map(|(column, term)| {
+            term.clone().map(|t| ColumnOperation {
+                column,
+                op: Operation::Set(t),
+            })
+        })
         .collect();
+    let clustering_key = clustering_or_static(
+        def,
+        key_set(&def.clustering_key),
+        static_only(def, &operations),
+    )?;
     Ok(ModifyPlan {
         table: table.clone(),
         kind: ModifyKind::Insert,
         partition_key,
         clustering_key,
-        assignments,
+        operations,
         using: stmt.using.clone(),
         range: None,
+        json,
     })
+}
+
+/// The value term of each table column named by `INSERT (columns) VALUES (values)`.
+fn column_terms(
+    def: &storage::TableDef,
+    columns: &[cql::statement::ast::Ident],
+    values: &[Term],
+) -> CqlResult<Vec<Option<Term>>> {
+    if columns.len() != values.len() {
+        return Err(CqlError::invalid("Unmatched column names/values"));
+    }
+    let mut by_column: Vec<Option<Term>> = vec![None; def.columns.len()];
+    for (ident, value) in columns.iter().zip(values) {
+        let i = column_index(def, ident)?;
+        if by_column[i].is_some() {
+            return Err(CqlError::invalid("The column names contains duplicates"));
+        }
+        by_column[i] = Some(value.clone());
+    }
+    Ok(by_column)
+}
+
+/// `INSERT JSON`: every column takes a synthetic marker numbered after the statement's own
+/// markers; the executor binds them from the JSON object (`crate::json::insert`).
+fn json_terms(
+    def: &storage::TableDef,
+    stmt: &Insert,
+    source: &Term,
+    default_unset: bool,
+) -> (Vec<Option<Term>>, Option<JsonInsert>) {
+    let using = &stmt.using;
+    let own = [
+        Some(source),
+        using.ttl.as_ref(),
+        using.timestamp.as_ref(),
+        using.timeout.as_ref(),
+    ];
+    let json = JsonInsert {
+        source: source.clone(),
+        default_unset,
+        first_marker: insert::marker_count(own.into_iter().flatten()),
+    };
+    let terms = (0..def.columns.len())
+        .map(|i| Some(json.marker(i)))
+        .collect();
+    (terms, Some(json))
+}
+
+/// Whether the operations touch static columns only (and at least one).
+fn static_only(def: &storage::TableDef, operations: &[ColumnOperation]) -> bool {
+    !operations.is_empty()
+        && operations
+            .iter()
+            .all(|o| def.columns[o.column].kind == ColumnKind::Static)
+}
+
+/// The clustering key of a write: all of its columns, or none at all when only static
+/// columns are written (the partition's static row).
+fn clustering_or_static(
+    def: &storage::TableDef,
+    sets: Vec<Option<ValueSet>>,
+    static_only: bool,
+) -> CqlResult<Vec<ValueSet>> {
+    if static_only && sets.iter().all(Option::is_none) {
+        return Ok(Vec::new());
+    }
+    require_all(def, &def.clustering_key, sets, "clustering keys")
 }
 
 fn require_all(
@@ -216,34 +285,21 @@ pub fn plan_update(
     let def = &table.def;
     let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
     let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
-    let clustering_key = require_all(def, &def.clustering_key, ck, "clustering keys")?;
-    let mut assignments = Vec::new();
-    for assignment in &stmt.assignments {
-        let Assignment::Set { column, value } = assignment else {
-            return Err(CqlError::invalid(format!(
-                "Unsupported assignment (collections and counters come later): {assignment:?}"
-            )));
-        };
-        let i = column_index(def, column)?;
-        if matches!(
-            def.columns[i].kind,
-            ColumnKind::PartitionKey | ColumnKind::Clustering
-        ) {
-            return Err(CqlError::invalid(format!(
-                "PRIMARY KEY part {} found in SET part",
-                column.name
-            )));
-        }
-        assignments.push((i, value.clone()));
-    }
+    let operations = stmt
+        .assignments
+        .iter()
+        .map(|a| operations::plan_assignment(def, a))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let clustering_key = clustering_or_static(def, ck, static_only(def, &operations))?;
     Ok(ModifyPlan {
         table: table.clone(),
         kind: ModifyKind::Update,
         partition_key,
         clustering_key,
-        assignments,
+        operations,
         using: stmt.using.clone(),
         range: None,
+        json: None,
     })
 }
 
@@ -300,26 +356,16 @@ pub fn plan_delete(
             .prefix
             .iter()
             .all(|p| matches!(p, PrefixPart::Single(_)));
-    let mut columns = Vec::new();
-    for target in &stmt.columns {
-        let DeleteTarget::Column(ident) = target else {
-            return Err(CqlError::invalid(
-                "Deleting collection elements is not supported yet",
-            ));
-        };
-        let i = column_index(def, ident)?;
-        if matches!(
-            def.columns[i].kind,
-            ColumnKind::PartitionKey | ColumnKind::Clustering
-        ) {
-            return Err(CqlError::invalid(format!(
-                "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)",
-                ident.name
-            )));
-        }
-        columns.push(i);
-    }
-    let (kind, clustering_key, range) = if full_row {
+    let columns = stmt
+        .columns
+        .iter()
+        .map(|t| operations::plan_delete_target(def, t))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let statics_only = static_only(def, &columns);
+    let whole_partition = range.slice.is_none() && range.prefix.is_empty();
+    let (kind, clustering_key, range) = if statics_only && whole_partition {
+        (ModifyKind::DeleteColumns, Vec::new(), None)
+    } else if full_row {
         let keys = range
             .prefix
             .into_iter()
@@ -331,14 +377,27 @@ pub fn plan_delete(
         let kind = if columns.is_empty() {
             ModifyKind::DeleteRows
         } else {
-            ModifyKind::DeleteColumns(columns)
+            ModifyKind::DeleteColumns
         };
         (kind, keys, None)
     } else {
-        if !columns.is_empty() {
+        if range.slice.is_some() && !columns.is_empty() {
             return Err(CqlError::invalid(
                 "Range deletions are not supported for specific columns",
             ));
+        }
+        if let Some(regular) = columns
+            .iter()
+            .find(|o| def.columns[o.column].kind != ColumnKind::Static)
+        {
+            let missing = def.clustering_key[range
+                .prefix
+                .len()
+                .min(def.clustering_key.len().saturating_sub(1))];
+            return Err(CqlError::invalid(format!(
+                "Primary key column '{}' must be specified in order to delete column '{}'",
+                def.columns[missing].name, def.columns[regular.column].name
+            )));
         }
         (ModifyKind::DeleteRange, Vec::new(), Some(range))
     };
@@ -347,9 +406,10 @@ pub fn plan_delete(
         kind,
         partition_key,
         clustering_key,
-        assignments: Vec::new(),
+        operations: columns,
         using: stmt.using.clone(),
         range,
+        json: None,
     })
 }
 

@@ -41,6 +41,10 @@ pub struct SelectPlan {
     pub grouping: Grouping,
     /// `SELECT DISTINCT`: one row per partition.
     pub distinct: bool,
+    /// `SELECT JSON`: the result is one `[json]` text column (see `crate::json`).
+    pub json: bool,
+    /// `toJson(x)` outputs: index and the type of `x` (see `Selection::to_json`).
+    pub to_json: Vec<(usize, cql::types::ColumnType)>,
     /// ORDER BY over several partitions (`IN`): columns to sort the result by.
     pub post_order: Vec<(usize, bool)>,
 }
@@ -181,6 +185,7 @@ pub fn plan_select(
     Ok(SelectPlan {
         table,
         outputs: selection.outputs,
+        to_json: selection.to_json,
         partitions,
         token_filter,
         clustering,
@@ -190,6 +195,7 @@ pub fn plan_select(
         reversed: ordering.reversed,
         grouping,
         distinct: stmt.distinct,
+        json: stmt.json,
         post_order: ordering.post_order,
     })
 }

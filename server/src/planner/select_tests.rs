@@ -12,6 +12,15 @@ use crate::planner::ddl::create_table_def;
 use crate::planner::select::plan_select;
 use crate::schema::Schema;
 
+fn scope() -> crate::planner::types::TypeScope<'static> {
+    static NO_TYPES: std::sync::OnceLock<crate::planner::types::UserTypes> =
+        std::sync::OnceLock::new();
+    crate::planner::types::TypeScope {
+        keyspace: "ks",
+        types: NO_TYPES.get_or_init(BTreeMap::new),
+    }
+}
+
 /// A schema holding keyspace `ks` with the given CREATE TABLE statements.
 fn schema(tables: &[&str]) -> Schema {
     let mut keyspace = KeyspaceDef {
@@ -19,18 +28,27 @@ fn schema(tables: &[&str]) -> Schema {
         replication: BTreeMap::new(),
         durable_writes: true,
         tables: BTreeMap::new(),
+        types: BTreeMap::new(),
     };
     for (n, text) in tables.iter().enumerate() {
         let Ok(Statement::CreateTable(create)) = cql::statement::parse_statement(text) else {
             panic!("not a CREATE TABLE: {text}");
         };
         let id = Uuid::from_u128(n as u128 + 1);
-        let def = create_table_def(&create, "ks", id).expect("table definition");
+        let def = create_table_def(&create, scope(), id).expect("table definition");
         keyspace.tables.insert(def.name.clone(), Arc::new(def));
     }
     let mut catalog = Catalog::default();
     catalog.keyspaces.insert("ks".into(), keyspace);
     Schema::new(catalog)
+}
+
+/// The definition of one table of keyspace `ks`, from its CREATE TABLE text.
+pub(crate) fn table_from(create: &str) -> storage::TableDef {
+    let Ok(Statement::CreateTable(create)) = cql::statement::parse_statement(create) else {
+        panic!("not a CREATE TABLE: {create}");
+    };
+    create_table_def(&create, scope(), Uuid::from_u128(1)).expect("table definition")
 }
 
 /// The printed plan of `query`, or its error message.

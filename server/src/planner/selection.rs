@@ -100,24 +100,32 @@ pub struct Selection {
     pub outputs: Vec<Output>,
     /// Whether any output is an aggregate.
     pub has_aggregates: bool,
+    /// `toJson(x)` outputs: the output index and the type of `x`; the executor computes `x`
+    /// and turns it into JSON text (`crate::json::functions::to_json`).
+    pub to_json: Vec<(usize, ColumnType)>,
+}
+
+/// The table columns `outputs` read, in order of appearance.
+pub fn output_columns(outputs: &[Output]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for output in outputs {
+        match &output.source {
+            OutputSource::Column(i) => out.push(*i),
+            OutputSource::Aggregate(Aggregate {
+                input: Some((scalar, _)),
+                ..
+            })
+            | OutputSource::Scalar(scalar) => scalar.columns(&mut out),
+            OutputSource::Aggregate(_) | OutputSource::Token => {}
+        }
+    }
+    out
 }
 
 impl Selection {
     /// The table columns the selection reads (for DISTINCT's checks).
     pub fn columns(&self) -> impl Iterator<Item = usize> + '_ {
-        let mut out = Vec::new();
-        for output in &self.outputs {
-            match &output.source {
-                OutputSource::Column(i) => out.push(*i),
-                OutputSource::Aggregate(Aggregate {
-                    input: Some((scalar, _)),
-                    ..
-                })
-                | OutputSource::Scalar(scalar) => scalar.columns(&mut out),
-                OutputSource::Aggregate(_) | OutputSource::Token => {}
-            }
-        }
-        out.into_iter()
+        output_columns(&self.outputs).into_iter()
     }
 
     /// The bind markers in the selectors with the types they receive (named `[selection]`
@@ -168,11 +176,24 @@ pub fn plan_selection(table: &TableRef, stmt: &Select) -> CqlResult<Selection> {
         return Ok(Selection {
             outputs,
             has_aggregates: false,
+            to_json: Vec::new(),
         });
     }
     let mut outputs = Vec::with_capacity(stmt.selectors.len());
+    let mut to_json = Vec::new();
     for selector in &stmt.selectors {
-        let mut output = plan_expr(table, &selector.expr)?;
+        let mut output = match to_json_arg(&selector.expr) {
+            Some(arg) => {
+                let inner = plan_expr(table, arg)?;
+                to_json.push((outputs.len(), inner.ty));
+                Output {
+                    name: format!("{}({})", crate::json::functions::TO_JSON, inner.name),
+                    ty: ColumnType::Text,
+                    source: inner.source,
+                }
+            }
+            None => plan_expr(table, &selector.expr)?,
+        };
         if let Some(alias) = &selector.alias {
             output.name = alias.name.clone();
         }
@@ -184,7 +205,21 @@ pub fn plan_selection(table: &TableRef, stmt: &Select) -> CqlResult<Selection> {
     Ok(Selection {
         outputs,
         has_aggregates,
+        to_json,
     })
+}
+
+/// The argument of a `toJson(x)` selector.
+fn to_json_arg(expr: &SelectExpr) -> Option<&SelectExpr> {
+    match expr {
+        SelectExpr::Function { name, args } if name.name.name.eq_ignore_ascii_case("tojson") => {
+            match args.as_slice() {
+                [arg] => Some(arg),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
@@ -221,6 +256,11 @@ fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
                     ty: ColumnType::Bigint,
                     source: OutputSource::Token,
                 });
+            }
+            if fname.eq_ignore_ascii_case("fromjson") {
+                return Err(CqlError::invalid(
+                    "fromJson() cannot be used in the selection clause of a SELECT statement",
+                ));
             }
             let aggregate = AggregateFunction::from_name(fname).filter(|_| system);
             match aggregate {

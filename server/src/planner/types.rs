@@ -1,34 +1,65 @@
 //! Resolution of written types (`ast::CqlType`) into `ColumnType`, with Cassandra's rules on
-//! where non-frozen collections may appear.
+//! where non-frozen collections and durations may appear.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use cql::statement::ast::CqlType;
 use cql::types::ColumnType;
+use storage::UserTypeDef;
 
 use crate::error::{CqlError, CqlResult};
 
-/// Resolves a type as written in DDL. `top_level` is true for a column's own type, where
-/// non-frozen collections are allowed; nested collections must be frozen.
-pub fn resolve_type(ty: &CqlType, keyspace: &str, top_level: bool) -> CqlResult<ColumnType> {
-    resolve(ty, keyspace, top_level, false)
+/// The user types of a keyspace, by name.
+pub type UserTypes = BTreeMap<String, Arc<UserTypeDef>>;
+
+/// Where a type is resolved: its keyspace and that keyspace's user types.
+#[derive(Clone, Copy)]
+pub struct TypeScope<'a> {
+    pub keyspace: &'a str,
+    pub types: &'a UserTypes,
 }
 
-fn resolve(ty: &CqlType, keyspace: &str, top_level: bool, frozen: bool) -> CqlResult<ColumnType> {
-    let nested = |inner: &CqlType| resolve(inner, keyspace, false, frozen);
+/// Resolves a type as written in DDL. `top_level` is true for a column's own type, where
+/// non-frozen collections and UDTs are allowed; nested ones must be frozen.
+pub fn resolve_type(ty: &CqlType, scope: TypeScope<'_>, top_level: bool) -> CqlResult<ColumnType> {
+    resolve(ty, scope, top_level, false)
+}
+
+fn resolve(
+    ty: &CqlType,
+    scope: TypeScope<'_>,
+    top_level: bool,
+    frozen: bool,
+) -> CqlResult<ColumnType> {
+    let keyspace = scope.keyspace;
+    let nested = |inner: &CqlType| resolve(inner, scope, false, frozen);
     match ty {
         CqlType::Native(native) => Ok(native.clone()),
-        CqlType::Frozen(inner) => Ok(resolve(inner, keyspace, top_level, true)?.frozen()),
+        CqlType::Frozen(inner) => {
+            if matches!(**inner, CqlType::Native(_) | CqlType::Custom(_)) {
+                return Err(CqlError::invalid(
+                    "frozen<> is only allowed on collections, tuples, and user-defined types",
+                ));
+            }
+            check_durations(inner, || format!("frozen<{inner}>"))?;
+            Ok(resolve(inner, scope, top_level, true)?.frozen())
+        }
         CqlType::List(element) => {
             check_nested_frozen(top_level, frozen, ty)?;
+            check_durations(ty, || ty.to_string())?;
             let element = Box::new(nested(element)?);
             Ok(ColumnType::List { element, frozen })
         }
         CqlType::Set(element) => {
             check_nested_frozen(top_level, frozen, ty)?;
+            check_durations(ty, || ty.to_string())?;
             let element = Box::new(nested(element)?);
             Ok(ColumnType::Set { element, frozen })
         }
         CqlType::Map(key, value) => {
             check_nested_frozen(top_level, frozen, ty)?;
+            check_durations(ty, || ty.to_string())?;
             let key = Box::new(nested(key)?);
             let value = Box::new(nested(value)?);
             Ok(ColumnType::Map { key, value, frozen })
@@ -36,16 +67,29 @@ fn resolve(ty: &CqlType, keyspace: &str, top_level: bool, frozen: bool) -> CqlRe
         CqlType::Tuple(items) => Ok(ColumnType::Tuple(
             items
                 .iter()
-                .map(|item| resolve(item, keyspace, false, true))
+                .map(|item| resolve(item, scope, false, true))
                 .collect::<CqlResult<_>>()?,
         )),
         CqlType::Custom(class) => Ok(ColumnType::Custom(class.clone())),
         CqlType::Udt(name) => {
             let ks = name.keyspace.as_ref().map_or(keyspace, |k| k.name.as_str());
-            Err(CqlError::invalid(format!(
-                "Unknown type {}.{}",
-                ks, name.name.name
-            )))
+            if ks != keyspace {
+                return Err(CqlError::invalid(format!(
+                    "Statement on keyspace {keyspace} cannot refer to a user type in keyspace {ks}; user types can only be used in the keyspace they are defined in"
+                )));
+            }
+            let Some(def) = scope.types.get(&name.name.name) else {
+                return Err(CqlError::invalid(format!(
+                    "Unknown type {}.{}",
+                    ks, name.name.name
+                )));
+            };
+            if !top_level && !frozen {
+                return Err(CqlError::invalid(format!(
+                    "Non-frozen UDTs are not allowed inside collections: {ty}"
+                )));
+            }
+            Ok(def.column_type(frozen))
         }
         CqlType::Vector(_, _) => Err(CqlError::invalid(
             "vector types are not supported yet".to_string(),
@@ -53,11 +97,105 @@ fn resolve(ty: &CqlType, keyspace: &str, top_level: bool, frozen: bool) -> CqlRe
     }
 }
 
+/// `CQL3Type.Raw.RawCollection.prepare`: no counter inside a collection, and a duration cannot
+/// be a set element or a map key (their order would not be the duration's meaning). `shown` is
+/// the type as the message prints it.
+fn check_durations(ty: &CqlType, shown: impl FnOnce() -> String) -> CqlResult<()> {
+    let is_duration = |t: &CqlType| matches!(t, CqlType::Native(ColumnType::Duration));
+    let is_counter = |t: &CqlType| matches!(t, CqlType::Native(ColumnType::Counter));
+    let counter = match ty {
+        CqlType::List(element) | CqlType::Set(element) => is_counter(element),
+        CqlType::Map(key, value) => is_counter(key) || is_counter(value),
+        _ => false,
+    };
+    if counter {
+        return Err(CqlError::invalid(format!(
+            "Counters are not allowed inside collections: {}",
+            shown()
+        )));
+    }
+    let what = match ty {
+        CqlType::Set(element) if is_duration(element) => "inside sets",
+        CqlType::Map(key, _) if is_duration(key) => "as map keys",
+        _ => return Ok(()),
+    };
+    Err(CqlError::invalid(format!(
+        "Durations are not allowed {what}: {}",
+        shown()
+    )))
+}
+
+/// Checks a collection `ty`: nested in another, it must be frozen; its elements (`inner`)
+/// cannot be non-frozen UDTs unless it is frozen itself. Messages name the outer collection,
+/// as Cassandra's `throwNestedNonFrozenError` does.
 fn check_nested_frozen(top_level: bool, frozen: bool, ty: &CqlType) -> CqlResult<()> {
     if !top_level && !frozen {
         return Err(CqlError::invalid(format!(
             "Non-frozen collections are not allowed inside collections: {ty}"
         )));
     }
+    let elements: Vec<&CqlType> = match ty {
+        CqlType::List(e) | CqlType::Set(e) => vec![e],
+        CqlType::Map(k, v) => vec![k, v],
+        _ => Vec::new(),
+    };
+    if !frozen && elements.iter().any(|e| matches!(e, CqlType::Udt(_))) {
+        return Err(CqlError::invalid(format!(
+            "Non-frozen UDTs are not allowed inside collections: {ty}"
+        )));
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(ty: &CqlType) -> String {
+        let types = UserTypes::new();
+        let scope = TypeScope {
+            keyspace: "ks",
+            types: &types,
+        };
+        match resolve_type(ty, scope, true) {
+            Err(e) => e.to_string(),
+            Ok(t) => format!("resolved to {t}"),
+        }
+    }
+
+    #[test]
+    fn durations_are_refused_in_sets_and_map_keys() {
+        let duration = || Box::new(CqlType::Native(ColumnType::Duration));
+        assert_eq!(
+            message(&CqlType::Set(duration())),
+            "Durations are not allowed inside sets: set<duration>"
+        );
+        assert_eq!(
+            message(&CqlType::Frozen(Box::new(CqlType::Set(duration())))),
+            "Durations are not allowed inside sets: frozen<set<duration>>"
+        );
+        assert_eq!(
+            message(&CqlType::Map(
+                duration(),
+                Box::new(CqlType::Native(ColumnType::Int))
+            )),
+            "Durations are not allowed as map keys: map<duration, int>"
+        );
+        assert_eq!(
+            message(&CqlType::List(duration())),
+            "resolved to list<duration>"
+        );
+        assert_eq!(
+            message(&CqlType::Set(Box::new(CqlType::Native(
+                ColumnType::Counter
+            )))),
+            "Counters are not allowed inside collections: set<counter>"
+        );
+        assert_eq!(
+            message(&CqlType::Frozen(Box::new(CqlType::Native(
+                ColumnType::Text
+            )))),
+            "frozen<> is only allowed on collections, tuples, and user-defined types"
+        );
+    }
 }

@@ -141,7 +141,11 @@ fn keyspace(name: &str, replication: &[(&str, &str)], tables: &[String]) -> Keys
             panic!("invalid system table definition: {text}");
         };
         let table = stmt.name.name.name.clone();
-        match create_table_def(&stmt, name, system_table_id(name, &table)) {
+        let scope = crate::planner::types::TypeScope {
+            keyspace: name,
+            types: &BTreeMap::new(),
+        };
+        match create_table_def(&stmt, scope, system_table_id(name, &table)) {
             Ok(def) => {
                 defs.insert(table, Arc::new(def));
             }
@@ -156,6 +160,7 @@ fn keyspace(name: &str, replication: &[(&str, &str)], tables: &[String]) -> Keys
             .collect(),
         durable_writes: true,
         tables: defs,
+        types: BTreeMap::new(),
     }
 }
 

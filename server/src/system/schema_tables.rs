@@ -33,6 +33,19 @@ pub(crate) fn rows(schema: &Schema, table: &str, virtual_schema: bool) -> Vec<Na
                     rows.extend(column_rows(t));
                 }
             }
+            (false, "types") => rows.extend(ks.types.values().map(|t| {
+                let names = t.fields.iter().map(|(n, _)| CqlValue::Text(n.clone()));
+                let types = t
+                    .fields
+                    .iter()
+                    .map(|(_, ty)| CqlValue::Text(ty.to_string()));
+                vec![
+                    ("keyspace_name", text(t.keyspace.clone())),
+                    ("type_name", text(t.name.clone())),
+                    ("field_names", Some(CqlValue::List(names.collect()))),
+                    ("field_types", Some(CqlValue::List(types.collect()))),
+                ]
+            })),
             (false, "dropped_columns") => {
                 for t in ks.tables.values() {
                     rows.extend(dropped_rows(t));

@@ -1,12 +1,16 @@
 //! Literal constants typed by their receiver (Cassandra's `Constants.Literal`), with the
 //! `Invalid <KIND> constant (...) for "col" of type t` and `Unable to make ...` messages.
+//! Which constant kinds a type accepts follows `Constants.Literal.testAssignment` (a string is
+//! no `uuid`, an integer is a `duration` candidate); the parse follows each type's
+//! `fromString`.
 
 use std::cmp::Ordering;
 
 use cql::statement::ast::Literal;
+use cql::types::duration::parse_duration;
 use cql::types::{codec, ordering, ColumnType, CqlValue};
 
-use super::Receiver;
+use super::{time, Receiver};
 use crate::error::{CqlError, CqlResult};
 
 fn kind(lit: &Literal) -> &'static str {
@@ -48,8 +52,13 @@ fn unable(what: &str, text: &str) -> CqlError {
     CqlError::invalid(format!("Unable to make {what} from '{text}'"))
 }
 
+/// `IntegerType` and `DecimalType` spell their message in lower case.
+fn lower_unable(what: &str, text: &str) -> CqlError {
+    CqlError::invalid(format!("unable to make {what} from '{text}'"))
+}
+
 /// Types `lit` for `receiver`.
-pub(super) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
     use ColumnType as T;
     let ty = receiver.ty;
     match (ty, lit) {
@@ -72,7 +81,7 @@ pub(super) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<
             .map_err(|_| unable("byte", s)),
         (T::Varint, Literal::Integer(s)) => varint_bytes(s)
             .map(CqlValue::Varint)
-            .ok_or_else(|| unable("varint", s)),
+            .ok_or_else(|| lower_unable("int", s)),
         (T::Float, Literal::Integer(s) | Literal::Float(s)) => parse_float(s)
             .map(|f| CqlValue::Float(f as f32))
             .ok_or_else(|| unable("float", s)),
@@ -80,7 +89,7 @@ pub(super) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<
             .map(CqlValue::Double)
             .ok_or_else(|| unable("double", s)),
         (T::Decimal, Literal::Integer(s) | Literal::Float(s)) => {
-            decimal(s).ok_or_else(|| unable("decimal", s))
+            decimal(s).ok_or_else(|| lower_unable("BigDecimal", s))
         }
         (T::Text, Literal::String(s)) => Ok(CqlValue::Text(s.clone())),
         (T::Ascii, Literal::String(s)) => {
@@ -99,44 +108,33 @@ pub(super) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<
             if u.get_version_num() == 1 {
                 Ok(CqlValue::Timeuuid(*u))
             } else {
-                Err(CqlError::invalid(format!(
-                    "Unsupported UUID version for timeuuid: {u}"
-                )))
+                Err(CqlError::invalid("TimeUUID supports only version 1 UUIDs"))
             }
         }
-        (T::Uuid, Literal::String(s)) | (T::Timeuuid, Literal::String(s)) => {
-            let u = uuid::Uuid::parse_str(s).map_err(|_| unable("UUID", s))?;
-            literal_value(&Literal::Uuid(u), receiver)
-        }
-        (T::Timestamp, Literal::Integer(s)) => s
-            .parse()
+        // `TimestampType`, `SimpleDateType` and `TimeType` parse integer constants as text too.
+        (T::Timestamp, Literal::Integer(s) | Literal::String(s)) => time::timestamp_from_string(s)
             .map(CqlValue::Timestamp)
-            .map_err(|_| unable("long", s)),
-        (T::Timestamp, Literal::String(s)) => super::parse_timestamp(s)
-            .map(CqlValue::Timestamp)
-            .ok_or_else(|| CqlError::invalid(format!("Unable to parse a date/time from '{s}'"))),
-        (T::Date, Literal::String(s)) => {
-            super::parse_date(s).map(CqlValue::Date).ok_or_else(|| {
-                CqlError::invalid(format!("Unable to coerce '{s}' to a formatted date (long)"))
-            })
-        }
-        (T::Date, Literal::Integer(s)) => s
-            .parse::<u32>()
+            .map_err(CqlError::invalid),
+        (T::Date, Literal::Integer(s) | Literal::String(s)) => time::date_from_string(s)
             .map(CqlValue::Date)
-            .map_err(|_| unable("date", s)),
-        (T::Time, Literal::String(s)) => {
-            super::parse_time(s).map(CqlValue::Time).ok_or_else(|| {
-                CqlError::invalid(format!("Unable to coerce '{s}' to a formatted time (long)"))
+            .map_err(CqlError::invalid),
+        (T::Time, Literal::Integer(s) | Literal::String(s)) => time::time_from_string(s)
+            .map(CqlValue::Time)
+            .map_err(CqlError::invalid),
+        // `DurationType.fromString`: an integer constant is assignable but never a duration.
+        (T::Duration, Literal::Duration(s) | Literal::Integer(s)) => parse_duration(s)
+            .map(|d| CqlValue::Duration {
+                months: d.months,
+                days: d.days,
+                nanoseconds: d.nanoseconds,
             })
-        }
-        (T::Time, Literal::Integer(s)) => {
-            s.parse().map(CqlValue::Time).map_err(|_| unable("time", s))
-        }
+            .map_err(|e| CqlError::invalid(e.to_string())),
         (T::Inet, Literal::String(s)) => s
             .parse()
             .map(CqlValue::Inet)
             .map_err(|_| CqlError::invalid(format!("Unable to make inet address from '{s}'"))),
         (T::Custom(_), Literal::Blob(b)) => Ok(CqlValue::Blob(b.clone())),
+        (T::Tuple(_), Literal::String(s)) => super::tuple_string::tuple_from_string(s, receiver),
         _ => Err(mismatch(lit, receiver)),
     }
 }
@@ -213,7 +211,8 @@ pub(crate) fn varint_bytes(text: &str) -> Option<Vec<u8>> {
     Some(mag)
 }
 
-fn decimal(text: &str) -> Option<CqlValue> {
+/// A `decimal` from its text (`-1.5`, `1.23E-12`).
+pub(crate) fn decimal(text: &str) -> Option<CqlValue> {
     let lower = text.to_ascii_lowercase();
     let (mantissa, exponent) = match lower.split_once('e') {
         Some((m, e)) => (m, e.parse::<i32>().ok()?),
@@ -237,14 +236,14 @@ fn compare_values(ty: &ColumnType, a: &CqlValue, b: &CqlValue) -> Ordering {
 }
 
 /// Sorts and deduplicates set elements in the element type's order.
-pub(super) fn sort_set(mut values: Vec<CqlValue>, element: &ColumnType) -> Vec<CqlValue> {
+pub(crate) fn sort_set(mut values: Vec<CqlValue>, element: &ColumnType) -> Vec<CqlValue> {
     values.sort_by(|a, b| compare_values(element, a, b));
     values.dedup_by(|a, b| compare_values(element, a, b) == Ordering::Equal);
     values
 }
 
 /// Sorts map entries by key; the last value given for a key wins.
-pub(super) fn sort_map(
+pub(crate) fn sort_map(
     entries: Vec<(CqlValue, CqlValue)>,
     key: &ColumnType,
 ) -> Vec<(CqlValue, CqlValue)> {
@@ -295,6 +294,76 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.to_string(), "Unable to make int from '3000000000'");
+    }
+
+    fn message(lit: Literal, ty: &ColumnType) -> String {
+        match literal_value(&lit, recv(ty)) {
+            Err(e) => e.to_string(),
+            Ok(v) => format!("accepted as {v:?}"),
+        }
+    }
+
+    #[test]
+    fn type_specific_messages_are_cassandras() {
+        use ColumnType as T;
+        let int = |s: &str| Literal::Integer(s.into());
+        let string = |s: &str| Literal::String(s.into());
+        assert_eq!(
+            message(int("32768"), &T::Smallint),
+            "Unable to make short from '32768'"
+        );
+        assert_eq!(
+            message(int("128"), &T::Tinyint),
+            "Unable to make byte from '128'"
+        );
+        assert_eq!(
+            message(int("9223372036854775808"), &T::Bigint),
+            "Unable to make long from '9223372036854775808'"
+        );
+        assert_eq!(
+            message(Literal::Float("1e2147483649".into()), &T::Decimal),
+            "unable to make BigDecimal from '1e2147483649'"
+        );
+        assert_eq!(
+            message(int("-123"), &T::Date),
+            "Unable to make unsigned int (for date) from: '-123'"
+        );
+        assert_eq!(
+            message(string("01:02"), &T::Time),
+            "(TimeType) Unable to coerce '01:02' to a formatted time (long)"
+        );
+        let v4 = uuid::Uuid::from_u128(0x4000 << 64);
+        assert_eq!(
+            message(Literal::Uuid(v4), &T::Timeuuid),
+            "TimeUUID supports only version 1 UUIDs"
+        );
+        assert_eq!(
+            message(string("00000000-0000-4000-0000-000000000000"), &T::Uuid),
+            "Invalid STRING constant (00000000-0000-4000-0000-000000000000) for \"c\" of type uuid"
+        );
+        assert_eq!(
+            message(string("1h"), &T::Duration),
+            "Invalid STRING constant (1h) for \"c\" of type duration"
+        );
+        assert_eq!(
+            message(int("5"), &T::Duration),
+            "Unable to convert '5' to a duration"
+        );
+        assert_eq!(
+            message(Literal::Duration("-1h30m".into()), &T::Duration),
+            format!(
+                "accepted as {:?}",
+                CqlValue::Duration {
+                    months: 0,
+                    days: 0,
+                    nanoseconds: -5_400_000_000_000
+                }
+            )
+        );
+        assert_eq!(
+            message(int("1296705900000"), &T::Timestamp),
+            "accepted as Timestamp(1296705900000)"
+        );
     }
 
     #[test]

@@ -51,6 +51,101 @@ pub struct KeyspaceDef {
     pub durable_writes: bool,
     /// Tables by name. Persisted as separate records, not inside the keyspace record.
     pub tables: BTreeMap<String, Arc<TableDef>>,
+    /// User-defined types by name. Persisted as separate records.
+    pub types: BTreeMap<String, Arc<UserTypeDef>>,
+}
+
+/// A user-defined type: its fields with their resolved types.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserTypeDef {
+    /// The keyspace it belongs to.
+    pub keyspace: String,
+    /// The type name.
+    pub name: String,
+    /// Field names and types, in declaration order.
+    pub fields: Vec<(String, ColumnType)>,
+}
+
+impl UserTypeDef {
+    /// The column type of this UDT, frozen or not.
+    pub fn column_type(&self, frozen: bool) -> ColumnType {
+        ColumnType::Udt {
+            keyspace: self.keyspace.clone(),
+            name: self.name.clone(),
+            fields: self.fields.clone(),
+            frozen,
+        }
+    }
+}
+
+/// Whether `ty` is, or contains, the user type `keyspace.name`.
+pub fn references_type(ty: &ColumnType, keyspace: &str, name: &str) -> bool {
+    match ty {
+        ColumnType::Udt {
+            keyspace: k,
+            name: n,
+            fields,
+            ..
+        } => {
+            (k == keyspace && n == name)
+                || fields
+                    .iter()
+                    .any(|(_, f)| references_type(f, keyspace, name))
+        }
+        ColumnType::List { element, .. } | ColumnType::Set { element, .. } => {
+            references_type(element, keyspace, name)
+        }
+        ColumnType::Map { key, value, .. } => {
+            references_type(key, keyspace, name) || references_type(value, keyspace, name)
+        }
+        ColumnType::Tuple(items) => items.iter().any(|t| references_type(t, keyspace, name)),
+        _ => false,
+    }
+}
+
+/// `ty` with every occurrence of the user type `new` (same keyspace and name) replaced by
+/// its new definition, keeping each occurrence's frozenness.
+pub fn replace_type(ty: &ColumnType, new: &UserTypeDef) -> ColumnType {
+    let recurse = |t: &ColumnType| Box::new(replace_type(t, new));
+    match ty {
+        ColumnType::Udt {
+            keyspace,
+            name,
+            fields,
+            frozen,
+        } => {
+            if *keyspace == new.keyspace && *name == new.name {
+                new.column_type(*frozen)
+            } else {
+                ColumnType::Udt {
+                    keyspace: keyspace.clone(),
+                    name: name.clone(),
+                    fields: fields
+                        .iter()
+                        .map(|(n, f)| (n.clone(), replace_type(f, new)))
+                        .collect(),
+                    frozen: *frozen,
+                }
+            }
+        }
+        ColumnType::List { element, frozen } => ColumnType::List {
+            element: recurse(element),
+            frozen: *frozen,
+        },
+        ColumnType::Set { element, frozen } => ColumnType::Set {
+            element: recurse(element),
+            frozen: *frozen,
+        },
+        ColumnType::Map { key, value, frozen } => ColumnType::Map {
+            key: recurse(key),
+            value: recurse(value),
+            frozen: *frozen,
+        },
+        ColumnType::Tuple(items) => {
+            ColumnType::Tuple(items.iter().map(|t| replace_type(t, new)).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 /// A table: its id, columns and options.
@@ -269,12 +364,13 @@ fn kind_rank(kind: ColumnKind) -> u8 {
     match kind {
         ColumnKind::PartitionKey => 0,
         ColumnKind::Clustering => 1,
-        ColumnKind::Regular | ColumnKind::Static => 2,
+        ColumnKind::Static => 2,
+        ColumnKind::Regular => 3,
     }
 }
 
 /// Cassandra's `SELECT *` order: partition key by position, clustering by position, then the
-/// regular and static columns by name.
+/// static columns and then the regular columns, each by name (`selectOrderIterator`).
 fn sort_columns(columns: &mut [ColumnDef]) {
     columns.sort_by(|a, b| {
         kind_rank(a.kind)

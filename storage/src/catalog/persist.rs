@@ -1,5 +1,7 @@
-//! The catalog's on-disk form: one JSON record per keyspace (`keyspace/<name>`) and per table
-//! (`table/<keyspace>/<name>`) in the redb `schema` table. Column types are stored as CQL text.
+//! The catalog's on-disk form: one JSON record per keyspace (`keyspace/<name>`), per table
+//! (`table/<keyspace>/<name>`) and per user-defined type (`type/<keyspace>/<name>`) in the
+//! redb `schema` table. Column and field types are stored as CQL text; user type names in
+//! them resolve against the keyspace's types.
 //!
 //! The records are private serde structs, so the public model can change shape without
 //! changing the format silently; a record change that old builds cannot read needs a new
@@ -12,16 +14,19 @@ use redb::{ReadableTable, TableError};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::type_text::parse_type;
+use cql::types::ColumnType;
+
+use super::type_text::{parse_type_with, TypeTextError};
 use super::{
     Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, KeyspaceDef,
-    TableDef, TableParams,
+    TableDef, TableParams, UserTypeDef,
 };
 use crate::error::StorageError;
 use crate::tables::SCHEMA;
 
 const KEYSPACE_PREFIX: &str = "keyspace/";
 const TABLE_PREFIX: &str = "table/";
+const TYPE_PREFIX: &str = "type/";
 
 /// The `schema` key of a keyspace record.
 pub(crate) fn keyspace_key(name: &str) -> String {
@@ -31,6 +36,19 @@ pub(crate) fn keyspace_key(name: &str) -> String {
 /// The `schema` key of a table record.
 pub(crate) fn table_key(keyspace: &str, name: &str) -> String {
     format!("{TABLE_PREFIX}{keyspace}/{name}")
+}
+
+/// The `schema` key of a user type record.
+pub(crate) fn type_key(keyspace: &str, name: &str) -> String {
+    format!("{TYPE_PREFIX}{keyspace}/{name}")
+}
+
+#[derive(Serialize, Deserialize)]
+struct TypeRecord {
+    keyspace: String,
+    name: String,
+    /// `[name, type text]` per field.
+    fields: Vec<(String, String)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -86,6 +104,19 @@ pub(crate) fn encode_keyspace(ks: &KeyspaceDef) -> Vec<u8> {
     })
 }
 
+/// The JSON record of a user type.
+pub(crate) fn encode_type(t: &UserTypeDef) -> Vec<u8> {
+    to_json(&TypeRecord {
+        keyspace: t.keyspace.clone(),
+        name: t.name.clone(),
+        fields: t
+            .fields
+            .iter()
+            .map(|(n, ty)| (n.clone(), ty.to_string()))
+            .collect(),
+    })
+}
+
 /// The JSON record of a table.
 pub(crate) fn encode_table(t: &TableDef) -> Vec<u8> {
     to_json(&TableRecord {
@@ -130,7 +161,54 @@ fn decode_keyspace(key: &str, bytes: &[u8]) -> Result<KeyspaceDef, StorageError>
         replication: r.replication,
         durable_writes: r.durable_writes,
         tables: BTreeMap::new(),
+        types: BTreeMap::new(),
     })
+}
+
+/// A type-name lookup over the resolved types of one keyspace.
+fn lookup(types: &BTreeMap<String, Arc<UserTypeDef>>) -> impl Fn(&str) -> Option<ColumnType> + '_ {
+    |name| types.get(name).map(|t| t.column_type(false))
+}
+
+/// Resolves type records in dependency order: a record resolves once every type its fields
+/// name has.
+fn resolve_types(
+    records: Vec<(String, TypeRecord)>,
+    catalog: &mut Catalog,
+) -> Result<(), StorageError> {
+    let mut pending = records;
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut unresolved = Vec::new();
+        for (key, record) in pending {
+            let ks = catalog
+                .keyspaces
+                .get_mut(&record.keyspace)
+                .ok_or_else(|| corrupt(&key, "no keyspace"))?;
+            let fields: Result<Vec<(String, ColumnType)>, TypeTextError> = record
+                .fields
+                .iter()
+                .map(|(n, text)| Ok((n.clone(), parse_type_with(text, &lookup(&ks.types))?)))
+                .collect();
+            match fields {
+                Ok(fields) => {
+                    let def = UserTypeDef {
+                        keyspace: record.keyspace.clone(),
+                        name: record.name.clone(),
+                        fields,
+                    };
+                    ks.types.insert(def.name.clone(), Arc::new(def));
+                }
+                Err(_) => unresolved.push((key, record)),
+            }
+        }
+        if unresolved.len() == before {
+            let (key, _) = &unresolved[0];
+            return Err(corrupt(key, "field types do not resolve"));
+        }
+        pending = unresolved;
+    }
+    Ok(())
 }
 
 /// Parses a table record's JSON.
@@ -138,8 +216,13 @@ pub(crate) fn parse_table_record(key: &str, bytes: &[u8]) -> Result<TableRecord,
     serde_json::from_slice(bytes).map_err(|e| corrupt(key, e))
 }
 
-fn decode_table(key: &str, bytes: &[u8]) -> Result<TableDef, StorageError> {
+fn decode_table(
+    key: &str,
+    bytes: &[u8],
+    udt: &dyn Fn(&str) -> Option<ColumnType>,
+) -> Result<TableDef, StorageError> {
     let r = parse_table_record(key, bytes)?;
+    let parse_type = |text: &str| parse_type_with(text, udt);
     let id = Uuid::parse_str(&r.id).map_err(|e| corrupt(key, e))?;
     let kind = |s: &str| ColumnKind::parse(s).ok_or_else(|| corrupt(key, "column kind"));
     let columns = r
@@ -187,6 +270,7 @@ pub(crate) fn load(txn: &redb::ReadTransaction) -> Result<Catalog, StorageError>
     };
     let mut catalog = Catalog::default();
     let mut tables = Vec::new();
+    let mut types = Vec::new();
     for entry in table.iter()? {
         let (key, value) = entry?;
         let key = key.value();
@@ -194,16 +278,23 @@ pub(crate) fn load(txn: &redb::ReadTransaction) -> Result<Catalog, StorageError>
             let ks = decode_keyspace(key, value.value())?;
             catalog.keyspaces.insert(ks.name.clone(), ks);
         } else if key.starts_with(TABLE_PREFIX) {
-            tables.push(decode_table(key, value.value())?);
+            let record = parse_table_record(key, value.value())?;
+            tables.push((key.to_string(), record.keyspace, value.value().to_vec()));
+        } else if key.starts_with(TYPE_PREFIX) {
+            let record: TypeRecord =
+                serde_json::from_slice(value.value()).map_err(|e| corrupt(key, e))?;
+            types.push((key.to_string(), record));
         } else {
             return Err(corrupt(key, "unknown record kind"));
         }
     }
-    for table in tables {
+    resolve_types(types, &mut catalog)?;
+    for (key, keyspace, bytes) in tables {
         let ks = catalog
             .keyspaces
-            .get_mut(&table.keyspace)
-            .ok_or_else(|| corrupt(&table_key(&table.keyspace, &table.name), "no keyspace"))?;
+            .get_mut(&keyspace)
+            .ok_or_else(|| corrupt(&key, "no keyspace"))?;
+        let table = decode_table(&key, &bytes, &lookup(&ks.types))?;
         ks.tables.insert(table.name.clone(), Arc::new(table));
     }
     Ok(catalog)
@@ -213,7 +304,6 @@ pub(crate) fn load(txn: &redb::ReadTransaction) -> Result<Catalog, StorageError>
 mod tests {
     use super::*;
     use crate::catalog::tests::sample_table;
-    use cql::types::ColumnType;
 
     #[test]
     fn table_record_round_trips() {
@@ -231,13 +321,13 @@ mod tests {
             dropped_time_micros: 42,
         });
         let key = table_key("ks", "t");
-        assert_eq!(decode_table(&key, &encode_table(&t)).unwrap(), t);
+        assert_eq!(decode_table(&key, &encode_table(&t), &|_| None).unwrap(), t);
     }
 
     #[test]
     fn bad_records_are_corruption() {
         assert!(matches!(
-            decode_table("table/ks/t", b"{"),
+            decode_table("table/ks/t", b"{", &|_| None),
             Err(StorageError::Corrupt { .. })
         ));
     }

@@ -2,7 +2,8 @@
 //! `system_schema.columns.type` shows it) back into a [`ColumnType`].
 //!
 //! Handles native names, `list<..>`, `set<..>`, `map<.., ..>`, `tuple<..>`, `frozen<..>` and
-//! quoted custom class names. User-defined type names are rejected until UDTs are stored.
+//! quoted custom class names. User-defined type names (plain or double-quoted) resolve through
+//! a caller-given lookup ([`parse_type_with`]); [`parse_type`] rejects them.
 
 use cql::types::ColumnType;
 use thiserror::Error;
@@ -22,7 +23,19 @@ pub struct TypeTextError {
 /// # Errors
 /// [`TypeTextError`] on malformed text, unknown names (including UDT names) and trailing input.
 pub fn parse_type(text: &str) -> Result<ColumnType, TypeTextError> {
-    let mut parser = Parser { text, pos: 0 };
+    parse_type_with(text, &|_| None)
+}
+
+/// Parses `text` into a [`ColumnType`], resolving user-defined type names with `udt` (which
+/// returns the non-frozen type).
+///
+/// # Errors
+/// [`TypeTextError`] on malformed text, unknown names and trailing input.
+pub fn parse_type_with(
+    text: &str,
+    udt: &dyn Fn(&str) -> Option<ColumnType>,
+) -> Result<ColumnType, TypeTextError> {
+    let mut parser = Parser { text, pos: 0, udt };
     let ty = parser.ty()?;
     parser.skip_ws();
     if parser.pos != text.len() {
@@ -34,6 +47,7 @@ pub fn parse_type(text: &str) -> Result<ColumnType, TypeTextError> {
 struct Parser<'a> {
     text: &'a str,
     pos: usize,
+    udt: &'a dyn Fn(&str) -> Option<ColumnType>,
 }
 
 impl Parser<'_> {
@@ -82,15 +96,15 @@ impl Parser<'_> {
         &self.text[start..start + len]
     }
 
-    fn quoted(&mut self) -> Result<String, TypeTextError> {
+    fn quoted(&mut self, quote: char) -> Result<String, TypeTextError> {
         // The opening quote has been consumed.
         let mut out = String::new();
         let mut chars = self.rest().char_indices().peekable();
         while let Some((i, c)) = chars.next() {
-            if c == '\'' {
-                if chars.peek().map(|&(_, n)| n) == Some('\'') {
+            if c == quote {
+                if chars.peek().map(|&(_, n)| n) == Some(quote) {
                     chars.next();
-                    out.push('\'');
+                    out.push(quote);
                 } else {
                     self.pos += i + 1;
                     return Ok(out);
@@ -99,12 +113,16 @@ impl Parser<'_> {
                 out.push(c);
             }
         }
-        Err(self.error("unterminated quoted class name"))
+        Err(self.error("unterminated quoted name"))
     }
 
     fn ty(&mut self) -> Result<ColumnType, TypeTextError> {
         if self.eat('\'') {
-            return Ok(ColumnType::Custom(self.quoted()?));
+            return Ok(ColumnType::Custom(self.quoted('\'')?));
+        }
+        if self.eat('"') {
+            let name = self.quoted('"')?;
+            return (self.udt)(&name).ok_or_else(|| self.error(format!("unknown type {name:?}")));
         }
         let name = self.ident().to_ascii_lowercase();
         if name.is_empty() {
@@ -149,6 +167,7 @@ impl Parser<'_> {
                 Ok(ColumnType::Tuple(items))
             }
             other => ColumnType::native_from_name(other)
+                .or_else(|| (self.udt)(other))
                 .ok_or_else(|| self.error(format!("unknown type {other:?}"))),
         }
     }
@@ -207,6 +226,20 @@ mod tests {
             parse_type(" tuple< int ,text > ").unwrap().to_string(),
             "frozen<tuple<int, text>>"
         );
+    }
+
+    #[test]
+    fn resolves_user_types_by_name() {
+        let address = ColumnType::Udt {
+            keyspace: "ks".into(),
+            name: "Address".into(),
+            fields: vec![("zip".into(), ColumnType::Int)],
+            frozen: false,
+        };
+        let lookup = |name: &str| (name == "Address").then(|| address.clone());
+        let ty = parse_type_with("map<int, frozen<\"Address\">>", &lookup).unwrap();
+        assert_eq!(ty.to_string(), "map<int, frozen<\"Address\">>");
+        assert!(parse_type_with("address", &lookup).is_err());
     }
 
     #[test]

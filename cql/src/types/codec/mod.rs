@@ -278,6 +278,11 @@ fn walk_collection(
     let (count, mut buf) = bytes.split_first_chunk::<4>().ok_or(truncated.clone())?;
     let count = i32::from_be_bytes(*count);
     let count = usize::try_from(count).map_err(|_| ValueError::NegativeCollectionSize { kind })?;
+    // Every element takes at least its 4-byte length: a count the value cannot hold is
+    // truncation, whatever the elements read as (Cassandra runs out of bytes there).
+    if count.saturating_mul(per_entry).saturating_mul(4) > buf.len() {
+        return Err(truncated);
+    }
     for _ in 0..count {
         for _ in 0..per_entry {
             let (len, rest) = buf.split_first_chunk::<4>().ok_or(truncated.clone())?;
@@ -817,9 +822,14 @@ mod tests {
             err(&ints, &[0, 0, 0, 1, 0, 0, 0, 1, 0]),
             "Expected 4 or 0 byte int (1)"
         );
-        // A count of 2^31-1 in a tiny value fails without allocating for it.
+        // A count of 2^31-1 in a tiny value fails without allocating for it, even when the
+        // next length reads as null.
         assert_eq!(
             err(&ints, &[0x7F, 0xFF, 0xFF, 0xFF]),
+            "Not enough bytes to read a list"
+        );
+        assert_eq!(
+            err(&ints, &[0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
             "Not enough bytes to read a list"
         );
         let map = T::Map {

@@ -16,7 +16,12 @@ fn table() -> TableDef {
     let Ok(Statement::CreateTable(create)) = cql::statement::parse_statement(text) else {
         panic!("not a CREATE TABLE");
     };
-    let mut def = create_table_def(&create, "ks", Uuid::from_u128(1)).expect("definition");
+    let types = crate::planner::types::UserTypes::new();
+    let scope = crate::planner::types::TypeScope {
+        keyspace: "ks",
+        types: &types,
+    };
+    let mut def = create_table_def(&create, scope, Uuid::from_u128(1)).expect("definition");
     let mut udt = def.columns.last().expect("a regular column").clone();
     udt.name = "u".into();
     udt.ty = ColumnType::Udt {

@@ -3,10 +3,18 @@
 //! Orders match Cassandra's comparators (`db/marshal/*Type.java`): the empty value sorts
 //! first; integers and `timestamp` as signed numbers; `date` and `time` as unsigned bytes;
 //! `float`/`double` as Java's `Float.compare`/`Double.compare`; `uuid` as `UUIDType`;
-//! `timeuuid` as `TimeUUIDType`; `varint` numerically; text, ascii, blob and inet bytewise.
+//! `timeuuid` as `TimeUUIDType`; `varint` and `decimal` numerically; text, ascii, blob and
+//! inet bytewise; frozen collections, tuples and UDTs element by element ([`super::nested`]).
+//!
+//! A partition-key component of a type whose comparator calls distinct values equal
+//! (`decimal`, and the nested types, which may hold one) keeps its serialized bytes instead
+//! (the escaped layout): Cassandra identifies partitions by their bytes, so `1.0` and `1.00`
+//! are two partitions but one clustering value.
 
 use cql::types::ColumnType;
 
+use super::reader::Reader;
+use super::{decimal, nested};
 use crate::error::StorageError;
 
 /// Tag of an empty (zero-length) value; sorts before every present value.
@@ -34,8 +42,25 @@ enum Layout {
     Uuid,
     TimeUuid,
     Varint,
+    /// Numeric, see [`decimal`].
+    Decimal,
+    /// Frozen collections, tuples and UDTs, see [`nested`].
+    Nested,
     /// Escaped and terminated bytes.
     Bytes,
+}
+
+/// Whether a partition-key component of `ty` keeps its bytes rather than a typed body.
+fn keyed_by_bytes(ty: &ColumnType) -> bool {
+    matches!(
+        ty,
+        ColumnType::Decimal
+            | ColumnType::List { .. }
+            | ColumnType::Set { .. }
+            | ColumnType::Map { .. }
+            | ColumnType::Tuple(_)
+            | ColumnType::Udt { .. }
+    )
 }
 
 fn layout(ty: &ColumnType) -> Result<Layout, StorageError> {
@@ -53,6 +78,12 @@ fn layout(ty: &ColumnType) -> Result<Layout, StorageError> {
         ColumnType::Uuid => Layout::Uuid,
         ColumnType::Timeuuid => Layout::TimeUuid,
         ColumnType::Varint => Layout::Varint,
+        ColumnType::Decimal => Layout::Decimal,
+        ColumnType::List { frozen: true, .. }
+        | ColumnType::Set { frozen: true, .. }
+        | ColumnType::Map { frozen: true, .. }
+        | ColumnType::Udt { frozen: true, .. }
+        | ColumnType::Tuple(_) => Layout::Nested,
         ColumnType::Text | ColumnType::Ascii | ColumnType::Blob | ColumnType::Inet => Layout::Bytes,
         other => {
             return Err(StorageError::UnsupportedKeyType {
@@ -62,7 +93,8 @@ fn layout(ty: &ColumnType) -> Result<Layout, StorageError> {
     })
 }
 
-fn invalid(ty: &ColumnType, reason: impl Into<String>) -> StorageError {
+/// [`StorageError::InvalidKeyValue`] for a value of `ty`.
+pub(super) fn invalid(ty: &ColumnType, reason: impl Into<String>) -> StorageError {
     StorageError::InvalidKeyValue {
         ty: ty.to_string(),
         reason: reason.into(),
@@ -75,15 +107,39 @@ fn fixed<const N: usize>(ty: &ColumnType, value: &[u8]) -> Result<[u8; N], Stora
         .map_err(|_| invalid(ty, format!("expected {N} bytes, got {}", value.len())))
 }
 
-/// Appends the component for `value` (serialized CQL value) of type `ty`. `desc` inverts every
-/// byte of the component, tag included.
+/// Appends the clustering component for `value` (serialized CQL value) of type `ty`. `desc`
+/// inverts every byte of the component, tag included.
 pub(crate) fn encode(
     ty: &ColumnType,
     desc: bool,
     value: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), StorageError> {
+    encode_as(ty, layout(ty)?, desc, value, out)
+}
+
+/// Appends the partition-key component for `value` of type `ty` (always ascending).
+pub(crate) fn encode_partition(
+    ty: &ColumnType,
+    value: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), StorageError> {
     let layout = layout(ty)?;
+    let layout = if keyed_by_bytes(ty) {
+        Layout::Bytes
+    } else {
+        layout
+    };
+    encode_as(ty, layout, false, value, out)
+}
+
+fn encode_as(
+    ty: &ColumnType,
+    layout: Layout,
+    desc: bool,
+    value: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), StorageError> {
     let start = out.len();
     if value.is_empty() {
         out.push(TAG_EMPTY);
@@ -144,6 +200,8 @@ fn encode_body(
             out.extend_from_slice(&lo.to_be_bytes());
         }
         Layout::Varint => encode_varint(ty, value, out)?,
+        Layout::Decimal => decimal::encode(value, out).map_err(|reason| invalid(ty, reason))?,
+        Layout::Nested => nested::encode(ty, value, out)?,
         Layout::Bytes => {
             for &b in value {
                 out.push(b);
@@ -263,32 +321,6 @@ fn encode_varint(ty: &ColumnType, value: &[u8], out: &mut Vec<u8>) -> Result<(),
     Ok(())
 }
 
-/// Reads bytes of a component, undoing the DESC inversion.
-struct Reader<'a> {
-    input: &'a [u8],
-    pos: usize,
-    mask: u8,
-}
-
-impl Reader<'_> {
-    fn byte(&mut self) -> Result<u8, StorageError> {
-        let b = self
-            .input
-            .get(self.pos)
-            .ok_or_else(|| StorageError::corrupt("row key: truncated component"))?;
-        self.pos += 1;
-        Ok(b ^ self.mask)
-    }
-
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], StorageError> {
-        let mut out = [0u8; N];
-        for b in &mut out {
-            *b = self.byte()?;
-        }
-        Ok(out)
-    }
-}
-
 /// Decodes one component of type `ty` at the start of `input`. Returns the serialized CQL
 /// value and the number of bytes consumed.
 pub(crate) fn decode(
@@ -296,25 +328,47 @@ pub(crate) fn decode(
     desc: bool,
     input: &[u8],
 ) -> Result<(Vec<u8>, usize), StorageError> {
-    let layout = layout(ty)?;
-    let mut r = Reader {
-        input,
-        pos: 0,
-        mask: if desc { 0xFF } else { 0x00 },
-    };
-    let value = match r.byte()? {
-        TAG_EMPTY => Vec::new(),
-        TAG_VALUE => decode_body(layout, &mut r)?,
-        tag => {
-            return Err(StorageError::corrupt(format!(
-                "row key: unknown tag {tag:#04x}"
-            )))
-        }
-    };
-    Ok((value, r.pos))
+    let mut r = Reader::new(input, desc);
+    let value = decode_from(ty, &mut r)?;
+    Ok((value, r.position()))
 }
 
-fn decode_body(layout: Layout, r: &mut Reader<'_>) -> Result<Vec<u8>, StorageError> {
+/// Decodes one partition-key component written by [`encode_partition`].
+pub(crate) fn decode_partition(
+    ty: &ColumnType,
+    input: &[u8],
+) -> Result<(Vec<u8>, usize), StorageError> {
+    let layout = layout(ty)?;
+    let layout = if keyed_by_bytes(ty) {
+        Layout::Bytes
+    } else {
+        layout
+    };
+    let mut r = Reader::new(input, false);
+    let value = decode_as(ty, layout, &mut r)?;
+    Ok((value, r.position()))
+}
+
+/// Decodes one (clustering) component of type `ty` from `r`.
+pub(super) fn decode_from(ty: &ColumnType, r: &mut Reader<'_>) -> Result<Vec<u8>, StorageError> {
+    decode_as(ty, layout(ty)?, r)
+}
+
+fn decode_as(ty: &ColumnType, layout: Layout, r: &mut Reader<'_>) -> Result<Vec<u8>, StorageError> {
+    match r.byte()? {
+        TAG_EMPTY => Ok(Vec::new()),
+        TAG_VALUE => decode_body(ty, layout, r),
+        tag => Err(StorageError::corrupt(format!(
+            "row key: unknown tag {tag:#04x}"
+        ))),
+    }
+}
+
+fn decode_body(
+    ty: &ColumnType,
+    layout: Layout,
+    r: &mut Reader<'_>,
+) -> Result<Vec<u8>, StorageError> {
     Ok(match layout {
         Layout::Signed(width) | Layout::Unsigned(width) => {
             let mut v = (0..width)
@@ -358,12 +412,12 @@ fn decode_body(layout: Layout, r: &mut Reader<'_>) -> Result<Vec<u8>, StorageErr
                 0x7F => !len,
                 _ => return Err(StorageError::corrupt("row key: varint sign marker")),
             };
-            let remaining = r.input.len().saturating_sub(r.pos);
-            if usize::try_from(len).map_or(true, |len| len > remaining) {
-                return Err(StorageError::corrupt("row key: varint length"));
-            }
-            (0..len).map(|_| r.byte()).collect::<Result<Vec<_>, _>>()?
+            let len = usize::try_from(len)
+                .map_err(|_| StorageError::corrupt("row key: varint length"))?;
+            r.take_vec(len)?
         }
+        Layout::Decimal => decimal::decode(r)?,
+        Layout::Nested => nested::decode(ty, r)?,
         Layout::Bytes => {
             let mut v = Vec::new();
             loop {

@@ -6,7 +6,9 @@
 //! - each component is a tag byte (`0x00` empty value, `0x01` present) and a body whose byte
 //!   order equals the type's CQL order (see [`component`]); bodies are fixed width or escaped
 //!   and terminated, so no component is a prefix of another;
-//! - a DESC clustering component is the bitwise NOT of its whole encoded component.
+//! - a DESC clustering component is the bitwise NOT of its whole encoded component;
+//! - partition-key components of `decimal` and of the nested types keep their serialized bytes
+//!   (Cassandra identifies partitions by bytes, clusterings by comparator).
 //!
 //! The key of a partition's static row is the partition prefix alone (token and partition-key
 //! components), which sorts before every clustering row of the partition. A prefix of the
@@ -14,6 +16,10 @@
 //! equal it starts with those bytes, and [`prefix_end`] bounds them from above.
 
 mod component;
+mod decimal;
+mod digits;
+mod nested;
+mod reader;
 #[cfg(test)]
 mod tests;
 
@@ -66,7 +72,7 @@ pub fn encode_partition_prefix(
 ) -> Result<(), StorageError> {
     out.extend_from_slice(&token_bytes(token));
     for (ty, value) in pk {
-        component::encode(ty, false, value, out)?;
+        component::encode_partition(ty, value, out)?;
     }
     Ok(())
 }
@@ -156,7 +162,7 @@ pub fn decode_row_key(table: &TableDef, key: &[u8]) -> Result<DecodedKey, Storag
     let token = (u64::from_be_bytes(*token) ^ (1 << 63)) as i64;
     let mut partition = Vec::with_capacity(table.partition_key.len());
     for column in table.partition_key_columns() {
-        let (value, used) = component::decode(&column.ty, false, rest)?;
+        let (value, used) = component::decode_partition(&column.ty, rest)?;
         partition.push(Bytes::from(value));
         rest = &rest[used..];
     }

@@ -10,7 +10,9 @@ use super::{Cell, CellValue, DeletionTime, Liveness, StoredRow};
 /// - the row marker with the higher timestamp wins (ties: an expiring marker beats a plain one,
 ///   then the later expiry);
 /// - per cell (same column and path) [`reconcile`] picks the winner;
-/// - finally the row deletion removes the marker and every cell with timestamp <= its own.
+/// - finally the row deletion removes the marker and every cell with timestamp <= its own,
+///   and a path-less tombstone of a column (a non-frozen collection's or UDT's complex
+///   deletion) removes that column's element cells with timestamp <= its own.
 ///
 /// The result is the same whichever argument is the existing row. Counter cells are not
 /// merged here (they need context merging; counters come later).
@@ -39,11 +41,26 @@ pub fn merge(existing: StoredRow, update: StoredRow) -> StoredRow {
     }
     let shadowed = |timestamp: i64| deletion.is_some_and(|d| timestamp <= d.timestamp);
     cells.retain(|(_, c)| !shadowed(c.timestamp));
+    drop_shadowed_elements(&mut cells);
     StoredRow {
         liveness: liveness.filter(|l| !shadowed(l.timestamp)),
         deletion,
         cells,
     }
+}
+
+/// Removes element cells (with a path) shadowed by their column's path-less tombstone, which
+/// sorts right before them. Simple columns have no element cells, so this only ever touches
+/// non-frozen collections and UDTs.
+fn drop_shadowed_elements(cells: &mut Vec<(crate::catalog::ColumnId, Cell)>) {
+    let mut complex_deletion: Option<(crate::catalog::ColumnId, i64)> = None;
+    cells.retain(|(id, cell)| {
+        if cell.path.is_none() {
+            complex_deletion = cell.is_tombstone().then_some((*id, cell.timestamp));
+            return true;
+        }
+        !matches!(complex_deletion, Some((d, ts)) if d == *id && cell.timestamp <= ts)
+    });
 }
 
 fn pick<T>(a: Option<T>, b: Option<T>, supersedes: fn(&T, &T) -> bool) -> Option<T> {
@@ -148,6 +165,34 @@ mod tests {
             }),
             ..Cell::live(ts, value)
         }
+    }
+
+    fn element(ts: i64, path: &'static [u8]) -> Cell {
+        Cell {
+            path: Some(bytes::Bytes::from_static(path)),
+            ..Cell::live(ts, &b""[..])
+        }
+    }
+
+    #[test]
+    fn collection_tombstone_drops_older_elements() {
+        let merged = merge(
+            row(vec![(3, element(5, b"a")), (3, element(9, b"b"))]),
+            row(vec![(3, Cell::tombstone(7, 100))]),
+        );
+        assert_eq!(
+            merged.cells,
+            vec![
+                (ColumnId(3), Cell::tombstone(7, 100)),
+                (ColumnId(3), element(9, b"b")),
+            ]
+        );
+        // A tombstone of another column leaves the elements alone.
+        let merged = merge(
+            row(vec![(3, element(5, b"a"))]),
+            row(vec![(2, Cell::tombstone(7, 100))]),
+        );
+        assert_eq!(merged.cells.len(), 2);
     }
 
     #[test]

@@ -1,0 +1,217 @@
+//! Non-frozen collections through the driver: whole-value writes, element operations
+//! (append, prepend, remove, `m[k] = v`, `l[i] = v`, element deletes), prepared markers in
+//! every element position, and Cassandra's errors.
+
+use std::collections::BTreeMap;
+
+use integration_tests::{query_error, query_single_row, session_in, TestServer};
+use scylla::client::session::Session;
+use scylla::errors::DbError;
+use scylla::value::MaybeUnset;
+
+type Collections = (
+    Option<Vec<i32>>,
+    Option<Vec<i32>>,
+    Option<BTreeMap<String, i32>>,
+);
+
+async fn table(server: &TestServer) -> Session {
+    let session = session_in(server, "ks").await;
+    session
+        .query_unpaged(
+            "CREATE TABLE t (k int PRIMARY KEY, l list<int>, s set<int>, m map<text, int>, fl frozen<list<int>>)",
+            &[],
+        )
+        .await
+        .unwrap();
+    session
+}
+
+async fn read(session: &Session, k: i32) -> Collections {
+    query_single_row(session, "SELECT l, s, m FROM t WHERE k = ?", (k,)).await
+}
+
+async fn run(session: &Session, cql: &str) {
+    session.query_unpaged(cql, &[]).await.expect(cql);
+}
+
+#[tokio::test]
+async fn element_operations_follow_cassandra() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(
+        &session,
+        "INSERT INTO t (k, l, s, m) VALUES (1, [1, 2], {5, -3}, {'a': 1})",
+    )
+    .await;
+    run(
+        &session,
+        "UPDATE t SET l = l + [3, 4], l = [0] + l WHERE k = 1",
+    )
+    .await;
+    run(
+        &session,
+        "UPDATE t SET s = s + {7}, s = s - {5} WHERE k = 1",
+    )
+    .await;
+    run(
+        &session,
+        "UPDATE t SET m['b'] = 2, m = m + {'c': 3} WHERE k = 1",
+    )
+    .await;
+    let (l, s, m) = read(&session, 1).await;
+    assert_eq!(l, Some(vec![0, 1, 2, 3, 4]));
+    // Sets come back in element order (-3 before 7), whatever order the bytes sort in.
+    assert_eq!(s, Some(vec![-3, 7]));
+    assert_eq!(
+        m,
+        Some(BTreeMap::from([
+            ("a".to_string(), 1),
+            ("b".to_string(), 2),
+            ("c".to_string(), 3)
+        ]))
+    );
+
+    // By index and by value: these read the list first.
+    run(&session, "UPDATE t SET l[1] = 10 WHERE k = 1").await;
+    run(&session, "DELETE l[0], m['a'] FROM t WHERE k = 1").await;
+    run(
+        &session,
+        "UPDATE t SET l = l - [3], m = m - {'c'} WHERE k = 1",
+    )
+    .await;
+    let (l, _, m) = read(&session, 1).await;
+    assert_eq!(l, Some(vec![10, 2, 4]));
+    assert_eq!(m, Some(BTreeMap::from([("b".to_string(), 2)])));
+
+    // Overwriting replaces the whole collection; emptying it makes it null.
+    run(&session, "UPDATE t SET l = [9] WHERE k = 1").await;
+    run(&session, "UPDATE t SET s = s - {-3, 7} WHERE k = 1").await;
+    run(&session, "UPDATE t SET m = {} WHERE k = 1").await;
+    assert_eq!(read(&session, 1).await, (Some(vec![9]), None, None));
+
+    // A collection older than an overwrite does not come back.
+    run(
+        &session,
+        "UPDATE t USING TIMESTAMP 1 SET l = l + [100] WHERE k = 1",
+    )
+    .await;
+    assert_eq!(read(&session, 1).await.0, Some(vec![9]));
+    run(&session, "DELETE l FROM t WHERE k = 1").await;
+    assert_eq!(read(&session, 1).await.0, None);
+}
+
+#[tokio::test]
+async fn prepared_markers_stand_for_elements() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(
+        &session,
+        "INSERT INTO t (k, l, m) VALUES (2, [1, 2, 3], {'x': 1})",
+    )
+    .await;
+    let set_index = session
+        .prepare("UPDATE t SET l[?] = ? WHERE k = ?")
+        .await
+        .unwrap();
+    let names: Vec<&str> = set_index
+        .get_variable_col_specs()
+        .iter()
+        .map(|spec| spec.name())
+        .collect();
+    assert_eq!(names, ["idx(l)", "value(l)", "k"]);
+    session
+        .execute_unpaged(&set_index, (2, 30, 2))
+        .await
+        .unwrap();
+    let put = session
+        .prepare("UPDATE t SET m[?] = ?, s = s + ? WHERE k = ?")
+        .await
+        .unwrap();
+    session
+        .execute_unpaged(&put, ("y", 2, vec![8, 9], 2))
+        .await
+        .unwrap();
+    let remove = session
+        .prepare("UPDATE t SET m = m - ? WHERE k = ?")
+        .await
+        .unwrap();
+    session
+        .execute_unpaged(&remove, (vec!["x"], 2))
+        .await
+        .unwrap();
+    let delete = session
+        .prepare("DELETE s[?] FROM t WHERE k = ?")
+        .await
+        .unwrap();
+    session.execute_unpaged(&delete, (8, 2)).await.unwrap();
+    assert_eq!(
+        read(&session, 2).await,
+        (
+            Some(vec![1, 2, 30]),
+            Some(vec![9]),
+            Some(BTreeMap::from([("y".to_string(), 2)]))
+        )
+    );
+    // An unset value leaves the column as it was; an unset key is refused.
+    let whole = session
+        .prepare("UPDATE t SET l = ? WHERE k = ?")
+        .await
+        .unwrap();
+    session
+        .execute_unpaged(&whole, (MaybeUnset::<Vec<i32>>::Unset, 2))
+        .await
+        .unwrap();
+    assert_eq!(read(&session, 2).await.0, Some(vec![1, 2, 30]));
+    let err = session
+        .execute_unpaged(&put, (MaybeUnset::<&str>::Unset, 1, vec![1], 2))
+        .await
+        .unwrap_err();
+    let (code, message) = integration_tests::db_error(&err).expect("database error");
+    assert_eq!(code, DbError::Invalid);
+    assert_eq!(message, "Invalid unset map key");
+}
+
+#[tokio::test]
+async fn invalid_collection_operations_are_refused_as_cassandra_does() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(&session, "INSERT INTO t (k, l) VALUES (3, [1])").await;
+    for (cql, expected) in [
+        (
+            "UPDATE t SET fl = fl + [1] WHERE k = 3",
+            "Invalid operation (fl = fl + [1]) for frozen collection column fl",
+        ),
+        (
+            "UPDATE t SET s = [1] + s WHERE k = 3",
+            "Invalid operation (s = [1] + s) for non list column s",
+        ),
+        (
+            "UPDATE t SET s[1] = 1 WHERE k = 3",
+            "Invalid operation (s[1] = 1) for set column s",
+        ),
+        (
+            "UPDATE t SET l[5] = 1 WHERE k = 3",
+            "List index 5 out of bound, list has size 1",
+        ),
+        (
+            "UPDATE t SET l[0] = 1 WHERE k = 4",
+            "Attempted to set an element on a list which is null",
+        ),
+        (
+            "DELETE fl[0] FROM t WHERE k = 3",
+            "Invalid deletion operation for frozen collection column fl",
+        ),
+        (
+            "UPDATE t SET k = k + 1 WHERE k = 3",
+            "PRIMARY KEY part k found in SET part",
+        ),
+    ] {
+        let (code, message) = query_error(&session, cql).await;
+        assert_eq!(
+            (code, message.as_str()),
+            (DbError::Invalid, expected),
+            "{cql}"
+        );
+    }
+}

@@ -1,0 +1,253 @@
+//! Column operations turned into cells: plain values, and the element cells and collection
+//! deletions of non-frozen collections and UDTs (Cassandra's `Lists`, `Sets`, `Maps` and
+//! `UserTypes` setters, adders and discarders).
+
+use bytes::Bytes;
+use cql::statement::ast::Term;
+use cql::types::ColumnType;
+use storage::{Cell, CellValue, ColumnDef, ColumnId, Expiry};
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::multicell::{self, Element};
+use crate::node::Node;
+use crate::planner::operations::Operation;
+use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+
+/// Cassandra's cells are limited by the commit log segment; keep far below our frame limit.
+const MAX_CELL: usize = 64 * 1024 * 1024;
+
+/// Everything the cells of one statement share.
+pub(crate) struct CellWriter<'a> {
+    pub(crate) node: &'a Node,
+    pub(crate) ctx: &'a EvalContext<'a>,
+    /// The write timestamp (microseconds).
+    pub(crate) timestamp: i64,
+    /// The TTL of live cells.
+    pub(crate) expiry: Option<Expiry>,
+    /// The local deletion time of tombstones (seconds).
+    pub(crate) now_seconds: i64,
+}
+
+impl CellWriter<'_> {
+    fn live(&self, path: Option<Bytes>, value: Bytes) -> Cell {
+        Cell {
+            timestamp: self.timestamp,
+            expiry: self.expiry,
+            path,
+            value: CellValue::Live(value),
+        }
+    }
+
+    fn tombstone_at(&self, timestamp: i64, path: Option<Bytes>) -> Cell {
+        Cell {
+            timestamp,
+            expiry: None,
+            path,
+            value: CellValue::Tombstone {
+                local_deletion_seconds: self.now_seconds,
+            },
+        }
+    }
+
+    fn tombstone(&self, path: Option<Bytes>) -> Cell {
+        self.tombstone_at(self.timestamp, path)
+    }
+
+    fn eval(&self, term: &Term, name: &str, ty: &ColumnType) -> CqlResult<Evaluated> {
+        let value = evaluate(term, Receiver { name, ty }, self.ctx)?;
+        if let Evaluated::Value(bytes) = &value {
+            if bytes.len() > MAX_CELL {
+                return Err(CqlError::invalid(format!(
+                    "Value of column {name} is too large ({} bytes)",
+                    bytes.len()
+                )));
+            }
+        }
+        Ok(value)
+    }
+
+    fn positions(&self, count: usize, prepend: bool) -> Vec<i64> {
+        let stamps: Vec<i64> = (0..count).map(|_| self.node.next_timestamp()).collect();
+        if prepend {
+            stamps.iter().rev().map(|s| -s).collect()
+        } else {
+            stamps
+        }
+    }
+
+    fn elements(&self, ty: &ColumnType, bytes: &[u8], prepend: bool) -> CqlResult<Vec<Element>> {
+        let count = match ty {
+            ColumnType::List { .. } => multicell::collection_elements(bytes)?.len(),
+            _ => 0,
+        };
+        let mut positions = self.positions(count, prepend).into_iter();
+        multicell::elements_of(ty, bytes, &mut || positions.next().unwrap_or_default())
+    }
+
+    fn live_elements(&self, elements: Vec<Element>, out: &mut Vec<Cell>) {
+        out.extend(
+            elements
+                .into_iter()
+                .map(|(path, value)| self.live(Some(path), value)),
+        );
+    }
+
+    /// The cells of `op` on `col`. `current` gives the column's live elements, for the list
+    /// operations that need them ([`Operation::requires_read`]).
+    pub(crate) fn cells(
+        &self,
+        col: &ColumnDef,
+        op: &Operation,
+        current: &dyn Fn() -> CqlResult<Vec<Element>>,
+        out: &mut Vec<(ColumnId, Cell)>,
+    ) -> CqlResult<()> {
+        let mut cells = Vec::new();
+        let ty = &col.ty;
+        let name = col.name.as_str();
+        match op {
+            Operation::Set(term) => match self.eval(term, name, ty)? {
+                Evaluated::Unset => {}
+                Evaluated::Null => cells.push(self.tombstone(None)),
+                Evaluated::Value(bytes) if ty.is_multi_cell() => {
+                    // Overwrite: clear what was there just before this write.
+                    cells.push(self.tombstone_at(self.timestamp - 1, None));
+                    let elements = self.elements(ty, &bytes, false)?;
+                    self.live_elements(elements, &mut cells);
+                }
+                Evaluated::Value(bytes) => cells.push(self.live(None, bytes)),
+            },
+            Operation::Add(term) | Operation::Prepend(term) => {
+                if let Evaluated::Value(bytes) = self.eval(term, name, ty)? {
+                    let prepend = matches!(op, Operation::Prepend(_));
+                    let elements = self.elements(ty, &bytes, prepend)?;
+                    self.live_elements(elements, &mut cells);
+                }
+            }
+            Operation::Remove(term) => self.remove(col, term, current, &mut cells)?,
+            Operation::SetElement { key, value } => {
+                let path = self.element_path(col, key, current, "set an element on")?;
+                let value_type = match ty {
+                    ColumnType::List { element, .. } => element.as_ref(),
+                    ColumnType::Map { value, .. } => value.as_ref(),
+                    _ => ty,
+                };
+                let value_name = format!("value({name})");
+                match self.eval(value, &value_name, value_type)? {
+                    Evaluated::Unset => {}
+                    Evaluated::Null => cells.push(self.tombstone(Some(path))),
+                    Evaluated::Value(bytes) => cells.push(self.live(Some(path), bytes)),
+                }
+            }
+            Operation::SetField { field, value } => {
+                let ColumnType::Udt { fields, .. } = ty else {
+                    return Err(CqlError::invalid(format!("{name} is not a UDT column")));
+                };
+                let (field_name, field_type) = &fields[*field];
+                let receiver = format!("{name}.{field_name}");
+                let path = Some(multicell::field_path(*field));
+                match self.eval(value, &receiver, field_type)? {
+                    Evaluated::Unset => {}
+                    Evaluated::Null => cells.push(self.tombstone(path)),
+                    Evaluated::Value(bytes) => cells.push(self.live(path, bytes)),
+                }
+            }
+            Operation::Delete => cells.push(self.tombstone(None)),
+            Operation::DeleteElement(key) => {
+                let path = match ty {
+                    ColumnType::Set { element, .. } => self.key_bytes(key, name, element)?,
+                    _ => self.element_path(col, key, current, "delete an element from")?,
+                };
+                cells.push(self.tombstone(Some(path)));
+            }
+            Operation::DeleteField(field) => {
+                cells.push(self.tombstone(Some(multicell::field_path(*field))));
+            }
+        }
+        out.extend(cells.into_iter().map(|c| (col.id, c)));
+        Ok(())
+    }
+
+    /// `c = c - term`: list values (every occurrence), set elements or map keys.
+    fn remove(
+        &self,
+        col: &ColumnDef,
+        term: &Term,
+        current: &dyn Fn() -> CqlResult<Vec<Element>>,
+        out: &mut Vec<Cell>,
+    ) -> CqlResult<()> {
+        let receiver = match &col.ty {
+            ColumnType::Map { key, .. } => ColumnType::Set {
+                element: key.clone(),
+                frozen: false,
+            },
+            other => other.clone(),
+        };
+        let Evaluated::Value(bytes) = self.eval(term, &col.name, &receiver)? else {
+            return Ok(());
+        };
+        let removed = multicell::collection_elements(&bytes)?;
+        match &col.ty {
+            ColumnType::List { .. } => {
+                for (path, value) in current()? {
+                    if removed.contains(&value) {
+                        out.push(self.tombstone(Some(path)));
+                    }
+                }
+            }
+            _ => out.extend(removed.into_iter().map(|e| self.tombstone(Some(e)))),
+        }
+        Ok(())
+    }
+
+    fn key_bytes(&self, key: &Term, name: &str, ty: &ColumnType) -> CqlResult<Bytes> {
+        match self.eval(key, &format!("key({name})"), ty)? {
+            Evaluated::Value(bytes) => Ok(bytes),
+            Evaluated::Null => Err(CqlError::invalid("Invalid null map key")),
+            Evaluated::Unset => Err(CqlError::invalid("Invalid unset map key")),
+        }
+    }
+
+    /// The path addressed by `c[key]`: a map key, or the position of list index `key`.
+    fn element_path(
+        &self,
+        col: &ColumnDef,
+        key: &Term,
+        current: &dyn Fn() -> CqlResult<Vec<Element>>,
+        action: &str,
+    ) -> CqlResult<Bytes> {
+        match &col.ty {
+            ColumnType::Map { key: key_type, .. } => self.key_bytes(key, &col.name, key_type),
+            _ => {
+                let index = match self.eval(key, &format!("idx({})", col.name), &ColumnType::Int)? {
+                    Evaluated::Value(b) => b
+                        .as_ref()
+                        .try_into()
+                        .map(i32::from_be_bytes)
+                        .map_err(|_| CqlError::invalid("Invalid list index"))?,
+                    Evaluated::Null => {
+                        return Err(CqlError::invalid("Invalid null value for list index"))
+                    }
+                    Evaluated::Unset => {
+                        return Err(CqlError::invalid("Invalid unset value for list index"))
+                    }
+                };
+                let elements = current()?;
+                if elements.is_empty() {
+                    return Err(CqlError::invalid(format!(
+                        "Attempted to {action} a list which is null"
+                    )));
+                }
+                usize::try_from(index)
+                    .ok()
+                    .and_then(|i| elements.get(i))
+                    .map(|(path, _)| path.clone())
+                    .ok_or_else(|| {
+                        CqlError::invalid(format!(
+                            "List index {index} out of bound, list has size {}",
+                            elements.len()
+                        ))
+                    })
+            }
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! `CREATE TYPE`, `ALTER TYPE` and `DROP TYPE`, with Cassandra's checks and messages
+//! (`CreateTypeStatement`, `AlterTypeStatement`, `DropTypeStatement`). Altering a type
+//! rewrites every table column that uses it, in the same schema write.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use cql::frame::response::{SchemaChange, SchemaChangeTarget, SchemaChangeType};
+use cql::statement::ast::{AlterType, CreateType, QualifiedName};
+use cql::types::ColumnType;
+use storage::{references_type, replace_type, Catalog, CatalogOp, KeyspaceDef, UserTypeDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::ddl::Change;
+use crate::planner::keyspace_of;
+use crate::planner::types::{resolve_type, TypeScope};
+use crate::schema::is_system_keyspace;
+
+fn keyspace<'a>(current: &'a Catalog, name: &str) -> CqlResult<&'a KeyspaceDef> {
+    if is_system_keyspace(name) {
+        return Err(CqlError::invalid(format!(
+            "System keyspace '{name}' is not user-modifiable"
+        )));
+    }
+    current
+        .keyspaces
+        .get(name)
+        .ok_or_else(|| CqlError::invalid(format!("Keyspace '{name}' doesn't exist")))
+}
+
+fn type_event(change: SchemaChangeType, keyspace: &str, name: &str) -> SchemaChange {
+    SchemaChange {
+        change,
+        target: SchemaChangeTarget::Type {
+            keyspace: keyspace.to_string(),
+            name: name.to_string(),
+        },
+    }
+}
+
+/// A field type as `CREATE TYPE`/`ALTER TYPE ADD` allow it: no counters, no non-frozen UDTs.
+fn field_type(ty: &cql::statement::ast::CqlType, scope: TypeScope<'_>) -> CqlResult<ColumnType> {
+    let resolved = resolve_type(ty, scope, true)?;
+    if resolved.is_counter() {
+        return Err(CqlError::invalid("A user type cannot contain counters"));
+    }
+    if matches!(resolved, ColumnType::Udt { frozen: false, .. }) {
+        return Err(CqlError::invalid(
+            "A user type cannot contain non-frozen UDTs",
+        ));
+    }
+    Ok(resolved)
+}
+
+/// `CREATE TYPE`.
+pub(crate) fn create_type(
+    current: &Catalog,
+    stmt: &CreateType,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let ks_name = keyspace_of(&stmt.name, session_keyspace)?;
+    let ks = keyspace(current, &ks_name)?;
+    let name = &stmt.name.name.name;
+    if ks.types.contains_key(name) {
+        if stmt.if_not_exists {
+            return Ok(None);
+        }
+        return Err(CqlError::invalid(format!(
+            "A user type with name '{name}' already exists"
+        )));
+    }
+    let mut seen = HashSet::new();
+    for (field, _) in &stmt.fields {
+        if !seen.insert(field.name.as_str()) {
+            return Err(CqlError::invalid(format!(
+                "Duplicate field name '{}' in type '{name}'",
+                field.name
+            )));
+        }
+    }
+    let scope = TypeScope {
+        keyspace: &ks_name,
+        types: &ks.types,
+    };
+    let fields = stmt
+        .fields
+        .iter()
+        .map(|(field, ty)| Ok((field.name.clone(), field_type(ty, scope)?)))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let def = UserTypeDef {
+        keyspace: ks_name.clone(),
+        name: name.clone(),
+        fields,
+    };
+    Ok(Some(put_type(
+        current,
+        def,
+        Vec::new(),
+        SchemaChangeType::Created,
+    )))
+}
+
+/// `ALTER TYPE ... ADD` / `RENAME`.
+pub(crate) fn alter_type(
+    current: &Catalog,
+    stmt: &AlterType,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let type_name = match stmt {
+        AlterType::Add { name, .. } | AlterType::Rename { name, .. } => name,
+    };
+    let ks_name = keyspace_of(type_name, session_keyspace)?;
+    let name = &type_name.name.name;
+    let existing = current
+        .keyspaces
+        .get(&ks_name)
+        .and_then(|ks| ks.types.get(name))
+        .ok_or_else(|| CqlError::invalid(format!("Type {ks_name}.{name} doesn't exist")))?;
+    let ks = keyspace(current, &ks_name)?;
+    let mut def = UserTypeDef::clone(existing);
+    match stmt {
+        AlterType::Add { field, ty, .. } => {
+            if def.fields.iter().any(|(n, _)| *n == field.name) {
+                return Err(CqlError::invalid(format!(
+                    "Cannot add field {} to type {}: a field with name {} already exists",
+                    field.name,
+                    qualified(&ks_name, name),
+                    field.name
+                )));
+            }
+            let scope = TypeScope {
+                keyspace: &ks_name,
+                types: &ks.types,
+            };
+            let resolved = field_type(ty, scope)?;
+            if references_type(&resolved, &ks_name, name) {
+                return Err(CqlError::invalid(format!(
+                    "Cannot add new field {} of type {ty} to user type {} as it would create a circular reference",
+                    field.name,
+                    qualified(&ks_name, name)
+                )));
+            }
+            let in_partition_key: Vec<String> = ks
+                .tables
+                .values()
+                .filter(|t| {
+                    t.partition_key_columns()
+                        .any(|c| references_type(&c.ty, &ks_name, name))
+                })
+                .map(|t| format!("{}.{}", t.keyspace, t.name))
+                .collect();
+            if !in_partition_key.is_empty() {
+                return Err(CqlError::invalid(format!(
+                    "Cannot add new field {} of type {ty} to user type {} as the type is being used in partition key by the following tables: {}",
+                    field.name,
+                    qualified(&ks_name, name),
+                    in_partition_key.join(", ")
+                )));
+            }
+            def.fields.push((field.name.clone(), resolved));
+        }
+        AlterType::Rename { renames, .. } => {
+            for (from, to) in renames {
+                let Some(slot) = def.fields.iter_mut().find(|(n, _)| *n == from.name) else {
+                    return Err(CqlError::invalid(format!(
+                        "Unkown field {} in user type {}",
+                        from.name,
+                        qualified(&ks_name, name)
+                    )));
+                };
+                slot.0 = to.name.clone();
+            }
+            let mut seen = HashSet::new();
+            if let Some((dup, _)) = def.fields.iter().find(|(n, _)| !seen.insert(n.as_str())) {
+                return Err(CqlError::invalid(format!(
+                    "Duplicate field name {dup} in type {}",
+                    qualified(&ks_name, name)
+                )));
+            }
+        }
+    }
+    // Every table, and every other type, using the type sees the new definition.
+    let mut ops = Vec::new();
+    for table in ks.tables.values() {
+        if table
+            .columns
+            .iter()
+            .any(|c| references_type(&c.ty, &ks_name, name))
+        {
+            let mut new = storage::TableDef::clone(table);
+            for column in &mut new.columns {
+                column.ty = replace_type(&column.ty, &def);
+            }
+            ops.push(Arc::new(new));
+        }
+    }
+    Ok(Some(put_type(current, def, ops, SchemaChangeType::Updated)))
+}
+
+/// `keyspace.name` as Cassandra's `getCqlTypeName` writes it.
+fn qualified(keyspace: &str, name: &str) -> String {
+    format!(
+        "{}.{}",
+        cql::types::maybe_quote(keyspace),
+        cql::types::maybe_quote(name)
+    )
+}
+
+fn put_type(
+    current: &Catalog,
+    def: UserTypeDef,
+    tables: Vec<Arc<storage::TableDef>>,
+    change: SchemaChangeType,
+) -> Change {
+    let def = Arc::new(def);
+    let mut catalog = current.clone();
+    let mut ops = vec![CatalogOp::PutType(def.clone())];
+    if let Some(ks) = catalog.keyspaces.get_mut(&def.keyspace) {
+        // Other types nesting this one see the new definition too.
+        for other in ks.types.values_mut() {
+            if other.name != def.name
+                && other
+                    .fields
+                    .iter()
+                    .any(|(_, t)| references_type(t, &def.keyspace, &def.name))
+            {
+                let mut updated = UserTypeDef::clone(other);
+                for (_, t) in &mut updated.fields {
+                    *t = replace_type(t, &def);
+                }
+                *other = Arc::new(updated);
+                ops.push(CatalogOp::PutType(other.clone()));
+            }
+        }
+        ks.types.insert(def.name.clone(), def.clone());
+        for table in tables {
+            ks.tables.insert(table.name.clone(), table.clone());
+            ops.push(CatalogOp::PutTable(table));
+        }
+    }
+    Change {
+        ops,
+        catalog,
+        event: type_event(change, &def.keyspace, &def.name),
+    }
+}
+
+/// `DROP TYPE`.
+pub(crate) fn drop_type(
+    current: &Catalog,
+    name: &QualifiedName,
+    if_exists: bool,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let ks_name = keyspace_of(name, session_keyspace)?;
+    let type_name = &name.name.name;
+    let Some(ks) = current
+        .keyspaces
+        .get(&ks_name)
+        .filter(|ks| ks.types.contains_key(type_name))
+    else {
+        if if_exists {
+            return Ok(None);
+        }
+        return Err(CqlError::invalid(format!(
+            "Type '{ks_name}.{type_name}' doesn't exist"
+        )));
+    };
+    keyspace(current, &ks_name)?;
+    let users: Vec<&str> = ks
+        .types
+        .values()
+        .filter(|t| {
+            t.name != *type_name
+                && t.fields
+                    .iter()
+                    .any(|(_, f)| references_type(f, &ks_name, type_name))
+        })
+        .map(|t| t.name.as_str())
+        .collect();
+    if !users.is_empty() {
+        return Err(CqlError::invalid(format!(
+            "Cannot drop user type '{ks_name}.{type_name}' as it is still used by user types {}",
+            users.join(", ")
+        )));
+    }
+    let tables: Vec<&str> = ks
+        .tables
+        .values()
+        .filter(|t| {
+            t.columns
+                .iter()
+                .any(|c| references_type(&c.ty, &ks_name, type_name))
+        })
+        .map(|t| t.name.as_str())
+        .collect();
+    if !tables.is_empty() {
+        return Err(CqlError::invalid(format!(
+            "Cannot drop user type '{ks_name}.{type_name}' as it is still used by tables {}",
+            tables.join(", ")
+        )));
+    }
+    let mut catalog = current.clone();
+    if let Some(ks) = catalog.keyspaces.get_mut(&ks_name) {
+        ks.types.remove(type_name);
+    }
+    Ok(Some(Change {
+        ops: vec![CatalogOp::DropType {
+            keyspace: ks_name.clone(),
+            name: type_name.clone(),
+        }],
+        catalog,
+        event: type_event(SchemaChangeType::Dropped, &ks_name, type_name),
+    }))
+}

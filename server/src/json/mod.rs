@@ -1,0 +1,129 @@
+//! CQL's JSON support: `SELECT JSON`, `INSERT JSON` and the `toJson`/`fromJson` functions.
+//!
+//! - [`value`]: a JSON reader that keeps numbers as text and members in order.
+//! - [`render`]: values to JSON text per type (Cassandra's `toJSONString`).
+//! - [`decode`]: JSON to values per type (Cassandra's `fromJSONObject`), with its messages.
+//! - [`insert`]: the per-column values of an `INSERT JSON`.
+//! - [`functions`]: `toJson(x)` and `fromJson(x)`.
+//!
+//! The planner and executor call in here; nothing here reads storage.
+
+pub mod decode;
+mod duration;
+pub mod functions;
+pub mod insert;
+mod numbers;
+pub mod render;
+mod time;
+pub mod value;
+
+use bytes::Bytes;
+use cql::frame::response::ColumnSpec;
+use cql::types::{codec, ColumnType};
+
+use crate::error::{CqlError, CqlResult};
+
+/// The name of the one result column of `SELECT JSON`.
+pub const JSON_COLUMN: &str = "[json]";
+
+/// The JSON text of one serialized value of `ty` (`None` is `null`). An empty value of a
+/// non-collection type shows as `""`, as Cassandra's `Selection.rowToJson` writes it.
+///
+/// # Errors
+/// `Server` when stored bytes do not decode as `ty`.
+pub fn value_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<String> {
+    match value {
+        None => Ok("null".into()),
+        Some(bytes) if bytes.is_empty() && !empty_is_a_value(ty) => Ok("\"\"".into()),
+        Some(bytes) => {
+            let value = codec::deserialize_value(ty, bytes)
+                .map_err(|err| CqlError::Server(format!("undecodable stored value: {err}")))?;
+            Ok(render::to_json(Some(&value)))
+        }
+    }
+}
+
+/// Whether the zero-length value of `ty` is an ordinary value (`""`, `0x`, an empty
+/// collection) rather than Cassandra's "empty" placeholder.
+fn empty_is_a_value(ty: &ColumnType) -> bool {
+    ty.is_collection() || matches!(ty, ColumnType::Text | ColumnType::Ascii | ColumnType::Blob)
+}
+
+/// Turns the result of a `SELECT JSON` into one `[json]` text column: each row becomes an
+/// object keyed by the output column names (see [`render::name_key`]).
+///
+/// # Errors
+/// `Server` when stored bytes do not decode as their column's type.
+pub fn select_json(
+    columns: &[ColumnSpec],
+    rows: Vec<Vec<Option<Bytes>>>,
+) -> CqlResult<(ColumnSpec, Vec<Vec<Option<Bytes>>>)> {
+    let (keyspace, table) = columns
+        .first()
+        .map(|c| (c.keyspace.clone(), c.table.clone()))
+        .unwrap_or_default();
+    let spec = ColumnSpec {
+        keyspace,
+        table,
+        name: JSON_COLUMN.into(),
+        ty: ColumnType::Text,
+    };
+    let rows = rows
+        .into_iter()
+        .map(|row| {
+            let mut out = String::from("{");
+            for (i, (column, value)) in columns.iter().zip(&row).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&render::name_key(&column.name));
+                out.push_str(": ");
+                out.push_str(&value_json(&column.ty, value.as_ref())?);
+            }
+            out.push('}');
+            Ok(vec![Some(Bytes::from(out))])
+        })
+        .collect::<CqlResult<Vec<_>>>()?;
+    Ok((spec, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, ty: ColumnType) -> ColumnSpec {
+        ColumnSpec {
+            keyspace: "ks".into(),
+            table: "t".into(),
+            name: name.into(),
+            ty,
+        }
+    }
+
+    #[test]
+    fn rows_become_one_json_column() {
+        let columns = [
+            spec("k", ColumnType::Int),
+            spec("Foo", ColumnType::Text),
+            spec("count", ColumnType::Bigint),
+            spec("e", ColumnType::Int),
+            spec("b", ColumnType::Blob),
+        ];
+        let rows = vec![vec![
+            Some(Bytes::from_static(&[0, 0, 0, 7])),
+            Some(Bytes::from_static(b"hi")),
+            None,
+            Some(Bytes::new()),
+            Some(Bytes::new()),
+        ]];
+        let (spec, rows) = select_json(&columns, rows).unwrap();
+        assert_eq!(spec.name, "[json]");
+        assert_eq!(spec.ty, ColumnType::Text);
+        assert_eq!(
+            rows,
+            vec![vec![Some(Bytes::from(
+                r#"{"k": 7, "\"Foo\"": "hi", "count": null, "e": "", "b": "0x"}"#
+            ))]]
+        );
+    }
+}

@@ -1,0 +1,318 @@
+//! What an INSERT/UPDATE/DELETE does to each non-key column (Cassandra's `Operation`s): set a
+//! value, add to or remove from a collection, set or delete one element or UDT field. Each is
+//! checked against the column's type here, with Cassandra's messages.
+
+use std::fmt;
+
+use cql::statement::ast::{ArithOp, Assignment, DeleteTarget, Ident, Term};
+use cql::types::ColumnType;
+use storage::{ColumnKind, TableDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::column_index;
+
+/// One column operation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operation {
+    /// `c = term` (and INSERT values): replaces the value; a non-frozen collection or UDT is
+    /// cleared first.
+    Set(Term),
+    /// `c = c + term`: appends to a list, adds set elements or map entries.
+    Add(Term),
+    /// `c = c - term`: removes list values, set elements or map keys.
+    Remove(Term),
+    /// `c = term + c`: prepends to a list.
+    Prepend(Term),
+    /// `c[key] = value` on a list (by index) or a map (by key).
+    SetElement { key: Term, value: Term },
+    /// `c.field = value` on a non-frozen UDT; `field` is the field's position.
+    SetField { field: usize, value: Term },
+    /// `DELETE c`.
+    Delete,
+    /// `DELETE c[key]`: a list index, set element or map key.
+    DeleteElement(Term),
+    /// `DELETE c.field` on a non-frozen UDT.
+    DeleteField(usize),
+}
+
+impl Operation {
+    /// Whether executing this needs the column's current value (list operations by index or
+    /// by value, as in Cassandra's `requiresRead`).
+    pub fn requires_read(&self, ty: &ColumnType) -> bool {
+        matches!(ty, ColumnType::List { .. })
+            && matches!(
+                self,
+                Operation::Remove(_) | Operation::SetElement { .. } | Operation::DeleteElement(_)
+            )
+    }
+}
+
+/// An operation on the column at `column` of the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnOperation {
+    pub column: usize,
+    pub op: Operation,
+}
+
+/// How an assignment is written back in messages (`toString(receiver)` in Cassandra).
+struct Shown<'a>(&'a Assignment);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Assignment::Set { column, value } => write!(f, "{} = {value}", column.name),
+            Assignment::Modify { column, op, value } => {
+                let sign = if matches!(op, ArithOp::Sub) { '-' } else { '+' };
+                write!(f, "{} = {} {sign} {value}", column.name, column.name)
+            }
+            Assignment::Prepend { column, value } => {
+                write!(f, "{} = {value} + {}", column.name, column.name)
+            }
+            Assignment::Element { column, key, value } => {
+                write!(f, "{}[{key}] = {value}", column.name)
+            }
+            Assignment::Field {
+                column,
+                field,
+                value,
+            } => write!(f, "{}.{} = {value}", column.name, field.name),
+        }
+    }
+}
+
+fn column_of(def: &TableDef, ident: &Ident) -> CqlResult<usize> {
+    let i = column_index(def, ident)?;
+    if matches!(
+        def.columns[i].kind,
+        ColumnKind::PartitionKey | ColumnKind::Clustering
+    ) {
+        return Err(CqlError::invalid(format!(
+            "PRIMARY KEY part {} found in SET part",
+            ident.name
+        )));
+    }
+    Ok(i)
+}
+
+/// Plans one UPDATE assignment.
+pub fn plan_assignment(def: &TableDef, assignment: &Assignment) -> CqlResult<ColumnOperation> {
+    let invalid = |what: &str, column: &Ident| {
+        CqlError::invalid(format!(
+            "Invalid operation ({}) for {what} {}",
+            Shown(assignment),
+            column.name
+        ))
+    };
+    let (column, op) = match assignment {
+        Assignment::Set { column, value } => {
+            (column_of(def, column)?, Operation::Set(value.clone()))
+        }
+        Assignment::Modify { column, op, value } => {
+            let i = column_of(def, column)?;
+            let ty = &def.columns[i].ty;
+            if !ty.is_collection() {
+                if ty.is_counter() {
+                    return Err(CqlError::invalid(
+                        "Counter updates are not supported by this server yet",
+                    ));
+                }
+                return Err(invalid("non counter column", column));
+            }
+            if !ty.is_multi_cell() {
+                return Err(invalid("frozen collection column", column));
+            }
+            let op = match op {
+                ArithOp::Add => Operation::Add(value.clone()),
+                ArithOp::Sub => Operation::Remove(value.clone()),
+                _ => return Err(invalid("non counter column", column)),
+            };
+            (i, op)
+        }
+        Assignment::Prepend { column, value } => {
+            let i = column_of(def, column)?;
+            match &def.columns[i].ty {
+                ColumnType::List { frozen: false, .. } => {}
+                ColumnType::List { .. } => return Err(invalid("frozen list column", column)),
+                _ => return Err(invalid("non list column", column)),
+            }
+            (i, Operation::Prepend(value.clone()))
+        }
+        Assignment::Element { column, key, value } => {
+            let i = column_of(def, column)?;
+            match &def.columns[i].ty {
+                ty if !ty.is_collection() => return Err(invalid("non collection column", column)),
+                ty if !ty.is_multi_cell() => {
+                    return Err(invalid("frozen collection column", column))
+                }
+                ColumnType::Set { .. } => return Err(invalid("set column", column)),
+                _ => {}
+            }
+            (
+                i,
+                Operation::SetElement {
+                    key: key.clone(),
+                    value: value.clone(),
+                },
+            )
+        }
+        Assignment::Field {
+            column,
+            field,
+            value,
+        } => {
+            let i = column_of(def, column)?;
+            let position = match &def.columns[i].ty {
+                ColumnType::Udt {
+                    frozen: false,
+                    fields,
+                    ..
+                } => field_position(fields, column, field)?,
+                ColumnType::Udt { .. } => return Err(invalid("frozen UDT column", column)),
+                _ => return Err(invalid("non-UDT column", column)),
+            };
+            (
+                i,
+                Operation::SetField {
+                    field: position,
+                    value: value.clone(),
+                },
+            )
+        }
+    };
+    Ok(ColumnOperation { column, op })
+}
+
+fn field_position(
+    fields: &[(String, ColumnType)],
+    column: &Ident,
+    field: &Ident,
+) -> CqlResult<usize> {
+    fields
+        .iter()
+        .position(|(name, _)| *name == field.name)
+        .ok_or_else(|| {
+            CqlError::invalid(format!(
+                "UDT column {} does not have a field named {}",
+                column.name, field.name
+            ))
+        })
+}
+
+/// Plans one DELETE target.
+pub fn plan_delete_target(def: &TableDef, target: &DeleteTarget) -> CqlResult<ColumnOperation> {
+    let ident = match target {
+        DeleteTarget::Column(ident)
+        | DeleteTarget::Element(ident, _)
+        | DeleteTarget::Field(ident, _) => ident,
+    };
+    let column = column_index(def, ident)?;
+    let col = &def.columns[column];
+    if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
+        return Err(CqlError::invalid(format!(
+            "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)",
+            ident.name
+        )));
+    }
+    let op = match target {
+        DeleteTarget::Column(_) => Operation::Delete,
+        DeleteTarget::Element(_, key) => {
+            if !col.ty.is_collection() {
+                return Err(CqlError::invalid(format!(
+                    "Invalid deletion operation for non collection column {}",
+                    ident.name
+                )));
+            }
+            if !col.ty.is_multi_cell() {
+                return Err(CqlError::invalid(format!(
+                    "Invalid deletion operation for frozen collection column {}",
+                    ident.name
+                )));
+            }
+            Operation::DeleteElement(key.clone())
+        }
+        DeleteTarget::Field(_, field) => match &col.ty {
+            ColumnType::Udt {
+                frozen: false,
+                fields,
+                ..
+            } => Operation::DeleteField(field_position(fields, ident, field)?),
+            ColumnType::Udt { .. } => {
+                return Err(CqlError::invalid(format!(
+                    "Frozen UDT column {} does not support field deletions",
+                    ident.name
+                )))
+            }
+            _ => {
+                return Err(CqlError::invalid(format!(
+                    "Invalid deletion operation for non-UDT column {}",
+                    ident.name
+                )))
+            }
+        },
+    };
+    Ok(ColumnOperation { column, op })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cql::statement::ast::Statement;
+    use cql::statement::parse_statement;
+
+    fn table() -> TableDef {
+        crate::planner::select_tests::table_from(
+            "CREATE TABLE ks.t (k int, c int, v int, l list<int>, fl frozen<list<int>>, s set<int>, m map<int, text>, PRIMARY KEY (k, c))",
+        )
+    }
+
+    fn assignment_error(set: &str) -> String {
+        let def = table();
+        let Statement::Update(update) =
+            parse_statement(&format!("UPDATE ks.t SET {set} WHERE k = 0 AND c = 0")).unwrap()
+        else {
+            panic!("not an update")
+        };
+        plan_assignment(&def, &update.assignments[0])
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn invalid_operations_use_cassandra_wording() {
+        assert_eq!(
+            assignment_error("v = v + 1"),
+            "Invalid operation (v = v + 1) for non counter column v"
+        );
+        assert_eq!(
+            assignment_error("fl = fl + [1]"),
+            "Invalid operation (fl = fl + [1]) for frozen collection column fl"
+        );
+        assert_eq!(
+            assignment_error("s = [1] + s"),
+            "Invalid operation (s = [1] + s) for non list column s"
+        );
+        assert_eq!(
+            assignment_error("s[1] = 2"),
+            "Invalid operation (s[1] = 2) for set column s"
+        );
+        assert_eq!(
+            assignment_error("v[1] = 2"),
+            "Invalid operation (v[1] = 2) for non collection column v"
+        );
+        assert_eq!(
+            assignment_error("k = 2"),
+            "PRIMARY KEY part k found in SET part"
+        );
+    }
+
+    #[test]
+    fn list_operations_by_index_or_value_read_first() {
+        let def = table();
+        let list = &def.columns[3].ty;
+        let one = Term::Literal(cql::statement::ast::Literal::Integer("1".into()));
+        assert!(Operation::Remove(one.clone()).requires_read(list));
+        assert!(Operation::DeleteElement(one.clone()).requires_read(list));
+        assert!(!Operation::Add(one.clone()).requires_read(list));
+        assert!(!Operation::Remove(one).requires_read(&def.columns[5].ty));
+    }
+}

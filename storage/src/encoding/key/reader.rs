@@ -1,0 +1,59 @@
+//! [`Reader`]: reads the bytes of an encoded component back, undoing a DESC inversion.
+
+use crate::error::StorageError;
+
+/// A cursor over encoded key bytes. Every byte read is XORed with `mask` (`0xFF` inside a
+/// DESC component), so the body decoders never see the inversion.
+pub(super) struct Reader<'a> {
+    input: &'a [u8],
+    pos: usize,
+    mask: u8,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `input`; `desc` undoes the bitwise NOT of a DESC component.
+    pub(super) fn new(input: &'a [u8], desc: bool) -> Self {
+        Reader {
+            input,
+            pos: 0,
+            mask: if desc { 0xFF } else { 0x00 },
+        }
+    }
+
+    /// Bytes consumed so far.
+    pub(super) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes not read yet.
+    pub(super) fn remaining(&self) -> usize {
+        self.input.len().saturating_sub(self.pos)
+    }
+
+    /// The next byte.
+    pub(super) fn byte(&mut self) -> Result<u8, StorageError> {
+        let b = self
+            .input
+            .get(self.pos)
+            .ok_or_else(|| StorageError::corrupt("row key: truncated component"))?;
+        self.pos += 1;
+        Ok(b ^ self.mask)
+    }
+
+    /// The next `N` bytes.
+    pub(super) fn take<const N: usize>(&mut self) -> Result<[u8; N], StorageError> {
+        let mut out = [0u8; N];
+        for b in &mut out {
+            *b = self.byte()?;
+        }
+        Ok(out)
+    }
+
+    /// The next `len` bytes, checked against what is left before allocating.
+    pub(super) fn take_vec(&mut self, len: usize) -> Result<Vec<u8>, StorageError> {
+        if len > self.remaining() {
+            return Err(StorageError::corrupt("row key: length past the end"));
+        }
+        (0..len).map(|_| self.byte()).collect()
+    }
+}

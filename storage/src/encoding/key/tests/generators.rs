@@ -1,0 +1,222 @@
+//! Proptest generators of serialized key values, one per key type, biased towards the edge
+//! cases of each order: empty values, -0.0 and NaNs, equal high halves of UUIDs, varints and
+//! decimals of every length and sign (and decimals equal in value but not in bytes), nulls and
+//! missing trailing fields in tuples, nested frozen collections.
+
+use cql::types::ColumnType;
+use proptest::prelude::*;
+
+use super::oracle::canonical;
+
+fn frozen_list(element: ColumnType) -> ColumnType {
+    ColumnType::List {
+        element: Box::new(element),
+        frozen: true,
+    }
+}
+
+fn frozen_set(element: ColumnType) -> ColumnType {
+    ColumnType::Set {
+        element: Box::new(element),
+        frozen: true,
+    }
+}
+
+fn frozen_map(key: ColumnType, value: ColumnType) -> ColumnType {
+    ColumnType::Map {
+        key: Box::new(key),
+        value: Box::new(value),
+        frozen: true,
+    }
+}
+
+/// Every type a primary key may have (nested ones as representative shapes).
+pub(super) fn key_types() -> Vec<ColumnType> {
+    use ColumnType as T;
+    vec![
+        T::Int,
+        T::Bigint,
+        T::Smallint,
+        T::Tinyint,
+        T::Boolean,
+        T::Float,
+        T::Double,
+        T::Text,
+        T::Ascii,
+        T::Blob,
+        T::Timestamp,
+        T::Date,
+        T::Time,
+        T::Uuid,
+        T::Timeuuid,
+        T::Varint,
+        T::Decimal,
+        T::Inet,
+        frozen_list(T::Int),
+        frozen_set(T::Text),
+        frozen_map(T::Int, T::Boolean),
+        frozen_list(frozen_map(T::Text, T::Decimal)),
+        frozen_set(frozen_list(T::Varint)),
+        T::Tuple(vec![T::Int, T::Text, T::Double]),
+        T::Tuple(vec![
+            frozen_list(T::Timeuuid),
+            T::Tuple(vec![T::Decimal, T::Blob]),
+        ]),
+        T::Udt {
+            keyspace: "ks".into(),
+            name: "u".into(),
+            fields: vec![("a".into(), T::Uuid), ("b".into(), frozen_set(T::Float))],
+            frozen: true,
+        },
+    ]
+}
+
+fn special_floats() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(0.0),
+        Just(-0.0),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(f64::NAN),
+        Just(-f64::NAN),
+        Just(f64::MIN_POSITIVE),
+        any::<f64>(),
+        -10.0f64..10.0,
+    ]
+}
+
+fn uuid_bytes(version: u8) -> impl Strategy<Value = Vec<u8>> {
+    (any::<[u8; 16]>(), any::<bool>()).prop_map(move |(mut b, small)| {
+        if small {
+            // Equal high halves, so the low half decides.
+            b[..8].fill(0x11);
+        }
+        b[6] = (b[6] & 0x0F) | (version << 4);
+        b.to_vec()
+    })
+}
+
+/// Two's complement of `x`, with a redundant sign byte now and then (Cassandra accepts them).
+fn varint_of(x: i128, redundant: bool) -> Vec<u8> {
+    let mut bytes = canonical(&ColumnType::Varint, &x.to_be_bytes());
+    if redundant && bytes.len() < 16 {
+        bytes.insert(0, if x < 0 { 0xFF } else { 0x00 });
+    }
+    bytes
+}
+
+fn decimal() -> BoxedStrategy<Vec<u8>> {
+    // Small unscaled values and scales make numerically equal pairs (1.0 and 1.00) common.
+    let unscaled = prop_oneof![
+        -200i128..200,
+        (-99i128..99, 0u32..20).prop_map(|(x, zeros)| x * 10i128.pow(zeros)),
+        any::<i64>().prop_map(i128::from),
+        any::<i128>().prop_map(|x| x / 10),
+    ];
+    let scale =
+        prop_oneof![4 => -4i32..6, 1 => any::<i32>(), 1 => Just(i32::MIN), 1 => Just(i32::MAX)];
+    (unscaled, scale, any::<bool>())
+        .prop_map(|(x, scale, redundant)| {
+            let mut out = scale.to_be_bytes().to_vec();
+            out.extend_from_slice(&varint_of(x, redundant));
+            out
+        })
+        .boxed()
+}
+
+fn element(out: &mut Vec<u8>, value: Option<&[u8]>) {
+    match value {
+        None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+        Some(v) => {
+            out.extend_from_slice(&(v.len() as i32).to_be_bytes());
+            out.extend_from_slice(v);
+        }
+    }
+}
+
+fn collection(entry: Vec<BoxedStrategy<Vec<u8>>>) -> BoxedStrategy<Vec<u8>> {
+    proptest::collection::vec(entry, 0..4)
+        .prop_map(|entries| {
+            let mut out = (entries.len() as i32).to_be_bytes().to_vec();
+            for part in entries.iter().flatten() {
+                element(&mut out, Some(part));
+            }
+            out
+        })
+        .boxed()
+}
+
+fn fields(types: Vec<&ColumnType>) -> BoxedStrategy<Vec<u8>> {
+    let arity = types.len();
+    let fields: Vec<_> = types
+        .into_iter()
+        .map(|ty| proptest::option::weighted(0.75, value_of(ty)))
+        .collect();
+    // Values may stop early (trailing fields missing), as after ALTER TYPE ADD.
+    (fields, 0..=arity)
+        .prop_map(|(fields, keep)| {
+            let keep = keep.max(1);
+            let mut out = Vec::new();
+            for field in fields.iter().take(keep) {
+                element(&mut out, field.as_deref());
+            }
+            out
+        })
+        .boxed()
+}
+
+fn present_value(ty: &ColumnType) -> BoxedStrategy<Vec<u8>> {
+    match ty {
+        ColumnType::Int => any::<i32>().prop_map(|x| x.to_be_bytes().to_vec()).boxed(),
+        ColumnType::Bigint | ColumnType::Timestamp => {
+            any::<i64>().prop_map(|x| x.to_be_bytes().to_vec()).boxed()
+        }
+        ColumnType::Time => prop_oneof![0i64..86_400_000_000_000, any::<i64>()]
+            .prop_map(|x| x.to_be_bytes().to_vec())
+            .boxed(),
+        ColumnType::Smallint => any::<i16>().prop_map(|x| x.to_be_bytes().to_vec()).boxed(),
+        ColumnType::Tinyint => any::<i8>().prop_map(|x| x.to_be_bytes().to_vec()).boxed(),
+        ColumnType::Date => any::<u32>().prop_map(|x| x.to_be_bytes().to_vec()).boxed(),
+        ColumnType::Boolean => any::<u8>().prop_map(|x| vec![x]).boxed(),
+        ColumnType::Float => special_floats()
+            .prop_map(|x| (x as f32).to_be_bytes().to_vec())
+            .boxed(),
+        ColumnType::Double => special_floats()
+            .prop_map(|x| x.to_be_bytes().to_vec())
+            .boxed(),
+        ColumnType::Uuid => prop_oneof![uuid_bytes(1), uuid_bytes(4), uuid_bytes(3)].boxed(),
+        ColumnType::Timeuuid => uuid_bytes(1).boxed(),
+        ColumnType::Varint => (
+            prop_oneof![
+                any::<i64>().prop_map(i128::from),
+                any::<i128>(),
+                -300i128..300
+            ],
+            any::<bool>(),
+        )
+            .prop_map(|(x, redundant)| varint_of(x, redundant))
+            .boxed(),
+        ColumnType::Decimal => decimal(),
+        ColumnType::Inet => prop_oneof![
+            any::<[u8; 4]>().prop_map(|b| b.to_vec()),
+            any::<[u8; 16]>().prop_map(|b| b.to_vec())
+        ]
+        .boxed(),
+        ColumnType::List { element, .. } | ColumnType::Set { element, .. } => {
+            collection(vec![value_of(element)])
+        }
+        ColumnType::Map { key, value, .. } => collection(vec![value_of(key), value_of(value)]),
+        ColumnType::Tuple(types) => fields(types.iter().collect()),
+        ColumnType::Udt { fields: f, .. } => fields(f.iter().map(|(_, ty)| ty).collect()),
+        _ => proptest::collection::vec(
+            prop_oneof![Just(0u8), Just(0xFF), Just(1), any::<u8>()],
+            1..12,
+        )
+        .boxed(),
+    }
+}
+
+/// A serialized value of `ty`, empty now and then.
+pub(super) fn value_of(ty: &ColumnType) -> BoxedStrategy<Vec<u8>> {
+    prop_oneof![1 => Just(Vec::new()), 12 => present_value(ty)].boxed()
+}
