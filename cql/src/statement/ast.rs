@@ -196,6 +196,9 @@ pub enum SelectExpr {
     Term(Term),
     Arith(ArithOp, Box<SelectExpr>, Box<SelectExpr>),
     Negate(Box<SelectExpr>),
+    /// `(type) selector`: a type hint on a selector that is not a plain term (a hinted term
+    /// is `Term(Term::TypeCast(..))`).
+    TypeHint(CqlType, Box<SelectExpr>),
 }
 
 /// Sort direction.

@@ -274,6 +274,10 @@ impl Display for SelectExpr {
                 f.write_str("- ")?;
                 operand(f, expr, 3)
             }
+            SelectExpr::TypeHint(ty, expr) => {
+                write!(f, "({ty}) ")?;
+                operand(f, expr, 3)
+            }
         }
     }
 }

@@ -58,7 +58,7 @@ async fn function_selectors_are_named_and_typed_as_cassandra_does() {
     let server = TestServer::start().await;
     let session = table(&server).await;
     let cql = "SELECT textAsBlob(v), system.blobAsInt(b), CAST(i AS text), CAST(i AS int), \
-               i + 1, -g, i * g, toUnixTimestamp(ts), intAsBlob(?) FROM t WHERE k = 1";
+               i + 1, -g, i * g, toUnixTimestamp(ts), intAsBlob(?), v + '!' FROM t WHERE k = 1";
     let prepared = session.prepare(cql).await.unwrap();
     let specs = prepared.get_current_result_set_col_specs();
     let names: Vec<String> = specs
@@ -78,6 +78,7 @@ async fn function_selectors_are_named_and_typed_as_cassandra_does() {
             "i * g",
             "system.tounixtimestamp(ts)",
             "system.intasblob(?)",
+            "v + '!'",
         ]
     );
     let markers: Vec<(String, ColumnType<'static>)> = prepared
@@ -89,7 +90,18 @@ async fn function_selectors_are_named_and_typed_as_cassandra_does() {
         markers,
         [("[selection]".to_string(), native(NativeType::Int))]
     );
-    type Row = (Vec<u8>, i32, String, i32, i32, i64, i64, i64, Vec<u8>);
+    type Row = (
+        Vec<u8>,
+        i32,
+        String,
+        i32,
+        i32,
+        i64,
+        i64,
+        i64,
+        Vec<u8>,
+        String,
+    );
     let rows = session
         .execute_unpaged(&prepared, (9,))
         .await
@@ -108,7 +120,8 @@ async fn function_selectors_are_named_and_typed_as_cassandra_does() {
             -8,
             56,
             1_432_206_182_000,
-            vec![0, 0, 0, 9]
+            vec![0, 0, 0, 9],
+            "hi!".into()
         )
     );
     let types = columns(

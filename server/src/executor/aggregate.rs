@@ -8,6 +8,7 @@ use bytes::Bytes;
 use cql::types::{ordering, ColumnType};
 
 use crate::error::{CqlError, CqlResult};
+use crate::functions::numeric::{decode_varint, encode_varint};
 use crate::planner::select::{Aggregate, AggregateFunction};
 
 /// The running state of one aggregate.
@@ -211,32 +212,6 @@ impl NumericSum {
             SumState::Decimal { unscaled, scale } => Ok(encode_decimal(*unscaled, *scale)),
         }
     }
-}
-
-/// Big-endian two's complement of any length up to 16 bytes.
-fn decode_varint(bytes: &[u8]) -> Option<i128> {
-    if bytes.is_empty() || bytes.len() > 16 {
-        return None;
-    }
-    let negative = bytes[0] & 0x80 != 0;
-    let mut raw = if negative { [0xFFu8; 16] } else { [0u8; 16] };
-    raw[16 - bytes.len()..].copy_from_slice(bytes);
-    Some(i128::from_be_bytes(raw))
-}
-
-/// The shortest big-endian two's complement of `n`, as Java's `BigInteger.toByteArray`.
-fn encode_varint(n: i128) -> Vec<u8> {
-    let raw = n.to_be_bytes();
-    let mut start = 0;
-    while start < 15 {
-        let redundant = (raw[start] == 0x00 && raw[start + 1] & 0x80 == 0)
-            || (raw[start] == 0xFF && raw[start + 1] & 0x80 != 0);
-        if !redundant {
-            break;
-        }
-        start += 1;
-    }
-    raw[start..].to_vec()
 }
 
 /// The sum at the type's width, wrapping as Java's fixed-width arithmetic does.

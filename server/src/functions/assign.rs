@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use cql::statement::ast::Literal;
+use cql::statement::ast::{Literal, Term};
 use cql::types::ColumnType;
 
 /// How well a provided argument fits a receiver type.
@@ -27,6 +27,9 @@ pub(crate) enum Provided {
     Literal(Literal),
     /// A bind marker (`?` or `:name`), which can take any type.
     Marker(String),
+    /// A function call or operation in a term, whose signature (and so its type) depends
+    /// on the receiver it is tested against.
+    Call(Term),
     /// Something whose type is not known before a receiver is given (a collection literal, a
     /// call that does not resolve on its own): weakly assignable to anything.
     Opaque(String),
@@ -38,6 +41,7 @@ impl Provided {
         match self {
             Provided::Typed { ty, .. } => type_fit(ty, receiver),
             Provided::Literal(lit) => literal_fit(lit, receiver),
+            Provided::Call(term) => crate::functions::term::call_fit(term, receiver),
             Provided::Marker(_) | Provided::Opaque(_) => Fit::Weak,
         }
     }
@@ -55,6 +59,7 @@ impl fmt::Display for Provided {
                 f.write_str(text)
             }
             Provided::Literal(lit) => write!(f, "{}", literal_text(lit)),
+            Provided::Call(term) => write!(f, "{term}"),
         }
     }
 }

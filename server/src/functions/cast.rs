@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use cql::types::ColumnType;
 
-use super::numeric::Number;
+use super::numeric::{varint_low_bytes, varint_to_string, Number};
 use super::time::TimeFn;
 use super::{first, Body, CallContext, NativeFunction};
 use crate::error::CqlResult;
@@ -109,6 +109,9 @@ impl Cast {
         Ok(match self {
             Cast::Identity => Some(value.clone()),
             Cast::ToText => Some(Bytes::from(super::text::cast_text(input, value)?)),
+            Cast::Numeric if *input == ColumnType::Varint => {
+                Some(varint_cast(value, &function.ret)?)
+            }
             Cast::Numeric => match Number::decode(input, value)? {
                 Some(n) => Some(n.encode_as(&function.ret)?),
                 None => None,
@@ -119,6 +122,32 @@ impl Cast {
             }
         })
     }
+}
+
+/// Casts from `varint`, done on the bytes so that values beyond 128 bits convert as Java's
+/// `BigInteger` does: narrowing keeps the low bits, floating point rounds the exact value.
+fn varint_cast(value: &[u8], target: &ColumnType) -> CqlResult<Bytes> {
+    let parse_error = || crate::error::CqlError::invalid("Invalid varint value");
+    Ok(match target {
+        ColumnType::Tinyint => Bytes::from(varint_low_bytes(value, 1)),
+        ColumnType::Smallint => Bytes::from(varint_low_bytes(value, 2)),
+        ColumnType::Int => Bytes::from(varint_low_bytes(value, 4)),
+        ColumnType::Bigint => Bytes::from(varint_low_bytes(value, 8)),
+        ColumnType::Float => {
+            let f: f32 = varint_to_string(value).parse().map_err(|_| parse_error())?;
+            Bytes::copy_from_slice(&f.to_be_bytes())
+        }
+        ColumnType::Double => {
+            let d: f64 = varint_to_string(value).parse().map_err(|_| parse_error())?;
+            Bytes::copy_from_slice(&d.to_be_bytes())
+        }
+        // A decimal of scale 0 is its unscaled varint.
+        _ => {
+            let mut out = 0i32.to_be_bytes().to_vec();
+            out.extend_from_slice(value);
+            Bytes::from(out)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -161,6 +190,25 @@ mod tests {
         );
         let text = run(ColumnType::Double, ColumnType::Text, &6.3f64.to_be_bytes());
         assert_eq!(text.as_deref(), Some(&b"6.3"[..]));
+    }
+
+    #[test]
+    fn varints_beyond_128_bits_cast_like_big_integers() {
+        let mut big = vec![0x7f];
+        big.extend_from_slice(&[0xff; 20]);
+        assert_eq!(
+            run(ColumnType::Varint, ColumnType::Int, &big).as_deref(),
+            Some(&(-1i32).to_be_bytes()[..])
+        );
+        assert_eq!(
+            run(ColumnType::Varint, ColumnType::Float, &big).as_deref(),
+            Some(&f32::INFINITY.to_be_bytes()[..])
+        );
+        let text = run(ColumnType::Varint, ColumnType::Text, &big).expect("text");
+        assert_eq!(text.len(), 51);
+        let decimal = run(ColumnType::Varint, ColumnType::Decimal, &big).expect("decimal");
+        assert_eq!(&decimal[..4], &[0, 0, 0, 0]);
+        assert_eq!(&decimal[4..], &big[..]);
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub(crate) enum Body {
     Negation,
     /// `timestamp ± duration`, `date ± duration`.
     Temporal(ArithKind),
+    /// `text + text`.
+    Concat,
 }
 
 /// One native function signature.
@@ -86,6 +88,7 @@ impl NativeFunction {
             (Body::Operation(kind) | Body::Temporal(kind), [left, right]) => {
                 format!("{left} {} {right}", kind.symbol())
             }
+            (Body::Concat, [left, right]) => format!("{left} + {right}"),
             (Body::Negation, [arg]) => format!("-{arg}"),
             _ => format!("{}({})", self.qualified_name(), args.join(", ")),
         }
@@ -109,6 +112,7 @@ impl NativeFunction {
             Body::Cast(cast) => cast.execute(self, args),
             Body::Operation(kind) => operation::execute(self, *kind, args),
             Body::Negation => operation::negate(self, args),
+            Body::Concat => Ok(operation::concat(args)),
             Body::Temporal(kind) => temporal::execute(self, *kind, args)
                 .map_err(|e| operation::failure(self, *kind, &e.to_string())),
         }

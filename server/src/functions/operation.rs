@@ -149,7 +149,34 @@ pub(super) fn all() -> Vec<NativeFunction> {
             Body::Negation,
         ));
     }
+    // String concatenation: ascii only when both sides are.
+    for (left, right, ret) in [
+        (ColumnType::Ascii, ColumnType::Ascii, ColumnType::Ascii),
+        (ColumnType::Ascii, ColumnType::Text, ColumnType::Text),
+        (ColumnType::Text, ColumnType::Ascii, ColumnType::Text),
+        (ColumnType::Text, ColumnType::Text, ColumnType::Text),
+    ] {
+        out.push(NativeFunction::new(
+            ArithKind::Add.function_name(),
+            vec![left, right],
+            ret,
+            Body::Concat,
+        ));
+    }
     out
+}
+
+/// `text + text`: the two strings joined; a null or empty operand gives null, as for every
+/// operator.
+pub(super) fn concat(args: &[Option<Bytes>]) -> Option<Bytes> {
+    match (args.first(), args.get(1)) {
+        (Some(Some(l)), Some(Some(r))) if !l.is_empty() && !r.is_empty() => {
+            let mut out = l.to_vec();
+            out.extend_from_slice(r);
+            Some(Bytes::from(out))
+        }
+        _ => None,
+    }
 }
 
 /// Cassandra's `OperationExecutionException`: `the operation 'int / int' failed: / by zero`.
@@ -426,7 +453,7 @@ mod tests {
         assert_eq!(return_type(&T::Varint, &T::Float), T::Decimal);
         assert_eq!(return_type(&T::Counter, &T::Int), T::Bigint);
         assert_eq!(return_type(&T::Int, &T::Varint), T::Varint);
-        assert_eq!(all().len(), 9 * 9 * 5 + 9);
+        assert_eq!(all().len(), 9 * 9 * 5 + 9 + 4);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use cql::statement::ast::{ArithOp, CqlType, QualifiedName, Term};
 use cql::types::ColumnType;
 
-use super::assign::{value_compatible, Provided};
+use super::assign::{type_fit, value_compatible, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
 use super::registry::{candidates, lookup, resolve, written_name};
 use super::NativeFunction;
@@ -19,13 +19,6 @@ pub(crate) fn arg_name(function: &NativeFunction, i: usize) -> String {
 
 /// `term` as a function argument.
 pub(crate) fn provided(term: &Term) -> Provided {
-    let typed = |f: CqlResult<&'static NativeFunction>| match f {
-        Ok(f) => Provided::Typed {
-            ty: f.ret.clone(),
-            text: term.to_string(),
-        },
-        Err(_) => Provided::Opaque(term.to_string()),
-    };
     match term {
         Term::Literal(lit) => Provided::Literal(lit.clone()),
         Term::Bind(marker) => Provided::Marker(marker.to_string()),
@@ -33,18 +26,53 @@ pub(crate) fn provided(term: &Term) -> Provided {
             ty: ty.clone(),
             text: term.to_string(),
         },
-        Term::Function { name, args } => typed(resolve_call(name, args, None)),
-        Term::Arith(op, left, right) => typed(resolve_operation(*op, left, right, None)),
-        Term::Negate(inner) => typed(resolve_negation(inner, None)),
-        Term::Cast(inner, ty) => typed(resolve_cast(inner, ty)),
+        Term::Function { .. } | Term::Arith(..) | Term::Negate(_) | Term::Cast(..) => {
+            Provided::Call(term.clone())
+        }
         Term::Tuple(items) if items.len() == 1 => match provided(&items[0]) {
             Provided::Typed { ty, .. } => Provided::Typed {
                 ty,
                 text: term.to_string(),
             },
+            Provided::Call(_) => Provided::Call(term.clone()),
             other => other,
         },
         _ => Provided::Opaque(term.to_string()),
+    }
+}
+
+/// The call a term stands for, resolved for `receiver` (a parenthesised call included).
+fn resolve_term(term: &Term, receiver: Option<&ColumnType>) -> CqlResult<&'static NativeFunction> {
+    match term {
+        Term::Function { name, args } => resolve_call(name, args, receiver),
+        Term::Arith(op, left, right) => resolve_operation(*op, left, right, receiver),
+        Term::Negate(inner) => resolve_negation(inner, receiver),
+        Term::Cast(inner, ty) => resolve_cast(inner, ty),
+        Term::Tuple(items) if items.len() == 1 => resolve_term(&items[0], receiver),
+        other => Err(CqlError::Server(format!("{other} is not a call"))),
+    }
+}
+
+/// How many receiver-dependent resolutions are under way on this thread: nested calls are
+/// re-resolved for each candidate receiver, which multiplies with depth, so past a few
+/// levels a call is typed without its receiver.
+const MAX_RECEIVER_DEPTH: u32 = 3;
+
+thread_local! {
+    static RECEIVER_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `FunctionCall.Raw.testAssignment`: the call resolved for the receiver, exact when it
+/// returns the receiver's type, weak when it does not resolve.
+pub(crate) fn call_fit(term: &Term, receiver: &ColumnType) -> Fit {
+    let depth = RECEIVER_DEPTH.with(std::cell::Cell::get);
+    let target = (depth < MAX_RECEIVER_DEPTH).then_some(receiver);
+    RECEIVER_DEPTH.with(|d| d.set(depth + 1));
+    let resolved = resolve_term(term, target);
+    RECEIVER_DEPTH.with(|d| d.set(depth));
+    match resolved {
+        Ok(function) => type_fit(&function.ret, receiver),
+        Err(_) => Fit::Weak,
     }
 }
 
@@ -197,9 +225,15 @@ mod tests {
             name: inner_name,
             args: inner_args,
         };
-        match provided(&inner) {
-            Provided::Typed { ty, .. } => assert_eq!(ty, ColumnType::Timeuuid),
-            other => panic!("expected a typed argument, got {other:?}"),
-        }
+        let arg = provided(&inner);
+        assert_eq!(arg.fit(&ColumnType::Timeuuid), Fit::Exact);
+        assert_eq!(arg.fit(&ColumnType::Timestamp), Fit::Not);
+        let one = || Box::new(Term::Literal(Literal::Integer("1".into())));
+        let sum = Term::Tuple(vec![Term::Arith(ArithOp::Add, one(), one())]);
+        // `(1 + 1)` becomes a smallint sum for a smallint receiver.
+        assert_eq!(provided(&sum).fit(&ColumnType::Smallint), Fit::Exact);
+        let f = resolve_operation(ArithOp::Mul, &one(), &sum, Some(&ColumnType::Smallint))
+            .expect("resolves");
+        assert_eq!(f.ret, ColumnType::Smallint);
     }
 }

@@ -138,6 +138,9 @@ fn format_inet(ip: &IpAddr) -> String {
 ///
 /// A value that does not decode as `ty`.
 pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
+    if *ty == ColumnType::Varint {
+        return Ok(crate::functions::numeric::varint_to_string(bytes));
+    }
     if let Some(n) = Number::decode(ty, bytes).ok().flatten() {
         return Ok(match n {
             Number::Integer(i) => i.to_string(),

@@ -11,7 +11,7 @@ use cql::types::ColumnType;
 use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
-use crate::functions::assign::{Fit, Provided};
+use crate::functions::assign::{type_fit, Fit, Provided};
 use crate::functions::registry::{candidates, lookup, resolve, written_name};
 use crate::functions::{cast_function_name, term, ArithKind, Body, NativeFunction, NEGATION};
 use crate::planner::column_index;
@@ -83,7 +83,7 @@ enum Precedence {
 impl Precedence {
     fn of(function: &NativeFunction) -> Precedence {
         match &function.body {
-            Body::Operation(ArithKind::Add | ArithKind::Sub) | Body::Temporal(_) => {
+            Body::Operation(ArithKind::Add | ArithKind::Sub) | Body::Temporal(_) | Body::Concat => {
                 Precedence::Additive
             }
             Body::Operation(_) => Precedence::Multiplicative,
@@ -196,6 +196,7 @@ fn prepare(def: &TableDef, expr: &SelectExpr) -> CqlResult<Prepared> {
             std::slice::from_ref(&**inner),
         )?,
         SelectExpr::Field(inner, field) => field_of(def, inner, field)?,
+        SelectExpr::TypeHint(CqlType::Native(ty), inner) => type_hint(def, ty, inner)?,
         other => return Err(CqlError::invalid(format!("Unsupported selector: {other}"))),
     };
     Ok(Prepared::Ready(planned))
@@ -327,6 +328,29 @@ fn first_column_name(def: &TableDef, planned: &Planned) -> String {
         .first()
         .and_then(|&i| def.columns.get(i))
         .map_or_else(|| planned.name.clone(), |c| c.name.clone())
+}
+
+/// `(type) selector` (Cassandra's `WithTypeHint`): the selector, typed for the hint, which
+/// its type must suit; named `(type)selector`.
+fn type_hint(def: &TableDef, ty: &ColumnType, inner: &SelectExpr) -> CqlResult<Planned> {
+    let planned = prepare(def, inner)?.finish(Some(ty))?;
+    let wrapped = if planned.precedence < Precedence::Unary {
+        format!("({})", planned.name)
+    } else {
+        planned.name.clone()
+    };
+    let name = format!("({ty}){wrapped}");
+    if type_fit(&planned.ty, ty) == Fit::Not {
+        return Err(CqlError::invalid(format!(
+            "Cannot assign value {name} to {name} of type {ty}"
+        )));
+    }
+    Ok(Planned {
+        name,
+        ty: ty.clone(),
+        precedence: Precedence::Unary,
+        scalar: planned.scalar,
+    })
 }
 
 /// `u.field`.

@@ -215,10 +215,10 @@ impl Parser<'_> {
     /// collection/tuple literal.
     fn select_atom(&mut self) -> Result<SelectExpr> {
         if self.type_hint_follows() {
-            // `(int) ?`, `(float) NaN`: a type hint on a term.
+            // `(int) ?`, `(float) NaN`: a type hint on a term; `(int)(a + b)` on a selector.
             return self.either(
                 |p| Ok(SelectExpr::Term(p.term()?)),
-                |p| p.parenthesised_selector(),
+                |p| p.either(|p| p.hinted_selector(), |p| p.parenthesised_selector()),
             );
         }
         if self.is_punct("(") {
@@ -260,6 +260,17 @@ impl Parser<'_> {
         let native = matches!(self.peek_at(1), TokenKind::Ident(w)
             if crate::types::ColumnType::native_from_name(w).is_some());
         self.is_punct("(") && native && self.is_punct_at(2, ")")
+    }
+
+    /// `'(' nativeType ')' selectionGroup`.
+    fn hinted_selector(&mut self) -> Result<SelectExpr> {
+        self.nested(|p| {
+            p.expect_punct("(")?;
+            let ty = p.cql_type()?;
+            p.expect_punct(")")?;
+            let inner = p.select_group()?;
+            Ok(SelectExpr::TypeHint(ty, Box::new(inner)))
+        })
     }
 
     /// `'(' selector ')'`.

@@ -204,6 +204,12 @@ fn selectors_take_type_hinted_terms() {
 }
 
 #[test]
+fn type_hinted_selectors_round_trip() {
+    verified_stmt("SELECT (int) (c - a) FROM t");
+    verified_stmt("SELECT (bigint) a + b FROM t");
+}
+
+#[test]
 fn cast_terms_round_trip() {
     verified_stmt("INSERT INTO t (k, v) VALUES (1, CAST(1.3 AS int))");
     verified_stmt("UPDATE t SET v = CAST(? AS text) WHERE k = CAST(1.5 AS int)");

@@ -89,6 +89,12 @@ fn calls_casts_and_operations_are_named_as_cassandra_names_them() {
         ),
         ("ts + 1mo2h", "ts + 1mo2h", ColumnType::Timestamp),
         (
+            "(int)((c - a) % d / (a + d))",
+            "(int)((c - a) % d / (a + d))",
+            ColumnType::Int,
+        ),
+        ("v + ' ' + v", "v + ' ' + v", ColumnType::Text),
+        (
             "bigintAsBlob(token(k))",
             "system.bigintasblob(system.token(k))",
             ColumnType::Blob,
@@ -167,6 +173,10 @@ fn selector_errors_are_cassandras() {
             "Invalid field selection: i of type int is not a user type",
         ),
         ("u.nosuch", "u of type frozen<pt> has no field nosuch"),
+        (
+            "(int)(g + 1)",
+            "Cannot assign value (int)(g + 1) to (int)(g + 1) of type int",
+        ),
     ];
     for (text, message) in cases {
         assert_eq!(plan(text), Err(message.to_string()), "{text}");
