@@ -86,6 +86,12 @@ pub(super) fn execute(
     };
     match codec::deserialize_value(&function.ret, value).map_err(invalid)? {
         CqlValue::Timestamp(millis) => {
+            if nanoseconds % 1_000_000 != 0 {
+                return Err(CqlError::invalid(format!(
+                    "The duration must have a millisecond precision. Was: {}",
+                    format_duration(months, days, nanoseconds)
+                )));
+            }
             let day = millis.div_euclid(DAY_MILLIS);
             let moved = add_months(day, shift.months) + shift.days;
             let millis =
@@ -172,6 +178,23 @@ mod tests {
         let out = execute(&f, ArithKind::Add, &[Some(ts), Some(duration.clone())]).expect("adds");
         let expected = (31 + 1) * DAY_MILLIS + 2;
         assert_eq!(out.as_deref(), Some(&expected.to_be_bytes()[..]));
+        let mut fine = Vec::new();
+        codec::serialize_value(
+            &CqlValue::Duration {
+                months: 0,
+                days: 0,
+                nanoseconds: 10_000,
+            },
+            &mut fine,
+        );
+        let ts = Bytes::copy_from_slice(&0i64.to_be_bytes());
+        let f = function(ColumnType::Timestamp, ArithKind::Sub);
+        let err = execute(&f, ArithKind::Sub, &[Some(ts), Some(Bytes::from(fine))])
+            .expect_err("microseconds");
+        assert_eq!(
+            err.to_string(),
+            "The duration must have a millisecond precision. Was: 10us"
+        );
         let date = Bytes::copy_from_slice(&(1u32 << 31).to_be_bytes());
         let f = function(ColumnType::Date, ArithKind::Sub);
         let err = execute(&f, ArithKind::Sub, &[Some(date), Some(duration)]).expect_err("ms");
