@@ -1,7 +1,7 @@
 //! Cassandra's native scalar functions (the `system` keyspace): the time functions, the blob
 //! conversions, the casts behind `CAST(x AS t)` and the operators behind `+ - * / %` and unary
 //! `-`. Each family lives in its own file and contributes [`NativeFunction`]s to the
-//! [`registry`], which resolves a call by name and argument types with Cassandra's
+//! `registry`, which resolves a call by name and argument types with Cassandra's
 //! `FunctionResolver` rules and messages.
 //!
 //! Aggregates (`count`, `min`, ...) and `token()` are planned elsewhere (`planner::selection`,
