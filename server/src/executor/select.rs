@@ -446,6 +446,7 @@ fn run(
         }
         None => None,
     };
+    let resume_partition = resume.as_ref().map(|(partition, _)| partition.clone());
     let limits = Limits {
         // Rows sorted after the read are trimmed to the LIMIT after the sort.
         remaining: match &bound.paging {
@@ -473,13 +474,6 @@ fn run(
         && bound.tuple_check.is_none();
     let static_only_rows = whole_partitions && (plan.distinct || selects_static(&def, plan));
     let mut statics = PartitionStatics::new(&def, static_only_rows);
-    let resume_partition = bound.paging.as_ref().and_then(|state| {
-        let decoded = storage::encoding::key::decode_row_key(&def, &state.last_key).ok()?;
-        state
-            .last_key
-            .get(..decoded.partition_len)
-            .map(<[u8]>::to_vec)
-    });
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     // A resumed read starts in the range holding the last key returned: ranges follow the
