@@ -267,15 +267,6 @@ pub fn create_keyspace(ks: &KeyspaceDef) -> String {
     )
 }
 
-/// Java's `Double.toString` for the values table options use.
-fn java_double(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e7 {
-        format!("{value:.1}")
-    } else {
-        format!("{value}")
-    }
-}
-
 /// `CREATE TABLE` text as `TableMetadata.appendCqlTo` writes it.
 pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
     let mut out = format!(
@@ -346,7 +337,7 @@ pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
     }
     options.push(format!(
         "bloom_filter_fp_chance = {}",
-        java_double(p.bloom_filter_fp_chance)
+        crate::functions::text::java_double(p.bloom_filter_fp_chance)
     ));
     options.push(format!("caching = {}", quoted_map(&p.caching)));
     if let Some(v) = p.cdc {
@@ -360,7 +351,7 @@ pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
     }
     options.push(format!(
         "crc_check_chance = {}",
-        java_double(p.crc_check_chance)
+        crate::functions::text::java_double(p.crc_check_chance)
     ));
     options.push(format!("default_time_to_live = {}", p.default_time_to_live));
     let extensions: Vec<String> = p

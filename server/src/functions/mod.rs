@@ -12,6 +12,8 @@ mod bytes_fcts;
 mod cast;
 pub(crate) mod numeric;
 mod operation;
+
+pub(crate) use operation::NUMERIC;
 pub(crate) mod registry;
 mod temporal;
 pub(crate) mod term;

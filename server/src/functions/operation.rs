@@ -73,8 +73,9 @@ impl ArithKind {
 /// The name of the negation function.
 pub(crate) const NEGATION: &str = "_negate";
 
-/// The numeric types, in Cassandra's declaration order.
-const NUMERIC: [ColumnType; 9] = [
+/// The numeric types, in Cassandra's declaration order (`NumberType`s as `OperationFcts` and
+/// the `sum`/`avg` aggregates list them; CAST lists counter before varint).
+pub(crate) const NUMERIC: [ColumnType; 9] = [
     ColumnType::Tinyint,
     ColumnType::Smallint,
     ColumnType::Int,

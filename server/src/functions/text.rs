@@ -122,7 +122,7 @@ pub(crate) fn format_time(nanos: i64) -> String {
 }
 
 /// Java's `InetAddress.getHostAddress()`: dotted IPv4, uncompressed lower-case IPv6.
-fn format_inet(ip: &IpAddr) -> String {
+pub(crate) fn java_inet(ip: &IpAddr) -> String {
     match ip {
         IpAddr::V4(v4) => v4.to_string(),
         IpAddr::V6(v6) => {
@@ -154,7 +154,7 @@ pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
     Ok(match value {
         CqlValue::Ascii(s) | CqlValue::Text(s) => s,
         CqlValue::Boolean(b) => b.to_string(),
-        CqlValue::Inet(ip) => format_inet(&ip),
+        CqlValue::Inet(ip) => java_inet(&ip),
         CqlValue::Timestamp(ms) => format_timestamp(ms),
         CqlValue::Date(d) => format_date(d),
         CqlValue::Time(n) => format_time(n),

@@ -3,39 +3,7 @@
 
 /// Decimal digits of a big-endian two's-complement integer (`-` for negatives).
 pub(crate) fn varint_string(bytes: &[u8]) -> String {
-    let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
-    let mut magnitude: Vec<u8> = bytes.to_vec();
-    if negative {
-        // Two's complement negation: invert, then add one from the least significant byte.
-        for b in magnitude.iter_mut() {
-            *b = !*b;
-        }
-        for b in magnitude.iter_mut().rev() {
-            let (sum, carry) = b.overflowing_add(1);
-            *b = sum;
-            if !carry {
-                break;
-            }
-        }
-    }
-    let mut digits = Vec::new();
-    while magnitude.iter().any(|&b| b != 0) {
-        let mut remainder = 0u32;
-        for b in magnitude.iter_mut() {
-            let v = (remainder << 8) | u32::from(*b);
-            *b = (v / 10) as u8;
-            remainder = v % 10;
-        }
-        digits.push(b'0' + remainder as u8);
-    }
-    if digits.is_empty() {
-        digits.push(b'0');
-    }
-    if negative {
-        digits.push(b'-');
-    }
-    digits.reverse();
-    String::from_utf8(digits).unwrap_or_default()
+    crate::functions::numeric::varint_to_string(bytes)
 }
 
 /// Java's `BigDecimal.toString`: plain notation when the scale is not negative and the

@@ -3,8 +3,6 @@
 //! bare (NaN and infinities as `null`); lists, sets and tuples as arrays; maps and UDTs as
 //! objects whose keys are strings.
 
-use std::net::IpAddr;
-
 use cql::types::CqlValue;
 
 use super::numbers::{decimal_string, varint_string};
@@ -69,7 +67,7 @@ fn write_value(value: &CqlValue, out: &mut String) {
         CqlValue::Double(v) => out.push_str(&java_double(*v)),
         CqlValue::Float(v) => out.push_str(&java_float(*v)),
         CqlValue::Uuid(u) | CqlValue::Timeuuid(u) => out.push_str(&quote(&u.to_string())),
-        CqlValue::Inet(ip) => out.push_str(&quote(&java_inet(ip))),
+        CqlValue::Inet(ip) => out.push_str(&quote(&crate::functions::text::java_inet(ip))),
         CqlValue::Timestamp(ms) => out.push_str(&quote(&timestamp_string(*ms))),
         CqlValue::Date(d) => out.push_str(&quote(&date_string(*d))),
         CqlValue::Time(ns) => out.push_str(&quote(&time_string(*ns))),
@@ -134,52 +132,21 @@ fn map_key(key: &CqlValue) -> String {
     }
 }
 
-/// Java's `Double.toString`: shortest digits, scientific form (`1.0E10`) outside
-/// `[1e-3, 1e7)`. JSON has no NaN or infinities: Cassandra writes `null`.
+/// Java's `Double.toString`; JSON has no NaN or infinities, so Cassandra writes `null`.
 pub(crate) fn java_double(v: f64) -> String {
-    if !v.is_finite() {
-        return "null".into();
+    if v.is_finite() {
+        crate::functions::text::java_double(v)
+    } else {
+        "null".into()
     }
-    let abs = v.abs();
-    if abs == 0.0 || (1e-3..1e7).contains(&abs) {
-        return format!("{v:?}");
-    }
-    java_scientific(&format!("{v:e}"))
 }
 
 /// Java's `Float.toString` (see [`java_double`]).
 pub(crate) fn java_float(v: f32) -> String {
-    if !v.is_finite() {
-        return "null".into();
-    }
-    let abs = v.abs();
-    if abs == 0.0 || (1e-3..1e7).contains(&abs) {
-        return format!("{v:?}");
-    }
-    java_scientific(&format!("{v:e}"))
-}
-
-/// Rust's `1.5e10` / `1e-5` as Java's `1.5E10` / `1.0E-5`.
-fn java_scientific(rust: &str) -> String {
-    let (mantissa, exponent) = rust.split_once('e').unwrap_or((rust, "0"));
-    let mantissa = if mantissa.contains('.') {
-        mantissa.to_string()
+    if v.is_finite() {
+        crate::functions::text::java_float(v)
     } else {
-        format!("{mantissa}.0")
-    };
-    format!("{mantissa}E{exponent}")
-}
-
-/// Java's `InetAddress.getHostAddress`: dotted IPv4, uncompressed lower-case IPv6.
-fn java_inet(ip: &IpAddr) -> String {
-    match ip {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => v6
-            .segments()
-            .iter()
-            .map(|s| format!("{s:x}"))
-            .collect::<Vec<_>>()
-            .join(":"),
+        "null".into()
     }
 }
 

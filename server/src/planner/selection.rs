@@ -8,7 +8,9 @@ use cql::statement::ast::{Select, SelectExpr};
 use cql::types::ColumnType;
 
 use crate::error::{CqlError, CqlResult};
+// The numeric types `sum` and `avg` accept, in Cassandra's signature order.
 use crate::functions::registry::lookup;
+use crate::functions::NUMERIC;
 use crate::planner::selector::{plan_scalar, Scalar};
 use crate::planner::{column_index, token};
 use crate::schema::TableRef;
@@ -145,19 +147,6 @@ impl Selection {
         out
     }
 }
-
-/// Numeric types `sum` and `avg` accept, in Cassandra's signature order.
-const NUMERIC: [ColumnType; 9] = [
-    ColumnType::Tinyint,
-    ColumnType::Smallint,
-    ColumnType::Int,
-    ColumnType::Bigint,
-    ColumnType::Float,
-    ColumnType::Double,
-    ColumnType::Decimal,
-    ColumnType::Varint,
-    ColumnType::Counter,
-];
 
 /// Plans the selectors of `stmt` (empty selectors mean `*`).
 pub fn plan_selection(table: &TableRef, stmt: &Select) -> CqlResult<Selection> {
