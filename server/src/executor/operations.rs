@@ -76,12 +76,17 @@ impl CellWriter<'_> {
     }
 
     fn elements(&self, ty: &ColumnType, bytes: &[u8], prepend: bool) -> CqlResult<Vec<Element>> {
-        let count = match ty {
-            ColumnType::List { .. } => multicell::collection_elements(bytes)?.len(),
-            _ => 0,
-        };
-        let mut positions = self.positions(count, prepend).into_iter();
-        multicell::elements_of(ty, bytes, &mut || positions.next().unwrap_or_default())
+        if !matches!(ty, ColumnType::List { .. }) {
+            return multicell::elements_of(ty, bytes, &mut || 0);
+        }
+        // List positions depend on the element count (prepends count down), so split first.
+        let values = multicell::collection_elements(bytes)?;
+        let positions = self.positions(values.len(), prepend);
+        Ok(positions
+            .into_iter()
+            .zip(values)
+            .map(|(position, value)| (multicell::list_path(position), value))
+            .collect())
     }
 
     fn live_elements(&self, elements: Vec<Element>, out: &mut Vec<Cell>) {

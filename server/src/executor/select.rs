@@ -472,7 +472,9 @@ fn run(
         && plan.clustering.slice.is_none()
         && plan.filters.is_empty()
         && bound.tuple_check.is_none();
-    let static_only_rows = whole_partitions && (plan.distinct || selects_static(&def, plan));
+    let static_only_rows = whole_partitions
+        && def.has_static_columns()
+        && (plan.distinct || selects_static(&def, plan));
     let mut statics = PartitionStatics::new(&def, static_only_rows);
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
