@@ -44,6 +44,12 @@ pub enum FrameError {
         /// The value as sent.
         value: String,
     },
+    /// A default timestamp of `i64::MIN`, which Cassandra reserves for "no timestamp".
+    #[error("Out of bound timestamp, must be in [{min}, {max}] (got {got})", min = i64::MIN + 1, max = i64::MAX)]
+    TimestampOutOfBounds {
+        /// The timestamp as sent.
+        got: i64,
+    },
     /// An opcode byte the protocol does not define.
     #[error("Unknown opcode 0x{0:02X}")]
     UnknownOpcode(u8),

@@ -88,6 +88,14 @@ fn write_timestamp(
 ) -> CqlResult<i64> {
     if let Some(term) = &plan.using.timestamp {
         if let Some(ts) = int_term(term, "[timestamp]", &ColumnType::Bigint, ctx)? {
+            // `UpdateParameters`: the smallest long means "no timestamp" inside Cassandra.
+            if ts == i64::MIN {
+                return Err(CqlError::invalid(format!(
+                    "Out of bound timestamp, must be in [{}, {}]",
+                    i64::MIN + 1,
+                    i64::MAX
+                )));
+            }
             return Ok(ts);
         }
     }
@@ -96,12 +104,29 @@ fn write_timestamp(
         .unwrap_or_else(|| node.next_timestamp()))
 }
 
+/// The TTL of the written cells, as Cassandra 5.0's `Attributes.getTimeToLive`: no `USING
+/// TTL` or an unset one takes the table's `default_time_to_live`; null, empty and 0 mean no
+/// TTL.
 fn expiry(plan: &ModifyPlan, ctx: &EvalContext<'_>) -> CqlResult<Option<Expiry>> {
+    let default_ttl = i64::from(plan.table.def.params.default_time_to_live);
     let ttl = match &plan.using.ttl {
-        Some(term) => int_term(term, "[ttl]", &ColumnType::Int, ctx)?,
-        None => None,
-    }
-    .unwrap_or_else(|| i64::from(plan.table.def.params.default_time_to_live));
+        None => default_ttl,
+        Some(term) => {
+            let receiver = Receiver {
+                name: "[ttl]",
+                ty: &ColumnType::Int,
+            };
+            match evaluate(term, receiver, ctx)? {
+                Evaluated::Unset => default_ttl,
+                Evaluated::Null => 0,
+                Evaluated::Value(b) if b.is_empty() => 0,
+                Evaluated::Value(b) => match <[u8; 4]>::try_from(b.as_ref()) {
+                    Ok(raw) => i64::from(i32::from_be_bytes(raw)),
+                    Err(_) => return Err(CqlError::invalid("Invalid TTL value")),
+                },
+            }
+        }
+    };
     if ttl < 0 {
         return Err(CqlError::invalid(format!(
             "A TTL must be greater or equal to 0, but was {ttl}"

@@ -7,10 +7,11 @@ use storage::{Cell, CellValue, ColumnId, ColumnKind, RangeTombstone, StoredRow, 
 use crate::error::CqlResult;
 use crate::executor::multicell;
 
-/// The moment rows are read at.
+/// The moment rows are read at, and whether the read keeps cells' write times.
 #[derive(Debug, Clone, Copy)]
 pub struct Liveness {
     now_seconds: i64,
+    keep_write_times: bool,
 }
 
 impl Liveness {
@@ -18,6 +19,16 @@ impl Liveness {
     pub fn at(micros: i64) -> Liveness {
         Liveness {
             now_seconds: micros.div_euclid(1_000_000),
+            keep_write_times: false,
+        }
+    }
+
+    /// The same moment, keeping each simple cell's timestamp and expiry in the row (for
+    /// `writetime()` and `ttl()` selectors).
+    pub fn keeping_write_times(self, keep: bool) -> Liveness {
+        Liveness {
+            keep_write_times: keep,
+            ..self
         }
     }
 
@@ -28,6 +39,53 @@ impl Liveness {
     }
 }
 
+/// When a live simple cell was written and when it expires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteTime {
+    /// The write timestamp (microseconds).
+    pub timestamp: i64,
+    /// When the cell expires (seconds since the epoch), for a cell written with a TTL.
+    pub expires_at_seconds: Option<i64>,
+}
+
+/// Live cells by column id (sorted by id): values, and the write times of simple cells when
+/// the read keeps them ([`Liveness::keeping_write_times`]).
+#[derive(Debug, Clone, Default)]
+pub struct LiveCells {
+    pub values: Vec<(u32, Bytes)>,
+    pub write_times: Vec<(u32, WriteTime)>,
+}
+
+impl LiveCells {
+    /// No live cell.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Merges `other` (disjoint column ids, sorted) into these cells, keeping id order.
+    fn merge(&mut self, other: &LiveCells) {
+        merge_sorted(&mut self.values, &other.values);
+        merge_sorted(&mut self.write_times, &other.write_times);
+    }
+}
+
+/// Merges two lists sorted by their `u32` key into `into`.
+fn merge_sorted<T: Clone>(into: &mut Vec<(u32, T)>, other: &[(u32, T)]) {
+    if other.is_empty() {
+        return;
+    }
+    let mine = std::mem::take(into);
+    into.reserve(mine.len() + other.len());
+    let mut theirs = other.iter().peekable();
+    for item in mine {
+        while let Some(next) = theirs.next_if(|(id, _)| *id < item.0) {
+            into.push(next.clone());
+        }
+        into.push(item);
+    }
+    into.extend(theirs.cloned());
+}
+
 /// A live row: decoded key values and the live cells.
 #[derive(Debug, Clone)]
 pub struct LiveRow {
@@ -35,8 +93,8 @@ pub struct LiveRow {
     pub token: i64,
     pub partition: Vec<Bytes>,
     pub clustering: Vec<Bytes>,
-    /// Live cell values by column id (sorted by id).
-    pub cells: Vec<(u32, Bytes)>,
+    /// The live cells.
+    pub cells: LiveCells,
 }
 
 impl LiveRow {
@@ -64,7 +122,7 @@ impl LiveRow {
             .liveness
             .as_ref()
             .is_some_and(|l| live(l.timestamp, &l.ttl));
-        let cells = live_cells(def, stored.cells, &|c| live(c.timestamp, &c.expiry));
+        let cells = live_cells(def, stored.cells, at, &|c| live(c.timestamp, &c.expiry));
         if !marker_live && cells.is_empty() {
             return Ok(None);
         }
@@ -76,18 +134,15 @@ impl LiveRow {
         }))
     }
 
-    /// Adds the partition's static cells (sorted by id) to this row's cells.
-    pub fn with_static(mut self, static_cells: &[(u32, Bytes)]) -> LiveRow {
-        if !static_cells.is_empty() {
-            self.cells.extend_from_slice(static_cells);
-            self.cells.sort_by_key(|(id, _)| *id);
-        }
+    /// Adds the partition's static cells to this row's cells.
+    pub fn with_static(mut self, static_cells: &LiveCells) -> LiveRow {
+        self.cells.merge(static_cells);
         self
     }
 
     /// The row a partition with live static cells but no live clustering row reads as: its
     /// static cells, with null clustering and regular columns.
-    pub fn static_only(decoded: storage::DecodedKey, static_cells: Vec<(u32, Bytes)>) -> LiveRow {
+    pub fn static_only(decoded: storage::DecodedKey, static_cells: LiveCells) -> LiveRow {
         LiveRow {
             token: decoded.token,
             partition: decoded.partition,
@@ -104,10 +159,22 @@ impl LiveRow {
             ColumnKind::Clustering => self.clustering.get(usize::try_from(col.position).ok()?),
             ColumnKind::Regular | ColumnKind::Static => self
                 .cells
+                .values
                 .binary_search_by_key(&col.id.0, |(id, _)| *id)
                 .ok()
-                .map(|i| &self.cells[i].1),
+                .map(|i| &self.cells.values[i].1),
         }
+    }
+
+    /// When the simple cell of column `index` was written, if it is live and the read kept
+    /// write times.
+    pub fn write_time(&self, def: &TableDef, index: usize) -> Option<WriteTime> {
+        let id = def.columns.get(index)?.id.0;
+        let times = &self.cells.write_times;
+        times
+            .binary_search_by_key(&id, |(id, _)| *id)
+            .ok()
+            .map(|i| times[i].1)
     }
 }
 
@@ -117,13 +184,13 @@ pub fn static_cells(
     stored: StoredRow,
     at: &Liveness,
     partition_deleted_at: Option<i64>,
-) -> Vec<(u32, Bytes)> {
+) -> LiveCells {
     let deleted_at = stored
         .deletion
         .as_ref()
         .map(|d| d.timestamp)
         .max(partition_deleted_at);
-    live_cells(def, stored.cells, &|c: &Cell| {
+    live_cells(def, stored.cells, at, &|c: &Cell| {
         deleted_at.is_none_or(|d| c.timestamp > d) && !at.expired(&c.expiry)
     })
 }
@@ -148,9 +215,11 @@ pub fn range_deleted_at(
 fn live_cells(
     def: &TableDef,
     cells: Vec<(ColumnId, Cell)>,
+    at: &Liveness,
     live: &dyn Fn(&Cell) -> bool,
-) -> Vec<(u32, Bytes)> {
+) -> LiveCells {
     let mut out = Vec::with_capacity(cells.len());
+    let mut write_times = Vec::new();
     let mut rest = cells.as_slice();
     while let Some(((id, first), _)) = rest.split_first() {
         let run = rest.iter().take_while(|(c, _)| c == id).count();
@@ -160,6 +229,15 @@ fn live_cells(
             if let CellValue::Live(value) = &first.value {
                 if live(first) {
                     out.push((id.0, value.clone()));
+                    if at.keep_write_times {
+                        write_times.push((
+                            id.0,
+                            WriteTime {
+                                timestamp: first.timestamp,
+                                expires_at_seconds: first.expiry.map(|e| e.expires_at_seconds),
+                            },
+                        ));
+                    }
                 }
             }
             continue;
@@ -172,5 +250,8 @@ fn live_cells(
             out.push((id.0, value));
         }
     }
-    out
+    LiveCells {
+        values: out,
+        write_times,
+    }
 }

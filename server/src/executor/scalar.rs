@@ -39,7 +39,11 @@ impl Scalar {
                 }
             }
             Scalar::Field { value, .. } => value.bind(ctx)?,
-            Scalar::Column(_) | Scalar::Token | Scalar::Const(_) => {}
+            Scalar::Column(_)
+            | Scalar::Token
+            | Scalar::Const(_)
+            | Scalar::WriteTime(_)
+            | Scalar::Ttl(_) => {}
         }
         Ok(())
     }
@@ -69,6 +73,17 @@ impl Scalar {
                     .collect::<CqlResult<Vec<_>>>()?;
                 function.execute(&values, ctx)
             }
+            Scalar::WriteTime(i) => Ok(row
+                .write_time(def, *i)
+                .map(|t| Bytes::copy_from_slice(&t.timestamp.to_be_bytes()))),
+            Scalar::Ttl(i) => Ok(row
+                .write_time(def, *i)
+                .and_then(|t| t.expires_at_seconds)
+                .map(|expires| {
+                    let left = expires - ctx.now_micros.div_euclid(1_000_000);
+                    let left = i32::try_from(left).unwrap_or(i32::MAX);
+                    Bytes::copy_from_slice(&left.to_be_bytes())
+                })),
             Scalar::Field { value, index } => match value.eval(def, row, ctx)? {
                 Some(udt) => udt_field(&udt, *index),
                 None => Ok(None),

@@ -25,6 +25,7 @@ use crate::node::Node;
 use crate::planner::grouping::Grouping;
 use crate::planner::restrictions::Bound as TermBound;
 use crate::planner::select::{Aggregate, OutputSource, PartitionSelection, SelectPlan};
+use crate::planner::selection::reads_write_times;
 use crate::planner::token::TokenRange;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
@@ -432,7 +433,9 @@ fn run(
         TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
         TableKind::Virtual => RowSource::Virtual(crate::system::rows(node, schema, session, &def)?),
     };
-    let liveness = Liveness::at(crate::node::now_micros());
+    // One moment for the whole read: liveness, `ttl()` and the time functions agree.
+    let liveness = Liveness::at(bound.call.now_micros)
+        .keeping_write_times(reads_write_times(&bound.plan.outputs));
     let reversed = bound.plan.reversed;
     let post_order = !bound.plan.post_order.is_empty();
     let resume = match &bound.paging {

@@ -5,11 +5,10 @@
 //! column restrictions, as Cassandra's `returnStaticContentOnPartitionWithNoRows` says) and
 //! reads a static column or is DISTINCT.
 
-use bytes::Bytes;
 use storage::{ColumnKind, DecodedKey, RangeTombstone, StoredRow, TableDef};
 
 use crate::error::CqlResult;
-use crate::executor::row::{self, LiveRow, Liveness};
+use crate::executor::row::{self, LiveCells, LiveRow, Liveness};
 use crate::executor::source::RowSource;
 
 /// The static cells of the partition being read, and whether it showed any row.
@@ -20,7 +19,7 @@ pub(crate) struct PartitionStatics {
     emit_static_only: bool,
     /// The current partition's key, decoded, and its prefix.
     current: Option<(Vec<u8>, DecodedKey)>,
-    cells: Vec<(u32, Bytes)>,
+    cells: LiveCells,
     had_rows: bool,
 }
 
@@ -32,7 +31,7 @@ impl PartitionStatics {
             enabled: def.columns.iter().any(|c| c.kind == ColumnKind::Static),
             emit_static_only: static_only_rows,
             current: None,
-            cells: Vec::new(),
+            cells: LiveCells::default(),
             had_rows: false,
         }
     }
@@ -53,7 +52,7 @@ impl PartitionStatics {
         resumed: bool,
     ) -> CqlResult<()> {
         self.had_rows = resumed;
-        self.cells.clear();
+        self.cells = LiveCells::default();
         if !self.enabled {
             return Ok(());
         }

@@ -124,6 +124,18 @@ pub fn output_columns(outputs: &[Output]) -> Vec<usize> {
     out
 }
 
+/// Whether any of `outputs` reads cells' write timestamps or TTLs (`writetime()`, `ttl()`).
+pub fn reads_write_times(outputs: &[Output]) -> bool {
+    outputs.iter().any(|output| match &output.source {
+        OutputSource::Aggregate(Aggregate {
+            input: Some((scalar, _)),
+            ..
+        })
+        | OutputSource::Scalar(scalar) => scalar.reads_write_times(),
+        OutputSource::Column(_) | OutputSource::Aggregate(_) | OutputSource::Token => false,
+    })
+}
+
 impl Selection {
     /// The table columns the selection reads (for DISTINCT's checks).
     pub fn columns(&self) -> impl Iterator<Item = usize> + '_ {

@@ -8,7 +8,7 @@
 use bytes::Bytes;
 use cql::statement::ast::{ArithOp, BindMarker, CqlType, Ident, QualifiedName, SelectExpr, Term};
 use cql::types::ColumnType;
-use storage::TableDef;
+use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlError, CqlResult};
 use crate::functions::assign::{type_fit, Fit, Provided};
@@ -34,16 +34,30 @@ pub enum Scalar {
     },
     /// Field `index` of a UDT value.
     Field { value: Box<Scalar>, index: usize },
+    /// `writetime(c)`: the write timestamp of column `c`'s cell, by index.
+    WriteTime(usize),
+    /// `ttl(c)`: the seconds left before column `c`'s cell expires, by index.
+    Ttl(usize),
 }
 
 impl Scalar {
     /// The table columns this expression reads, in order of appearance.
     pub fn columns(&self, out: &mut Vec<usize>) {
         match self {
-            Scalar::Column(i) => out.push(*i),
+            Scalar::Column(i) | Scalar::WriteTime(i) | Scalar::Ttl(i) => out.push(*i),
             Scalar::Call { args, .. } => args.iter().for_each(|a| a.columns(out)),
             Scalar::Field { value, .. } => value.columns(out),
             Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => {}
+        }
+    }
+
+    /// Whether this expression reads cells' write timestamps or TTLs.
+    pub fn reads_write_times(&self) -> bool {
+        match self {
+            Scalar::WriteTime(_) | Scalar::Ttl(_) => true,
+            Scalar::Call { args, .. } => args.iter().any(Scalar::reads_write_times),
+            Scalar::Field { value, .. } => value.reads_write_times(),
+            Scalar::Column(_) | Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => false,
         }
     }
 
@@ -197,6 +211,8 @@ fn prepare(def: &TableDef, expr: &SelectExpr) -> CqlResult<Prepared> {
         )?,
         SelectExpr::Field(inner, field) => field_of(def, inner, field)?,
         SelectExpr::TypeHint(CqlType::Native(ty), inner) => type_hint(def, ty, inner)?,
+        SelectExpr::WriteTime(ident) => write_time_or_ttl(def, ident, true)?,
+        SelectExpr::Ttl(ident) => write_time_or_ttl(def, ident, false)?,
         other => return Err(CqlError::invalid(format!("Unsupported selector: {other}"))),
     };
     Ok(Prepared::Ready(planned))
@@ -209,6 +225,42 @@ fn column(def: &TableDef, ident: &Ident) -> CqlResult<Planned> {
         scalar: Scalar::Column(i),
         ty: col.ty.clone(),
         name: col.name.clone(),
+        precedence: Precedence::Atom,
+    })
+}
+
+/// `writetime(c)` (a `bigint`) or `ttl(c)` (an `int`), on a column with one cell per row,
+/// with Cassandra 4.1's `Selectable.WritetimeOrTTL` checks.
+fn write_time_or_ttl(def: &TableDef, ident: &Ident, writetime: bool) -> CqlResult<Planned> {
+    let i = column_index(def, ident)?;
+    let col = &def.columns[i];
+    let function = if writetime { "writeTime" } else { "ttl" };
+    if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {function} on PRIMARY KEY part {}",
+            col.name
+        )));
+    }
+    if col.ty.is_multi_cell() {
+        let what = if matches!(col.ty, ColumnType::Udt { .. }) {
+            "user type"
+        } else {
+            "collection"
+        };
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {function} on non-frozen {what} {}",
+            col.name
+        )));
+    }
+    let (scalar, ty, name) = if writetime {
+        (Scalar::WriteTime(i), ColumnType::Bigint, "writetime")
+    } else {
+        (Scalar::Ttl(i), ColumnType::Int, "ttl")
+    };
+    Ok(Planned {
+        scalar,
+        ty,
+        name: format!("{name}({})", col.name),
         precedence: Precedence::Atom,
     })
 }

@@ -9,9 +9,9 @@ use bytes::{Bytes, BytesMut};
 
 use super::query::query_flags as qf;
 use crate::frame::primitives::{
-    bounded_vec, read_byte, read_consistency, read_long, read_long_string, read_short,
-    read_short_bytes, read_value, share, short_len, write_byte, write_consistency, write_long,
-    write_long_string, write_short, write_short_bytes, write_value, Value,
+    bounded_vec, read_byte, read_consistency, read_long_string, read_short, read_short_bytes,
+    read_value, share, short_len, write_byte, write_consistency, write_long, write_long_string,
+    write_short, write_short_bytes, write_value, Value,
 };
 use crate::frame::FrameError;
 
@@ -82,7 +82,7 @@ impl Batch {
             None
         };
         let default_timestamp = if flags & qf::WITH_DEFAULT_TIMESTAMP != 0 {
-            Some(read_long(buf, "timestamp")?)
+            Some(super::query::read_default_timestamp(buf)?)
         } else {
             None
         };

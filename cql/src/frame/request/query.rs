@@ -135,7 +135,7 @@ impl QueryParameters {
             params.serial_consistency = Some(read_consistency(buf, "serial_consistency")?);
         }
         if has(qf::WITH_DEFAULT_TIMESTAMP) {
-            params.default_timestamp = Some(read_long(buf, "timestamp")?);
+            params.default_timestamp = Some(read_default_timestamp(buf)?);
         }
         Ok(params)
     }
@@ -249,4 +249,14 @@ mod tests {
         };
         assert_eq!(query.params.value_names, None);
     }
+}
+
+/// Reads the `<timestamp>` of query parameters (or a BATCH): any `[long]` but `i64::MIN`,
+/// refused as Cassandra's `QueryOptions` codec refuses it.
+pub(crate) fn read_default_timestamp(buf: &mut &[u8]) -> Result<i64, FrameError> {
+    let ts = read_long(buf, "timestamp")?;
+    if ts == i64::MIN {
+        return Err(FrameError::TimestampOutOfBounds { got: ts });
+    }
+    Ok(ts)
 }
