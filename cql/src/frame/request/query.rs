@@ -170,6 +170,16 @@ impl QueryParameters {
     }
 }
 
+/// Reads the `<timestamp>` of query parameters (or a BATCH): any `[long]` but `i64::MIN`,
+/// refused as Cassandra's `QueryOptions` codec refuses it.
+pub(crate) fn read_default_timestamp(buf: &mut &[u8]) -> Result<i64, FrameError> {
+    let ts = read_long(buf, "timestamp")?;
+    if ts == i64::MIN {
+        return Err(FrameError::TimestampOutOfBounds { got: ts });
+    }
+    Ok(ts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,12 +261,3 @@ mod tests {
     }
 }
 
-/// Reads the `<timestamp>` of query parameters (or a BATCH): any `[long]` but `i64::MIN`,
-/// refused as Cassandra's `QueryOptions` codec refuses it.
-pub(crate) fn read_default_timestamp(buf: &mut &[u8]) -> Result<i64, FrameError> {
-    let ts = read_long(buf, "timestamp")?;
-    if ts == i64::MIN {
-        return Err(FrameError::TimestampOutOfBounds { got: ts });
-    }
-    Ok(ts)
-}
