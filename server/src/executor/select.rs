@@ -10,7 +10,7 @@ use cql::frame::request::QueryParameters;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::Operator;
 use cql::types::ordering;
-use storage::{RangeTombstone, TableDef};
+use storage::{ColumnKind, RangeTombstone, TableDef};
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::clustering;
@@ -477,7 +477,7 @@ fn run(
         && bound.tuple_check.is_none();
     let static_only_rows = whole_partitions
         && def.has_static_columns()
-        && (plan.distinct || selects_static(&def, plan));
+        && (plan.distinct || fetches_static_row(&def, plan));
     let mut statics = PartitionStatics::new(&def, static_only_rows);
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
@@ -611,12 +611,16 @@ fn run(
     Ok(ResultBody::Rows(Rows { metadata, rows }))
 }
 
-/// Whether the query reads a static column: only then does a partition without rows show
-/// its static content (Cassandra does not fetch the static row otherwise).
-fn selects_static(def: &TableDef, plan: &SelectPlan) -> bool {
-    crate::planner::selection::output_columns(&plan.outputs)
+/// Whether the query fetches the partition's static row, so that a partition without rows
+/// shows its static content: it reads a static column, or no column outside the primary key
+/// (Cassandra then fetches every column). A query reading only regular columns does not.
+fn fetches_static_row(def: &TableDef, plan: &SelectPlan) -> bool {
+    let mut non_key = crate::planner::selection::output_columns(&plan.outputs)
         .into_iter()
-        .any(|i| def.columns[i].kind == storage::ColumnKind::Static)
+        .map(|i| def.columns[i].kind)
+        .filter(|kind| matches!(kind, ColumnKind::Regular | ColumnKind::Static))
+        .peekable();
+    non_key.peek().is_none() || non_key.any(|kind| kind == ColumnKind::Static)
 }
 
 /// Sorts rows of several partitions by the ORDER BY columns, keeping the read order of ties

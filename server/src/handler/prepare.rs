@@ -12,6 +12,7 @@ use super::Reply;
 use crate::error::CqlResult;
 use crate::node::Node;
 use crate::planner::bind::bind_info;
+use crate::planner::modify::{plan_delete, plan_insert, plan_update};
 use crate::planner::select::plan_select;
 use crate::prepared::{statement_id, PreparedStatement};
 use crate::schema::Schema;
@@ -47,6 +48,20 @@ pub(super) fn result_metadata(
     })
 }
 
+/// Plans an INSERT, UPDATE or DELETE for its errors only (its plan is made at execution).
+fn check_modification(
+    schema: &Schema,
+    statement: &Statement,
+    keyspace: Option<&str>,
+) -> CqlResult<()> {
+    match statement {
+        Statement::Insert(stmt) => plan_insert(schema, stmt, keyspace).map(drop),
+        Statement::Update(stmt) => plan_update(schema, stmt, keyspace).map(drop),
+        Statement::Delete(stmt) => plan_delete(schema, stmt, keyspace).map(drop),
+        _ => Ok(()),
+    }
+}
+
 /// Prepares a statement.
 pub(super) fn handle(
     node: &Arc<Node>,
@@ -56,13 +71,16 @@ pub(super) fn handle(
     let parsed = cql::statement::parse(&prepare.query)?;
     let keyspace = session.keyspace();
     let schema = node.schema();
+    // Plan first, as Cassandra validates a statement when preparing it: its errors (unknown
+    // columns, refused restrictions) come before any about the markers.
+    let result_metadata = result_metadata(&schema, &parsed.statement, keyspace.as_deref())?;
+    check_modification(&schema, &parsed.statement, keyspace.as_deref())?;
     let info = bind_info(
         &schema,
         &parsed.statement,
         parsed.bind_count,
         keyspace.as_deref(),
     )?;
-    let result_metadata = result_metadata(&schema, &parsed.statement, keyspace.as_deref())?;
     let id = statement_id(keyspace.as_deref(), &prepare.query);
     let statement = Arc::new(PreparedStatement {
         id: id.clone(),

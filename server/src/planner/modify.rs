@@ -1,7 +1,9 @@
 //! INSERT, UPDATE and DELETE planning with Cassandra's key rules: the full partition key by
 //! `=`/`IN`, the full clustering key for writes, no slices, no non-key columns in WHERE.
 
-use cql::statement::ast::{Delete, Insert, InsertValues, Relation, Term, Update, UsingClause};
+use cql::statement::ast::{
+    Delete, Insert, InsertValues, Operator, Relation, Term, Update, UsingClause,
+};
 use storage::ColumnKind;
 
 use crate::error::{CqlError, CqlResult};
@@ -200,6 +202,14 @@ fn static_only(def: &storage::TableDef, operations: &[ColumnOperation]) -> bool 
             .all(|o| def.columns[o.column].kind == ColumnKind::Static)
 }
 
+/// `StatementRestrictions`' error for an UPDATE or DELETE of static columns only that
+/// restricts clustering columns (the static row has no clustering).
+fn static_only_with_clustering(statement: &str) -> CqlError {
+    CqlError::invalid(format!(
+        "Invalid restrictions on clustering columns since the {statement} statement modifies only static columns"
+    ))
+}
+
 /// The clustering key of a write: all of its columns, or none at all when only static
 /// columns are written (the partition's static row).
 fn clustering_or_static(
@@ -290,7 +300,11 @@ pub fn plan_update(
         .iter()
         .map(|a| operations::plan_assignment(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
-    let clustering_key = clustering_or_static(def, ck, static_only(def, &operations))?;
+    let statics_only = static_only(def, &operations);
+    if statics_only && ck.iter().any(Option::is_some) {
+        return Err(static_only_with_clustering("UPDATE"));
+    }
+    let clustering_key = clustering_or_static(def, ck, statics_only)?;
     Ok(ModifyPlan {
         table: table.clone(),
         kind: ModifyKind::Update,
@@ -338,6 +352,17 @@ pub fn plan_delete(
     }
     check_non_key_columns(def, &by_column)?;
     check_partition_relations(def, &by_column, "DELETE")?;
+    let clustering_contains = def.clustering_key.iter().any(|&i| {
+        by_column[i]
+            .other
+            .iter()
+            .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
+    });
+    if clustering_contains {
+        return Err(CqlError::invalid(
+            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
+        ));
+    }
     let pk = def
         .partition_key
         .iter()
@@ -363,6 +388,9 @@ pub fn plan_delete(
         .collect::<CqlResult<Vec<_>>>()?;
     let statics_only = static_only(def, &columns);
     let whole_partition = range.slice.is_none() && range.prefix.is_empty();
+    if statics_only && !whole_partition {
+        return Err(static_only_with_clustering("DELETE"));
+    }
     let (kind, clustering_key, range) = if statics_only && whole_partition {
         (ModifyKind::DeleteColumns, Vec::new(), None)
     } else if full_row {

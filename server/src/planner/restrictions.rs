@@ -4,6 +4,7 @@
 use std::fmt;
 
 use cql::statement::ast::{InValues, Operator, Relation, Term};
+use cql::types::ColumnType;
 use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
@@ -73,6 +74,7 @@ pub(crate) fn collect(
         match relation {
             Relation::Single { column, op, value } => {
                 let i = column_index(table, column)?;
+                check_contains(&table.columns[i], *op)?;
                 add_single(&mut by_column[i], &column.name, *op, value.clone())?;
             }
             Relation::In {
@@ -97,6 +99,21 @@ pub(crate) fn collect(
         }
     }
     Ok((by_column, rest))
+}
+
+/// `CONTAINS` needs a collection and `CONTAINS KEY` a map (`SingleColumnRelation`'s checks).
+fn check_contains(column: &storage::ColumnDef, op: Operator) -> CqlResult<()> {
+    let refused = match op {
+        Operator::Contains if !column.ty.is_collection() => "CONTAINS on non-collection",
+        Operator::ContainsKey if !matches!(column.ty, ColumnType::Map { .. }) => {
+            "CONTAINS KEY on non-map"
+        }
+        _ => return Ok(()),
+    };
+    Err(CqlError::invalid(format!(
+        "Cannot use {refused} column {}",
+        column.name
+    )))
 }
 
 fn conflict(name: &str, r: &ColumnRestriction) -> CqlError {

@@ -260,4 +260,3 @@ mod tests {
         assert_eq!(query.params.value_names, None);
     }
 }
-
