@@ -17,6 +17,7 @@ use tracing::debug;
 use crate::catalog::{persist, Catalog};
 use crate::error::StorageError;
 use crate::mutation::WriteBatch;
+use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::tables::{FORMAT_VERSION_KEY, META};
 use crate::writer::{Callback, Request, Writer};
 
@@ -212,6 +213,24 @@ impl Store {
         self.inner.stop()
     }
 
+    /// Runs one chunk of a purge pass (see `purge`) on the writer thread and waits for it.
+    /// Call it again with the returned `resume_after` until that is `None`.
+    ///
+    /// # Errors
+    /// [`StorageError::UnknownTable`] for a dropped table, redb errors, `Corrupt` rows, or
+    /// [`StorageError::WriterGone`].
+    pub fn purge(&self, request: PurgeRequest) -> Result<PurgeProgress, StorageError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.send(Request::Purge(
+            Box::new(request),
+            Box::new(move |result| {
+                // The receiver waits below; if it is gone there is no one to tell.
+                let _ = tx.send(result);
+            }),
+        ));
+        rx.recv().unwrap_or(Err(StorageError::WriterGone))
+    }
+
     /// How many rows reads have decoded since the store was opened.
     pub fn rows_read(&self) -> u64 {
         self.inner
@@ -223,6 +242,7 @@ impl Store {
 fn fail(request: Request) {
     match request {
         Request::Write(_, done) | Request::Flush(done) => done(Err(StorageError::WriterGone)),
+        Request::Purge(_, done) => done(Err(StorageError::WriterGone)),
     }
 }
 

@@ -8,6 +8,7 @@
 //! - `db`: [`Store`], opening, format version, sync modes, shutdown.
 //! - `mutation`: write requests ([`WriteBatch`], [`RowWrite`], [`CatalogOp`]).
 //! - `writer`: the single writer thread and group commit.
+//! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
 //! - `read`: [`Snapshot`] point reads and range scans.
 //! - `tables`: every redb table definition.
 //! - `error`: [`StorageError`].
@@ -20,6 +21,7 @@ mod db;
 pub mod encoding;
 mod error;
 mod mutation;
+mod purge;
 mod read;
 mod tables;
 mod writer;
@@ -37,4 +39,5 @@ pub use encoding::range_tombstone::RangeTombstone;
 pub use encoding::row::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
 pub use error::StorageError;
 pub use mutation::{CatalogOp, RangeTombstoneWrite, RowWrite, WriteBatch};
-pub use read::{KeyRange, RowIter, Snapshot};
+pub use purge::{PurgeProgress, PurgeRequest};
+pub use read::{KeyRange, RowIter, Snapshot, TableStats};

@@ -9,7 +9,7 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use redb::{ReadTransaction, ReadableDatabase, TableError};
+use redb::{ReadTransaction, ReadableDatabase, ReadableTableMetadata, TableError};
 use uuid::Uuid;
 
 use crate::db::Store;
@@ -20,6 +20,17 @@ use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTabl
 
 /// A key range of a data table: `(start, end)` bounds over encoded row keys.
 pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+/// How much one CQL table holds on disk (its data and range-tombstone tables).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Stored rows (clustering and static rows).
+    pub rows: u64,
+    /// Partitions with range tombstones.
+    pub tombstoned_partitions: u64,
+    /// Bytes of keys and values stored (redb's `stored_bytes`), both tables.
+    pub stored_bytes: u64,
+}
 
 /// A consistent read view of the store.
 pub struct Snapshot {
@@ -82,6 +93,32 @@ impl Snapshot {
             Err(TableError::TableDoesNotExist(_)) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// What table `table_id` holds on disk.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub fn table_stats(&self, table_id: Uuid) -> Result<TableStats, StorageError> {
+        let mut stats = TableStats::default();
+        for (name, is_data) in [
+            (data_table_name(table_id), true),
+            (rt_table_name(table_id), false),
+        ] {
+            let table = match self.txn.open_table(data_table(&name)) {
+                Ok(table) => table,
+                Err(TableError::TableDoesNotExist(_)) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let count = table.len()?;
+            if is_data {
+                stats.rows = count;
+            } else {
+                stats.tombstoned_partitions = count;
+            }
+            stats.stored_bytes += table.stats()?.stored_bytes();
+        }
+        Ok(stats)
     }
 
     /// The row stored under `key` in table `table_id`, if any.

@@ -425,3 +425,102 @@ fn handles_are_send_and_sync() {
     check_send::<crate::Snapshot>();
     check_send::<crate::RowIter>();
 }
+
+#[test]
+fn purge_reclaims_expired_cells_and_old_tombstones_in_chunks() {
+    use crate::encoding::row::{DeletionTime, Expiry};
+    use crate::{PurgeRequest, RangeTombstone, RangeTombstoneWrite};
+
+    let store = memory();
+    let mut def = (*create_schema(&store)).clone();
+    def.params.gc_grace_seconds = 0;
+    let now = 1_000_000;
+    let big = "x".repeat(1000);
+    let mut writes = Vec::new();
+    for c1 in 0..20 {
+        let mut write = put(&def, 1, c1, &big);
+        if c1 < 15 {
+            // Rows 0..15 expire at `now`.
+            let expiry = Some(Expiry {
+                ttl_seconds: 10,
+                expires_at_seconds: now,
+            });
+            write.update.liveness = Some(Liveness {
+                timestamp: 1,
+                ttl: expiry,
+            });
+            write.update.cells[0].1.expiry = expiry;
+        }
+        writes.push(write);
+    }
+    store.write_blocking(rows(writes)).unwrap();
+    // Row 19 is deleted; partition 2 only has a partition deletion.
+    let mut deleted = put(&def, 1, 19, "gone");
+    deleted.update = StoredRow {
+        liveness: None,
+        deletion: Some(DeletionTime {
+            timestamp: 5,
+            local_deletion_seconds: now - 1,
+        }),
+        cells: vec![],
+    };
+    let partition = key(&def, 2, 0)[..crate::encoding::key::decode_row_key(&def, &key(&def, 2, 0))
+        .unwrap()
+        .partition_len]
+        .to_vec();
+    store
+        .write_blocking(WriteBatch {
+            rows: vec![deleted],
+            catalog: vec![],
+            range_tombstones: vec![RangeTombstoneWrite {
+                table_id: def.id,
+                partition,
+                tombstone: RangeTombstone {
+                    start: Bound::Unbounded,
+                    end: Bound::Unbounded,
+                    deletion: DeletionTime {
+                        timestamp: 5,
+                        local_deletion_seconds: now - 1,
+                    },
+                },
+            }],
+        })
+        .unwrap();
+    let before = store.snapshot().unwrap().table_stats(def.id).unwrap();
+    assert_eq!((before.rows, before.tombstoned_partitions), (20, 1));
+
+    let mut resume_after = None;
+    let mut chunks = 0;
+    let mut removed = 0;
+    let mut tombstones = 0;
+    loop {
+        let progress = store
+            .purge(PurgeRequest {
+                table: def.clone(),
+                now_seconds: now,
+                resume_after,
+                max_rows: 8,
+            })
+            .unwrap();
+        chunks += 1;
+        removed += progress.rows_removed;
+        tombstones += progress.range_tombstones_removed;
+        resume_after = progress.resume_after;
+        if resume_after.is_none() {
+            break;
+        }
+    }
+    assert_eq!(chunks, 3);
+    assert_eq!((removed, tombstones), (16, 1));
+    let after = store.snapshot().unwrap().table_stats(def.id).unwrap();
+    assert_eq!((after.rows, after.tombstoned_partitions), (4, 0));
+    assert!(
+        after.stored_bytes * 3 < before.stored_bytes,
+        "{before:?} -> {after:?}"
+    );
+    assert_eq!(
+        value_of(&store, &def, 1, 15).as_deref(),
+        Some(big.as_bytes())
+    );
+    assert_eq!(value_of(&store, &def, 1, 0), None);
+}

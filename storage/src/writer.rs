@@ -26,6 +26,7 @@ use uuid::Uuid;
 use crate::db::{StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::mutation::{apply, ApplyError, WriteBatch};
+use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
 
 /// The most requests applied in one transaction; bounds the memory a group holds.
 pub(crate) const MAX_GROUP: usize = 1024;
@@ -34,12 +35,17 @@ pub(crate) const MAX_GROUP: usize = 1024;
 /// be quick (send on a channel); it must not block or call back into the store's writer.
 pub(crate) type Callback = Box<dyn FnOnce(Result<(), StorageError>) + Send>;
 
+/// A purge chunk's acknowledgement (same rules as [`Callback`]).
+pub(crate) type PurgeCallback = Box<dyn FnOnce(Result<PurgeProgress, StorageError>) + Send>;
+
 /// A message to the writer.
 pub(crate) enum Request {
     /// Apply a batch.
     Write(WriteBatch, Callback),
     /// Make every acknowledged write durable.
     Flush(Callback),
+    /// Run one chunk of a purge pass, in its own transaction after the group's.
+    Purge(Box<PurgeRequest>, PurgeCallback),
 }
 
 /// The writer thread's state.
@@ -120,11 +126,19 @@ impl Writer {
     fn process(&mut self, group: Vec<Request>) {
         let mut writes = Vec::with_capacity(group.len());
         let mut flushes = Vec::new();
+        let mut purges = Vec::new();
         for request in group {
             match request {
                 Request::Write(batch, done) => writes.push((batch, done)),
                 Request::Flush(done) => flushes.push(done),
+                Request::Purge(request, done) => purges.push((request, done)),
             }
+        }
+        for (request, done) in purges {
+            done(self.purge(&request));
+        }
+        if writes.is_empty() && flushes.is_empty() {
+            return;
         }
         let durable = self.options.sync == SyncMode::Batch
             || !flushes.is_empty()
@@ -184,6 +198,26 @@ impl Writer {
             Err(_) => self.live_tables = saved_tables,
         }
         result
+    }
+
+    /// Runs one purge chunk in its own transaction (durable in `Batch` mode).
+    fn purge(&mut self, request: &PurgeRequest) -> Result<PurgeProgress, StorageError> {
+        let durable = self.options.sync == SyncMode::Batch;
+        let mut txn = self.db.begin_write()?;
+        txn.set_durability(if durable {
+            Durability::Immediate
+        } else {
+            Durability::None
+        })?;
+        let progress = purge_chunk(&txn, &self.live_tables, request)?;
+        txn.commit()?;
+        if durable {
+            self.last_durable = Instant::now();
+        } else {
+            self.dirty = true;
+        }
+        trace!(?progress, table = %request.table.id, "purge chunk");
+        Ok(progress)
     }
 
     fn try_commit_group(
