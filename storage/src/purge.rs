@@ -106,12 +106,15 @@ pub(crate) fn purge_chunk(
     Ok(progress)
 }
 
+/// A stored row's key and encoded value.
+type RawRow = (Vec<u8>, Vec<u8>);
+
 /// Up to `max_rows` rows after `resume_after`, copied out so the table can be written.
 fn read_chunk(
     txn: &WriteTransaction,
     table_id: Uuid,
     request: &PurgeRequest,
-) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StorageError> {
+) -> Result<Vec<RawRow>, StorageError> {
     let name = data_table_name(table_id);
     let table = match txn.open_table(data_table(&name)) {
         Ok(table) => table,
