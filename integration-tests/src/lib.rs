@@ -80,6 +80,36 @@ impl TestServer {
         self.node.store.rows_read()
     }
 
+    /// Moves the server's clock forward (TTL expiry, `gc_grace_seconds`) without sleeping.
+    pub fn advance_clock(&self, by: Duration) {
+        self.node.clock.advance(by);
+    }
+
+    /// Runs a purge of every table now, as the background purge does.
+    pub async fn purge(&self) -> server::purge::PurgeReport {
+        let node = self.node.clone();
+        tokio::task::spawn_blocking(move || node.purge())
+            .await
+            .expect("purge task")
+            .expect("purge")
+    }
+
+    /// What table `keyspace.table` holds on disk.
+    pub fn table_stats(&self, keyspace: &str, table: &str) -> storage::TableStats {
+        let schema = self.node.schema();
+        let def = schema
+            .catalog
+            .keyspaces
+            .get(keyspace)
+            .and_then(|ks| ks.tables.get(table))
+            .expect("table exists");
+        self.node
+            .store
+            .snapshot()
+            .and_then(|s| s.table_stats(def.id))
+            .expect("table stats")
+    }
+
     /// Opens a driver session.
     pub async fn session(&self) -> Session {
         SessionBuilder::new()

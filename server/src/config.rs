@@ -31,6 +31,9 @@ pub struct Config {
     pub max_requests_per_connection: usize,
     /// Prepared statements kept before the least recently prepared are evicted.
     pub prepared_cache_size: usize,
+    /// How often the background purge drops expired cells and tombstones past
+    /// `gc_grace_seconds` (the work compaction does in Cassandra); `None` turns it off.
+    pub purge_interval: Option<Duration>,
 }
 
 impl Default for Config {
@@ -46,6 +49,7 @@ impl Default for Config {
             max_connections: 1024,
             max_requests_per_connection: 1024,
             prepared_cache_size: 10_000,
+            purge_interval: Some(Duration::from_secs(300)),
         }
     }
 }

@@ -4,15 +4,18 @@
 //! - [`connection`]: one task reading frames, handler tasks, one task writing frames.
 //! - [`session`]: per-connection state (STARTUP done, keyspace, compression, events).
 //! - [`handler`]: one module per request opcode; each returns a response value.
+//! - [`clock`]: the node's time: now, write timestamps, a test offset.
 //! - [`node`]: state shared by all connections (storage, schema, prepared cache, clock).
 //! - [`schema`]: the schema snapshot (user catalog plus the virtual system keyspaces).
 //! - [`planner`]: pure, synchronous planning of statements against a schema snapshot.
 //! - [`executor`]: runs plans against storage.
 //! - [`system`]: `system.*`, `system_schema.*` and `system_virtual_schema.*` tables.
+//! - [`purge`]: the background purge of expired cells and old tombstones.
 //! - [`describe`]: server-side `DESCRIBE`.
 //! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
 //! - [`error`]: `CqlError`, the one place that picks CQL error codes.
 
+pub mod clock;
 pub mod config;
 pub mod connection;
 pub mod describe;
@@ -25,6 +28,7 @@ pub mod listener;
 pub mod node;
 pub mod planner;
 pub mod prepared;
+pub mod purge;
 pub mod schema;
 pub mod session;
 pub mod shutdown;
@@ -74,6 +78,9 @@ pub async fn serve_node(
     node: Arc<Node>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
+    if let Some(every) = node.config.purge_interval {
+        purge::spawn_periodic(&node, every);
+    }
     let result = listener::serve(listener, node.clone(), shutdown).await;
     node.close();
     result

@@ -3,9 +3,7 @@
 //! write-timestamp clock.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use cql::frame::response::Event;
 use storage::{Catalog, Store, StoreOptions};
@@ -13,6 +11,7 @@ use tokio::sync::broadcast;
 use tracing::info;
 use uuid::Uuid;
 
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::prepared::PreparedCache;
 use crate::schema::Schema;
@@ -38,7 +37,8 @@ pub struct Node {
     pub token: i64,
     /// Seconds since the epoch at start (`system.local.gossip_generation`).
     pub started_at_secs: i32,
-    clock: MicrosClock,
+    /// The node's clock (see [`Clock`]).
+    pub clock: Clock,
 }
 
 impl Node {
@@ -70,7 +70,8 @@ impl Node {
     fn with_store(config: Config, store: Store, catalog: Catalog, host_id: Uuid) -> Node {
         let (events, _) = broadcast::channel(256);
         let token = token_for_host(&host_id);
-        let started_at_secs = (now_micros() / 1_000_000) as i32;
+        let clock = Clock::default();
+        let started_at_secs = i32::try_from(clock.now_seconds()).unwrap_or(i32::MAX);
         Node {
             prepared: PreparedCache::new(config.prepared_cache_size),
             config,
@@ -81,7 +82,7 @@ impl Node {
             host_id,
             token,
             started_at_secs,
-            clock: MicrosClock::default(),
+            clock,
         }
     }
 
@@ -102,7 +103,7 @@ impl Node {
 
     /// A write timestamp in microseconds, strictly increasing across the whole server.
     pub fn next_timestamp(&self) -> i64 {
-        self.clock.next()
+        self.clock.next_timestamp()
     }
 
     /// Stops storage after a final durable commit.
@@ -137,53 +138,9 @@ fn token_for_host(host_id: &Uuid) -> i64 {
     i64::from_be_bytes(token).max(i64::MIN + 1)
 }
 
-/// Microseconds since the Unix epoch from the system clock.
-pub fn now_micros() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0)
-}
-
-/// Microsecond clock that never repeats a value (Cassandra's `ClientState.getTimestamp`).
-#[derive(Debug, Default)]
-struct MicrosClock {
-    last: AtomicI64,
-}
-
-impl MicrosClock {
-    fn next(&self) -> i64 {
-        let now = now_micros();
-        let mut last = self.last.load(Ordering::Relaxed);
-        loop {
-            let candidate = if now > last { now } else { last + 1 };
-            match self.last.compare_exchange_weak(
-                last,
-                candidate,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return candidate,
-                Err(actual) => last = actual,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clock_is_strictly_increasing() {
-        let clock = MicrosClock::default();
-        let mut prev = clock.next();
-        for _ in 0..10_000 {
-            let next = clock.next();
-            assert!(next > prev);
-            prev = next;
-        }
-    }
 
     #[test]
     fn host_id_is_stable_in_a_data_dir() {

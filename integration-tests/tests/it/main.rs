@@ -19,4 +19,5 @@ mod select;
 mod shaping;
 mod statics;
 mod system_tables;
+mod time;
 mod user_types;

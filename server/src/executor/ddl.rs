@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::error::{CqlError, CqlResult};
 use crate::executor::modify::submit;
 use crate::executor::user_types;
-use crate::node::{now_micros, Node};
+use crate::node::Node;
 use crate::planner::ddl::{added_columns, altered_table, create_table_def};
 use crate::planner::keyspace_of;
 use crate::planner::options::{keyspace_params, table_params};
@@ -148,7 +148,9 @@ pub async fn execute(
                 }
             }
         }
-        Statement::AlterTable(stmt) => alter_table(current, stmt, session_keyspace)?,
+        Statement::AlterTable(stmt) => {
+            alter_table(current, stmt, session_keyspace, node.clock.now_micros())?
+        }
         Statement::CreateType(stmt) => user_types::create_type(current, stmt, session_keyspace)?,
         Statement::AlterType(stmt) => user_types::alter_type(current, stmt, session_keyspace)?,
         Statement::DropType { name, if_exists } => {
@@ -285,6 +287,7 @@ fn alter_table(
     current: &Catalog,
     stmt: &AlterTable,
     session_keyspace: Option<&str>,
+    now_micros: i64,
 ) -> CqlResult<Option<Change>> {
     let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
     let table = &stmt.name.name.name;
@@ -317,7 +320,7 @@ fn alter_table(
             if added.is_empty() {
                 return Ok(None);
             }
-            altered_table(def, added, &[], now_micros())
+            altered_table(def, added, &[], now_micros)
         }
         AlterTableAction::Drop {
             if_exists,
@@ -351,12 +354,7 @@ fn alter_table(
             if dropped.is_empty() {
                 return Ok(None);
             }
-            altered_table(
-                def,
-                Vec::new(),
-                &dropped,
-                timestamp.unwrap_or_else(now_micros),
-            )
+            altered_table(def, Vec::new(), &dropped, timestamp.unwrap_or(now_micros))
         }
         AlterTableAction::With(properties) => {
             let mut new = (**def).clone();

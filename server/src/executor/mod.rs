@@ -26,7 +26,7 @@ use storage::WriteBatch;
 
 use crate::describe;
 use crate::error::{CqlError, CqlResult};
-use crate::node::{now_micros, Node};
+use crate::node::Node;
 use crate::planner::{modify as modify_plan, select as select_plan};
 use crate::session::Session;
 use crate::values::EvalContext;
@@ -42,7 +42,7 @@ pub async fn execute(
 ) -> CqlResult<ResultBody> {
     let ctx = EvalContext {
         binds: values,
-        now_micros: now_micros(),
+        now_micros: node.clock.now_micros(),
     };
     match statement {
         Statement::Select(stmt) => {
@@ -107,7 +107,7 @@ pub async fn execute_batch(
     items: &[BatchItem],
     params: &QueryParameters,
 ) -> CqlResult<()> {
-    let now = now_micros();
+    let now = node.clock.now_micros();
     let mut writes = WriteBatch::default();
     for item in items {
         let ctx = EvalContext {
