@@ -4,6 +4,7 @@
 mod aggregate;
 mod clustering;
 pub mod ddl;
+mod elements;
 mod keys;
 pub mod modify;
 mod multicell;

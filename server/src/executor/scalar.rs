@@ -6,6 +6,7 @@ use bytes::Bytes;
 use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
+use crate::executor::elements;
 use crate::executor::row::LiveRow;
 use crate::functions::CallContext;
 use crate::planner::selector::Scalar;
@@ -39,6 +40,23 @@ impl Scalar {
                 }
             }
             Scalar::Field { value, .. } => value.bind(ctx)?,
+            Scalar::Element {
+                collection, key, ..
+            } => {
+                collection.bind(ctx)?;
+                key.bind(ctx)?;
+            }
+            Scalar::Slice {
+                collection,
+                from,
+                to,
+                ..
+            } => {
+                collection.bind(ctx)?;
+                for bound in [from, to].into_iter().flatten() {
+                    bound.bind(ctx)?;
+                }
+            }
             Scalar::Column(_)
             | Scalar::Token
             | Scalar::Const(_)
@@ -72,6 +90,33 @@ impl Scalar {
                     .map(|a| a.eval(def, row, ctx))
                     .collect::<CqlResult<Vec<_>>>()?;
                 function.execute(&values, ctx)
+            }
+            Scalar::Element {
+                collection,
+                key,
+                ty,
+            } => match (collection.eval(def, row, ctx)?, key.eval(def, row, ctx)?) {
+                (Some(collection), Some(key)) => elements::element(ty, &collection, &key),
+                _ => Ok(None),
+            },
+            Scalar::Slice {
+                collection,
+                from,
+                to,
+                ty,
+            } => {
+                let Some(value) = collection.eval(def, row, ctx)? else {
+                    return Ok(None);
+                };
+                let from = from.as_ref().map(|b| b.eval(def, row, ctx)).transpose()?;
+                let to = to.as_ref().map(|b| b.eval(def, row, ctx)).transpose()?;
+                // A null bound leaves that side open.
+                elements::slice(
+                    ty,
+                    &value,
+                    from.flatten().as_deref(),
+                    to.flatten().as_deref(),
+                )
             }
             Scalar::WriteTime(i) => Ok(row
                 .write_time(def, *i)

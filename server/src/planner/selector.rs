@@ -34,6 +34,21 @@ pub enum Scalar {
     },
     /// Field `index` of a UDT value.
     Field { value: Box<Scalar>, index: usize },
+    /// `c[k]`: the value of map `c` at key `k`, or set `c`'s element `k` if present.
+    Element {
+        collection: Box<Scalar>,
+        key: Box<Scalar>,
+        /// The collection's type.
+        ty: ColumnType,
+    },
+    /// `c[from..to]`: the entries of map or set `c` between inclusive bounds (open if absent).
+    Slice {
+        collection: Box<Scalar>,
+        from: Option<Box<Scalar>>,
+        to: Option<Box<Scalar>>,
+        /// The collection's type.
+        ty: ColumnType,
+    },
     /// `writetime(c)`: the write timestamp of column `c`'s cell, by index.
     WriteTime(usize),
     /// `ttl(c)`: the seconds left before column `c`'s cell expires, by index.
@@ -48,6 +63,28 @@ impl Scalar {
             Scalar::Call { args, .. } => args.iter().for_each(|a| a.columns(out)),
             Scalar::Field { value, .. } => value.columns(out),
             Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => {}
+            Scalar::Element { .. } | Scalar::Slice { .. } => {
+                self.children().into_iter().for_each(|c| c.columns(out));
+            }
+        }
+    }
+
+    /// The sub-expressions of an element or slice selection, in order.
+    fn children(&self) -> Vec<&Scalar> {
+        match self {
+            Scalar::Element {
+                collection, key, ..
+            } => vec![collection, key],
+            Scalar::Slice {
+                collection,
+                from,
+                to,
+                ..
+            } => std::iter::once(&**collection)
+                .chain(from.as_deref())
+                .chain(to.as_deref())
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -57,6 +94,9 @@ impl Scalar {
             Scalar::WriteTime(_) | Scalar::Ttl(_) => true,
             Scalar::Call { args, .. } => args.iter().any(Scalar::reads_write_times),
             Scalar::Field { value, .. } => value.reads_write_times(),
+            Scalar::Element { .. } | Scalar::Slice { .. } => {
+                self.children().into_iter().any(Scalar::reads_write_times)
+            }
             Scalar::Column(_) | Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => false,
         }
     }
@@ -70,6 +110,9 @@ impl Scalar {
             } => out.push((marker.clone(), ty.clone())),
             Scalar::Call { args, .. } => args.iter().for_each(|a| a.markers(out)),
             Scalar::Field { value, .. } => value.markers(out),
+            Scalar::Element { .. } | Scalar::Slice { .. } => {
+                self.children().into_iter().for_each(|c| c.markers(out));
+            }
             _ => {}
         }
     }
@@ -211,6 +254,10 @@ fn prepare(def: &TableDef, expr: &SelectExpr) -> CqlResult<Prepared> {
         )?,
         SelectExpr::Field(inner, field) => field_of(def, inner, field)?,
         SelectExpr::TypeHint(CqlType::Native(ty), inner) => type_hint(def, ty, inner)?,
+        SelectExpr::Element(selected, element) => elements::element_of(def, selected, element)?,
+        SelectExpr::Slice(selected, from, to) => {
+            elements::slice_of(def, selected, from.as_deref(), to.as_deref())?
+        }
         SelectExpr::WriteTime(ident) => write_time_or_ttl(def, ident, true)?,
         SelectExpr::Ttl(ident) => write_time_or_ttl(def, ident, false)?,
         other => return Err(CqlError::invalid(format!("Unsupported selector: {other}"))),
@@ -432,5 +479,6 @@ fn field_of(def: &TableDef, inner: &SelectExpr, field: &Ident) -> CqlResult<Plan
     })
 }
 
+mod elements;
 #[cfg(test)]
 mod tests;
