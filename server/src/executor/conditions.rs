@@ -29,7 +29,8 @@ pub(crate) fn applies(
 ) -> CqlResult<bool> {
     let col = &def.columns[condition.column];
     let value_type = condition.value_type(def);
-    let candidates = bind_values(&col.name, &value_type, &condition.values, ctx)?;
+    let contains_op = matches!(condition.op, Operator::Contains | Operator::ContainsKey);
+    let candidates = bind_values(&col.name, &value_type, &condition.values, contains_op, ctx)?;
     let op = match condition.op {
         Operator::In => Operator::Eq,
         op => op,
@@ -201,15 +202,19 @@ fn element(
 
 /// The condition's candidate values (`None` for null): one, an `IN` list without its unset
 /// items, or the elements of an `IN ?` list.
+/// An unset `CONTAINS` value leaves no candidate (the condition does not hold), as in
+/// Cassandra 5.0.
 fn bind_values(
     name: &str,
     ty: &ColumnType,
     values: &ConditionValues,
+    contains: bool,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Vec<Option<Bytes>>> {
     let receiver = Receiver { name, ty };
     match values {
         ConditionValues::Single(term) => match evaluate(term, receiver, ctx)? {
+            Evaluated::Unset if contains => Ok(Vec::new()),
             Evaluated::Unset => Err(CqlError::invalid(UNSET)),
             Evaluated::Null => Ok(vec![None]),
             Evaluated::Value(b) => Ok(vec![Some(b)]),
@@ -225,6 +230,7 @@ fn bind_values(
             }
             Ok(out)
         }
+        ConditionValues::Marker(Term::Bind(marker)) => in_marker_values(name, ty, marker, ctx),
         ConditionValues::Marker(term) => {
             let list = ColumnType::List {
                 element: Box::new(ty.clone()),
@@ -245,6 +251,62 @@ fn bind_values(
             }
         }
     }
+}
+
+/// The candidates bound to `IN ?`: a list whose elements may be null.
+fn in_marker_values(
+    name: &str,
+    ty: &ColumnType,
+    marker: &cql::statement::ast::BindMarker,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Option<Bytes>>> {
+    let index = match marker {
+        cql::statement::ast::BindMarker::Anonymous(i)
+        | cql::statement::ast::BindMarker::Named(_, i) => *i,
+    };
+    let malformed = || {
+        CqlError::invalid(format!(
+            "Exception while binding column in({name}): malformed list value"
+        ))
+    };
+    match ctx.binds.get(index) {
+        None => Err(CqlError::invalid(format!(
+            "No value bound for marker {index} (column in({name}))"
+        ))),
+        Some(cql::frame::request::Value::Unset) => Err(CqlError::invalid(UNSET)),
+        Some(cql::frame::request::Value::Null) => {
+            Err(CqlError::invalid("Invalid null list in IN condition"))
+        }
+        Some(cql::frame::request::Value::Bytes(bytes)) => {
+            let mut input: &[u8] = bytes;
+            let count = take_i32(&mut input).ok_or_else(malformed)?;
+            let mut out = Vec::new();
+            for _ in 0..count.max(0) {
+                let len = take_i32(&mut input).ok_or_else(malformed)?;
+                if len < 0 {
+                    out.push(None);
+                    continue;
+                }
+                let len = len as usize;
+                if input.len() < len {
+                    return Err(malformed());
+                }
+                let (element, rest) = input.split_at(len);
+                input = rest;
+                cql::types::codec::validate_value(ty, element).map_err(|err| {
+                    CqlError::invalid(format!("Exception while binding column in({name}): {err}"))
+                })?;
+                out.push(Some(Bytes::copy_from_slice(element)));
+            }
+            Ok(out)
+        }
+    }
+}
+
+fn take_i32(input: &mut &[u8]) -> Option<i32> {
+    let (head, rest) = input.split_first_chunk::<4>()?;
+    *input = rest;
+    Some(i32::from_be_bytes(*head))
 }
 
 #[cfg(test)]

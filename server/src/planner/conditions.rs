@@ -374,9 +374,12 @@ pub fn check_range_delete(
     let Some(conditions) = conditions else {
         return Ok(());
     };
-    if operations
-        .iter()
-        .any(|o| def.columns[o.column].kind == ColumnKind::Regular)
+    // A DELETE without columns deletes whole rows, regular columns included
+    // (`Operations.appliesToRegularColumns`).
+    if operations.is_empty()
+        || operations
+            .iter()
+            .any(|o| def.columns[o.column].kind == ColumnKind::Regular)
     {
         return Err(CqlError::invalid(
             "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
@@ -386,6 +389,21 @@ pub fn check_range_delete(
         return Err(CqlError::invalid(
             "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns",
         ));
+    }
+    Ok(())
+}
+
+/// `StatementRestrictions`: an UPDATE or DELETE that modifies only static columns (given its
+/// conditions) takes no clustering restriction.
+pub fn check_static_only_restrictions(
+    statement: &str,
+    static_only: bool,
+    restricts_clustering: bool,
+) -> CqlResult<()> {
+    if static_only && restricts_clustering {
+        return Err(CqlError::invalid(format!(
+            "Invalid restrictions on clustering columns since the {statement} statement modifies only static columns"
+        )));
     }
     Ok(())
 }

@@ -288,6 +288,10 @@ pub fn plan_update(
         .map(|a| operations::plan_assignment(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
     let statics = conditions::static_only(def, static_only(def, &operations), &operations, &cas);
+    if cas.is_some() {
+        let restricted = ck.iter().any(Option::is_some);
+        conditions::check_static_only_restrictions("UPDATE", statics, restricted)?;
+    }
     let clustering_key = clustering_or_static(def, ck, statics)?;
     Ok(ModifyPlan {
         table: table.clone(),
@@ -362,6 +366,13 @@ pub fn plan_delete(
         .collect::<CqlResult<Vec<_>>>()?;
     let statics_only = !columns.is_empty()
         && conditions::static_only(def, static_only(def, &columns), &columns, &cas);
+    if cas.is_some() {
+        let restricted = def
+            .clustering_key
+            .iter()
+            .any(|&i| by_column[i].is_restricted());
+        conditions::check_static_only_restrictions("DELETE", statics_only, restricted)?;
+    }
     let whole_partition = range.slice.is_none() && range.prefix.is_empty();
     let (kind, clustering_key, range) = if statics_only && whole_partition {
         (ModifyKind::DeleteColumns, Vec::new(), None)
