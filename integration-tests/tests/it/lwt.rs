@@ -83,6 +83,13 @@ async fn insert_if_not_exists_returns_the_existing_row_when_not_applied() {
     assert_eq!(names, ["[applied]", "k", "c", "s", "v", "w"]);
     let current: Vec<(i32,)> = query_rows(&session, "SELECT v FROM t WHERE k = 1", &[]).await;
     assert_eq!(current, [(10,)]);
+    // INSERT JSON takes IF NOT EXISTS too.
+    let json = r#"INSERT INTO t JSON '{"k": 1, "c": 1, "v": 30}' IF NOT EXISTS"#;
+    assert!(!cas(&session, json).await.0);
+    let json = r#"INSERT INTO t JSON '{"k": 1, "c": 2, "v": 30}' IF NOT EXISTS"#;
+    assert!(applied_only(&session, json).await);
+    let current: Vec<(i32,)> = query_rows(&session, "SELECT v FROM t WHERE k = 1", &[]).await;
+    assert_eq!(current, [(10,), (30,)]);
 }
 
 #[tokio::test]

@@ -181,7 +181,16 @@ fn prepare<'p>(items: &'p [CasItem<'_>], is_batch: bool) -> CqlResult<Request<'p
                 )
             }));
         }
-        let pk = single_values(def, &plan.partition_key, &def.partition_key, &item.ctx)?;
+        // INSERT JSON binds its synthetic key markers from the JSON object.
+        let json_binds = match &plan.json {
+            Some(json) => Some(crate::json::insert::bind_values(json, def, &item.ctx)?),
+            None => None,
+        };
+        let key_ctx = EvalContext {
+            binds: json_binds.as_deref().unwrap_or(item.ctx.binds),
+            ..item.ctx
+        };
+        let pk = single_values(def, &plan.partition_key, &def.partition_key, &key_ctx)?;
         match &partition {
             None => partition = Some(pk.clone()),
             Some(existing) if *existing != pk => {
@@ -201,7 +210,7 @@ fn prepare<'p>(items: &'p [CasItem<'_>], is_batch: bool) -> CqlResult<Request<'p
                 what(plan)
             )));
         }
-        let ck = single_values(def, &plan.clustering_key, &def.clustering_key, &item.ctx)?;
+        let ck = single_values(def, &plan.clustering_key, &def.clustering_key, &key_ctx)?;
         let writes_row =
             ck.len() == def.clustering_key.len() && !matches!(plan.kind, ModifyKind::DeleteRange);
         updates_regular |= writes_row;
