@@ -26,6 +26,9 @@ pub struct Node {
     schema: RwLock<Arc<Schema>>,
     /// Serialises schema changes so each one sees the result of the previous.
     pub ddl_lock: tokio::sync::Mutex<()>,
+    /// Serialises lightweight transactions: each holds it from its read to its commit
+    /// (see `executor::cas`).
+    pub cas_lock: tokio::sync::Mutex<()>,
     /// Prepared statements, shared by all connections (drivers prepare on one connection and
     /// execute on another).
     pub prepared: PreparedCache,
@@ -78,6 +81,7 @@ impl Node {
             store,
             schema: RwLock::new(Arc::new(Schema::new(catalog))),
             ddl_lock: tokio::sync::Mutex::new(()),
+            cas_lock: tokio::sync::Mutex::new(()),
             events,
             host_id,
             token,

@@ -10,6 +10,7 @@ mod functions;
 mod handshake;
 mod json;
 mod key_types;
+mod lwt;
 mod model;
 mod persistence;
 mod prepared;

@@ -2,7 +2,9 @@
 //! body (plus any warnings).
 
 mod aggregate;
+pub mod cas;
 mod clustering;
+mod conditions;
 pub mod ddl;
 mod elements;
 mod keys;
@@ -53,17 +55,21 @@ pub async fn execute(
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
             let plan = plan_modification(node, statement, keyspace)?;
+            if plan.conditions.is_some() {
+                let item = cas::CasItem { plan, ctx };
+                return cas::execute(node, &[item], params, false).await;
+            }
+            cas::check_write_consistency(params)?;
             modify::execute(node, &plan, params, &ctx).await?;
             Ok(ResultBody::Void)
         }
         Statement::Batch(batch) => {
-            let mut writes = WriteBatch::default();
-            for inner in &batch.statements {
-                let plan = plan_modification(node, inner, keyspace)?;
-                modify::build_writes(node, &plan, params, &ctx, &mut writes)?;
-            }
-            modify::submit(node, writes).await?;
-            Ok(ResultBody::Void)
+            let plans = batch
+                .statements
+                .iter()
+                .map(|inner| plan_modification(node, inner, keyspace))
+                .collect::<CqlResult<Vec<_>>>()?;
+            run_batch(node, plans.into_iter().map(|plan| (plan, ctx)), params).await
         }
         Statement::Use(ident) => {
             let schema = node.schema();
@@ -107,18 +113,42 @@ pub async fn execute_batch(
     node: &Arc<Node>,
     items: &[BatchItem],
     params: &QueryParameters,
-) -> CqlResult<()> {
+) -> CqlResult<ResultBody> {
     let now = node.clock.now_micros();
-    let mut writes = WriteBatch::default();
+    let mut planned = Vec::with_capacity(items.len());
     for item in items {
         let ctx = EvalContext {
             binds: &item.values,
             now_micros: now,
         };
         let plan = plan_modification(node, &item.statement, item.keyspace.as_deref())?;
-        modify::build_writes(node, &plan, params, &ctx, &mut writes)?;
+        planned.push((plan, ctx));
     }
-    modify::submit(node, writes).await
+    run_batch(node, planned.into_iter(), params).await
+}
+
+/// Commits a batch's planned statements in one storage transaction, or as one lightweight
+/// transaction when any of them has conditions.
+async fn run_batch<'a>(
+    node: &Arc<Node>,
+    planned: impl Iterator<Item = (modify_plan::ModifyPlan, EvalContext<'a>)>,
+    params: &QueryParameters,
+) -> CqlResult<ResultBody> {
+    let planned: Vec<_> = planned.collect();
+    if planned.iter().any(|(plan, _)| plan.conditions.is_some()) {
+        let items: Vec<cas::CasItem<'_>> = planned
+            .into_iter()
+            .map(|(plan, ctx)| cas::CasItem { plan, ctx })
+            .collect();
+        return cas::execute(node, &items, params, true).await;
+    }
+    cas::check_write_consistency(params)?;
+    let mut writes = WriteBatch::default();
+    for (plan, ctx) in &planned {
+        modify::build_writes(node, plan, params, ctx, &mut writes)?;
+    }
+    modify::submit(node, writes).await?;
+    Ok(ResultBody::Void)
 }
 
 fn plan_modification(

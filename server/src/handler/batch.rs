@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use cql::frame::request::{Batch, BatchQuery, QueryParameters};
-use cql::frame::response::{Response, ResultBody};
+use cql::frame::response::Response;
 
 use super::{check_value_count, Reply};
 use crate::error::{CqlError, CqlResult};
@@ -56,6 +56,6 @@ pub(super) async fn handle(
             keyspace: statement_keyspace,
         });
     }
-    executor::execute_batch(node, &items, &params).await?;
-    Ok(Reply::new(Response::Result(ResultBody::Void)))
+    let result = executor::execute_batch(node, &items, &params).await?;
+    Ok(Reply::new(Response::Result(result)))
 }

@@ -300,6 +300,71 @@ impl Collector<'_> {
         }
     }
 
+    /// Markers of an LWT `IF` clause, named as `ColumnCondition.Raw.prepare` names them.
+    fn condition(&mut self, condition: &Option<cql::statement::ast::Condition>) {
+        let Some(cql::statement::ast::Condition::Columns(conditions)) = condition else {
+            return;
+        };
+        for condition in conditions {
+            self.column_condition(condition);
+        }
+    }
+
+    fn column_condition(&mut self, condition: &cql::statement::ast::ColumnCondition) {
+        use cql::statement::ast::Operator;
+        let column = condition.column.name.as_str();
+        let Some(ty) = self.column_type(column) else {
+            return;
+        };
+        let (name, value_type) = if let Some(element) = &condition.element {
+            let (key_name, key_type, value_type) = match &ty {
+                ColumnType::List { element, .. } => ("idx", ColumnType::Int, element.as_ref()),
+                ColumnType::Map { key, value, .. } => ("key", key.as_ref().clone(), value.as_ref()),
+                _ => return,
+            };
+            self.term(element, &format!("{key_name}({column})"), &key_type);
+            (format!("value({column})"), value_type.clone())
+        } else if let Some(field) = &condition.field {
+            let ColumnType::Udt { fields, .. } = &ty else {
+                return;
+            };
+            let Some((_, field_type)) = fields.iter().find(|(n, _)| *n == field.name) else {
+                return;
+            };
+            (format!("{column}.{}", field.name), field_type.clone())
+        } else {
+            match (condition.op, &ty) {
+                (Operator::ContainsKey, ColumnType::Map { key, .. }) => {
+                    (format!("key({column})"), key.as_ref().clone())
+                }
+                (
+                    Operator::Contains,
+                    ColumnType::List { element, .. } | ColumnType::Set { element, .. },
+                ) => (format!("value({column})"), element.as_ref().clone()),
+                (Operator::Contains, ColumnType::Map { value, .. }) => {
+                    (format!("value({column})"), value.as_ref().clone())
+                }
+                _ => (column.to_string(), ty.clone()),
+            }
+        };
+        match (&condition.value, condition.op) {
+            (Term::Bind(marker), Operator::In) => self.put(
+                marker,
+                format!("in({name})"),
+                ColumnType::List {
+                    element: Box::new(value_type),
+                    frozen: false,
+                },
+            ),
+            (Term::Tuple(items), Operator::In) => {
+                for item in items {
+                    self.term(item, &name, &value_type);
+                }
+            }
+            (value, _) => self.term(value, &name, &value_type),
+        }
+    }
+
     fn using(&mut self, using: &UsingClause) {
         if let Some(Term::Bind(m)) = &using.ttl {
             self.put(m, "[ttl]".into(), ColumnType::Int);
@@ -420,6 +485,7 @@ pub fn bind_info(
             for r in &s.where_clause {
                 c.relation(r);
             }
+            c.condition(&s.condition);
         }
         Statement::Delete(s) => {
             for target in &s.columns {
@@ -431,6 +497,7 @@ pub fn bind_info(
             for r in &s.where_clause {
                 c.relation(r);
             }
+            c.condition(&s.condition);
         }
         _ => {}
     }

@@ -9,6 +9,7 @@ use storage::ColumnKind;
 use crate::error::{CqlError, CqlResult};
 use crate::json::insert::{self, JsonInsert};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
+use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation, Operation};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::{column_index, resolve_table};
@@ -47,24 +48,22 @@ pub struct ModifyPlan {
     /// `INSERT JSON`: the JSON source whose values the executor binds to the synthetic
     /// markers of the plan's terms.
     pub json: Option<JsonInsert>,
+    /// The `IF` clause of a conditional (lightweight-transaction) modification.
+    pub conditions: Option<CasConditions>,
 }
 
-/// The user table an UPDATE/DELETE addresses; conditional forms (LWT) are not planned yet.
+/// The user table an UPDATE/DELETE addresses, and its planned `IF` clause.
 fn target_table(
     schema: &Schema,
     name: &cql::statement::ast::QualifiedName,
     session_keyspace: Option<&str>,
     condition: &Option<cql::statement::ast::Condition>,
-    what: &str,
-) -> CqlResult<TableRef> {
+    using: &UsingClause,
+) -> CqlResult<(TableRef, Option<CasConditions>)> {
     let table = resolve_table(schema, name, session_keyspace)?;
     check_modifiable(&table)?;
-    if condition.is_some() {
-        return Err(CqlError::invalid(format!(
-            "Conditional {what} are not supported yet"
-        )));
-    }
-    Ok(table)
+    let planned = conditions::plan_for(&table.def, condition, using)?;
+    Ok((table, planned))
 }
 
 fn check_modifiable(table: &TableRef) -> CqlResult<()> {
@@ -91,11 +90,8 @@ pub fn plan_insert(
             "INSERT statements are not allowed on counter tables, use UPDATE instead",
         ));
     }
-    if stmt.if_not_exists {
-        return Err(CqlError::invalid(
-            "Conditional updates (IF NOT EXISTS) are not supported yet",
-        ));
-    }
+    let cas = stmt.if_not_exists.then_some(CasConditions::NotExists);
+    conditions::check_statement(def, cas.as_ref(), &stmt.using)?;
     let (by_column, json) = match &stmt.values {
         InsertValues::Columns { columns, values } => (column_terms(def, columns, values)?, None),
         InsertValues::Json {
@@ -145,6 +141,7 @@ pub fn plan_insert(
         using: stmt.using.clone(),
         range: None,
         json,
+        conditions: cas,
     })
 }
 
@@ -200,14 +197,6 @@ fn static_only(def: &storage::TableDef, operations: &[ColumnOperation]) -> bool 
         && operations
             .iter()
             .all(|o| def.columns[o.column].kind == ColumnKind::Static)
-}
-
-/// `StatementRestrictions`' error for an UPDATE or DELETE of static columns only that
-/// restricts clustering columns (the static row has no clustering).
-fn static_only_with_clustering(statement: &str) -> CqlError {
-    CqlError::invalid(format!(
-        "Invalid restrictions on clustering columns since the {statement} statement modifies only static columns"
-    ))
 }
 
 /// The clustering key of a write: all of its columns, or none at all when only static
@@ -285,12 +274,12 @@ pub fn plan_update(
     stmt: &Update,
     session_keyspace: Option<&str>,
 ) -> CqlResult<ModifyPlan> {
-    let table = target_table(
+    let (table, cas) = target_table(
         schema,
         &stmt.table,
         session_keyspace,
         &stmt.condition,
-        "updates",
+        &stmt.using,
     )?;
     let def = &table.def;
     let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
@@ -300,11 +289,10 @@ pub fn plan_update(
         .iter()
         .map(|a| operations::plan_assignment(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
-    let statics_only = static_only(def, &operations);
-    if statics_only && ck.iter().any(Option::is_some) {
-        return Err(static_only_with_clustering("UPDATE"));
-    }
-    let clustering_key = clustering_or_static(def, ck, statics_only)?;
+    let statics = conditions::static_only(def, static_only(def, &operations), &operations, &cas);
+    let restricted = ck.iter().any(Option::is_some);
+    conditions::check_static_only_restrictions("UPDATE", statics, restricted)?;
+    let clustering_key = clustering_or_static(def, ck, statics)?;
     Ok(ModifyPlan {
         table: table.clone(),
         kind: ModifyKind::Update,
@@ -314,6 +302,7 @@ pub fn plan_update(
         using: stmt.using.clone(),
         range: None,
         json: None,
+        conditions: cas,
     })
 }
 
@@ -324,12 +313,12 @@ pub fn plan_delete(
     stmt: &Delete,
     session_keyspace: Option<&str>,
 ) -> CqlResult<ModifyPlan> {
-    let table = target_table(
+    let (table, cas) = target_table(
         schema,
         &stmt.table,
         session_keyspace,
         &stmt.condition,
-        "deletions",
+        &stmt.using,
     )?;
     let def = &table.def;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
@@ -386,11 +375,14 @@ pub fn plan_delete(
         .iter()
         .map(|t| operations::plan_delete_target(def, t))
         .collect::<CqlResult<Vec<_>>>()?;
-    let statics_only = static_only(def, &columns);
+    let statics_only = !columns.is_empty()
+        && conditions::static_only(def, static_only(def, &columns), &columns, &cas);
+    let restricted = def
+        .clustering_key
+        .iter()
+        .any(|&i| by_column[i].is_restricted());
+    conditions::check_static_only_restrictions("DELETE", statics_only, restricted)?;
     let whole_partition = range.slice.is_none() && range.prefix.is_empty();
-    if statics_only && !whole_partition {
-        return Err(static_only_with_clustering("DELETE"));
-    }
     let (kind, clustering_key, range) = if statics_only && whole_partition {
         (ModifyKind::DeleteColumns, Vec::new(), None)
     } else if full_row {
@@ -409,6 +401,7 @@ pub fn plan_delete(
         };
         (kind, keys, None)
     } else {
+        conditions::check_range_delete(def, &columns, cas.as_ref())?;
         if range.slice.is_some() && !columns.is_empty() {
             return Err(CqlError::invalid(
                 "Range deletions are not supported for specific columns",
@@ -438,6 +431,7 @@ pub fn plan_delete(
         using: stmt.using.clone(),
         range,
         json: None,
+        conditions: cas,
     })
 }
 

@@ -1,0 +1,550 @@
+//! Lightweight transactions (compare-and-set) on this single node: a conditional INSERT,
+//! UPDATE or DELETE, or a conditional BATCH on one partition.
+//!
+//! Linearizability: every conditional request holds `Node::cas_lock` from the snapshot it
+//! checks its conditions against until its writes are committed, so conditional requests
+//! run one after the other and each sees the writes of the previous one. (Plain writes do
+//! not take the lock; as in Cassandra, mixing them with LWTs on the same data is not
+//! linearizable.) The writes take one timestamp from the server clock, never the client's.
+//!
+//! The answer follows Cassandra's `ModificationStatement.buildCasResultSet`: `[applied]`,
+//! and when not applied the current rows read for the conditions, restricted to the
+//! conditions' columns (all columns for `IF [NOT] EXISTS`; batches add the primary key).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use cql::frame::request::QueryParameters;
+use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
+use cql::types::ColumnType;
+use storage::{ColumnKind, TableDef, WriteBatch};
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::conditions::applies;
+use crate::executor::keys;
+use crate::executor::modify;
+use crate::executor::row::{self, LiveRow, Liveness};
+use crate::node::Node;
+use crate::planner::conditions::{CasConditions, ColumnCondition};
+use crate::planner::modify::{ModifyKind, ModifyPlan};
+use crate::planner::ValueSet;
+use crate::values::EvalContext;
+
+/// Consistency level codes (native protocol v4 section 3).
+const SERIAL: u16 = 0x0008;
+const LOCAL_SERIAL: u16 = 0x0009;
+
+/// One statement of a conditional request with the values it is bound to.
+pub struct CasItem<'a> {
+    pub plan: ModifyPlan,
+    pub ctx: EvalContext<'a>,
+}
+
+/// `ConsistencyLevel.validateForWrite` for a plain (unconditional) write.
+pub fn check_write_consistency(params: &QueryParameters) -> CqlResult<()> {
+    if matches!(params.consistency, SERIAL | LOCAL_SERIAL) {
+        return Err(CqlError::invalid(
+            "You must use conditional updates for serializable writes",
+        ));
+    }
+    Ok(())
+}
+
+/// `validateForCas` (the serial consistency) and `validateForCasCommit` (the commit one).
+fn check_cas_consistency(params: &QueryParameters) -> CqlResult<()> {
+    if let Some(serial) = params.serial_consistency {
+        if !matches!(serial, SERIAL | LOCAL_SERIAL) {
+            return Err(CqlError::invalid(
+                "Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL",
+            ));
+        }
+    }
+    if matches!(params.consistency, SERIAL | LOCAL_SERIAL) {
+        let name = if params.consistency == SERIAL {
+            "SERIAL"
+        } else {
+            "LOCAL_SERIAL"
+        };
+        return Err(CqlError::invalid(format!(
+            "{name} is not supported as conditional update commit consistency. Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\""
+        )));
+    }
+    Ok(())
+}
+
+/// What a row of the partition must satisfy.
+enum RowCheck<'p> {
+    NotExists,
+    Exists,
+    Columns(Vec<(&'p ColumnCondition, usize)>),
+}
+
+/// A checked row: the static row (`clustering` is `None`) or one clustering row.
+struct CheckedRow<'p> {
+    clustering: Option<Vec<Bytes>>,
+    key: Vec<u8>,
+    check: RowCheck<'p>,
+}
+
+/// The request once keys are evaluated: one partition, its checked rows.
+struct Request<'p> {
+    def: &'p TableDef,
+    partition: Vec<Bytes>,
+    rows: Vec<CheckedRow<'p>>,
+    /// The columns a not-applied answer shows (`None`: all of them).
+    shown: Option<Vec<usize>>,
+    /// Which columns the read returns (Cassandra's `CQL3CasRequest.columnsToRead`).
+    read: Vec<bool>,
+}
+
+/// Runs a conditional statement or batch.
+pub async fn execute(
+    node: &Arc<Node>,
+    items: &[CasItem<'_>],
+    params: &QueryParameters,
+    is_batch: bool,
+) -> CqlResult<ResultBody> {
+    check_cas_consistency(params)?;
+    let request = prepare(items, is_batch)?;
+    let _serialised = node.cas_lock.lock().await;
+    let snapshot = node.store.snapshot()?;
+    let now = items.first().map(|i| i.ctx.now_micros).unwrap_or_default();
+    let current = read(&request, &snapshot, now)?;
+    let mut holds = true;
+    for index in 0..request.rows.len() {
+        if !check(&request, index, &current, items)? {
+            holds = false;
+            break;
+        }
+    }
+    drop(snapshot);
+    if !holds {
+        return Ok(ResultBody::Rows(not_applied(&request, &current)));
+    }
+    let params = QueryParameters {
+        default_timestamp: Some(node.next_timestamp()),
+        ..params.clone()
+    };
+    let mut writes = WriteBatch::default();
+    for item in items {
+        modify::build_writes(node, &item.plan, &params, &item.ctx, &mut writes)?;
+    }
+    modify::submit(node, writes).await?;
+    Ok(ResultBody::Rows(applied_rows(request.def, true)))
+}
+
+fn what(plan: &ModifyPlan) -> &'static str {
+    match plan.kind {
+        ModifyKind::Insert | ModifyKind::Update => "updates",
+        _ => "deletions",
+    }
+}
+
+/// Evaluates keys and gathers each statement's conditions by the row they check.
+fn prepare<'p>(items: &'p [CasItem<'_>], is_batch: bool) -> CqlResult<Request<'p>> {
+    let Some(first) = items.first() else {
+        return Err(CqlError::invalid("Empty conditional batch"));
+    };
+    let def = &first.plan.table.def;
+    let mut partition: Option<Vec<Bytes>> = None;
+    let mut rows: Vec<CheckedRow<'p>> = Vec::new();
+    let mut shown: Option<Vec<usize>> = Some(if is_batch {
+        def.partition_key
+            .iter()
+            .chain(&def.clustering_key)
+            .copied()
+            .collect()
+    } else {
+        Vec::new()
+    });
+    let (mut updates_regular, mut updates_static) = (false, false);
+    let mut condition_columns: Vec<usize> = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let plan = &item.plan;
+        let table = &plan.table.def;
+        if table.keyspace != def.keyspace || table.name != def.name {
+            return Err(CqlError::invalid(
+                "Batch with conditions cannot span multiple tables",
+            ));
+        }
+        if plan
+            .partition_key
+            .iter()
+            .any(|s| matches!(s, ValueSet::In(_)))
+        {
+            return Err(CqlError::invalid(if is_batch {
+                "Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)".to_string()
+            } else {
+                format!(
+                    "IN on the partition key is not supported with conditional {}",
+                    what(plan)
+                )
+            }));
+        }
+        // INSERT JSON binds its synthetic key markers from the JSON object.
+        let json_binds = match &plan.json {
+            Some(json) => Some(crate::json::insert::bind_values(json, def, &item.ctx)?),
+            None => None,
+        };
+        let key_ctx = EvalContext {
+            binds: json_binds.as_deref().unwrap_or(item.ctx.binds),
+            ..item.ctx
+        };
+        let pk = single_values(def, &plan.partition_key, &def.partition_key, &key_ctx)?;
+        match &partition {
+            None => partition = Some(pk.clone()),
+            Some(existing) if *existing != pk => {
+                return Err(CqlError::invalid(
+                    "Batch with conditions cannot span multiple partitions",
+                ))
+            }
+            Some(_) => {}
+        }
+        if plan
+            .clustering_key
+            .iter()
+            .any(|s| matches!(s, ValueSet::In(_)))
+        {
+            return Err(CqlError::invalid(format!(
+                "IN on the clustering key columns is not supported with conditional {}",
+                what(plan)
+            )));
+        }
+        let ck = single_values(def, &plan.clustering_key, &def.clustering_key, &key_ctx)?;
+        let writes_row =
+            ck.len() == def.clustering_key.len() && !matches!(plan.kind, ModifyKind::DeleteRange);
+        updates_regular |= writes_row;
+        let Some(conditions) = &plan.conditions else {
+            continue;
+        };
+        updates_static |= plan
+            .operations
+            .iter()
+            .any(|o| def.columns[o.column].kind == ColumnKind::Static);
+        let row_clustering = writes_row.then(|| ck.clone());
+        match conditions {
+            CasConditions::Exists | CasConditions::NotExists => {
+                shown = None;
+                let not = matches!(conditions, CasConditions::NotExists);
+                add_exists(def, &pk, &mut rows, row_clustering, not)?;
+            }
+            CasConditions::Columns(list) => {
+                if let (Some(shown), Some(columns)) =
+                    (shown.as_mut(), conditions.result_columns(def))
+                {
+                    for c in columns {
+                        if !shown.contains(&c) {
+                            shown.push(c);
+                        }
+                    }
+                }
+                for c in list {
+                    condition_columns.push(c.column);
+                    let on_static = def.columns[c.column].kind == ColumnKind::Static;
+                    let target = if on_static {
+                        None
+                    } else {
+                        row_clustering.clone()
+                    };
+                    add_condition(def, &pk, &mut rows, target, c, index)?;
+                }
+            }
+        }
+    }
+    let partition = partition.unwrap_or_default();
+    rows.sort_by(|a, b| a.key.cmp(&b.key));
+    let read = def
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.kind {
+            ColumnKind::PartitionKey | ColumnKind::Clustering => true,
+            ColumnKind::Static => updates_static || condition_columns.contains(&i),
+            ColumnKind::Regular => updates_regular || condition_columns.contains(&i),
+        })
+        .collect();
+    Ok(Request {
+        def,
+        partition,
+        rows,
+        shown,
+        read,
+    })
+}
+
+/// The one value of each key column given (conditional statements take no `IN`).
+fn single_values(
+    def: &TableDef,
+    sets: &[ValueSet],
+    columns: &[usize],
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Bytes>> {
+    sets.iter()
+        .zip(columns)
+        .map(|(set, &i)| {
+            let mut values = keys::key_values(set, def, i, ctx)?;
+            values
+                .pop()
+                .ok_or_else(|| CqlError::invalid("Invalid empty key in a conditional update"))
+        })
+        .collect()
+}
+
+fn find_row<'r, 'p>(
+    def: &TableDef,
+    pk: &[Bytes],
+    rows: &'r mut Vec<CheckedRow<'p>>,
+    clustering: Option<Vec<Bytes>>,
+) -> CqlResult<(&'r mut CheckedRow<'p>, bool)> {
+    let key = storage::row_key(def, pk, clustering.as_deref().unwrap_or(&[]))?;
+    if let Some(i) = rows.iter().position(|r| r.key == key) {
+        return Ok((&mut rows[i], false));
+    }
+    rows.push(CheckedRow {
+        clustering,
+        key,
+        check: RowCheck::Columns(Vec::new()),
+    });
+    let last = rows.len() - 1;
+    Ok((&mut rows[last], true))
+}
+
+/// `CQL3CasRequest.addExistsCondition`.
+fn add_exists(
+    def: &TableDef,
+    pk: &[Bytes],
+    rows: &mut Vec<CheckedRow<'_>>,
+    clustering: Option<Vec<Bytes>>,
+    not: bool,
+) -> CqlResult<()> {
+    let (row, new) = find_row(def, pk, rows, clustering)?;
+    let wanted = if not {
+        RowCheck::NotExists
+    } else {
+        RowCheck::Exists
+    };
+    if new {
+        row.check = wanted;
+        return Ok(());
+    }
+    match (&row.check, not) {
+        (RowCheck::NotExists, true) | (RowCheck::Exists, false) => Ok(()),
+        (RowCheck::NotExists, false) | (RowCheck::Exists, true) => Err(CqlError::invalid(
+            "Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row",
+        )),
+        (RowCheck::Columns(_), _) => Err(CqlError::invalid(format!(
+            "Cannot mix IF conditions and IF {}EXISTS for the same row",
+            if not { "NOT " } else { "" }
+        ))),
+    }
+}
+
+/// `CQL3CasRequest.addConditions`.
+fn add_condition<'p>(
+    def: &TableDef,
+    pk: &[Bytes],
+    rows: &mut Vec<CheckedRow<'p>>,
+    clustering: Option<Vec<Bytes>>,
+    condition: &'p ColumnCondition,
+    item: usize,
+) -> CqlResult<()> {
+    let (row, _) = find_row(def, pk, rows, clustering)?;
+    match &mut row.check {
+        RowCheck::Columns(list) => {
+            list.push((condition, item));
+            Ok(())
+        }
+        RowCheck::Exists | RowCheck::NotExists => Err(CqlError::invalid(
+            "Cannot mix IF conditions and IF NOT EXISTS for the same row",
+        )),
+    }
+}
+
+/// The partition as the conditions see it.
+struct Current {
+    /// Live static cells (sorted by column id).
+    statics: Vec<(u32, Bytes)>,
+    /// Each checked clustering row's live state, by the index of its `CheckedRow`.
+    rows: Vec<Option<LiveRow>>,
+    /// The first live row of the partition when no clustering row is checked.
+    first: Option<LiveRow>,
+}
+
+fn read(request: &Request<'_>, snapshot: &storage::Snapshot, now: i64) -> CqlResult<Current> {
+    let def = request.def;
+    let at = Liveness::at(now);
+    let prefix = storage::row_key(def, &request.partition, &[])?;
+    let tombstones = snapshot.range_tombstones(def.id, &prefix)?;
+    let statics = if def.has_static_columns() {
+        match snapshot.get(def.id, &prefix)? {
+            Some(stored) => row::static_cells(def, stored, &at, None).values,
+            None => Vec::new(),
+        }
+    } else {
+        Vec::new()
+    };
+    let live = |key: &[u8], stored: storage::StoredRow| -> CqlResult<Option<LiveRow>> {
+        let decoded = storage::encoding::key::decode_row_key(def, key)?;
+        let suffix = key.get(prefix.len()..).unwrap_or_default();
+        let deleted = row::range_deleted_at(&tombstones, suffix, false);
+        LiveRow::new(def, decoded, stored, &at, deleted)
+    };
+    let mut rows = Vec::with_capacity(request.rows.len());
+    for checked in &request.rows {
+        let state = match (&checked.clustering, snapshot.get(def.id, &checked.key)?) {
+            (Some(_), Some(stored)) => live(&checked.key, stored)?,
+            _ => None,
+        };
+        rows.push(state);
+    }
+    let mut first = None;
+    if request.rows.iter().all(|r| r.clustering.is_none()) && !def.clustering_key.is_empty() {
+        let range = keys::prefix_range(prefix.clone());
+        for entry in snapshot.scan(def.id, range, false)? {
+            let (key, stored) = entry?;
+            if key == prefix {
+                continue;
+            }
+            if let Some(found) = live(&key, stored)? {
+                first = Some(found);
+                break;
+            }
+        }
+    }
+    Ok(Current {
+        statics,
+        rows,
+        first,
+    })
+}
+
+fn static_value(current: &Current, def: &TableDef, column: usize) -> Option<Bytes> {
+    let id = def.columns[column].id.0;
+    current
+        .statics
+        .binary_search_by_key(&id, |(c, _)| *c)
+        .ok()
+        .map(|i| current.statics[i].1.clone())
+}
+
+/// Whether checked row `index` holds on the current partition.
+fn check(
+    request: &Request<'_>,
+    index: usize,
+    current: &Current,
+    items: &[CasItem<'_>],
+) -> CqlResult<bool> {
+    let def = request.def;
+    let checked = &request.rows[index];
+    let live = current.rows.get(index).and_then(Option::as_ref);
+    let exists = match checked.clustering {
+        None => !current.statics.is_empty(),
+        Some(_) => live.is_some(),
+    };
+    match &checked.check {
+        RowCheck::NotExists => Ok(!exists),
+        RowCheck::Exists => Ok(exists),
+        RowCheck::Columns(list) => {
+            for (condition, item) in list {
+                let value = match checked.clustering {
+                    None => static_value(current, def, condition.column),
+                    Some(_) => live.and_then(|r| r.value(def, condition.column).cloned()),
+                };
+                let ctx = &items[*item].ctx;
+                if !applies(def, condition, value.as_ref(), ctx)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+    }
+}
+
+fn applied_spec(def: &TableDef) -> ColumnSpec {
+    ColumnSpec {
+        keyspace: def.keyspace.clone(),
+        table: def.name.clone(),
+        name: "[applied]".into(),
+        ty: ColumnType::Boolean,
+    }
+}
+
+fn applied_rows(def: &TableDef, applied: bool) -> Rows {
+    Rows {
+        metadata: ResultMetadata {
+            columns: vec![applied_spec(def)],
+            ..ResultMetadata::default()
+        },
+        rows: vec![vec![Some(Bytes::from_static(if applied {
+            &[1]
+        } else {
+            &[0]
+        }))]],
+    }
+}
+
+/// The not-applied answer: `[applied] = false` then, per row read, the shown columns.
+fn not_applied(request: &Request<'_>, current: &Current) -> Rows {
+    let def = request.def;
+    let shown: Vec<usize> = match &request.shown {
+        Some(columns) => columns.clone(),
+        None => (0..def.columns.len()).collect(),
+    };
+    let statics: Vec<(u32, Bytes)> = current
+        .statics
+        .iter()
+        .filter(|(id, _)| {
+            def.columns
+                .iter()
+                .position(|c| c.id.0 == *id)
+                .is_some_and(|i| request.read[i])
+        })
+        .cloned()
+        .collect();
+    let mut live: Vec<&LiveRow> = current.rows.iter().flatten().collect();
+    if let Some(first) = &current.first {
+        live.push(first);
+    }
+    let value = |row: Option<&LiveRow>, i: usize| -> Option<Bytes> {
+        let col = &def.columns[i];
+        if !request.read[i] {
+            return None;
+        }
+        match (col.kind, row) {
+            (ColumnKind::PartitionKey, _) => usize::try_from(col.position)
+                .ok()
+                .and_then(|p| request.partition.get(p).cloned()),
+            (ColumnKind::Static, _) => statics
+                .binary_search_by_key(&col.id.0, |(c, _)| *c)
+                .ok()
+                .map(|j| statics[j].1.clone()),
+            (_, Some(row)) => row.value(def, i).cloned(),
+            (_, None) => None,
+        }
+    };
+    let mut out = applied_rows(def, false);
+    let mut rows: Vec<Vec<Option<Bytes>>> = live
+        .iter()
+        .map(|r| shown.iter().map(|&i| value(Some(r), i)).collect())
+        .collect();
+    if rows.is_empty() && !statics.is_empty() {
+        rows.push(shown.iter().map(|&i| value(None, i)).collect());
+    }
+    if rows.is_empty() {
+        return out;
+    }
+    let flag = out.rows[0][0].clone();
+    out.metadata
+        .columns
+        .extend(shown.iter().map(|&i| ColumnSpec {
+            keyspace: def.keyspace.clone(),
+            table: def.name.clone(),
+            name: def.columns[i].name.clone(),
+            ty: def.columns[i].ty.clone(),
+        }));
+    out.rows = rows
+        .into_iter()
+        .map(|values| std::iter::once(flag.clone()).chain(values).collect())
+        .collect();
+    out
+}
