@@ -16,6 +16,7 @@
 #![doc = include_str!("../DESIGN.md")]
 
 pub mod catalog;
+mod counter;
 mod db;
 pub mod encoding;
 mod error;
@@ -31,6 +32,7 @@ pub use catalog::{
     references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
     DroppedColumn, KeyspaceDef, TableDef, TableParams, UserTypeDef,
 };
+pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};
 pub use encoding::range_tombstone::RangeTombstone;

@@ -2,6 +2,7 @@
 //! One test binary, one module per area.
 
 mod collections;
+mod counters;
 mod ddl;
 mod delete;
 mod dml;

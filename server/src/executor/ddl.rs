@@ -169,6 +169,7 @@ pub async fn execute(
             rows: Vec::new(),
             catalog: change.ops,
             range_tombstones: Vec::new(),
+            counters: Vec::new(),
         },
     )
     .await?;
@@ -392,6 +393,7 @@ pub async fn truncate(
             rows: Vec::new(),
             catalog: vec![CatalogOp::TruncateTable { id: table.def.id }],
             range_tombstones: Vec::new(),
+            counters: Vec::new(),
         },
     )
     .await?;

@@ -3,6 +3,7 @@
 
 mod aggregate;
 mod clustering;
+mod counters;
 pub mod ddl;
 mod keys;
 pub mod modify;

@@ -4,6 +4,7 @@
 
 pub mod bind;
 pub mod clustering;
+pub mod counters;
 pub mod ddl;
 pub mod grouping;
 pub mod modify;
