@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod connection;
+pub mod consistency;
 pub mod describe;
 pub mod error;
 pub mod executor;
@@ -30,6 +31,7 @@ pub mod session;
 pub mod shutdown;
 pub mod system;
 pub mod values;
+pub mod warnings;
 
 use std::future::Future;
 use std::sync::Arc;

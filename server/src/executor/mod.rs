@@ -2,6 +2,9 @@
 //! body (plus any warnings).
 
 mod aggregate;
+mod batch_exec;
+mod batch_rules;
+mod batch_size;
 mod clustering;
 mod counters;
 pub mod ddl;
@@ -22,8 +25,7 @@ use std::sync::Arc;
 
 use cql::frame::request::{QueryParameters, Value};
 use cql::frame::response::ResultBody;
-use cql::statement::ast::Statement;
-use storage::WriteBatch;
+use cql::statement::ast::{BatchKind, Statement, UsingClause};
 
 use crate::describe;
 use crate::error::{CqlError, CqlResult};
@@ -47,22 +49,35 @@ pub async fn execute(
     };
     match statement {
         Statement::Select(stmt) => {
+            crate::consistency::check_read(params.consistency)?;
             let schema = node.schema();
             let plan = select_plan::plan_select(&schema, stmt, keyspace)?;
             select::execute(node, session, schema, plan, params, &ctx).await
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
             let plan = plan_modification(node, statement, keyspace)?;
+            if crate::planner::counters::is_counter_table(&plan.table.def) {
+                crate::consistency::check_counter_write(params.consistency, &plan.table.def.name)?;
+            }
             modify::execute(node, &plan, params, &ctx).await?;
             Ok(ResultBody::Void)
         }
         Statement::Batch(batch) => {
-            let mut writes = WriteBatch::default();
-            for inner in &batch.statements {
-                let plan = plan_modification(node, inner, keyspace)?;
-                modify::build_writes(node, &plan, params, &ctx, &mut writes)?;
-            }
-            modify::submit(node, writes).await?;
+            let header = batch_exec::BatchHeader {
+                kind: batch.kind,
+                using: &batch.using,
+                ctx,
+            };
+            let entries: Vec<batch_exec::Entry<'_>> = batch
+                .statements
+                .iter()
+                .map(|statement| batch_exec::Entry {
+                    statement,
+                    keyspace,
+                    ctx,
+                })
+                .collect();
+            batch_exec::run(node, &header, &entries, params).await?;
             Ok(ResultBody::Void)
         }
         Statement::Use(ident) => {
@@ -102,23 +117,35 @@ pub struct BatchItem {
     pub keyspace: Option<String>,
 }
 
-/// Executes a BATCH message: all row updates are committed in one storage transaction.
+/// Executes a BATCH message of `kind`: all row updates are committed in one storage
+/// transaction.
 pub async fn execute_batch(
     node: &Arc<Node>,
+    kind: BatchKind,
     items: &[BatchItem],
     params: &QueryParameters,
 ) -> CqlResult<()> {
     let now = now_micros();
-    let mut writes = WriteBatch::default();
-    for item in items {
-        let ctx = EvalContext {
-            binds: &item.values,
+    let header = batch_exec::BatchHeader {
+        kind,
+        using: &UsingClause::default(),
+        ctx: EvalContext {
+            binds: &[],
             now_micros: now,
-        };
-        let plan = plan_modification(node, &item.statement, item.keyspace.as_deref())?;
-        modify::build_writes(node, &plan, params, &ctx, &mut writes)?;
-    }
-    modify::submit(node, writes).await
+        },
+    };
+    let entries: Vec<batch_exec::Entry<'_>> = items
+        .iter()
+        .map(|item| batch_exec::Entry {
+            statement: &item.statement,
+            keyspace: item.keyspace.as_deref(),
+            ctx: EvalContext {
+                binds: &item.values,
+                now_micros: now,
+            },
+        })
+        .collect();
+    batch_exec::run(node, &header, &entries, params).await
 }
 
 fn plan_modification(
