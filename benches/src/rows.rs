@@ -88,6 +88,7 @@ pub fn create_table(table: &TableDef) -> WriteBatch {
             CatalogOp::PutTable(Arc::new(table.clone())),
         ],
         range_tombstones: Vec::new(),
+        counters: Vec::new(),
     }
 }
 
@@ -97,5 +98,6 @@ pub fn partition_batch(table: &TableDef, p: u32, rows: Range<u32>) -> WriteBatch
         rows: rows.map(|r| row_write(table, p, r)).collect(),
         catalog: Vec::new(),
         range_tombstones: Vec::new(),
+        counters: Vec::new(),
     }
 }

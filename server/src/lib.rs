@@ -18,6 +18,7 @@
 pub mod clock;
 pub mod config;
 pub mod connection;
+pub mod consistency;
 pub mod describe;
 pub mod error;
 pub mod executor;
@@ -34,6 +35,7 @@ pub mod session;
 pub mod shutdown;
 pub mod system;
 pub mod values;
+pub mod warnings;
 
 use std::future::Future;
 use std::sync::Arc;

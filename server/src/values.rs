@@ -64,6 +64,9 @@ pub fn evaluate(
 ) -> CqlResult<Evaluated> {
     match term {
         Term::Bind(marker) => bind_value(marker, receiver, ctx),
+        Term::Literal(Literal::Null) if receiver.ty.is_counter() => Err(CqlError::invalid(
+            "Invalid null value for counter increment/decrement",
+        )),
         Term::Literal(Literal::Null) => Ok(Evaluated::Null),
         _ => {
             let value = to_value(term, receiver, ctx)?;

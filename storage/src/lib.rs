@@ -17,6 +17,7 @@
 #![doc = include_str!("../DESIGN.md")]
 
 pub mod catalog;
+mod counter;
 mod db;
 pub mod encoding;
 mod error;
@@ -33,6 +34,7 @@ pub use catalog::{
     references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
     DroppedColumn, KeyspaceDef, TableDef, TableParams, UserTypeDef,
 };
+pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};
 pub use encoding::range_tombstone::RangeTombstone;

@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use crate::catalog::persist::{self, keyspace_key, table_key, type_key};
 use crate::catalog::{KeyspaceDef, TableDef, UserTypeDef};
+use crate::counter::{self, CounterSource, CounterWrite};
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
@@ -30,6 +31,9 @@ pub struct WriteBatch {
     pub catalog: Vec<CatalogOp>,
     /// Range and partition deletions, applied in the same transaction.
     pub range_tombstones: Vec<RangeTombstoneWrite>,
+    /// Counter increments and deletions, applied in order after the row writes
+    /// (see [`crate::counter`]).
+    pub counters: Vec<CounterWrite>,
 }
 
 /// An update of one row, merged with the existing row inside the writer
@@ -170,6 +174,17 @@ fn prepare(
         };
         merged.insert(slot, row);
     }
+    if !batch.counters.is_empty() {
+        if let Some(write) = batch.counters.iter().find(|w| !live.contains(&w.table_id)) {
+            return Err(StorageError::UnknownTable { id: write.table_id });
+        }
+        let mut source = TxnCounterSource {
+            txn,
+            plan: &plan,
+            batch,
+        };
+        counter::apply_all(&batch.counters, &mut merged, &mut source)?;
+    }
     for (slot, row) in merged {
         let value = (!row.is_empty()).then(|| row::encode(&row));
         plan.rows.insert(slot, value);
@@ -208,6 +223,35 @@ fn read_row(
     let table = txn.open_table(data_table(&name))?;
     let value = table.get(key)?;
     value.map(|v| row::decode(v.value())).transpose()
+}
+
+/// Stored rows and tombstones for counter writes, with the request's own range tombstones.
+struct TxnCounterSource<'a> {
+    txn: &'a WriteTransaction,
+    plan: &'a Plan,
+    batch: &'a WriteBatch,
+}
+
+impl CounterSource for TxnCounterSource<'_> {
+    fn row(&mut self, table_id: Uuid, key: &[u8]) -> Result<Option<StoredRow>, StorageError> {
+        read_row(self.txn, table_id, key, self.plan)
+    }
+
+    fn tombstones(
+        &mut self,
+        table_id: Uuid,
+        partition: &[u8],
+    ) -> Result<Vec<RangeTombstone>, StorageError> {
+        let mut list = read_tombstones(self.txn, table_id, partition, self.plan)?;
+        list.extend(
+            self.batch
+                .range_tombstones
+                .iter()
+                .filter(|w| w.table_id == table_id && w.partition == partition)
+                .map(|w| w.tombstone.clone()),
+        );
+        Ok(list)
+    }
 }
 
 fn read_tombstones(

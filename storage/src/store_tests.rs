@@ -39,6 +39,7 @@ fn create_schema(store: &Store) -> Arc<TableDef> {
                 CatalogOp::PutTable(table.clone()),
             ],
             range_tombstones: Vec::new(),
+            counters: Vec::new(),
         })
         .unwrap();
     table
@@ -79,6 +80,7 @@ fn rows(writes: Vec<RowWrite>) -> WriteBatch {
         rows: writes,
         catalog: vec![],
         range_tombstones: Vec::new(),
+        counters: Vec::new(),
     }
 }
 
@@ -359,6 +361,7 @@ fn truncate_and_drop_remove_data() {
         rows: vec![],
         catalog: vec![CatalogOp::TruncateTable { id: table.id }],
         range_tombstones: Vec::new(),
+        counters: Vec::new(),
     };
     store.write_blocking(truncate).unwrap();
     assert_eq!(value_of(&store, &table, 1, 1), None);
@@ -369,6 +372,7 @@ fn truncate_and_drop_remove_data() {
         rows: vec![],
         catalog: vec![CatalogOp::DropKeyspace("ks".into())],
         range_tombstones: Vec::new(),
+        counters: Vec::new(),
     };
     store.write_blocking(drop_ks).unwrap();
     assert_eq!(value_of(&store, &table, 1, 1), None);
@@ -388,6 +392,7 @@ fn truncate_and_drop_remove_data() {
             id: table.id,
         }],
         range_tombstones: Vec::new(),
+        counters: Vec::new(),
     };
     store.write_blocking(drop_table).unwrap();
     let catalog = crate::catalog::persist::load(&store.snapshot_txn()).unwrap();
@@ -472,6 +477,7 @@ fn purge_reclaims_expired_cells_and_old_tombstones_in_chunks() {
         .write_blocking(WriteBatch {
             rows: vec![deleted],
             catalog: vec![],
+            counters: Vec::new(),
             range_tombstones: vec![RangeTombstoneWrite {
                 table_id: def.id,
                 partition,

@@ -1,7 +1,9 @@
 //! Black-box tests through the scylla driver (and raw frames where the driver cannot reach).
 //! One test binary, one module per area.
 
+mod batches;
 mod collections;
+mod counters;
 mod ddl;
 mod delete;
 mod dml;

@@ -171,6 +171,7 @@ pub async fn execute(
             rows: Vec::new(),
             catalog: change.ops,
             range_tombstones: Vec::new(),
+            counters: Vec::new(),
         },
     )
     .await?;
@@ -390,6 +391,7 @@ pub async fn truncate(
             rows: Vec::new(),
             catalog: vec![CatalogOp::TruncateTable { id: table.def.id }],
             range_tombstones: Vec::new(),
+            counters: Vec::new(),
         },
     )
     .await?;

@@ -2,9 +2,13 @@
 //! body (plus any warnings).
 
 mod aggregate;
+mod batch_exec;
+mod batch_rules;
+mod batch_size;
 pub mod cas;
 mod clustering;
 mod conditions;
+mod counters;
 pub mod ddl;
 mod elements;
 mod keys;
@@ -24,8 +28,7 @@ use std::sync::Arc;
 
 use cql::frame::request::{QueryParameters, Value};
 use cql::frame::response::ResultBody;
-use cql::statement::ast::Statement;
-use storage::WriteBatch;
+use cql::statement::ast::{BatchKind, Statement, UsingClause};
 
 use crate::describe;
 use crate::error::{CqlError, CqlResult};
@@ -49,6 +52,7 @@ pub async fn execute(
     };
     match statement {
         Statement::Select(stmt) => {
+            crate::consistency::check_read(params.consistency)?;
             let schema = node.schema();
             let plan = select_plan::plan_select(&schema, stmt, keyspace)?;
             select::execute(node, session, schema, plan, params, &ctx).await
@@ -59,17 +63,31 @@ pub async fn execute(
                 let item = cas::CasItem { plan, ctx };
                 return cas::execute(node, &[item], params, false).await;
             }
-            cas::check_write_consistency(params)?;
+            // Cassandra checks counter writes instead of, not on top of, other writes.
+            if crate::planner::counters::is_counter_table(&plan.table.def) {
+                crate::consistency::check_counter_write(params.consistency, &plan.table.def.name)?;
+            } else {
+                cas::check_write_consistency(params)?;
+            }
             modify::execute(node, &plan, params, &ctx).await?;
             Ok(ResultBody::Void)
         }
         Statement::Batch(batch) => {
-            let plans = batch
+            let header = batch_exec::BatchHeader {
+                kind: batch.kind,
+                using: &batch.using,
+                ctx,
+            };
+            let entries: Vec<batch_exec::Entry<'_>> = batch
                 .statements
                 .iter()
-                .map(|inner| plan_modification(node, inner, keyspace))
-                .collect::<CqlResult<Vec<_>>>()?;
-            run_batch(node, plans.into_iter().map(|plan| (plan, ctx)), params).await
+                .map(|statement| batch_exec::Entry {
+                    statement,
+                    keyspace,
+                    ctx,
+                })
+                .collect();
+            batch_exec::run(node, &header, &entries, params).await
         }
         Statement::Use(ident) => {
             let schema = node.schema();
@@ -108,47 +126,35 @@ pub struct BatchItem {
     pub keyspace: Option<String>,
 }
 
-/// Executes a BATCH message: all row updates are committed in one storage transaction.
+/// Executes a BATCH message of `kind`: all row updates are committed in one storage
+/// transaction.
 pub async fn execute_batch(
     node: &Arc<Node>,
+    kind: BatchKind,
     items: &[BatchItem],
     params: &QueryParameters,
 ) -> CqlResult<ResultBody> {
     let now = node.clock.now_micros();
-    let mut planned = Vec::with_capacity(items.len());
-    for item in items {
-        let ctx = EvalContext {
-            binds: &item.values,
+    let header = batch_exec::BatchHeader {
+        kind,
+        using: &UsingClause::default(),
+        ctx: EvalContext {
+            binds: &[],
             now_micros: now,
-        };
-        let plan = plan_modification(node, &item.statement, item.keyspace.as_deref())?;
-        planned.push((plan, ctx));
-    }
-    run_batch(node, planned.into_iter(), params).await
-}
-
-/// Commits a batch's planned statements in one storage transaction, or as one lightweight
-/// transaction when any of them has conditions.
-async fn run_batch<'a>(
-    node: &Arc<Node>,
-    planned: impl Iterator<Item = (modify_plan::ModifyPlan, EvalContext<'a>)>,
-    params: &QueryParameters,
-) -> CqlResult<ResultBody> {
-    let planned: Vec<_> = planned.collect();
-    if planned.iter().any(|(plan, _)| plan.conditions.is_some()) {
-        let items: Vec<cas::CasItem<'_>> = planned
-            .into_iter()
-            .map(|(plan, ctx)| cas::CasItem { plan, ctx })
-            .collect();
-        return cas::execute(node, &items, params, true).await;
-    }
-    cas::check_write_consistency(params)?;
-    let mut writes = WriteBatch::default();
-    for (plan, ctx) in &planned {
-        modify::build_writes(node, plan, params, ctx, &mut writes)?;
-    }
-    modify::submit(node, writes).await?;
-    Ok(ResultBody::Void)
+        },
+    };
+    let entries: Vec<batch_exec::Entry<'_>> = items
+        .iter()
+        .map(|item| batch_exec::Entry {
+            statement: &item.statement,
+            keyspace: item.keyspace.as_deref(),
+            ctx: EvalContext {
+                binds: &item.values,
+                now_micros: now,
+            },
+        })
+        .collect();
+    batch_exec::run(node, &header, &entries, params).await
 }
 
 fn plan_modification(

@@ -193,6 +193,15 @@ pub fn build_writes(
         };
         return range_deletes(def, pk_values, range, deletion, ctx, out);
     }
+    if crate::planner::counters::is_counter_table(def) && !plan.operations.is_empty() {
+        let counters = super::counters::CounterStatement {
+            def,
+            operations: &plan.operations,
+            timestamp,
+            now_seconds,
+        };
+        return counters.writes(pk_values, ck_values, ctx, out);
+    }
     let writer = CellWriter {
         node,
         ctx,

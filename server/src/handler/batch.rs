@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use cql::frame::request::{Batch, BatchQuery, QueryParameters};
 use cql::frame::response::Response;
+use cql::statement::ast::BatchKind;
 
 use super::{check_value_count, Reply};
 use crate::error::{CqlError, CqlResult};
@@ -56,6 +57,13 @@ pub(super) async fn handle(
             keyspace: statement_keyspace,
         });
     }
-    let result = executor::execute_batch(node, &items, &params).await?;
+    let kind = if batch.is_counter() {
+        BatchKind::Counter
+    } else if batch.is_logged() {
+        BatchKind::Logged
+    } else {
+        BatchKind::Unlogged
+    };
+    let result = executor::execute_batch(node, kind, &items, &params).await?;
     Ok(Reply::new(Response::Result(result)))
 }

@@ -68,13 +68,23 @@ pub async fn handle(
             "Unexpected message {}, expecting STARTUP or OPTIONS",
             opcode_name(&other)
         ))),
-        Request::Query(query) => query::handle(node, session, query).await,
+        Request::Query(query) => with_warnings(query::handle(node, session, query)).await,
         Request::Prepare(prepare) => prepare::handle(node, session, &prepare),
-        Request::Execute(execute) => execute::handle(node, session, execute).await,
-        Request::Batch(batch) => batch::handle(node, session, batch).await,
+        Request::Execute(execute) => with_warnings(execute::handle(node, session, execute)).await,
+        Request::Batch(batch) => with_warnings(batch::handle(node, session, batch)).await,
         Request::Register(register) => Ok(register::handle(session, &register)),
         Request::AuthResponse(_) => auth::handle(),
     }
+}
+
+/// Runs a request, attaching the warnings its execution added ([`crate::warnings`]).
+async fn with_warnings(
+    request: impl std::future::Future<Output = CqlResult<Reply>>,
+) -> CqlResult<Reply> {
+    let (reply, warnings) = crate::warnings::collect(request).await;
+    let mut reply = reply?;
+    reply.warnings.extend(warnings);
+    Ok(reply)
 }
 
 /// Orders bound values by marker index, resolving names (flag 0x40) against the markers'

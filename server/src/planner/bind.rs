@@ -392,6 +392,45 @@ pub fn bind_info(
         // Still compute pk indexes? With no markers there are none to report.
         return Ok(BindInfo::default());
     }
+    let (specs, pk_markers) = match statement {
+        Statement::Batch(batch) => {
+            crate::planner::batch_bind::collect(schema, batch, bind_count, session_keyspace)?
+        }
+        _ => collect(schema, statement, bind_count, session_keyspace)?,
+    };
+    let mut complete = Vec::with_capacity(bind_count);
+    for (i, spec) in specs.into_iter().enumerate() {
+        match spec {
+            Some(spec) => complete.push(spec),
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "Bind marker {i} is in a position this server cannot prepare yet"
+                )))
+            }
+        }
+    }
+    let pk_indexes = if pk_markers.iter().all(Option::is_some) {
+        pk_markers.into_iter().flatten().collect()
+    } else {
+        Vec::new()
+    };
+    Ok(BindInfo {
+        specs: complete,
+        pk_indexes,
+    })
+}
+
+/// Marker receivers found in one statement (`None` where it has none), and the marker of
+/// each partition key column given by `=`.
+pub(crate) type PartialSpecs = (Vec<Option<ColumnSpec>>, Vec<Option<u16>>);
+
+/// The receivers of the markers of one SELECT, INSERT, UPDATE or DELETE.
+pub(crate) fn collect(
+    schema: &Schema,
+    statement: &Statement,
+    bind_count: usize,
+    session_keyspace: Option<&str>,
+) -> CqlResult<PartialSpecs> {
     let table_name =
         match statement {
             Statement::Select(s) => &s.table,
@@ -504,21 +543,5 @@ pub fn bind_info(
     if let Some(err) = c.error {
         return Err(err);
     }
-    let mut specs = Vec::with_capacity(bind_count);
-    for (i, spec) in c.specs.into_iter().enumerate() {
-        match spec {
-            Some(spec) => specs.push(spec),
-            None => {
-                return Err(CqlError::invalid(format!(
-                    "Bind marker {i} is in a position this server cannot prepare yet"
-                )))
-            }
-        }
-    }
-    let pk_indexes = if c.pk_markers.iter().all(Option::is_some) {
-        c.pk_markers.into_iter().flatten().collect()
-    } else {
-        Vec::new()
-    };
-    Ok(BindInfo { specs, pk_indexes })
+    Ok((c.specs, c.pk_markers))
 }

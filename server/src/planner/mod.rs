@@ -2,9 +2,11 @@
 //! Plans keep their value terms unevaluated (bind markers included) so a prepared statement
 //! is planned against the schema and evaluated per execution.
 
+pub mod batch_bind;
 pub mod bind;
 pub mod clustering;
 pub mod conditions;
+pub mod counters;
 pub mod ddl;
 pub mod grouping;
 pub mod modify;
@@ -71,4 +73,4 @@ pub fn column_index(table: &TableDef, ident: &Ident) -> CqlResult<usize> {
 }
 
 #[cfg(test)]
-mod select_tests;
+pub(crate) mod select_tests;

@@ -282,6 +282,7 @@ pub fn plan_update(
         &stmt.using,
     )?;
     let def = &table.def;
+    crate::planner::counters::check_using(def, &stmt.using)?;
     let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
     let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
     let operations = stmt
@@ -321,6 +322,7 @@ pub fn plan_delete(
         &stmt.using,
     )?;
     let def = &table.def;
+    crate::planner::counters::check_using(def, &stmt.using)?;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
     let multi: Vec<&Relation> = rest
         .iter()

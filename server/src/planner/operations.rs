@@ -105,18 +105,28 @@ pub fn plan_assignment(def: &TableDef, assignment: &Assignment) -> CqlResult<Col
     };
     let (column, op) = match assignment {
         Assignment::Set { column, value } => {
-            (column_of(def, column)?, Operation::Set(value.clone()))
+            let i = column_of(def, column)?;
+            if def.columns[i].ty.is_counter() {
+                return Err(crate::planner::counters::set_refused(&column.name));
+            }
+            (i, Operation::Set(value.clone()))
         }
         Assignment::Modify { column, op, value } => {
             let i = column_of(def, column)?;
             let ty = &def.columns[i].ty;
             if !ty.is_collection() {
-                if ty.is_counter() {
-                    return Err(CqlError::invalid(
-                        "Counter updates are not supported by this server yet",
-                    ));
-                }
-                return Err(invalid("non counter column", column));
+                // A counter's `+`/`-` is an increment/decrement (applied as a delta).
+                return match op {
+                    ArithOp::Add if ty.is_counter() => Ok(ColumnOperation {
+                        column: i,
+                        op: Operation::Add(value.clone()),
+                    }),
+                    ArithOp::Sub if ty.is_counter() => Ok(ColumnOperation {
+                        column: i,
+                        op: Operation::Remove(value.clone()),
+                    }),
+                    _ => Err(invalid("non counter column", column)),
+                };
             }
             if !ty.is_multi_cell() {
                 return Err(invalid("frozen collection column", column));

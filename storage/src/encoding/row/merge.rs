@@ -14,8 +14,8 @@ use super::{Cell, CellValue, DeletionTime, Liveness, StoredRow};
 ///   and a path-less tombstone of a column (a non-frozen collection's or UDT's complex
 ///   deletion) removes that column's element cells with timestamp <= its own.
 ///
-/// The result is the same whichever argument is the existing row. Counter cells are not
-/// merged here (they need context merging; counters come later).
+/// The result is the same whichever argument is the existing row. Counter sums are changed by
+/// `crate::counter` (deltas), never by this merge.
 pub fn merge(existing: StoredRow, update: StoredRow) -> StoredRow {
     let deletion = pick(existing.deletion, update.deletion, deletion_supersedes);
     let liveness = pick(existing.liveness, update.liveness, liveness_supersedes);

@@ -1,0 +1,71 @@
+//! Consistency levels on one node: every level is accepted and honoured trivially (one
+//! replica holds everything), except the combinations Cassandra refuses whatever the
+//! cluster (`ConsistencyLevel.validateForRead`, `validateCounterForWrite`).
+
+use crate::error::{CqlError, CqlResult};
+
+/// `ANY` (protocol code 0x0000).
+pub const ANY: u16 = 0x0000;
+/// `SERIAL` (protocol code 0x0008).
+pub const SERIAL: u16 = 0x0008;
+/// `LOCAL_SERIAL` (protocol code 0x0009).
+pub const LOCAL_SERIAL: u16 = 0x0009;
+
+/// A read (SELECT) at `consistency`.
+pub fn check_read(consistency: u16) -> CqlResult<()> {
+    if consistency == ANY {
+        return Err(CqlError::invalid(
+            "ANY ConsistencyLevel is only supported for writes",
+        ));
+    }
+    Ok(())
+}
+
+/// A write to the counter table `table` at `consistency`.
+pub fn check_counter_write(consistency: u16, table: &str) -> CqlResult<()> {
+    if consistency == ANY {
+        return Err(CqlError::invalid(format!(
+            "Consistency level ANY is not yet supported for counter table {table}"
+        )));
+    }
+    if consistency == SERIAL || consistency == LOCAL_SERIAL {
+        return Err(CqlError::invalid(
+            "Counter operations are inherently non-serializable",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE: u16 = 0x0001;
+    const QUORUM: u16 = 0x0004;
+
+    #[test]
+    fn reads_refuse_only_any() {
+        assert_eq!(
+            check_read(ANY).unwrap_err().to_string(),
+            "ANY ConsistencyLevel is only supported for writes"
+        );
+        for cl in [ONE, QUORUM, SERIAL, LOCAL_SERIAL] {
+            assert!(check_read(cl).is_ok(), "{cl}");
+        }
+    }
+
+    #[test]
+    fn counter_writes_refuse_any_and_serial_levels() {
+        assert_eq!(
+            check_counter_write(ANY, "hits").unwrap_err().to_string(),
+            "Consistency level ANY is not yet supported for counter table hits"
+        );
+        for cl in [SERIAL, LOCAL_SERIAL] {
+            assert_eq!(
+                check_counter_write(cl, "hits").unwrap_err().to_string(),
+                "Counter operations are inherently non-serializable"
+            );
+        }
+        assert!(check_counter_write(QUORUM, "hits").is_ok());
+    }
+}

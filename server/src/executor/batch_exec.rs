@@ -1,0 +1,109 @@
+//! Runs the statements of a batch (a BATCH message or `BEGIN ... APPLY BATCH` text): plans
+//! them, checks Cassandra's batch rules, gives every statement without its own timestamp the
+//! batch's one, builds all their writes into one storage request, checks the batch's size
+//! (warning or refusing as Cassandra does) and commits it.
+
+use cql::frame::request::QueryParameters;
+use cql::frame::response::ResultBody;
+use cql::statement::ast::{BatchKind, Statement, UsingClause};
+use cql::types::ColumnType;
+use storage::WriteBatch;
+
+use super::batch_rules::{self, StatementTraits};
+use super::batch_size::{Footprint, Mark};
+use super::modify;
+use crate::error::{CqlError, CqlResult};
+use crate::node::Node;
+use crate::planner::counters::is_counter_table;
+use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+
+/// One statement of a batch, with its own bound values and keyspace.
+pub(crate) struct Entry<'a> {
+    pub(crate) statement: &'a Statement,
+    pub(crate) keyspace: Option<&'a str>,
+    pub(crate) ctx: EvalContext<'a>,
+}
+
+/// The batch around the entries: its kind and `USING` clause (evaluated with `ctx`).
+pub(crate) struct BatchHeader<'a> {
+    pub(crate) kind: BatchKind,
+    pub(crate) using: &'a UsingClause,
+    pub(crate) ctx: EvalContext<'a>,
+}
+
+/// Plans, checks, builds and commits the batch; its warnings go to the client
+/// ([`crate::warnings`]).
+pub(crate) async fn run(
+    node: &std::sync::Arc<Node>,
+    header: &BatchHeader<'_>,
+    entries: &[Entry<'_>],
+    params: &QueryParameters,
+) -> CqlResult<ResultBody> {
+    let plans = entries
+        .iter()
+        .map(|e| super::plan_modification(node, e.statement, e.keyspace))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let traits: Vec<StatementTraits> = plans
+        .iter()
+        .map(|p| StatementTraits {
+            is_counter: is_counter_table(&p.table.def),
+            has_timestamp: p.using.timestamp.is_some(),
+        })
+        .collect();
+    batch_rules::validate(header.kind, header.using, &traits)?;
+    if plans.iter().any(|p| p.conditions.is_some()) {
+        let items: Vec<super::cas::CasItem<'_>> = plans
+            .into_iter()
+            .zip(entries)
+            .map(|(plan, entry)| super::cas::CasItem {
+                plan,
+                ctx: entry.ctx,
+            })
+            .collect();
+        return super::cas::execute(node, &items, params, true).await;
+    }
+    super::cas::check_write_consistency(params)?;
+    let params = QueryParameters {
+        default_timestamp: Some(batch_timestamp(node, header, params)?),
+        ..params.clone()
+    };
+    let mut writes = WriteBatch::default();
+    let mut footprint = Footprint::default();
+    for (plan, entry) in plans.iter().zip(entries) {
+        let mark = Mark::of(&writes);
+        modify::build_writes(node, plan, &params, &entry.ctx, &mut writes)?;
+        footprint.add(&plan.table.def, &writes, mark)?;
+    }
+    let warnings = footprint.verdict(header.kind)?;
+    modify::submit(node, writes).await?;
+    for warning in warnings {
+        crate::warnings::warn(warning);
+    }
+    Ok(ResultBody::Void)
+}
+
+/// `USING TIMESTAMP` of the batch, else the request's default timestamp, else the clock.
+fn batch_timestamp(
+    node: &Node,
+    header: &BatchHeader<'_>,
+    params: &QueryParameters,
+) -> CqlResult<i64> {
+    if let Some(term) = &header.using.timestamp {
+        let receiver = Receiver {
+            name: "[timestamp]",
+            ty: &ColumnType::Bigint,
+        };
+        match evaluate(term, receiver, &header.ctx)? {
+            Evaluated::Value(bytes) => {
+                let raw = <[u8; 8]>::try_from(bytes.as_ref())
+                    .map_err(|_| CqlError::invalid("Invalid value for [timestamp]"))?;
+                return Ok(i64::from_be_bytes(raw));
+            }
+            Evaluated::Null => return Err(CqlError::invalid("Invalid null value of timestamp")),
+            Evaluated::Unset => {}
+        }
+    }
+    Ok(params
+        .default_timestamp
+        .unwrap_or_else(|| node.next_timestamp()))
+}
