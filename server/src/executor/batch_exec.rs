@@ -52,6 +52,11 @@ pub(crate) async fn run(
         .collect();
     batch_rules::validate(header.kind, header.using, &traits)?;
     if plans.iter().any(|p| p.conditions.is_some()) {
+        if header.using.timestamp.is_some() {
+            return Err(CqlError::invalid(
+                "Cannot provide custom timestamp for conditional BATCH",
+            ));
+        }
         let items: Vec<super::cas::CasItem<'_>> = plans
             .into_iter()
             .zip(entries)
