@@ -379,10 +379,11 @@ pub fn plan_delete(
         .collect::<CqlResult<Vec<_>>>()?;
     let statics_only = !columns.is_empty()
         && conditions::static_only(def, static_only(def, &columns), &columns, &cas);
-    let restricted = def
-        .clustering_key
-        .iter()
-        .any(|&i| by_column[i].is_restricted());
+    let restricted = !multi.is_empty()
+        || def
+            .clustering_key
+            .iter()
+            .any(|&i| by_column[i].is_restricted());
     conditions::check_static_only_restrictions("DELETE", statics_only, restricted)?;
     let whole_partition = range.slice.is_none() && range.prefix.is_empty();
     let (kind, clustering_key, range) = if statics_only && whole_partition {
