@@ -172,6 +172,12 @@ mod tests {
         }
     }
 
+    /// Applies `Add(delta)` to `column` at `timestamp`, under range deletion `covered_at`.
+    fn add(row: &mut StoredRow, column: u32, timestamp: i64, delta: i64, covered_at: Option<i64>) {
+        let change = CounterChange::Add(delta);
+        apply(row, &write(ColumnId(column), timestamp, change), covered_at).unwrap();
+    }
+
     fn value(row: &StoredRow, column: ColumnId) -> Option<i64> {
         row.cell(column)
             .filter(|c| !c.is_tombstone())
@@ -181,24 +187,9 @@ mod tests {
     #[test]
     fn increments_sum_and_keep_the_highest_timestamp() {
         let mut row = StoredRow::default();
-        apply(
-            &mut row,
-            &write(ColumnId(3), 10, CounterChange::Add(5)),
-            None,
-        )
-        .unwrap();
-        apply(
-            &mut row,
-            &write(ColumnId(3), 8, CounterChange::Add(-7)),
-            None,
-        )
-        .unwrap();
-        apply(
-            &mut row,
-            &write(ColumnId(1), 9, CounterChange::Add(1)),
-            None,
-        )
-        .unwrap();
+        add(&mut row, 3, 10, 5, None);
+        add(&mut row, 3, 8, -7, None);
+        add(&mut row, 1, 9, 1, None);
         assert_eq!(value(&row, ColumnId(3)), Some(-2));
         assert_eq!(row.cell(ColumnId(3)).unwrap().timestamp, 10);
         assert_eq!(value(&row, ColumnId(1)), Some(1));
@@ -209,40 +200,20 @@ mod tests {
     #[test]
     fn sums_wrap_like_java_longs() {
         let mut row = StoredRow::default();
-        apply(
-            &mut row,
-            &write(ColumnId(1), 1, CounterChange::Add(i64::MAX)),
-            None,
-        )
-        .unwrap();
-        apply(
-            &mut row,
-            &write(ColumnId(1), 2, CounterChange::Add(1)),
-            None,
-        )
-        .unwrap();
+        add(&mut row, 1, 1, i64::MAX, None);
+        add(&mut row, 1, 2, 1, None);
         assert_eq!(value(&row, ColumnId(1)), Some(i64::MIN));
     }
 
     #[test]
     fn a_deleted_counter_ignores_later_increments() {
         let mut row = StoredRow::default();
-        apply(
-            &mut row,
-            &write(ColumnId(1), 1, CounterChange::Add(4)),
-            None,
-        )
-        .unwrap();
+        add(&mut row, 1, 1, 4, None);
         let delete = CounterChange::Delete {
             local_deletion_seconds: 0,
         };
         apply(&mut row, &write(ColumnId(1), 2, delete), None).unwrap();
-        apply(
-            &mut row,
-            &write(ColumnId(1), 3, CounterChange::Add(1)),
-            None,
-        )
-        .unwrap();
+        add(&mut row, 1, 3, 1, None);
         assert!(row.cell(ColumnId(1)).unwrap().is_tombstone());
         assert_eq!(value(&row, ColumnId(1)), None);
     }
@@ -260,41 +231,21 @@ mod tests {
             }),
             ..StoredRow::default()
         };
-        apply(
-            &mut row,
-            &write(ColumnId(1), 6, CounterChange::Add(100)),
-            None,
-        )
-        .unwrap();
+        add(&mut row, 1, 6, 100, None);
         assert_eq!(
             value(&row, ColumnId(1)),
             Some(9),
             "an increment at the deletion is shadowed"
         );
-        apply(
-            &mut row,
-            &write(ColumnId(1), 7, CounterChange::Add(2)),
-            None,
-        )
-        .unwrap();
+        add(&mut row, 1, 7, 2, None);
         assert_eq!(value(&row, ColumnId(1)), Some(2));
     }
 
     #[test]
     fn a_range_tombstone_shadows_the_old_sum() {
         let mut row = StoredRow::default();
-        apply(
-            &mut row,
-            &write(ColumnId(1), 1, CounterChange::Add(4)),
-            None,
-        )
-        .unwrap();
-        apply(
-            &mut row,
-            &write(ColumnId(1), 3, CounterChange::Add(1)),
-            Some(2),
-        )
-        .unwrap();
+        add(&mut row, 1, 1, 4, None);
+        add(&mut row, 1, 3, 1, Some(2));
         assert_eq!(value(&row, ColumnId(1)), Some(1));
     }
 

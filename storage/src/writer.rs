@@ -200,15 +200,21 @@ impl Writer {
         result
     }
 
-    /// Runs one purge chunk in its own transaction (durable in `Batch` mode).
-    fn purge(&mut self, request: &PurgeRequest) -> Result<PurgeProgress, StorageError> {
-        let durable = self.options.sync == SyncMode::Batch;
+    /// A write transaction that is fsync'd at commit when `durable`.
+    fn begin(&self, durable: bool) -> Result<redb::WriteTransaction, StorageError> {
         let mut txn = self.db.begin_write()?;
         txn.set_durability(if durable {
             Durability::Immediate
         } else {
             Durability::None
         })?;
+        Ok(txn)
+    }
+
+    /// Runs one purge chunk in its own transaction (durable in `Batch` mode).
+    fn purge(&mut self, request: &PurgeRequest) -> Result<PurgeProgress, StorageError> {
+        let durable = self.options.sync == SyncMode::Batch;
+        let txn = self.begin(durable)?;
         let progress = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
         if durable {
@@ -225,12 +231,7 @@ impl Writer {
         batches: &[&WriteBatch],
         durable: bool,
     ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
-        let mut txn = self.db.begin_write()?;
-        txn.set_durability(if durable {
-            Durability::Immediate
-        } else {
-            Durability::None
-        })?;
+        let txn = self.begin(durable)?;
         let mut results = Vec::with_capacity(batches.len());
         for batch in batches {
             match apply(&txn, &mut self.live_tables, batch) {

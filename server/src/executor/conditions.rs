@@ -12,7 +12,7 @@ use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::multicell;
-use crate::planner::conditions::{operator_text, Access, ColumnCondition, ConditionValues};
+use crate::planner::conditions::{Access, ColumnCondition, ConditionValues};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 const UNSET: &str = "Invalid 'unset' value in condition";
@@ -111,7 +111,7 @@ fn satisfied(op: Operator, order: Ordering) -> bool {
 fn null_comparison(op: Operator) -> CqlError {
     CqlError::invalid(format!(
         "Invalid comparison with null for operator \"{}\"",
-        operator_text(op)
+        op
     ))
 }
 

@@ -225,7 +225,7 @@ fn check_operator(def: &TableDef, condition: &ColumnCondition) -> CqlResult<()> 
         Operator::NotIn | Operator::Like | Operator::IsNot => {
             return Err(CqlError::Syntax(format!(
                 "Unsupported operator {} in a condition",
-                operator_text(op)
+                op
             )))
         }
     }
@@ -246,10 +246,7 @@ fn check_operator(def: &TableDef, condition: &ColumnCondition) -> CqlResult<()> 
             Some(what) => {
                 format!("Slice conditions are not supported on {what} containing durations")
             }
-            None => format!(
-                "Slice conditions ( {} ) are not supported on durations",
-                operator_text(op)
-            ),
+            None => format!("Slice conditions ( {} ) are not supported on durations", op),
         }));
     }
     let receiver = match &condition.access {
@@ -287,24 +284,6 @@ fn condition_target_type(def: &TableDef, condition: &ColumnCondition) -> ColumnT
         ..condition.clone()
     };
     plain.value_type(def)
-}
-
-/// Cassandra's text of an operator (`Operator.toString`).
-pub fn operator_text(op: Operator) -> &'static str {
-    match op {
-        Operator::Eq => "=",
-        Operator::Lt => "<",
-        Operator::Lte => "<=",
-        Operator::Gt => ">",
-        Operator::Gte => ">=",
-        Operator::Neq => "!=",
-        Operator::In => "IN",
-        Operator::NotIn => "NOT IN",
-        Operator::Contains => "CONTAINS",
-        Operator::ContainsKey => "CONTAINS KEY",
-        Operator::Like => "LIKE",
-        Operator::IsNot => "IS NOT",
-    }
 }
 
 /// Plans the `IF` clause of an UPDATE/DELETE and checks it against the statement
