@@ -9,6 +9,7 @@
 //! - `mutation`: write requests ([`WriteBatch`], [`RowWrite`], [`CatalogOp`]).
 //! - `writer`: the single writer thread and group commit.
 //! - `read`: [`Snapshot`] point reads and range scans.
+//! - [`index`]: secondary-index entries, maintained in the base write's transaction.
 //! - `tables`: every redb table definition.
 //! - `error`: [`StorageError`].
 //!
@@ -19,17 +20,20 @@ pub mod catalog;
 mod db;
 pub mod encoding;
 mod error;
+pub mod index;
 mod mutation;
 mod read;
 mod tables;
 mod writer;
 
 #[cfg(test)]
+mod index_tests;
+#[cfg(test)]
 mod store_tests;
 
 pub use catalog::{
     references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
-    DroppedColumn, KeyspaceDef, TableDef, TableParams, UserTypeDef,
+    DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, TableDef, TableParams, UserTypeDef,
 };
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};
