@@ -12,6 +12,7 @@ use tracing::info;
 use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
+use crate::executor::index_ddl;
 use crate::executor::modify::submit;
 use crate::executor::user_types;
 use crate::node::{now_micros, Node};
@@ -149,6 +150,10 @@ pub async fn execute(
             }
         }
         Statement::AlterTable(stmt) => alter_table(current, stmt, session_keyspace)?,
+        Statement::CreateIndex(stmt) => index_ddl::create_index(current, stmt, session_keyspace)?,
+        Statement::DropIndex { name, if_exists } => {
+            index_ddl::drop_index(current, name, *if_exists, session_keyspace)?
+        }
         Statement::CreateType(stmt) => user_types::create_type(current, stmt, session_keyspace)?,
         Statement::AlterType(stmt) => user_types::alter_type(current, stmt, session_keyspace)?,
         Statement::DropType { name, if_exists } => {
@@ -264,7 +269,11 @@ fn create_table(
     Ok(Some(put_table(current, def, SchemaChangeType::Created)))
 }
 
-fn put_table(current: &Catalog, def: storage::TableDef, change: SchemaChangeType) -> Change {
+pub(crate) fn put_table(
+    current: &Catalog,
+    def: storage::TableDef,
+    change: SchemaChangeType,
+) -> Change {
     let def = Arc::new(def);
     let mut catalog = current.clone();
     if let Some(ks) = catalog.keyspaces.get_mut(&def.keyspace) {

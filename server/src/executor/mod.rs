@@ -3,7 +3,10 @@
 
 mod aggregate;
 mod clustering;
+mod collection_filter;
 pub mod ddl;
+mod index_ddl;
+mod index_scan;
 mod keys;
 pub mod modify;
 mod multicell;

@@ -14,6 +14,8 @@ use storage::{RangeTombstone, TableDef};
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::clustering;
+use crate::executor::collection_filter;
+use crate::executor::index_scan;
 use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
@@ -34,6 +36,8 @@ use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 struct BoundFilter {
     column: usize,
     checks: Vec<(Operator, Vec<Bytes>)>,
+    /// `m[key] = value` checks.
+    elements: Vec<(Bytes, Bytes)>,
 }
 
 /// Everything the blocking scan needs, with all terms evaluated.
@@ -50,6 +54,8 @@ struct BoundSelect {
     skip_metadata: bool,
     /// The request's clock, for functions in the selectors.
     call: CallContext,
+    /// The secondary-index lookup that narrows `ranges` to candidate rows.
+    index: Option<index_scan::BoundIndex>,
 }
 
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
@@ -154,7 +160,9 @@ fn bind(
         Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
         _ => None,
     };
+    let index = index_scan::bind(&def, &plan, ctx)?;
     Ok(BoundSelect {
+        index,
         plan,
         ranges,
         filters,
@@ -367,6 +375,17 @@ fn bind_filter(
         }
     };
     let mut checks = Vec::new();
+    let (key_ty, value_ty) = index_scan::element_types(&col.ty);
+    let elements = r
+        .elements
+        .iter()
+        .map(|(key, value)| {
+            Ok((
+                index_scan::operand(key, &col.name, key_ty, ctx)?,
+                index_scan::operand(value, &col.name, value_ty, ctx)?,
+            ))
+        })
+        .collect::<CqlResult<Vec<_>>>()?;
     if let Some(set) = &r.eq {
         let values = keys::key_values(set, def, column, ctx)?;
         checks.push((Operator::In, values));
@@ -394,6 +413,14 @@ fn bind_filter(
     for (op, term) in &r.other {
         match op {
             Operator::Neq => checks.push((Operator::Neq, vec![value(term)?])),
+            Operator::Contains => checks.push((
+                Operator::Contains,
+                vec![index_scan::operand(term, &col.name, value_ty, ctx)?],
+            )),
+            Operator::ContainsKey => checks.push((
+                Operator::ContainsKey,
+                vec![index_scan::operand(term, &col.name, key_ty, ctx)?],
+            )),
             other => {
                 return Err(CqlError::invalid(format!(
                     "Filtering with {other:?} is not supported yet"
@@ -401,12 +428,19 @@ fn bind_filter(
             }
         }
     }
-    Ok(BoundFilter { column, checks })
+    Ok(BoundFilter {
+        column,
+        checks,
+        elements,
+    })
 }
 
 fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     let ty = &def.columns[filter.column].ty;
     let Some(value) = value else { return false };
+    if !collection_filter::passes(ty, value, &filter.checks, &filter.elements) {
+        return false;
+    }
     filter.checks.iter().all(|(op, operands)| {
         let cmp = |b: &Bytes| ordering::compare(ty, value, b);
         match op {
@@ -416,6 +450,7 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
             Operator::Lt => cmp(&operands[0]) == Ordering::Less,
             Operator::Lte => cmp(&operands[0]) != Ordering::Greater,
             Operator::Neq => cmp(&operands[0]) != Ordering::Equal,
+            Operator::Contains | Operator::ContainsKey => true,
             _ => false,
         }
     })
@@ -480,19 +515,29 @@ fn run(
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     // A resumed read starts in the range holding the last key returned: ranges follow the
     // read order (IN partitions by key value), which is not the storage key order.
+    let ranges = match &bound.index {
+        Some(index) => index_scan::candidate_ranges(&source, index, &bound.ranges)?,
+        None => bound.ranges.clone(),
+    };
     let (first, resume_key) = match &bound.paging {
         Some(state) => {
-            let index = bound
-                .ranges
+            let index = ranges
                 .iter()
                 .position(|r| within(&state.last_key, r))
-                .unwrap_or(bound.ranges.len());
+                .or_else(|| {
+                    // An index candidate deleted since the last page: resume at the next.
+                    ranges.iter().position(|r| match &r.0 {
+                        Bound::Included(start) => start.as_slice() > state.last_key.as_slice(),
+                        _ => false,
+                    })
+                })
+                .unwrap_or(ranges.len());
             (index, Some(state.last_key.as_slice()))
         }
         None => (0, None),
     };
     let mut stopped = false;
-    'ranges: for (index, range) in bound.ranges.iter().enumerate().skip(first) {
+    'ranges: for (index, range) in ranges.iter().enumerate().skip(first) {
         let mut range = match resume_key {
             Some(after) if index == first => match narrow(range.clone(), after, reversed) {
                 Some(r) => r,

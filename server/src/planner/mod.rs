@@ -6,6 +6,7 @@ pub mod bind;
 pub mod clustering;
 pub mod ddl;
 pub mod grouping;
+pub mod index_choice;
 pub mod modify;
 pub mod operations;
 pub mod options;

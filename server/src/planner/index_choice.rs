@@ -1,0 +1,133 @@
+//! Which secondary index a SELECT reads, and whether the rest of its WHERE clause still
+//! needs ALLOW FILTERING (Cassandra's `StatementRestrictions`: an index serves one
+//! restriction; any other restriction evaluated row by row means filtering).
+
+use cql::statement::ast::{Operator, Term};
+use storage::{ColumnKind, IndexDef, IndexTargetKind, TableDef};
+use uuid::Uuid;
+
+use crate::planner::restrictions::{ColumnRestriction, ValueSet};
+
+/// The index a SELECT reads and the value it looks up.
+#[derive(Debug, Clone)]
+pub struct IndexUse {
+    /// The index name (printed in the plan).
+    pub name: String,
+    /// The index id (names its entry table).
+    pub id: Uuid,
+    /// The indexed column, by position in `TableDef::columns`.
+    pub column: usize,
+    /// What the index covers.
+    pub target: IndexTargetKind,
+    /// The looked-up value: the column value, the element, the map key (`CONTAINS KEY`), or
+    /// the map key for `m[k] = v`.
+    pub value: Term,
+    /// For `m[k] = v` on an `entries()` index: `v`.
+    pub entry_value: Option<Term>,
+    /// Whether the index has entries to read; an index on a key column has none, and its
+    /// queries read the base table and filter.
+    pub has_entries: bool,
+}
+
+/// The first restriction (in column order) an index can serve.
+pub(crate) fn choose(def: &TableDef, by_column: &[ColumnRestriction]) -> Option<IndexUse> {
+    for (column, restriction) in by_column.iter().enumerate() {
+        if !restriction.is_restricted() {
+            continue;
+        }
+        for index in def.indexes.iter() {
+            let Some(col) = def.column_by_id(index.column) else {
+                continue;
+            };
+            if col.name != def.columns[column].name {
+                continue;
+            }
+            if let Some(found) = serve(index, column, restriction) {
+                let has_entries = matches!(col.kind, ColumnKind::Regular | ColumnKind::Static);
+                return Some(IndexUse {
+                    has_entries,
+                    ..found
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The lookup `index` can do for `restriction`, if any.
+fn serve(index: &IndexDef, column: usize, restriction: &ColumnRestriction) -> Option<IndexUse> {
+    let found = |value: &Term, entry_value: Option<&Term>| IndexUse {
+        name: index.name.clone(),
+        id: index.id,
+        column,
+        target: index.target,
+        value: value.clone(),
+        entry_value: entry_value.cloned(),
+        has_entries: true,
+    };
+    match index.target {
+        IndexTargetKind::Simple | IndexTargetKind::Full => match &restriction.eq {
+            Some(ValueSet::Eq(term)) => Some(found(term, None)),
+            _ => None,
+        },
+        IndexTargetKind::Values => restriction
+            .other
+            .iter()
+            .find(|(op, _)| *op == Operator::Contains)
+            .map(|(_, term)| found(term, None)),
+        IndexTargetKind::Keys => restriction
+            .other
+            .iter()
+            .find(|(op, _)| *op == Operator::ContainsKey)
+            .map(|(_, term)| found(term, None)),
+        IndexTargetKind::Entries => restriction
+            .elements
+            .first()
+            .map(|(key, value)| found(key, Some(value))),
+    }
+}
+
+/// What the WHERE clause filters row by row, for the ALLOW FILTERING decision.
+#[derive(Debug, Default)]
+pub(crate) struct FilteringNeeds {
+    /// Partition-key columns restricted without selecting partitions.
+    pub partition_columns: usize,
+    /// Clustering restrictions that need filtering even within a partition.
+    pub clustering_intrinsic: bool,
+    /// Clustering restrictions that are filtering only because no partition is given.
+    pub clustering_without_partition: bool,
+    /// Regular and static columns restricted.
+    pub regular_columns: usize,
+    /// Restrictions beyond the first on the same column (`CONTAINS` twice, ...).
+    pub extra_on_one_column: bool,
+}
+
+impl FilteringNeeds {
+    /// Whether the query needs ALLOW FILTERING, reading `index` if any.
+    pub(crate) fn needs_filtering(&self, index: Option<&IndexUse>) -> bool {
+        match index {
+            None => {
+                self.partition_columns > 0
+                    || self.clustering_intrinsic
+                    || self.clustering_without_partition
+                    || self.regular_columns > 0
+            }
+            Some(_) => {
+                let evaluated = self.partition_columns
+                    + self.regular_columns
+                    + usize::from(self.clustering_intrinsic);
+                evaluated > 1 || self.extra_on_one_column
+            }
+        }
+    }
+}
+
+/// Whether `r` holds more than one relation (an index serves one).
+pub(crate) fn several_relations(r: &ColumnRestriction) -> bool {
+    let count = usize::from(r.eq.is_some())
+        + usize::from(r.lower.is_some())
+        + usize::from(r.upper.is_some())
+        + r.other.len()
+        + r.elements.len();
+    count > 1
+}
