@@ -308,3 +308,55 @@ async fn geminidb_secondary_index_on_orders() {
     .await;
     assert_eq!(mine, [(2,)]);
 }
+
+#[tokio::test]
+async fn built_indexes_dependent_columns_and_prepared_lookups() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(
+        &session,
+        "CREATE TABLE p (k int PRIMARY KEY, v int, m map<text, int>)",
+    )
+    .await;
+    run(&session, "CREATE INDEX ON p (v)").await;
+    run(&session, "CREATE INDEX ON p (keys(m))").await;
+    // Built at once, so listed in system."IndexInfo" (keyed by keyspace).
+    let built: Vec<(String,)> = query_rows(
+        &session,
+        "SELECT index_name FROM system.\"IndexInfo\" WHERE table_name = 'ks'",
+        &[],
+    )
+    .await;
+    assert_eq!(built, [("p_m_idx".to_string(),), ("p_v_idx".to_string(),)]);
+    let (code, message) = query_error(&session, "ALTER TABLE p DROP v").await;
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            DbError::Invalid,
+            "Cannot drop column v because it has dependent secondary indexes (p_v_idx)"
+        )
+    );
+
+    run(&session, "INSERT INTO p (k, v, m) VALUES (1, 5, {'a': 1})").await;
+    let by_value = session
+        .prepare("SELECT k FROM p WHERE v = ?")
+        .await
+        .unwrap();
+    let rows = session.execute_unpaged(&by_value, (5,)).await.unwrap();
+    let found: Vec<(i32,)> = rows
+        .into_rows_result()
+        .unwrap()
+        .rows::<(i32,)>()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(found, [(1,)]);
+    let by_key = session
+        .prepare("SELECT k FROM p WHERE m CONTAINS KEY ?")
+        .await
+        .unwrap();
+    let spec = by_key.get_variable_col_specs().get_by_index(0).unwrap();
+    assert_eq!(spec.name(), "key(m)");
+    let rows = session.execute_unpaged(&by_key, ("a",)).await.unwrap();
+    assert_eq!(rows.into_rows_result().unwrap().rows_num(), 1);
+}

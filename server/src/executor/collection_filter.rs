@@ -98,7 +98,10 @@ mod tests {
             value: Box::new(ColumnType::Text),
             frozen: false,
         };
-        let value = serialized(&[b"k", b"v"]);
+        // One entry: the count, then key and value.
+        let mut value = serialized(&[b"k", b"v"]).to_vec();
+        value[..4].copy_from_slice(&1i32.to_be_bytes());
+        let value = Bytes::from(value);
         assert!(passes(&map, &value, &contains("v"), &[]));
         assert!(!passes(&map, &value, &contains("k"), &[]));
         let key = vec![(Operator::ContainsKey, vec![text("k")])];

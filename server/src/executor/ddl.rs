@@ -354,7 +354,10 @@ fn alter_table(
                             ident.name
                         )))
                     }
-                    Some(_) => dropped.push(ident.name.clone()),
+                    Some(col) => {
+                        index_ddl::check_no_dependent_indexes(def, col)?;
+                        dropped.push(ident.name.clone())
+                    }
                 }
             }
             if dropped.is_empty() {

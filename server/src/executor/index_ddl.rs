@@ -168,6 +168,24 @@ pub(crate) fn drop_index(
     Ok(Some(put_table(current, def, SchemaChangeType::Updated)))
 }
 
+/// Cassandra's refusal to drop a column that an index depends on.
+pub(crate) fn check_no_dependent_indexes(table: &TableDef, column: &ColumnDef) -> CqlResult<()> {
+    let names: Vec<&str> = table
+        .indexes
+        .iter()
+        .filter(|i| i.column == column.id)
+        .map(|i| i.name.as_str())
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    Err(CqlError::invalid(format!(
+        "Cannot drop column {} because it has dependent secondary indexes ({})",
+        column.name,
+        names.join(", ")
+    )))
+}
+
 /// Whether any table of the keyspace has an index called `name`.
 fn has_index(ks: &KeyspaceDef, name: &str) -> bool {
     ks.tables.values().any(|t| t.index(name).is_some())

@@ -100,6 +100,9 @@ pub(crate) struct FilteringNeeds {
     pub regular_columns: usize,
     /// Restrictions beyond the first on the same column (`CONTAINS` twice, ...).
     pub extra_on_one_column: bool,
+    /// Other restricted columns that storage-attached indexes serve alongside the chosen
+    /// one (SAI intersects indexes instead of filtering).
+    pub also_indexed: usize,
 }
 
 impl FilteringNeeds {
@@ -113,13 +116,42 @@ impl FilteringNeeds {
                     || self.regular_columns > 0
             }
             Some(_) => {
+                // Clustering restrictions without a partition are checked row by row on
+                // the index's results: filtering.
                 let evaluated = self.partition_columns
-                    + self.regular_columns
-                    + usize::from(self.clustering_intrinsic);
+                    + self.regular_columns.saturating_sub(self.also_indexed)
+                    + usize::from(self.clustering_intrinsic || self.clustering_without_partition);
                 evaluated > 1 || self.extra_on_one_column
             }
         }
     }
+}
+
+/// How many restricted columns besides the chosen index's are served by storage-attached
+/// indexes too, when the chosen index is one (0 otherwise).
+pub(crate) fn also_indexed(
+    def: &TableDef,
+    by_column: &[ColumnRestriction],
+    chosen: &IndexUse,
+) -> usize {
+    let is_sai = |index: &IndexDef| index.custom_class.is_some();
+    if !def.indexes.iter().any(|i| i.id == chosen.id && is_sai(i)) {
+        return 0;
+    }
+    by_column
+        .iter()
+        .enumerate()
+        .filter(|(column, r)| *column != chosen.column && r.is_restricted())
+        .filter(|(column, r)| {
+            def.indexes.iter().any(|index| {
+                is_sai(index)
+                    && def
+                        .column_by_id(index.column)
+                        .is_some_and(|c| c.name == def.columns[*column].name)
+                    && serve(index, *column, r).is_some()
+            })
+        })
+        .count()
 }
 
 /// Whether `r` holds more than one relation (an index serves one).

@@ -171,7 +171,8 @@ pub fn plan_select(
         TableKind::User => index_choice::choose(def, &by_column),
         TableKind::Virtual => None,
     };
-    if index.is_some() {
+    if let Some(chosen) = &index {
+        needs.also_indexed = index_choice::also_indexed(def, &by_column, chosen);
         needs_filtering = needs.needs_filtering(index.as_ref());
     }
     if needs_filtering && !stmt.allow_filtering {

@@ -62,6 +62,25 @@ pub(crate) fn rows(schema: &Schema, table: &str, virtual_schema: bool) -> Vec<Na
     rows
 }
 
+/// `system."IndexInfo"`: one row per built index, keyed by keyspace (its `table_name`
+/// column holds the keyspace name, as in Cassandra). `CREATE INDEX` builds the index in the
+/// transaction that creates it, so every index is listed as soon as it exists.
+pub(crate) fn built_indexes(schema: &Schema) -> Vec<NamedRow> {
+    schema
+        .all_keyspaces()
+        .flat_map(|ks| ks.tables.values())
+        .flat_map(|t| {
+            t.indexes.iter().map(|index| {
+                vec![
+                    ("table_name", text(t.keyspace.clone())),
+                    ("index_name", text(index.name.clone())),
+                    ("value", None),
+                ]
+            })
+        })
+        .collect()
+}
+
 fn keyspace_row(ks: &KeyspaceDef) -> NamedRow {
     vec![
         ("keyspace_name", text(ks.name.clone())),
