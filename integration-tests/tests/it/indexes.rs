@@ -360,3 +360,38 @@ async fn built_indexes_dependent_columns_and_prepared_lookups() {
     let rows = session.execute_unpaged(&by_key, ("a",)).await.unwrap();
     assert_eq!(rows.into_rows_result().unwrap().rows_num(), 1);
 }
+
+#[tokio::test]
+async fn indexed_values_must_be_shorter_than_64_kib() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(
+        &session,
+        "CREATE TABLE big (k int PRIMARY KEY, v text, m map<text, text>)",
+    )
+    .await;
+    run(&session, "CREATE INDEX ON big (v)").await;
+    run(&session, "CREATE INDEX ON big (keys(m))").await;
+    let large = "x".repeat(65535);
+    let insert = format!("INSERT INTO big (k, v) VALUES (1, '{large}')");
+    let (code, message) = query_error(&session, &insert).await;
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            DbError::Invalid,
+            "Cannot index value of size 65535 for index big_v_idx on ks.big(v) (maximum allowed size=65535)"
+        )
+    );
+    let insert = format!("INSERT INTO big (k, m) VALUES (1, {{'{large}': 'a'}})");
+    let (code, _) = query_error(&session, &insert).await;
+    assert_eq!(code, DbError::Invalid);
+    // Just under the limit is fine, and nothing of the refused writes is stored.
+    let fits = "x".repeat(65534);
+    run(
+        &session,
+        &format!("INSERT INTO big (k, v) VALUES (2, '{fits}')"),
+    )
+    .await;
+    let keys: Vec<(i32,)> = query_rows(&session, "SELECT k FROM big", &[]).await;
+    assert_eq!(keys, [(2,)]);
+}

@@ -6,6 +6,7 @@ mod clustering;
 mod collection_filter;
 pub mod ddl;
 mod index_ddl;
+mod index_limits;
 mod index_scan;
 mod keys;
 pub mod modify;
