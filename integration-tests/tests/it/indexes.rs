@@ -395,3 +395,40 @@ async fn indexed_values_must_be_shorter_than_64_kib() {
     let keys: Vec<(i32,)> = query_rows(&session, "SELECT k FROM big", &[]).await;
     assert_eq!(keys, [(2,)]);
 }
+
+#[tokio::test]
+async fn describe_lists_indexes_after_their_table() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(&session, "CREATE INDEX ON t (v)").await;
+    run(
+        &session,
+        "CREATE CUSTOM INDEX s_sai ON t (s) USING 'StorageAttachedIndex'",
+    )
+    .await;
+    let index: Vec<(String, String, String, String)> =
+        query_rows(&session, "DESCRIBE INDEX t_v_idx", &[]).await;
+    assert_eq!(
+        index,
+        [(
+            "ks".to_string(),
+            "index".to_string(),
+            "t_v_idx".to_string(),
+            "CREATE INDEX t_v_idx ON ks.t (v);".to_string()
+        )]
+    );
+    let table: Vec<(String, String, String, String)> =
+        query_rows(&session, "DESCRIBE TABLE t", &[]).await;
+    let kinds: Vec<(&str, &str)> = table
+        .iter()
+        .map(|(_, kind, name, _)| (kind.as_str(), name.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("table", "t"), ("index", "t_v_idx"), ("index", "s_sai")]
+    );
+    assert_eq!(
+        table[2].3,
+        "CREATE CUSTOM INDEX s_sai ON ks.t (s) USING 'StorageAttachedIndex';"
+    );
+}
