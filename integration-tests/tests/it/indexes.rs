@@ -126,6 +126,17 @@ async fn static_and_clustering_column_indexes() {
         [(1, 1), (1, 2), (2, 1)]
     );
     assert_eq!(keys_where(&session, "c = 1").await, [(1, 1), (2, 1)]);
+
+    // A partition with only static content matches a static restriction, as Cassandra reads
+    // whole partitions when only static columns are restricted.
+    run(&session, "INSERT INTO t (k, s) VALUES (3, 9)").await;
+    let found: Vec<(i32,)> = query_rows(&session, "SELECT k FROM t WHERE s = 9", &[]).await;
+    assert_eq!(found, [(3,)]);
+    let filtered: Vec<(i32,)> =
+        query_rows(&session, "SELECT k FROM t WHERE s = 9 AND k = 3", &[]).await;
+    assert_eq!(filtered, [(3,)]);
+    run(&session, "DELETE FROM t WHERE k = 3").await;
+    assert!(keys_where(&session, "s = 9").await.is_empty());
 }
 
 #[tokio::test]

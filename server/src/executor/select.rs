@@ -503,13 +503,24 @@ fn run(
         resume,
         post_order,
     );
+    // Cassandra's `queriesFullPartitions`: restrictions on static and partition-key columns
+    // still read whole partitions; a static restriction also fetches the static row.
     let whole_partitions = plan.clustering.prefix.is_empty()
         && plan.clustering.slice.is_none()
-        && plan.filters.is_empty()
+        && plan.filters.iter().all(|(i, _)| {
+            matches!(
+                def.columns[*i].kind,
+                storage::ColumnKind::Static | storage::ColumnKind::PartitionKey
+            )
+        })
         && bound.tuple_check.is_none();
+    let filters_static = plan
+        .filters
+        .iter()
+        .any(|(i, _)| def.columns[*i].kind == storage::ColumnKind::Static);
     let static_only_rows = whole_partitions
         && def.has_static_columns()
-        && (plan.distinct || selects_static(&def, plan));
+        && (plan.distinct || filters_static || selects_static(&def, plan));
     let mut statics = PartitionStatics::new(&def, static_only_rows);
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
@@ -554,7 +565,12 @@ fn run(
                 let prefix = key.get(..partition_len).unwrap_or(&key);
                 let is_static = decoded.clustering.len() < def.clustering_key.len();
                 if partition_tombstones.0 != prefix {
-                    if let Some((static_key, row)) = statics.leave() {
+                    if let Some((static_key, row)) = statics.leave().filter(|(_, row)| {
+                        bound
+                            .filters
+                            .iter()
+                            .all(|f| passes(f, &def, row.value(&def, f.column)))
+                    }) {
                         if let Next::Stop = shaper.accept(&static_key, static_key.len(), &row)? {
                             stopped = true;
                             break 'ranges;
@@ -616,7 +632,12 @@ fn run(
         }
     }
     if !stopped {
-        if let Some((static_key, row)) = statics.leave() {
+        if let Some((static_key, row)) = statics.leave().filter(|(_, row)| {
+            bound
+                .filters
+                .iter()
+                .all(|f| passes(f, &def, row.value(&def, f.column)))
+        }) {
             shaper.accept(&static_key, static_key.len(), &row)?;
         }
     }
