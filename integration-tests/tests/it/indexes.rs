@@ -443,3 +443,41 @@ async fn describe_lists_indexes_after_their_table() {
         "CREATE CUSTOM INDEX s_sai ON ks.t (s) USING 'StorageAttachedIndex';"
     );
 }
+
+#[tokio::test]
+async fn a_clustering_index_serves_its_column_out_of_prefix_order() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(
+        &session,
+        "CREATE TABLE cc (p int, c1 int, c2 int, v int, PRIMARY KEY (p, c1, c2))",
+    )
+    .await;
+    for (p, c1, c2) in [(0, 1, 1), (0, 0, 1), (0, 1, 0), (1, 5, 1)] {
+        run(
+            &session,
+            &format!("INSERT INTO cc (p, c1, c2, v) VALUES ({p}, {c1}, {c2}, 0)"),
+        )
+        .await;
+    }
+    let (code, message) = query_error(&session, "SELECT p FROM cc WHERE p = 0 AND c2 = 1").await;
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            DbError::Invalid,
+            "PRIMARY KEY column \"c2\" cannot be restricted as preceding column \"c1\" is not restricted"
+        )
+    );
+    run(&session, "CREATE INDEX ON cc (c2)").await;
+    let within: Vec<(i32,)> =
+        query_rows(&session, "SELECT c1 FROM cc WHERE p = 0 AND c2 = 1", &[]).await;
+    assert_eq!(within, [(0,), (1,)]);
+    let mut everywhere: Vec<(i32, i32)> =
+        query_rows(&session, "SELECT p, c1 FROM cc WHERE c2 = 1", &[]).await;
+    everywhere.sort();
+    assert_eq!(everywhere, [(0, 0), (0, 1), (1, 5)]);
+    // IN over an indexed column needs no ALLOW FILTERING either.
+    run(&session, "CREATE INDEX ON cc (v)").await;
+    let rows: Vec<(i32,)> = query_rows(&session, "SELECT p FROM cc WHERE v IN (0, 7)", &[]).await;
+    assert_eq!(rows.len(), 4);
+}

@@ -24,8 +24,9 @@ pub struct IndexUse {
     pub value: Term,
     /// For `m[k] = v` on an `entries()` index: `v`.
     pub entry_value: Option<Term>,
-    /// Whether the index has entries to read; an index on a key column has none, and its
-    /// queries read the base table and filter.
+    /// Whether the index has entries to read for this query. An index on a key column has
+    /// none, and an `IN` over an indexed column is not looked up value by value: such
+    /// queries read the base table and filter, in token order as Cassandra returns them.
     pub has_entries: bool,
 }
 
@@ -43,7 +44,8 @@ pub(crate) fn choose(def: &TableDef, by_column: &[ColumnRestriction]) -> Option<
                 continue;
             }
             if let Some(found) = serve(index, column, restriction) {
-                let has_entries = matches!(col.kind, ColumnKind::Regular | ColumnKind::Static);
+                let has_entries = found.has_entries
+                    && matches!(col.kind, ColumnKind::Regular | ColumnKind::Static);
                 return Some(IndexUse {
                     has_entries,
                     ..found
@@ -68,7 +70,11 @@ fn serve(index: &IndexDef, column: usize, restriction: &ColumnRestriction) -> Op
     match index.target {
         IndexTargetKind::Simple | IndexTargetKind::Full => match &restriction.eq {
             Some(ValueSet::Eq(term)) => Some(found(term, None)),
-            _ => None,
+            Some(ValueSet::In(_)) => Some(IndexUse {
+                has_entries: false,
+                ..found(&Term::Literal(cql::statement::ast::Literal::Null), None)
+            }),
+            None => None,
         },
         IndexTargetKind::Values => restriction
             .other

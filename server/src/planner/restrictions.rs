@@ -102,6 +102,12 @@ pub(crate) fn collect(
                 value,
             } => {
                 let i = column_index(table, column)?;
+                if let cql::types::ColumnType::Map { frozen: true, .. } = table.columns[i].ty {
+                    return Err(CqlError::invalid(format!(
+                        "Map-entry equality predicates on frozen map column {} are not supported",
+                        column.name
+                    )));
+                }
                 by_column[i].elements.push((key.clone(), value.clone()));
             }
             other => rest.push(other.clone()),

@@ -129,7 +129,21 @@ pub fn plan_select(
         .iter()
         .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
         .collect();
-    let mut clustering = clustering::plan(def, &by_column, &multi, stmt.allow_filtering)?;
+    let index = match table.kind {
+        TableKind::User => index_choice::choose(def, &by_column),
+        TableKind::Virtual => None,
+    };
+    // An index on a clustering column serves it out of prefix order (Cassandra's
+    // `hasSupportingIndex` in `ClusteringColumnRestrictions`).
+    let indexed_clustering = index
+        .as_ref()
+        .is_some_and(|i| def.columns[i.column].kind == ColumnKind::Clustering);
+    let mut clustering = clustering::plan(
+        def,
+        &by_column,
+        &multi,
+        stmt.allow_filtering || indexed_clustering,
+    )?;
     needs_filtering |= clustering.needs_filtering;
     needs.clustering_intrinsic = clustering.needs_filtering;
     filters.append(&mut clustering.filters);
@@ -167,10 +181,6 @@ pub fn plan_select(
             filters.push((i, by_column[i].clone()));
         }
     }
-    let index = match table.kind {
-        TableKind::User => index_choice::choose(def, &by_column),
-        TableKind::Virtual => None,
-    };
     if let Some(chosen) = &index {
         needs.also_indexed = index_choice::also_indexed(def, &by_column, chosen);
         needs_filtering = needs.needs_filtering(index.as_ref());
