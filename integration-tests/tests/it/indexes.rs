@@ -476,8 +476,23 @@ async fn a_clustering_index_serves_its_column_out_of_prefix_order() {
         query_rows(&session, "SELECT p, c1 FROM cc WHERE c2 = 1", &[]).await;
     everywhere.sort();
     assert_eq!(everywhere, [(0, 0), (0, 1), (1, 5)]);
-    // IN over an indexed column needs no ALLOW FILTERING either.
+    // A second clustering restriction is filtering; so is IN, which indexes do not serve.
+    let (code, message) = query_error(&session, "SELECT p FROM cc WHERE c1 = 1 AND c2 = 1").await;
+    assert_eq!(
+        (code, message.as_str()),
+        (DbError::Invalid, ALLOW_FILTERING)
+    );
     run(&session, "CREATE INDEX ON cc (v)").await;
-    let rows: Vec<(i32,)> = query_rows(&session, "SELECT p FROM cc WHERE v IN (0, 7)", &[]).await;
+    let (code, message) = query_error(&session, "SELECT p FROM cc WHERE v IN (0, 7)").await;
+    assert_eq!(
+        (code, message.as_str()),
+        (DbError::Invalid, ALLOW_FILTERING)
+    );
+    let rows: Vec<(i32,)> = query_rows(
+        &session,
+        "SELECT p FROM cc WHERE v IN (0, 7) ALLOW FILTERING",
+        &[],
+    )
+    .await;
     assert_eq!(rows.len(), 4);
 }

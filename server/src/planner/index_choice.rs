@@ -24,15 +24,20 @@ pub struct IndexUse {
     pub value: Term,
     /// For `m[k] = v` on an `entries()` index: `v`.
     pub entry_value: Option<Term>,
-    /// Whether the index has entries to read for this query. An index on a key column has
-    /// none, and an `IN` over an indexed column is not looked up value by value: such
-    /// queries read the base table and filter, in token order as Cassandra returns them.
+    /// Whether the index has entries to read; an index on a key column has none, and its
+    /// queries read the base table and filter.
     pub has_entries: bool,
 }
 
-/// The first restriction (in column order) an index can serve.
+/// The first restriction (in column order) an index can serve, preferring columns outside
+/// the partition key (a restricted partition-key column usually selects partitions itself).
 pub(crate) fn choose(def: &TableDef, by_column: &[ColumnRestriction]) -> Option<IndexUse> {
-    for (column, restriction) in by_column.iter().enumerate() {
+    let is_partition = |i: usize| def.columns[i].kind == ColumnKind::PartitionKey;
+    let order = (0..by_column.len())
+        .filter(|&i| !is_partition(i))
+        .chain((0..by_column.len()).filter(|&i| is_partition(i)));
+    for column in order {
+        let restriction = &by_column[column];
         if !restriction.is_restricted() {
             continue;
         }
@@ -68,13 +73,10 @@ fn serve(index: &IndexDef, column: usize, restriction: &ColumnRestriction) -> Op
         has_entries: true,
     };
     match index.target {
+        // `IN` is not an index operator (`CassandraIndex.supportsExpression`): it filters.
         IndexTargetKind::Simple | IndexTargetKind::Full => match &restriction.eq {
             Some(ValueSet::Eq(term)) => Some(found(term, None)),
-            Some(ValueSet::In(_)) => Some(IndexUse {
-                has_entries: false,
-                ..found(&Term::Literal(cql::statement::ast::Literal::Null), None)
-            }),
-            None => None,
+            _ => None,
         },
         IndexTargetKind::Values => restriction
             .other
@@ -102,6 +104,9 @@ pub(crate) struct FilteringNeeds {
     pub clustering_intrinsic: bool,
     /// Clustering restrictions that are filtering only because no partition is given.
     pub clustering_without_partition: bool,
+    /// How many clustering columns are checked row by row (an index on one of them serves
+    /// it; each other one is filtering).
+    pub clustering_columns: usize,
     /// Regular and static columns restricted.
     pub regular_columns: usize,
     /// Restrictions beyond the first on the same column (`CONTAINS` twice, ...).
@@ -122,11 +127,11 @@ impl FilteringNeeds {
                     || self.regular_columns > 0
             }
             Some(_) => {
-                // Clustering restrictions without a partition are checked row by row on
-                // the index's results: filtering.
+                // Clustering restrictions without a partition, or out of prefix order, are
+                // checked row by row on the index's results: filtering.
                 let evaluated = self.partition_columns
                     + self.regular_columns.saturating_sub(self.also_indexed)
-                    + usize::from(self.clustering_intrinsic || self.clustering_without_partition);
+                    + self.clustering_columns;
                 evaluated > 1 || self.extra_on_one_column
             }
         }

@@ -146,6 +146,10 @@ pub fn plan_select(
     )?;
     needs_filtering |= clustering.needs_filtering;
     needs.clustering_intrinsic = clustering.needs_filtering;
+    needs.clustering_columns = clustering
+        .filters
+        .len()
+        .max(usize::from(clustering.needs_filtering));
     filters.append(&mut clustering.filters);
     if !pk_full && (!clustering.prefix.is_empty() || clustering.slice.is_some()) {
         // Without a partition key, clustering restrictions are filtering, row by row.
@@ -156,6 +160,12 @@ pub fn plan_select(
         }
         needs_filtering = true;
         needs.clustering_without_partition = true;
+        needs.clustering_columns = def
+            .clustering_key
+            .iter()
+            .filter(|&&i| by_column[i].is_restricted())
+            .count()
+            .max(1);
         let restricted: Vec<usize> = def
             .clustering_key
             .iter()
