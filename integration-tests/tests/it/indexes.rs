@@ -496,3 +496,34 @@ async fn a_clustering_index_serves_its_column_out_of_prefix_order() {
     .await;
     assert_eq!(rows.len(), 4);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn indexes_and_their_entries_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = || server::Config {
+        data_dir: Some(dir.path().to_path_buf()),
+        ..server::Config::default()
+    };
+    let server = TestServer::start_with(config()).await;
+    {
+        let session = table(&server).await;
+        run(&session, "CREATE INDEX ON t (v)").await;
+        for k in 0..20 {
+            run(
+                &session,
+                &format!("INSERT INTO t (k, c, v) VALUES ({k}, 0, {})", k % 2),
+            )
+            .await;
+        }
+        run(&session, "UPDATE t SET v = 1 WHERE k = 0 AND c = 0").await;
+    }
+    server.stop().await;
+    let server = TestServer::start_with(config()).await;
+    let session = server.session().await;
+    session.use_keyspace("ks", false).await.unwrap();
+    let even = keys_where(&session, "v = 0").await;
+    assert_eq!(even.len(), 9);
+    assert!(!even.contains(&(0, 0)));
+    assert_eq!(keys_where(&session, "v = 1").await.len(), 11);
+    server.stop().await;
+}
