@@ -76,7 +76,26 @@ pub fn execute(
         }
         DescribeTarget::Table(name) => {
             let (ks, table) = find_table(schema, name, session_keyspace)?;
-            (vec![table_element(ks, table)], true)
+            let mut out = vec![table_element(ks, table)];
+            out.extend(index_elements(table));
+            (out, true)
+        }
+        DescribeTarget::Index(name) => {
+            let keyspace = keyspace_name(name, session_keyspace)?;
+            let index = &name.name.name;
+            let found = schema.keyspace(&keyspace).and_then(|ks| {
+                ks.tables
+                    .values()
+                    .find_map(|t| t.index(index).map(|i| index_element(t, i)))
+            });
+            match found {
+                Some(element) => (vec![element], true),
+                None => {
+                    return Err(CqlError::invalid(format!(
+                        "'{index}' not found in keyspace '{keyspace}'"
+                    )))
+                }
+            }
         }
         DescribeTarget::Name(name) => {
             if name.keyspace.is_none() {
@@ -89,7 +108,11 @@ pub fn execute(
                 .keyspace(&keyspace)
                 .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
             match ks.tables.get(&name.name.name) {
-                Some(table) => (vec![table_element(ks, table)], true),
+                Some(table) => {
+                    let mut out = vec![table_element(ks, table)];
+                    out.extend(index_elements(table));
+                    (out, true)
+                }
                 None => {
                     return Err(CqlError::invalid(format!(
                         "'{}' not found in keyspace '{}'",
@@ -115,7 +138,6 @@ pub fn execute(
         }
         DescribeTarget::Function(name)
         | DescribeTarget::Aggregate(name)
-        | DescribeTarget::Index(name)
         | DescribeTarget::MaterializedView(name) => {
             let keyspace = keyspace_name(name, session_keyspace)?;
             return Err(CqlError::invalid(format!(
@@ -173,7 +195,10 @@ fn keyspace_elements(ks: &KeyspaceDef, only: bool) -> Vec<Element> {
     }];
     if !only {
         out.extend(types_in_dependency_order(ks).into_iter().map(type_element));
-        out.extend(ks.tables.values().map(|t| table_element(ks, t)));
+        for t in ks.tables.values() {
+            out.push(table_element(ks, t));
+            out.extend(index_elements(t));
+        }
     }
     out
 }
@@ -239,6 +264,52 @@ fn table_element(ks: &KeyspaceDef, table: &TableDef) -> Element {
         kind: "table",
         name: table.name.clone(),
         statement: Some(create_table(ks, table)),
+    }
+}
+
+/// The indexes of `table`, each as its `CREATE INDEX` statement (Cassandra's
+/// `IndexMetadata.toCqlString`).
+fn index_elements(table: &TableDef) -> Vec<Element> {
+    table
+        .indexes
+        .iter()
+        .map(|index| index_element(table, index))
+        .collect()
+}
+
+fn index_element(table: &TableDef, index: &storage::IndexDef) -> Element {
+    let target = table
+        .column_by_id(index.column)
+        .map(|c| index.target_text(c))
+        .unwrap_or_default();
+    let on = format!(
+        "{}.{}",
+        cql::types::maybe_quote(&table.keyspace),
+        cql::types::maybe_quote(&table.name)
+    );
+    let name = cql::types::maybe_quote(&index.name);
+    let statement = match &index.custom_class {
+        None => format!("CREATE INDEX {name} ON {on} ({target});"),
+        Some(class) => {
+            let mut text = format!("CREATE CUSTOM INDEX {name} ON {on} ({target}) USING '{class}'");
+            let options: Vec<(&String, &String)> = index
+                .options
+                .iter()
+                .filter(|(k, _)| k.as_str() != "class_name" && k.as_str() != "target")
+                .collect();
+            if !options.is_empty() {
+                text.push_str(" WITH OPTIONS = ");
+                text.push_str(&quoted_map(options));
+            }
+            text.push(';');
+            text
+        }
+    };
+    Element {
+        keyspace: table.keyspace.clone(),
+        kind: "index",
+        name: index.name.clone(),
+        statement: Some(statement),
     }
 }
 

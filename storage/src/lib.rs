@@ -10,6 +10,7 @@
 //! - `writer`: the single writer thread and group commit.
 //! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
 //! - `read`: [`Snapshot`] point reads and range scans.
+//! - [`index`]: secondary-index entries, maintained in the base write's transaction.
 //! - `tables`: every redb table definition.
 //! - `error`: [`StorageError`].
 //!
@@ -21,6 +22,7 @@ mod counter;
 mod db;
 pub mod encoding;
 mod error;
+pub mod index;
 mod mutation;
 mod purge;
 mod read;
@@ -28,11 +30,13 @@ mod tables;
 mod writer;
 
 #[cfg(test)]
+mod index_tests;
+#[cfg(test)]
 mod store_tests;
 
 pub use catalog::{
     references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
-    DroppedColumn, KeyspaceDef, TableDef, TableParams, UserTypeDef,
+    DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, TableDef, TableParams, UserTypeDef,
 };
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};

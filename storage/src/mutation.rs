@@ -19,6 +19,7 @@ use crate::counter::{self, CounterSource, CounterWrite};
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
+use crate::index::IndexPlan;
 use crate::tables::{data_table, data_table_name, rt_table_name, DataTable, SCHEMA};
 
 /// One write request: applied atomically, in one transaction with the other requests of its
@@ -128,6 +129,8 @@ struct Plan {
     rows: BTreeMap<(Uuid, Vec<u8>), Option<Vec<u8>>>,
     /// Encoded tombstone lists by (table, partition prefix).
     range_tombstones: BTreeMap<(Uuid, Vec<u8>), Vec<u8>>,
+    /// Secondary-index entries and index tables to write.
+    index: IndexPlan,
 }
 
 /// Applies one request in `txn`. `live_tables` is the set of table ids rows may be written
@@ -150,6 +153,8 @@ fn prepare(
     for op in &batch.catalog {
         prepare_catalog_op(txn, op, &mut plan)?;
     }
+    // Rows as stored before this request, kept only for tables with indexes.
+    let mut originals: BTreeMap<(Uuid, Vec<u8>), Option<StoredRow>> = BTreeMap::new();
     let mut live = live_tables.clone();
     for (id, alive) in &plan.table_changes {
         if *alive {
@@ -166,7 +171,13 @@ fn prepare(
         let slot = (write.table_id, write.key.clone());
         let existing = match merged.remove(&slot) {
             Some(row) => Some(row),
-            None => read_row(txn, write.table_id, &write.key, &plan)?,
+            None => {
+                let stored = read_row(txn, write.table_id, &write.key, &plan)?;
+                if !plan.index.targets(txn, write.table_id)?.is_empty() {
+                    originals.insert(slot.clone(), stored.clone());
+                }
+                stored
+            }
         };
         let row = match existing {
             Some(existing) => row::merge(existing, write.update.clone()),
@@ -186,6 +197,11 @@ fn prepare(
         counter::apply_all(&batch.counters, &mut merged, &mut source)?;
     }
     for (slot, row) in merged {
+        if let Some(old) = originals.get(&slot) {
+            let new = (!row.is_empty()).then_some(&row);
+            plan.index
+                .row_changed(txn, slot.0, &slot.1, old.as_ref(), new)?;
+        }
         let value = (!row.is_empty()).then(|| row::encode(&row));
         plan.rows.insert(slot, value);
     }
@@ -282,6 +298,7 @@ fn prepare_catalog_op(
             plan.schema.push((keyspace_key(name), None));
             for (key, id) in tables_of_keyspace(txn, name)? {
                 plan.schema.push((key, None));
+                plan.index.drop_table(txn, id)?;
                 plan.delete_tables.push(id);
                 plan.table_changes.push((id, false));
             }
@@ -301,14 +318,20 @@ fn prepare_catalog_op(
                 table_key(&t.keyspace, &t.name),
                 Some(persist::encode_table(t)),
             ));
+            let cleared = plan.delete_tables.contains(&t.id);
+            plan.index.put_table(txn, t, cleared)?;
             plan.table_changes.push((t.id, true));
         }
         CatalogOp::DropTable { keyspace, name, id } => {
             plan.schema.push((table_key(keyspace, name), None));
+            plan.index.drop_table(txn, *id)?;
             plan.delete_tables.push(*id);
             plan.table_changes.push((*id, false));
         }
-        CatalogOp::TruncateTable { id } => plan.delete_tables.push(*id),
+        CatalogOp::TruncateTable { id } => {
+            plan.index.truncate(txn, *id)?;
+            plan.delete_tables.push(*id);
+        }
     }
     Ok(())
 }
@@ -407,5 +430,6 @@ fn write(
             }
         }
     }
-    Ok(())
+    drop(open);
+    plan.index.write(txn)
 }

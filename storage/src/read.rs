@@ -219,3 +219,37 @@ impl Iterator for RowIter {
         })
     }
 }
+
+impl Snapshot {
+    /// The base row keys of the index `index_id` entries that start with `prefix` (see
+    /// [`crate::index::lookup_prefix`]), in entry order: token, partition key, clustering.
+    /// Entries are not checked against the base table; callers must re-check each row.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub fn index_entries(
+        &self,
+        index_id: Uuid,
+        prefix: &[u8],
+    ) -> Result<Vec<Vec<u8>>, StorageError> {
+        let name = crate::index::index_table_name(index_id);
+        let table = match self.txn.open_table(data_table(&name)) {
+            Ok(table) => table,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let end = crate::encoding::key::prefix_end(prefix);
+        let range = match &end {
+            Some(end) => table.range::<&[u8]>(prefix..end.as_slice())?,
+            None => table.range::<&[u8]>(prefix..)?,
+        };
+        let mut keys = Vec::new();
+        for entry in range {
+            let (key, _) = entry?;
+            if let Some(base) = key.value().get(prefix.len()..) {
+                keys.push(base.to_vec());
+            }
+        }
+        Ok(keys)
+    }
+}

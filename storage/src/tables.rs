@@ -12,6 +12,11 @@ pub(crate) const FORMAT_VERSION_KEY: &str = "format_version";
 /// `schema`: JSON records keyed by `keyspace/<name>` and `table/<keyspace>/<name>`.
 pub(crate) const SCHEMA: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("schema");
 
+/// `index_targets`: per table id (16 bytes), the JSON list of its cell-fed secondary indexes
+/// (see `crate::index`), so the writer can maintain them without the catalog.
+pub(crate) const INDEX_TARGETS: TableDefinition<'static, &[u8], &[u8]> =
+    TableDefinition::new("index_targets");
+
 /// The name of the data table of the CQL table with id `id`: `data_<uuid simple>`. Named by
 /// id, never by CQL name, so a dropped and re-created table starts empty.
 pub(crate) fn data_table_name(id: Uuid) -> String {

@@ -10,6 +10,7 @@ mod dml;
 mod errors;
 mod functions;
 mod handshake;
+mod indexes;
 mod json;
 mod key_types;
 mod lwt;

@@ -12,6 +12,7 @@ use tracing::info;
 use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
+use crate::executor::index_ddl;
 use crate::executor::modify::submit;
 use crate::executor::user_types;
 use crate::node::Node;
@@ -151,6 +152,10 @@ pub async fn execute(
         Statement::AlterTable(stmt) => {
             alter_table(current, stmt, session_keyspace, node.clock.now_micros())?
         }
+        Statement::CreateIndex(stmt) => index_ddl::create_index(current, stmt, session_keyspace)?,
+        Statement::DropIndex { name, if_exists } => {
+            index_ddl::drop_index(current, name, *if_exists, session_keyspace)?
+        }
         Statement::CreateType(stmt) => user_types::create_type(current, stmt, session_keyspace)?,
         Statement::AlterType(stmt) => user_types::alter_type(current, stmt, session_keyspace)?,
         Statement::DropType { name, if_exists } => {
@@ -267,7 +272,11 @@ fn create_table(
     Ok(Some(put_table(current, def, SchemaChangeType::Created)))
 }
 
-fn put_table(current: &Catalog, def: storage::TableDef, change: SchemaChangeType) -> Change {
+pub(crate) fn put_table(
+    current: &Catalog,
+    def: storage::TableDef,
+    change: SchemaChangeType,
+) -> Change {
     let def = Arc::new(def);
     let mut catalog = current.clone();
     if let Some(ks) = catalog.keyspaces.get_mut(&def.keyspace) {
@@ -349,7 +358,10 @@ fn alter_table(
                             ident.name
                         )))
                     }
-                    Some(_) => dropped.push(ident.name.clone()),
+                    Some(col) => {
+                        index_ddl::check_no_dependent_indexes(def, col)?;
+                        dropped.push(ident.name.clone())
+                    }
                 }
             }
             if dropped.is_empty() {

@@ -39,6 +39,7 @@ pub async fn execute(
 
 /// Submits a batch to the writer and waits for its commit.
 pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
+    crate::executor::index_limits::check(node, &batch)?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     node.store.submit(
         batch,

@@ -14,6 +14,8 @@ use storage::{ColumnKind, RangeTombstone, TableDef};
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::clustering;
+use crate::executor::collection_filter;
+use crate::executor::index_scan;
 use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::row::{LiveRow, Liveness};
@@ -35,6 +37,8 @@ use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 struct BoundFilter {
     column: usize,
     checks: Vec<(Operator, Vec<Bytes>)>,
+    /// `m[key] = value` checks.
+    elements: Vec<(Bytes, Bytes)>,
 }
 
 /// Everything the blocking scan needs, with all terms evaluated.
@@ -51,6 +55,8 @@ struct BoundSelect {
     skip_metadata: bool,
     /// The request's clock, for functions in the selectors.
     call: CallContext,
+    /// The secondary-index lookup that narrows `ranges` to candidate rows.
+    index: Option<index_scan::BoundIndex>,
 }
 
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
@@ -155,7 +161,9 @@ fn bind(
         Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
         _ => None,
     };
+    let index = index_scan::bind(&def, &plan, ctx)?;
     Ok(BoundSelect {
+        index,
         plan,
         ranges,
         filters,
@@ -368,6 +376,17 @@ fn bind_filter(
         }
     };
     let mut checks = Vec::new();
+    let (key_ty, value_ty) = index_scan::element_types(&col.ty);
+    let elements = r
+        .elements
+        .iter()
+        .map(|(key, value)| {
+            Ok((
+                index_scan::operand(key, &col.name, key_ty, ctx)?,
+                index_scan::operand(value, &col.name, value_ty, ctx)?,
+            ))
+        })
+        .collect::<CqlResult<Vec<_>>>()?;
     if let Some(set) = &r.eq {
         let values = keys::key_values(set, def, column, ctx)?;
         checks.push((Operator::In, values));
@@ -395,6 +414,14 @@ fn bind_filter(
     for (op, term) in &r.other {
         match op {
             Operator::Neq => checks.push((Operator::Neq, vec![value(term)?])),
+            Operator::Contains => checks.push((
+                Operator::Contains,
+                vec![index_scan::operand(term, &col.name, value_ty, ctx)?],
+            )),
+            Operator::ContainsKey => checks.push((
+                Operator::ContainsKey,
+                vec![index_scan::operand(term, &col.name, key_ty, ctx)?],
+            )),
             other => {
                 return Err(CqlError::invalid(format!(
                     "Filtering with {other:?} is not supported yet"
@@ -402,12 +429,19 @@ fn bind_filter(
             }
         }
     }
-    Ok(BoundFilter { column, checks })
+    Ok(BoundFilter {
+        column,
+        checks,
+        elements,
+    })
 }
 
 fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     let ty = &def.columns[filter.column].ty;
     let Some(value) = value else { return false };
+    if !collection_filter::passes(ty, value, &filter.checks, &filter.elements) {
+        return false;
+    }
     filter.checks.iter().all(|(op, operands)| {
         let cmp = |b: &Bytes| ordering::compare(ty, value, b);
         match op {
@@ -417,6 +451,7 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
             Operator::Lt => cmp(&operands[0]) == Ordering::Less,
             Operator::Lte => cmp(&operands[0]) != Ordering::Greater,
             Operator::Neq => cmp(&operands[0]) != Ordering::Equal,
+            Operator::Contains | Operator::ContainsKey => true,
             _ => false,
         }
     })
@@ -471,31 +506,52 @@ fn run(
         resume,
         post_order,
     );
+    // Cassandra's `queriesFullPartitions`: restrictions on static and partition-key columns
+    // still read whole partitions; a static restriction also fetches the static row.
     let whole_partitions = plan.clustering.prefix.is_empty()
         && plan.clustering.slice.is_none()
-        && plan.filters.is_empty()
+        && plan.filters.iter().all(|(i, _)| {
+            matches!(
+                def.columns[*i].kind,
+                storage::ColumnKind::Static | storage::ColumnKind::PartitionKey
+            )
+        })
         && bound.tuple_check.is_none();
+    let filters_static = plan
+        .filters
+        .iter()
+        .any(|(i, _)| def.columns[*i].kind == storage::ColumnKind::Static);
     let static_only_rows = whole_partitions
         && def.has_static_columns()
-        && (plan.distinct || fetches_static_row(&def, plan));
+        && (plan.distinct || filters_static || fetches_static_row(&def, plan));
     let mut statics = PartitionStatics::new(&def, static_only_rows);
     // Range tombstones of the partition being read, loaded once per partition.
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     // A resumed read starts in the range holding the last key returned: ranges follow the
     // read order (IN partitions by key value), which is not the storage key order.
+    let ranges = match &bound.index {
+        Some(index) => index_scan::candidate_ranges(&source, index, &bound.ranges)?,
+        None => bound.ranges.clone(),
+    };
     let (first, resume_key) = match &bound.paging {
         Some(state) => {
-            let index = bound
-                .ranges
+            let index = ranges
                 .iter()
                 .position(|r| within(&state.last_key, r))
-                .unwrap_or(bound.ranges.len());
+                .or_else(|| {
+                    // An index candidate deleted since the last page: resume at the next.
+                    ranges.iter().position(|r| match &r.0 {
+                        Bound::Included(start) => start.as_slice() > state.last_key.as_slice(),
+                        _ => false,
+                    })
+                })
+                .unwrap_or(ranges.len());
             (index, Some(state.last_key.as_slice()))
         }
         None => (0, None),
     };
     let mut stopped = false;
-    'ranges: for (index, range) in bound.ranges.iter().enumerate().skip(first) {
+    'ranges: for (index, range) in ranges.iter().enumerate().skip(first) {
         let mut range = match resume_key {
             Some(after) if index == first => match narrow(range.clone(), after, reversed) {
                 Some(r) => r,
@@ -512,7 +568,12 @@ fn run(
                 let prefix = key.get(..partition_len).unwrap_or(&key);
                 let is_static = decoded.clustering.len() < def.clustering_key.len();
                 if partition_tombstones.0 != prefix {
-                    if let Some((static_key, row)) = statics.leave() {
+                    if let Some((static_key, row)) = statics.leave().filter(|(_, row)| {
+                        bound
+                            .filters
+                            .iter()
+                            .all(|f| passes(f, &def, row.value(&def, f.column)))
+                    }) {
                         if let Next::Stop = shaper.accept(&static_key, static_key.len(), &row)? {
                             stopped = true;
                             break 'ranges;
@@ -574,7 +635,12 @@ fn run(
         }
     }
     if !stopped {
-        if let Some((static_key, row)) = statics.leave() {
+        if let Some((static_key, row)) = statics.leave().filter(|(_, row)| {
+            bound
+                .filters
+                .iter()
+                .all(|f| passes(f, &def, row.value(&def, f.column)))
+        }) {
             shaper.accept(&static_key, static_key.len(), &row)?;
         }
     }

@@ -201,7 +201,14 @@ impl<'a> Shaper<'a> {
             let (row, _) = self.finish_group(empty)?;
             self.rows.push(row);
         }
-        let paging = match (self.has_more, self.last) {
+        // Cassandra's pager is exhausted only by a short page (`DataLimits.isExhausted`) or
+        // a spent LIMIT: a full page always offers a next one, even if it will be empty.
+        let page_full = self
+            .limits
+            .page_size
+            .is_some_and(|size| self.rows.len() >= size);
+        let more = self.has_more || (page_full && self.limits.remaining != Some(0));
+        let paging = match (more, self.last) {
             (true, Some((last_key, partition_emitted))) => Some(PagingState {
                 last_key,
                 remaining: self.limits.remaining,

@@ -180,6 +180,24 @@ impl Collector<'_> {
         }
     }
 
+    /// Markers of `c CONTAINS v` (`value(c)`, the element type) and `c CONTAINS KEY k`
+    /// (`key(c)`), as Cassandra's collection receivers name them.
+    fn contains(&mut self, column: &str, value: &Term, key: bool) {
+        let Some(ty) = self.column_type(column) else {
+            return;
+        };
+        let (name, receiver) = match (&ty, key) {
+            (ColumnType::Map { key, .. }, true) => (format!("key({column})"), key.as_ref()),
+            (ColumnType::Map { value, .. }, false) => (format!("value({column})"), value.as_ref()),
+            (ColumnType::List { element, .. } | ColumnType::Set { element, .. }, _) => {
+                (format!("value({column})"), element.as_ref())
+            }
+            _ => (column.to_string(), &ty),
+        };
+        let receiver = receiver.clone();
+        self.term(value, &name, &receiver);
+    }
+
     /// Markers of `c.field = value`.
     fn field(&mut self, column: &str, field: &str, value: &Term) {
         if let Some(ColumnType::Udt { fields, .. }) = self.column_type(column) {
@@ -191,6 +209,20 @@ impl Collector<'_> {
 
     fn relation(&mut self, relation: &Relation) {
         match relation {
+            Relation::Single {
+                column,
+                value,
+                op:
+                    op @ (cql::statement::ast::Operator::Contains
+                    | cql::statement::ast::Operator::ContainsKey),
+            } => self.contains(
+                &column.name,
+                value,
+                *op == cql::statement::ast::Operator::ContainsKey,
+            ),
+            Relation::Element {
+                column, key, value, ..
+            } => self.element(&column.name, key, Some(value)),
             Relation::Single { column, value, op } => {
                 if let Some(ty) = self.column_type(&column.name) {
                     self.term(value, &column.name, &ty);

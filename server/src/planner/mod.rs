@@ -9,6 +9,7 @@ pub mod conditions;
 pub mod counters;
 pub mod ddl;
 pub mod grouping;
+pub mod index_choice;
 pub mod modify;
 pub mod operations;
 pub mod options;

@@ -48,12 +48,14 @@ pub struct ColumnRestriction {
     pub upper: Option<Bound>,
     /// Relations that can only be filtered (`!=`, CONTAINS, LIKE, ...).
     pub other: Vec<(Operator, Term)>,
+    /// `m[key] = value` relations: (key, value).
+    pub elements: Vec<(Term, Term)>,
 }
 
 impl ColumnRestriction {
     /// Whether the column is restricted at all.
     pub fn is_restricted(&self) -> bool {
-        self.eq.is_some() || self.is_slice() || !self.other.is_empty()
+        self.eq.is_some() || self.is_slice() || !self.other.is_empty() || !self.elements.is_empty()
     }
 
     /// Whether it has a range bound.
@@ -94,6 +96,21 @@ pub(crate) fn collect(
                     )));
                 }
                 r.eq = Some(ValueSet::In(values.clone()));
+            }
+            Relation::Element {
+                column,
+                key,
+                op: Operator::Eq,
+                value,
+            } => {
+                let i = column_index(table, column)?;
+                if let cql::types::ColumnType::Map { frozen: true, .. } = table.columns[i].ty {
+                    return Err(CqlError::invalid(format!(
+                        "Map-entry equality predicates on frozen map column {} are not supported",
+                        column.name
+                    )));
+                }
+                by_column[i].elements.push((key.clone(), value.clone()));
             }
             other => rest.push(other.clone()),
         }

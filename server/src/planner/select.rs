@@ -9,6 +9,7 @@ use storage::{ColumnKind, TableDef};
 use crate::error::{CqlError, CqlResult};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::grouping::{check_distinct, plan_grouping, Grouping};
+use crate::planner::index_choice::{self, FilteringNeeds, IndexUse};
 use crate::planner::ordering::plan_ordering;
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::selection::plan_selection;
@@ -16,7 +17,7 @@ use crate::planner::token::{self, TokenRange};
 use crate::planner::{column_index, resolve_table};
 
 pub use crate::planner::selection::{Aggregate, AggregateFunction, Output, OutputSource};
-use crate::schema::{Schema, TableRef};
+use crate::schema::{Schema, TableKind, TableRef};
 
 /// Cassandra's message when a query needs ALLOW FILTERING.
 pub const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
@@ -47,6 +48,9 @@ pub struct SelectPlan {
     pub to_json: Vec<(usize, cql::types::ColumnType)>,
     /// ORDER BY over several partitions (`IN`): columns to sort the result by.
     pub post_order: Vec<(usize, bool)>,
+    /// The secondary index read for candidate rows; its restriction stays in `filters`, so
+    /// every candidate is re-checked against the base row.
+    pub index: Option<IndexUse>,
 }
 
 /// Which partitions a SELECT reads.
@@ -90,6 +94,7 @@ pub fn plan_select(
     let token = token::token_range(def, &token_relations)?;
     let mut filters = Vec::new();
     let mut needs_filtering = false;
+    let mut needs = FilteringNeeds::default();
 
     // Partition key: every component restricted by = or IN, nothing else.
     let pk_full = def.partition_key.iter().all(|&i| {
@@ -109,6 +114,7 @@ pub fn plan_select(
         for &i in &def.partition_key {
             if by_column[i].is_restricted() {
                 needs_filtering = true;
+                needs.partition_columns += 1;
                 filters.push((i, by_column[i].clone()));
             }
         }
@@ -123,8 +129,27 @@ pub fn plan_select(
         .iter()
         .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
         .collect();
-    let mut clustering = clustering::plan(def, &by_column, &multi, stmt.allow_filtering)?;
+    let index = match table.kind {
+        TableKind::User => index_choice::choose(def, &by_column),
+        TableKind::Virtual => None,
+    };
+    // An index on a clustering column serves it out of prefix order (Cassandra's
+    // `hasSupportingIndex` in `ClusteringColumnRestrictions`).
+    let indexed_clustering = index
+        .as_ref()
+        .is_some_and(|i| def.columns[i.column].kind == ColumnKind::Clustering);
+    let mut clustering = clustering::plan(
+        def,
+        &by_column,
+        &multi,
+        stmt.allow_filtering || indexed_clustering,
+    )?;
     needs_filtering |= clustering.needs_filtering;
+    needs.clustering_intrinsic = clustering.needs_filtering;
+    needs.clustering_columns = clustering
+        .filters
+        .len()
+        .max(usize::from(clustering.needs_filtering));
     filters.append(&mut clustering.filters);
     if !pk_full && (!clustering.prefix.is_empty() || clustering.slice.is_some()) {
         // Without a partition key, clustering restrictions are filtering, row by row.
@@ -134,6 +159,13 @@ pub fn plan_select(
             ));
         }
         needs_filtering = true;
+        needs.clustering_without_partition = true;
+        needs.clustering_columns = def
+            .clustering_key
+            .iter()
+            .filter(|&&i| by_column[i].is_restricted())
+            .count()
+            .max(1);
         let restricted: Vec<usize> = def
             .clustering_key
             .iter()
@@ -154,8 +186,14 @@ pub fn plan_select(
             && by_column[i].is_restricted()
         {
             needs_filtering = true;
+            needs.regular_columns += 1;
+            needs.extra_on_one_column |= index_choice::several_relations(&by_column[i]);
             filters.push((i, by_column[i].clone()));
         }
+    }
+    if let Some(chosen) = &index {
+        needs.also_indexed = index_choice::also_indexed(def, &by_column, chosen);
+        needs_filtering = needs.needs_filtering(index.as_ref());
     }
     if needs_filtering && !stmt.allow_filtering {
         return Err(CqlError::invalid(ALLOW_FILTERING_MESSAGE));
@@ -197,6 +235,7 @@ pub fn plan_select(
         distinct: stmt.distinct,
         json: stmt.json,
         post_order: ordering.post_order,
+        index,
     })
 }
 
@@ -294,6 +333,9 @@ impl fmt::Display for SelectPlan {
                     f.write_str(" (tuple-filtered)")?;
                 }
             }
+        }
+        if let Some(index) = &self.index {
+            write!(f, " index[{}]", index.name)?;
         }
         if !self.filters.is_empty() {
             let names: Vec<&str> = self

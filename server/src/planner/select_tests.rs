@@ -191,3 +191,84 @@ fn cassandra_rejections_word_for_word() {
         assert_eq!(plan(&s, query), expected, "{query}");
     }
 }
+
+/// `t` of [`tables`] with an index on `v`, `s` (static) and keys of `m`; SAI on `w` and `x`.
+fn indexed() -> Schema {
+    let mut def = table_from(
+        "CREATE TABLE i (k int, c int, v int, w int, x int, s int static, m map<int, int>, PRIMARY KEY (k, c))",
+    );
+    for (n, (name, column, target, sai)) in [
+        ("i_v_idx", "v", storage::IndexTargetKind::Simple, false),
+        ("i_s_idx", "s", storage::IndexTargetKind::Simple, false),
+        ("i_m_idx", "m", storage::IndexTargetKind::Keys, false),
+        ("w_sai", "w", storage::IndexTargetKind::Simple, true),
+        ("x_sai", "x", storage::IndexTargetKind::Simple, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let column = def.column(column).expect("column").id;
+        def.indexes.push(storage::IndexDef {
+            id: Uuid::from_u128(100 + n as u128),
+            name: name.into(),
+            column,
+            target,
+            custom_class: sai.then(|| "StorageAttachedIndex".to_string()),
+            options: BTreeMap::new(),
+        });
+    }
+    let mut catalog = Catalog::default();
+    let mut keyspace = KeyspaceDef {
+        name: "ks".into(),
+        replication: BTreeMap::new(),
+        durable_writes: true,
+        tables: BTreeMap::new(),
+        types: BTreeMap::new(),
+    };
+    keyspace.tables.insert(def.name.clone(), Arc::new(def));
+    catalog.keyspaces.insert("ks".into(), keyspace);
+    Schema::new(catalog)
+}
+
+#[test]
+fn indexed_restrictions_plan_through_the_index() {
+    let s = indexed();
+    let filtering = format!("error: {}", crate::planner::select::ALLOW_FILTERING_MESSAGE);
+    let cases = [
+        (
+            "SELECT * FROM i WHERE v = 1",
+            "Select ks.i scan index[i_v_idx] filter[v]",
+        ),
+        (
+            "SELECT * FROM i WHERE k = 1 AND v = 1",
+            "Select ks.i partitions[k = 1] index[i_v_idx] filter[v]",
+        ),
+        (
+            "SELECT * FROM i WHERE m CONTAINS KEY 2",
+            "Select ks.i scan index[i_m_idx] filter[m]",
+        ),
+        (
+            "SELECT * FROM i WHERE s = 1",
+            "Select ks.i scan index[i_s_idx] filter[s]",
+        ),
+        ("SELECT * FROM i WHERE v IN (1, 2)", filtering.as_str()),
+        ("SELECT * FROM i WHERE c = 1 AND v = 1", filtering.as_str()),
+        // A second restriction, or a clustering one without the partition, is filtering.
+        ("SELECT * FROM i WHERE v = 1 AND s = 1", filtering.as_str()),
+        ("SELECT * FROM i WHERE v = 1 AND c = 1", filtering.as_str()),
+        ("SELECT * FROM i WHERE v > 1", filtering.as_str()),
+        ("SELECT * FROM i WHERE m CONTAINS 2", filtering.as_str()),
+        (
+            "SELECT * FROM i WHERE v = 1 AND s = 1 ALLOW FILTERING",
+            "Select ks.i scan index[i_s_idx] filter[s, v]",
+        ),
+        // Storage-attached indexes intersect.
+        (
+            "SELECT * FROM i WHERE w = 1 AND x = 2",
+            "Select ks.i scan index[w_sai] filter[w, x]",
+        ),
+    ];
+    for (query, expected) in cases {
+        assert_eq!(plan(&s, query), expected, "{query}");
+    }
+}

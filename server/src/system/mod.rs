@@ -27,6 +27,7 @@ pub fn rows(
 ) -> CqlResult<Vec<(Vec<u8>, StoredRow)>> {
     let named = match (table.keyspace.as_str(), table.name.as_str()) {
         ("system", "local") => vec![local::local_row(node, schema, session)],
+        ("system", "IndexInfo") => schema_tables::built_indexes(schema),
         ("system_schema", name) => schema_tables::rows(schema, name, false),
         ("system_virtual_schema", name) => schema_tables::rows(schema, name, true),
         _ => Vec::new(),

@@ -46,6 +46,11 @@ pub(crate) fn rows(schema: &Schema, table: &str, virtual_schema: bool) -> Vec<Na
                     ("field_types", Some(CqlValue::List(types.collect()))),
                 ]
             })),
+            (false, "indexes") => {
+                for t in ks.tables.values() {
+                    rows.extend(index_rows(t));
+                }
+            }
             (false, "dropped_columns") => {
                 for t in ks.tables.values() {
                     rows.extend(dropped_rows(t));
@@ -55,6 +60,25 @@ pub(crate) fn rows(schema: &Schema, table: &str, virtual_schema: bool) -> Vec<Na
         }
     }
     rows
+}
+
+/// `system."IndexInfo"`: one row per built index, keyed by keyspace (its `table_name`
+/// column holds the keyspace name, as in Cassandra). `CREATE INDEX` builds the index in the
+/// transaction that creates it, so every index is listed as soon as it exists.
+pub(crate) fn built_indexes(schema: &Schema) -> Vec<NamedRow> {
+    schema
+        .all_keyspaces()
+        .flat_map(|ks| ks.tables.values())
+        .flat_map(|t| {
+            t.indexes.iter().map(|index| {
+                vec![
+                    ("table_name", text(t.keyspace.clone())),
+                    ("index_name", text(index.name.clone())),
+                    ("value", None),
+                ]
+            })
+        })
+        .collect()
 }
 
 fn keyspace_row(ks: &KeyspaceDef) -> NamedRow {
@@ -159,6 +183,31 @@ fn column_rows(t: &TableDef) -> Vec<NamedRow> {
                 ("position", Some(CqlValue::Int(c.position))),
                 ("type", text(c.ty.to_string())),
             ]
+        })
+        .collect()
+}
+
+/// `system_schema.indexes`: kind `CUSTOM` or `COMPOSITES`; options hold `target` (and
+/// `class_name` with a custom index's own options).
+fn index_rows(t: &TableDef) -> Vec<NamedRow> {
+    t.indexes
+        .iter()
+        .filter_map(|index| {
+            let column = t.column_by_id(index.column)?;
+            let mut options = index.options.clone();
+            options.insert("target".into(), index.target_text(column));
+            let kind = if index.custom_class.is_some() {
+                "CUSTOM"
+            } else {
+                "COMPOSITES"
+            };
+            Some(vec![
+                ("keyspace_name", text(t.keyspace.clone())),
+                ("table_name", text(t.name.clone())),
+                ("index_name", text(index.name.clone())),
+                ("kind", text(kind)),
+                ("options", text_map(&options)),
+            ])
         })
         .collect()
 }

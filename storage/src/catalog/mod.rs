@@ -6,6 +6,7 @@
 //! then swapping in the updated value. Column types are stored as their CQL text and parsed
 //! back by [`type_text`].
 
+mod index;
 mod params;
 pub(crate) mod persist;
 pub mod type_text;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use cql::types::ColumnType;
 use uuid::Uuid;
 
+pub use index::{IndexDef, IndexTargetKind};
 pub use params::TableParams;
 
 /// Every keyspace and table the node knows.
@@ -171,6 +173,8 @@ pub struct TableDef {
     pub next_column_id: u32,
     /// Columns dropped from this table, for `system_schema.dropped_columns`.
     pub dropped_columns: Vec<DroppedColumn>,
+    /// Secondary indexes, in creation order.
+    pub indexes: Vec<IndexDef>,
 }
 
 /// A column id, stable within a table and never reused: a dropped then re-added column gets a
@@ -298,6 +302,7 @@ impl TableDef {
             params,
             next_column_id,
             dropped_columns: Vec::new(),
+            indexes: Vec::new(),
         };
         table.reindex();
         table

@@ -18,8 +18,8 @@ use cql::types::ColumnType;
 
 use super::type_text::{parse_type_with, TypeTextError};
 use super::{
-    Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, KeyspaceDef,
-    TableDef, TableParams, UserTypeDef,
+    Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, IndexDef,
+    IndexTargetKind, KeyspaceDef, TableDef, TableParams, UserTypeDef,
 };
 use crate::error::StorageError;
 use crate::tables::SCHEMA;
@@ -87,6 +87,22 @@ pub(crate) struct TableRecord {
     params: TableParams,
     next_column_id: u32,
     dropped_columns: Vec<DroppedRecord>,
+    /// Absent in records written before secondary indexes existed.
+    #[serde(default)]
+    indexes: Vec<IndexRecord>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct IndexRecord {
+    id: String,
+    name: String,
+    column: u32,
+    /// `IndexTargetKind::as_str`.
+    target: String,
+    #[serde(default)]
+    custom_class: Option<String>,
+    #[serde(default)]
+    options: BTreeMap<String, String>,
 }
 
 fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
@@ -145,6 +161,18 @@ pub(crate) fn encode_table(t: &TableDef) -> Vec<u8> {
                 ty: d.ty.to_string(),
                 kind: d.kind.as_str().into(),
                 dropped_time_micros: d.dropped_time_micros,
+            })
+            .collect(),
+        indexes: t
+            .indexes
+            .iter()
+            .map(|i| IndexRecord {
+                id: i.id.to_string(),
+                name: i.name.clone(),
+                column: i.column.0,
+                target: i.target.as_str().into(),
+                custom_class: i.custom_class.clone(),
+                options: i.options.clone(),
             })
             .collect(),
     })
@@ -252,9 +280,25 @@ fn decode_table(
             })
         })
         .collect::<Result<Vec<_>, StorageError>>()?;
+    let indexes = r
+        .indexes
+        .into_iter()
+        .map(|i| {
+            Ok(IndexDef {
+                id: Uuid::parse_str(&i.id).map_err(|e| corrupt(key, e))?,
+                column: ColumnId(i.column),
+                target: IndexTargetKind::parse(&i.target)
+                    .ok_or_else(|| corrupt(key, "index target"))?,
+                custom_class: i.custom_class,
+                options: i.options,
+                name: i.name,
+            })
+        })
+        .collect::<Result<Vec<_>, StorageError>>()?;
     let mut table = TableDef::new(id, r.keyspace, r.name, columns, r.params);
     table.next_column_id = r.next_column_id;
     table.dropped_columns = dropped_columns;
+    table.indexes = indexes;
     if table.partition_key.is_empty() {
         return Err(corrupt(key, "table without partition key"));
     }
@@ -319,6 +363,14 @@ mod tests {
             },
             kind: ColumnKind::Regular,
             dropped_time_micros: 42,
+        });
+        t.indexes.push(IndexDef {
+            id: Uuid::from_u128(7),
+            name: "t_v_idx".into(),
+            column: ColumnId(2),
+            target: IndexTargetKind::Keys,
+            custom_class: Some("StorageAttachedIndex".into()),
+            options: BTreeMap::from([("a".into(), "b".into())]),
         });
         let key = table_key("ks", "t");
         assert_eq!(decode_table(&key, &encode_table(&t), &|_| None).unwrap(), t);

@@ -2,9 +2,9 @@
 //! document writes keys as `[a][b][c]`: the first column is the partition key and the rest are
 //! clustering columns, used left to right.
 //
-// Not here: needs secondary indexes (their own open issue) — "Use secondary indexes" and "the
-// index column". Its other advice, "Create an index table", is the seller/buyer/order tables
-// below.
+// Not here: "Use secondary indexes" and "the index column" are in `indexes.rs`
+// (`geminidb_secondary_index_on_orders`). Its other advice, "Create an index table", is the
+// seller/buyer/order tables below.
 
 use futures::TryStreamExt;
 use integration_tests::{query_error, session_in, TestServer};

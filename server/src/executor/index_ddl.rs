@@ -1,0 +1,318 @@
+//! `CREATE [CUSTOM] INDEX` and `DROP INDEX`: validation with Cassandra's messages
+//! (`CreateIndexStatement`, `IndexTarget`, `DropIndexStatement`), default names, and the
+//! table change that carries the index (storage builds or deletes its entries in the same
+//! transaction). Both answer `SCHEMA_CHANGE UPDATED TABLE`, as Cassandra does.
+
+use std::collections::BTreeMap;
+
+use cql::frame::response::SchemaChangeType;
+use cql::statement::ast::{CreateIndex, Ident, IndexTarget, QualifiedName};
+use cql::types::ColumnType;
+use storage::{Catalog, ColumnDef, ColumnKind, IndexDef, IndexTargetKind, KeyspaceDef, TableDef};
+use uuid::Uuid;
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::ddl::{put_table, Change};
+use crate::planner::{column_index, keyspace_of};
+use crate::schema::is_system_keyspace;
+
+/// The class names (case-insensitive) that name Cassandra 5's storage-attached index.
+const SAI_CLASSES: &[&str] = &[
+    "sai",
+    "storageattachedindex",
+    "org.apache.cassandra.index.sai.storageattachedindex",
+];
+
+/// The SASI class, disabled by default in Cassandra 5.
+const SASI_CLASS: &str = "org.apache.cassandra.index.sasi.sasiindex";
+
+/// Plans `CREATE INDEX`; `None` when `IF NOT EXISTS` makes it a no-op.
+pub(crate) fn create_index(
+    current: &Catalog,
+    stmt: &CreateIndex,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let keyspace = keyspace_of(&stmt.table, session_keyspace)?;
+    if is_system_keyspace(&keyspace) {
+        return Err(CqlError::invalid(format!(
+            "System keyspace '{keyspace}' is not user-modifiable"
+        )));
+    }
+    if let Some(class) = &stmt.custom_class {
+        if class.eq_ignore_ascii_case(SASI_CLASS) {
+            return Err(CqlError::invalid(
+                "SASI indexes are disabled. Enable in cassandra.yaml to use.",
+            ));
+        }
+    }
+    let Some(ks) = current.keyspaces.get(&keyspace) else {
+        return Err(CqlError::invalid(format!(
+            "Keyspace '{keyspace}' doesn't exist"
+        )));
+    };
+    let table_name = &stmt.table.name.name;
+    let Some(table) = ks.tables.get(table_name) else {
+        return Err(CqlError::invalid(format!(
+            "Table '{table_name}' doesn't exist"
+        )));
+    };
+    if let Some(name) = &stmt.name {
+        if has_index(ks, &name.name) {
+            if stmt.if_not_exists {
+                return Ok(None);
+            }
+            return Err(CqlError::invalid(format!(
+                "Index '{}' already exists",
+                name.name
+            )));
+        }
+    }
+    if table.is_counter_table() {
+        return Err(CqlError::invalid(
+            "Secondary indexes on counter tables aren't supported",
+        ));
+    }
+    let targets = stmt
+        .targets
+        .iter()
+        .map(|t| prepare_target(table, t))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let custom = stmt.custom_class.is_some();
+    let (column, kind) = match targets.as_slice() {
+        [] if custom => {
+            return Err(CqlError::invalid(
+                "CUSTOM indexes without a target column are not supported",
+            ))
+        }
+        [] => {
+            return Err(CqlError::invalid(
+                "Only CUSTOM indexes can be created without specifying a target column",
+            ))
+        }
+        [one] => *one,
+        _ if !custom => {
+            return Err(CqlError::invalid(
+                "Only CUSTOM indexes support multiple columns",
+            ))
+        }
+        _ => {
+            return Err(CqlError::invalid(
+                "CUSTOM indexes over several columns are not supported",
+            ))
+        }
+    };
+    let column_def = &table.columns[column];
+    validate_target(table, column_def, kind)?;
+    if let Some(class) = &stmt.custom_class {
+        if !SAI_CLASSES.contains(&class.to_ascii_lowercase().as_str()) {
+            return Err(CqlError::Config(format!(
+                "Unable to find custom indexer class '{class}'"
+            )));
+        }
+    }
+    let name = match &stmt.name {
+        Some(name) => name.name.clone(),
+        None => available_name(ks, &default_name(table_name, &column_def.name)),
+    };
+    let mut options: BTreeMap<String, String> = stmt.options.iter().cloned().collect();
+    if let Some(class) = &stmt.custom_class {
+        options.insert("class_name".into(), class.clone());
+    }
+    let index = IndexDef {
+        id: Uuid::new_v4(),
+        name: name.clone(),
+        column: column_def.id,
+        target: kind,
+        custom_class: stmt.custom_class.clone(),
+        options,
+    };
+    if let Some(equal) = table.indexes.iter().find(|i| {
+        i.column == index.column && i.target == index.target && i.custom_class == index.custom_class
+    }) {
+        if stmt.if_not_exists {
+            return Ok(None);
+        }
+        return Err(CqlError::invalid(format!(
+            "Index {name} is a duplicate of existing index {}",
+            equal.name
+        )));
+    }
+    let mut def = TableDef::clone(table);
+    def.indexes.push(index);
+    Ok(Some(put_table(current, def, SchemaChangeType::Updated)))
+}
+
+/// Plans `DROP INDEX`; `None` when `IF EXISTS` makes it a no-op.
+pub(crate) fn drop_index(
+    current: &Catalog,
+    name: &QualifiedName,
+    if_exists: bool,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let keyspace = keyspace_of(name, session_keyspace)?;
+    let index = &name.name.name;
+    let table = current
+        .keyspaces
+        .get(&keyspace)
+        .and_then(|ks| ks.tables.values().find(|t| t.index(index).is_some()));
+    let Some(table) = table else {
+        if if_exists {
+            return Ok(None);
+        }
+        return Err(CqlError::invalid(format!(
+            "Index '{keyspace}.{index}' doesn't exist'"
+        )));
+    };
+    let mut def = TableDef::clone(table);
+    def.indexes.retain(|i| &i.name != index);
+    Ok(Some(put_table(current, def, SchemaChangeType::Updated)))
+}
+
+/// Cassandra's refusal to drop a column that an index depends on.
+pub(crate) fn check_no_dependent_indexes(table: &TableDef, column: &ColumnDef) -> CqlResult<()> {
+    let names: Vec<&str> = table
+        .indexes
+        .iter()
+        .filter(|i| i.column == column.id)
+        .map(|i| i.name.as_str())
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    Err(CqlError::invalid(format!(
+        "Cannot drop column {} because it has dependent secondary indexes ({})",
+        column.name,
+        names.join(", ")
+    )))
+}
+
+/// Whether any table of the keyspace has an index called `name`.
+fn has_index(ks: &KeyspaceDef, name: &str) -> bool {
+    ks.tables.values().any(|t| t.index(name).is_some())
+}
+
+/// The column and target kind of one index target (`IndexTarget.Raw.prepare`: a simple
+/// target on a collection means its values).
+fn prepare_target(table: &TableDef, target: &IndexTarget) -> CqlResult<(usize, IndexTargetKind)> {
+    let (ident, kind): (&Ident, IndexTargetKind) = match target {
+        IndexTarget::Simple(c) => (c, IndexTargetKind::Simple),
+        IndexTarget::Keys(c) => (c, IndexTargetKind::Keys),
+        IndexTarget::Values(c) => (c, IndexTargetKind::Values),
+        IndexTarget::Entries(c) => (c, IndexTargetKind::Entries),
+        IndexTarget::Full(c) => (c, IndexTargetKind::Full),
+    };
+    let column = column_index(table, ident)?;
+    let is_collection = matches!(
+        table.columns[column].ty,
+        ColumnType::List { .. } | ColumnType::Set { .. } | ColumnType::Map { .. }
+    );
+    let kind = match kind {
+        IndexTargetKind::Simple if is_collection => IndexTargetKind::Values,
+        other => other,
+    };
+    Ok((column, kind))
+}
+
+/// `CreateIndexStatement.validateIndexTarget`.
+fn validate_target(table: &TableDef, column: &ColumnDef, kind: IndexTargetKind) -> CqlResult<()> {
+    let name = cql::types::maybe_quote(&column.name);
+    let ty = &column.ty;
+    if references_duration(ty) {
+        let what = match ty {
+            ColumnType::List { .. } | ColumnType::Set { .. } | ColumnType::Map { .. } => {
+                "collections containing durations"
+            }
+            ColumnType::Tuple(_) => "tuples containing durations",
+            ColumnType::Udt { .. } => "UDTs containing durations",
+            _ => "duration columns",
+        };
+        return Err(CqlError::invalid(format!(
+            "Secondary indexes are not supported on {what}"
+        )));
+    }
+    if column.kind == ColumnKind::PartitionKey && table.partition_key.len() == 1 {
+        return Err(CqlError::invalid(format!(
+            "Cannot create secondary index on the only partition key column {name}"
+        )));
+    }
+    let (is_collection, frozen_collection, multi_cell_map) = match ty {
+        ColumnType::List { frozen, .. } | ColumnType::Set { frozen, .. } => (true, *frozen, false),
+        ColumnType::Map { frozen, .. } => (true, *frozen, !*frozen),
+        _ => (false, false, false),
+    };
+    if frozen_collection && kind != IndexTargetKind::Full {
+        let kind = kind.as_str();
+        return Err(CqlError::invalid(format!(
+            "Cannot create {kind}() index on frozen column {name}. Frozen collections are immutable and must be fully indexed by using the 'full({name})' modifier"
+        )));
+    }
+    if !frozen_collection && kind == IndexTargetKind::Full {
+        return Err(CqlError::invalid(
+            "full() indexes can only be created on frozen collections",
+        ));
+    }
+    if !is_collection && kind != IndexTargetKind::Simple {
+        return Err(CqlError::invalid(format!(
+            "Cannot create {}() index on {name}. Non-collection columns only support simple indexes",
+            kind.as_str()
+        )));
+    }
+    if !multi_cell_map && matches!(kind, IndexTargetKind::Keys | IndexTargetKind::Entries) {
+        return Err(CqlError::invalid(format!(
+            "Cannot create index on {} of column {name} with non-map type",
+            kind.as_str()
+        )));
+    }
+    if matches!(ty, ColumnType::Udt { frozen: false, .. }) {
+        return Err(CqlError::invalid(format!(
+            "Cannot create index on non-frozen UDT column {name}"
+        )));
+    }
+    Ok(())
+}
+
+fn references_duration(ty: &ColumnType) -> bool {
+    match ty {
+        ColumnType::Duration => true,
+        ColumnType::List { element, .. } | ColumnType::Set { element, .. } => {
+            references_duration(element)
+        }
+        ColumnType::Map { key, value, .. } => {
+            references_duration(key) || references_duration(value)
+        }
+        ColumnType::Tuple(items) => items.iter().any(references_duration),
+        ColumnType::Udt { fields, .. } => fields.iter().any(|(_, t)| references_duration(t)),
+        _ => false,
+    }
+}
+
+/// `IndexMetadata.generateDefaultIndexName`: `<table>_<column>_idx` without non-word
+/// characters.
+fn default_name(table: &str, column: &str) -> String {
+    format!("{table}_{column}_idx")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// `KeyspaceMetadata.findAvailableIndexName`: the base name, else `<base>_1`, `<base>_2`...
+fn available_name(ks: &KeyspaceDef, base: &str) -> String {
+    if !has_index(ks, base) {
+        return base.to_string();
+    }
+    (1..)
+        .map(|i| format!("{base}_{i}"))
+        .find(|name| !has_index(ks, name))
+        .unwrap_or_else(|| base.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_drop_non_word_characters() {
+        assert_eq!(default_name("t", "v"), "t_v_idx");
+        assert_eq!(default_name("t", "Odd Name"), "t_OddName_idx");
+    }
+}
