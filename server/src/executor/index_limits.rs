@@ -16,11 +16,13 @@ pub(crate) fn check(node: &Node, batch: &WriteBatch) -> CqlResult<()> {
         return Ok(());
     }
     let schema = node.schema();
+    // Rows of one statement share a table: look it up once per run of rows.
+    let mut table: Option<&std::sync::Arc<TableDef>> = None;
     for write in &batch.rows {
-        let Some(table) = schema.catalog.table_by_id(write.table_id) else {
-            continue;
-        };
-        if !table.indexes.is_empty() {
+        if table.is_none_or(|t| t.id != write.table_id) {
+            table = schema.catalog.table_by_id(write.table_id);
+        }
+        if let Some(table) = table.filter(|t| !t.indexes.is_empty()) {
             check_row(table, &write.update)?;
         }
     }
