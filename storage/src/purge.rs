@@ -10,6 +10,8 @@
 //!   than `gc_grace_seconds` are dropped (Cassandra's `gcBefore` rule), and a row left with
 //!   nothing is removed.
 //!
+//! Index entries of every value a purge drops go in the same transaction.
+//!
 //! Range tombstones are purged by the last chunk of a pass, once every row they cover has been
 //! rewritten. Like Cassandra after `gc_grace_seconds`, a write older than a purged tombstone
 //! is no longer shadowed by it.
@@ -25,6 +27,7 @@ use crate::encoding::key::decode_row_key;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, Cell, CellValue, StoredRow};
 use crate::error::StorageError;
+use crate::index::IndexPlan;
 use crate::tables::{data_table, data_table_name, rt_table_name};
 
 /// One chunk of a purge pass over a table.
@@ -70,6 +73,8 @@ pub(crate) fn purge_chunk(
     let chunk = read_chunk(txn, table_id, request)?;
     let mut partition: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     let data_name = data_table_name(table_id);
+    // Dropped values leave their index entries in the same transaction.
+    let mut index = IndexPlan::default();
     for (key, value) in &chunk {
         progress.rows_examined += 1;
         let decoded = decode_row_key(&request.table, key)?;
@@ -89,6 +94,8 @@ pub(crate) fn purge_chunk(
         if purged == stored {
             continue;
         }
+        let remaining = (!purged.is_empty()).then_some(&purged);
+        index.row_changed(txn, table_id, key, Some(&stored), remaining)?;
         let mut table = txn.open_table(data_table(&data_name))?;
         if purged.is_empty() {
             table.remove(key.as_slice())?;
@@ -98,6 +105,7 @@ pub(crate) fn purge_chunk(
             progress.rows_rewritten += 1;
         }
     }
+    index.write(txn)?;
     if chunk.len() < request.max_rows {
         progress.range_tombstones_removed = purge_range_tombstones(txn, table_id, gc_before)?;
     } else {

@@ -357,3 +357,41 @@ async fn tombstones_hold_across_pages_and_restarts() {
         query_all_pages(&session, "SELECT c, v FROM tomb.t WHERE k = 1", 5).await;
     assert_eq!(paged, expected);
 }
+
+#[tokio::test]
+async fn expired_values_leave_their_index_at_the_purge() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "indexed").await;
+    run(
+        &session,
+        "CREATE TABLE t (k int PRIMARY KEY, v text) WITH gc_grace_seconds = 0",
+    )
+    .await;
+    run(&session, "CREATE INDEX ON t (v)").await;
+    for k in 0..20 {
+        run(
+            &session,
+            &format!("INSERT INTO t (k, v) VALUES ({k}, 'x') USING TTL 10"),
+        )
+        .await;
+    }
+    run(&session, "INSERT INTO t (k, v) VALUES (100, 'x')").await;
+    let lookup = "SELECT k FROM t WHERE v = 'x'";
+    assert_eq!(query_rows::<(i32,)>(&session, lookup, &()).await.len(), 21);
+
+    server.advance_clock(Duration::from_secs(11));
+    // Expired values are never returned: each entry is checked against its row.
+    let before = server.rows_read();
+    assert_eq!(query_rows::<(i32,)>(&session, lookup, &()).await, [(100,)]);
+    assert_eq!(
+        server.rows_read() - before,
+        21,
+        "stale entries still point at rows"
+    );
+
+    // The purge removes the rows and their index entries together.
+    assert_eq!(server.purge().await.rows_removed, 20);
+    let before = server.rows_read();
+    assert_eq!(query_rows::<(i32,)>(&session, lookup, &()).await, [(100,)]);
+    assert_eq!(server.rows_read() - before, 1);
+}
