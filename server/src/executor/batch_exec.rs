@@ -6,7 +6,6 @@
 use cql::frame::request::QueryParameters;
 use cql::frame::response::ResultBody;
 use cql::statement::ast::{BatchKind, Statement, UsingClause};
-use cql::types::ColumnType;
 use storage::WriteBatch;
 
 use super::batch_rules::{self, StatementTraits};
@@ -15,7 +14,7 @@ use super::modify;
 use crate::error::{CqlError, CqlResult};
 use crate::node::Node;
 use crate::planner::counters::is_counter_table;
-use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+use crate::values::EvalContext;
 
 /// One statement of a batch, with its own bound values and keyspace.
 pub(crate) struct Entry<'a> {
@@ -94,18 +93,8 @@ fn batch_timestamp(
     params: &QueryParameters,
 ) -> CqlResult<i64> {
     if let Some(term) = &header.using.timestamp {
-        let receiver = Receiver {
-            name: "[timestamp]",
-            ty: &ColumnType::Bigint,
-        };
-        match evaluate(term, receiver, &header.ctx)? {
-            Evaluated::Value(bytes) => {
-                let raw = <[u8; 8]>::try_from(bytes.as_ref())
-                    .map_err(|_| CqlError::invalid("Invalid value for [timestamp]"))?;
-                return Ok(i64::from_be_bytes(raw));
-            }
-            Evaluated::Null => return Err(CqlError::invalid("Invalid null value of timestamp")),
-            Evaluated::Unset => {}
+        if let Some(ts) = modify::using_timestamp(term, &header.ctx)? {
+            return Ok(ts);
         }
     }
     Ok(params

@@ -53,30 +53,29 @@ pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
     }
 }
 
-fn int_term(
-    term: &Term,
-    name: &str,
-    ty: &ColumnType,
-    ctx: &EvalContext<'_>,
-) -> CqlResult<Option<i64>> {
-    match evaluate(term, Receiver { name, ty }, ctx)? {
-        Evaluated::Value(b) => match b.len() {
-            4 => Ok(Some(i64::from(i32::from_be_bytes([
-                b[0], b[1], b[2], b[3],
-            ])))),
-            8 => {
-                let mut raw = [0u8; 8];
-                raw.copy_from_slice(&b);
-                Ok(Some(i64::from_be_bytes(raw)))
-            }
-            _ => Err(CqlError::invalid(format!("Invalid value for {name}"))),
-        },
-        Evaluated::Unset => Ok(None),
-        Evaluated::Null => Err(CqlError::invalid(format!(
-            "Invalid null value of {}",
-            name.trim_matches(|c| c == '[' || c == ']')
-        ))),
+/// The value of a `USING TIMESTAMP` term: `None` when unset. Null, a value that is not a
+/// bigint, and the smallest long (Cassandra's "no timestamp", refused by `UpdateParameters`)
+/// are errors.
+pub(crate) fn using_timestamp(term: &Term, ctx: &EvalContext<'_>) -> CqlResult<Option<i64>> {
+    let receiver = Receiver {
+        name: "[timestamp]",
+        ty: &ColumnType::Bigint,
+    };
+    let ts = match evaluate(term, receiver, ctx)? {
+        Evaluated::Value(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
+            .map(i64::from_be_bytes)
+            .map_err(|_| CqlError::invalid("Invalid value for [timestamp]"))?,
+        Evaluated::Unset => return Ok(None),
+        Evaluated::Null => return Err(CqlError::invalid("Invalid null value of timestamp")),
+    };
+    if ts == i64::MIN {
+        return Err(CqlError::invalid(format!(
+            "Out of bound timestamp, must be in [{}, {}]",
+            i64::MIN + 1,
+            i64::MAX
+        )));
     }
+    Ok(Some(ts))
 }
 
 /// The write timestamp: `USING TIMESTAMP`, else the request's default timestamp, else the
@@ -88,15 +87,7 @@ fn write_timestamp(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<i64> {
     if let Some(term) = &plan.using.timestamp {
-        if let Some(ts) = int_term(term, "[timestamp]", &ColumnType::Bigint, ctx)? {
-            // `UpdateParameters`: the smallest long means "no timestamp" inside Cassandra.
-            if ts == i64::MIN {
-                return Err(CqlError::invalid(format!(
-                    "Out of bound timestamp, must be in [{}, {}]",
-                    i64::MIN + 1,
-                    i64::MAX
-                )));
-            }
+        if let Some(ts) = using_timestamp(term, ctx)? {
             return Ok(ts);
         }
     }

@@ -63,6 +63,7 @@ fn target_table(
     let table = resolve_table(schema, name, session_keyspace)?;
     check_modifiable(&table)?;
     let planned = conditions::plan_for(&table.def, condition, using)?;
+    crate::planner::counters::check_using(&table.def, using)?;
     Ok((table, planned))
 }
 
@@ -282,7 +283,6 @@ pub fn plan_update(
         &stmt.using,
     )?;
     let def = &table.def;
-    crate::planner::counters::check_using(def, &stmt.using)?;
     let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
     let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
     let operations = stmt
@@ -322,7 +322,6 @@ pub fn plan_delete(
         &stmt.using,
     )?;
     let def = &table.def;
-    crate::planner::counters::check_using(def, &stmt.using)?;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
     let multi: Vec<&Relation> = rest
         .iter()
