@@ -279,10 +279,7 @@ fn read_tombstones(
     if plan.delete_tables.contains(&table_id) {
         return Ok(Vec::new());
     }
-    let name = rt_table_name(table_id);
-    let table = txn.open_table(data_table(&name))?;
-    let value = table.get(partition)?;
-    value.map_or(Ok(Vec::new()), |v| range_tombstone::decode(v.value()))
+    crate::tables::stored_range_tombstones(txn, table_id, partition)
 }
 
 fn prepare_catalog_op(

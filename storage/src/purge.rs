@@ -28,7 +28,7 @@ use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, Cell, CellValue, StoredRow};
 use crate::error::StorageError;
 use crate::index::IndexPlan;
-use crate::tables::{data_table, data_table_name, rt_table_name};
+use crate::tables::{data_table, data_table_name, rt_table_name, stored_range_tombstones};
 
 /// One chunk of a purge pass over a table.
 #[derive(Debug, Clone)]
@@ -80,7 +80,10 @@ pub(crate) fn purge_chunk(
         let decoded = decode_row_key(&request.table, key)?;
         let prefix = key.get(..decoded.partition_len).unwrap_or(key);
         if partition.0 != prefix {
-            partition = (prefix.to_vec(), read_tombstones(txn, table_id, prefix)?);
+            partition = (
+                prefix.to_vec(),
+                stored_range_tombstones(txn, table_id, prefix)?,
+            );
         }
         let is_static = decoded.clustering.len() < request.table.clustering_key.len();
         let covered_at = if is_static {
@@ -142,21 +145,6 @@ fn read_chunk(
         out.push((key.value().to_vec(), value.value().to_vec()));
     }
     Ok(out)
-}
-
-fn read_tombstones(
-    txn: &WriteTransaction,
-    table_id: Uuid,
-    partition: &[u8],
-) -> Result<Vec<RangeTombstone>, StorageError> {
-    let name = rt_table_name(table_id);
-    let table = match txn.open_table(data_table(&name)) {
-        Ok(table) => table,
-        Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-        Err(e) => return Err(e.into()),
-    };
-    let value = table.get(partition)?;
-    value.map_or(Ok(Vec::new()), |v| range_tombstone::decode(v.value()))
 }
 
 /// Drops every range tombstone deleted before `gc_before`; returns how many.

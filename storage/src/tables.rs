@@ -1,7 +1,10 @@
 //! Every redb table the store uses, in one place. See `DESIGN.md` for their layouts.
 
-use redb::TableDefinition;
+use redb::{ReadableTable, TableDefinition, TableError, WriteTransaction};
 use uuid::Uuid;
+
+use crate::encoding::range_tombstone::{self, RangeTombstone};
+use crate::error::StorageError;
 
 /// `meta`: store-wide settings. Holds [`FORMAT_VERSION_KEY`] from the first commit.
 pub(crate) const META: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("meta");
@@ -40,6 +43,22 @@ pub(crate) type DataTable<'txn> = redb::Table<'txn, &'static [u8], &'static [u8]
 
 /// A data table opened for reading.
 pub(crate) type ReadOnlyDataTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
+
+/// The stored range tombstones of one partition (none when the table has none yet).
+pub(crate) fn stored_range_tombstones(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    partition: &[u8],
+) -> Result<Vec<RangeTombstone>, StorageError> {
+    let name = rt_table_name(table_id);
+    let table = match txn.open_table(data_table(&name)) {
+        Ok(table) => table,
+        Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    let value = table.get(partition)?;
+    value.map_or(Ok(Vec::new()), |v| range_tombstone::decode(v.value()))
+}
 
 #[cfg(test)]
 mod tests {
