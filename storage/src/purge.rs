@@ -28,7 +28,9 @@ use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, Cell, CellValue, StoredRow};
 use crate::error::StorageError;
 use crate::index::IndexPlan;
-use crate::tables::{data_table, data_table_name, rt_table_name, stored_range_tombstones};
+use crate::tables::{
+    data_table, data_table_name, rt_table_name, stored_range_tombstones, DataTable,
+};
 
 /// One chunk of a purge pass over a table.
 #[derive(Debug, Clone)]
@@ -75,6 +77,8 @@ pub(crate) fn purge_chunk(
     let data_name = data_table_name(table_id);
     // Dropped values leave their index entries in the same transaction.
     let mut index = IndexPlan::default();
+    // Opened at the first change, so a pass that changes nothing writes nothing.
+    let mut data: Option<DataTable<'_>> = None;
     for (key, value) in &chunk {
         progress.rows_examined += 1;
         let decoded = decode_row_key(&request.table, key)?;
@@ -99,7 +103,10 @@ pub(crate) fn purge_chunk(
         }
         let remaining = (!purged.is_empty()).then_some(&purged);
         index.row_changed(txn, table_id, key, Some(&stored), remaining)?;
-        let mut table = txn.open_table(data_table(&data_name))?;
+        let table = match &mut data {
+            Some(table) => table,
+            slot => slot.insert(txn.open_table(data_table(&data_name))?),
+        };
         if purged.is_empty() {
             table.remove(key.as_slice())?;
             progress.rows_removed += 1;
@@ -108,6 +115,7 @@ pub(crate) fn purge_chunk(
             progress.rows_rewritten += 1;
         }
     }
+    drop(data);
     index.write(txn)?;
     if chunk.len() < request.max_rows {
         progress.range_tombstones_removed = purge_range_tombstones(txn, table_id, gc_before)?;
