@@ -36,21 +36,26 @@ pub(crate) fn slice(
         from.is_none_or(|f| ordering::compare(key_type, k, f) != Ordering::Less)
             && to.is_none_or(|t| ordering::compare(key_type, k, t) != Ordering::Greater)
     };
-    let parts: Vec<Bytes> = match ty {
-        ColumnType::Map { key, .. } => map_entries(collection)?
-            .into_iter()
-            .filter(|(k, _)| within(key, k))
-            .flat_map(|(k, v)| [k, v])
-            .collect(),
-        ColumnType::Set { element, .. } => collection_elements(collection)?
-            .into_iter()
-            .filter(|e| within(element, e))
-            .collect(),
+    // The kept entries, and the serialized parts each contributes (a map entry: key, value).
+    let (count, parts): (usize, Vec<Bytes>) = match ty {
+        ColumnType::Map { key, .. } => {
+            let kept: Vec<(Bytes, Bytes)> = map_entries(collection)?
+                .into_iter()
+                .filter(|(k, _)| within(key, k))
+                .collect();
+            (
+                kept.len(),
+                kept.into_iter().flat_map(|(k, v)| [k, v]).collect(),
+            )
+        }
+        ColumnType::Set { element, .. } => {
+            let kept: Vec<Bytes> = collection_elements(collection)?
+                .into_iter()
+                .filter(|e| within(element, e))
+                .collect();
+            (kept.len(), kept)
+        }
         _ => return Ok(None),
-    };
-    let count = match ty {
-        ColumnType::Map { .. } => parts.len() / 2,
-        _ => parts.len(),
     };
     let mut out = BytesMut::new();
     out.put_i32(i32::try_from(count).unwrap_or(i32::MAX));
