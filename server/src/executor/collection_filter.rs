@@ -6,7 +6,7 @@ use cql::statement::ast::Operator;
 use cql::types::{ordering, ColumnType};
 use std::cmp::Ordering;
 
-use crate::executor::multicell::{collection_elements, map_entries};
+use crate::executor::elements::{contains, element};
 
 /// Whether `value` (serialized, of type `ty`) passes the collection checks among `checks`
 /// and every `m[key] = value` of `elements`. Other operators are left to the caller.
@@ -22,46 +22,27 @@ pub(crate) fn passes(
     if !wanted && elements.is_empty() {
         return true;
     }
-    let same = |t: &ColumnType, a: &Bytes, b: &Bytes| ordering::compare(t, a, b) == Ordering::Equal;
+    let holds = |op: &Operator, operand: &Bytes| match op {
+        Operator::Contains => contains(ty, false, value, operand).unwrap_or(false),
+        Operator::ContainsKey => contains(ty, true, value, operand).unwrap_or(false),
+        _ => true,
+    };
+    let checks_hold = checks
+        .iter()
+        .all(|(op, operands)| operands.iter().all(|o| holds(op, o)));
     match ty {
-        ColumnType::List { element, .. } | ColumnType::Set { element, .. } => {
-            let Ok(items) = collection_elements(value) else {
-                return false;
-            };
-            elements.is_empty()
-                && checks.iter().all(|(op, operands)| match op {
-                    Operator::Contains => operands
-                        .iter()
-                        .all(|o| items.iter().any(|i| same(element, i, o))),
-                    Operator::ContainsKey => false,
-                    _ => true,
-                })
-        }
+        // `m[key] = value` entries exist only for maps.
         ColumnType::Map {
-            key: key_ty,
-            value: value_ty,
-            ..
+            value: value_ty, ..
         } => {
-            let Ok(entries) = map_entries(value) else {
-                return false;
-            };
-            let checks_pass = checks.iter().all(|(op, operands)| match op {
-                Operator::Contains => operands
-                    .iter()
-                    .all(|o| entries.iter().any(|(_, v)| same(value_ty, v, o))),
-                Operator::ContainsKey => operands
-                    .iter()
-                    .all(|o| entries.iter().any(|(k, _)| same(key_ty, k, o))),
-                _ => true,
-            });
-            checks_pass
+            checks_hold
                 && elements.iter().all(|(k, v)| {
-                    entries
-                        .iter()
-                        .any(|(ek, ev)| same(key_ty, ek, k) && same(value_ty, ev, v))
+                    element(ty, value, k).ok().flatten().is_some_and(|found| {
+                        ordering::compare(value_ty, &found, v) == Ordering::Equal
+                    })
                 })
         }
-        _ => false,
+        _ => checks_hold && elements.is_empty() && ty.is_collection(),
     }
 }
 

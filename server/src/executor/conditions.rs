@@ -11,7 +11,7 @@ use cql::types::{ordering, ColumnType};
 use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
-use crate::executor::multicell;
+use crate::executor::{elements, multicell};
 use crate::planner::conditions::{Access, ColumnCondition, ConditionValues};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
@@ -49,7 +49,7 @@ pub(crate) fn applies(
         },
     };
     if matches!(op, Operator::Contains | Operator::ContainsKey) {
-        return contains(&col.ty, op, current.as_ref(), &candidates, &value_type);
+        return contains(&col.ty, op, current.as_ref(), &candidates);
     }
     let multi_cell_collection = matches!(condition.access, Access::Whole)
         && col.ty.is_collection()
@@ -121,7 +121,6 @@ fn contains(
     op: Operator,
     current: Option<&Bytes>,
     candidates: &[Option<Bytes>],
-    element_type: &ColumnType,
 ) -> CqlResult<bool> {
     for candidate in candidates {
         let Some(value) = candidate else {
@@ -130,17 +129,7 @@ fn contains(
         let Some(current) = current else {
             continue;
         };
-        let elements = match ty {
-            ColumnType::Map { .. } => multicell::map_entries(current)?
-                .into_iter()
-                .map(|(k, v)| if op == Operator::ContainsKey { k } else { v })
-                .collect(),
-            _ => multicell::collection_elements(current)?,
-        };
-        if elements
-            .iter()
-            .any(|e| ordering::compare(element_type, e, value) == Ordering::Equal)
-        {
+        if elements::contains(ty, op == Operator::ContainsKey, current, value)? {
             return Ok(true);
         }
     }
@@ -178,10 +167,7 @@ fn element(
         let Some(current) = current else {
             return Ok(None);
         };
-        return Ok(multicell::map_entries(current)?
-            .into_iter()
-            .find(|(k, _)| ordering::compare(&key_type, k, &key) == Ordering::Equal)
-            .map(|(_, v)| v));
+        return elements::element(ty, current, &key);
     }
     let index = match key.as_ref() {
         [a, b, c, d] => i32::from_be_bytes([*a, *b, *c, *d]),

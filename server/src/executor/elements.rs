@@ -24,6 +24,34 @@ pub(crate) fn element(ty: &ColumnType, collection: &[u8], key: &[u8]) -> CqlResu
     })
 }
 
+/// Whether a serialized collection holds `value`: among a list's or set's elements or a map's
+/// values (`CONTAINS`), or among a map's keys (`CONTAINS KEY`, `key`). Other types hold
+/// nothing.
+pub(crate) fn contains(
+    ty: &ColumnType,
+    key: bool,
+    collection: &[u8],
+    value: &[u8],
+) -> CqlResult<bool> {
+    let same = |t: &ColumnType, a: &[u8]| ordering::compare(t, a, value) == Ordering::Equal;
+    Ok(match ty {
+        ColumnType::Map { key: key_type, .. } if key => map_entries(collection)?
+            .iter()
+            .any(|(k, _)| same(key_type, k)),
+        ColumnType::Map {
+            value: value_type, ..
+        } => map_entries(collection)?
+            .iter()
+            .any(|(_, v)| same(value_type, v)),
+        ColumnType::List { element, .. } | ColumnType::Set { element, .. } if !key => {
+            collection_elements(collection)?
+                .iter()
+                .any(|e| same(element, e))
+        }
+        _ => false,
+    })
+}
+
 /// `collection[from..to]`: the entries between two inclusive bounds (`None`: open), in the
 /// collection's own type (empty when none is left, as Cassandra returns it).
 pub(crate) fn slice(
@@ -110,6 +138,21 @@ mod tests {
         assert_eq!(middle.as_ref(), serialize(&[&m2, b"b"], 1));
         let empty = slice(&ty, &map, Some(&int(8)), None).unwrap().unwrap();
         assert_eq!(empty.as_ref(), 0i32.to_be_bytes());
+    }
+
+    #[test]
+    fn contains_looks_at_elements_values_or_keys() {
+        let map = serialize(&[&int(1), b"a"], 1);
+        assert!(contains(&map_type(), true, &map, &int(1)).unwrap());
+        assert!(!contains(&map_type(), true, &map, b"a").unwrap());
+        assert!(contains(&map_type(), false, &map, b"a").unwrap());
+        let list = ColumnType::List {
+            element: Box::new(ColumnType::Int),
+            frozen: false,
+        };
+        let items = serialize(&[&int(3)], 1);
+        assert!(contains(&list, false, &items, &int(3)).unwrap());
+        assert!(!contains(&list, true, &items, &int(3)).unwrap());
     }
 
     #[test]
