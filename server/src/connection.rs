@@ -90,8 +90,17 @@ impl Connection {
             // The semaphore is never closed while the connection runs.
             let Ok(permit) = permit else { break };
             let outcome = tokio::select! {
-                outcome = read_envelope(&mut reader, max_frame) => outcome?,
+                outcome = read_envelope(&mut reader, max_frame) => outcome,
                 _ = self.shutdown.recv() => break,
+            };
+            // A reset or any other read error ends the connection like a clean close: the
+            // session must still be closed below, or its event forwarder keeps the socket.
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(err) => {
+                    debug!(cause = %err, "connection read failed");
+                    break;
+                }
             };
             let envelope = match outcome {
                 ReadOutcome::Envelope(envelope) => envelope,
@@ -194,7 +203,8 @@ fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Se
             loop {
                 let received = tokio::select! {
                     received = events.recv() => received,
-                    _ = closed.changed() => break,
+                    // `wait_for` sees a close that happened before this task started too.
+                    _ = closed.wait_for(|closed| *closed) => break,
                 };
                 let event = match received {
                     Ok(event) => event,
