@@ -6,6 +6,8 @@
 //! - [`schema`]: the benchmark table (`(text, int)` partition key, `(bigint DESC, uuid)`
 //!   clustering key) and its keyspace, as storage catalog values.
 //! - [`statements`]: CQL texts (a prepared INSERT, a SELECT, cassandra-stress's CREATE TABLE).
+//! - [`server_path`]: an in-process node answering request frames (no socket), and EXECUTE
+//!   frames of the prepared INSERT and point SELECT.
 //! - [`rows`]: row keys and stored rows for that table, and write batches of them.
 //!
 //! Results go into the README's `## Benchmarks` section, never into timed tests.
@@ -13,4 +15,5 @@
 pub mod frames;
 pub mod rows;
 pub mod schema;
+pub mod server_path;
 pub mod statements;

@@ -144,35 +144,53 @@ async fn serve_request(
     envelope: Envelope,
     out: mpsc::Sender<BytesMut>,
 ) {
-    let stream = envelope.header.stream;
-    let request = match Opcode::try_from(envelope.header.opcode) {
+    let answer = answer(&node, &session, &envelope.header, envelope.body).await;
+    if answer.start_events {
+        spawn_event_forwarder(&node, &session, out.clone());
+    }
+    let _ = out.send(answer.frame).await;
+}
+
+/// The answer to one request: its encoded frame, and whether the connection must start
+/// forwarding events (the first successful REGISTER).
+pub struct Answer {
+    /// The response frame, on the request's stream.
+    pub frame: BytesMut,
+    /// Whether event forwarding must start.
+    pub start_events: bool,
+}
+
+/// Decodes, handles and encodes one request: what a connection does with each envelope it
+/// reads. Public so benchmarks can drive the whole request path without a socket.
+pub async fn answer(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    body: Bytes,
+) -> Answer {
+    let request = match Opcode::try_from(header.opcode) {
         // Decompression and custom payloads are handled by `decode_request`.
         Ok(_) => frame::decode_request(
-            &envelope.header,
-            &envelope.body,
+            header,
+            &body,
             session.compression(),
             node.config.max_frame_size,
         )
         .map_err(|err| CqlError::Protocol(format!("Invalid or malformed message: {err}"))),
         Err(_) => Err(CqlError::Protocol(format!(
             "Unknown opcode {}",
-            envelope.header.opcode
+            header.opcode
         ))),
     };
     let outcome = match request {
-        Ok(request) => handler::handle(&node, &session, request).await,
+        Ok(request) => handler::handle(node, session, request).await,
         Err(err) => Err(err),
     };
-    let (response, warnings) = match outcome {
-        Ok(reply) => {
-            if reply.start_events {
-                spawn_event_forwarder(&node, &session, out.clone());
-            }
-            (reply.response, reply.warnings)
-        }
+    let (response, warnings, start_events) = match outcome {
+        Ok(reply) => (reply.response, reply.warnings, reply.start_events),
         Err(err) => {
             debug!(cause = %err, "request failed");
-            (Response::Error(err.error_body()), Vec::new())
+            (Response::Error(err.error_body()), Vec::new(), false)
         }
     };
     let compression = if matches!(response, Response::Ready) {
@@ -180,8 +198,10 @@ async fn serve_request(
     } else {
         session.compression()
     };
-    let frame = encode(stream, response, &warnings, compression);
-    let _ = out.send(frame).await;
+    Answer {
+        frame: encode(header.stream, response, &warnings, compression),
+        start_events,
+    }
 }
 
 fn encode(

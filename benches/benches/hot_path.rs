@@ -1,0 +1,171 @@
+//! The server's per-request path, one stage at a time, so a regression shows where it came
+//! from: decoding an EXECUTE frame, planning (and binding) a prepared statement, a point read
+//! from storage, encoding a one-row result, and whole prepared INSERT and SELECT round trips
+//! through an in-process node (frame in, frame out, no socket).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use benches::rows::{key, partition_batch};
+use benches::schema::readings_table;
+use benches::server_path::{execute_insert_frame, execute_select_frame, InProcess, MAX_FRAME};
+use benches::statements::{INSERT_PREPARED, SELECT_POINT};
+use bytes::Bytes;
+use cql::frame::response::{ColumnSpec, Response, ResultBody, ResultMetadata, Rows};
+use cql::frame::{decode_request, encode_response_frame, parse_header, HEADER_LEN};
+use cql::statement::ast::Statement;
+use cql::types::ColumnType;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use storage::{Store, StoreOptions};
+use tokio::runtime::Runtime;
+
+/// Rows the SELECT round trips read among.
+const PRELOADED: u64 = 1000;
+
+fn decode(c: &mut Criterion) {
+    let id = Bytes::from_static(&[7; 16]);
+    let frame = execute_insert_frame(&id, 42);
+    let mut group = c.benchmark_group("hot_path");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("decode EXECUTE frame (6 values)", |b| {
+        b.iter(|| {
+            let frame = black_box(&frame);
+            let header = parse_header(frame).expect("a whole header");
+            let body = frame.slice(HEADER_LEN..);
+            decode_request(&header, &body, None, MAX_FRAME).expect("a valid EXECUTE")
+        })
+    });
+    group.finish();
+}
+
+fn plan(c: &mut Criterion) {
+    let runtime = Runtime::new().expect("tokio runtime");
+    let fixture = runtime.block_on(InProcess::start());
+    let schema = fixture.node.schema();
+    let parse = |text: &str| cql::statement::parse(text).expect("valid CQL").statement;
+    let (Statement::Select(select), Statement::Insert(insert)) =
+        (parse(SELECT_POINT), parse(INSERT_PREPARED))
+    else {
+        panic!("the statements are a SELECT and an INSERT");
+    };
+    let mut group = c.benchmark_group("hot_path");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("plan SELECT point", |b| {
+        b.iter(|| server::planner::select::plan_select(&schema, black_box(&select), None))
+    });
+    group.bench_function("plan INSERT", |b| {
+        b.iter(|| server::planner::modify::plan_insert(&schema, black_box(&insert), None))
+    });
+    group.finish();
+}
+
+fn storage_read(c: &mut Criterion) {
+    let (store, _catalog) = Store::open_in_memory(StoreOptions::default()).expect("store");
+    let table = readings_table();
+    store
+        .write_blocking(benches::rows::create_table(&table))
+        .expect("create table");
+    for p in 0..100 {
+        store
+            .write_blocking(partition_batch(&table, p, 0..10))
+            .expect("populate");
+    }
+    let keys: Vec<Vec<u8>> = (0..1000u32).map(|i| key(&table, i % 100, i % 10)).collect();
+    let mut group = c.benchmark_group("hot_path");
+    group.throughput(Throughput::Elements(1));
+    let mut i = 0;
+    group.bench_function("storage snapshot + point get", |b| {
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            let snapshot = store.snapshot().expect("snapshot");
+            snapshot.get(table.id, black_box(&keys[i])).expect("read")
+        })
+    });
+    group.finish();
+    store.shutdown().expect("shutdown");
+}
+
+/// The answer to the point SELECT: one row of a double and a text.
+fn one_row(no_metadata: bool) -> Response {
+    let column = |name: &str, ty| ColumnSpec {
+        keyspace: "bench".into(),
+        table: "readings".into(),
+        name: name.into(),
+        ty,
+    };
+    Response::Result(ResultBody::Rows(Rows {
+        metadata: ResultMetadata {
+            columns: vec![
+                column("value", ColumnType::Double),
+                column("note", ColumnType::Text),
+            ],
+            paging_state: None,
+            no_metadata,
+        },
+        rows: vec![vec![
+            Some(Bytes::copy_from_slice(&10.25f64.to_be_bytes())),
+            Some(Bytes::from_static(b"reading 0000000041 within range")),
+        ]],
+    }))
+}
+
+fn encode(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hot_path");
+    group.throughput(Throughput::Elements(1));
+    let full = one_row(false);
+    group.bench_function("encode Rows 1x2", |b| {
+        b.iter(|| encode_response_frame(1, black_box(&full), &[], None))
+    });
+    let skipped = one_row(true);
+    group.bench_function("encode Rows 1x2 no metadata", |b| {
+        b.iter(|| encode_response_frame(1, black_box(&skipped), &[], None))
+    });
+    group.bench_function("encode Void", |b| {
+        b.iter(|| {
+            encode_response_frame(1, black_box(&Response::Result(ResultBody::Void)), &[], None)
+        })
+    });
+    group.finish();
+}
+
+fn round_trips(c: &mut Criterion) {
+    let runtime = Runtime::new().expect("tokio runtime");
+    let fixture = runtime.block_on(InProcess::start());
+    let inserts: Vec<Bytes> = (0..PRELOADED)
+        .map(|n| execute_insert_frame(&fixture.insert_id, n))
+        .collect();
+    runtime.block_on(async {
+        for frame in &inserts {
+            fixture.round_trip(frame).await;
+        }
+    });
+    let selects: Vec<Bytes> = (0..PRELOADED)
+        .map(|n| execute_select_frame(&fixture.select_id, n.wrapping_mul(7919) % PRELOADED))
+        .collect();
+    let mut group = c.benchmark_group("hot_path");
+    group.throughput(Throughput::Elements(1));
+    let mut i = 0;
+    group.bench_function("round trip EXECUTE INSERT", |b| {
+        b.iter(|| {
+            i = (i + 1) % inserts.len();
+            runtime.block_on(fixture.round_trip(&inserts[i]))
+        })
+    });
+    group.bench_function("round trip EXECUTE SELECT point", |b| {
+        b.iter(|| {
+            i = (i + 1) % selects.len();
+            runtime.block_on(fixture.round_trip(&selects[i]))
+        })
+    });
+    group.finish();
+    fixture.node.close();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = decode, plan, storage_read, encode, round_trips
+}
+criterion_main!(benches);

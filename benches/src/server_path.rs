@@ -1,0 +1,168 @@
+//! The server in process, without a socket: an in-memory node and one session that has done
+//! STARTUP, created `bench.readings` and prepared [`INSERT_PREPARED`] and [`SELECT_POINT`].
+//! Requests go in as complete frames and answers come out as complete frames, through the
+//! same decode → handle → encode path a connection runs.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use cql::frame::request::{Execute, Prepare, Query, QueryParameters, Request, Startup, Value};
+use cql::frame::response::{Response, ResultBody};
+use cql::frame::{encode_request_frame, parse_header, HEADER_LEN};
+use server::node::Node;
+use server::session::Session;
+use server::Config;
+use uuid::Uuid;
+
+use crate::statements::{CREATE_KEYSPACE, CREATE_READINGS, INSERT_PREPARED, SELECT_POINT};
+
+/// `LOCAL_ONE`, the scylla driver's default consistency.
+const LOCAL_ONE: u16 = 0x000A;
+
+/// The server's default `native_transport_max_frame_size`.
+pub const MAX_FRAME: usize = 16 * 1024 * 1024;
+
+/// An in-memory node with a ready session and the two prepared statement ids.
+pub struct InProcess {
+    /// The node (in-memory store).
+    pub node: Arc<Node>,
+    /// A session past STARTUP.
+    pub session: Arc<Session>,
+    /// The id of [`INSERT_PREPARED`].
+    pub insert_id: Bytes,
+    /// The id of [`SELECT_POINT`].
+    pub select_id: Bytes,
+}
+
+impl InProcess {
+    /// Opens the node and prepares the statements. Call inside a tokio runtime.
+    ///
+    /// # Panics
+    /// When the node cannot be opened or a setup request fails: a benchmark cannot go on.
+    pub async fn start() -> InProcess {
+        let config = Config {
+            data_dir: None,
+            ..Config::default()
+        };
+        let node = Arc::new(Node::open(config).expect("in-memory node"));
+        let addr: SocketAddr = "127.0.0.1:9042".parse().expect("an address");
+        let session = Arc::new(Session::new(addr, addr));
+        let mut fixture = InProcess {
+            node,
+            session,
+            insert_id: Bytes::new(),
+            select_id: Bytes::new(),
+        };
+        let startup = Request::Startup(Startup {
+            options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+        });
+        fixture.request(&startup).await;
+        for ddl in [CREATE_KEYSPACE, CREATE_READINGS] {
+            fixture.request(&query(ddl)).await;
+        }
+        fixture.insert_id = fixture.prepare(INSERT_PREPARED).await;
+        fixture.select_id = fixture.prepare(SELECT_POINT).await;
+        fixture
+    }
+
+    async fn prepare(&self, text: &str) -> Bytes {
+        let prepare = Request::Prepare(Prepare {
+            query: text.to_string(),
+        });
+        match self.request(&prepare).await {
+            Response::Result(ResultBody::Prepared(prepared)) => prepared.id,
+            other => panic!("PREPARE answered {other:?}"),
+        }
+    }
+
+    /// Handles a decoded request and returns the decoded response (for setup and checks).
+    ///
+    /// # Panics
+    /// When the answer does not decode.
+    pub async fn request(&self, request: &Request) -> Response {
+        let frame = encode_request_frame(1, request, None).freeze();
+        let answer = self.round_trip(&frame).await;
+        let header = parse_header(&answer).expect("a whole header");
+        let body = Bytes::copy_from_slice(&answer[HEADER_LEN..]);
+        let opcode = cql::frame::Opcode::try_from(header.opcode).expect("a response opcode");
+        Response::decode(opcode, &body).expect("a valid response")
+    }
+
+    /// One request frame in, its answer frame out: decode, handle, encode.
+    ///
+    /// # Panics
+    /// When `frame` holds no whole header.
+    pub async fn round_trip(&self, frame: &Bytes) -> BytesMut {
+        let header = parse_header(frame).expect("a whole header");
+        let body = frame.slice(HEADER_LEN..);
+        server::connection::answer(&self.node, &self.session, &header, body)
+            .await
+            .frame
+    }
+}
+
+fn query(text: &str) -> Request {
+    Request::Query(Query {
+        query: text.to_string(),
+        params: QueryParameters {
+            consistency: LOCAL_ONE,
+            ..QueryParameters::default()
+        },
+    })
+}
+
+fn bytes(value: &[u8]) -> Value {
+    Value::Bytes(Bytes::copy_from_slice(value))
+}
+
+/// The bound primary key of row `n` (as the end-to-end benchmark writes it).
+fn key_values(n: u64) -> Vec<Value> {
+    vec![
+        bytes(format!("sensor-{:06}", n % 100).as_bytes()),
+        bytes(&((n % 16) as i32).to_be_bytes()),
+        bytes(&(n as i64).to_be_bytes()),
+        bytes(Uuid::from_u128(u128::from(n) | 0x4000 << 64).as_bytes()),
+    ]
+}
+
+/// The six bound values of row `n`.
+pub fn row_values(n: u64) -> Vec<Value> {
+    let mut values = key_values(n);
+    values.push(bytes(&(n as f64 * 0.25).to_be_bytes()));
+    values.push(bytes(format!("reading {n:010} within range").as_bytes()));
+    values
+}
+
+/// EXECUTE parameters as the scylla driver sends them for a prepared statement.
+fn params(values: Vec<Value>, skip_metadata: bool) -> QueryParameters {
+    QueryParameters {
+        consistency: LOCAL_ONE,
+        values,
+        value_names: None,
+        skip_metadata,
+        page_size: Some(5000),
+        paging_state: None,
+        serial_consistency: None,
+        default_timestamp: None,
+    }
+}
+
+/// An EXECUTE request frame of the prepared INSERT for row `n`.
+pub fn execute_insert_frame(id: &Bytes, n: u64) -> Bytes {
+    let request = Request::Execute(Execute {
+        id: id.clone(),
+        params: params(row_values(n), false),
+    });
+    encode_request_frame(1, &request, None).freeze()
+}
+
+/// An EXECUTE request frame of the prepared point SELECT of row `n` (Skip_metadata, as
+/// drivers send it once they hold the result metadata).
+pub fn execute_select_frame(id: &Bytes, n: u64) -> Bytes {
+    let request = Request::Execute(Execute {
+        id: id.clone(),
+        params: params(key_values(n), true),
+    });
+    encode_request_frame(1, &request, None).freeze()
+}
