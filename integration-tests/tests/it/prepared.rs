@@ -119,3 +119,47 @@ async fn prepared_statements_on_system_tables() {
     assert_eq!(code, scylla::errors::DbError::Invalid);
     assert_eq!(msg, "table scylla_tables does not exist");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepared_statements_follow_schema_changes() {
+    let server = TestServer::start().await;
+    let session = integration_tests::session_in(&server, "ks").await;
+    session
+        .query_unpaged("CREATE TABLE t (k int PRIMARY KEY, v int, w int)", &[])
+        .await
+        .unwrap();
+    let insert = session
+        .prepare("INSERT INTO t (k, v) VALUES (?, ?)")
+        .await
+        .unwrap();
+    let select = session
+        .prepare("SELECT v FROM t WHERE k = ?")
+        .await
+        .unwrap();
+    let read = |k: i32| {
+        let (session, select) = (&session, &select);
+        async move {
+            let result = session.execute_unpaged(select, (k,)).await?;
+            let rows = result.into_rows_result().expect("rows result");
+            Ok::<_, scylla::errors::ExecutionError>(rows.single_row::<(Option<i32>,)>().unwrap().0)
+        }
+    };
+    session.execute_unpaged(&insert, (1, 10)).await.unwrap();
+    assert_eq!(read(1).await.unwrap(), Some(10));
+    // The cached plans serve the altered table (planned again against the new schema).
+    session
+        .query_unpaged("ALTER TABLE t ADD x int", &[])
+        .await
+        .unwrap();
+    session.execute_unpaged(&insert, (2, 20)).await.unwrap();
+    assert_eq!(read(2).await.unwrap(), Some(20));
+    // A dropped column fails at execution, with the planner's message.
+    session
+        .query_unpaged("ALTER TABLE t DROP v", &[])
+        .await
+        .unwrap();
+    let err = read(1).await.unwrap_err();
+    let (code, message) = integration_tests::db_error(&err).unwrap();
+    assert_eq!(code, scylla::errors::DbError::Invalid);
+    assert_eq!(message, "Undefined column name v in table ks.t");
+}

@@ -5,7 +5,7 @@
 
 use cql::frame::request::QueryParameters;
 use cql::frame::response::ResultBody;
-use cql::statement::ast::{BatchKind, Statement, UsingClause};
+use cql::statement::ast::{BatchKind, UsingClause};
 use storage::WriteBatch;
 
 use super::batch_rules::{self, StatementTraits};
@@ -16,10 +16,9 @@ use crate::node::Node;
 use crate::planner::counters::is_counter_table;
 use crate::values::EvalContext;
 
-/// One statement of a batch, with its own bound values and keyspace.
+/// One statement of a batch: where its plan comes from, and its own bound values.
 pub(crate) struct Entry<'a> {
-    pub(crate) statement: &'a Statement,
-    pub(crate) keyspace: Option<&'a str>,
+    pub(crate) planning: super::Planning<'a>,
     pub(crate) ctx: EvalContext<'a>,
 }
 
@@ -40,7 +39,7 @@ pub(crate) async fn run(
 ) -> CqlResult<ResultBody> {
     let plans = entries
         .iter()
-        .map(|e| super::plan_modification(node, e.statement, e.keyspace))
+        .map(|e| e.planning.modification(node))
         .collect::<CqlResult<Vec<_>>>()?;
     let traits: Vec<StatementTraits> = plans
         .iter()
@@ -57,7 +56,7 @@ pub(crate) async fn run(
             ));
         }
         let items: Vec<super::cas::CasItem<'_>> = plans
-            .into_iter()
+            .iter()
             .zip(entries)
             .map(|(plan, entry)| super::cas::CasItem {
                 plan,

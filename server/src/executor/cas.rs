@@ -36,7 +36,7 @@ const LOCAL_SERIAL: u16 = 0x0009;
 
 /// One statement of a conditional request with the values it is bound to.
 pub struct CasItem<'a> {
-    pub plan: ModifyPlan,
+    pub plan: &'a ModifyPlan,
     pub ctx: EvalContext<'a>,
 }
 
@@ -127,7 +127,7 @@ pub async fn execute(
     };
     let mut writes = WriteBatch::default();
     for item in items {
-        modify::build_writes(node, &item.plan, &params, &item.ctx, &mut writes)?;
+        modify::build_writes(node, item.plan, &params, &item.ctx, &mut writes)?;
     }
     modify::submit(node, writes).await?;
     Ok(ResultBody::Rows(applied_rows(request.def, true)))

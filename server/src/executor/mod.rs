@@ -37,44 +37,109 @@ use cql::statement::ast::{BatchKind, Statement, UsingClause};
 use crate::describe;
 use crate::error::{CqlError, CqlResult};
 use crate::node::Node;
-use crate::planner::{modify as modify_plan, select as select_plan};
+use crate::planner::modify::ModifyPlan;
+use crate::planner::plan::{plan_statement, StatementPlan};
+use crate::planner::select::SelectPlan;
+use crate::prepared::PreparedStatement;
+use crate::schema::Schema;
 use crate::session::Session;
 use crate::values::EvalContext;
 
-/// Executes `statement` with bound `values` (by marker index).
+/// Where the executor gets a statement's plan.
+#[derive(Clone, Copy)]
+pub enum Planning<'a> {
+    /// Plan the statement now, against the current schema (QUERY, statements of a text
+    /// batch); `keyspace` is the session's.
+    Now {
+        statement: &'a Statement,
+        keyspace: Option<&'a str>,
+    },
+    /// Use the plan PREPARE made, made again only if the schema changed since.
+    Prepared(&'a PreparedStatement),
+}
+
+impl<'a> Planning<'a> {
+    /// The statement being run.
+    pub fn statement(&self) -> &'a Statement {
+        match self {
+            Planning::Now { statement, .. } => statement,
+            Planning::Prepared(prepared) => &prepared.statement,
+        }
+    }
+
+    /// The keyspace unqualified names resolve in.
+    pub fn keyspace(&self) -> Option<&'a str> {
+        match self {
+            Planning::Now { keyspace, .. } => *keyspace,
+            Planning::Prepared(prepared) => prepared.keyspace.as_deref(),
+        }
+    }
+
+    /// The statement's plan against `schema`.
+    fn plan(&self, schema: &Arc<Schema>) -> CqlResult<StatementPlan> {
+        match self {
+            Planning::Now {
+                statement,
+                keyspace,
+            } => plan_statement(schema, statement, *keyspace),
+            Planning::Prepared(prepared) => prepared.plan_for(schema),
+        }
+    }
+
+    /// The plan of a SELECT, with the schema snapshot it was made against.
+    fn select(&self, node: &Node) -> CqlResult<(Arc<Schema>, Arc<SelectPlan>)> {
+        let schema = node.schema();
+        match self.plan(&schema)? {
+            StatementPlan::Select(plan) => Ok((schema, plan)),
+            StatementPlan::Modify(_) | StatementPlan::Unplanned => Err(not_planned()),
+        }
+    }
+
+    /// The plan of an INSERT, UPDATE or DELETE; any other statement is refused with
+    /// Cassandra's message for batches (the only place one can meet another kind).
+    fn modification(&self, node: &Node) -> CqlResult<Arc<ModifyPlan>> {
+        if !matches!(
+            self.statement(),
+            Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
+        ) {
+            return Err(CqlError::invalid(
+                "Only INSERT, UPDATE and DELETE statements are allowed in a batch",
+            ));
+        }
+        match self.plan(&node.schema())? {
+            StatementPlan::Modify(plan) => Ok(plan),
+            StatementPlan::Select(_) | StatementPlan::Unplanned => Err(not_planned()),
+        }
+    }
+}
+
+/// A statement planned as another kind than its own: a bug, never input.
+fn not_planned() -> CqlError {
+    CqlError::Server("statement planned as another kind".into())
+}
+
+/// Executes a statement with bound `values` (by marker index).
 pub async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
-    statement: &Statement,
+    planning: Planning<'_>,
     params: &QueryParameters,
     values: &[Value],
-    keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
     let ctx = EvalContext {
         binds: values,
         now_micros: node.clock.now_micros(),
     };
-    match statement {
-        Statement::Select(stmt) => {
+    let keyspace = planning.keyspace();
+    match planning.statement() {
+        Statement::Select(_) => {
             crate::consistency::check_read(params.consistency)?;
-            let schema = node.schema();
-            let plan = select_plan::plan_select(&schema, stmt, keyspace)?;
+            let (schema, plan) = planning.select(node)?;
             select::execute(node, session, schema, plan, params, &ctx).await
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
-            let plan = plan_modification(node, statement, keyspace)?;
-            if plan.conditions.is_some() {
-                let item = cas::CasItem { plan, ctx };
-                return cas::execute(node, &[item], params, false).await;
-            }
-            // Cassandra checks counter writes instead of, not on top of, other writes.
-            if crate::planner::counters::is_counter_table(&plan.table.def) {
-                crate::consistency::check_counter_write(params.consistency, &plan.table.def.name)?;
-            } else {
-                cas::check_write_consistency(params)?;
-            }
-            modify::execute(node, &plan, params, &ctx).await?;
-            Ok(ResultBody::Void)
+            let plan = planning.modification(node)?;
+            execute_modification(node, &plan, params, ctx).await
         }
         Statement::Batch(batch) => {
             let header = batch_exec::BatchHeader {
@@ -86,8 +151,10 @@ pub async fn execute(
                 .statements
                 .iter()
                 .map(|statement| batch_exec::Entry {
-                    statement,
-                    keyspace,
+                    planning: Planning::Now {
+                        statement,
+                        keyspace,
+                    },
                     ctx,
                 })
                 .collect();
@@ -109,7 +176,7 @@ pub async fn execute(
             let schema = node.schema();
             describe::execute(&schema, describe, keyspace)
         }
-        Statement::CreateKeyspace(_)
+        statement @ (Statement::CreateKeyspace(_)
         | Statement::AlterKeyspace(_)
         | Statement::DropKeyspace { .. }
         | Statement::CreateTable(_)
@@ -119,8 +186,29 @@ pub async fn execute(
         | Statement::DropIndex { .. }
         | Statement::CreateType(_)
         | Statement::AlterType(_)
-        | Statement::DropType { .. } => ddl::execute(node, statement, keyspace).await,
+        | Statement::DropType { .. }) => ddl::execute(node, statement, keyspace).await,
     }
+}
+
+/// Runs a planned INSERT, UPDATE or DELETE: conditional ones as lightweight transactions.
+async fn execute_modification(
+    node: &Arc<Node>,
+    plan: &ModifyPlan,
+    params: &QueryParameters,
+    ctx: EvalContext<'_>,
+) -> CqlResult<ResultBody> {
+    if plan.conditions.is_some() {
+        let item = cas::CasItem { plan, ctx };
+        return cas::execute(node, &[item], params, false).await;
+    }
+    // Cassandra checks counter writes instead of, not on top of, other writes.
+    if crate::planner::counters::is_counter_table(&plan.table.def) {
+        crate::consistency::check_counter_write(params.consistency, &plan.table.def.name)?;
+    } else {
+        cas::check_write_consistency(params)?;
+    }
+    modify::execute(node, plan, params, &ctx).await?;
+    Ok(ResultBody::Void)
 }
 
 /// One statement of a BATCH message with its own values and keyspace.
@@ -128,6 +216,8 @@ pub struct BatchItem {
     pub statement: Arc<Statement>,
     pub values: Vec<Value>,
     pub keyspace: Option<String>,
+    /// The prepared statement the item names, whose plan it uses.
+    pub prepared: Option<Arc<PreparedStatement>>,
 }
 
 /// Executes a BATCH message of `kind`: all row updates are committed in one storage
@@ -150,8 +240,13 @@ pub async fn execute_batch(
     let entries: Vec<batch_exec::Entry<'_>> = items
         .iter()
         .map(|item| batch_exec::Entry {
-            statement: &item.statement,
-            keyspace: item.keyspace.as_deref(),
+            planning: match &item.prepared {
+                Some(prepared) => Planning::Prepared(prepared),
+                None => Planning::Now {
+                    statement: &item.statement,
+                    keyspace: item.keyspace.as_deref(),
+                },
+            },
             ctx: EvalContext {
                 binds: &item.values,
                 now_micros: now,
@@ -159,20 +254,4 @@ pub async fn execute_batch(
         })
         .collect();
     batch_exec::run(node, &header, &entries, params).await
-}
-
-fn plan_modification(
-    node: &Node,
-    statement: &Statement,
-    keyspace: Option<&str>,
-) -> CqlResult<modify_plan::ModifyPlan> {
-    let schema = node.schema();
-    match statement {
-        Statement::Insert(stmt) => modify_plan::plan_insert(&schema, stmt, keyspace),
-        Statement::Update(stmt) => modify_plan::plan_update(&schema, stmt, keyspace),
-        Statement::Delete(stmt) => modify_plan::plan_delete(&schema, stmt, keyspace),
-        _ => Err(CqlError::invalid(
-            "Only INSERT, UPDATE and DELETE statements are allowed in a batch",
-        )),
-    }
 }

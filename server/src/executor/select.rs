@@ -43,7 +43,8 @@ struct BoundFilter {
 
 /// Everything the blocking scan needs, with all terms evaluated.
 struct BoundSelect {
-    plan: SelectPlan,
+    /// The plan; shared with the prepared statement unless selectors had terms to bind.
+    plan: Arc<SelectPlan>,
     ranges: Vec<KeyRange>,
     filters: Vec<BoundFilter>,
     /// Tuple bounds of a slice over mixed-direction clustering columns.
@@ -67,7 +68,7 @@ pub async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
     schema: Arc<Schema>,
-    plan: SelectPlan,
+    plan: Arc<SelectPlan>,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
@@ -79,12 +80,19 @@ pub async fn execute(
         .map_err(|err| CqlError::Server(format!("read task failed: {err}")))?
 }
 
-fn bind(
-    mut plan: SelectPlan,
-    params: &QueryParameters,
-    ctx: &EvalContext<'_>,
-) -> CqlResult<BoundSelect> {
-    let def = plan.table.def.clone();
+/// Evaluates the terms of computed selectors (literals and markers inside function calls);
+/// plans selecting only columns are shared as they are.
+fn bind_outputs(plan: Arc<SelectPlan>, ctx: &EvalContext<'_>) -> CqlResult<Arc<SelectPlan>> {
+    let computed = |output: &&crate::planner::select::Output| {
+        matches!(
+            output.source,
+            OutputSource::Scalar(_) | OutputSource::Aggregate(Aggregate { input: Some(_), .. })
+        )
+    };
+    if !plan.outputs.iter().any(|o| computed(&o)) {
+        return Ok(plan);
+    }
+    let mut plan = SelectPlan::clone(&plan);
     for output in &mut plan.outputs {
         match &mut output.source {
             OutputSource::Scalar(scalar)
@@ -95,6 +103,16 @@ fn bind(
             _ => {}
         }
     }
+    Ok(Arc::new(plan))
+}
+
+fn bind(
+    plan: Arc<SelectPlan>,
+    params: &QueryParameters,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<BoundSelect> {
+    let plan = bind_outputs(plan, ctx)?;
+    let def = plan.table.def.clone();
     let partitions = match &plan.partitions {
         PartitionSelection::All => None,
         PartitionSelection::Tokens(range) => {

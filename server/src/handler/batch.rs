@@ -32,22 +32,23 @@ pub(super) async fn handle(
     };
     let mut items = Vec::with_capacity(batch.statements.len());
     for item in &batch.statements {
-        let (statement, markers, statement_keyspace) = match &item.query {
+        let (statement, markers, statement_keyspace, prepared) = match &item.query {
             BatchQuery::Text(text) => {
                 let parsed = cql::statement::parse(text)?;
                 (
                     Arc::new(parsed.statement),
                     parsed.bind_count,
                     keyspace.clone(),
+                    None,
                 )
             }
             BatchQuery::Prepared(id) => {
                 let Some(prepared) = node.prepared.get(id) else {
                     return Err(CqlError::Unprepared(id.clone()));
                 };
-                let markers = prepared.bind_specs.len();
+                let markers = prepared.bind.specs.len();
                 let ks = prepared.keyspace.clone().or_else(|| keyspace.clone());
-                (prepared.statement.clone(), markers, ks)
+                (prepared.statement.clone(), markers, ks, Some(prepared))
             }
         };
         check_value_count(markers, item.values.len())?;
@@ -55,6 +56,7 @@ pub(super) async fn handle(
             statement,
             values: item.values.clone(),
             keyspace: statement_keyspace,
+            prepared,
         });
     }
     let kind = if batch.is_counter() {

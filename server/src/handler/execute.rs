@@ -10,10 +10,9 @@ use super::{check_value_count, positional_values, Reply};
 use crate::error::{CqlError, CqlResult};
 use crate::executor;
 use crate::node::Node;
-use crate::planner::bind::BindInfo;
 use crate::session::Session;
 
-/// Runs a prepared statement.
+/// Runs a prepared statement with the plan PREPARE made.
 pub(super) async fn handle(
     node: &Arc<Node>,
     session: &Arc<Session>,
@@ -22,20 +21,9 @@ pub(super) async fn handle(
     let Some(prepared) = node.prepared.get(&execute.id) else {
         return Err(CqlError::Unprepared(execute.id.clone()));
     };
-    let info = BindInfo {
-        specs: prepared.bind_specs.clone(),
-        pk_indexes: prepared.pk_indexes.clone(),
-    };
-    let values = positional_values(&execute.params, &prepared.bind_names, Some(&info))?;
-    check_value_count(prepared.bind_specs.len(), values.len())?;
-    let result = executor::execute(
-        node,
-        session,
-        &prepared.statement,
-        &execute.params,
-        &values,
-        prepared.keyspace.as_deref(),
-    )
-    .await?;
+    let values = positional_values(&execute.params, &prepared.bind_names, Some(&prepared.bind))?;
+    check_value_count(prepared.bind.specs.len(), values.len())?;
+    let planning = executor::Planning::Prepared(&prepared);
+    let result = executor::execute(node, session, planning, &execute.params, &values).await?;
     Ok(Reply::new(Response::Result(result)))
 }

@@ -10,6 +10,7 @@ mod query;
 mod register;
 mod startup;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use cql::frame::request::{QueryParameters, Request, Value};
@@ -88,14 +89,14 @@ async fn with_warnings(
 }
 
 /// Orders bound values by marker index, resolving names (flag 0x40) against the markers'
-/// names and receivers.
-fn positional_values(
-    params: &QueryParameters,
+/// names and receivers. Positional values (the usual case) are borrowed as they came.
+fn positional_values<'p>(
+    params: &'p QueryParameters,
     bind_names: &[Option<String>],
     info: Option<&BindInfo>,
-) -> CqlResult<Vec<Value>> {
+) -> CqlResult<Cow<'p, [Value]>> {
     let Some(names) = &params.value_names else {
-        return Ok(params.values.clone());
+        return Ok(Cow::Borrowed(&params.values));
     };
     let mut out = Vec::with_capacity(bind_names.len());
     for (i, bind_name) in bind_names.iter().enumerate() {
@@ -120,7 +121,7 @@ fn positional_values(
             }
         }
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }
 
 /// Checks the number of bound values against the number of markers.

@@ -1,4 +1,5 @@
-//! PREPARE: parse, compute bind and result metadata, cache under Cassandra's id.
+//! PREPARE: parse, plan, compute bind and result metadata, cache the statement and its plan
+//! under Cassandra's id.
 
 use std::sync::Arc;
 
@@ -6,27 +7,19 @@ use cql::frame::request::Prepare;
 use cql::frame::response::{
     ColumnSpec, Prepared, PreparedMetadata, Response, ResultBody, ResultMetadata,
 };
-use cql::statement::ast::Statement;
 
 use super::Reply;
 use crate::error::CqlResult;
 use crate::node::Node;
 use crate::planner::bind::bind_info;
-use crate::planner::modify::{plan_delete, plan_insert, plan_update};
-use crate::planner::select::plan_select;
-use crate::prepared::{statement_id, PreparedStatement};
-use crate::schema::Schema;
+use crate::planner::plan::{plan_statement, StatementPlan};
+use crate::prepared::{statement_id, PlanCache, PreparedStatement};
 use crate::session::Session;
 
-/// The result metadata a statement's execution will return (columns of a SELECT).
-pub(super) fn result_metadata(
-    schema: &Schema,
-    statement: &Statement,
-    keyspace: Option<&str>,
-) -> CqlResult<ResultMetadata> {
-    let columns = match statement {
-        Statement::Select(select) => {
-            let plan = plan_select(schema, select, keyspace)?;
+/// The result metadata a statement's execution will return: the columns of a SELECT plan.
+pub(super) fn result_metadata(plan: &StatementPlan) -> ResultMetadata {
+    let columns: Vec<ColumnSpec> = match plan {
+        StatementPlan::Select(plan) => {
             let def = &plan.table.def;
             plan.outputs
                 .iter()
@@ -38,27 +31,13 @@ pub(super) fn result_metadata(
                 })
                 .collect()
         }
-        _ => Vec::new(),
+        StatementPlan::Modify(_) | StatementPlan::Unplanned => Vec::new(),
     };
     let no_metadata = columns.is_empty();
-    Ok(ResultMetadata {
+    ResultMetadata {
         columns,
         paging_state: None,
         no_metadata,
-    })
-}
-
-/// Plans an INSERT, UPDATE or DELETE for its errors only (its plan is made at execution).
-fn check_modification(
-    schema: &Schema,
-    statement: &Statement,
-    keyspace: Option<&str>,
-) -> CqlResult<()> {
-    match statement {
-        Statement::Insert(stmt) => plan_insert(schema, stmt, keyspace).map(drop),
-        Statement::Update(stmt) => plan_update(schema, stmt, keyspace).map(drop),
-        Statement::Delete(stmt) => plan_delete(schema, stmt, keyspace).map(drop),
-        _ => Ok(()),
     }
 }
 
@@ -72,9 +51,10 @@ pub(super) fn handle(
     let keyspace = session.keyspace();
     let schema = node.schema();
     // Plan first, as Cassandra validates a statement when preparing it: its errors (unknown
-    // columns, refused restrictions) come before any about the markers.
-    let result_metadata = result_metadata(&schema, &parsed.statement, keyspace.as_deref())?;
-    check_modification(&schema, &parsed.statement, keyspace.as_deref())?;
+    // columns, refused restrictions) come before any about the markers. EXECUTE reuses this
+    // plan while the schema stays the same.
+    let plan = plan_statement(&schema, &parsed.statement, keyspace.as_deref())?;
+    let result_metadata = result_metadata(&plan);
     let info = bind_info(
         &schema,
         &parsed.statement,
@@ -82,27 +62,28 @@ pub(super) fn handle(
         keyspace.as_deref(),
     )?;
     let id = statement_id(keyspace.as_deref(), &prepare.query);
+    let metadata = PreparedMetadata {
+        pk_indexes: info.pk_indexes.clone(),
+        columns: info.specs.clone(),
+    };
     let statement = Arc::new(PreparedStatement {
         id: id.clone(),
         query: prepare.query.clone(),
         keyspace,
         statement: Arc::new(parsed.statement),
-        bind_specs: info.specs.clone(),
-        pk_indexes: info.pk_indexes.clone(),
+        bind: info,
         result_metadata: result_metadata.clone(),
         bind_names: parsed
             .bind_names
             .iter()
             .map(|n| n.as_ref().map(|i| i.name.clone()))
             .collect(),
+        plan: PlanCache::new(schema, plan),
     });
     node.prepared.insert(statement);
     let prepared = Prepared {
         id,
-        metadata: PreparedMetadata {
-            pk_indexes: info.pk_indexes,
-            columns: info.specs,
-        },
+        metadata,
         result_metadata,
     };
     Ok(Reply::new(Response::Result(ResultBody::Prepared(prepared))))

@@ -39,15 +39,11 @@ pub(super) async fn handle(
         .collect();
     let values = positional_values(&query.params, &names, info.as_ref())?;
     check_value_count(parsed.bind_count, values.len())?;
-    let result = executor::execute(
-        node,
-        session,
-        &parsed.statement,
-        &query.params,
-        &values,
-        keyspace.as_deref(),
-    )
-    .await?;
+    let planning = executor::Planning::Now {
+        statement: &parsed.statement,
+        keyspace: keyspace.as_deref(),
+    };
+    let result = executor::execute(node, session, planning, &query.params, &values).await?;
     Ok(Reply::new(Response::Result(result)))
 }
 

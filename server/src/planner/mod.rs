@@ -14,6 +14,7 @@ pub mod modify;
 pub mod operations;
 pub mod options;
 pub mod ordering;
+pub mod plan;
 pub mod restrictions;
 pub mod select;
 pub mod selection;

@@ -22,7 +22,7 @@ fn scope() -> crate::planner::types::TypeScope<'static> {
 }
 
 /// A schema holding keyspace `ks` with the given CREATE TABLE statements.
-fn schema(tables: &[&str]) -> Schema {
+pub(crate) fn schema(tables: &[&str]) -> Schema {
     let mut keyspace = KeyspaceDef {
         name: "ks".into(),
         replication: BTreeMap::new(),

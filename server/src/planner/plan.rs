@@ -1,0 +1,50 @@
+//! `StatementPlan`: what planning makes of one statement against one schema snapshot. PREPARE
+//! makes it once and EXECUTE binds values into it (see [`crate::prepared`]); QUERY makes a
+//! fresh one per request. Statements that are not planned ahead (DDL, `USE`, batches of text)
+//! are `Unplanned` and run from their AST.
+
+use std::sync::Arc;
+
+use cql::statement::ast::Statement;
+
+use crate::error::CqlResult;
+use crate::planner::modify::{plan_delete, plan_insert, plan_update, ModifyPlan};
+use crate::planner::select::{plan_select, SelectPlan};
+use crate::schema::Schema;
+
+/// A planned statement; cheap to clone (the plans are shared).
+#[derive(Debug, Clone)]
+pub enum StatementPlan {
+    /// A SELECT.
+    Select(Arc<SelectPlan>),
+    /// An INSERT, UPDATE or DELETE.
+    Modify(Arc<ModifyPlan>),
+    /// Any other statement: executed from its AST.
+    Unplanned,
+}
+
+/// Plans `statement` against `schema`, with the errors Cassandra gives when preparing it.
+///
+/// # Errors
+/// Unknown keyspaces, tables or columns, and refused restrictions or operations.
+pub fn plan_statement(
+    schema: &Schema,
+    statement: &Statement,
+    keyspace: Option<&str>,
+) -> CqlResult<StatementPlan> {
+    Ok(match statement {
+        Statement::Select(stmt) => {
+            StatementPlan::Select(Arc::new(plan_select(schema, stmt, keyspace)?))
+        }
+        Statement::Insert(stmt) => {
+            StatementPlan::Modify(Arc::new(plan_insert(schema, stmt, keyspace)?))
+        }
+        Statement::Update(stmt) => {
+            StatementPlan::Modify(Arc::new(plan_update(schema, stmt, keyspace)?))
+        }
+        Statement::Delete(stmt) => {
+            StatementPlan::Modify(Arc::new(plan_delete(schema, stmt, keyspace)?))
+        }
+        _ => StatementPlan::Unplanned,
+    })
+}
