@@ -364,3 +364,54 @@ async fn a_single_column_slice_joins_a_multi_column_slice_on_its_first_column() 
         assert_eq!(rows, [(1, 0)], "{table}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_primary_key_reads_are_point_lookups_with_statics_tombstones_and_ttl() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    let run = |cql: &'static str| {
+        let session = &session;
+        async move { session.query_unpaged(cql, &[]).await.unwrap() }
+    };
+    run("CREATE TABLE t (k int, c int, s int STATIC, v int, PRIMARY KEY (k, c))").await;
+    run("INSERT INTO t (k, s) VALUES (1, 7)").await;
+    for c in 0..50 {
+        session
+            .query_unpaged("INSERT INTO t (k, c, v) VALUES (1, ?, ?)", (c, c * 10))
+            .await
+            .unwrap();
+    }
+    run("INSERT INTO t (k, c, v) VALUES (1, 60, 600) USING TTL 5").await;
+    run("DELETE FROM t WHERE k = 1 AND c >= 10 AND c < 20").await;
+    let point = "SELECT k, c, s, v FROM t WHERE k = 1 AND c = ?";
+    let before = server.rows_read();
+    let rows: Vec<(i32, i32, Option<i32>, Option<i32>)> = query_rows(&session, point, (30,)).await;
+    assert_eq!(rows, [(1, 30, Some(7), Some(300))]);
+    assert!(
+        server.rows_read() - before <= 2,
+        "the row and the static row, nothing scanned"
+    );
+    let shadowed: Vec<(i32, i32, Option<i32>, Option<i32>)> =
+        query_rows(&session, point, (15,)).await;
+    assert!(shadowed.is_empty(), "a range tombstone shadows the row");
+    let live: Vec<(i32, i32, Option<i32>, Option<i32>)> = query_rows(&session, point, (60,)).await;
+    assert_eq!(live, [(1, 60, Some(7), Some(600))]);
+    server.advance_clock(std::time::Duration::from_secs(6));
+    let expired: Vec<(i32, i32, Option<i32>, Option<i32>)> =
+        query_rows(&session, point, (60,)).await;
+    assert!(expired.is_empty(), "an expired row is gone");
+    // IN over clustering keys: point lookups in clustering order, paged.
+    let cql = "SELECT c, v FROM t WHERE k = 1 AND c IN (40, 2, 15, 3)";
+    let rows: Vec<(i32, Option<i32>)> = query_rows(&session, cql, &[]).await;
+    assert_eq!(rows, [(2, Some(20)), (3, Some(30)), (40, Some(400))]);
+    let pages: Vec<(i32, Option<i32>)> = integration_tests::query_all_pages(&session, cql, 1).await;
+    assert_eq!(pages, rows);
+    // A table without clustering columns: the partition key is the whole primary key.
+    run("CREATE TABLE single (k int PRIMARY KEY, v int)").await;
+    run("INSERT INTO single (k, v) VALUES (3, 33)").await;
+    let before = server.rows_read();
+    let single: Vec<(i32, Option<i32>)> =
+        query_rows(&session, "SELECT k, v FROM single WHERE k = 3", &[]).await;
+    assert_eq!(single, [(3, Some(33))]);
+    assert_eq!(server.rows_read() - before, 1);
+}

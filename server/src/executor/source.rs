@@ -37,6 +37,23 @@ pub fn within(key: &[u8], range: &KeyRange) -> bool {
     above && below
 }
 
+/// The key of a range that holds exactly one key (`[k, k]`), read with a point lookup
+/// rather than a range scan.
+pub fn exact_key(range: &KeyRange) -> Option<&[u8]> {
+    match range {
+        (Bound::Included(start), Bound::Included(end)) if start == end => Some(start),
+        _ => None,
+    }
+}
+
+/// The key of a one-key range, or the range itself.
+fn into_exact_key(range: KeyRange) -> Result<Vec<u8>, KeyRange> {
+    match range {
+        (Bound::Included(start), Bound::Included(end)) if start == end => Ok(start),
+        range => Err(range),
+    }
+}
+
 impl RowSource {
     /// The range tombstones of the partition with prefix `partition` (none for virtual tables).
     pub fn range_tombstones(&self, partition: &[u8]) -> CqlResult<Vec<storage::RangeTombstone>> {
@@ -59,8 +76,15 @@ impl RowSource {
         }
     }
 
-    /// Scans `range`, backwards when `reverse`.
+    /// Scans `range`, backwards when `reverse`; a one-key range is a point lookup.
     pub fn scan(&self, range: KeyRange, reverse: bool) -> CqlResult<RowIter<'_>> {
+        let range = match into_exact_key(range) {
+            Ok(key) => {
+                let row = self.get(&key)?;
+                return Ok(Box::new(row.map(|row| Ok((key, row))).into_iter()));
+            }
+            Err(range) => range,
+        };
         match self {
             RowSource::Stored(snapshot, table_id) => {
                 let iter = snapshot.scan(*table_id, range, reverse)?;
@@ -83,5 +107,42 @@ impl RowSource {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(n: u8) -> (Vec<u8>, StoredRow) {
+        (vec![n], StoredRow::default())
+    }
+
+    #[test]
+    fn a_one_key_range_is_a_point_lookup() {
+        let key = |n: u8| vec![n];
+        assert_eq!(
+            exact_key(&(Bound::Included(key(2)), Bound::Included(key(2)))),
+            Some(&[2u8][..])
+        );
+        assert_eq!(
+            exact_key(&(Bound::Included(key(2)), Bound::Included(key(3)))),
+            None
+        );
+        assert_eq!(
+            exact_key(&(Bound::Included(key(2)), Bound::Excluded(key(2)))),
+            None
+        );
+        let source = RowSource::Virtual(vec![row(1), row(2), row(3)]);
+        let found: Vec<_> = source
+            .scan((Bound::Included(key(2)), Bound::Included(key(2))), false)
+            .unwrap()
+            .map(|item| item.unwrap().0)
+            .collect();
+        assert_eq!(found, [key(2)]);
+        let missing = source
+            .scan((Bound::Included(key(9)), Bound::Included(key(9))), true)
+            .unwrap();
+        assert_eq!(missing.count(), 0);
     }
 }
