@@ -1,28 +1,39 @@
-//! `Connection`: one client socket. The reader half decodes envelopes and spawns a handler
-//! task per request (bounded by a per-connection in-flight limit, which is the backpressure:
-//! past it the reader stops reading); the writer half drains an mpsc of encoded frames,
-//! writing every queued frame before one flush. Answers go out in completion order, on the
-//! request's stream id; events go out on stream -1.
+//! `Connection`: one client socket served by one task. The task reads envelopes into a buffer,
+//! drives the requests they carry together (a `FuturesUnordered`, bounded by the
+//! per-connection in-flight limit, which is the backpressure: at the limit it stops reading
+//! the socket), and writes every answer that is ready in one write. Answers go out in
+//! completion order, on the request's stream id; events go out on stream -1.
 //!
-//! Framing is isolated in [`read_envelope`] so that protocol v5 segments can wrap it later.
+//! Requests are not spawned: a point read or a write hand-off takes a few microseconds, less
+//! than waking another task. Work that can be long (scans) leaves the runtime on its own
+//! (`spawn_blocking` in the executor), and the connection keeps driving the other requests.
 
 use std::io;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 use cql::frame::response::{Event, Response};
-use cql::frame::{self, Compression, FrameHeader, Opcode, HEADER_LEN};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use cql::frame::{self, Compression, FrameHeader, Opcode};
+use futures::stream::{FuturesUnordered, StreamExt};
+use futures::FutureExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{ReadHalf, WriteHalf};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 use tracing::{debug, warn, Instrument};
 
+use crate::envelope::{self, Envelope, Parsed};
 use crate::error::CqlError;
 use crate::handler;
 use crate::node::Node;
 use crate::session::Session;
 use crate::shutdown::Shutdown;
+
+/// The read buffer's starting size, and the room kept free in it before each read.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// Event frames the forwarder may queue ahead of the connection's writes.
+const EVENT_QUEUE: usize = 1024;
 
 /// One client connection and the state it needs to run.
 pub struct Connection {
@@ -33,22 +44,16 @@ pub struct Connection {
     _shutdown_complete: mpsc::Sender<()>,
 }
 
-/// A request envelope: header plus the body as received (possibly compressed).
-struct Envelope {
-    header: FrameHeader,
-    body: Bytes,
-}
-
-/// Why reading the next envelope stopped.
-enum ReadOutcome {
-    Envelope(Envelope),
-    /// The peer closed the socket cleanly between frames.
-    Closed,
-    /// A framing fault: answer with this error on this stream, then close.
-    Fatal {
-        stream: i16,
-        error: CqlError,
-    },
+/// What woke the connection task.
+enum Wake {
+    /// The server is shutting down.
+    Shutdown,
+    /// A request finished.
+    Answer(Answer),
+    /// A read from the socket: `false` when it ended (closed by the peer, reset, error).
+    Read(bool),
+    /// An event frame to send.
+    Event(BytesMut),
 }
 
 impl Connection {
@@ -68,87 +73,188 @@ impl Connection {
     }
 
     /// Serves the connection until the peer closes it, a framing error occurs, or the server
-    /// shuts down.
+    /// shuts down; requests already read are answered first.
     ///
     /// # Errors
-    /// Socket I/O errors.
+    /// The socket's addresses cannot be read.
     pub async fn run(mut self) -> io::Result<()> {
         let peer = self.socket.peer_addr()?;
         let local = self.socket.local_addr()?;
-        let (read_half, write_half) = self.socket.into_split();
         let session = Arc::new(Session::new(peer, local));
-        let (out_tx, out_rx) = mpsc::channel::<BytesMut>(1024);
-        let writer = tokio::spawn(write_loop(write_half, out_rx).in_current_span());
-        let in_flight = Arc::new(Semaphore::new(self.node.config.max_requests_per_connection));
-        let mut reader = BufReader::with_capacity(64 * 1024, read_half);
-        let max_frame = self.node.config.max_frame_size;
-        loop {
-            let permit = tokio::select! {
-                permit = in_flight.clone().acquire_owned() => permit,
-                _ = self.shutdown.recv() => break,
-            };
-            // The semaphore is never closed while the connection runs.
-            let Ok(permit) = permit else { break };
-            let outcome = tokio::select! {
-                outcome = read_envelope(&mut reader, max_frame) => outcome,
-                _ = self.shutdown.recv() => break,
-            };
-            // A reset or any other read error ends the connection like a clean close: the
-            // session must still be closed below, or its event forwarder keeps the socket.
-            let outcome = match outcome {
-                Ok(outcome) => outcome,
-                Err(err) => {
-                    debug!(cause = %err, "connection read failed");
-                    break;
-                }
-            };
-            let envelope = match outcome {
-                ReadOutcome::Envelope(envelope) => envelope,
-                ReadOutcome::Closed => break,
-                ReadOutcome::Fatal { stream, error } => {
-                    warn!(cause = %error, "closing connection after a protocol error");
-                    let frame = encode(stream, Response::Error(error.error_body()), &[], None);
-                    let _ = out_tx.send(frame).await;
-                    break;
-                }
-            };
-            let node = self.node.clone();
-            let session = session.clone();
-            let out = out_tx.clone();
-            let span = tracing::debug_span!(
-                "request",
-                stream = envelope.header.stream,
-                opcode = envelope.header.opcode
-            );
-            tokio::spawn(
-                async move {
-                    serve_request(node, session, envelope, out).await;
-                    drop(permit);
-                }
-                .instrument(span),
-            );
-        }
-        drop(out_tx);
+        let (reader, writer) = self.socket.split();
+        let mut io = Io {
+            reader,
+            writer,
+            input: BytesMut::with_capacity(READ_BUFFER),
+            output: BytesMut::new(),
+        };
+        serve(&self.node, &session, &mut self.shutdown, &mut io).await;
+        // Whatever ended the connection (a reset included), the session is closed, or its
+        // event forwarder would keep going.
         session.close();
-        // Let in-flight handlers finish and the writer flush what they produced.
-        let _ = writer.await;
+        let _ = io.writer.shutdown().await;
         Ok(())
     }
 }
 
-/// Decodes and handles one request, then queues its answer (and, after a successful
-/// REGISTER, starts forwarding events).
-async fn serve_request(
-    node: Arc<Node>,
-    session: Arc<Session>,
-    envelope: Envelope,
-    out: mpsc::Sender<BytesMut>,
-) {
-    let answer = answer(&node, &session, &envelope.header, envelope.body).await;
-    if answer.start_events {
-        spawn_event_forwarder(&node, &session, out.clone());
+/// The socket halves and their buffers.
+struct Io<'a> {
+    reader: ReadHalf<'a>,
+    writer: WriteHalf<'a>,
+    /// Bytes read and not yet parsed into envelopes.
+    input: BytesMut,
+    /// Frames ready to go out in the next write.
+    output: BytesMut,
+}
+
+impl Io<'_> {
+    /// Reads more bytes; `false` when the stream ended or failed.
+    async fn read(&mut self) -> bool {
+        if self.input.capacity() - self.input.len() < READ_BUFFER / 4 {
+            self.input.reserve(READ_BUFFER);
+        }
+        match self.reader.read_buf(&mut self.input).await {
+            Ok(0) => false,
+            Ok(_) => true,
+            Err(err) => {
+                debug!(cause = %err, "connection read failed");
+                false
+            }
+        }
     }
-    let _ = out.send(answer.frame).await;
+
+    /// Queues a frame for the next write.
+    fn queue(&mut self, frame: BytesMut) {
+        if self.output.is_empty() {
+            self.output = frame;
+        } else {
+            self.output.extend_from_slice(&frame);
+        }
+    }
+
+    /// Writes every queued frame at once; `false` when the peer is gone.
+    async fn flush(&mut self) -> bool {
+        if self.output.is_empty() {
+            return true;
+        }
+        let written = self.writer.write_all(&self.output).await;
+        self.output.clear();
+        match written {
+            Ok(()) => true,
+            Err(err) => {
+                debug!(cause = %err, "connection write failed");
+                false
+            }
+        }
+    }
+}
+
+/// The connection's loop: parse what was read, drive the requests, write what is ready, and
+/// wait for the next thing to do.
+async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown, io: &mut Io<'_>) {
+    let limit = node.config.max_requests_per_connection.max(1);
+    let max_frame = node.config.max_frame_size;
+    let (events_tx, mut events_rx) = mpsc::channel::<BytesMut>(EVENT_QUEUE);
+    let mut in_flight = FuturesUnordered::new();
+    let mut reading = true;
+    loop {
+        // Start what was read and poll the requests (new ones included) once; answers free
+        // room for envelopes already buffered, so repeat until neither makes progress.
+        loop {
+            let mut progress = false;
+            while reading && in_flight.len() < limit {
+                let Some(envelope) = next_envelope(io, max_frame, &mut reading) else {
+                    break;
+                };
+                in_flight.push(serve_request(node, session, envelope));
+                progress = true;
+            }
+            // What is ready now goes out together, in one write below.
+            while let Some(Some(answer)) = in_flight.next().now_or_never() {
+                queue_answer(node, session, io, &events_tx, answer);
+                progress = true;
+            }
+            if !progress {
+                break;
+            }
+        }
+        if !reading {
+            // No more requests: let the event forwarder go now, not after the last answer.
+            session.close();
+        }
+        while let Ok(frame) = events_rx.try_recv() {
+            io.queue(frame);
+        }
+        if !io.flush().await || (!reading && in_flight.is_empty()) {
+            return;
+        }
+        let wake = tokio::select! {
+            biased;
+            () = shutdown.recv(), if reading => Wake::Shutdown,
+            Some(answer) = in_flight.next(), if !in_flight.is_empty() => Wake::Answer(answer),
+            more = io.read(), if reading && in_flight.len() < limit => Wake::Read(more),
+            Some(frame) = events_rx.recv() => Wake::Event(frame),
+            // Unreachable while `events_tx` lives; ends the connection rather than panicking.
+            else => Wake::Read(false),
+        };
+        match wake {
+            Wake::Shutdown | Wake::Read(false) => reading = false,
+            Wake::Read(true) => {}
+            Wake::Answer(answer) => queue_answer(node, session, io, &events_tx, answer),
+            Wake::Event(frame) => io.queue(frame),
+        }
+    }
+}
+
+/// The next whole envelope in the read buffer, if any. A framing fault queues its error
+/// and stops reading.
+fn next_envelope(io: &mut Io<'_>, max_frame: usize, reading: &mut bool) -> Option<Envelope> {
+    match envelope::parse(&mut io.input, max_frame) {
+        Parsed::Incomplete { needed } => {
+            io.input.reserve(needed);
+            None
+        }
+        Parsed::Envelope(envelope) => Some(envelope),
+        Parsed::Fatal { stream, error } => {
+            warn!(cause = %error, "closing connection after a protocol error");
+            io.queue(encode(
+                stream,
+                Response::Error(error.error_body()),
+                &[],
+                None,
+            ));
+            *reading = false;
+            None
+        }
+    }
+}
+
+/// Handles one envelope, in the span of its request.
+fn serve_request<'a>(
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    envelope: Envelope,
+) -> impl std::future::Future<Output = Answer> + Send + 'a {
+    let span = tracing::debug_span!(
+        "request",
+        stream = envelope.header.stream,
+        opcode = envelope.header.opcode
+    );
+    async move { answer(node, session, &envelope.header, envelope.body).await }.instrument(span)
+}
+
+/// Queues an answer's frame, after starting event forwarding when a REGISTER asked for it.
+fn queue_answer(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    io: &mut Io<'_>,
+    events: &mpsc::Sender<BytesMut>,
+    answer: Answer,
+) {
+    if answer.start_events {
+        spawn_event_forwarder(node, session, events.clone());
+    }
+    io.queue(answer.frame);
 }
 
 /// The answer to one request: its encoded frame, and whether the connection must start
@@ -247,67 +353,4 @@ fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Se
         }
         .in_current_span(),
     );
-}
-
-/// Reads one envelope: the 9-byte header, the version and length checks, then the body.
-/// The body is allocated only after its length passed the limit.
-async fn read_envelope(
-    reader: &mut BufReader<OwnedReadHalf>,
-    max_frame: usize,
-) -> io::Result<ReadOutcome> {
-    let mut header_bytes = [0u8; HEADER_LEN];
-    match reader.read_exact(&mut header_bytes[..1]).await {
-        Ok(_) => {}
-        Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => return Ok(ReadOutcome::Closed),
-        Err(err) => return Err(err),
-    }
-    let version = header_bytes[0];
-    if version & 0x7f != 4 || version & 0x80 != 0 {
-        // Old versions have shorter headers; reply on stream 0 as Cassandra does.
-        let message = frame::unsupported_version_message(version);
-        return Ok(ReadOutcome::Fatal {
-            stream: 0,
-            error: CqlError::Protocol(message),
-        });
-    }
-    reader.read_exact(&mut header_bytes[1..]).await?;
-    let Some(header) = frame::parse_header(&header_bytes) else {
-        return Ok(ReadOutcome::Closed);
-    };
-    let length = header.length as usize;
-    if length > max_frame {
-        let message = format!(
-            "Request is too big: length {length} exceeds maximum allowed length {max_frame}."
-        );
-        return Ok(ReadOutcome::Fatal {
-            stream: header.stream,
-            error: CqlError::Protocol(message),
-        });
-    }
-    let mut body = vec![0u8; length];
-    reader.read_exact(&mut body).await?;
-    Ok(ReadOutcome::Envelope(Envelope {
-        header,
-        body: Bytes::from(body),
-    }))
-}
-
-/// Writes queued frames, flushing once the queue is momentarily empty.
-async fn write_loop(write_half: OwnedWriteHalf, mut rx: mpsc::Receiver<BytesMut>) {
-    let mut writer = BufWriter::with_capacity(64 * 1024, write_half);
-    while let Some(frame) = rx.recv().await {
-        if writer.write_all(&frame).await.is_err() {
-            return;
-        }
-        while let Ok(frame) = rx.try_recv() {
-            if writer.write_all(&frame).await.is_err() {
-                return;
-            }
-        }
-        if writer.flush().await.is_err() {
-            return;
-        }
-    }
-    let _ = writer.flush().await;
-    let _ = writer.shutdown().await;
 }

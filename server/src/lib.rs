@@ -1,7 +1,8 @@
 //! The Cassandra-compatible CQL server.
 //!
 //! - [`listener`]: accept loop, connection limit, shutdown fan-out.
-//! - [`connection`]: one task reading frames, handler tasks, one task writing frames.
+//! - [`connection`]: one task per client socket: reads envelopes, drives their requests,
+//!   writes the answers that are ready together.
 //! - [`session`]: per-connection state (STARTUP done, keyspace, compression, events).
 //! - [`handler`]: one module per request opcode; each returns a response value.
 //! - [`clock`]: the node's time: now, write timestamps, a test offset.
@@ -20,6 +21,7 @@ pub mod config;
 pub mod connection;
 pub mod consistency;
 pub mod describe;
+mod envelope;
 pub mod error;
 pub mod executor;
 pub mod functions;

@@ -248,3 +248,43 @@ async fn registered_connections_receive_schema_change_events() {
         }
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_requests_past_the_in_flight_limit_are_all_answered() {
+    let config = server::Config {
+        max_requests_per_connection: 2,
+        ..server::Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    // Fifty requests in one write: the server reads two at a time and answers all of them.
+    let mut bytes = Vec::new();
+    for stream in 1..=50i16 {
+        let query = cql::frame::request::Query {
+            query: "SELECT key FROM system.local WHERE key = 'local'".into(),
+            params: integration_tests::default_params(),
+        };
+        let frame = cql::frame::encode_request_frame(stream, &Request::Query(query), None);
+        bytes.extend_from_slice(&frame);
+    }
+    raw.send_bytes(&bytes).await;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 1..=50 {
+        let (_, stream, response) = raw.recv().await.unwrap();
+        assert!(matches!(response, Response::Result(_)), "{response:?}");
+        assert!(seen.insert(stream));
+    }
+    // A framing fault after a good request: both are answered, then the connection closes.
+    let mut bytes = cql::frame::encode_request_frame(60, &Request::Options, None).to_vec();
+    bytes.push(0x03);
+    raw.send_bytes(&bytes).await;
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let (_, stream, response) = raw.recv().await.unwrap();
+        answers.push((stream, matches!(response, Response::Error(_))));
+    }
+    answers.sort();
+    assert_eq!(answers, [(0, true), (60, false)]);
+    assert!(raw.recv().await.is_none(), "the connection is closed");
+}
