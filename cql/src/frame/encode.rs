@@ -22,7 +22,8 @@ pub fn encode_response_frame(
     compression: Option<Compression>,
 ) -> BytesMut {
     let mut frame_flags = 0;
-    let mut out = start_frame();
+    let warnings_len: usize = warnings.iter().map(|w| 2 + w.len()).sum();
+    let mut out = start_frame(response.size_hint() + warnings_len);
     if !warnings.is_empty() {
         frame_flags |= flags::WARNING;
         write_string_list(&mut out, warnings);
@@ -45,7 +46,7 @@ pub fn encode_request_frame(
     request: &Request,
     compression: Option<Compression>,
 ) -> BytesMut {
-    let mut out = start_frame();
+    let mut out = start_frame(256);
     request.encode(&mut out);
     let compression = compression.filter(|_| !matches!(request, Request::Startup(_)));
     finish_frame(
@@ -58,9 +59,10 @@ pub fn encode_request_frame(
     )
 }
 
-/// A buffer with room reserved for the header, so the body is written in place.
-fn start_frame() -> BytesMut {
-    let mut out = BytesMut::with_capacity(256);
+/// A buffer with room reserved for the header, so the body (about `body_len` bytes) is
+/// written in place.
+fn start_frame(body_len: usize) -> BytesMut {
+    let mut out = BytesMut::with_capacity(HEADER_LEN + body_len);
     out.put_bytes(0, HEADER_LEN);
     out
 }
@@ -88,10 +90,8 @@ fn finish_frame(
         opcode,
         length: u32::try_from(body_len).unwrap_or(u32::MAX),
     };
-    let mut head = BytesMut::with_capacity(HEADER_LEN);
-    header.encode(&mut head);
     if let Some(slot) = out.get_mut(..HEADER_LEN) {
-        slot.copy_from_slice(&head);
+        slot.copy_from_slice(&header.to_bytes());
     }
     out
 }

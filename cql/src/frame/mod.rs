@@ -25,7 +25,7 @@ pub mod request;
 pub mod response;
 pub mod version;
 
-use bytes::{BufMut, BytesMut};
+use bytes::BytesMut;
 
 pub use compression::Compression;
 pub use decode::{decode_request, decode_request_frame, decode_response, DecodedResponse};
@@ -90,11 +90,24 @@ pub fn parse_header(buf: &[u8]) -> Option<FrameHeader> {
 impl FrameHeader {
     /// Appends the 9 header bytes to `out`.
     pub fn encode(&self, out: &mut BytesMut) {
-        out.put_u8(self.version);
-        out.put_u8(self.flags);
-        out.put_i16(self.stream);
-        out.put_u8(self.opcode);
-        out.put_u32(self.length);
+        out.extend_from_slice(&self.to_bytes());
+    }
+
+    /// The 9 header bytes.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let [s0, s1] = self.stream.to_be_bytes();
+        let [l0, l1, l2, l3] = self.length.to_be_bytes();
+        [
+            self.version,
+            self.flags,
+            s0,
+            s1,
+            self.opcode,
+            l0,
+            l1,
+            l2,
+            l3,
+        ]
     }
 }
 

@@ -66,6 +66,20 @@ impl Response {
         }
     }
 
+    /// About how many bytes the encoded body takes, for sizing the frame buffer once.
+    pub fn size_hint(&self) -> usize {
+        match self {
+            Response::Result(result) => result.size_hint(),
+            Response::Error(_)
+            | Response::Ready
+            | Response::Authenticate { .. }
+            | Response::Supported(_)
+            | Response::Event(_)
+            | Response::AuthChallenge(_)
+            | Response::AuthSuccess(_) => 128,
+        }
+    }
+
     /// Appends the body of this response to `out`.
     pub fn encode_body(&self, out: &mut BytesMut) {
         match self {

@@ -49,6 +49,17 @@ impl ResultBody {
         }
     }
 
+    /// About how many bytes the encoded body takes (see [`Rows`]'s estimate).
+    pub(crate) fn size_hint(&self) -> usize {
+        match self {
+            ResultBody::Rows(rows) => 4 + rows.size_hint(),
+            ResultBody::Void
+            | ResultBody::SetKeyspace(_)
+            | ResultBody::Prepared(_)
+            | ResultBody::SchemaChange(_) => 128,
+        }
+    }
+
     pub(crate) fn encode(&self, out: &mut BytesMut) {
         write_int(out, self.kind());
         match self {

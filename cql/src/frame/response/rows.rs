@@ -38,6 +38,19 @@ pub struct ColumnSpec {
     pub ty: ColumnType,
 }
 
+impl ColumnSpec {
+    /// A spec that describes nothing (empty names, `blob`): what stands for a column under
+    /// No_metadata, where only the column count is written. Allocates nothing.
+    pub fn placeholder() -> ColumnSpec {
+        ColumnSpec {
+            keyspace: String::new(),
+            table: String::new(),
+            name: String::new(),
+            ty: ColumnType::Blob,
+        }
+    }
+}
+
 /// Metadata of a Rows result, also the `<result_metadata>` of a Prepared result.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ResultMetadata {
@@ -196,16 +209,28 @@ fn placeholder_columns(count: usize) -> Result<Vec<ColumnSpec>, FrameError> {
             value: count as i64,
         });
     }
-    let placeholder = ColumnSpec {
-        keyspace: String::new(),
-        table: String::new(),
-        name: String::new(),
-        ty: ColumnType::Blob,
-    };
-    Ok(vec![placeholder; count])
+    Ok(vec![ColumnSpec::placeholder(); count])
 }
 
 impl Rows {
+    /// About how many bytes the encoded result takes: exact for the rows, an estimate for
+    /// the metadata. Encoders reserve it up front rather than growing the buffer.
+    pub(crate) fn size_hint(&self) -> usize {
+        let cells: usize = self
+            .rows
+            .iter()
+            .flatten()
+            .map(|cell| 4 + cell.as_ref().map_or(0, Bytes::len))
+            .sum();
+        let specs = if self.metadata.no_metadata {
+            0
+        } else {
+            self.metadata.columns.len() * 24
+        };
+        let paging = self.metadata.paging_state.as_ref().map_or(0, Bytes::len);
+        16 + paging + specs + cells
+    }
+
     pub(crate) fn encode(&self, out: &mut BytesMut) {
         self.metadata.encode(out);
         write_int(out, int_len(self.rows.len()));
@@ -323,6 +348,31 @@ mod tests {
         assert_eq!(decoded.rows, cells);
         assert_eq!(decoded.metadata.columns.len(), 2);
         assert_eq!(ResultMetadata::empty().flags(), NO_METADATA);
+    }
+
+    #[test]
+    fn the_size_hint_covers_undescribed_rows_and_placeholders_are_the_decoded_ones() {
+        let metadata = ResultMetadata {
+            columns: vec![ColumnSpec::placeholder(); 3],
+            paging_state: Some(Bytes::from_static(b"state")),
+            no_metadata: true,
+        };
+        let cells = vec![vec![Some(Bytes::from(vec![7; 100])), None, Some(Bytes::new())]; 20];
+        let response = rows(metadata, cells);
+        let mut out = BytesMut::new();
+        response.encode_body(&mut out);
+        assert!(
+            response.size_hint() >= out.len(),
+            "{} < {}",
+            response.size_hint(),
+            out.len()
+        );
+        let Response::Result(ResultBody::Rows(decoded)) =
+            Response::decode(Opcode::Result, &out.freeze()).unwrap()
+        else {
+            panic!("not rows");
+        };
+        assert_eq!(decoded.metadata.columns, vec![ColumnSpec::placeholder(); 3]);
     }
 
     #[test]
