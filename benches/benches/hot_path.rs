@@ -1,7 +1,9 @@
 //! The server's per-request path, one stage at a time, so a regression shows where it came
-//! from: decoding an EXECUTE frame, planning (and binding) a prepared statement, a point read
-//! from storage, encoding a one-row result, and whole prepared INSERT and SELECT round trips
-//! through an in-process node (frame in, frame out, no socket).
+//! from: decoding an EXECUTE frame; planning a statement (what every EXECUTE did before plans
+//! were cached) and finding a prepared statement's cached plan (what it does now); handling a
+//! decoded EXECUTE of a point SELECT (bind, plan, read, shape); a point read from storage;
+//! encoding a one-row result; and whole prepared INSERT and SELECT round trips through an
+//! in-process node (frame in, frame out, no socket).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -11,11 +13,12 @@ use benches::schema::readings_table;
 use benches::server_path::{execute_insert_frame, execute_select_frame, InProcess, MAX_FRAME};
 use benches::statements::{INSERT_PREPARED, SELECT_POINT};
 use bytes::Bytes;
+use cql::frame::request::Request;
 use cql::frame::response::{ColumnSpec, Response, ResultBody, ResultMetadata, Rows};
 use cql::frame::{decode_request, encode_response_frame, parse_header, HEADER_LEN};
 use cql::statement::ast::Statement;
 use cql::types::ColumnType;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use storage::{Store, StoreOptions};
 use tokio::runtime::Runtime;
 
@@ -56,7 +59,57 @@ fn plan(c: &mut Criterion) {
     group.bench_function("plan INSERT", |b| {
         b.iter(|| server::planner::modify::plan_insert(&schema, black_box(&insert), None))
     });
+    // What EXECUTE does instead since plans are cached: find the statement, check its plan.
+    group.bench_function("prepared lookup + cached plan", |b| {
+        b.iter(|| {
+            let prepared = fixture.node.prepared.get(black_box(&fixture.select_id));
+            let prepared = prepared.expect("prepared");
+            prepared.plan_for(&fixture.node.schema()).expect("a plan")
+        })
+    });
     group.finish();
+    fixture.node.close();
+}
+
+fn execute(c: &mut Criterion) {
+    let runtime = Runtime::new().expect("tokio runtime");
+    let fixture = runtime.block_on(InProcess::start());
+    runtime.block_on(async {
+        for n in 0..PRELOADED {
+            fixture
+                .round_trip(&execute_insert_frame(&fixture.insert_id, n))
+                .await;
+        }
+    });
+    let requests: Vec<Request> = (0..PRELOADED)
+        .map(|n| {
+            let frame = execute_select_frame(&fixture.select_id, n.wrapping_mul(7919) % PRELOADED);
+            let header = parse_header(&frame).expect("a whole header");
+            decode_request(&header, &frame.slice(HEADER_LEN..), None, MAX_FRAME).expect("EXECUTE")
+        })
+        .collect();
+    let mut group = c.benchmark_group("hot_path");
+    group.throughput(Throughput::Elements(1));
+    let mut i = 0;
+    // Bind, plan (cached), point read and shaping; no frame decode or encode.
+    group.bench_function("handle EXECUTE SELECT point", |b| {
+        b.iter_batched(
+            || {
+                i = (i + 1) % requests.len();
+                requests[i].clone()
+            },
+            |request| {
+                runtime.block_on(server::handler::handle(
+                    &fixture.node,
+                    &fixture.session,
+                    request,
+                ))
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+    fixture.node.close();
 }
 
 fn storage_read(c: &mut Criterion) {
@@ -166,6 +219,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = decode, plan, storage_read, encode, round_trips
+    targets = decode, plan, execute, storage_read, encode, round_trips
 }
 criterion_main!(benches);
