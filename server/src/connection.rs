@@ -354,3 +354,23 @@ fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Se
         .in_current_span(),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every request's future is moved into the connection's set when it starts, and its
+    /// size is the largest of any opcode's: rare, large paths (BATCH, DDL, LWT) are boxed.
+    #[test]
+    fn request_futures_stay_small() {
+        let node = Arc::new(Node::open(crate::config::Config::default()).expect("node"));
+        let addr = "127.0.0.1:9042".parse().expect("an address");
+        let session = Arc::new(Session::new(addr, addr));
+        let header = frame::parse_header(&[4, 0, 0, 1, 5, 0, 0, 0, 0]).expect("a header");
+        let future = answer(&node, &session, &header, Bytes::new());
+        let size = std::mem::size_of_val(&future);
+        assert!(size <= 4096, "the request future takes {size} bytes");
+        drop(future);
+        node.close();
+    }
+}

@@ -7,19 +7,22 @@
 use std::cell::RefCell;
 use std::future::Future;
 
+use futures::FutureExt;
+
 tokio::task_local! {
     static WARNINGS: RefCell<Vec<String>>;
 }
 
 /// Runs `request`, returning its output and the warnings it added.
-pub async fn collect<F: Future>(request: F) -> (F::Output, Vec<String>) {
-    WARNINGS
-        .scope(RefCell::new(Vec::new()), async {
-            let output = request.await;
-            let warnings = WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()));
-            (output, warnings)
-        })
-        .await
+///
+/// A plain function around combinators rather than an `async fn`: each `async` layer would
+/// keep its own copy of `request`'s state, and request futures are moved as they start.
+pub fn collect<F: Future>(request: F) -> impl Future<Output = (F::Output, Vec<String>)> {
+    let request = request.map(|output| {
+        let warnings = WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        (output, warnings)
+    });
+    WARNINGS.scope(RefCell::new(Vec::new()), request)
 }
 
 /// Adds a warning to the current request's response; outside [`collect`] it is only logged.

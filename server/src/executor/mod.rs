@@ -158,7 +158,8 @@ pub async fn execute(
                     ctx,
                 })
                 .collect();
-            batch_exec::run(node, &header, &entries, params).await
+            // Rare paths are boxed so they do not size every request's future.
+            Box::pin(batch_exec::run(node, &header, &entries, params)).await
         }
         Statement::Use(ident) => {
             let schema = node.schema();
@@ -171,7 +172,7 @@ pub async fn execute(
             session.set_keyspace(ident.name.clone());
             Ok(ResultBody::SetKeyspace(ident.name.clone()))
         }
-        Statement::Truncate(name) => ddl::truncate(node, name, keyspace).await,
+        Statement::Truncate(name) => Box::pin(ddl::truncate(node, name, keyspace)).await,
         Statement::Describe(describe) => {
             let schema = node.schema();
             describe::execute(&schema, describe, keyspace)
@@ -186,7 +187,7 @@ pub async fn execute(
         | Statement::DropIndex { .. }
         | Statement::CreateType(_)
         | Statement::AlterType(_)
-        | Statement::DropType { .. }) => ddl::execute(node, statement, keyspace).await,
+        | Statement::DropType { .. }) => Box::pin(ddl::execute(node, statement, keyspace)).await,
     }
 }
 
@@ -199,7 +200,7 @@ async fn execute_modification(
 ) -> CqlResult<ResultBody> {
     if plan.conditions.is_some() {
         let item = cas::CasItem { plan, ctx };
-        return cas::execute(node, &[item], params, false).await;
+        return Box::pin(cas::execute(node, &[item], params, false)).await;
     }
     // Cassandra checks counter writes instead of, not on top of, other writes.
     if crate::planner::counters::is_counter_table(&plan.table.def) {

@@ -11,7 +11,10 @@ mod register;
 mod startup;
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::Arc;
+
+use futures::FutureExt;
 
 use cql::frame::request::{QueryParameters, Request, Value};
 use cql::frame::response::Response;
@@ -72,20 +75,23 @@ pub async fn handle(
         Request::Query(query) => with_warnings(query::handle(node, session, query)).await,
         Request::Prepare(prepare) => prepare::handle(node, session, &prepare),
         Request::Execute(execute) => with_warnings(execute::handle(node, session, execute)).await,
-        Request::Batch(batch) => with_warnings(batch::handle(node, session, batch)).await,
+        // Boxed: a BATCH future is large and would size every request future.
+        Request::Batch(batch) => with_warnings(Box::pin(batch::handle(node, session, batch))).await,
         Request::Register(register) => Ok(register::handle(session, &register)),
         Request::AuthResponse(_) => auth::handle(),
     }
 }
 
-/// Runs a request, attaching the warnings its execution added ([`crate::warnings`]).
-async fn with_warnings(
-    request: impl std::future::Future<Output = CqlResult<Reply>>,
-) -> CqlResult<Reply> {
-    let (reply, warnings) = crate::warnings::collect(request).await;
-    let mut reply = reply?;
-    reply.warnings.extend(warnings);
-    Ok(reply)
+/// Runs a request, attaching the warnings its execution added ([`crate::warnings`]). Not an
+/// `async fn`, which would hold a second copy of the request's state.
+fn with_warnings(
+    request: impl Future<Output = CqlResult<Reply>>,
+) -> impl Future<Output = CqlResult<Reply>> {
+    crate::warnings::collect(request).map(|(reply, warnings)| {
+        let mut reply = reply?;
+        reply.warnings.extend(warnings);
+        Ok(reply)
+    })
 }
 
 /// Orders bound values by marker index, resolving names (flag 0x40) against the markers'
