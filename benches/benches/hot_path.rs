@@ -151,7 +151,8 @@ fn one_row(no_metadata: bool) -> Response {
             columns: vec![
                 column("value", ColumnType::Double),
                 column("note", ColumnType::Text),
-            ],
+            ]
+            .into(),
             paging_state: None,
             no_metadata,
         },

@@ -71,7 +71,7 @@ pub fn rows_result(rows: usize) -> Response {
         .collect();
     Response::Result(ResultBody::Rows(Rows {
         metadata: ResultMetadata {
-            columns: result_columns(),
+            columns: result_columns().into(),
             paging_state: None,
             no_metadata: false,
         },

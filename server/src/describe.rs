@@ -489,7 +489,7 @@ fn rows(elements: Vec<Element>, with_statement: bool) -> ResultBody {
         .collect();
     ResultBody::Rows(Rows {
         metadata: ResultMetadata {
-            columns,
+            columns: columns.into(),
             paging_state: None,
             no_metadata: false,
         },
@@ -506,7 +506,7 @@ fn cluster() -> ResultBody {
     ];
     ResultBody::Rows(Rows {
         metadata: ResultMetadata {
-            columns,
+            columns: columns.into(),
             paging_state: None,
             no_metadata: false,
         },

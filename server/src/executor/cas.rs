@@ -472,7 +472,7 @@ fn applied_spec(def: &TableDef) -> ColumnSpec {
 fn applied_rows(def: &TableDef, applied: bool) -> Rows {
     Rows {
         metadata: ResultMetadata {
-            columns: vec![applied_spec(def)],
+            columns: Arc::from([applied_spec(def)]),
             ..ResultMetadata::default()
         },
         rows: vec![vec![Some(Bytes::from_static(if applied {
@@ -534,14 +534,19 @@ fn not_applied(request: &Request<'_>, current: &Current) -> Rows {
         return out;
     }
     let flag = out.rows[0][0].clone();
-    out.metadata
+    let shown_specs = shown.iter().map(|&i| ColumnSpec {
+        keyspace: def.keyspace.clone(),
+        table: def.name.clone(),
+        name: def.columns[i].name.clone(),
+        ty: def.columns[i].ty.clone(),
+    });
+    out.metadata.columns = out
+        .metadata
         .columns
-        .extend(shown.iter().map(|&i| ColumnSpec {
-            keyspace: def.keyspace.clone(),
-            table: def.name.clone(),
-            name: def.columns[i].name.clone(),
-            ty: def.columns[i].ty.clone(),
-        }));
+        .iter()
+        .cloned()
+        .chain(shown_specs)
+        .collect();
     out.rows = rows
         .into_iter()
         .map(|values| std::iter::once(flag.clone()).chain(values).collect())

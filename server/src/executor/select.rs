@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use cql::frame::request::QueryParameters;
-use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
+use cql::frame::response::{ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::Operator;
 use cql::types::ordering;
 use storage::{ColumnKind, RangeTombstone, TableDef};
@@ -720,12 +720,12 @@ fn run(
             rows.truncate(limit);
         }
     }
-    let mut columns = result_columns(&def, &bound);
+    let mut columns = bound.plan.columns.clone();
     let mut rows: Vec<_> = rows.into_iter().map(|r| r.values).collect();
     crate::json::functions::apply_to_json(&bound.plan.to_json, &mut rows)?;
     if bound.plan.json {
         let (spec, json_rows) = crate::json::select_json(&columns, rows)?;
-        columns = vec![spec];
+        columns = Arc::from([spec]);
         rows = json_rows;
     }
     let metadata = ResultMetadata {
@@ -734,24 +734,6 @@ fn run(
         no_metadata: bound.skip_metadata,
     };
     Ok(ResultBody::Rows(Rows { metadata, rows }))
-}
-
-/// The result's column specs. Under Skip_metadata only their count is sent, so unless
-/// `SELECT JSON` needs the names they are placeholders, which allocate nothing.
-fn result_columns(def: &TableDef, bound: &BoundSelect) -> Vec<ColumnSpec> {
-    let outputs = &bound.plan.outputs;
-    if bound.skip_metadata && !bound.plan.json {
-        return vec![ColumnSpec::placeholder(); outputs.len()];
-    }
-    outputs
-        .iter()
-        .map(|o| ColumnSpec {
-            keyspace: def.keyspace.clone(),
-            table: def.name.clone(),
-            name: o.name.clone(),
-            ty: o.ty.clone(),
-        })
-        .collect()
 }
 
 /// Whether the query fetches the partition's static row, so that a partition without rows

@@ -4,9 +4,7 @@
 use std::sync::Arc;
 
 use cql::frame::request::Prepare;
-use cql::frame::response::{
-    ColumnSpec, Prepared, PreparedMetadata, Response, ResultBody, ResultMetadata,
-};
+use cql::frame::response::{Prepared, PreparedMetadata, Response, ResultBody, ResultMetadata};
 
 use super::Reply;
 use crate::error::CqlResult;
@@ -18,26 +16,13 @@ use crate::session::Session;
 
 /// The result metadata a statement's execution will return: the columns of a SELECT plan.
 pub(super) fn result_metadata(plan: &StatementPlan) -> ResultMetadata {
-    let columns: Vec<ColumnSpec> = match plan {
-        StatementPlan::Select(plan) => {
-            let def = &plan.table.def;
-            plan.outputs
-                .iter()
-                .map(|o| ColumnSpec {
-                    keyspace: def.keyspace.clone(),
-                    table: def.name.clone(),
-                    name: o.name.clone(),
-                    ty: o.ty.clone(),
-                })
-                .collect()
-        }
-        StatementPlan::Modify(_) | StatementPlan::Unplanned => Vec::new(),
-    };
-    let no_metadata = columns.is_empty();
-    ResultMetadata {
-        columns,
-        paging_state: None,
-        no_metadata,
+    match plan {
+        StatementPlan::Select(plan) => ResultMetadata {
+            columns: plan.columns.clone(),
+            paging_state: None,
+            no_metadata: plan.columns.is_empty(),
+        },
+        StatementPlan::Modify(_) | StatementPlan::Unplanned => ResultMetadata::empty(),
     }
 }
 

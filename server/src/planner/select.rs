@@ -2,6 +2,9 @@
 //! returned. Enforces Cassandra's primary-key rules with its messages.
 
 use std::fmt;
+use std::sync::Arc;
+
+use cql::frame::response::ColumnSpec;
 
 use cql::statement::ast::{InValues, Operator, Relation, Select, Term};
 use storage::{ColumnKind, TableDef};
@@ -27,6 +30,9 @@ pub const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might
 pub struct SelectPlan {
     pub table: TableRef,
     pub outputs: Vec<Output>,
+    /// The result's column specs, one per output: PREPARE's result metadata, and the metadata
+    /// of every Rows answer (shared, not rebuilt per execution).
+    pub columns: Arc<[ColumnSpec]>,
     pub partitions: PartitionSelection,
     /// A token range the selected partitions must also fall in (`token(k) > ? AND k IN ..`).
     pub token_filter: Option<TokenRange>,
@@ -220,9 +226,11 @@ pub fn plan_select(
         ));
     }
     let ordering = plan_ordering(def, stmt, &eq_restricted, pk_full, pk_in)?;
+    let columns = result_columns(def, &selection.outputs);
     Ok(SelectPlan {
         table,
         outputs: selection.outputs,
+        columns,
         to_json: selection.to_json,
         partitions,
         token_filter,
@@ -237,6 +245,19 @@ pub fn plan_select(
         post_order: ordering.post_order,
         index,
     })
+}
+
+/// The column spec of each output, in the table's keyspace and name.
+fn result_columns(def: &TableDef, outputs: &[Output]) -> Arc<[ColumnSpec]> {
+    outputs
+        .iter()
+        .map(|o| ColumnSpec {
+            keyspace: def.keyspace.clone(),
+            table: def.name.clone(),
+            name: o.name.clone(),
+            ty: o.ty.clone(),
+        })
+        .collect()
 }
 
 /// Which columns are fixed to one value by `=` (or an `IN` of one literal, which Cassandra

@@ -142,7 +142,7 @@ mod tests {
                 ],
             },
             result_metadata: ResultMetadata {
-                columns: vec![spec("t", "v", ColumnType::Blob)],
+                columns: vec![spec("t", "v", ColumnType::Blob)].into(),
                 paging_state: None,
                 no_metadata: false,
             },

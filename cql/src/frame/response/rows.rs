@@ -7,6 +7,8 @@
 //! length of `columns` (the server keeps them so rows stay well-formed) but no spec is
 //! written; decoding such metadata yields that many placeholder specs (empty names, `blob`).
 
+use std::sync::Arc;
+
 use bytes::{Bytes, BytesMut};
 
 use crate::frame::option::{read_column_type_option, write_column_type_option};
@@ -54,8 +56,9 @@ impl ColumnSpec {
 /// Metadata of a Rows result, also the `<result_metadata>` of a Prepared result.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ResultMetadata {
-    /// The columns; under `no_metadata` only their count is written.
-    pub columns: Vec<ColumnSpec>,
+    /// The columns; under `no_metadata` only their count is written. Shared, so a server
+    /// can answer every execution of a statement with the specs it planned once.
+    pub columns: Arc<[ColumnSpec]>,
     /// Present iff more pages follow (Has_more_pages).
     pub paging_state: Option<Bytes>,
     /// Omit the column specs (the request asked Skip_metadata).
@@ -148,7 +151,7 @@ impl ResultMetadata {
     /// (flags No_metadata, column count 0).
     pub fn empty() -> ResultMetadata {
         ResultMetadata {
-            columns: Vec::new(),
+            columns: Arc::from([]),
             paging_state: None,
             no_metadata: true,
         }
@@ -194,6 +197,7 @@ impl ResultMetadata {
         } else {
             read_specs(buf, count, flags & GLOBAL_TABLES_SPEC != 0)?
         };
+        let columns = Arc::from(columns);
         Ok(ResultMetadata {
             columns,
             paging_state,
@@ -290,7 +294,8 @@ mod tests {
             columns: vec![
                 spec("t", "k", ColumnType::Int),
                 spec("t", "v", ColumnType::Text),
-            ],
+            ]
+            .into(),
             paging_state: None,
             no_metadata: false,
         };
@@ -316,7 +321,8 @@ mod tests {
             columns: vec![
                 spec("a", "x", ColumnType::Int),
                 spec("b", "y", ColumnType::Uuid),
-            ],
+            ]
+            .into(),
             paging_state: Some(Bytes::from_static(b"next")),
             no_metadata: false,
         };
@@ -329,7 +335,7 @@ mod tests {
     #[test]
     fn no_metadata_keeps_the_column_count() {
         let described = ResultMetadata {
-            columns: vec![spec("t", "k", ColumnType::Int); 2],
+            columns: vec![spec("t", "k", ColumnType::Int); 2].into(),
             paging_state: None,
             no_metadata: true,
         };
@@ -353,7 +359,7 @@ mod tests {
     #[test]
     fn the_size_hint_covers_undescribed_rows_and_placeholders_are_the_decoded_ones() {
         let metadata = ResultMetadata {
-            columns: vec![ColumnSpec::placeholder(); 3],
+            columns: vec![ColumnSpec::placeholder(); 3].into(),
             paging_state: Some(Bytes::from_static(b"state")),
             no_metadata: true,
         };
@@ -372,7 +378,10 @@ mod tests {
         else {
             panic!("not rows");
         };
-        assert_eq!(decoded.metadata.columns, vec![ColumnSpec::placeholder(); 3]);
+        assert_eq!(
+            *decoded.metadata.columns,
+            vec![ColumnSpec::placeholder(); 3]
+        );
     }
 
     #[test]
