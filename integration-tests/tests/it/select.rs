@@ -415,3 +415,46 @@ async fn full_primary_key_reads_are_point_lookups_with_statics_tombstones_and_tt
     assert_eq!(single, [(3, Some(33))]);
     assert_eq!(server.rows_read() - before, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_slice_past_many_dead_rows_still_finds_its_row() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    session
+        .query_unpaged(
+            "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
+            &[],
+        )
+        .await
+        .unwrap();
+    let insert = session
+        .prepare("INSERT INTO t (k, c, v) VALUES (1, ?, ?)")
+        .await
+        .unwrap();
+    let delete = session
+        .prepare("DELETE FROM t WHERE k = 1 AND c = ?")
+        .await
+        .unwrap();
+    session.execute_unpaged(&insert, (0, 7)).await.unwrap();
+    // More deleted rows ahead of the live one than a read tries on the runtime's thread.
+    for c in 1..=400 {
+        session.execute_unpaged(&insert, (c, c)).await.unwrap();
+        session.execute_unpaged(&delete, (c,)).await.unwrap();
+    }
+    let latest = "SELECT c, v FROM t WHERE k = 1 LIMIT 1";
+    let before = server.rows_read();
+    let rows: Vec<(i32, Option<i32>)> = query_rows(&session, latest, &[]).await;
+    assert_eq!(rows, [(0, Some(7))]);
+    assert!(
+        server.rows_read() - before > 401,
+        "tried inline, then read again"
+    );
+    session.execute_unpaged(&insert, (500, 5)).await.unwrap();
+    let before = server.rows_read();
+    let rows: Vec<(i32, Option<i32>)> = query_rows(&session, latest, &[]).await;
+    assert_eq!(rows, [(500, Some(5))]);
+    assert!(
+        server.rows_read() - before <= 2,
+        "a live row first: one row read"
+    );
+}

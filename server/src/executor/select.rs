@@ -2,6 +2,7 @@
 //! the primary key is fixed), apply liveness and filters, and shape the page. redb is
 //! synchronous: point lookups run inline, anything longer on a blocking thread.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -75,14 +76,18 @@ pub async fn execute(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
     let bound = bind(plan, params, ctx)?;
-    if is_short(&bound) {
-        return run(node, &schema, session, bound);
+    if let Some(budget) = inline_budget(&bound) {
+        if let Some(result) = run(node, &schema, session, &bound, budget)? {
+            return Ok(result);
+        }
     }
     let node = node.clone();
     let session = session.clone();
-    tokio::task::spawn_blocking(move || run(&node, &schema, &session, bound))
-        .await
-        .map_err(|err| CqlError::Server(format!("read task failed: {err}")))?
+    let result =
+        tokio::task::spawn_blocking(move || run(&node, &schema, &session, &bound, usize::MAX))
+            .await
+            .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
+    result.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))
 }
 
 /// Evaluates the terms of computed selectors (literals and markers inside function calls);
@@ -111,20 +116,46 @@ fn bind_outputs(plan: Arc<SelectPlan>, ctx: &EvalContext<'_>) -> CqlResult<Arc<S
     Ok(Arc::new(plan))
 }
 
-/// The most point lookups a read runs inline (an `IN` over many keys goes to a thread).
-const MAX_INLINE_LOOKUPS: usize = 64;
+/// The most key ranges (point lookups, partitions of an `IN`) a read tries inline.
+const MAX_INLINE_RANGES: usize = 64;
 
-/// Whether a read is short enough to run on the runtime's thread rather than on the blocking
-/// pool: point lookups of a user table, a few microseconds each (`hot_path` bench: snapshot
-/// plus get ~1 us), against a hand-off to a blocking thread and back that costs tens of
-/// microseconds of wake-ups (the `hot_path` bench's in-process `SELECT point` round trip:
-/// ~63 us with the hand-off, ~5.5 us inline).
-/// Scans, index lookups and virtual tables, whose length depends on the data, keep the hand-off.
-fn is_short(bound: &BoundSelect) -> bool {
-    bound.plan.table.kind == TableKind::User
-        && bound.index.is_none()
-        && bound.ranges.len() <= MAX_INLINE_LOOKUPS
-        && bound.ranges.iter().all(|r| exact_key(r).is_some())
+/// The most rows a slice may be expected to return (its LIMIT or page size) to be tried
+/// inline.
+const INLINE_RESULT_ROWS: usize = 100;
+
+/// The rows a slice read tried inline may examine before it stops and starts again on the
+/// blocking pool: tombstoned or expired rows, or an aggregate, can make a small result read
+/// many rows. At ~0.3 us a row this bounds the work done twice to well under 100 us.
+const INLINE_EXAMINED_ROWS: usize = 256;
+
+/// How many stored rows a read may examine on the runtime's thread, or `None` to send it to
+/// the blocking pool at once. Handing a read to a blocking thread and back costs tens of
+/// microseconds of wake-ups (the `hot_path` bench's in-process point SELECT round trip:
+/// ~40-63 us with the hand-off, ~4-5 us inline), while a point lookup takes ~1 us (snapshot
+/// plus get). So point lookups of a user table always run inline, small slices of given
+/// partitions (`LIMIT 1` of a time series) try inline within a budget of rows, and scans,
+/// index lookups and virtual tables, whose length depends on the data, keep the hand-off.
+fn inline_budget(bound: &BoundSelect) -> Option<usize> {
+    if bound.plan.table.kind != TableKind::User
+        || bound.index.is_some()
+        || bound.ranges.len() > MAX_INLINE_RANGES
+    {
+        return None;
+    }
+    if bound.ranges.iter().all(|r| exact_key(r).is_some()) {
+        return Some(usize::MAX);
+    }
+    if !matches!(bound.plan.partitions, PartitionSelection::Keys(_)) {
+        return None;
+    }
+    let per_partition = bound
+        .per_partition_limit
+        .map(|n| n.saturating_mul(bound.ranges.len()));
+    let expected = [bound.limit, bound.page_size, per_partition]
+        .into_iter()
+        .flatten()
+        .min()?;
+    (expected <= INLINE_RESULT_ROWS).then_some(INLINE_EXAMINED_ROWS)
 }
 
 fn bind(
@@ -526,12 +557,15 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     })
 }
 
+/// Reads and shapes the result; `None` when it examined more than `budget` stored rows
+/// (the caller then runs it again where it may take long).
 fn run(
     node: &Node,
     schema: &Schema,
     session: &Session,
-    bound: BoundSelect,
-) -> CqlResult<ResultBody> {
+    bound: &BoundSelect,
+    budget: usize,
+) -> CqlResult<Option<ResultBody>> {
     let def = bound.plan.table.def.clone();
     let source = match bound.plan.table.kind {
         TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
@@ -599,9 +633,10 @@ fn run(
     // A resumed read starts in the range holding the last key returned: ranges follow the
     // read order (IN partitions by key value), which is not the storage key order.
     let ranges = match &bound.index {
-        Some(index) => index_scan::candidate_ranges(&source, index, &bound.ranges)?,
-        None => bound.ranges.clone(),
+        Some(index) => Cow::Owned(index_scan::candidate_ranges(&source, index, &bound.ranges)?),
+        None => Cow::Borrowed(bound.ranges.as_slice()),
     };
+    let mut examined = 0usize;
     let (first, resume_key) = match &bound.paging {
         Some(state) => {
             let index = ranges
@@ -631,6 +666,10 @@ fn run(
         loop {
             let mut skip_to = None;
             for item in source.scan(range.clone(), reversed)? {
+                examined += 1;
+                if examined > budget {
+                    return Ok(None);
+                }
                 let (key, stored) = item?;
                 let decoded = storage::encoding::key::decode_row_key(&def, &key)?;
                 let partition_len = decoded.partition_len;
@@ -733,7 +772,7 @@ fn run(
         paging_state: paging_state.map(|state| state.encode(&def)),
         no_metadata: bound.skip_metadata,
     };
-    Ok(ResultBody::Rows(Rows { metadata, rows }))
+    Ok(Some(ResultBody::Rows(Rows { metadata, rows })))
 }
 
 /// Whether the query fetches the partition's static row, so that a partition without rows
@@ -826,8 +865,15 @@ mod tests {
     use crate::planner::select::plan_select;
     use crate::planner::select_tests::schema;
 
-    /// The key ranges a SELECT reads with `binds`, and whether it runs inline.
-    fn ranges(create: &str, query: &str, binds: &[i32]) -> (Vec<KeyRange>, bool) {
+    const TABLE: &str = "CREATE TABLE t (k int, c int, d int, v int, PRIMARY KEY (k, c, d))";
+
+    /// The key ranges a SELECT reads with `binds` and `page_size`, and its inline budget.
+    fn bound(
+        create: &str,
+        query: &str,
+        binds: &[i32],
+        page_size: Option<i32>,
+    ) -> (Vec<KeyRange>, Option<usize>) {
         let schema = schema(&[create]);
         let Ok(Statement::Select(select)) = cql::statement::parse_statement(query) else {
             panic!("not a SELECT: {query}");
@@ -841,44 +887,54 @@ mod tests {
             binds: &values,
             now_micros: 0,
         };
-        let bound = bind(Arc::new(plan), &QueryParameters::default(), &ctx).expect("bound");
-        let short = is_short(&bound);
-        (bound.ranges, short)
+        let params = QueryParameters {
+            page_size,
+            ..QueryParameters::default()
+        };
+        let bound = bind(Arc::new(plan), &params, &ctx).expect("bound");
+        let budget = inline_budget(&bound);
+        (bound.ranges, budget)
     }
 
     #[test]
-    fn a_full_primary_key_is_read_by_point_lookups() {
-        let table = "CREATE TABLE t (k int, c int, d int, v int, PRIMARY KEY (k, c, d))";
-        let (point, short) = ranges(
-            table,
-            "SELECT v FROM t WHERE k = ? AND c = ? AND d = ?",
-            &[1, 2, 3],
-        );
+    fn a_full_primary_key_is_read_by_point_lookups_inline() {
+        let query = "SELECT v FROM t WHERE k = ? AND c = ? AND d = ?";
+        let (point, budget) = bound(TABLE, query, &[1, 2, 3], Some(5000));
         assert_eq!(point.len(), 1);
-        assert!(exact_key(&point[0]).is_some() && short);
-        let (keys, short) = ranges(
-            table,
-            "SELECT v FROM t WHERE k IN (?, ?) AND c = ? AND d IN (?, ?)",
-            &[1, 2, 3, 4, 5],
-        );
+        assert!(exact_key(&point[0]).is_some());
+        assert_eq!(budget, Some(usize::MAX));
+        let query = "SELECT v FROM t WHERE k IN (?, ?) AND c = ? AND d IN (?, ?)";
+        let (keys, budget) = bound(TABLE, query, &[1, 2, 3, 4, 5], None);
         assert_eq!(keys.len(), 4);
-        assert!(keys.iter().all(|r| exact_key(r).is_some()) && short);
+        assert!(keys.iter().all(|r| exact_key(r).is_some()));
+        assert_eq!(budget, Some(usize::MAX));
         let single = "CREATE TABLE s (k int PRIMARY KEY, v int)";
-        let (point, short) = ranges(single, "SELECT v FROM s WHERE k = ?", &[1]);
-        assert!(exact_key(&point[0]).is_some() && short);
+        let (point, budget) = bound(single, "SELECT v FROM s WHERE k = ?", &[1], None);
+        assert!(exact_key(&point[0]).is_some());
+        assert_eq!(budget, Some(usize::MAX));
     }
 
     #[test]
-    fn partial_keys_and_slices_scan_on_the_blocking_pool() {
-        let table = "CREATE TABLE t (k int, c int, d int, v int, PRIMARY KEY (k, c, d))";
+    fn small_slices_try_inline_and_the_rest_go_to_the_blocking_pool() {
         for query in [
             "SELECT v FROM t WHERE k = ?",
             "SELECT v FROM t WHERE k = ? AND c = ?",
             "SELECT v FROM t WHERE k = ? AND c = ? AND d > ?",
         ] {
-            let (ranges, short) = ranges(table, query, &[1, 2, 3]);
+            let (ranges, budget) = bound(TABLE, query, &[1, 2, 3], Some(5000));
             assert!(ranges.iter().all(|r| exact_key(r).is_none()), "{query}");
-            assert!(!short, "{query}");
+            assert_eq!(budget, None, "{query}");
+            let limited = format!("{query} LIMIT 1");
+            let (_, budget) = bound(TABLE, &limited, &[1, 2, 3], Some(5000));
+            assert_eq!(budget, Some(INLINE_EXAMINED_ROWS), "{limited}");
         }
+        let (_, budget) = bound(TABLE, "SELECT v FROM t WHERE k = ?", &[1], Some(10));
+        assert_eq!(budget, Some(INLINE_EXAMINED_ROWS), "a small page");
+        let scan = "SELECT v FROM t LIMIT 1";
+        assert_eq!(
+            bound(TABLE, scan, &[], None).1,
+            None,
+            "a scan of every partition"
+        );
     }
 }
