@@ -9,6 +9,7 @@
 //! (`spawn_blocking` in the executor), and the connection keeps driving the other requests.
 
 use std::io;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
@@ -20,7 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{ReadHalf, WriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
-use tracing::{debug, warn, Instrument};
+use tracing::{debug, error, warn, Instrument};
 
 use crate::envelope::{self, Envelope, Parsed};
 use crate::error::CqlError;
@@ -229,7 +230,8 @@ fn next_envelope(io: &mut Io<'_>, max_frame: usize, reading: &mut bool) -> Optio
     }
 }
 
-/// Handles one envelope, in the span of its request.
+/// Handles one envelope, in the span of its request; a handler that panics answers
+/// SERVER_ERROR.
 fn serve_request<'a>(
     node: &'a Arc<Node>,
     session: &'a Arc<Session>,
@@ -240,7 +242,23 @@ fn serve_request<'a>(
         stream = envelope.header.stream,
         opcode = envelope.header.opcode
     );
-    async move { answer(node, session, &envelope.header, envelope.body).await }.instrument(span)
+    let stream = envelope.header.stream;
+    let answering = async move { answer(node, session, &envelope.header, envelope.body).await };
+    // A panic is a bug; it fails its own request, not every request of the connection.
+    AssertUnwindSafe(answering)
+        .catch_unwind()
+        .map(move |answered| {
+            answered.unwrap_or_else(|_| {
+                error!("request handler panicked");
+                let failure = CqlError::Server("internal error handling the request".into());
+                let response = Response::Error(failure.error_body());
+                Answer {
+                    frame: encode(stream, response, &[], session.compression()),
+                    start_events: false,
+                }
+            })
+        })
+        .instrument(span)
 }
 
 /// Queues an answer's frame, after starting event forwarding when a REGISTER asked for it.
@@ -367,7 +385,11 @@ mod tests {
         let addr = "127.0.0.1:9042".parse().expect("an address");
         let session = Arc::new(Session::new(addr, addr));
         let header = frame::parse_header(&[4, 0, 0, 1, 5, 0, 0, 0, 0]).expect("a header");
-        let future = answer(&node, &session, &header, Bytes::new());
+        let envelope = Envelope {
+            header,
+            body: Bytes::new(),
+        };
+        let future = serve_request(&node, &session, envelope);
         let size = std::mem::size_of_val(&future);
         assert!(size <= 4096, "the request future takes {size} bytes");
         drop(future);
