@@ -30,8 +30,16 @@ pub(super) async fn handle(
         serial_consistency: batch.serial_consistency,
         default_timestamp: batch.default_timestamp,
     };
+    let kind = if batch.is_counter() {
+        BatchKind::Counter
+    } else if batch.is_logged() {
+        BatchKind::Logged
+    } else {
+        BatchKind::Unlogged
+    };
     let mut items = Vec::with_capacity(batch.statements.len());
-    for item in &batch.statements {
+    // The statements are consumed: their bound values move into the items.
+    for item in batch.statements {
         let (statement, markers, statement_keyspace, prepared) = match &item.query {
             BatchQuery::Text(text) => {
                 let parsed = cql::statement::parse(text)?;
@@ -54,18 +62,11 @@ pub(super) async fn handle(
         check_value_count(markers, item.values.len())?;
         items.push(executor::BatchItem {
             statement,
-            values: item.values.clone(),
+            values: item.values,
             keyspace: statement_keyspace,
             prepared,
         });
     }
-    let kind = if batch.is_counter() {
-        BatchKind::Counter
-    } else if batch.is_logged() {
-        BatchKind::Logged
-    } else {
-        BatchKind::Unlogged
-    };
     let result = executor::execute_batch(node, kind, &items, &params).await?;
     Ok(Reply::new(Response::Result(result)))
 }
