@@ -17,10 +17,13 @@ pub struct Config {
     pub port: u16,
     /// Directory holding the redb file; `None` keeps everything in memory (tests).
     pub data_dir: Option<PathBuf>,
-    /// `commitlog_sync`: `periodic` or `batch`.
+    /// `commitlog_sync`: `periodic`, `batch` or `group`.
     pub commitlog_sync: SyncMode,
-    /// `commitlog_sync_period`: the longest a periodic-mode write waits for fsync.
+    /// `commitlog_sync_period`: in `periodic` mode, how often the commit log is fsynced.
     pub commitlog_sync_period: Duration,
+    /// `commitlog_sync_group_window`: in `group` mode, the least time between two fsyncs;
+    /// required there, as Cassandra requires it.
+    pub commitlog_sync_group_window: Option<Duration>,
     /// `cluster_name` as shown in `system.local`.
     pub cluster_name: String,
     /// `native_transport_max_frame_size`: frames longer than this are refused unread.
@@ -44,6 +47,7 @@ impl Default for Config {
             data_dir: None,
             commitlog_sync: SyncMode::Periodic,
             commitlog_sync_period: Duration::from_millis(10_000),
+            commitlog_sync_group_window: None,
             cluster_name: "Test Cluster".to_string(),
             max_frame_size: 16 * 1024 * 1024,
             max_connections: 1024,
@@ -72,6 +76,9 @@ pub enum ConfigError {
         setting: &'static str,
         value: String,
     },
+    /// Settings that contradict each other, with Cassandra's message.
+    #[error("{0}")]
+    Conflict(&'static str),
 }
 
 /// The subset of `cassandra.yaml` settings this server understands.
@@ -85,6 +92,8 @@ struct YamlSettings {
     commitlog_sync: Option<String>,
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
+    commitlog_sync_group_window: Option<String>,
+    commitlog_sync_group_window_in_ms: Option<u64>,
     native_transport_max_frame_size: Option<String>,
     native_transport_max_frame_size_in_mb: Option<u64>,
     native_transport_max_concurrent_connections: Option<i64>,
@@ -125,6 +134,8 @@ impl Config {
         if let Some(dir) = s.data_file_directories.and_then(|d| d.into_iter().next()) {
             self.data_dir = Some(dir);
         }
+        let period_given =
+            s.commitlog_sync_period.is_some() || s.commitlog_sync_period_in_ms.is_some();
         if let Some(mode) = s.commitlog_sync {
             self.commitlog_sync = parse_sync_mode(&mode).ok_or(ConfigError::Value {
                 setting: "commitlog_sync",
@@ -139,6 +150,21 @@ impl Config {
                 setting: "commitlog_sync_period",
                 value: period,
             })?;
+        }
+        if let Some(ms) = s.commitlog_sync_group_window_in_ms {
+            self.commitlog_sync_group_window = Some(Duration::from_millis(ms));
+        }
+        if let Some(window) = s.commitlog_sync_group_window {
+            let parsed = parse_duration(&window).ok_or(ConfigError::Value {
+                setting: "commitlog_sync_group_window",
+                value: window,
+            })?;
+            self.commitlog_sync_group_window = Some(parsed);
+        }
+        if self.commitlog_sync == SyncMode::Group && period_given {
+            return Err(ConfigError::Conflict(
+                "Group sync specified, but commitlog_sync_period found. Only specify commitlog_sync_group_window when using group sync",
+            ));
         }
         if let Some(mb) = s.native_transport_max_frame_size_in_mb {
             self.max_frame_size = (mb as usize).saturating_mul(1024 * 1024);
@@ -159,17 +185,42 @@ impl Config {
     }
 }
 
-/// Parses `periodic` or `batch` (Cassandra's `commitlog_sync` values).
+impl Config {
+    /// The storage options these settings ask for.
+    ///
+    /// # Errors
+    /// `group` mode without a positive `commitlog_sync_group_window`, with Cassandra's
+    /// message.
+    pub fn store_options(&self) -> Result<storage::StoreOptions, ConfigError> {
+        let group_window = match (self.commitlog_sync, self.commitlog_sync_group_window) {
+            (SyncMode::Group, Some(window)) if !window.is_zero() => window,
+            (SyncMode::Group, _) => {
+                return Err(ConfigError::Conflict(
+                    "Missing value for commitlog_sync_group_window.",
+                ))
+            }
+            (_, window) => window.unwrap_or(storage::StoreOptions::default().group_window),
+        };
+        Ok(storage::StoreOptions {
+            sync: self.commitlog_sync,
+            sync_period: self.commitlog_sync_period,
+            group_window,
+        })
+    }
+}
+
+/// Parses `periodic`, `batch` or `group` (Cassandra's `commitlog_sync` values).
 pub fn parse_sync_mode(text: &str) -> Option<SyncMode> {
     match text.trim().to_ascii_lowercase().as_str() {
         "periodic" => Some(SyncMode::Periodic),
         "batch" => Some(SyncMode::Batch),
+        "group" => Some(SyncMode::Group),
         _ => None,
     }
 }
 
 /// Parses Cassandra 4.1+ durations such as `10000ms`, `10s`, `2m`.
-fn parse_duration(text: &str) -> Option<Duration> {
+pub fn parse_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     let split = text.find(|c: char| !c.is_ascii_digit())?;
     let (num, unit) = text.split_at(split);

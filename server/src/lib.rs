@@ -54,6 +54,8 @@ pub enum ServerError {
     Storage(#[from] storage::StorageError),
     #[error("data directory: {0}")]
     DataDir(String),
+    #[error("invalid configuration: {0}")]
+    Config(String),
 }
 
 /// Opens storage, then serves CQL clients on `listener` until `shutdown` completes. Storage is

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use cql::frame::response::Event;
-use storage::{Catalog, Store, StoreOptions};
+use storage::{Catalog, Store};
 use tokio::sync::broadcast;
 use tracing::info;
 use uuid::Uuid;
@@ -50,10 +50,9 @@ impl Node {
     /// # Errors
     /// The data directory or the store cannot be opened.
     pub fn open(config: Config) -> Result<Node, ServerError> {
-        let options = StoreOptions {
-            sync: config.commitlog_sync,
-            sync_period: config.commitlog_sync_period,
-        };
+        let options = config
+            .store_options()
+            .map_err(|e| ServerError::Config(e.to_string()))?;
         let (store, catalog, host_id) = match &config.data_dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir)

@@ -8,18 +8,20 @@ use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redb::backends::InMemoryBackend;
-use redb::{Builder, Database, ReadableDatabase, TableError};
+use redb::{Builder, Database, Durability, ReadableDatabase, TableError};
 use tracing::debug;
 
 use crate::catalog::{persist, Catalog};
+use crate::commitlog::replay::{replay, stored_position};
+use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
 use crate::mutation::WriteBatch;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::tables::{FORMAT_VERSION_KEY, META};
-use crate::writer::{Callback, Request, Writer};
+use crate::writer::{write_position, Callback, Request, WriteRequest, Writer};
 
 /// The storage format version this build writes and reads. Any layout change (key
 /// encoding, row format, schema records, table naming) needs a new version.
@@ -28,13 +30,17 @@ pub const FORMAT_VERSION: u32 = 1;
 /// When writes become durable; the names are Cassandra's `commitlog_sync` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SyncMode {
-    /// Acknowledge after a non-durable commit; make everything durable at least every
-    /// `sync_period`. A crash (kill -9, power loss) may lose up to one period of
-    /// acknowledged writes; a clean shutdown loses nothing.
+    /// Acknowledge once the write is in the commit log through the OS (`write(2)`); fsync the
+    /// log every `sync_period`. A killed process loses nothing acknowledged; a machine crash
+    /// may lose up to one period.
     #[default]
     Periodic,
-    /// Acknowledge only after an fsync'd commit; an acknowledged write is never lost.
+    /// Acknowledge only after the commit log is fsynced; one fsync serves every write that
+    /// waits for it. An acknowledged write survives a machine crash.
     Batch,
+    /// As `Batch`, with at most one fsync per `group_window` (Cassandra's
+    /// `commitlog_sync_group_window`): fewer fsyncs, more latency.
+    Group,
 }
 
 /// Options for [`Store::open`].
@@ -45,6 +51,8 @@ pub struct StoreOptions {
     /// In `Periodic` mode, the longest time between durable commits (Cassandra's
     /// `commitlog_sync_period`, default 10 s).
     pub sync_period: Duration,
+    /// In `Group` mode, the least time between two fsyncs of the commit log.
+    pub group_window: Duration,
 }
 
 impl Default for StoreOptions {
@@ -52,6 +60,7 @@ impl Default for StoreOptions {
         StoreOptions {
             sync: SyncMode::Periodic,
             sync_period: Duration::from_secs(10),
+            group_window: Duration::from_millis(15),
         }
     }
 }
@@ -74,6 +83,8 @@ pub(crate) struct Inner {
     writer: Mutex<Option<JoinHandle<Result<(), StorageError>>>>,
     /// Rows decoded by reads, for planner tests ([`Store::rows_read`]).
     pub(crate) rows_read: Arc<AtomicU64>,
+    /// Whether writes go through a commit log (every store but an in-memory one).
+    logged: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -82,7 +93,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Store {
-    /// Opens (or creates) the database at `path` and loads the catalog.
+    /// Opens (or creates) the database at `path` and loads the catalog; the commit log lives
+    /// in the directory `commitlog` beside it, and its records after the last checkpoint are
+    /// replayed before this returns.
     ///
     /// # Errors
     /// redb errors (including the file being open elsewhere),
@@ -98,7 +111,11 @@ impl Store {
             );
         });
         let db = builder.create(path)?;
-        Store::start(db, options)
+        let log_dir = path
+            .parent()
+            .unwrap_or_else(|| Path::new(""))
+            .join("commitlog");
+        Store::start(db, options, Some(&log_dir))
     }
 
     /// Opens an empty store in memory (redb's `InMemoryBackend`), for tests.
@@ -107,13 +124,17 @@ impl Store {
     /// As [`Store::open`].
     pub fn open_in_memory(options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
         let db = Builder::new().create_with_backend(InMemoryBackend::new())?;
-        Store::start(db, options)
+        Store::start(db, options, None)
     }
 
-    fn start(db: Database, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
+    fn start(
+        db: Database,
+        options: StoreOptions,
+        log_dir: Option<&Path>,
+    ) -> Result<(Store, Catalog), StorageError> {
         check_format_version(&db)?;
         let catalog = persist::load(&db.begin_read()?)?;
-        let live_tables: HashSet<_> = catalog
+        let mut live_tables: HashSet<_> = catalog
             .keyspaces
             .values()
             .flat_map(|ks| ks.tables.values().map(|t| t.id))
@@ -123,16 +144,14 @@ impl Store {
             tables = live_tables.len(),
             "catalog loaded"
         );
+        let log = match log_dir {
+            Some(dir) => Some(recover(&db, dir, &mut live_tables)?),
+            None => None,
+        };
+        let logged = log.is_some();
         let db = Arc::new(db);
         let (tx, rx) = mpsc::channel();
-        let writer = Writer {
-            db: db.clone(),
-            rx,
-            options,
-            live_tables,
-            dirty: false,
-            last_durable: Instant::now(),
-        };
+        let writer = Writer::new(db.clone(), rx, options, live_tables, log)?;
         let handle = std::thread::Builder::new()
             .name("storage-writer".into())
             .spawn(move || writer.run())
@@ -142,6 +161,7 @@ impl Store {
             sender: Mutex::new(Some(tx)),
             writer: Mutex::new(Some(handle)),
             rows_read: Arc::new(AtomicU64::new(0)),
+            logged,
         };
         Ok((
             Store {
@@ -160,7 +180,23 @@ impl Store {
         batch: WriteBatch,
         done: Box<dyn FnOnce(Result<(), StorageError>) + Send>,
     ) {
-        self.send(Request::Write(batch, done));
+        let request = self.write_request(batch, done);
+        self.send(request);
+    }
+
+    /// A write request, with its commit-log bytes encoded here, on the caller's thread, when
+    /// it is loggable (data writes only).
+    fn write_request(&self, batch: WriteBatch, done: Callback) -> Request {
+        let logged = (self.inner.logged && batch.catalog.is_empty()).then(|| {
+            let mut bytes = Vec::new();
+            record::encode_batch(&batch, &mut bytes);
+            bytes
+        });
+        Request::Write(Box::new(WriteRequest {
+            batch,
+            logged,
+            done,
+        }))
     }
 
     fn send(&self, request: Request) {
@@ -191,7 +227,7 @@ impl Store {
     /// The batch's own error, [`StorageError::GroupFailed`], or
     /// [`StorageError::WriterGone`].
     pub fn write_blocking(&self, batch: WriteBatch) -> Result<(), StorageError> {
-        self.call(|done| Request::Write(batch, done))
+        self.call(|done| self.write_request(batch, done))
     }
 
     /// Makes every write acknowledged so far durable (a durable commit), and waits for it.
@@ -241,7 +277,8 @@ impl Store {
 
 fn fail(request: Request) {
     match request {
-        Request::Write(_, done) | Request::Flush(done) => done(Err(StorageError::WriterGone)),
+        Request::Write(write) => (write.done)(Err(StorageError::WriterGone)),
+        Request::Flush(done) => done(Err(StorageError::WriterGone)),
         Request::Purge(_, done) => done(Err(StorageError::WriterGone)),
     }
 }
@@ -267,6 +304,27 @@ impl Drop for Inner {
             debug!(error = %e, "final durable commit failed while dropping the store");
         }
     }
+}
+
+/// Opens the commit log in `dir` and replays what redb's durable state lacks, then makes the
+/// result durable (a checkpoint) so the old segments can go.
+fn recover(
+    db: &Database,
+    dir: &Path,
+    live_tables: &mut HashSet<uuid::Uuid>,
+) -> Result<CommitLog, StorageError> {
+    let position = stored_position(db)?;
+    let (mut log, records) = CommitLog::open(dir, position)?;
+    if !records.is_empty() {
+        replay(db, live_tables, records)?;
+        let mut txn = db.begin_write()?;
+        txn.set_durability(Durability::Immediate)?;
+        write_position(&txn, log.last_seq())?;
+        txn.commit()?;
+    }
+    // Every record in the old segments is now at or before the durable position.
+    log.checkpointed();
+    Ok(log)
 }
 
 /// Writes the format version into a new database, or checks the one found.

@@ -68,6 +68,13 @@ pub enum StorageError {
         /// The error that failed the group.
         cause: String,
     },
+    /// Appending to or syncing the commit log failed (a full disk, an I/O error); the write
+    /// was not applied.
+    #[error("commit log failure: {cause}")]
+    CommitLog {
+        /// What failed, and the operating system's reason.
+        cause: String,
+    },
     /// The writer thread could not be started.
     #[error("cannot start the storage writer thread: {0}")]
     WriterStart(std::io::Error),

@@ -18,6 +18,7 @@
 #![doc = include_str!("../DESIGN.md")]
 
 pub mod catalog;
+mod commitlog;
 mod counter;
 mod db;
 pub mod encoding;
