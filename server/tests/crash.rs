@@ -308,3 +308,145 @@ fn connections_reset_by_clients_leave_no_sockets_behind() {
     server.kill().unwrap();
     server.wait().unwrap();
 }
+
+/// A tmpfs of `mib` MiB mounted on a new temporary directory; unmounted on drop.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    fn mount(mib: u32) -> SmallDisk {
+        let dir = tempfile::tempdir().unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("run mount");
+        assert!(
+            status.success(),
+            "this test mounts a small tmpfs and needs root"
+        );
+        SmallDisk { dir }
+    }
+
+    fn grow(&self, mib: u32) {
+        let status = Command::new("mount")
+            .args(["-o", &format!("remount,size={mib}m")])
+            .arg(self.dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+/// Kills the server when a failing assertion unwinds, so the disk can be unmounted.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+fn insert_blob(client: &mut Client, k: i32, c: i32) -> Response {
+    let blob = "ab".repeat(16 * 1024);
+    let text = format!("INSERT INTO ks.t (k, c, v) VALUES ({k}, {c}, 0x{blob})");
+    client.call(&query_request(&text))
+}
+
+/// A full disk refuses writes with an error and loses nothing acknowledged; reads go on; once
+/// space is freed writes resume without a restart.
+fn full_disk_never_eats_an_acknowledgement(sync: &str) {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let disk = SmallDisk::mount(24);
+    let port = free_port();
+    let server = KillOnDrop(start(disk.dir.path(), port, sync));
+    let mut client = Client::connect(port);
+    client.query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    client.query("CREATE TABLE ks.t (k int, c int, v blob, PRIMARY KEY (k, c))");
+    let mut acked = Vec::new();
+    let mut refused = 0;
+    for c in 0..4000 {
+        match insert_blob(&mut client, 1, c) {
+            Response::Result(_) => acked.push(c),
+            Response::Error(err) => {
+                assert!(
+                    err.message.contains("No space left on device"),
+                    "{}",
+                    err.message
+                );
+                refused += 1;
+                if refused == 20 {
+                    break;
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        refused == 20,
+        "{sync}: the disk never filled ({} writes)",
+        acked.len()
+    );
+    // Reads go on.
+    assert_eq!(
+        client.ints("SELECT c FROM ks.t WHERE k = 1").len(),
+        acked.len()
+    );
+    // A schema change needs a durable commit, which the full disk refuses too.
+    let ddl = client.call(&query_request("CREATE TABLE ks.t2 (k int PRIMARY KEY)"));
+    assert!(matches!(ddl, Response::Error(_)), "{sync}: {ddl:?}");
+    let reads = client.call(&query_request("SELECT c FROM ks.t WHERE k = 1"));
+    eprintln!(
+        "{sync}: read after a failed DDL: {}",
+        matches!(reads, Response::Result(_))
+    );
+    // Space comes back: writes resume without a restart.
+    disk.grow(256);
+    let mut resumed = false;
+    for c in 10_000..10_050 {
+        if let Response::Result(_) = insert_blob(&mut client, 1, c) {
+            acked.push(c);
+            resumed = true;
+        }
+    }
+    assert!(
+        resumed,
+        "{sync}: writes did not resume after space was freed"
+    );
+    client.query("CREATE TABLE ks.t2 (k int PRIMARY KEY)");
+    client.query("INSERT INTO ks.t2 (k) VALUES (1)");
+    drop(server);
+    let port = free_port();
+    let server = KillOnDrop(start(disk.dir.path(), port, sync));
+    let mut client = Client::connect(port);
+    let stored: std::collections::HashSet<i32> = client
+        .ints("SELECT c FROM ks.t WHERE k = 1")
+        .into_iter()
+        .collect();
+    let lost = acked.iter().filter(|c| !stored.contains(c)).count();
+    assert_eq!(
+        lost,
+        0,
+        "{sync}: {lost} of {} acknowledged rows lost",
+        acked.len()
+    );
+    drop(server);
+}
+
+#[test]
+fn periodic_mode_full_disk_never_eats_an_acknowledgement() {
+    full_disk_never_eats_an_acknowledgement("periodic");
+}
+
+#[test]
+fn batch_mode_full_disk_never_eats_an_acknowledgement() {
+    full_disk_never_eats_an_acknowledgement("batch");
+}

@@ -115,7 +115,7 @@ impl Store {
             .parent()
             .unwrap_or_else(|| Path::new(""))
             .join("commitlog");
-        Store::start(db, options, Some(&log_dir))
+        Store::start(db, options, Some((path, &log_dir)))
     }
 
     /// Opens an empty store in memory (redb's `InMemoryBackend`), for tests.
@@ -130,7 +130,7 @@ impl Store {
     fn start(
         db: Database,
         options: StoreOptions,
-        log_dir: Option<&Path>,
+        files: Option<(&Path, &Path)>,
     ) -> Result<(Store, Catalog), StorageError> {
         check_format_version(&db)?;
         let catalog = persist::load(&db.begin_read()?)?;
@@ -144,14 +144,15 @@ impl Store {
             tables = live_tables.len(),
             "catalog loaded"
         );
-        let log = match log_dir {
-            Some(dir) => Some(recover(&db, dir, &mut live_tables)?),
+        let log = match files {
+            Some((_, dir)) => Some(recover(&db, dir, &mut live_tables)?),
             None => None,
         };
+        let db_path = files.map(|(path, _)| path.to_path_buf());
         let logged = log.is_some();
         let db = Arc::new(db);
         let (tx, rx) = mpsc::channel();
-        let writer = Writer::new(db.clone(), rx, options, live_tables, log)?;
+        let writer = Writer::new(db.clone(), rx, options, live_tables, log, db_path)?;
         let handle = std::thread::Builder::new()
             .name("storage-writer".into())
             .spawn(move || writer.run())

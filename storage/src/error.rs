@@ -75,6 +75,14 @@ pub enum StorageError {
         /// What failed, and the operating system's reason.
         cause: String,
     },
+    /// A durable commit was refused because the disk lacks room for it; nothing was written.
+    #[error("not enough free disk space for a durable commit: {free} bytes free, {needed} needed (No space left on device)")]
+    DiskFull {
+        /// Bytes free on the filesystem.
+        free: u64,
+        /// Bytes the commit may need.
+        needed: u64,
+    },
     /// The writer thread could not be started.
     #[error("cannot start the storage writer thread: {0}")]
     WriterStart(std::io::Error),

@@ -26,6 +26,7 @@
 //! taken back out of the log.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -100,6 +101,8 @@ pub(crate) struct Writer {
     log_unsynced: bool,
     /// `periodic` mode: when the log was last fsynced.
     last_log_sync: Instant,
+    /// The database file (none in memory), for the free-space check before durable commits.
+    db_path: Option<PathBuf>,
 }
 
 impl Writer {
@@ -113,6 +116,7 @@ impl Writer {
         options: StoreOptions,
         live_tables: HashSet<Uuid>,
         log: Option<CommitLog>,
+        db_path: Option<PathBuf>,
     ) -> Result<Writer, StorageError> {
         let window = match options.sync {
             SyncMode::Periodic => None,
@@ -134,6 +138,7 @@ impl Writer {
             last_durable: Instant::now(),
             log_unsynced: false,
             last_log_sync: Instant::now(),
+            db_path,
         })
     }
 
@@ -226,6 +231,7 @@ impl Writer {
 
     /// A durable commit of everything applied so far; the log then starts afresh.
     fn checkpoint(&mut self) -> Result<(), StorageError> {
+        self.check_room()?;
         let txn = self.begin(true)?;
         txn.commit()?;
         self.after_durable_commit();
@@ -342,6 +348,9 @@ impl Writer {
         batches: &[&WriteBatch],
         durable: bool,
     ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
+        if durable {
+            self.check_room()?;
+        }
         let saved_tables = self.live_tables.clone();
         let result = self.try_commit_group(batches, durable);
         match &result {
@@ -350,6 +359,14 @@ impl Writer {
             Err(_) => self.live_tables = saved_tables,
         }
         result
+    }
+
+    /// Refuses a durable commit the disk has no room for (see [`crate::space`]).
+    fn check_room(&self) -> Result<(), StorageError> {
+        match &self.db_path {
+            Some(path) => crate::space::check_room(path),
+            None => Ok(()),
+        }
     }
 
     /// A write transaction (fsync'd at commit when `durable`) that records the commit log
@@ -371,6 +388,9 @@ impl Writer {
     /// (purges are not logged, so replay must never start before one) or in `batch` mode.
     fn purge(&mut self, request: &PurgeRequest) -> Result<PurgeProgress, StorageError> {
         let durable = self.log.is_some() || self.options.sync != SyncMode::Periodic;
+        if durable {
+            self.check_room()?;
+        }
         let txn = self.begin(durable)?;
         let progress = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
