@@ -32,6 +32,9 @@ pub struct Config {
     pub max_connections: usize,
     /// Requests one connection may have in flight before the server stops reading it.
     pub max_requests_per_connection: usize,
+    /// Writes submitted to the storage writer and not yet acknowledged, at most; further
+    /// writes wait, which pushes back on their connections.
+    pub write_queue_limit: usize,
     /// Prepared statements kept before the least recently prepared are evicted.
     pub prepared_cache_size: usize,
     /// How often the background purge drops expired cells and tombstones past
@@ -52,6 +55,7 @@ impl Default for Config {
             max_frame_size: 16 * 1024 * 1024,
             max_connections: 1024,
             max_requests_per_connection: 1024,
+            write_queue_limit: 4096,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
         }

@@ -42,6 +42,9 @@ pub struct Node {
     pub started_at_secs: i32,
     /// The node's clock (see [`Clock`]).
     pub clock: Clock,
+    /// Slots of the storage writer's queue: a write holds one from submission to
+    /// acknowledgement, so at most `Config::write_queue_limit` writes wait for the writer.
+    pub write_queue: Arc<tokio::sync::Semaphore>,
 }
 
 impl Node {
@@ -76,6 +79,7 @@ impl Node {
         let started_at_secs = i32::try_from(clock.now_seconds()).unwrap_or(i32::MAX);
         Node {
             prepared: PreparedCache::new(config.prepared_cache_size),
+            write_queue: Arc::new(tokio::sync::Semaphore::new(config.write_queue_limit.max(1))),
             config,
             store,
             schema: RwLock::new(Arc::new(Schema::new(catalog))),
