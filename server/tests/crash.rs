@@ -450,3 +450,91 @@ fn periodic_mode_full_disk_never_eats_an_acknowledgement() {
 fn batch_mode_full_disk_never_eats_an_acknowledgement() {
     full_disk_never_eats_an_acknowledgement("batch");
 }
+
+/// Repeats `statement(i)` for i = 0.. until the server dies; returns (attempted, acknowledged).
+fn repeat_until_killed(
+    port: u16,
+    statement: impl Fn(i32) -> String + Send + 'static,
+) -> std::thread::JoinHandle<(i32, Vec<i32>)> {
+    let mut client = Client::connect(port);
+    std::thread::spawn(move || {
+        let mut acked = Vec::new();
+        let mut attempted = 0;
+        for i in 0..1_000_000 {
+            attempted += 1;
+            match client.try_call(&query_request(&statement(i))) {
+                Ok(Response::Result(_)) => acked.push(i),
+                _ => break,
+            }
+        }
+        (attempted, acked)
+    })
+}
+
+/// After kill -9 under counter increments and two-row logged batches on an indexed table:
+/// the counter holds every acknowledged increment and no more than were sent, no batch is
+/// half there, every acknowledged batch is, and the index agrees with the table.
+#[test]
+fn kill_9_keeps_counters_batches_and_indexes_consistent() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut server = start(dir.path(), port, "periodic");
+    let mut client = Client::connect(port);
+    client.query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    client.query("CREATE TABLE ks.c (k int PRIMARY KEY, n counter)");
+    client.query("CREATE TABLE ks.b (k int, c int, v int, PRIMARY KEY (k, c))");
+    client.query("CREATE INDEX ON ks.b (v)");
+    let counter = repeat_until_killed(port, |_| {
+        "UPDATE ks.c SET n = n + 1 WHERE k = 1".to_string()
+    });
+    let batches = repeat_until_killed(port, |i| {
+        format!(
+            "BEGIN BATCH INSERT INTO ks.b (k, c, v) VALUES ({i}, 0, {i}); \
+             INSERT INTO ks.b (k, c, v) VALUES ({i}, 1, {i}); APPLY BATCH"
+        )
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let (sent, acked_increments) = counter.join().unwrap();
+    let (_, acked_batches) = batches.join().unwrap();
+    assert!(!acked_increments.is_empty() && !acked_batches.is_empty());
+
+    let port = free_port();
+    let mut server = start(dir.path(), port, "periodic");
+    let mut client = Client::connect(port);
+    let n = match client.query("SELECT n FROM ks.c WHERE k = 1") {
+        Response::Result(ResultBody::Rows(rows)) => {
+            let cell = rows.rows[0][0].clone().expect("a counter value");
+            i64::from_be_bytes(cell.as_ref().try_into().unwrap())
+        }
+        other => panic!("{other:?}"),
+    };
+    let acked = acked_increments.len() as i64;
+    assert!(
+        n >= acked && n <= i64::from(sent),
+        "counter {n}: {acked} acknowledged, {sent} sent"
+    );
+    let mut rows_per_partition = std::collections::HashMap::<i32, usize>::new();
+    for k in client.ints("SELECT k FROM ks.b") {
+        *rows_per_partition.entry(k).or_default() += 1;
+    }
+    assert!(
+        rows_per_partition.values().all(|&rows| rows == 2),
+        "a batch is half applied"
+    );
+    for i in &acked_batches {
+        assert_eq!(
+            rows_per_partition.get(i),
+            Some(&2),
+            "acknowledged batch {i} lost"
+        );
+    }
+    for i in acked_batches.iter().step_by(acked_batches.len() / 20 + 1) {
+        let found = client.ints(&format!("SELECT k FROM ks.b WHERE v = {i}"));
+        assert_eq!(found, vec![*i, *i], "index entries of batch {i}");
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
