@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -74,8 +74,9 @@ pub struct Store {
 }
 
 pub(crate) struct Inner {
-    /// The database; readers open transactions on it directly.
-    pub(crate) db: Arc<Database>,
+    /// The database; readers open transactions on it directly. Empty while the writer
+    /// reopens the file after an I/O error.
+    pub(crate) db: DbSlot,
     /// The writer's queue; `None` once shut down, so no request can be sent after the writer
     /// has drained the queue for the last time.
     sender: Mutex<Option<Sender<Request>>>,
@@ -85,6 +86,17 @@ pub(crate) struct Inner {
     pub(crate) rows_read: Arc<AtomicU64>,
     /// Whether writes go through a commit log (every store but an in-memory one).
     logged: bool,
+}
+
+/// The open database, shared by readers and the writer.
+pub(crate) type DbSlot = Arc<RwLock<Option<Arc<Database>>>>;
+
+/// The database in `slot`, or [`StorageError::Recovering`] while it is being reopened.
+pub(crate) fn current(slot: &DbSlot) -> Result<Arc<Database>, StorageError> {
+    slot.read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+        .ok_or(StorageError::Recovering)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -150,7 +162,7 @@ impl Store {
         };
         let db_path = files.map(|(path, _)| path.to_path_buf());
         let logged = log.is_some();
-        let db = Arc::new(db);
+        let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
         let (tx, rx) = mpsc::channel();
         let writer = Writer::new(db.clone(), rx, options, live_tables, log, db_path)?;
         let handle = std::thread::Builder::new()
@@ -268,6 +280,12 @@ impl Store {
         rx.recv().unwrap_or(Err(StorageError::WriterGone))
     }
 
+    /// Reopens the database as the writer does after an I/O error, and waits for it.
+    #[cfg(test)]
+    pub(crate) fn reopen(&self) -> Result<(), StorageError> {
+        self.call(Request::Reopen)
+    }
+
     /// How many rows reads have decoded since the store was opened.
     pub fn rows_read(&self) -> u64 {
         self.inner
@@ -277,11 +295,7 @@ impl Store {
 }
 
 fn fail(request: Request) {
-    match request {
-        Request::Write(write) => (write.done)(Err(StorageError::WriterGone)),
-        Request::Flush(done) => done(Err(StorageError::WriterGone)),
-        Request::Purge(_, done) => done(Err(StorageError::WriterGone)),
-    }
+    request.fail(|| StorageError::WriterGone);
 }
 
 impl Inner {

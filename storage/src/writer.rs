@@ -32,12 +32,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redb::{Database, Durability, WriteTransaction};
-use tracing::{debug, error, trace};
+use tracing::{debug, error, info, trace};
 use uuid::Uuid;
 
+use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::sync::{SyncJob, Syncer};
 use crate::commitlog::CommitLog;
-use crate::db::{StoreOptions, SyncMode};
+use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::mutation::{apply, ApplyError, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
@@ -76,12 +77,34 @@ pub(crate) enum Request {
     Flush(Callback),
     /// Run one chunk of a purge pass, in its own transaction after the group's.
     Purge(Box<PurgeRequest>, PurgeCallback),
+    /// Reopen the database as after an I/O error (tests).
+    #[cfg(test)]
+    Reopen(Callback),
+}
+
+impl Request {
+    /// Answers the request with an error.
+    pub(crate) fn fail(self, error: impl Fn() -> StorageError) {
+        match self {
+            Request::Write(write) => (write.done)(Err(error())),
+            Request::Flush(done) => done(Err(error())),
+            Request::Purge(_, done) => done(Err(error())),
+            #[cfg(test)]
+            Request::Reopen(done) => done(Err(error())),
+        }
+    }
 }
 
 /// The writer thread's state.
 pub(crate) struct Writer {
-    /// The database; shared with readers.
-    db: Arc<Database>,
+    /// The database as readers see it; emptied while the file is reopened.
+    slot: DbSlot,
+    /// The database this thread writes to; `None` after a failed reopen.
+    db: Option<Arc<Database>>,
+    /// redb failed an I/O operation and refuses work until the file is reopened.
+    needs_reopen: bool,
+    /// When a reopen was last tried (they are at least a second apart).
+    last_reopen: Option<Instant>,
     /// Requests from `Store` handles; disconnects at shutdown.
     rx: Receiver<Request>,
     /// Sync mode and periods.
@@ -111,7 +134,7 @@ impl Writer {
     /// # Errors
     /// [`StorageError::WriterStart`] if the sync thread cannot start.
     pub(crate) fn new(
-        db: Arc<Database>,
+        slot: DbSlot,
         rx: Receiver<Request>,
         options: StoreOptions,
         live_tables: HashSet<Uuid>,
@@ -127,8 +150,12 @@ impl Writer {
             (Some(_), Some(window)) => Some(Syncer::start(window)?),
             _ => None,
         };
+        let db = current(&slot).ok();
         Ok(Writer {
+            slot,
             db,
+            needs_reopen: false,
+            last_reopen: None,
             rx,
             options,
             live_tables,
@@ -215,6 +242,7 @@ impl Writer {
             if let Err(e) = self.checkpoint() {
                 // Retried after another interval; until then the log keeps everything.
                 error!(cause = %e, "checkpoint failed");
+                self.note_failure(&e);
                 self.last_durable = Instant::now();
             }
         }
@@ -248,13 +276,30 @@ impl Writer {
     }
 
     fn process(&mut self, group: Vec<Request>) {
+        if self.needs_reopen && !self.try_reopen() {
+            group
+                .into_iter()
+                .for_each(|r| r.fail(|| StorageError::Recovering));
+            return;
+        }
         let mut writes = Vec::with_capacity(group.len());
         let mut flushes = Vec::new();
         for request in group {
             match request {
                 Request::Write(write) => writes.push(*write),
                 Request::Flush(done) => flushes.push(done),
-                Request::Purge(request, done) => done(self.purge(&request)),
+                Request::Purge(request, done) => {
+                    let result = self.purge(&request);
+                    if let Err(e) = &result {
+                        self.note_failure(e);
+                    }
+                    done(result);
+                }
+                #[cfg(test)]
+                Request::Reopen(done) => {
+                    self.needs_reopen = true;
+                    done(self.reopen());
+                }
             }
         }
         if writes.is_empty() && flushes.is_empty() {
@@ -294,6 +339,7 @@ impl Writer {
                 if let Some(log) = &mut self.log {
                     log.undo_last();
                 }
+                self.note_failure(&error);
                 fail_all(writes.into_iter().map(|w| w.done).collect(), error);
                 return;
             }
@@ -335,6 +381,7 @@ impl Writer {
                 }
             }
             Err(error) => {
+                self.note_failure(&error);
                 let callbacks = writes.into_iter().map(|w| w.done).chain(flushes);
                 fail_all(callbacks.collect(), error);
             }
@@ -351,14 +398,73 @@ impl Writer {
         if durable {
             self.check_room()?;
         }
-        let saved_tables = self.live_tables.clone();
+        // Only catalog changes alter the live tables; keep a copy to restore on failure then.
+        let changes_catalog = batches.iter().any(|b| !b.catalog.is_empty());
+        let saved_tables = changes_catalog.then(|| self.live_tables.clone());
         let result = self.try_commit_group(batches, durable);
-        match &result {
-            Ok(_) if durable => self.after_durable_commit(),
-            Ok(_) => self.dirty = true,
-            Err(_) => self.live_tables = saved_tables,
+        match (&result, saved_tables) {
+            (Ok(_), _) if durable => self.after_durable_commit(),
+            (Ok(_), _) => self.dirty = true,
+            (Err(_), Some(saved)) => self.live_tables = saved,
+            (Err(_), None) => {}
         }
         result
+    }
+
+    /// Marks the database for reopening when redb itself failed (a file-backed store only).
+    fn note_failure(&mut self, error: &StorageError) {
+        if error.is_engine_failure() && self.db_path.is_some() {
+            error!(cause = %error, "storage engine failed; the database will be reopened");
+            self.needs_reopen = true;
+        }
+    }
+
+    /// Reopens the database unless a try was made less than a second ago; whether it is open.
+    fn try_reopen(&mut self) -> bool {
+        if self
+            .last_reopen
+            .is_some_and(|at| at.elapsed() < Duration::from_secs(1))
+        {
+            return false;
+        }
+        self.last_reopen = Some(Instant::now());
+        match self.reopen() {
+            Ok(()) => true,
+            Err(e) => {
+                error!(cause = %e, "reopening the database failed; retrying with the next write");
+                false
+            }
+        }
+    }
+
+    /// Closes the failed database and opens the file again, as a restart would: redb comes
+    /// back at its last durable commit and the commit log records after it are replayed.
+    /// Readers get [`StorageError::Recovering`] meanwhile.
+    fn reopen(&mut self) -> Result<(), StorageError> {
+        let (Some(path), Some(log)) = (self.db_path.clone(), self.log.as_mut()) else {
+            return Ok(());
+        };
+        drop(
+            self.slot
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .take(),
+        );
+        self.db = None;
+        let db = open_when_released(&path)?;
+        let records = log.records_after(stored_position(&db)?)?;
+        let replayed = records.len();
+        replay(&db, &mut self.live_tables, records)?;
+        let db = Arc::new(db);
+        *self
+            .slot
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(db.clone());
+        self.db = Some(db);
+        self.needs_reopen = false;
+        self.dirty |= replayed > 0;
+        info!(replayed, "database reopened after an I/O error");
+        Ok(())
     }
 
     /// Refuses a durable commit the disk has no room for (see [`crate::space`]).
@@ -372,7 +478,8 @@ impl Writer {
     /// A write transaction (fsync'd at commit when `durable`) that records the commit log
     /// position it holds.
     fn begin(&self, durable: bool) -> Result<WriteTransaction, StorageError> {
-        let mut txn = self.db.begin_write()?;
+        let db = self.db.as_ref().ok_or(StorageError::Recovering)?;
+        let mut txn = db.begin_write()?;
         txn.set_durability(if durable {
             Durability::Immediate
         } else {
@@ -419,6 +526,20 @@ impl Writer {
         }
         txn.commit()?;
         Ok(results)
+    }
+}
+
+/// Opens the database file once the failed handle's readers have let go of its lock.
+fn open_when_released(path: &std::path::Path) -> Result<Database, StorageError> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match redb::Builder::new().create(path) {
+            Ok(db) => return Ok(db),
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 

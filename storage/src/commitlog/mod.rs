@@ -100,6 +100,28 @@ impl CommitLog {
         Ok((log, records))
     }
 
+    /// The records after `position` in the segments on disk (for a reopen after an I/O
+    /// error; the current segment included).
+    ///
+    /// # Errors
+    /// [`StorageError::CommitLog`] for I/O failures.
+    pub(crate) fn records_after(&self, position: u64) -> Result<Vec<Record>, StorageError> {
+        let mut records = Vec::new();
+        let mut last_seq = position;
+        for (_, path) in list_segments(&self.dir)? {
+            let bytes = fs::read(&path).map_err(|e| io_error("reading", &path, &e))?;
+            read_segment(&path, &bytes, &mut last_seq, &mut records);
+        }
+        if last_seq != self.last_seq() {
+            warn!(
+                read = last_seq,
+                appended = self.last_seq(),
+                "commit log reread short"
+            );
+        }
+        Ok(records)
+    }
+
     /// The sequence number of the last record appended (or replayed); 0 when none ever was.
     pub(crate) fn last_seq(&self) -> u64 {
         self.next_seq - 1
