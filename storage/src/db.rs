@@ -329,7 +329,7 @@ fn recover(
     live_tables: &mut HashSet<uuid::Uuid>,
 ) -> Result<CommitLog, StorageError> {
     let position = stored_position(db)?;
-    let (mut log, records) = CommitLog::open(dir, position)?;
+    let (log, records) = CommitLog::open(dir, position)?;
     if !records.is_empty() {
         replay(db, live_tables, records)?;
         let mut txn = db.begin_write()?;
@@ -337,8 +337,9 @@ fn recover(
         write_position(&txn, log.last_seq())?;
         txn.commit()?;
     }
-    // Every record in the old segments is now at or before the durable position.
-    log.checkpointed();
+    // Every record in the old segments is now at or before the durable position, and the
+    // log appends to a new segment.
+    log.delete_older_segments();
     Ok(log)
 }
 

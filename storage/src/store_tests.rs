@@ -378,6 +378,10 @@ fn flush_and_shutdown_checkpoint_and_empty_the_log() {
     drop(store);
     let reopened = open_in(&live, SyncMode::Periodic);
     assert_eq!(value_of(&reopened, &table, 1, 1).unwrap(), "w".as_bytes());
+    drop(reopened);
+    let _again = open_in(&live, SyncMode::Periodic);
+    let segments = std::fs::read_dir(live.join("commitlog")).unwrap().count();
+    assert_eq!(segments, 1, "opening deletes the segments of earlier runs");
 }
 
 #[test]

@@ -192,6 +192,10 @@ impl CommitLog {
     /// replay time; their records are at or before the stored position).
     pub(crate) fn checkpointed(&mut self) {
         self.since_checkpoint = 0;
+        if self.segment.len == MAGIC.len() as u64 && !self.segment.broken {
+            // Nothing was appended since the last roll, which deleted the older segments.
+            return;
+        }
         match create_segment(&self.dir, self.segment.id + 1) {
             Ok(segment) => self.segment = segment,
             Err(err) => {
@@ -199,6 +203,11 @@ impl CommitLog {
                 return;
             }
         }
+        self.delete_older_segments();
+    }
+
+    /// Deletes every segment before the current one (all their records are durable in redb).
+    pub(crate) fn delete_older_segments(&self) {
         let old = match list_segments(&self.dir) {
             Ok(segments) => segments,
             Err(err) => {
