@@ -32,6 +32,9 @@ pub struct Config {
     pub max_connections: usize,
     /// Requests one connection may have in flight before the server stops reading it.
     pub max_requests_per_connection: usize,
+    /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
+    /// write buffer; Cassandra's setting sizes its chunk cache).
+    pub file_cache_size: usize,
     /// Writes submitted to the storage writer and not yet acknowledged, at most; further
     /// writes wait, which pushes back on their connections.
     pub write_queue_limit: usize,
@@ -56,6 +59,7 @@ impl Default for Config {
             max_connections: 1024,
             max_requests_per_connection: 1024,
             write_queue_limit: 4096,
+            file_cache_size: 128 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
         }
@@ -97,6 +101,8 @@ struct YamlSettings {
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
+    file_cache_size: Option<String>,
+    file_cache_size_in_mb: Option<u64>,
     commitlog_sync_group_window_in_ms: Option<u64>,
     native_transport_max_frame_size: Option<String>,
     native_transport_max_frame_size_in_mb: Option<u64>,
@@ -170,6 +176,15 @@ impl Config {
                 "Group sync specified, but commitlog_sync_period found. Only specify commitlog_sync_group_window when using group sync",
             ));
         }
+        if let Some(mb) = s.file_cache_size_in_mb {
+            self.file_cache_size = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.file_cache_size {
+            self.file_cache_size = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "file_cache_size",
+                value: size,
+            })?;
+        }
         if let Some(mb) = s.native_transport_max_frame_size_in_mb {
             self.max_frame_size = (mb as usize).saturating_mul(1024 * 1024);
         }
@@ -209,6 +224,7 @@ impl Config {
             sync: self.commitlog_sync,
             sync_period: self.commitlog_sync_period,
             group_window,
+            cache_size: self.file_cache_size,
         })
     }
 }

@@ -53,6 +53,9 @@ pub struct StoreOptions {
     pub sync_period: Duration,
     /// In `Group` mode, the least time between two fsyncs of the commit log.
     pub group_window: Duration,
+    /// Bytes of redb's page cache (read cache and write buffer together). redb's own default
+    /// is 1 GiB; pages beyond it are read through the OS page cache.
+    pub cache_size: usize,
 }
 
 impl Default for StoreOptions {
@@ -61,6 +64,7 @@ impl Default for StoreOptions {
             sync: SyncMode::Periodic,
             sync_period: Duration::from_secs(10),
             group_window: Duration::from_millis(15),
+            cache_size: 128 << 20,
         }
     }
 }
@@ -116,6 +120,7 @@ impl Store {
     pub fn open(path: &Path, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
         debug!(path = %path.display(), ?options, "opening store");
         let mut builder = Builder::new();
+        builder.set_cache_size(options.cache_size);
         builder.set_repair_callback(|session| {
             debug!(
                 progress = session.progress(),

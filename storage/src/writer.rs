@@ -249,8 +249,10 @@ impl Writer {
     }
 
     fn sync_log(&mut self) {
-        let Some(log) = &self.log else { return };
-        match log.file().sync_data() {
+        let Some(file) = self.log.as_ref().and_then(CommitLog::file) else {
+            return;
+        };
+        match file.sync_data() {
             Ok(()) => self.log_unsynced = false,
             Err(e) => error!(cause = %e, "periodic fsync of the commit log failed"),
         }
@@ -346,11 +348,8 @@ impl Writer {
         };
         self.log_unsynced = true;
         let acks: Vec<_> = writes.into_iter().map(|w| w.done).zip(results).collect();
-        match (&self.syncer, &self.log) {
-            (Some(syncer), Some(log)) => syncer.send(SyncJob {
-                file: log.file(),
-                acks,
-            }),
+        match (&self.syncer, self.log.as_ref().and_then(CommitLog::file)) {
+            (Some(syncer), Some(file)) => syncer.send(SyncJob { file, acks }),
             _ => acks.into_iter().for_each(|(done, result)| done(result)),
         }
     }

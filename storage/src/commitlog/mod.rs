@@ -51,7 +51,11 @@ struct Segment {
 /// The commit log directory and its current segment.
 pub(crate) struct CommitLog {
     dir: PathBuf,
-    segment: Segment,
+    /// The segment appends go to; created by the first append after open or a checkpoint,
+    /// so neither costs a file creation and its fsyncs.
+    segment: Option<Segment>,
+    /// The id the next segment gets.
+    next_id: u64,
     /// The sequence number of the next record.
     next_seq: u64,
     /// Bytes appended since the last checkpoint.
@@ -66,7 +70,7 @@ fn io_error(action: &str, path: &Path, err: &io::Error) -> StorageError {
 
 impl CommitLog {
     /// Opens the log in `dir` (creating it), reads every record after `position` (the last
-    /// sequence number redb holds durably) and starts a new segment for appends.
+    /// sequence number redb holds durably); appends go to a new segment.
     ///
     /// # Errors
     /// [`StorageError::CommitLog`] for I/O failures.
@@ -83,7 +87,6 @@ impl CommitLog {
             read_segment(path, &bytes, &mut last_seq, &mut records);
         }
         let next_id = segments.last().map_or(1, |(id, _)| id + 1);
-        let segment = create_segment(dir, next_id)?;
         debug!(
             dir = %dir.display(),
             segments = segments.len(),
@@ -93,7 +96,8 @@ impl CommitLog {
         );
         let log = CommitLog {
             dir: dir.to_path_buf(),
-            segment,
+            segment: None,
+            next_id,
             next_seq: last_seq + 1,
             since_checkpoint: 0,
         };
@@ -132,9 +136,9 @@ impl CommitLog {
         self.since_checkpoint
     }
 
-    /// The current segment's file, for fsync.
-    pub(crate) fn file(&self) -> Arc<File> {
-        self.segment.file.clone()
+    /// The current segment's file, for fsync (none before the first append).
+    pub(crate) fn file(&self) -> Option<Arc<File>> {
+        self.segment.as_ref().map(|s| s.file.clone())
     }
 
     /// Appends one record holding `requests` (each as [`record::encode_batch`] wrote it) with
@@ -144,9 +148,14 @@ impl CommitLog {
     /// # Errors
     /// [`StorageError::CommitLog`] (a full disk, an I/O error).
     pub(crate) fn append(&mut self, requests: &[&[u8]]) -> Result<u64, StorageError> {
-        if self.segment.broken {
-            self.segment = create_segment(&self.dir, self.segment.id + 1)?;
-        }
+        let segment = match &mut self.segment {
+            Some(segment) if !segment.broken => segment,
+            slot => {
+                let segment = create_segment(&self.dir, self.next_id)?;
+                self.next_id += 1;
+                slot.insert(segment)
+            }
+        };
         let seq = self.next_seq;
         let payload_len: usize = 4 + requests.iter().map(|r| r.len()).sum::<usize>();
         let mut buf = Vec::with_capacity(RECORD_HEADER + payload_len);
@@ -159,13 +168,14 @@ impl CommitLog {
         }
         let crc = crc32fast::hash(&buf[8..]);
         buf[4..8].copy_from_slice(&crc.to_be_bytes());
-        let start = self.segment.len;
-        if let Err(err) = self.segment.file.write_all_at(&buf, start) {
-            self.cut_back(start);
-            return Err(io_error("appending to", &self.segment_path(), &err));
+        let start = segment.len;
+        if let Err(err) = segment.file.write_all_at(&buf, start) {
+            let path = segment_path(&self.dir, segment.id);
+            segment.cut_back(start);
+            return Err(io_error("appending to", &path, &err));
         }
-        self.segment.last_start = start;
-        self.segment.len = start + buf.len() as u64;
+        segment.last_start = start;
+        segment.len = start + buf.len() as u64;
         self.next_seq += 1;
         self.since_checkpoint += buf.len() as u64;
         Ok(seq)
@@ -173,17 +183,11 @@ impl CommitLog {
 
     /// Removes the record just appended (its group failed before anything was acknowledged).
     pub(crate) fn undo_last(&mut self) {
-        let start = self.segment.last_start;
-        self.cut_back(start);
-        self.segment.len = start;
-        self.next_seq -= 1;
-    }
-
-    /// Cuts the segment back to `len` bytes; if that fails, later appends go to a new segment.
-    fn cut_back(&mut self, len: u64) {
-        if let Err(err) = self.segment.file.set_len(len) {
-            warn!(cause = %err, "cannot cut the commit log back; starting a new segment");
-            self.segment.broken = true;
+        if let Some(segment) = &mut self.segment {
+            let start = segment.last_start;
+            segment.cut_back(start);
+            segment.len = start;
+            self.next_seq -= 1;
         }
     }
 
@@ -192,22 +196,16 @@ impl CommitLog {
     /// replay time; their records are at or before the stored position).
     pub(crate) fn checkpointed(&mut self) {
         self.since_checkpoint = 0;
-        if self.segment.len == MAGIC.len() as u64 && !self.segment.broken {
-            // Nothing was appended since the last roll, which deleted the older segments.
-            return;
+        if self.segment.take().is_some() {
+            // The next append starts a new segment; this one's records are all durable.
+            self.delete_older_segments();
         }
-        match create_segment(&self.dir, self.segment.id + 1) {
-            Ok(segment) => self.segment = segment,
-            Err(err) => {
-                warn!(cause = %err, "cannot start a new commit log segment");
-                return;
-            }
-        }
-        self.delete_older_segments();
     }
 
-    /// Deletes every segment before the current one (all their records are durable in redb).
+    /// Deletes every segment before the current one, or every segment when appends have not
+    /// started one yet (all their records are durable in redb).
     pub(crate) fn delete_older_segments(&self) {
+        let current = self.segment.as_ref().map_or(self.next_id, |s| s.id);
         let old = match list_segments(&self.dir) {
             Ok(segments) => segments,
             Err(err) => {
@@ -216,16 +214,12 @@ impl CommitLog {
             }
         };
         for (id, path) in old {
-            if id < self.segment.id {
+            if id < current {
                 if let Err(err) = fs::remove_file(&path) {
                     warn!(path = %path.display(), cause = %err, "cannot delete a commit log segment");
                 }
             }
         }
-    }
-
-    fn segment_path(&self) -> PathBuf {
-        segment_path(&self.dir, self.segment.id)
     }
 }
 
@@ -251,6 +245,16 @@ fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, StorageError> {
     }
     out.sort();
     Ok(out)
+}
+
+impl Segment {
+    /// Cuts the segment back to `len` bytes; if that fails, later appends go to a new segment.
+    fn cut_back(&mut self, len: u64) {
+        if let Err(err) = self.file.set_len(len) {
+            warn!(cause = %err, "cannot cut the commit log back; starting a new segment");
+            self.broken = true;
+        }
+    }
 }
 
 /// Creates segment `id` with its header and makes its directory entry durable.
