@@ -47,6 +47,10 @@ use crate::tables::{COMMITLOG_POSITION_KEY, META};
 /// The most requests applied in one transaction; bounds the memory a group holds.
 pub(crate) const MAX_GROUP: usize = 1024;
 
+/// A group stops growing once its commit-log bytes reach this, so a record stays far below
+/// what the log reader accepts.
+const MAX_GROUP_BYTES: usize = 64 << 20;
+
 /// Checkpoint once this many bytes were logged since the last checkpoint.
 const CHECKPOINT_BYTES: u64 = 64 << 20;
 
@@ -83,6 +87,14 @@ pub(crate) enum Request {
 }
 
 impl Request {
+    /// Its commit-log bytes.
+    fn logged_len(&self) -> usize {
+        match self {
+            Request::Write(write) => write.logged.as_ref().map_or(0, Vec::len),
+            _ => 0,
+        }
+    }
+
     /// Answers the request with an error.
     pub(crate) fn fail(self, error: impl Fn() -> StorageError) {
         match self {
@@ -174,8 +186,13 @@ impl Writer {
     pub(crate) fn run(mut self) -> Result<(), StorageError> {
         debug!(mode = ?self.options.sync, logged = self.log.is_some(), "storage writer started");
         while let Some(first) = self.next_request() {
+            let mut bytes = first.logged_len();
             let mut group = vec![first];
-            group.extend(self.rx.try_iter().take(MAX_GROUP - 1));
+            while group.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
+                let Ok(next) = self.rx.try_recv() else { break };
+                bytes += next.logged_len();
+                group.push(next);
+            }
             self.process(group);
             self.timed_work();
         }

@@ -158,6 +158,11 @@ impl CommitLog {
         };
         let seq = self.next_seq;
         let payload_len: usize = 4 + requests.iter().map(|r| r.len()).sum::<usize>();
+        if payload_len > MAX_RECORD {
+            return Err(StorageError::CommitLog {
+                cause: format!("a write of {payload_len} bytes is larger than the commit log's {MAX_RECORD}-byte records"),
+            });
+        }
         let mut buf = Vec::with_capacity(RECORD_HEADER + payload_len);
         buf.extend_from_slice(&(payload_len as u32).to_be_bytes());
         buf.extend_from_slice(&[0; 4]);
