@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use storage::SyncMode;
 
+use crate::guardrails::Threshold;
+
 /// Everything the server needs to start.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -35,6 +37,10 @@ pub struct Config {
     /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
     /// write buffer; Cassandra's setting sizes its chunk cache).
     pub file_cache_size: usize,
+    /// `partition_keys_in_select_{warn,fail}_threshold` (Cassandra's guardrail; off).
+    pub partition_keys_in_select: Threshold,
+    /// `in_select_cartesian_product_{warn,fail}_threshold` (Cassandra's guardrail; off).
+    pub in_select_cartesian_product: Threshold,
     /// Writes submitted to the storage writer and not yet acknowledged, at most; further
     /// writes wait, which pushes back on their connections.
     pub write_queue_limit: usize,
@@ -59,6 +65,8 @@ impl Default for Config {
             max_connections: 1024,
             max_requests_per_connection: 1024,
             write_queue_limit: 4096,
+            partition_keys_in_select: Threshold::DISABLED,
+            in_select_cartesian_product: Threshold::DISABLED,
             file_cache_size: 128 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
@@ -102,6 +110,10 @@ struct YamlSettings {
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
     file_cache_size: Option<String>,
+    partition_keys_in_select_warn_threshold: Option<i64>,
+    partition_keys_in_select_fail_threshold: Option<i64>,
+    in_select_cartesian_product_warn_threshold: Option<i64>,
+    in_select_cartesian_product_fail_threshold: Option<i64>,
     file_cache_size_in_mb: Option<u64>,
     commitlog_sync_group_window_in_ms: Option<u64>,
     native_transport_max_frame_size: Option<String>,
@@ -175,6 +187,29 @@ impl Config {
             return Err(ConfigError::Conflict(
                 "Group sync specified, but commitlog_sync_period found. Only specify commitlog_sync_group_window when using group sync",
             ));
+        }
+        let guards = [
+            (
+                &mut self.partition_keys_in_select.warn,
+                s.partition_keys_in_select_warn_threshold,
+            ),
+            (
+                &mut self.partition_keys_in_select.fail,
+                s.partition_keys_in_select_fail_threshold,
+            ),
+            (
+                &mut self.in_select_cartesian_product.warn,
+                s.in_select_cartesian_product_warn_threshold,
+            ),
+            (
+                &mut self.in_select_cartesian_product.fail,
+                s.in_select_cartesian_product_fail_threshold,
+            ),
+        ];
+        for (slot, value) in guards {
+            if let Some(value) = value {
+                *slot = value;
+            }
         }
         if let Some(mb) = s.file_cache_size_in_mb {
             self.file_cache_size = (mb as usize).saturating_mul(1024 * 1024);

@@ -23,6 +23,7 @@ pub mod describe;
 pub mod error;
 pub mod executor;
 pub mod functions;
+pub mod guardrails;
 pub mod handler;
 pub mod json;
 pub mod listener;
