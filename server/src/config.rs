@@ -37,6 +37,11 @@ pub struct Config {
     /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
     /// write buffer; Cassandra's setting sizes its chunk cache).
     pub file_cache_size: usize,
+    /// `native_transport_max_request_data_in_flight_per_ip`: bytes of requests (and their
+    /// responses, until written) in flight from one client address.
+    pub max_request_data_in_flight_per_ip: u64,
+    /// `native_transport_max_request_data_in_flight`: the same for the whole server.
+    pub max_request_data_in_flight: u64,
     /// `partition_keys_in_select_{warn,fail}_threshold` (Cassandra's guardrail; off).
     pub partition_keys_in_select: Threshold,
     /// `in_select_cartesian_product_{warn,fail}_threshold` (Cassandra's guardrail; off).
@@ -65,6 +70,8 @@ impl Default for Config {
             max_connections: 1024,
             max_requests_per_connection: 1024,
             write_queue_limit: 4096,
+            max_request_data_in_flight_per_ip: 64 << 20,
+            max_request_data_in_flight: 256 << 20,
             partition_keys_in_select: Threshold::DISABLED,
             in_select_cartesian_product: Threshold::DISABLED,
             file_cache_size: 128 << 20,
@@ -110,6 +117,8 @@ struct YamlSettings {
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
     file_cache_size: Option<String>,
+    native_transport_max_request_data_in_flight_per_ip: Option<String>,
+    native_transport_max_request_data_in_flight: Option<String>,
     partition_keys_in_select_warn_threshold: Option<i64>,
     partition_keys_in_select_fail_threshold: Option<i64>,
     in_select_cartesian_product_warn_threshold: Option<i64>,
@@ -187,6 +196,23 @@ impl Config {
             return Err(ConfigError::Conflict(
                 "Group sync specified, but commitlog_sync_period found. Only specify commitlog_sync_group_window when using group sync",
             ));
+        }
+        let budgets = [
+            (
+                &mut self.max_request_data_in_flight_per_ip,
+                s.native_transport_max_request_data_in_flight_per_ip,
+                "native_transport_max_request_data_in_flight_per_ip",
+            ),
+            (
+                &mut self.max_request_data_in_flight,
+                s.native_transport_max_request_data_in_flight,
+                "native_transport_max_request_data_in_flight",
+            ),
+        ];
+        for (slot, value, setting) in budgets {
+            if let Some(value) = value {
+                *slot = parse_size(&value).ok_or(ConfigError::Value { setting, value })? as u64;
+            }
         }
         let guards = [
             (

@@ -25,6 +25,7 @@ pub mod executor;
 pub mod functions;
 pub mod guardrails;
 pub mod handler;
+pub mod inflight;
 pub mod json;
 pub mod listener;
 pub mod node;

@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::inflight::Limits;
 use crate::prepared::PreparedCache;
 use crate::schema::Schema;
 use crate::ServerError;
@@ -42,6 +43,8 @@ pub struct Node {
     pub started_at_secs: i32,
     /// The node's clock (see [`Clock`]).
     pub clock: Clock,
+    /// Bytes of requests in flight, per client address and in all (see [`Limits`]).
+    pub inflight: Limits,
     /// Slots of the storage writer's queue: a write holds one from submission to
     /// acknowledgement, so at most `Config::write_queue_limit` writes wait for the writer.
     pub write_queue: Arc<tokio::sync::Semaphore>,
@@ -79,6 +82,10 @@ impl Node {
         let started_at_secs = i32::try_from(clock.now_seconds()).unwrap_or(i32::MAX);
         Node {
             prepared: PreparedCache::new(config.prepared_cache_size),
+            inflight: Limits::new(
+                config.max_request_data_in_flight,
+                config.max_request_data_in_flight_per_ip,
+            ),
             write_queue: Arc::new(tokio::sync::Semaphore::new(config.write_queue_limit.max(1))),
             config,
             store,
