@@ -16,8 +16,8 @@
 //!   checkpoint.
 //!
 //! A *checkpoint* is a durable redb commit: it makes every logged record redundant, so the
-//! log starts a new segment and deletes the old ones. One happens after 64 MiB of log, after
-//! a minute with non-durable commits, with every durable group and purge chunk, and at
+//! log starts a new segment and deletes the old ones. One happens after 16 MiB of log, after
+//! 30 s with non-durable commits, with every durable group and purge chunk, and at
 //! shutdown. Every write transaction stores the sequence number of the last record it holds
 //! in `meta`, which is where replay starts (`Store::open`).
 //!
@@ -52,10 +52,10 @@ pub(crate) const MAX_GROUP: usize = 1024;
 const MAX_GROUP_BYTES: usize = 64 << 20;
 
 /// Checkpoint once this many bytes were logged since the last checkpoint.
-const CHECKPOINT_BYTES: u64 = 64 << 20;
+const CHECKPOINT_BYTES: u64 = 16 << 20;
 
 /// Checkpoint once this much time passed since the last one with non-durable commits.
-const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(60);
+const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
 
 /// A request's acknowledgement, called on the writer (or sync) thread once the outcome is
 /// known. It must be quick (send on a channel); it must not block or call back into the
