@@ -46,6 +46,10 @@ pub(super) fn handle(session: &Session, startup: &Startup) -> CqlResult<Reply> {
             }
         },
     };
+    // Cassandra's StartupMessage takes "1" (any case of "true" too) as set.
+    let throw = option("THROW_ON_OVERLOAD")
+        .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    session.set_throw_on_overload(throw);
     session.start(compression);
     Ok(Reply::new(Response::Ready))
 }
