@@ -46,9 +46,8 @@ pub(super) fn handle(session: &Session, startup: &Startup) -> CqlResult<Reply> {
             }
         },
     };
-    // Cassandra's StartupMessage takes "1" (any case of "true" too) as set.
-    let throw = option("THROW_ON_OVERLOAD")
-        .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    // Cassandra's StartupMessage takes exactly "1" as set.
+    let throw = option("THROW_ON_OVERLOAD") == Some("1");
     session.set_throw_on_overload(throw);
     session.start(compression);
     Ok(Reply::new(Response::Ready))
