@@ -57,6 +57,9 @@ const CHECKPOINT_BYTES: u64 = 16 << 20;
 /// Checkpoint once this much time passed since the last one with non-durable commits.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
 
+/// The least time between two attempts to reopen the database after an engine failure.
+const REOPEN_PAUSE: Duration = Duration::from_secs(1);
+
 /// A request's acknowledgement, called on the writer (or sync) thread once the outcome is
 /// known. It must be quick (send on a channel); it must not block or call back into the
 /// store's writer.
@@ -234,14 +237,19 @@ impl Writer {
             None => self.options.sync_period,
         };
         let checkpoint = self.dirty.then(|| self.last_durable + interval);
-        match (log_sync, checkpoint) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        // A failed reopen is retried without waiting for a write: readers need the database.
+        let reopen = self.needs_reopen.then(|| {
+            self.last_reopen
+                .map_or_else(Instant::now, |at| at + REOPEN_PAUSE)
+        });
+        [log_sync, checkpoint, reopen].into_iter().flatten().min()
     }
 
-    /// Fsyncs the log (`periodic` mode) and checkpoints when due.
+    /// Fsyncs the log (`periodic` mode), checkpoints, and retries a reopen, when due.
     fn timed_work(&mut self) {
+        if self.needs_reopen {
+            self.try_reopen();
+        }
         let now = Instant::now();
         if self.log_unsynced
             && self.options.sync == SyncMode::Periodic
@@ -439,7 +447,7 @@ impl Writer {
     fn try_reopen(&mut self) -> bool {
         if self
             .last_reopen
-            .is_some_and(|at| at.elapsed() < Duration::from_secs(1))
+            .is_some_and(|at| at.elapsed() < REOPEN_PAUSE)
         {
             return false;
         }
