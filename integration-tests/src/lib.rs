@@ -80,6 +80,11 @@ impl TestServer {
         self.node.store.rows_read()
     }
 
+    /// Free slots of the storage writer's bounded queue (all of them once writes settle).
+    pub fn write_queue_free(&self) -> usize {
+        self.node.write_queue.available_permits()
+    }
+
     /// Moves the server's clock forward (TTL expiry, `gc_grace_seconds`) without sleeping.
     pub fn advance_clock(&self, by: Duration) {
         self.node.clock.advance(by);

@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use storage::SyncMode;
 
+use crate::guardrails::Threshold;
+
 /// Everything the server needs to start.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -17,10 +19,13 @@ pub struct Config {
     pub port: u16,
     /// Directory holding the redb file; `None` keeps everything in memory (tests).
     pub data_dir: Option<PathBuf>,
-    /// `commitlog_sync`: `periodic` or `batch`.
+    /// `commitlog_sync`: `periodic`, `batch` or `group`.
     pub commitlog_sync: SyncMode,
-    /// `commitlog_sync_period`: the longest a periodic-mode write waits for fsync.
+    /// `commitlog_sync_period`: in `periodic` mode, how often the commit log is fsynced.
     pub commitlog_sync_period: Duration,
+    /// `commitlog_sync_group_window`: in `group` mode, the least time between two fsyncs;
+    /// required there, as Cassandra requires it.
+    pub commitlog_sync_group_window: Option<Duration>,
     /// `cluster_name` as shown in `system.local`.
     pub cluster_name: String,
     /// `native_transport_max_frame_size`: frames longer than this are refused unread.
@@ -29,6 +34,21 @@ pub struct Config {
     pub max_connections: usize,
     /// Requests one connection may have in flight before the server stops reading it.
     pub max_requests_per_connection: usize,
+    /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
+    /// write buffer; Cassandra's setting sizes its chunk cache).
+    pub file_cache_size: usize,
+    /// `native_transport_max_request_data_in_flight_per_ip`: bytes of requests (and their
+    /// responses, until written) in flight from one client address.
+    pub max_request_data_in_flight_per_ip: u64,
+    /// `native_transport_max_request_data_in_flight`: the same for the whole server.
+    pub max_request_data_in_flight: u64,
+    /// `partition_keys_in_select_{warn,fail}_threshold` (Cassandra's guardrail; off).
+    pub partition_keys_in_select: Threshold,
+    /// `in_select_cartesian_product_{warn,fail}_threshold` (Cassandra's guardrail; off).
+    pub in_select_cartesian_product: Threshold,
+    /// Writes submitted to the storage writer and not yet acknowledged, at most; further
+    /// writes wait, which pushes back on their connections.
+    pub write_queue_limit: usize,
     /// Prepared statements kept before the least recently prepared are evicted.
     pub prepared_cache_size: usize,
     /// How often the background purge drops expired cells and tombstones past
@@ -44,10 +64,17 @@ impl Default for Config {
             data_dir: None,
             commitlog_sync: SyncMode::Periodic,
             commitlog_sync_period: Duration::from_millis(10_000),
+            commitlog_sync_group_window: None,
             cluster_name: "Test Cluster".to_string(),
             max_frame_size: 16 * 1024 * 1024,
             max_connections: 1024,
             max_requests_per_connection: 1024,
+            write_queue_limit: 4096,
+            max_request_data_in_flight_per_ip: 64 << 20,
+            max_request_data_in_flight: 256 << 20,
+            partition_keys_in_select: Threshold::DISABLED,
+            in_select_cartesian_product: Threshold::DISABLED,
+            file_cache_size: 128 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
         }
@@ -72,6 +99,9 @@ pub enum ConfigError {
         setting: &'static str,
         value: String,
     },
+    /// Settings that contradict each other, with Cassandra's message.
+    #[error("{0}")]
+    Conflict(&'static str),
 }
 
 /// The subset of `cassandra.yaml` settings this server understands.
@@ -85,6 +115,16 @@ struct YamlSettings {
     commitlog_sync: Option<String>,
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
+    commitlog_sync_group_window: Option<String>,
+    file_cache_size: Option<String>,
+    native_transport_max_request_data_in_flight_per_ip: Option<String>,
+    native_transport_max_request_data_in_flight: Option<String>,
+    partition_keys_in_select_warn_threshold: Option<i64>,
+    partition_keys_in_select_fail_threshold: Option<i64>,
+    in_select_cartesian_product_warn_threshold: Option<i64>,
+    in_select_cartesian_product_fail_threshold: Option<i64>,
+    file_cache_size_in_mb: Option<u64>,
+    commitlog_sync_group_window_in_ms: Option<u64>,
     native_transport_max_frame_size: Option<String>,
     native_transport_max_frame_size_in_mb: Option<u64>,
     native_transport_max_concurrent_connections: Option<i64>,
@@ -125,6 +165,8 @@ impl Config {
         if let Some(dir) = s.data_file_directories.and_then(|d| d.into_iter().next()) {
             self.data_dir = Some(dir);
         }
+        let period_given =
+            s.commitlog_sync_period.is_some() || s.commitlog_sync_period_in_ms.is_some();
         if let Some(mode) = s.commitlog_sync {
             self.commitlog_sync = parse_sync_mode(&mode).ok_or(ConfigError::Value {
                 setting: "commitlog_sync",
@@ -138,6 +180,70 @@ impl Config {
             self.commitlog_sync_period = parse_duration(&period).ok_or(ConfigError::Value {
                 setting: "commitlog_sync_period",
                 value: period,
+            })?;
+        }
+        if let Some(ms) = s.commitlog_sync_group_window_in_ms {
+            self.commitlog_sync_group_window = Some(Duration::from_millis(ms));
+        }
+        if let Some(window) = s.commitlog_sync_group_window {
+            let parsed = parse_duration(&window).ok_or(ConfigError::Value {
+                setting: "commitlog_sync_group_window",
+                value: window,
+            })?;
+            self.commitlog_sync_group_window = Some(parsed);
+        }
+        if self.commitlog_sync == SyncMode::Group && period_given {
+            return Err(ConfigError::Conflict(
+                "Group sync specified, but commitlog_sync_period found. Only specify commitlog_sync_group_window when using group sync",
+            ));
+        }
+        let budgets = [
+            (
+                &mut self.max_request_data_in_flight_per_ip,
+                s.native_transport_max_request_data_in_flight_per_ip,
+                "native_transport_max_request_data_in_flight_per_ip",
+            ),
+            (
+                &mut self.max_request_data_in_flight,
+                s.native_transport_max_request_data_in_flight,
+                "native_transport_max_request_data_in_flight",
+            ),
+        ];
+        for (slot, value, setting) in budgets {
+            if let Some(value) = value {
+                *slot = parse_size(&value).ok_or(ConfigError::Value { setting, value })? as u64;
+            }
+        }
+        let guards = [
+            (
+                &mut self.partition_keys_in_select.warn,
+                s.partition_keys_in_select_warn_threshold,
+            ),
+            (
+                &mut self.partition_keys_in_select.fail,
+                s.partition_keys_in_select_fail_threshold,
+            ),
+            (
+                &mut self.in_select_cartesian_product.warn,
+                s.in_select_cartesian_product_warn_threshold,
+            ),
+            (
+                &mut self.in_select_cartesian_product.fail,
+                s.in_select_cartesian_product_fail_threshold,
+            ),
+        ];
+        for (slot, value) in guards {
+            if let Some(value) = value {
+                *slot = value;
+            }
+        }
+        if let Some(mb) = s.file_cache_size_in_mb {
+            self.file_cache_size = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.file_cache_size {
+            self.file_cache_size = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "file_cache_size",
+                value: size,
             })?;
         }
         if let Some(mb) = s.native_transport_max_frame_size_in_mb {
@@ -159,17 +265,43 @@ impl Config {
     }
 }
 
-/// Parses `periodic` or `batch` (Cassandra's `commitlog_sync` values).
+impl Config {
+    /// The storage options these settings ask for.
+    ///
+    /// # Errors
+    /// `group` mode without a positive `commitlog_sync_group_window`, with Cassandra's
+    /// message.
+    pub fn store_options(&self) -> Result<storage::StoreOptions, ConfigError> {
+        let group_window = match (self.commitlog_sync, self.commitlog_sync_group_window) {
+            (SyncMode::Group, Some(window)) if !window.is_zero() => window,
+            (SyncMode::Group, _) => {
+                return Err(ConfigError::Conflict(
+                    "Missing value for commitlog_sync_group_window.",
+                ))
+            }
+            (_, window) => window.unwrap_or(storage::StoreOptions::default().group_window),
+        };
+        Ok(storage::StoreOptions {
+            sync: self.commitlog_sync,
+            sync_period: self.commitlog_sync_period,
+            group_window,
+            cache_size: self.file_cache_size,
+        })
+    }
+}
+
+/// Parses `periodic`, `batch` or `group` (Cassandra's `commitlog_sync` values).
 pub fn parse_sync_mode(text: &str) -> Option<SyncMode> {
     match text.trim().to_ascii_lowercase().as_str() {
         "periodic" => Some(SyncMode::Periodic),
         "batch" => Some(SyncMode::Batch),
+        "group" => Some(SyncMode::Group),
         _ => None,
     }
 }
 
 /// Parses Cassandra 4.1+ durations such as `10000ms`, `10s`, `2m`.
-fn parse_duration(text: &str) -> Option<Duration> {
+pub fn parse_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     let split = text.find(|c: char| !c.is_ascii_digit())?;
     let (num, unit) = text.split_at(split);

@@ -25,7 +25,9 @@ mod envelope;
 pub mod error;
 pub mod executor;
 pub mod functions;
+pub mod guardrails;
 pub mod handler;
+pub mod inflight;
 pub mod json;
 pub mod listener;
 pub mod node;
@@ -56,6 +58,8 @@ pub enum ServerError {
     Storage(#[from] storage::StorageError),
     #[error("data directory: {0}")]
     DataDir(String),
+    #[error("invalid configuration: {0}")]
+    Config(String),
 }
 
 /// Opens storage, then serves CQL clients on `listener` until `shutdown` completes. Storage is

@@ -1,13 +1,14 @@
-//! The accept loop: a global connection limit acquired before `accept`, backoff on accept
-//! errors, one task per connection, and a graceful shutdown that waits for every connection.
+//! The accept loop: a global connection limit (a connection past it is closed at once, as
+//! Cassandra's limit handler does), backoff on accept errors (never a reason to stop), one
+//! task per connection, and a graceful shutdown that waits for every connection.
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, Semaphore};
-use tracing::{error, info, Instrument};
+use tracing::{error, info, warn, Instrument};
 
 use crate::connection::Connection;
 use crate::node::Node;
@@ -51,12 +52,15 @@ async fn accept_loop(
     shutdown_complete: &mpsc::Sender<()>,
 ) -> Result<(), ServerError> {
     let mut conn_id: u64 = 0;
+    let mut refusals = RefusalLog::default();
     loop {
-        // The semaphore is never closed, so acquire_owned only fails if it were; stop then.
-        let Ok(permit) = limit.clone().acquire_owned().await else {
-            return Ok(());
+        let (socket, peer) = accept_with_backoff(listener).await;
+        let Ok(permit) = limit.clone().try_acquire_owned() else {
+            // Closed at once: the client sees the connection end instead of hanging.
+            refusals.refused(node.config.max_connections);
+            drop(socket);
+            continue;
         };
-        let (socket, peer) = accept_with_backoff(listener).await?;
         conn_id += 1;
         let _ = socket.set_nodelay(true);
         let connection = Connection::new(
@@ -78,22 +82,45 @@ async fn accept_loop(
     }
 }
 
+/// Logs refused connections at most once every 10 seconds, with how many were refused.
+#[derive(Default)]
+struct RefusalLog {
+    last: Option<Instant>,
+    since_last: u64,
+}
+
+impl RefusalLog {
+    fn refused(&mut self, limit: usize) {
+        self.since_last += 1;
+        if self
+            .last
+            .is_some_and(|at| at.elapsed() < Duration::from_secs(10))
+        {
+            return;
+        }
+        warn!(
+            refused = self.since_last,
+            "Exceeded maximum native connection limit of {limit}; closing new connections"
+        );
+        self.last = Some(Instant::now());
+        self.since_last = 0;
+    }
+}
+
+/// The next connection. Accept errors (out of file descriptors, say) are logged and retried
+/// after a pause that grows to one second; they never stop the server.
 async fn accept_with_backoff(
     listener: &TcpListener,
-) -> Result<(tokio::net::TcpStream, std::net::SocketAddr), ServerError> {
-    let mut backoff = 1;
+) -> (tokio::net::TcpStream, std::net::SocketAddr) {
+    let mut backoff = Duration::from_millis(10);
     loop {
         match listener.accept().await {
-            Ok(pair) => return Ok(pair),
+            Ok(pair) => return pair,
             Err(err) => {
-                if backoff > 64 {
-                    error!(cause = %err, "accept keeps failing; giving up");
-                    return Err(err.into());
-                }
-                error!(cause = %err, backoff_secs = backoff, "failed to accept");
+                error!(cause = %err, backoff_ms = backoff.as_millis() as u64, "failed to accept")
             }
         }
-        tokio::time::sleep(Duration::from_secs(backoff)).await;
-        backoff *= 2;
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(1));
     }
 }

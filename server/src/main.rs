@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use server::config::{parse_sync_mode, Config};
+use server::config::{parse_duration, parse_sync_mode, Config};
 use tracing::{error, info};
 
 /// A Cassandra-compatible CQL server (native protocol v4).
@@ -25,13 +25,21 @@ struct Args {
     /// Data directory (default: ./data).
     #[arg(long)]
     data_dir: Option<PathBuf>,
-    /// `periodic` (fsync every commitlog_sync_period) or `batch` (fsync before every ack).
+    /// `periodic` (commit log fsynced every commitlog_sync_period), `batch` (fsynced before
+    /// every acknowledgement) or `group` (as batch, at most one fsync per window).
     #[arg(long, value_parser = parse_sync_flag)]
     commitlog_sync: Option<storage::SyncMode>,
+    /// `group` mode's least time between two fsyncs, e.g. `15ms`.
+    #[arg(long, value_parser = parse_duration_flag)]
+    commitlog_sync_group_window: Option<std::time::Duration>,
 }
 
 fn parse_sync_flag(text: &str) -> Result<storage::SyncMode, String> {
-    parse_sync_mode(text).ok_or_else(|| format!("expected periodic or batch, got {text}"))
+    parse_sync_mode(text).ok_or_else(|| format!("expected periodic, batch or group, got {text}"))
+}
+
+fn parse_duration_flag(text: &str) -> Result<std::time::Duration, String> {
+    parse_duration(text).ok_or_else(|| format!("expected a duration such as 15ms, got {text}"))
 }
 
 /// Completes on Ctrl-C (SIGINT) or SIGTERM.
@@ -79,6 +87,9 @@ fn main() -> ExitCode {
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;
+    }
+    if let Some(window) = args.commitlog_sync_group_window {
+        config.commitlog_sync_group_window = Some(window);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

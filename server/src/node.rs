@@ -6,13 +6,14 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use cql::frame::response::Event;
-use storage::{Catalog, Store, StoreOptions};
+use storage::{Catalog, Store};
 use tokio::sync::broadcast;
 use tracing::info;
 use uuid::Uuid;
 
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::inflight::Limits;
 use crate::prepared::PreparedCache;
 use crate::schema::Schema;
 use crate::ServerError;
@@ -42,6 +43,11 @@ pub struct Node {
     pub started_at_secs: i32,
     /// The node's clock (see [`Clock`]).
     pub clock: Clock,
+    /// Bytes of requests in flight, per client address and in all (see [`Limits`]).
+    pub inflight: Limits,
+    /// Slots of the storage writer's queue: a write holds one from submission to
+    /// acknowledgement, so at most `Config::write_queue_limit` writes wait for the writer.
+    pub write_queue: Arc<tokio::sync::Semaphore>,
 }
 
 impl Node {
@@ -50,10 +56,9 @@ impl Node {
     /// # Errors
     /// The data directory or the store cannot be opened.
     pub fn open(config: Config) -> Result<Node, ServerError> {
-        let options = StoreOptions {
-            sync: config.commitlog_sync,
-            sync_period: config.commitlog_sync_period,
-        };
+        let options = config
+            .store_options()
+            .map_err(|e| ServerError::Config(e.to_string()))?;
         let (store, catalog, host_id) = match &config.data_dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir)
@@ -77,6 +82,11 @@ impl Node {
         let started_at_secs = i32::try_from(clock.now_seconds()).unwrap_or(i32::MAX);
         Node {
             prepared: PreparedCache::new(config.prepared_cache_size),
+            inflight: Limits::new(
+                config.max_request_data_in_flight,
+                config.max_request_data_in_flight_per_ip,
+            ),
+            write_queue: Arc::new(tokio::sync::Semaphore::new(config.write_queue_limit.max(1))),
             config,
             store,
             schema: RwLock::new(Arc::new(Schema::new(catalog))),

@@ -26,6 +26,7 @@ struct SessionState {
     keyspace: Option<String>,
     compression: Option<Compression>,
     registered: Vec<String>,
+    throw_on_overload: bool,
 }
 
 impl Session {
@@ -58,6 +59,17 @@ impl Session {
         let mut state = self.state();
         state.started = true;
         state.compression = compression;
+    }
+
+    /// Records STARTUP's `THROW_ON_OVERLOAD`: past the in-flight limits this client wants an
+    /// OVERLOADED error instead of backpressure.
+    pub fn set_throw_on_overload(&self, throw: bool) {
+        self.state().throw_on_overload = throw;
+    }
+
+    /// Whether the client asked for OVERLOADED errors instead of backpressure.
+    pub fn throw_on_overload(&self) -> bool {
+        self.state().throw_on_overload
     }
 
     /// The negotiated body compression, if any.

@@ -6,20 +6,22 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redb::backends::InMemoryBackend;
-use redb::{Builder, Database, ReadableDatabase, TableError};
+use redb::{Builder, Database, Durability, ReadableDatabase, TableError};
 use tracing::debug;
 
 use crate::catalog::{persist, Catalog};
+use crate::commitlog::replay::{replay, stored_position};
+use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
 use crate::mutation::WriteBatch;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::tables::{FORMAT_VERSION_KEY, META};
-use crate::writer::{Callback, Request, Writer};
+use crate::writer::{write_position, Callback, Request, WriteRequest, Writer};
 
 /// The storage format version this build writes and reads. Any layout change (key
 /// encoding, row format, schema records, table naming) needs a new version.
@@ -28,13 +30,17 @@ pub const FORMAT_VERSION: u32 = 1;
 /// When writes become durable; the names are Cassandra's `commitlog_sync` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SyncMode {
-    /// Acknowledge after a non-durable commit; make everything durable at least every
-    /// `sync_period`. A crash (kill -9, power loss) may lose up to one period of
-    /// acknowledged writes; a clean shutdown loses nothing.
+    /// Acknowledge once the write is in the commit log through the OS (`write(2)`); fsync the
+    /// log every `sync_period`. A killed process loses nothing acknowledged; a machine crash
+    /// may lose up to one period.
     #[default]
     Periodic,
-    /// Acknowledge only after an fsync'd commit; an acknowledged write is never lost.
+    /// Acknowledge only after the commit log is fsynced; one fsync serves every write that
+    /// waits for it. An acknowledged write survives a machine crash.
     Batch,
+    /// As `Batch`, with at most one fsync per `group_window` (Cassandra's
+    /// `commitlog_sync_group_window`): fewer fsyncs, more latency.
+    Group,
 }
 
 /// Options for [`Store::open`].
@@ -45,6 +51,11 @@ pub struct StoreOptions {
     /// In `Periodic` mode, the longest time between durable commits (Cassandra's
     /// `commitlog_sync_period`, default 10 s).
     pub sync_period: Duration,
+    /// In `Group` mode, the least time between two fsyncs of the commit log.
+    pub group_window: Duration,
+    /// Bytes of redb's page cache (read cache and write buffer together). redb's own default
+    /// is 1 GiB; pages beyond it are read through the OS page cache.
+    pub cache_size: usize,
 }
 
 impl Default for StoreOptions {
@@ -52,6 +63,8 @@ impl Default for StoreOptions {
         StoreOptions {
             sync: SyncMode::Periodic,
             sync_period: Duration::from_secs(10),
+            group_window: Duration::from_millis(15),
+            cache_size: 128 << 20,
         }
     }
 }
@@ -65,8 +78,9 @@ pub struct Store {
 }
 
 pub(crate) struct Inner {
-    /// The database; readers open transactions on it directly.
-    pub(crate) db: Arc<Database>,
+    /// The database; readers open transactions on it directly. Empty while the writer
+    /// reopens the file after an I/O error.
+    pub(crate) db: DbSlot,
     /// The writer's queue; `None` once shut down, so no request can be sent after the writer
     /// has drained the queue for the last time.
     sender: Mutex<Option<Sender<Request>>>,
@@ -74,6 +88,19 @@ pub(crate) struct Inner {
     writer: Mutex<Option<JoinHandle<Result<(), StorageError>>>>,
     /// Rows decoded by reads, for planner tests ([`Store::rows_read`]).
     pub(crate) rows_read: Arc<AtomicU64>,
+    /// Whether writes go through a commit log (every store but an in-memory one).
+    logged: bool,
+}
+
+/// The open database, shared by readers and the writer.
+pub(crate) type DbSlot = Arc<RwLock<Option<Arc<Database>>>>;
+
+/// The database in `slot`, or [`StorageError::Recovering`] while it is being reopened.
+pub(crate) fn current(slot: &DbSlot) -> Result<Arc<Database>, StorageError> {
+    slot.read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+        .ok_or(StorageError::Recovering)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -82,7 +109,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Store {
-    /// Opens (or creates) the database at `path` and loads the catalog.
+    /// Opens (or creates) the database at `path` and loads the catalog; the commit log lives
+    /// in the directory `commitlog` beside it, and its records after the last checkpoint are
+    /// replayed before this returns.
     ///
     /// # Errors
     /// redb errors (including the file being open elsewhere),
@@ -91,6 +120,7 @@ impl Store {
     pub fn open(path: &Path, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
         debug!(path = %path.display(), ?options, "opening store");
         let mut builder = Builder::new();
+        builder.set_cache_size(options.cache_size);
         builder.set_repair_callback(|session| {
             debug!(
                 progress = session.progress(),
@@ -98,7 +128,11 @@ impl Store {
             );
         });
         let db = builder.create(path)?;
-        Store::start(db, options)
+        let log_dir = path
+            .parent()
+            .unwrap_or_else(|| Path::new(""))
+            .join("commitlog");
+        Store::start(db, options, Some((path, &log_dir)))
     }
 
     /// Opens an empty store in memory (redb's `InMemoryBackend`), for tests.
@@ -107,13 +141,17 @@ impl Store {
     /// As [`Store::open`].
     pub fn open_in_memory(options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
         let db = Builder::new().create_with_backend(InMemoryBackend::new())?;
-        Store::start(db, options)
+        Store::start(db, options, None)
     }
 
-    fn start(db: Database, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
+    fn start(
+        db: Database,
+        options: StoreOptions,
+        files: Option<(&Path, &Path)>,
+    ) -> Result<(Store, Catalog), StorageError> {
         check_format_version(&db)?;
         let catalog = persist::load(&db.begin_read()?)?;
-        let live_tables: HashSet<_> = catalog
+        let mut live_tables: HashSet<_> = catalog
             .keyspaces
             .values()
             .flat_map(|ks| ks.tables.values().map(|t| t.id))
@@ -123,16 +161,15 @@ impl Store {
             tables = live_tables.len(),
             "catalog loaded"
         );
-        let db = Arc::new(db);
-        let (tx, rx) = mpsc::channel();
-        let writer = Writer {
-            db: db.clone(),
-            rx,
-            options,
-            live_tables,
-            dirty: false,
-            last_durable: Instant::now(),
+        let log = match files {
+            Some((_, dir)) => Some(recover(&db, dir, &mut live_tables)?),
+            None => None,
         };
+        let db_path = files.map(|(path, _)| path.to_path_buf());
+        let logged = log.is_some();
+        let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
+        let (tx, rx) = mpsc::channel();
+        let writer = Writer::new(db.clone(), rx, options, live_tables, log, db_path)?;
         let handle = std::thread::Builder::new()
             .name("storage-writer".into())
             .spawn(move || writer.run())
@@ -142,6 +179,7 @@ impl Store {
             sender: Mutex::new(Some(tx)),
             writer: Mutex::new(Some(handle)),
             rows_read: Arc::new(AtomicU64::new(0)),
+            logged,
         };
         Ok((
             Store {
@@ -160,7 +198,23 @@ impl Store {
         batch: WriteBatch,
         done: Box<dyn FnOnce(Result<(), StorageError>) + Send>,
     ) {
-        self.send(Request::Write(batch, done));
+        let request = self.write_request(batch, done);
+        self.send(request);
+    }
+
+    /// A write request, with its commit-log bytes encoded here, on the caller's thread, when
+    /// it is loggable (data writes only).
+    fn write_request(&self, batch: WriteBatch, done: Callback) -> Request {
+        let logged = (self.inner.logged && batch.catalog.is_empty()).then(|| {
+            let mut bytes = Vec::new();
+            record::encode_batch(&batch, &mut bytes);
+            bytes
+        });
+        Request::Write(Box::new(WriteRequest {
+            batch,
+            logged,
+            done,
+        }))
     }
 
     fn send(&self, request: Request) {
@@ -191,7 +245,7 @@ impl Store {
     /// The batch's own error, [`StorageError::GroupFailed`], or
     /// [`StorageError::WriterGone`].
     pub fn write_blocking(&self, batch: WriteBatch) -> Result<(), StorageError> {
-        self.call(|done| Request::Write(batch, done))
+        self.call(|done| self.write_request(batch, done))
     }
 
     /// Makes every write acknowledged so far durable (a durable commit), and waits for it.
@@ -231,6 +285,12 @@ impl Store {
         rx.recv().unwrap_or(Err(StorageError::WriterGone))
     }
 
+    /// Reopens the database as the writer does after an I/O error, and waits for it.
+    #[cfg(test)]
+    pub(crate) fn reopen(&self) -> Result<(), StorageError> {
+        self.call(Request::Reopen)
+    }
+
     /// How many rows reads have decoded since the store was opened.
     pub fn rows_read(&self) -> u64 {
         self.inner
@@ -240,10 +300,7 @@ impl Store {
 }
 
 fn fail(request: Request) {
-    match request {
-        Request::Write(_, done) | Request::Flush(done) => done(Err(StorageError::WriterGone)),
-        Request::Purge(_, done) => done(Err(StorageError::WriterGone)),
-    }
+    request.fail(|| StorageError::WriterGone);
 }
 
 impl Inner {
@@ -267,6 +324,28 @@ impl Drop for Inner {
             debug!(error = %e, "final durable commit failed while dropping the store");
         }
     }
+}
+
+/// Opens the commit log in `dir` and replays what redb's durable state lacks, then makes the
+/// result durable (a checkpoint) so the old segments can go.
+fn recover(
+    db: &Database,
+    dir: &Path,
+    live_tables: &mut HashSet<uuid::Uuid>,
+) -> Result<CommitLog, StorageError> {
+    let position = stored_position(db)?;
+    let (log, records) = CommitLog::open(dir, position)?;
+    if !records.is_empty() {
+        replay(db, live_tables, records)?;
+        let mut txn = db.begin_write()?;
+        txn.set_durability(Durability::Immediate)?;
+        write_position(&txn, log.last_seq())?;
+        txn.commit()?;
+    }
+    // Every record in the old segments is now at or before the durable position, and the
+    // log appends to a new segment.
+    log.delete_older_segments();
+    Ok(log)
 }
 
 /// Writes the format version into a new database, or checks the one found.

@@ -68,6 +68,25 @@ pub enum StorageError {
         /// The error that failed the group.
         cause: String,
     },
+    /// Appending to or syncing the commit log failed (a full disk, an I/O error); the write
+    /// was not applied.
+    #[error("commit log failure: {cause}")]
+    CommitLog {
+        /// What failed, and the operating system's reason.
+        cause: String,
+    },
+    /// A durable commit was refused because the disk lacks room for it; nothing was written.
+    #[error("not enough free disk space for a durable commit: {free} bytes free, {needed} needed (No space left on device)")]
+    DiskFull {
+        /// Bytes free on the filesystem.
+        free: u64,
+        /// Bytes the commit may need.
+        needed: u64,
+    },
+    /// The database is being reopened after an I/O error (its log replayed); reads and
+    /// writes work again once that is done.
+    #[error("storage is recovering from an I/O error; retry shortly")]
+    Recovering,
     /// The writer thread could not be started.
     #[error("cannot start the storage writer thread: {0}")]
     WriterStart(std::io::Error),
@@ -77,6 +96,20 @@ pub enum StorageError {
 }
 
 impl StorageError {
+    /// Whether redb itself failed (after which it refuses work until the file is reopened),
+    /// as opposed to a request, commit log or free-space failure.
+    pub(crate) fn is_engine_failure(&self) -> bool {
+        matches!(
+            self,
+            StorageError::Database(_)
+                | StorageError::Transaction(_)
+                | StorageError::Table(_)
+                | StorageError::Engine(_)
+                | StorageError::Commit(_)
+                | StorageError::Durability(_)
+        )
+    }
+
     /// Shorthand for [`StorageError::Corrupt`].
     pub(crate) fn corrupt(what: impl Into<String>) -> StorageError {
         StorageError::Corrupt { what: what.into() }

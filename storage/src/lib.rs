@@ -18,6 +18,7 @@
 #![doc = include_str!("../DESIGN.md")]
 
 pub mod catalog;
+mod commitlog;
 mod counter;
 mod db;
 pub mod encoding;
@@ -26,6 +27,7 @@ pub mod index;
 mod mutation;
 mod purge;
 mod read;
+mod space;
 mod tables;
 mod writer;
 

@@ -155,14 +155,22 @@ fn prepare(
     }
     // Rows as stored before this request, kept only for tables with indexes.
     let mut originals: BTreeMap<(Uuid, Vec<u8>), Option<StoredRow>> = BTreeMap::new();
-    let mut live = live_tables.clone();
-    for (id, alive) in &plan.table_changes {
-        if *alive {
-            live.insert(*id);
-        } else {
-            live.remove(id);
+    // The live tables as this request's catalog changes leave them (copied only then).
+    let changed;
+    let live = if plan.table_changes.is_empty() {
+        live_tables
+    } else {
+        let mut live = live_tables.clone();
+        for (id, alive) in &plan.table_changes {
+            if *alive {
+                live.insert(*id);
+            } else {
+                live.remove(id);
+            }
         }
-    }
+        changed = live;
+        &changed
+    };
     let mut merged: BTreeMap<(Uuid, Vec<u8>), StoredRow> = BTreeMap::new();
     for write in &batch.rows {
         if !live.contains(&write.table_id) {

@@ -47,7 +47,7 @@ impl Store {
     /// A redb error beginning the read transaction.
     pub fn snapshot(&self) -> Result<Snapshot, StorageError> {
         Ok(Snapshot {
-            txn: self.inner.db.begin_read()?,
+            txn: crate::db::current(&self.inner.db)?.begin_read()?,
             rows_read: self.inner.rows_read.clone(),
         })
     }
@@ -57,7 +57,10 @@ impl Store {
 impl Store {
     /// The raw read transaction, for tests that inspect tables directly.
     pub(crate) fn snapshot_txn(&self) -> ReadTransaction {
-        self.inner.db.begin_read().unwrap()
+        crate::db::current(&self.inner.db)
+            .unwrap()
+            .begin_read()
+            .unwrap()
     }
 }
 

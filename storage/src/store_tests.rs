@@ -100,6 +100,7 @@ fn options(sync: SyncMode, period: Duration) -> StoreOptions {
     StoreOptions {
         sync,
         sync_period: period,
+        ..StoreOptions::default()
     }
 }
 
@@ -160,7 +161,10 @@ fn one_bad_request_does_not_fail_its_group() {
     let table = create_schema(&store);
     // A corrupt stored row under key (1, 1).
     {
-        let txn = store.inner.db.begin_write().unwrap();
+        let txn = crate::db::current(&store.inner.db)
+            .unwrap()
+            .begin_write()
+            .unwrap();
         let name = data_table_name(table.id);
         let mut t = txn.open_table(data_table(&name)).unwrap();
         t.insert(key(&table, 1, 1).as_slice(), [9u8, 9].as_slice())
@@ -211,47 +215,155 @@ fn writes_merge_with_the_stored_row() {
     assert_eq!(value_of(&store, &table, 1, 1).unwrap(), "b".as_bytes());
 }
 
-#[test]
-fn batch_mode_survives_a_crash() {
+/// What a kill -9 leaves: the store's directory (database and commit log) copied while the
+/// store is still running, opened as a new store.
+fn crash_copy(from: &Path, to: &Path) -> Store {
+    copy_dir(from, to);
+    Store::open(&to.join("db.redb"), StoreOptions::default())
+        .unwrap()
+        .0
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+fn open_in(dir: &Path, sync: SyncMode) -> Store {
+    std::fs::create_dir_all(dir).unwrap();
+    let opts = StoreOptions {
+        group_window: Duration::from_millis(5),
+        ..options(sync, Duration::from_secs(3600))
+    };
+    Store::open(&dir.join("db.redb"), opts).unwrap().0
+}
+
+/// Four threads write 50 rows each; every acknowledged row is in a crash copy, and in a crash
+/// copy of that copy after it replayed its log and took more writes.
+fn acknowledged_writes_survive_a_crash(sync: SyncMode) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.redb");
-    let (store, _) =
-        Store::open(&path, options(SyncMode::Batch, Duration::from_secs(3600))).unwrap();
+    let live = dir.path().join("live");
+    let store = open_in(&live, sync);
     let table = create_schema(&store);
-    store
-        .write_blocking(rows(vec![put(&table, 1, 1, "kept")]))
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (store, table) = (&store, &table);
+            scope.spawn(move || {
+                for i in 0..50 {
+                    let row = put(table, t, i, &format!("{t}/{i}"));
+                    store.write_blocking(rows(vec![row])).unwrap();
+                }
+            });
+        }
+    });
+    let copy = crash_copy(&live, &dir.path().join("c1"));
+    for t in 0..4 {
+        for i in 0..50 {
+            let value = value_of(&copy, &table, t, i);
+            assert_eq!(
+                value.as_deref(),
+                Some(format!("{t}/{i}").as_bytes()),
+                "{sync:?}"
+            );
+        }
+    }
+    copy.write_blocking(rows(vec![put(&table, 9, 9, "after")]))
         .unwrap();
-    // The file as a kill -9 would leave it: copied while the store is still running.
-    let crashed = dir.path().join("crashed.redb");
-    std::fs::copy(&path, &crashed).unwrap();
-    let (reopened, _) = Store::open(&crashed, StoreOptions::default()).unwrap();
+    let again = crash_copy(&dir.path().join("c1"), &dir.path().join("c2"));
     assert_eq!(
-        value_of(&reopened, &table, 1, 1).unwrap(),
-        "kept".as_bytes()
+        value_of(&again, &table, 0, 49).as_deref(),
+        Some(&b"0/49"[..])
     );
-    drop(store);
-}
-
-fn crash_copy(store_path: &Path, to: &Path, table: &TableDef) -> Option<Bytes> {
-    std::fs::copy(store_path, to).unwrap();
-    let (reopened, _) = Store::open(to, StoreOptions::default()).unwrap();
-    value_of(&reopened, table, 1, 1)
+    assert_eq!(
+        value_of(&again, &table, 9, 9).as_deref(),
+        Some(&b"after"[..])
+    );
+    drop((store, copy, again));
 }
 
 #[test]
-fn periodic_mode_syncs_on_flush_and_shutdown() {
+fn periodic_mode_acknowledged_writes_survive_a_crash() {
+    acknowledged_writes_survive_a_crash(SyncMode::Periodic);
+}
+
+#[test]
+fn batch_mode_acknowledged_writes_survive_a_crash() {
+    acknowledged_writes_survive_a_crash(SyncMode::Batch);
+}
+
+#[test]
+fn group_mode_acknowledged_writes_survive_a_crash() {
+    acknowledged_writes_survive_a_crash(SyncMode::Group);
+}
+
+fn increment(table: &TableDef, delta: i64) -> WriteBatch {
+    WriteBatch {
+        counters: vec![crate::CounterWrite {
+            table_id: table.id,
+            key: key(table, 1, 1),
+            partition_len: 0,
+            is_static: false,
+            column: ColumnId(4),
+            timestamp: 5,
+            change: crate::CounterChange::Add(delta),
+        }],
+        ..WriteBatch::default()
+    }
+}
+
+fn counter_of(store: &Store, table: &TableDef) -> i64 {
+    let value = value_of(store, table, 1, 1).unwrap();
+    i64::from_be_bytes(value.as_ref().try_into().unwrap())
+}
+
+#[test]
+fn replay_applies_counter_increments_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.redb");
-    let opts = options(SyncMode::Periodic, Duration::from_secs(3600));
-    let (store, _) = Store::open(&path, opts).unwrap();
+    let live = dir.path().join("live");
+    let store = open_in(&live, SyncMode::Periodic);
+    let table = create_schema(&store);
+    for _ in 0..30 {
+        store.write_blocking(increment(&table, 2)).unwrap();
+    }
+    // Half of the increments become durable in redb; the other half only in the log.
+    store.flush().unwrap();
+    for _ in 0..30 {
+        store.write_blocking(increment(&table, 1)).unwrap();
+    }
+    let copy = crash_copy(&live, &dir.path().join("c1"));
+    assert_eq!(counter_of(&copy, &table), 90);
+    drop(copy);
+    // Opening again replays nothing twice.
+    let reopened = open_in(&dir.path().join("c1"), SyncMode::Periodic);
+    assert_eq!(counter_of(&reopened, &table), 90);
+    drop((store, reopened));
+}
+
+#[test]
+fn flush_and_shutdown_checkpoint_and_empty_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let store = open_in(&live, SyncMode::Periodic);
     let table = create_schema(&store);
     store
         .write_blocking(rows(vec![put(&table, 1, 1, "v")]))
         .unwrap();
-    // Acknowledged but not yet durable: a crash now loses it.
-    assert_eq!(crash_copy(&path, &dir.path().join("c1.redb"), &table), None);
+    let log_bytes = || -> u64 {
+        std::fs::read_dir(live.join("commitlog"))
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum()
+    };
+    assert!(log_bytes() > 8, "the write is in the log");
     store.flush().unwrap();
-    assert!(crash_copy(&path, &dir.path().join("c2.redb"), &table).is_some());
+    assert_eq!(log_bytes(), 0, "the checkpoint deleted the segment");
     store
         .write_blocking(rows(vec![put(&table, 1, 1, "w")]))
         .unwrap();
@@ -264,30 +376,12 @@ fn periodic_mode_syncs_on_flush_and_shutdown() {
     // Reads still work after shutdown.
     assert_eq!(value_of(&store, &table, 1, 1).unwrap(), "w".as_bytes());
     drop(store);
-    let (reopened, _) = Store::open(&path, opts).unwrap();
+    let reopened = open_in(&live, SyncMode::Periodic);
     assert_eq!(value_of(&reopened, &table, 1, 1).unwrap(), "w".as_bytes());
-}
-
-#[test]
-fn periodic_mode_syncs_when_idle() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.redb");
-    let opts = options(SyncMode::Periodic, Duration::from_millis(20));
-    let (store, _) = Store::open(&path, opts).unwrap();
-    let table = create_schema(&store);
-    store
-        .write_blocking(rows(vec![put(&table, 1, 1, "v")]))
-        .unwrap();
-    // The writer makes it durable on its own once the period has passed.
-    let mut synced = false;
-    for i in 0..100 {
-        std::thread::sleep(Duration::from_millis(20));
-        if crash_copy(&path, &dir.path().join(format!("c{i}.redb")), &table).is_some() {
-            synced = true;
-            break;
-        }
-    }
-    assert!(synced);
+    drop(reopened);
+    let _again = open_in(&live, SyncMode::Periodic);
+    let segments = std::fs::read_dir(live.join("commitlog")).unwrap().count();
+    assert_eq!(segments, 0, "opening deletes the segments of earlier runs");
 }
 
 #[test]
@@ -529,4 +623,39 @@ fn purge_reclaims_expired_cells_and_old_tombstones_in_chunks() {
         Some(big.as_bytes())
     );
     assert_eq!(value_of(&store, &def, 1, 0), None);
+}
+
+/// A reopen (what the writer does after redb fails an I/O operation) brings back redb's last
+/// durable state plus the replayed log: nothing acknowledged is lost, and writes go on.
+#[test]
+fn reopening_after_an_io_error_replays_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let store = open_in(&live, SyncMode::Periodic);
+    let table = create_schema(&store);
+    for i in 0..20 {
+        store
+            .write_blocking(rows(vec![put(&table, 1, i, "before")]))
+            .unwrap();
+    }
+    store.reopen().unwrap();
+    for i in 0..20 {
+        assert_eq!(
+            value_of(&store, &table, 1, i).as_deref(),
+            Some(&b"before"[..])
+        );
+    }
+    store
+        .write_blocking(rows(vec![put(&table, 2, 0, "after")]))
+        .unwrap();
+    let copy = crash_copy(&live, &dir.path().join("c1"));
+    assert_eq!(
+        value_of(&copy, &table, 1, 19).as_deref(),
+        Some(&b"before"[..])
+    );
+    assert_eq!(
+        value_of(&copy, &table, 2, 0).as_deref(),
+        Some(&b"after"[..])
+    );
+    drop((store, copy));
 }

@@ -12,6 +12,10 @@ pub(crate) const META: TableDefinition<'static, &str, &[u8]> = TableDefinition::
 /// Key in [`META`] of the storage format version (u32, big-endian).
 pub(crate) const FORMAT_VERSION_KEY: &str = "format_version";
 
+/// Key in [`META`] of the sequence number of the last commit log record the committed state
+/// holds (u64, big-endian); replay starts after it. Absent: 0.
+pub(crate) const COMMITLOG_POSITION_KEY: &str = "commitlog_position";
+
 /// `schema`: JSON records keyed by `keyspace/<name>` and `table/<keyspace>/<name>`.
 pub(crate) const SCHEMA: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("schema");
 

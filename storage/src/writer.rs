@@ -1,87 +1,208 @@
-//! The single writer thread: group commit and the commit-log sync modes.
+//! The single writer thread: group commit, the commit log and the sync modes.
 //!
 //! Every write goes through one thread. It blocks for a request, then takes every request
-//! already queued (up to [`MAX_GROUP`]), applies them all in ONE redb write transaction,
-//! commits, and only then calls each request's callback. A request that fails validation
-//! (unknown table, corrupt existing row) gets its own error and the others still commit; a
-//! redb error fails the whole group.
+//! already queued (up to [`MAX_GROUP`]: the group grows with the load) and handles them as
+//! one group:
 //!
-//! Durability follows Cassandra's `commitlog_sync`:
-//! - [`SyncMode::Batch`]: every group commits with `Durability::Immediate` (fsync) before it is
-//!   acknowledged.
-//! - [`SyncMode::Periodic`]: groups commit with `Durability::None` (visible to readers, not yet
-//!   on disk); a durable commit happens whenever `sync_period` has passed since the last one
-//!   (folded into the next group, or as an empty commit when the writer is idle), for every
-//!   group that changes the catalog, on `Store::flush`, and at shutdown.
+//! - **Logged groups** (data writes only, on a store with a commit log): the group is appended
+//!   to the commit log as one record with one `write(2)`, applied in ONE redb write
+//!   transaction committed with `Durability::None`, then acknowledged: at once in `periodic`
+//!   mode (the record is in the OS, so a killed process loses nothing; the log is fsynced every
+//!   `sync_period`), after the sync thread's next fsync in `batch` and `group` modes
+//!   ([`crate::commitlog::sync`]). If the append fails (a full disk) nothing is applied and
+//!   every request of the group gets the error; once space is freed the next append works.
+//! - **Durable groups** (any catalog change, a flush, or a store without a commit log): applied
+//!   and committed with `Durability::Immediate` when they must be durable, which is also a
+//!   checkpoint.
+//!
+//! A *checkpoint* is a durable redb commit: it makes every logged record redundant, so the
+//! log starts a new segment and deletes the old ones. One happens after 16 MiB of log, after
+//! 30 s with non-durable commits, with every durable group and purge chunk, and at
+//! shutdown. Every write transaction stores the sequence number of the last record it holds
+//! in `meta`, which is where replay starts (`Store::open`).
+//!
+//! A request that fails validation (unknown table id, corrupt stored row) gets its own error
+//! and changes nothing; a redb error fails the whole group (`GroupFailed`) and its record is
+//! taken back out of the log.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use redb::{Database, Durability};
-use tracing::{debug, trace};
+use redb::{Database, Durability, WriteTransaction};
+use tracing::{debug, error, info, trace};
 use uuid::Uuid;
 
-use crate::db::{StoreOptions, SyncMode};
+use crate::commitlog::replay::{replay, stored_position};
+use crate::commitlog::sync::{SyncJob, Syncer};
+use crate::commitlog::CommitLog;
+use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::mutation::{apply, ApplyError, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
+use crate::tables::{COMMITLOG_POSITION_KEY, META};
 
 /// The most requests applied in one transaction; bounds the memory a group holds.
 pub(crate) const MAX_GROUP: usize = 1024;
 
-/// A request's acknowledgement, called on the writer thread once the outcome is known. It must
-/// be quick (send on a channel); it must not block or call back into the store's writer.
+/// A group stops growing once its commit-log bytes reach this, so a record stays far below
+/// what the log reader accepts.
+const MAX_GROUP_BYTES: usize = 64 << 20;
+
+/// Checkpoint once this many bytes were logged since the last checkpoint.
+const CHECKPOINT_BYTES: u64 = 16 << 20;
+
+/// Checkpoint once this much time passed since the last one with non-durable commits.
+const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
+
+/// The least time between two attempts to reopen the database after an engine failure.
+const REOPEN_PAUSE: Duration = Duration::from_secs(1);
+
+/// A request's acknowledgement, called on the writer (or sync) thread once the outcome is
+/// known. It must be quick (send on a channel); it must not block or call back into the
+/// store's writer.
 pub(crate) type Callback = Box<dyn FnOnce(Result<(), StorageError>) + Send>;
 
 /// A purge chunk's acknowledgement (same rules as [`Callback`]).
 pub(crate) type PurgeCallback = Box<dyn FnOnce(Result<PurgeProgress, StorageError>) + Send>;
 
+/// A write request: the batch, its commit-log bytes (`None`: not loggable, so its group
+/// commits durably), and its acknowledgement.
+pub(crate) struct WriteRequest {
+    pub(crate) batch: WriteBatch,
+    pub(crate) logged: Option<Vec<u8>>,
+    pub(crate) done: Callback,
+}
+
 /// A message to the writer.
 pub(crate) enum Request {
     /// Apply a batch.
-    Write(WriteBatch, Callback),
+    Write(Box<WriteRequest>),
     /// Make every acknowledged write durable.
     Flush(Callback),
     /// Run one chunk of a purge pass, in its own transaction after the group's.
     Purge(Box<PurgeRequest>, PurgeCallback),
+    /// Reopen the database as after an I/O error (tests).
+    #[cfg(test)]
+    Reopen(Callback),
+}
+
+impl Request {
+    /// Its commit-log bytes.
+    fn logged_len(&self) -> usize {
+        match self {
+            Request::Write(write) => write.logged.as_ref().map_or(0, Vec::len),
+            _ => 0,
+        }
+    }
+
+    /// Answers the request with an error.
+    pub(crate) fn fail(self, error: impl Fn() -> StorageError) {
+        match self {
+            Request::Write(write) => (write.done)(Err(error())),
+            Request::Flush(done) => done(Err(error())),
+            Request::Purge(_, done) => done(Err(error())),
+            #[cfg(test)]
+            Request::Reopen(done) => done(Err(error())),
+        }
+    }
 }
 
 /// The writer thread's state.
 pub(crate) struct Writer {
-    /// The database; shared with readers.
-    pub(crate) db: Arc<Database>,
+    /// The database as readers see it; emptied while the file is reopened.
+    slot: DbSlot,
+    /// The database this thread writes to; `None` after a failed reopen.
+    db: Option<Arc<Database>>,
+    /// redb failed an I/O operation and refuses work until the file is reopened.
+    needs_reopen: bool,
+    /// When a reopen was last tried (they are at least a second apart).
+    last_reopen: Option<Instant>,
     /// Requests from `Store` handles; disconnects at shutdown.
-    pub(crate) rx: Receiver<Request>,
-    /// Sync mode and period.
-    pub(crate) options: StoreOptions,
+    rx: Receiver<Request>,
+    /// Sync mode and periods.
+    options: StoreOptions,
     /// Ids of tables rows may be written to: the catalog's tables. Keeps a write racing a
     /// `DROP TABLE` from recreating the dropped data table.
-    pub(crate) live_tables: HashSet<Uuid>,
-    /// Whether commits since the last durable one are still only in memory.
-    pub(crate) dirty: bool,
-    /// When the last durable commit happened.
-    pub(crate) last_durable: Instant,
+    live_tables: HashSet<Uuid>,
+    /// The commit log; `None` for an in-memory store.
+    log: Option<CommitLog>,
+    /// The fsync thread of `batch` and `group` modes.
+    syncer: Option<Syncer>,
+    /// Whether redb holds commits since the last durable one.
+    dirty: bool,
+    /// When the last durable commit (checkpoint) happened, or was last tried.
+    last_durable: Instant,
+    /// `periodic` mode: records appended since the last fsync of the log.
+    log_unsynced: bool,
+    /// `periodic` mode: when the log was last fsynced.
+    last_log_sync: Instant,
+    /// The database file (none in memory), for the free-space check before durable commits.
+    db_path: Option<PathBuf>,
 }
 
 impl Writer {
+    /// A writer over `db`; starts the sync thread when the mode needs one.
+    ///
+    /// # Errors
+    /// [`StorageError::WriterStart`] if the sync thread cannot start.
+    pub(crate) fn new(
+        slot: DbSlot,
+        rx: Receiver<Request>,
+        options: StoreOptions,
+        live_tables: HashSet<Uuid>,
+        log: Option<CommitLog>,
+        db_path: Option<PathBuf>,
+    ) -> Result<Writer, StorageError> {
+        let window = match options.sync {
+            SyncMode::Periodic => None,
+            SyncMode::Batch => Some(Duration::ZERO),
+            SyncMode::Group => Some(options.group_window),
+        };
+        let syncer = match (&log, window) {
+            (Some(_), Some(window)) => Some(Syncer::start(window)?),
+            _ => None,
+        };
+        let db = current(&slot).ok();
+        Ok(Writer {
+            slot,
+            db,
+            needs_reopen: false,
+            last_reopen: None,
+            rx,
+            options,
+            live_tables,
+            log,
+            syncer,
+            dirty: false,
+            last_durable: Instant::now(),
+            log_unsynced: false,
+            last_log_sync: Instant::now(),
+            db_path,
+        })
+    }
+
     /// Runs until every `Store` handle has let go of the sender, then makes everything
-    /// durable. Returns the outcome of that final sync.
+    /// durable. Returns the outcome of that final checkpoint.
     pub(crate) fn run(mut self) -> Result<(), StorageError> {
-        debug!(mode = ?self.options.sync, "storage writer started");
+        debug!(mode = ?self.options.sync, logged = self.log.is_some(), "storage writer started");
         while let Some(first) = self.next_request() {
+            let mut bytes = first.logged_len();
             let mut group = vec![first];
-            while group.len() < MAX_GROUP {
-                match self.rx.try_recv() {
-                    Ok(request) => group.push(request),
-                    Err(_) => break,
-                }
+            while group.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
+                let Ok(next) = self.rx.try_recv() else { break };
+                bytes += next.logged_len();
+                group.push(next);
             }
             self.process(group);
+            self.timed_work();
         }
+        // Acknowledge what waits for an fsync before the final checkpoint.
+        drop(self.syncer.take());
         let result = if self.dirty {
-            self.commit_empty_durable()
+            self.checkpoint()
         } else {
             Ok(())
         };
@@ -89,13 +210,12 @@ impl Writer {
         result
     }
 
-    /// The next request, doing the periodic durable commit while waiting if one is due.
+    /// The next request, doing timed work (log fsync, checkpoint) while waiting.
     fn next_request(&mut self) -> Option<Request> {
         loop {
-            if !self.dirty {
+            let Some(due) = self.next_due() else {
                 return self.rx.recv().ok();
-            }
-            let due = self.last_durable + self.options.sync_period;
+            };
             let wait = due.saturating_duration_since(Instant::now());
             if !wait.is_zero() {
                 match self.rx.recv_timeout(wait) {
@@ -104,47 +224,170 @@ impl Writer {
                     Err(RecvTimeoutError::Timeout) => {}
                 }
             }
-            trace!("periodic durable commit");
-            if let Err(e) = self.commit_empty_durable() {
-                // redb refuses further write transactions after a failed commit, so every
-                // later write reports an error; stop retrying the sync until then.
-                debug!(error = %e, "periodic durable commit failed");
-                self.dirty = false;
+            self.timed_work();
+        }
+    }
+
+    /// When the next timed work is due, if any is pending.
+    fn next_due(&self) -> Option<Instant> {
+        let log_sync = (self.log_unsynced && self.options.sync == SyncMode::Periodic)
+            .then(|| self.last_log_sync + self.options.sync_period);
+        let interval = match self.log {
+            Some(_) => CHECKPOINT_INTERVAL,
+            None => self.options.sync_period,
+        };
+        let checkpoint = self.dirty.then(|| self.last_durable + interval);
+        // A failed reopen is retried without waiting for a write: readers need the database.
+        let reopen = self.needs_reopen.then(|| {
+            self.last_reopen
+                .map_or_else(Instant::now, |at| at + REOPEN_PAUSE)
+        });
+        [log_sync, checkpoint, reopen].into_iter().flatten().min()
+    }
+
+    /// Fsyncs the log (`periodic` mode), checkpoints, and retries a reopen, when due.
+    fn timed_work(&mut self) {
+        if self.needs_reopen {
+            self.try_reopen();
+        }
+        let now = Instant::now();
+        if self.log_unsynced
+            && self.options.sync == SyncMode::Periodic
+            && now >= self.last_log_sync + self.options.sync_period
+        {
+            self.sync_log();
+        }
+        let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
+        let interval = match self.log {
+            Some(_) => CHECKPOINT_INTERVAL,
+            None => self.options.sync_period,
+        };
+        if self.dirty && (logged_bytes >= CHECKPOINT_BYTES || now >= self.last_durable + interval) {
+            trace!(logged_bytes, "checkpoint");
+            if let Err(e) = self.checkpoint() {
+                // Retried after another interval; until then the log keeps everything.
+                error!(cause = %e, "checkpoint failed");
+                self.note_failure(&e);
+                self.last_durable = Instant::now();
             }
         }
     }
 
-    fn commit_empty_durable(&mut self) -> Result<(), StorageError> {
-        let mut txn = self.db.begin_write()?;
-        txn.set_durability(Durability::Immediate)?;
+    fn sync_log(&mut self) {
+        let Some(file) = self.log.as_ref().and_then(CommitLog::file) else {
+            return;
+        };
+        match file.sync_data() {
+            Ok(()) => self.log_unsynced = false,
+            Err(e) => error!(cause = %e, "periodic fsync of the commit log failed"),
+        }
+        self.last_log_sync = Instant::now();
+    }
+
+    /// A durable commit of everything applied so far; the log then starts afresh.
+    fn checkpoint(&mut self) -> Result<(), StorageError> {
+        self.check_room()?;
+        let txn = self.begin(true)?;
         txn.commit()?;
-        self.dirty = false;
-        self.last_durable = Instant::now();
+        self.after_durable_commit();
         Ok(())
     }
 
+    fn after_durable_commit(&mut self) {
+        self.dirty = false;
+        self.last_durable = Instant::now();
+        if let Some(log) = &mut self.log {
+            log.checkpointed();
+            self.log_unsynced = false;
+        }
+    }
+
     fn process(&mut self, group: Vec<Request>) {
+        if self.needs_reopen && !self.try_reopen() {
+            group
+                .into_iter()
+                .for_each(|r| r.fail(|| StorageError::Recovering));
+            return;
+        }
         let mut writes = Vec::with_capacity(group.len());
         let mut flushes = Vec::new();
-        let mut purges = Vec::new();
         for request in group {
             match request {
-                Request::Write(batch, done) => writes.push((batch, done)),
+                Request::Write(write) => writes.push(*write),
                 Request::Flush(done) => flushes.push(done),
-                Request::Purge(request, done) => purges.push((request, done)),
+                Request::Purge(request, done) => {
+                    let result = self.purge(&request);
+                    if let Err(e) = &result {
+                        self.note_failure(e);
+                    }
+                    done(result);
+                }
+                #[cfg(test)]
+                Request::Reopen(done) => {
+                    self.needs_reopen = true;
+                    done(self.reopen());
+                }
             }
-        }
-        for (request, done) in purges {
-            done(self.purge(&request));
         }
         if writes.is_empty() && flushes.is_empty() {
             return;
         }
-        let durable = self.options.sync == SyncMode::Batch
+        let loggable = flushes.is_empty() && writes.iter().all(|w| w.logged.is_some());
+        if loggable && self.log.is_some() {
+            self.process_logged(writes);
+        } else {
+            self.process_durable(writes, flushes);
+        }
+    }
+
+    /// Appends the group to the log, applies it non-durably, and acknowledges it (now, or
+    /// after the sync thread's fsync).
+    fn process_logged(&mut self, writes: Vec<WriteRequest>) {
+        let Some(log) = &mut self.log else { return };
+        let payloads: Vec<&[u8]> = writes
+            .iter()
+            .map(|w| w.logged.as_deref().unwrap_or_default())
+            .collect();
+        if let Err(e) = log.append(&payloads) {
+            error!(cause = %e, requests = writes.len(), "commit log append failed; writes refused");
+            fail_all(writes.into_iter().map(|w| w.done).collect(), e);
+            return;
+        }
+        let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
+        let outcome = self.commit_group(&batches, false);
+        trace!(
+            requests = writes.len(),
+            ok = outcome.is_ok(),
+            "logged group"
+        );
+        let results = match outcome {
+            Ok(results) => results,
+            Err(error) => {
+                if let Some(log) = &mut self.log {
+                    log.undo_last();
+                }
+                self.note_failure(&error);
+                fail_all(writes.into_iter().map(|w| w.done).collect(), error);
+                return;
+            }
+        };
+        self.log_unsynced = true;
+        let acks: Vec<_> = writes.into_iter().map(|w| w.done).zip(results).collect();
+        match (&self.syncer, self.log.as_ref().and_then(CommitLog::file)) {
+            (Some(syncer), Some(file)) => syncer.send(SyncJob { file, acks }),
+            _ => acks.into_iter().for_each(|(done, result)| done(result)),
+        }
+    }
+
+    /// Applies a group that is not logged: durably if it changes the catalog or flushes (or,
+    /// without a log, when the mode or the period says so).
+    fn process_durable(&mut self, writes: Vec<WriteRequest>, flushes: Vec<Callback>) {
+        let durable = self.log.is_some()
+            || self.options.sync != SyncMode::Periodic
             || !flushes.is_empty()
-            || writes.iter().any(|(b, _)| !b.catalog.is_empty())
+            || writes.iter().any(|w| !w.batch.catalog.is_empty())
             || self.last_durable.elapsed() >= self.options.sync_period;
-        let batches: Vec<&WriteBatch> = writes.iter().map(|(b, _)| b).collect();
+        let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
         let outcome = self.commit_group(&batches, durable);
         trace!(
             requests = writes.len(),
@@ -154,28 +397,17 @@ impl Writer {
         );
         match outcome {
             Ok(results) => {
-                for ((_, done), result) in writes.into_iter().zip(results) {
-                    done(result);
+                for (write, result) in writes.into_iter().zip(results) {
+                    (write.done)(result);
                 }
                 for done in flushes {
                     done(Ok(()));
                 }
             }
             Err(error) => {
-                let callbacks = writes.into_iter().map(|(_, done)| done).chain(flushes);
-                let mut callbacks: Vec<Callback> = callbacks.collect();
-                if callbacks.len() == 1 {
-                    if let Some(done) = callbacks.pop() {
-                        done(Err(error));
-                    }
-                } else {
-                    let cause = error.to_string();
-                    for done in callbacks {
-                        done(Err(StorageError::GroupFailed {
-                            cause: cause.clone(),
-                        }));
-                    }
-                }
+                self.note_failure(&error);
+                let callbacks = writes.into_iter().map(|w| w.done).chain(flushes);
+                fail_all(callbacks.collect(), error);
             }
         }
     }
@@ -187,38 +419,114 @@ impl Writer {
         batches: &[&WriteBatch],
         durable: bool,
     ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
-        let saved_tables = self.live_tables.clone();
+        if durable {
+            self.check_room()?;
+        }
+        // Only catalog changes alter the live tables; keep a copy to restore on failure then.
+        let changes_catalog = batches.iter().any(|b| !b.catalog.is_empty());
+        let saved_tables = changes_catalog.then(|| self.live_tables.clone());
         let result = self.try_commit_group(batches, durable);
-        match &result {
-            Ok(_) if durable => {
-                self.dirty = false;
-                self.last_durable = Instant::now();
-            }
-            Ok(_) => self.dirty = true,
-            Err(_) => self.live_tables = saved_tables,
+        match (&result, saved_tables) {
+            (Ok(_), _) if durable => self.after_durable_commit(),
+            (Ok(_), _) => self.dirty = true,
+            (Err(_), Some(saved)) => self.live_tables = saved,
+            (Err(_), None) => {}
         }
         result
     }
 
-    /// A write transaction that is fsync'd at commit when `durable`.
-    fn begin(&self, durable: bool) -> Result<redb::WriteTransaction, StorageError> {
-        let mut txn = self.db.begin_write()?;
+    /// Marks the database for reopening when redb itself failed (a file-backed store only).
+    fn note_failure(&mut self, error: &StorageError) {
+        if error.is_engine_failure() && self.db_path.is_some() {
+            error!(cause = %error, "storage engine failed; the database will be reopened");
+            self.needs_reopen = true;
+        }
+    }
+
+    /// Reopens the database unless a try was made less than a second ago; whether it is open.
+    fn try_reopen(&mut self) -> bool {
+        if self
+            .last_reopen
+            .is_some_and(|at| at.elapsed() < REOPEN_PAUSE)
+        {
+            return false;
+        }
+        self.last_reopen = Some(Instant::now());
+        match self.reopen() {
+            Ok(()) => true,
+            Err(e) => {
+                error!(cause = %e, "reopening the database failed; retrying with the next write");
+                false
+            }
+        }
+    }
+
+    /// Closes the failed database and opens the file again, as a restart would: redb comes
+    /// back at its last durable commit and the commit log records after it are replayed.
+    /// Readers get [`StorageError::Recovering`] meanwhile.
+    fn reopen(&mut self) -> Result<(), StorageError> {
+        let (Some(path), Some(log)) = (self.db_path.clone(), self.log.as_mut()) else {
+            return Ok(());
+        };
+        drop(
+            self.slot
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .take(),
+        );
+        self.db = None;
+        let db = open_when_released(&path)?;
+        let records = log.records_after(stored_position(&db)?)?;
+        let replayed = records.len();
+        replay(&db, &mut self.live_tables, records)?;
+        let db = Arc::new(db);
+        *self
+            .slot
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(db.clone());
+        self.db = Some(db);
+        self.needs_reopen = false;
+        self.dirty |= replayed > 0;
+        info!(replayed, "database reopened after an I/O error");
+        Ok(())
+    }
+
+    /// Refuses a durable commit the disk has no room for (see [`crate::space`]).
+    fn check_room(&self) -> Result<(), StorageError> {
+        match &self.db_path {
+            Some(path) => crate::space::check_room(path),
+            None => Ok(()),
+        }
+    }
+
+    /// A write transaction (fsync'd at commit when `durable`) that records the commit log
+    /// position it holds.
+    fn begin(&self, durable: bool) -> Result<WriteTransaction, StorageError> {
+        let db = self.db.as_ref().ok_or(StorageError::Recovering)?;
+        let mut txn = db.begin_write()?;
         txn.set_durability(if durable {
             Durability::Immediate
         } else {
             Durability::None
         })?;
+        if let Some(log) = &self.log {
+            write_position(&txn, log.last_seq())?;
+        }
         Ok(txn)
     }
 
-    /// Runs one purge chunk in its own transaction (durable in `Batch` mode).
+    /// Runs one purge chunk in its own transaction: durable whenever there is a commit log
+    /// (purges are not logged, so replay must never start before one) or in `batch` mode.
     fn purge(&mut self, request: &PurgeRequest) -> Result<PurgeProgress, StorageError> {
-        let durable = self.options.sync == SyncMode::Batch;
+        let durable = self.log.is_some() || self.options.sync != SyncMode::Periodic;
+        if durable {
+            self.check_room()?;
+        }
         let txn = self.begin(durable)?;
         let progress = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
         if durable {
-            self.last_durable = Instant::now();
+            self.after_durable_commit();
         } else {
             self.dirty = true;
         }
@@ -242,5 +550,50 @@ impl Writer {
         }
         txn.commit()?;
         Ok(results)
+    }
+}
+
+/// Opens the database file once the failed handle's readers have let go of its lock.
+fn open_when_released(path: &std::path::Path) -> Result<Database, StorageError> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match redb::Builder::new().create(path) {
+            Ok(db) => return Ok(db),
+            Err(redb::DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Stores `seq`, the last commit log record a transaction holds, in `meta`.
+pub(crate) fn write_position(txn: &WriteTransaction, seq: u64) -> Result<(), StorageError> {
+    let mut meta = txn.open_table(META)?;
+    meta.insert(COMMITLOG_POSITION_KEY, seq.to_be_bytes().as_slice())?;
+    Ok(())
+}
+
+/// Fails every callback with `error`: itself for one request; for several, the same commit
+/// log failure each, or [`StorageError::GroupFailed`] naming the cause.
+fn fail_all(mut callbacks: Vec<Callback>, error: StorageError) {
+    if callbacks.len() == 1 {
+        if let Some(done) = callbacks.pop() {
+            done(Err(error));
+        }
+        return;
+    }
+    let cause = match &error {
+        StorageError::CommitLog { cause } => cause.clone(),
+        other => other.to_string(),
+    };
+    let commit_log = matches!(error, StorageError::CommitLog { .. });
+    for done in callbacks {
+        let cause = cause.clone();
+        done(Err(if commit_log {
+            StorageError::CommitLog { cause }
+        } else {
+            StorageError::GroupFailed { cause }
+        }));
     }
 }

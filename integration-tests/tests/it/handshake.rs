@@ -288,3 +288,45 @@ async fn pipelined_requests_past_the_in_flight_limit_are_all_answered() {
     assert_eq!(answers, [(0, true), (60, false)]);
     assert!(raw.recv().await.is_none(), "the connection is closed");
 }
+
+/// Past `native_transport_max_concurrent_connections` a new client is closed at once (it
+/// would otherwise hang in the accept backlog); once a slot frees, clients get in again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_past_the_limit_are_closed_at_once() {
+    let config = server::Config {
+        max_connections: 2,
+        ..server::Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let mut first = RawConnection::connect(server.addr).await;
+    first.startup().await;
+    let mut second = RawConnection::connect(server.addr).await;
+    second.startup().await;
+    let started = std::time::Instant::now();
+    let mut third = RawConnection::connect(server.addr).await;
+    third.send(0, &Request::Options).await;
+    assert!(
+        third.recv().await.is_none(),
+        "the third connection is closed"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "closed at once, not left hanging"
+    );
+    drop(first);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let mut again = RawConnection::connect(server.addr).await;
+        again.send(0, &Request::Options).await;
+        if let Some((_, _, Response::Supported(_))) = again.recv().await {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a freed slot is never reused"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    drop(second);
+    server.stop().await;
+}

@@ -37,13 +37,23 @@ pub async fn execute(
     submit(node, batch).await
 }
 
-/// Submits a batch to the writer and waits for its commit.
+/// Submits a batch to the writer (waiting for room in its bounded queue) and waits for its
+/// commit.
 pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
     crate::executor::index_limits::check(node, &batch)?;
+    // A slot in the bounded write queue, held until the writer answers: when the queue is
+    // full this waits, which stops the connection reading (backpressure).
+    let slot = node
+        .write_queue
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| CqlError::Server("the storage writer stopped".into()))?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     node.store.submit(
         batch,
         Box::new(move |result| {
+            drop(slot);
             let _ = tx.send(result);
         }),
     );

@@ -46,6 +46,9 @@ pub(super) fn handle(session: &Session, startup: &Startup) -> CqlResult<Reply> {
             }
         },
     };
+    // Cassandra's StartupMessage takes exactly "1" as set.
+    let throw = option("THROW_ON_OVERLOAD") == Some("1");
+    session.set_throw_on_overload(throw);
     session.start(compression);
     Ok(Reply::new(Response::Ready))
 }

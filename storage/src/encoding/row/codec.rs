@@ -249,7 +249,7 @@ fn decode_cell(input: &mut Input<'_>) -> Result<(ColumnId, Cell), StorageError> 
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 

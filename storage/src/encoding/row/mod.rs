@@ -6,6 +6,8 @@
 //! reconciliation of an update with the existing row.
 
 mod codec;
+#[cfg(test)]
+pub(crate) use codec::tests::row_strategy;
 mod merge;
 
 use bytes::Bytes;

@@ -1,0 +1,99 @@
+//! Cassandra 5.0's guardrails on IN restrictions (`Guardrails.partitionKeysInSelect` and
+//! `Guardrails.inSelectCartesianProduct`): past the warn threshold the query gets a client
+//! warning, past the fail threshold it is refused with an Invalid error; -1 turns either off.
+//! The messages are Cassandra's.
+
+use crate::error::{CqlError, CqlResult};
+use crate::warnings;
+
+/// A guardrail's two thresholds (`*_warn_threshold`, `*_fail_threshold`); -1 disables one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Threshold {
+    /// Above this the query succeeds with a warning.
+    pub warn: i64,
+    /// Above this the query is refused.
+    pub fail: i64,
+}
+
+impl Threshold {
+    /// Both thresholds off, as in Cassandra's defaults.
+    pub const DISABLED: Threshold = Threshold { warn: -1, fail: -1 };
+
+    fn exceeded(limit: i64, value: u64) -> bool {
+        u64::try_from(limit).is_ok_and(|limit| value > limit)
+    }
+}
+
+/// Guards the number of partition keys an IN restriction selects on `table`.
+///
+/// # Errors
+/// [`CqlError::Invalid`] past the fail threshold.
+pub fn partition_keys_in_select(threshold: Threshold, table: &str, keys: u64) -> CqlResult<()> {
+    if Threshold::exceeded(threshold.fail, keys) {
+        return Err(CqlError::invalid(format!(
+            "Guardrail partition_keys_in_select violated: Aborting query with partition keys in IN clause on table {table}, number of partition keys {keys} exceeds fail threshold of {}.",
+            threshold.fail
+        )));
+    }
+    if Threshold::exceeded(threshold.warn, keys) {
+        warnings::warn(format!(
+            "Guardrail partition_keys_in_select violated: Query with partition keys in IN clause on table {table}, with number of partition keys {keys} exceeds warning threshold of {}.",
+            threshold.warn
+        ));
+    }
+    Ok(())
+}
+
+/// Guards the size of the cartesian product of the IN restrictions on the `what` columns
+/// (`"partition key"` or `"clustering key"`).
+///
+/// # Errors
+/// [`CqlError::Invalid`] past the fail threshold.
+pub fn in_select_cartesian_product(threshold: Threshold, what: &str, size: u64) -> CqlResult<()> {
+    if Threshold::exceeded(threshold.fail, size) {
+        return Err(CqlError::invalid(format!(
+            "Guardrail in_select_cartesian_product violated: Aborting query because the cartesian product of the IN restrictions on {what} produces {size} values, this exceeds fail threshold of {}.",
+            threshold.fail
+        )));
+    }
+    if Threshold::exceeded(threshold.warn, size) {
+        warnings::warn(format!(
+            "Guardrail in_select_cartesian_product violated: The cartesian product of the IN restrictions on {what} produces {size} values, this exceeds warning threshold of {}.",
+            threshold.warn
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disabled_thresholds_never_fire() {
+        assert!(partition_keys_in_select(Threshold::DISABLED, "t", u64::MAX).is_ok());
+        assert!(
+            in_select_cartesian_product(Threshold::DISABLED, "clustering key", 1 << 40).is_ok()
+        );
+    }
+
+    #[tokio::test]
+    async fn past_the_fail_threshold_the_query_is_refused_with_cassandras_message() {
+        let threshold = Threshold { warn: 2, fail: 5 };
+        let err = in_select_cartesian_product(threshold, "clustering key", 6).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Guardrail in_select_cartesian_product violated: Aborting query because the cartesian product of the IN restrictions on clustering key produces 6 values, this exceeds fail threshold of 5."
+        );
+        let (result, warnings) =
+            warnings::collect(async { partition_keys_in_select(threshold, "t", 3) }).await;
+        assert!(result.is_ok());
+        assert_eq!(
+            warnings,
+            ["Guardrail partition_keys_in_select violated: Query with partition keys in IN clause on table t, with number of partition keys 3 exceeds warning threshold of 2."]
+        );
+        let (result, warnings) =
+            warnings::collect(async { partition_keys_in_select(threshold, "t", 2) }).await;
+        assert!(result.is_ok() && warnings.is_empty());
+    }
+}

@@ -1,0 +1,221 @@
+//! Bytes of requests in flight, bounded per client address and for the whole server, as
+//! Cassandra 4.1's `native_transport_max_request_data_in_flight_per_ip` and
+//! `native_transport_max_request_data_in_flight` bound them.
+//!
+//! A request's bytes (and its response's, until written) are allocated from its
+//! connection's [`Budget`]: from the reserve of its client address and from the global one.
+//! As in Cassandra, a client that set `THROW_ON_OVERLOAD` at STARTUP gets an OVERLOADED error
+//! when the allocation does not fit; any other client's allocation always succeeds (one
+//! message may over-allocate, so a request larger than the limit is still served) and the
+//! connection stops reading until the reserves are back under their limits (backpressure).
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use tokio::sync::Notify;
+
+/// One reserve: bytes in use against a limit, with a wake-up when bytes are freed.
+#[derive(Debug)]
+struct Reserve {
+    used: AtomicU64,
+    limit: u64,
+    freed: Notify,
+}
+
+impl Reserve {
+    fn new(limit: u64) -> Arc<Reserve> {
+        Arc::new(Reserve {
+            used: AtomicU64::new(0),
+            limit,
+            freed: Notify::new(),
+        })
+    }
+
+    fn over(&self) -> bool {
+        self.used.load(Ordering::Acquire) > self.limit
+    }
+
+    /// Adds `n` bytes if they fit under the limit.
+    fn try_add(&self, n: u64) -> bool {
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                let total = used.checked_add(n)?;
+                (total <= self.limit).then_some(total)
+            })
+            .is_ok()
+    }
+
+    fn release(&self, n: u64) {
+        self.used.fetch_sub(n, Ordering::AcqRel);
+        self.freed.notify_waiters();
+    }
+}
+
+/// The server's reserves: one global, one per client address (dropped with its last
+/// connection).
+#[derive(Debug)]
+pub struct Limits {
+    global: Arc<Reserve>,
+    per_ip_limit: u64,
+    per_ip: Mutex<HashMap<IpAddr, Weak<Reserve>>>,
+}
+
+impl Limits {
+    /// Reserves of `global` bytes in all and `per_ip` bytes per client address.
+    pub fn new(global: u64, per_ip: u64) -> Limits {
+        Limits {
+            global: Reserve::new(global),
+            per_ip_limit: per_ip,
+            per_ip: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The budget of a connection from `ip`.
+    pub fn budget(&self, ip: IpAddr) -> Budget {
+        let mut per_ip = self.per_ip.lock().unwrap_or_else(|p| p.into_inner());
+        per_ip.retain(|_, reserve| reserve.strong_count() > 0);
+        let endpoint = match per_ip.get(&ip).and_then(Weak::upgrade) {
+            Some(reserve) => reserve,
+            None => {
+                let reserve = Reserve::new(self.per_ip_limit);
+                per_ip.insert(ip, Arc::downgrade(&reserve));
+                reserve
+            }
+        };
+        Budget {
+            endpoint,
+            global: self.global.clone(),
+        }
+    }
+
+    /// Bytes allocated server-wide right now.
+    pub fn global_in_use(&self) -> u64 {
+        self.global.used.load(Ordering::Acquire)
+    }
+}
+
+/// A connection's view of the reserves.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    endpoint: Arc<Reserve>,
+    global: Arc<Reserve>,
+}
+
+impl Budget {
+    /// Allocates `n` bytes if they fit under both limits (for `THROW_ON_OVERLOAD` clients).
+    pub fn try_allocate(&self, n: usize) -> Option<Allocation> {
+        let n = n as u64;
+        if !self.endpoint.try_add(n) {
+            return None;
+        }
+        if !self.global.try_add(n) {
+            self.endpoint.release(n);
+            return None;
+        }
+        Some(Allocation {
+            budget: self.clone(),
+            bytes: n,
+        })
+    }
+
+    /// Allocates `n` bytes, over the limits if need be; the caller then waits with
+    /// [`Budget::below_limits`] before reading more.
+    pub fn allocate(&self, n: usize) -> Allocation {
+        let n = n as u64;
+        self.endpoint.used.fetch_add(n, Ordering::AcqRel);
+        self.global.used.fetch_add(n, Ordering::AcqRel);
+        Allocation {
+            budget: self.clone(),
+            bytes: n,
+        }
+    }
+
+    /// Whether either reserve is over its limit.
+    pub fn over_limits(&self) -> bool {
+        self.endpoint.over() || self.global.over()
+    }
+
+    /// Completes once both reserves are at or under their limits.
+    pub async fn below_limits(&self) {
+        loop {
+            let endpoint = self.endpoint.freed.notified();
+            let global = self.global.freed.notified();
+            if !self.over_limits() {
+                return;
+            }
+            tokio::select! {
+                _ = endpoint => {}
+                _ = global => {}
+            }
+        }
+    }
+}
+
+/// Bytes allocated from a budget; released when dropped.
+#[derive(Debug)]
+pub struct Allocation {
+    budget: Budget,
+    bytes: u64,
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        self.budget.endpoint.release(self.bytes);
+        self.budget.global.release(self.bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    const A: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 1));
+    const B: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+
+    #[test]
+    fn try_allocate_refuses_what_does_not_fit_and_drops_give_back() {
+        let limits = Limits::new(100, 60);
+        let a = limits.budget(A);
+        let first = a.try_allocate(50).unwrap();
+        assert!(a.try_allocate(20).is_none(), "over the per-address limit");
+        let b = limits.budget(B);
+        let other = b.try_allocate(50).unwrap();
+        assert!(b.try_allocate(10).is_none(), "over the global limit");
+        drop(first);
+        assert!(b.try_allocate(10).is_some(), "freed bytes are reusable");
+        drop(other);
+        assert_eq!(limits.global_in_use(), 0);
+    }
+
+    #[test]
+    fn connections_from_one_address_share_its_reserve() {
+        let limits = Limits::new(1000, 60);
+        let one = limits.budget(A);
+        let two = limits.budget(A);
+        let _held = one.try_allocate(60).unwrap();
+        assert!(two.try_allocate(1).is_none());
+    }
+
+    #[tokio::test]
+    async fn an_over_allocation_pauses_until_bytes_are_freed() {
+        let limits = Limits::new(100, 100);
+        let budget = limits.budget(A);
+        let big = budget.allocate(150);
+        assert!(budget.over_limits());
+        let waiter = tokio::spawn({
+            let budget = budget.clone();
+            async move { budget.below_limits().await }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiter.is_finished(), "still over the limit");
+        drop(big);
+        tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .expect("woken once freed")
+            .unwrap();
+    }
+}

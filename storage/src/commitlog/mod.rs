@@ -1,0 +1,335 @@
+//! The commit log: every group of data writes is appended here with one `write(2)` before it
+//! is applied to redb (with a non-durable commit) and acknowledged, so a write acknowledged in
+//! any sync mode survives the death of the process; `batch` and `group` modes also fsync the
+//! log before acknowledging (see [`sync`]). A *checkpoint* (a durable redb commit) makes every
+//! logged record redundant; the segments before it are then deleted. On open, the records
+//! after the position stored in redb's `meta` table are replayed. `DESIGN.md` has the layout
+//! and the recovery argument.
+
+pub(crate) mod record;
+pub(crate) mod replay;
+pub(crate) mod sync;
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tracing::{debug, warn};
+
+use crate::error::StorageError;
+
+/// The first bytes of every segment file.
+const MAGIC: &[u8; 8] = b"CQLCLOG1";
+/// A record's header: payload length (u32), CRC32 of sequence number and payload (u32),
+/// sequence number (u64).
+const RECORD_HEADER: usize = 16;
+/// The largest record payload a reader accepts; a larger length is a torn or foreign record.
+const MAX_RECORD: usize = 1 << 30;
+
+/// One logged group, as read back at recovery.
+pub(crate) struct Record {
+    /// Its sequence number: one more than the record before it.
+    pub(crate) seq: u64,
+    /// Its payload (see [`record::decode_group`]).
+    pub(crate) payload: Vec<u8>,
+}
+
+/// The segment being appended to.
+struct Segment {
+    id: u64,
+    file: Arc<File>,
+    /// Bytes known to be good: header and complete records.
+    len: u64,
+    /// Where the last appended record starts (for [`CommitLog::undo_last`]).
+    last_start: u64,
+    /// A failed append left bytes that could not be cut off: append to a new segment.
+    broken: bool,
+}
+
+/// The commit log directory and its current segment.
+pub(crate) struct CommitLog {
+    dir: PathBuf,
+    /// The segment appends go to; created by the first append after open or a checkpoint,
+    /// so neither costs a file creation and its fsyncs.
+    segment: Option<Segment>,
+    /// The id the next segment gets.
+    next_id: u64,
+    /// The sequence number of the next record.
+    next_seq: u64,
+    /// Bytes appended since the last checkpoint.
+    since_checkpoint: u64,
+}
+
+fn io_error(action: &str, path: &Path, err: &io::Error) -> StorageError {
+    StorageError::CommitLog {
+        cause: format!("{action} {}: {err}", path.display()),
+    }
+}
+
+impl CommitLog {
+    /// Opens the log in `dir` (creating it), reads every record after `position` (the last
+    /// sequence number redb holds durably); appends go to a new segment.
+    ///
+    /// # Errors
+    /// [`StorageError::CommitLog`] for I/O failures.
+    pub(crate) fn open(
+        dir: &Path,
+        position: u64,
+    ) -> Result<(CommitLog, Vec<Record>), StorageError> {
+        fs::create_dir_all(dir).map_err(|e| io_error("creating", dir, &e))?;
+        let segments = list_segments(dir)?;
+        let mut records = Vec::new();
+        let mut last_seq = position;
+        for (_, path) in &segments {
+            let bytes = fs::read(path).map_err(|e| io_error("reading", path, &e))?;
+            read_segment(path, &bytes, &mut last_seq, &mut records);
+        }
+        let next_id = segments.last().map_or(1, |(id, _)| id + 1);
+        debug!(
+            dir = %dir.display(),
+            segments = segments.len(),
+            replay = records.len(),
+            position,
+            "commit log opened"
+        );
+        let log = CommitLog {
+            dir: dir.to_path_buf(),
+            segment: None,
+            next_id,
+            next_seq: last_seq + 1,
+            since_checkpoint: 0,
+        };
+        Ok((log, records))
+    }
+
+    /// The records after `position` in the segments on disk (for a reopen after an I/O
+    /// error; the current segment included).
+    ///
+    /// # Errors
+    /// [`StorageError::CommitLog`] for I/O failures.
+    pub(crate) fn records_after(&self, position: u64) -> Result<Vec<Record>, StorageError> {
+        let mut records = Vec::new();
+        let mut last_seq = position;
+        for (_, path) in list_segments(&self.dir)? {
+            let bytes = fs::read(&path).map_err(|e| io_error("reading", &path, &e))?;
+            read_segment(&path, &bytes, &mut last_seq, &mut records);
+        }
+        if last_seq != self.last_seq() {
+            warn!(
+                read = last_seq,
+                appended = self.last_seq(),
+                "commit log reread short"
+            );
+        }
+        Ok(records)
+    }
+
+    /// The sequence number of the last record appended (or replayed); 0 when none ever was.
+    pub(crate) fn last_seq(&self) -> u64 {
+        self.next_seq - 1
+    }
+
+    /// Bytes appended since the last [`CommitLog::checkpointed`].
+    pub(crate) fn since_checkpoint(&self) -> u64 {
+        self.since_checkpoint
+    }
+
+    /// The current segment's file, for fsync (none before the first append).
+    pub(crate) fn file(&self) -> Option<Arc<File>> {
+        self.segment.as_ref().map(|s| s.file.clone())
+    }
+
+    /// Appends one record holding `requests` (each as [`record::encode_batch`] wrote it) with
+    /// one positional write, and returns its sequence number. On failure nothing of it stays
+    /// in the log: the segment is cut back, or the next append goes to a new segment.
+    ///
+    /// # Errors
+    /// [`StorageError::CommitLog`] (a full disk, an I/O error).
+    pub(crate) fn append(&mut self, requests: &[&[u8]]) -> Result<u64, StorageError> {
+        let segment = match &mut self.segment {
+            Some(segment) if !segment.broken => segment,
+            slot => {
+                let segment = create_segment(&self.dir, self.next_id)?;
+                self.next_id += 1;
+                slot.insert(segment)
+            }
+        };
+        let seq = self.next_seq;
+        let payload_len: usize = 4 + requests.iter().map(|r| r.len()).sum::<usize>();
+        if payload_len > MAX_RECORD {
+            return Err(StorageError::CommitLog {
+                cause: format!("a write of {payload_len} bytes is larger than the commit log's {MAX_RECORD}-byte records"),
+            });
+        }
+        let mut buf = Vec::with_capacity(RECORD_HEADER + payload_len);
+        buf.extend_from_slice(&(payload_len as u32).to_be_bytes());
+        buf.extend_from_slice(&[0; 4]);
+        buf.extend_from_slice(&seq.to_be_bytes());
+        buf.extend_from_slice(&(requests.len() as u32).to_be_bytes());
+        for request in requests {
+            buf.extend_from_slice(request);
+        }
+        let crc = crc32fast::hash(&buf[8..]);
+        buf[4..8].copy_from_slice(&crc.to_be_bytes());
+        let start = segment.len;
+        if let Err(err) = segment.file.write_all_at(&buf, start) {
+            let path = segment_path(&self.dir, segment.id);
+            segment.cut_back(start);
+            return Err(io_error("appending to", &path, &err));
+        }
+        segment.last_start = start;
+        segment.len = start + buf.len() as u64;
+        self.next_seq += 1;
+        self.since_checkpoint += buf.len() as u64;
+        Ok(seq)
+    }
+
+    /// Removes the record just appended (its group failed before anything was acknowledged).
+    pub(crate) fn undo_last(&mut self) {
+        if let Some(segment) = &mut self.segment {
+            let start = segment.last_start;
+            segment.cut_back(start);
+            segment.len = start;
+            self.next_seq -= 1;
+        }
+    }
+
+    /// Called after a durable redb commit that holds every record so far: starts a new
+    /// segment and deletes the older ones. Failures are logged (old segments only cost
+    /// replay time; their records are at or before the stored position).
+    pub(crate) fn checkpointed(&mut self) {
+        self.since_checkpoint = 0;
+        if self.segment.take().is_some() {
+            // The next append starts a new segment; this one's records are all durable.
+            self.delete_older_segments();
+        }
+    }
+
+    /// Deletes every segment before the current one, or every segment when appends have not
+    /// started one yet (all their records are durable in redb).
+    pub(crate) fn delete_older_segments(&self) {
+        let current = self.segment.as_ref().map_or(self.next_id, |s| s.id);
+        let old = match list_segments(&self.dir) {
+            Ok(segments) => segments,
+            Err(err) => {
+                warn!(cause = %err, "cannot list commit log segments");
+                return;
+            }
+        };
+        for (id, path) in old {
+            if id < current {
+                if let Err(err) = fs::remove_file(&path) {
+                    warn!(path = %path.display(), cause = %err, "cannot delete a commit log segment");
+                }
+            }
+        }
+    }
+}
+
+fn segment_path(dir: &Path, id: u64) -> PathBuf {
+    dir.join(format!("CommitLog-{id:020}.log"))
+}
+
+/// The segment files in `dir`, by id.
+fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, StorageError> {
+    let mut out = Vec::new();
+    let entries = fs::read_dir(dir).map_err(|e| io_error("listing", dir, &e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| io_error("listing", dir, &e))?;
+        let name = entry.file_name();
+        let id = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("CommitLog-"))
+            .and_then(|n| n.strip_suffix(".log"))
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(id) = id {
+            out.push((id, entry.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+impl Segment {
+    /// Cuts the segment back to `len` bytes; if that fails, later appends go to a new segment.
+    fn cut_back(&mut self, len: u64) {
+        if let Err(err) = self.file.set_len(len) {
+            warn!(cause = %err, "cannot cut the commit log back; starting a new segment");
+            self.broken = true;
+        }
+    }
+}
+
+/// Creates segment `id` with its header and makes its directory entry durable.
+fn create_segment(dir: &Path, id: u64) -> Result<Segment, StorageError> {
+    let path = segment_path(dir, id);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .map_err(|e| io_error("creating", &path, &e))?;
+    file.write_all_at(MAGIC, 0)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| io_error("writing the header of", &path, &e))?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_error("syncing", dir, &e))?;
+    Ok(Segment {
+        id,
+        file: Arc::new(file),
+        len: MAGIC.len() as u64,
+        last_start: MAGIC.len() as u64,
+        broken: false,
+    })
+}
+
+/// Collects the records of one segment after `*last_seq`, advancing it. Stops at the first
+/// torn, corrupt or out-of-sequence record: what follows it was never acknowledged.
+fn read_segment(path: &Path, bytes: &[u8], last_seq: &mut u64, out: &mut Vec<Record>) {
+    if bytes.get(..MAGIC.len()) != Some(MAGIC.as_slice()) {
+        warn!(path = %path.display(), "skipping a commit log segment without a valid header");
+        return;
+    }
+    let mut at = MAGIC.len();
+    while let Some(header) = bytes.get(at..at + RECORD_HEADER) {
+        let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
+        let crc = u32::from_be_bytes([header[4], header[5], header[6], header[7]]);
+        let mut seq_bytes = [0u8; 8];
+        seq_bytes.copy_from_slice(&header[8..16]);
+        let seq = u64::from_be_bytes(seq_bytes);
+        let end = at + RECORD_HEADER + len;
+        let Some(payload) = bytes
+            .get(at + RECORD_HEADER..end)
+            .filter(|_| len <= MAX_RECORD)
+        else {
+            debug!(path = %path.display(), offset = at, "commit log ends with a torn record");
+            return;
+        };
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&seq_bytes);
+        hasher.update(payload);
+        if hasher.finalize() != crc {
+            debug!(path = %path.display(), offset = at, "commit log record fails its checksum");
+            return;
+        }
+        if seq > *last_seq {
+            if seq != *last_seq + 1 {
+                warn!(path = %path.display(), seq, expected = *last_seq + 1, "gap in the commit log");
+                return;
+            }
+            out.push(Record {
+                seq,
+                payload: payload.to_vec(),
+            });
+            *last_seq = seq;
+        }
+        at = end;
+    }
+}
+
+#[cfg(test)]
+mod tests;
