@@ -42,6 +42,12 @@ pub struct Config {
     pub max_request_data_in_flight_per_ip: u64,
     /// `native_transport_max_request_data_in_flight`: the same for the whole server.
     pub max_request_data_in_flight: u64,
+    /// A connection that has not completed STARTUP this long after it opened is closed
+    /// (`native_transport_handshake_timeout`, our setting; 10 s).
+    pub handshake_timeout: Duration,
+    /// `native_transport_idle_timeout`: a connection without traffic this long is closed;
+    /// zero (Cassandra's default) never closes one.
+    pub idle_timeout: Duration,
     /// `partition_keys_in_select_{warn,fail}_threshold` (Cassandra's guardrail; off).
     pub partition_keys_in_select: Threshold,
     /// `in_select_cartesian_product_{warn,fail}_threshold` (Cassandra's guardrail; off).
@@ -72,6 +78,8 @@ impl Default for Config {
             write_queue_limit: 4096,
             max_request_data_in_flight_per_ip: 64 << 20,
             max_request_data_in_flight: 256 << 20,
+            handshake_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::ZERO,
             partition_keys_in_select: Threshold::DISABLED,
             in_select_cartesian_product: Threshold::DISABLED,
             file_cache_size: 128 << 20,
@@ -119,6 +127,8 @@ struct YamlSettings {
     file_cache_size: Option<String>,
     native_transport_max_request_data_in_flight_per_ip: Option<String>,
     native_transport_max_request_data_in_flight: Option<String>,
+    native_transport_handshake_timeout: Option<String>,
+    native_transport_idle_timeout: Option<String>,
     partition_keys_in_select_warn_threshold: Option<i64>,
     partition_keys_in_select_fail_threshold: Option<i64>,
     in_select_cartesian_product_warn_threshold: Option<i64>,
@@ -212,6 +222,23 @@ impl Config {
         for (slot, value, setting) in budgets {
             if let Some(value) = value {
                 *slot = parse_size(&value).ok_or(ConfigError::Value { setting, value })? as u64;
+            }
+        }
+        let timeouts = [
+            (
+                &mut self.handshake_timeout,
+                s.native_transport_handshake_timeout,
+                "native_transport_handshake_timeout",
+            ),
+            (
+                &mut self.idle_timeout,
+                s.native_transport_idle_timeout,
+                "native_transport_idle_timeout",
+            ),
+        ];
+        for (slot, value, setting) in timeouts {
+            if let Some(value) = value {
+                *slot = parse_duration(&value).ok_or(ConfigError::Value { setting, value })?;
             }
         }
         let guards = [

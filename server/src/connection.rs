@@ -11,10 +11,11 @@
 use std::io;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use cql::frame::response::{Event, Response};
-use cql::frame::{self, Compression, FrameHeader, Opcode};
+use cql::frame::{self, Compression, FrameHeader, Opcode, HEADER_LEN};
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -26,6 +27,7 @@ use tracing::{debug, error, warn, Instrument};
 use crate::envelope::{self, Envelope, Parsed};
 use crate::error::CqlError;
 use crate::handler;
+use crate::inflight::{Allocation, Budget};
 use crate::node::Node;
 use crate::session::Session;
 use crate::shutdown::Shutdown;
@@ -50,7 +52,7 @@ enum Wake {
     /// The server is shutting down.
     Shutdown,
     /// A request finished.
-    Answer(Answer),
+    Answer((Answer, Allocation)),
     /// A read from the socket: `false` when it ended (closed by the peer, reset, error).
     Read(bool),
     /// An event frame to send.
@@ -88,6 +90,7 @@ impl Connection {
             writer,
             input: BytesMut::with_capacity(READ_BUFFER),
             output: BytesMut::new(),
+            held: Vec::new(),
         };
         serve(&self.node, &session, &mut self.shutdown, &mut io).await;
         // Whatever ended the connection (a reset included), the session is closed, or its
@@ -106,6 +109,9 @@ struct Io<'a> {
     input: BytesMut,
     /// Frames ready to go out in the next write.
     output: BytesMut,
+    /// In-flight bytes of the requests answered in `output` and of their answers, given back
+    /// once written (so a slow reader's answers count against the limits).
+    held: Vec<Allocation>,
 }
 
 impl Io<'_> {
@@ -140,6 +146,7 @@ impl Io<'_> {
         }
         let written = self.writer.write_all(&self.output).await;
         self.output.clear();
+        self.held.clear();
         match written {
             Ok(()) => true,
             Err(err) => {
@@ -158,20 +165,28 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
     let (events_tx, mut events_rx) = mpsc::channel::<BytesMut>(EVENT_QUEUE);
     let mut in_flight = FuturesUnordered::new();
     let mut reading = true;
+    let budget = node.inflight.budget(session.peer.ip());
+    let mut timers = Timers::new(&node.config);
     loop {
         // Start what was read and poll the requests (new ones included) once; answers free
         // room for envelopes already buffered, so repeat until neither makes progress.
         loop {
             let mut progress = false;
-            while reading && in_flight.len() < limit {
+            while reading && in_flight.len() < limit && !budget.over_limits() {
                 let Some(envelope) = next_envelope(io, max_frame, &mut reading) else {
                     break;
                 };
-                in_flight.push(serve_request(node, session, envelope));
                 progress = true;
+                let Some(allocation) = allocate(&budget, session, io, &envelope) else {
+                    continue;
+                };
+                let request = serve_request(node, session, envelope);
+                in_flight.push(request.map(move |answer| (answer, allocation)));
             }
             // What is ready now goes out together, in one write below.
-            while let Some(Some(answer)) = in_flight.next().now_or_never() {
+            while let Some(Some((answer, allocation))) = in_flight.next().now_or_never() {
+                io.held.push(budget.allocate(answer.frame.len()));
+                io.held.push(allocation);
                 queue_answer(node, session, io, &events_tx, answer);
                 progress = true;
             }
@@ -189,20 +204,102 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
         if !io.flush().await || (!reading && in_flight.is_empty()) {
             return;
         }
+        let over = budget.over_limits();
+        let started = session.is_started();
         let wake = tokio::select! {
             biased;
             () = shutdown.recv(), if reading => Wake::Shutdown,
-            Some(answer) = in_flight.next(), if !in_flight.is_empty() => Wake::Answer(answer),
-            more = io.read(), if reading && in_flight.len() < limit => Wake::Read(more),
+            Some(answered) = in_flight.next(), if !in_flight.is_empty() => Wake::Answer(answered),
+            more = io.read(), if reading && in_flight.len() < limit && !over => Wake::Read(more),
+            () = budget.below_limits(), if reading && over => Wake::Read(true),
             Some(frame) = events_rx.recv() => Wake::Event(frame),
+            () = timers.handshake.as_mut(), if reading && !started => {
+                debug!("closing a connection that did not complete STARTUP in time");
+                Wake::Shutdown
+            }
+            () = Timers::idle(&mut timers.idle), if reading => {
+                debug!("closing an idle connection (native_transport_idle_timeout)");
+                Wake::Shutdown
+            }
             // Unreachable while `events_tx` lives; ends the connection rather than panicking.
             else => Wake::Read(false),
         };
+        timers.active();
         match wake {
             Wake::Shutdown | Wake::Read(false) => reading = false,
             Wake::Read(true) => {}
-            Wake::Answer(answer) => queue_answer(node, session, io, &events_tx, answer),
+            Wake::Answer((answer, allocation)) => {
+                io.held.push(budget.allocate(answer.frame.len()));
+                io.held.push(allocation);
+                queue_answer(node, session, io, &events_tx, answer);
+            }
             Wake::Event(frame) => io.queue(frame),
+        }
+    }
+}
+
+/// Allocates a request's bytes from the connection's budget. A `THROW_ON_OVERLOAD` client
+/// whose request does not fit gets OVERLOADED on its stream instead (`None`); any other
+/// client's request is always taken, and reading then pauses while over the limits.
+fn allocate(
+    budget: &Budget,
+    session: &Session,
+    io: &mut Io<'_>,
+    envelope: &Envelope,
+) -> Option<Allocation> {
+    let size = HEADER_LEN + envelope.body.len();
+    if !session.throw_on_overload() {
+        return Some(budget.allocate(size));
+    }
+    let allocation = budget.try_allocate(size);
+    if allocation.is_none() {
+        let error = CqlError::Overloaded(
+            "Server is in overloaded state. Cannot accept more requests at this point".into(),
+        );
+        let response = Response::Error(error.error_body());
+        io.queue(encode(
+            envelope.header.stream,
+            response,
+            &[],
+            session.compression(),
+        ));
+    }
+    allocation
+}
+
+/// The connection's two deadlines: STARTUP must complete within the handshake timeout, and
+/// a connection with no traffic for `native_transport_idle_timeout` is closed (zero: never).
+struct Timers {
+    handshake: std::pin::Pin<Box<tokio::time::Sleep>>,
+    idle: Option<(Duration, std::pin::Pin<Box<tokio::time::Sleep>>)>,
+}
+
+impl Timers {
+    fn new(config: &crate::config::Config) -> Timers {
+        let idle = (!config.idle_timeout.is_zero()).then(|| {
+            (
+                config.idle_timeout,
+                Box::pin(tokio::time::sleep(config.idle_timeout)),
+            )
+        });
+        Timers {
+            handshake: Box::pin(tokio::time::sleep(config.handshake_timeout)),
+            idle,
+        }
+    }
+
+    /// Completes at the idle deadline; never when there is none.
+    async fn idle(idle: &mut Option<(Duration, std::pin::Pin<Box<tokio::time::Sleep>>)>) {
+        match idle {
+            Some((_, sleep)) => sleep.as_mut().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Something happened on the connection: the idle deadline moves.
+    fn active(&mut self) {
+        if let Some((timeout, sleep)) = &mut self.idle {
+            sleep.as_mut().reset(tokio::time::Instant::now() + *timeout);
         }
     }
 }

@@ -13,6 +13,7 @@ mod handshake;
 mod indexes;
 mod json;
 mod key_types;
+mod limits;
 mod lwt;
 mod model;
 mod persistence;

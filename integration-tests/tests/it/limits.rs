@@ -1,0 +1,143 @@
+//! Connection limits: the handshake and idle timeouts, and the bytes of requests in flight
+//! (backpressure, or OVERLOADED for THROW_ON_OVERLOAD clients).
+
+use std::time::{Duration, Instant};
+
+use cql::frame::request::{Request, Startup};
+use cql::frame::response::Response;
+use integration_tests::{RawConnection, TestServer};
+use server::Config;
+
+async fn startup_with(raw: &mut RawConnection, options: &[(&str, &str)]) {
+    let options = options
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    raw.send(0, &Request::Startup(Startup { options })).await;
+    assert!(matches!(raw.recv().await, Some((_, 0, Response::Ready))));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_without_startup_is_closed_after_the_handshake_timeout() {
+    let config = Config {
+        handshake_timeout: Duration::from_millis(200),
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let started = Instant::now();
+    let mut silent = RawConnection::connect(server.addr).await;
+    assert!(silent.recv().await.is_none(), "closed");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "closed by the timeout"
+    );
+    // A client that completed STARTUP stays.
+    let mut client = RawConnection::connect(server.addr).await;
+    client.startup().await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    client.send(1, &Request::Options).await;
+    assert!(matches!(
+        client.recv().await,
+        Some((_, 1, Response::Supported(_)))
+    ));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_connection_is_closed_after_the_idle_timeout() {
+    let config = Config {
+        idle_timeout: Duration::from_millis(300),
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let mut busy = RawConnection::connect(server.addr).await;
+    busy.startup().await;
+    let mut idle = RawConnection::connect(server.addr).await;
+    idle.startup().await;
+    for stream in 1..6 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        busy.send(stream, &Request::Options).await;
+        assert!(
+            busy.recv().await.is_some(),
+            "traffic keeps a connection open"
+        );
+    }
+    idle.send(1, &Request::Options).await;
+    assert!(idle.recv().await.is_none(), "idle for 750 ms: closed");
+    server.stop().await;
+}
+
+fn insert(k: usize) -> String {
+    let blob = "ab".repeat(1000);
+    format!("INSERT INTO ks.t (k, v) VALUES ({k}, 0x{blob})")
+}
+
+async fn schema(server: &TestServer) {
+    let session = server.session().await;
+    session
+        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("CREATE TABLE ks.t (k int PRIMARY KEY, v blob)", &[])
+        .await
+        .unwrap();
+}
+
+/// Pipelines `n` 2 KB INSERTs and returns (answered, overloaded) counts.
+async fn pipeline(raw: &mut RawConnection, n: usize) -> (usize, usize) {
+    for k in 0..n {
+        raw.query(k as i16 + 1, &insert(k)).await;
+    }
+    let (mut ok, mut overloaded) = (0, 0);
+    for _ in 0..n {
+        match raw.recv().await {
+            Some((_, _, Response::Result(_))) => ok += 1,
+            Some((_, _, Response::Error(err))) => {
+                assert_eq!(err.code, 0x1001, "{}", err.message);
+                assert_eq!(
+                    err.message,
+                    "Server is in overloaded state. Cannot accept more requests at this point"
+                );
+                overloaded += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    (ok, overloaded)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_in_flight_limit_throw_on_overload_clients_get_overloaded() {
+    let config = Config {
+        max_request_data_in_flight_per_ip: 5_000,
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    schema(&server).await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    startup_with(
+        &mut raw,
+        &[("CQL_VERSION", "3.0.0"), ("THROW_ON_OVERLOAD", "1")],
+    )
+    .await;
+    let (ok, overloaded) = pipeline(&mut raw, 40).await;
+    assert!(ok > 0, "requests within the limit are served");
+    assert!(overloaded > 0, "40 x 2 KB in flight exceed 5,000 bytes");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_in_flight_limit_other_clients_are_slowed_not_refused() {
+    let config = Config {
+        max_request_data_in_flight_per_ip: 5_000,
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    schema(&server).await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let (ok, overloaded) = pipeline(&mut raw, 40).await;
+    assert_eq!((ok, overloaded), (40, 0));
+    server.stop().await;
+}
