@@ -141,3 +141,54 @@ async fn past_the_in_flight_limit_other_clients_are_slowed_not_refused() {
     assert_eq!((ok, overloaded), (40, 0));
     server.stop().await;
 }
+
+/// Cassandra 5.0's IN guardrails: warnings past the warn threshold, Invalid past the fail
+/// threshold, with Cassandra's messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_guardrails_warn_and_refuse_as_cassandra() {
+    use server::guardrails::Threshold;
+    let config = Config {
+        partition_keys_in_select: Threshold { warn: 2, fail: 3 },
+        in_select_cartesian_product: Threshold { warn: -1, fail: 4 },
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let session = server.session().await;
+    session
+        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.t (k int, c int, d int, PRIMARY KEY (k, c, d))",
+            &[],
+        )
+        .await
+        .unwrap();
+    let result = session
+        .query_unpaged("SELECT * FROM ks.t WHERE k IN (1, 2, 3)", &[])
+        .await
+        .unwrap();
+    let warnings: Vec<&str> = result.warnings().collect();
+    assert_eq!(
+        warnings,
+        ["Guardrail partition_keys_in_select violated: Query with partition keys in IN clause on table t, with number of partition keys 3 exceeds warning threshold of 2."]
+    );
+    let (_, message) =
+        integration_tests::query_error(&session, "SELECT * FROM ks.t WHERE k IN (1, 2, 3, 4)")
+            .await;
+    assert_eq!(
+        message,
+        "Guardrail partition_keys_in_select violated: Aborting query with partition keys in IN clause on table t, number of partition keys 4 exceeds fail threshold of 3."
+    );
+    let (_, message) = integration_tests::query_error(
+        &session,
+        "SELECT * FROM ks.t WHERE k = 1 AND c IN (1, 2, 3) AND d IN (1, 2)",
+    )
+    .await;
+    assert_eq!(
+        message,
+        "Guardrail in_select_cartesian_product violated: Aborting query because the cartesian product of the IN restrictions on clustering key produces 6 values, this exceeds fail threshold of 4."
+    );
+    server.stop().await;
+}

@@ -12,6 +12,7 @@ use storage::TableDef;
 use crate::error::{CqlError, CqlResult};
 use crate::executor::keys::{self, SliceBound as KeyBound};
 use crate::executor::source::KeyRange;
+use crate::guardrails::{self, Threshold};
 use crate::planner::clustering::{ClusteringPlan, MultiValues, PrefixPart, SliceBound};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
@@ -200,11 +201,17 @@ fn prefixes(
     plan: &ClusteringPlan,
     def: &TableDef,
     ctx: &EvalContext<'_>,
+    guard: Threshold,
 ) -> CqlResult<Vec<Vec<u8>>> {
     let mut combos: Vec<Vec<Bytes>> = vec![Vec::new()];
     let mut start = 0;
     for part in &plan.prefix {
         let choices = part_choices(part, def, start, ctx)?;
+        if choices.len() > 1 {
+            // Checked before the product is built, as Cassandra's MultiCBuilder does.
+            let size = (combos.len() as u64).saturating_mul(choices.len() as u64);
+            guardrails::in_select_cartesian_product(guard, "clustering key", size)?;
+        }
         let mut next = Vec::with_capacity(combos.len() * choices.len());
         for combo in &combos {
             for choice in &choices {
@@ -263,12 +270,14 @@ fn encode_after(
 }
 
 /// Clustering ranges (as suffixes after a partition prefix) and an optional per-row check.
+/// `guard` is the `in_select_cartesian_product` guardrail on the IN lists' product.
 pub(crate) fn suffix_ranges(
     plan: &ClusteringPlan,
     def: &TableDef,
     ctx: &EvalContext<'_>,
+    guard: Threshold,
 ) -> CqlResult<(Vec<KeyRange>, Option<TupleCheck>)> {
-    let prefixes = prefixes(plan, def, ctx)?;
+    let prefixes = prefixes(plan, def, ctx, guard)?;
     let Some(slice) = &plan.slice else {
         return Ok((prefixes.into_iter().map(keys::prefix_range).collect(), None));
     };

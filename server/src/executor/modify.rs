@@ -17,6 +17,7 @@ use crate::executor::keys;
 use crate::executor::multicell::{self, Element};
 use crate::executor::operations::CellWriter;
 use crate::executor::row;
+use crate::guardrails::Threshold;
 use crate::node::Node;
 use crate::planner::modify::{ModifyKind, ModifyPlan};
 use crate::planner::operations::ColumnOperation;
@@ -349,7 +350,9 @@ fn range_deletes(
     out: &mut WriteBatch,
 ) -> CqlResult<()> {
     let partitions = keys::partition_prefixes(def, keys::cartesian(pk_values))?;
-    let (ranges, tuple_check) = super::clustering::suffix_ranges(range, def, ctx)?;
+    // The guardrail is on SELECTs only (`in_select_cartesian_product`).
+    let (ranges, tuple_check) =
+        super::clustering::suffix_ranges(range, def, ctx, Threshold::DISABLED)?;
     if tuple_check.is_some() {
         return Err(CqlError::invalid(
             "Range deletions over clustering columns of mixed order are not supported yet",

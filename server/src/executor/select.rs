@@ -14,6 +14,7 @@ use cql::statement::ast::Operator;
 use cql::types::ordering;
 use storage::{ColumnKind, RangeTombstone, TableDef};
 
+use crate::config::Config;
 use crate::error::{CqlError, CqlResult};
 use crate::executor::clustering;
 use crate::executor::collection_filter;
@@ -25,6 +26,7 @@ use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{exact_key, within, KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
 use crate::functions::CallContext;
+use crate::guardrails;
 use crate::node::Node;
 use crate::planner::clustering::PrefixPart;
 use crate::planner::grouping::Grouping;
@@ -75,7 +77,7 @@ pub async fn execute(
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
-    let bound = bind(plan, params, ctx)?;
+    let bound = bind(plan, params, ctx, &node.config)?;
     if let Some(budget) = inline_budget(&bound) {
         if let Some(result) = run(node, &schema, session, &bound, budget)? {
             return Ok(result);
@@ -158,10 +160,27 @@ fn inline_budget(bound: &BoundSelect) -> Option<usize> {
     (expected <= INLINE_RESULT_ROWS).then_some(INLINE_EXAMINED_ROWS)
 }
 
+/// Cassandra's guardrails on partition-key IN lists, checked before the keys are built.
+fn guard_partition_keys(config: &Config, table: &str, values: &[Vec<Bytes>]) -> CqlResult<()> {
+    if values.iter().all(|v| v.len() <= 1) {
+        return Ok(());
+    }
+    let size = values
+        .iter()
+        .fold(1u64, |n, v| n.saturating_mul(v.len() as u64));
+    guardrails::in_select_cartesian_product(
+        config.in_select_cartesian_product,
+        "partition key",
+        size,
+    )?;
+    guardrails::partition_keys_in_select(config.partition_keys_in_select, table, size)
+}
+
 fn bind(
     plan: Arc<SelectPlan>,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
+    config: &Config,
 ) -> CqlResult<BoundSelect> {
     let plan = bind_outputs(plan, ctx)?;
     let def = plan.table.def.clone();
@@ -176,6 +195,7 @@ fn bind(
                 .zip(&def.partition_key)
                 .map(|(set, &i)| keys::key_values(set, &def, i, ctx))
                 .collect::<CqlResult<Vec<_>>>()?;
+            guard_partition_keys(config, &def.name, &values)?;
             let mut prefixes = keys::partition_prefixes(&def, keys::cartesian(values))?;
             if let Some(range) = &plan.token_filter {
                 match token_key_range(&def, range, ctx)? {
@@ -186,7 +206,12 @@ fn bind(
             Some(TokenOrKeys::Keys(prefixes))
         }
     };
-    let (clustering, tuple_check) = clustering::suffix_ranges(&plan.clustering, &def, ctx)?;
+    let (clustering, tuple_check) = clustering::suffix_ranges(
+        &plan.clustering,
+        &def,
+        ctx,
+        config.in_select_cartesian_product,
+    )?;
     let ranges = match partitions {
         None => vec![(Bound::Unbounded, Bound::Unbounded)],
         Some(TokenOrKeys::Tokens(range)) => range.into_iter().collect(),
@@ -891,7 +916,7 @@ mod tests {
             page_size,
             ..QueryParameters::default()
         };
-        let bound = bind(Arc::new(plan), &params, &ctx).expect("bound");
+        let bound = bind(Arc::new(plan), &params, &ctx, &Config::default()).expect("bound");
         let budget = inline_budget(&bound);
         (bound.ranges, budget)
     }
