@@ -20,6 +20,7 @@ use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
 use crate::mutation::WriteBatch;
 use crate::purge::{PurgeProgress, PurgeRequest};
+use crate::read_view::ViewCache;
 use crate::tables::{FORMAT_VERSION_KEY, META};
 use crate::writer::{write_position, Callback, Request, WriteRequest, Writer};
 
@@ -90,6 +91,8 @@ pub(crate) struct Inner {
     pub(crate) rows_read: Arc<AtomicU64>,
     /// Whether writes go through a commit log (every store but an in-memory one).
     logged: bool,
+    /// The read view shared by reads between two commits (see [`ViewCache`]).
+    pub(crate) views: Arc<ViewCache>,
 }
 
 /// The open database, shared by readers and the writer.
@@ -169,7 +172,16 @@ impl Store {
         let logged = log.is_some();
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
         let (tx, rx) = mpsc::channel();
-        let writer = Writer::new(db.clone(), rx, options, live_tables, log, db_path)?;
+        let views = Arc::new(ViewCache::default());
+        let writer = Writer::new(
+            db.clone(),
+            rx,
+            options,
+            live_tables,
+            log,
+            db_path,
+            views.clone(),
+        )?;
         let handle = std::thread::Builder::new()
             .name("storage-writer".into())
             .spawn(move || writer.run())
@@ -180,6 +192,7 @@ impl Store {
             writer: Mutex::new(Some(handle)),
             rows_read: Arc::new(AtomicU64::new(0)),
             logged,
+            views,
         };
         Ok((
             Store {

@@ -27,6 +27,7 @@ pub mod index;
 mod mutation;
 mod purge;
 mod read;
+mod read_view;
 mod space;
 mod tables;
 mod writer;

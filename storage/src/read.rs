@@ -9,13 +9,14 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use redb::{ReadTransaction, ReadableDatabase, ReadableTableMetadata, TableError};
+use redb::{ReadableDatabase, ReadableTableMetadata, TableError};
 use uuid::Uuid;
 
 use crate::db::Store;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
+use crate::read_view::{TableKind, View};
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
 /// A key range of a data table: `(start, end)` bounds over encoded row keys.
@@ -34,8 +35,9 @@ pub struct TableStats {
 
 /// A consistent read view of the store.
 pub struct Snapshot {
-    /// The read transaction; pins one committed state.
-    txn: ReadTransaction,
+    /// The read transaction (shared with the other reads since the last commit); pins one
+    /// committed state.
+    pub(crate) view: Arc<View>,
     /// The store's rows-read counter.
     rows_read: Arc<AtomicU64>,
 }
@@ -46,8 +48,9 @@ impl Store {
     /// # Errors
     /// A redb error beginning the read transaction.
     pub fn snapshot(&self) -> Result<Snapshot, StorageError> {
+        let begin = || Ok(crate::db::current(&self.inner.db)?.begin_read()?);
         Ok(Snapshot {
-            txn: crate::db::current(&self.inner.db)?.begin_read()?,
+            view: self.inner.views.view(begin)?,
             rows_read: self.inner.rows_read.clone(),
         })
     }
@@ -56,7 +59,7 @@ impl Store {
 #[cfg(test)]
 impl Store {
     /// The raw read transaction, for tests that inspect tables directly.
-    pub(crate) fn snapshot_txn(&self) -> ReadTransaction {
+    pub(crate) fn snapshot_txn(&self) -> redb::ReadTransaction {
         crate::db::current(&self.inner.db)
             .unwrap()
             .begin_read()
@@ -76,11 +79,8 @@ impl Snapshot {
         table_id: Uuid,
         partition: &[u8],
     ) -> Result<Vec<RangeTombstone>, StorageError> {
-        let name = rt_table_name(table_id);
-        let table = match self.txn.open_table(data_table(&name)) {
-            Ok(table) => table,
-            Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(err) => return Err(err.into()),
+        let Some(table) = self.view.table(TableKind::RangeTombstones, table_id)? else {
+            return Ok(Vec::new());
         };
         match table.get(partition)? {
             Some(value) => range_tombstone::decode(value.value()),
@@ -88,14 +88,9 @@ impl Snapshot {
         }
     }
 
-    fn open(&self, table_id: Uuid) -> Result<Option<ReadOnlyDataTable>, StorageError> {
-        let name = data_table_name(table_id);
-        match self.txn.open_table(data_table(&name)) {
-            Ok(table) => Ok(Some(table)),
-            // Created but never written (or truncated): reads as empty.
-            Err(TableError::TableDoesNotExist(_)) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
+    /// The data table; `None` when created but never written (or truncated): reads as empty.
+    fn open(&self, table_id: Uuid) -> Result<Option<Arc<ReadOnlyDataTable>>, StorageError> {
+        self.view.table(TableKind::Data, table_id)
     }
 
     /// What table `table_id` holds on disk.
@@ -108,7 +103,7 @@ impl Snapshot {
             (data_table_name(table_id), true),
             (rt_table_name(table_id), false),
         ] {
-            let table = match self.txn.open_table(data_table(&name)) {
+            let table = match self.view.txn.open_table(data_table(&name)) {
                 Ok(table) => table,
                 Err(TableError::TableDoesNotExist(_)) => continue,
                 Err(e) => return Err(e.into()),
@@ -236,7 +231,7 @@ impl Snapshot {
         prefix: &[u8],
     ) -> Result<Vec<Vec<u8>>, StorageError> {
         let name = crate::index::index_table_name(index_id);
-        let table = match self.txn.open_table(data_table(&name)) {
+        let table = match self.view.txn.open_table(data_table(&name)) {
             Ok(table) => table,
             Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
             Err(e) => return Err(e.into()),

@@ -659,3 +659,35 @@ fn reopening_after_an_io_error_replays_the_log() {
     );
     drop((store, copy));
 }
+
+/// Reads between two commits share one read view; a commit gives the next read a new one,
+/// and a view taken before it keeps seeing the old state.
+#[test]
+fn reads_share_a_view_until_the_next_commit() {
+    let store = memory();
+    let table = create_schema(&store);
+    store
+        .write_blocking(rows(vec![put(&table, 1, 1, "a")]))
+        .unwrap();
+    let before = store.snapshot().unwrap();
+    let same = store.snapshot().unwrap();
+    assert!(Arc::ptr_eq(&before.view, &same.view));
+    store
+        .write_blocking(rows(vec![put(&table, 1, 1, "b")]))
+        .unwrap();
+    let after = store.snapshot().unwrap();
+    assert!(!Arc::ptr_eq(&before.view, &after.view));
+    let read = |s: &crate::Snapshot| match &s
+        .get(table.id, &key(&table, 1, 1))
+        .unwrap()
+        .unwrap()
+        .cell(ColumnId(4))
+        .unwrap()
+        .value
+    {
+        crate::CellValue::Live(v) => v.clone(),
+        crate::CellValue::Tombstone { .. } => panic!("tombstone"),
+    };
+    assert_eq!(read(&before), "a".as_bytes());
+    assert_eq!(read(&after), "b".as_bytes());
+}

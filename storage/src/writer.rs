@@ -42,6 +42,7 @@ use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::mutation::{apply, ApplyError, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
+use crate::read_view::ViewCache;
 use crate::tables::{COMMITLOG_POSITION_KEY, META};
 
 /// The most requests applied in one transaction; bounds the memory a group holds.
@@ -141,6 +142,8 @@ pub(crate) struct Writer {
     last_log_sync: Instant,
     /// The database file (none in memory), for the free-space check before durable commits.
     db_path: Option<PathBuf>,
+    /// The readers' shared view, invalidated after every commit before it is acknowledged.
+    views: Arc<ViewCache>,
 }
 
 impl Writer {
@@ -155,6 +158,7 @@ impl Writer {
         live_tables: HashSet<Uuid>,
         log: Option<CommitLog>,
         db_path: Option<PathBuf>,
+        views: Arc<ViewCache>,
     ) -> Result<Writer, StorageError> {
         let window = match options.sync {
             SyncMode::Periodic => None,
@@ -181,6 +185,7 @@ impl Writer {
             log_unsynced: false,
             last_log_sync: Instant::now(),
             db_path,
+            views,
         })
     }
 
@@ -289,6 +294,7 @@ impl Writer {
         self.check_room()?;
         let txn = self.begin(true)?;
         txn.commit()?;
+        self.views.invalidate();
         self.after_durable_commit();
         Ok(())
     }
@@ -426,6 +432,9 @@ impl Writer {
         let changes_catalog = batches.iter().any(|b| !b.catalog.is_empty());
         let saved_tables = changes_catalog.then(|| self.live_tables.clone());
         let result = self.try_commit_group(batches, durable);
+        if result.is_ok() {
+            self.views.invalidate();
+        }
         match (&result, saved_tables) {
             (Ok(_), _) if durable => self.after_durable_commit(),
             (Ok(_), _) => self.dirty = true,
@@ -475,6 +484,8 @@ impl Writer {
                 .take(),
         );
         self.db = None;
+        // The shared read view holds a transaction of the failed database, and so its lock.
+        self.views.invalidate();
         let db = open_when_released(&path)?;
         let records = log.records_after(stored_position(&db)?)?;
         let replayed = records.len();
@@ -485,6 +496,7 @@ impl Writer {
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(db.clone());
         self.db = Some(db);
+        self.views.invalidate();
         self.needs_reopen = false;
         self.dirty |= replayed > 0;
         info!(replayed, "database reopened after an I/O error");
@@ -525,6 +537,7 @@ impl Writer {
         let txn = self.begin(durable)?;
         let progress = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
+        self.views.invalidate();
         if durable {
             self.after_durable_commit();
         } else {

@@ -1,0 +1,107 @@
+//! One read transaction shared by every read that begins between two commits, with the
+//! tables it opened: a point read then costs a lookup, not a `begin_read` and two table opens
+//! by name. The writer invalidates the view after each commit and before acknowledging it,
+//! so a read that begins after an acknowledgement always sees that write.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use redb::{ReadTransaction, TableError};
+use uuid::Uuid;
+
+use crate::error::StorageError;
+use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
+
+/// Which of a CQL table's redb tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum TableKind {
+    /// `data_<id>`: the rows.
+    Data,
+    /// `rt_<id>`: the range tombstones.
+    RangeTombstones,
+}
+
+/// Tables opened in a view, by kind and CQL table id (`None`: the table does not exist).
+type OpenTables = HashMap<(TableKind, Uuid), Option<Arc<ReadOnlyDataTable>>>;
+
+/// A read transaction and the tables opened in it.
+pub(crate) struct View {
+    pub(crate) txn: ReadTransaction,
+    tables: Mutex<OpenTables>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl View {
+    fn new(txn: ReadTransaction) -> View {
+        View {
+            txn,
+            tables: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The table `kind` of CQL table `id`, opened once per view.
+    ///
+    /// # Errors
+    /// redb errors opening it.
+    pub(crate) fn table(
+        &self,
+        kind: TableKind,
+        id: Uuid,
+    ) -> Result<Option<Arc<ReadOnlyDataTable>>, StorageError> {
+        if let Some(table) = lock(&self.tables).get(&(kind, id)) {
+            return Ok(table.clone());
+        }
+        let name = match kind {
+            TableKind::Data => data_table_name(id),
+            TableKind::RangeTombstones => rt_table_name(id),
+        };
+        let table = match self.txn.open_table(data_table(&name)) {
+            Ok(table) => Some(Arc::new(table)),
+            Err(TableError::TableDoesNotExist(_)) => None,
+            Err(e) => return Err(e.into()),
+        };
+        lock(&self.tables).insert((kind, id), table.clone());
+        Ok(table)
+    }
+}
+
+/// The current shared view, replaced after every commit.
+#[derive(Default)]
+pub(crate) struct ViewCache {
+    /// Bumped by every commit.
+    generation: AtomicU64,
+    current: Mutex<Option<(u64, Arc<View>)>>,
+}
+
+impl ViewCache {
+    /// The view for a read beginning now: the shared one unless a commit came since.
+    ///
+    /// # Errors
+    /// redb errors beginning a read transaction.
+    pub(crate) fn view(
+        &self,
+        begin: impl FnOnce() -> Result<ReadTransaction, StorageError>,
+    ) -> Result<Arc<View>, StorageError> {
+        let generation = self.generation.load(Ordering::Acquire);
+        let mut current = lock(&self.current);
+        if let Some((made, view)) = current.as_ref() {
+            if *made == generation {
+                return Ok(view.clone());
+            }
+        }
+        let view = Arc::new(View::new(begin()?));
+        *current = Some((generation, view.clone()));
+        Ok(view)
+    }
+
+    /// A commit happened: later reads need a new transaction. Also lets the old one go, so
+    /// it does not keep pages from being reused while no read comes.
+    pub(crate) fn invalidate(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        drop(lock(&self.current).take());
+    }
+}
