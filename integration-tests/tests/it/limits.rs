@@ -73,15 +73,22 @@ fn insert(k: usize) -> String {
 }
 
 async fn schema(server: &TestServer) {
-    let session = server.session().await;
-    session
-        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
-        .await
-        .unwrap();
+    let session = integration_tests::session_in(server, "ks").await;
     session
         .query_unpaged("CREATE TABLE ks.t (k int PRIMARY KEY, v blob)", &[])
         .await
         .unwrap();
+}
+
+/// A server allowing 5,000 bytes in flight per client address, with `ks.t`.
+async fn small_in_flight_server() -> TestServer {
+    let config = Config {
+        max_request_data_in_flight_per_ip: 5_000,
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    schema(&server).await;
+    server
 }
 
 /// Pipelines `n` 2 KB INSERTs and returns (answered, overloaded) counts.
@@ -109,12 +116,7 @@ async fn pipeline(raw: &mut RawConnection, n: usize) -> (usize, usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_in_flight_limit_throw_on_overload_clients_get_overloaded() {
-    let config = Config {
-        max_request_data_in_flight_per_ip: 5_000,
-        ..Config::default()
-    };
-    let server = TestServer::start_with(config).await;
-    schema(&server).await;
+    let server = small_in_flight_server().await;
     let mut raw = RawConnection::connect(server.addr).await;
     startup_with(
         &mut raw,
@@ -129,12 +131,7 @@ async fn past_the_in_flight_limit_throw_on_overload_clients_get_overloaded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_in_flight_limit_other_clients_are_slowed_not_refused() {
-    let config = Config {
-        max_request_data_in_flight_per_ip: 5_000,
-        ..Config::default()
-    };
-    let server = TestServer::start_with(config).await;
-    schema(&server).await;
+    let server = small_in_flight_server().await;
     let mut raw = RawConnection::connect(server.addr).await;
     raw.startup().await;
     let (ok, overloaded) = pipeline(&mut raw, 40).await;
@@ -153,11 +150,7 @@ async fn in_guardrails_warn_and_refuse_as_cassandra() {
         ..Config::default()
     };
     let server = TestServer::start_with(config).await;
-    let session = server.session().await;
-    session
-        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
-        .await
-        .unwrap();
+    let session = integration_tests::session_in(&server, "ks").await;
     session
         .query_unpaged(
             "CREATE TABLE ks.t (k int, c int, d int, PRIMARY KEY (k, c, d))",

@@ -68,11 +68,7 @@ async fn a_tiny_write_queue_pushes_back_without_losing_writes() {
         ..Config::default()
     };
     let server = TestServer::start_with(config).await;
-    let session = server.session().await;
-    session
-        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
-        .await
-        .unwrap();
+    let session = integration_tests::session_in(&server, "ks").await;
     session
         .query_unpaged("CREATE TABLE ks.t (k int, c int, PRIMARY KEY (k, c))", &[])
         .await

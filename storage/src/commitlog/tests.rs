@@ -18,6 +18,15 @@ fn segment_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A log in `dir` holding records 1 to 3; returns its segment's path.
+fn three_records(dir: &Path) -> PathBuf {
+    let (mut log, _) = CommitLog::open(dir, 0).unwrap();
+    for n in 1..=3u8 {
+        log.append(&[&payload(n)]).unwrap();
+    }
+    segment_files(dir).pop().unwrap()
+}
+
 #[test]
 fn records_after_the_position_come_back_in_order() {
     let dir = tempfile::tempdir().unwrap();
@@ -39,12 +48,7 @@ fn records_after_the_position_come_back_in_order() {
 #[test]
 fn a_torn_tail_ends_the_log() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut log, _) = CommitLog::open(dir.path(), 0).unwrap();
-    for n in 1..=3u8 {
-        log.append(&[&payload(n)]).unwrap();
-    }
-    let path = segment_files(dir.path()).pop().unwrap();
-    drop(log);
+    let path = three_records(dir.path());
     let len = std::fs::metadata(&path).unwrap().len();
     let file = OpenOptions::new().write(true).open(&path).unwrap();
     file.set_len(len - 2).unwrap();
@@ -56,12 +60,7 @@ fn a_torn_tail_ends_the_log() {
 #[test]
 fn a_corrupt_record_ends_the_log() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut log, _) = CommitLog::open(dir.path(), 0).unwrap();
-    for n in 1..=3u8 {
-        log.append(&[&payload(n)]).unwrap();
-    }
-    let path = segment_files(dir.path()).pop().unwrap();
-    drop(log);
+    let path = three_records(dir.path());
     let mut bytes = std::fs::read(&path).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
