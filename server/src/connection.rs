@@ -35,6 +35,11 @@ use crate::shutdown::Shutdown;
 /// The read buffer's starting size, and the room kept free in it before each read.
 const READ_BUFFER: usize = 64 * 1024;
 
+/// What a request in flight costs the server beyond its bytes (its future, bound values,
+/// plan and write batch), charged to the in-flight limits so that many small pipelined
+/// requests are bounded as well as a few large ones.
+const REQUEST_OVERHEAD: usize = 4096;
+
 /// Event frames the forwarder may queue ahead of the connection's writes.
 const EVENT_QUEUE: usize = 1024;
 
@@ -170,9 +175,16 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
     loop {
         // Start what was read and poll the requests (new ones included) once; answers free
         // room for envelopes already buffered, so repeat until neither makes progress.
+        // Whether parsing stopped at the in-flight limits: the read buffer may still hold
+        // whole requests, so the connection waits for the limits, not for the socket.
+        let mut paused = false;
         loop {
             let mut progress = false;
-            while reading && in_flight.len() < limit && !budget.over_limits() {
+            while reading && in_flight.len() < limit {
+                if budget.over_limits() {
+                    paused = true;
+                    break;
+                }
                 let Some(envelope) = next_envelope(io, max_frame, &mut reading) else {
                     break;
                 };
@@ -204,14 +216,13 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
         if !io.flush().await || (!reading && in_flight.is_empty()) {
             return;
         }
-        let over = budget.over_limits();
         let started = session.is_started();
         let wake = tokio::select! {
             biased;
             () = shutdown.recv(), if reading => Wake::Shutdown,
             Some(answered) = in_flight.next(), if !in_flight.is_empty() => Wake::Answer(answered),
-            more = io.read(), if reading && in_flight.len() < limit && !over => Wake::Read(more),
-            () = budget.below_limits(), if reading && over => Wake::Read(true),
+            more = io.read(), if reading && in_flight.len() < limit && !paused => Wake::Read(more),
+            () = budget.below_limits(), if reading && paused => Wake::Read(true),
             Some(frame) = events_rx.recv() => Wake::Event(frame),
             () = timers.handshake.as_mut(), if reading && !started => {
                 debug!("closing a connection that did not complete STARTUP in time");
@@ -247,7 +258,7 @@ fn allocate(
     io: &mut Io<'_>,
     envelope: &Envelope,
 ) -> Option<Allocation> {
-    let size = HEADER_LEN + envelope.body.len();
+    let size = HEADER_LEN + envelope.body.len() + REQUEST_OVERHEAD;
     if !session.throw_on_overload() {
         return Some(budget.allocate(size));
     }

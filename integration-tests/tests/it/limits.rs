@@ -80,10 +80,11 @@ async fn schema(server: &TestServer) {
         .unwrap();
 }
 
-/// A server allowing 5,000 bytes in flight per client address, with `ks.t`.
+/// A server allowing 20,000 bytes in flight per client address (about three 2 KB requests
+/// with their 4 KiB overhead), with `ks.t`.
 async fn small_in_flight_server() -> TestServer {
     let config = Config {
-        max_request_data_in_flight_per_ip: 5_000,
+        max_request_data_in_flight_per_ip: 20_000,
         ..Config::default()
     };
     let server = TestServer::start_with(config).await;
@@ -125,7 +126,7 @@ async fn past_the_in_flight_limit_throw_on_overload_clients_get_overloaded() {
     .await;
     let (ok, overloaded) = pipeline(&mut raw, 40).await;
     assert!(ok > 0, "requests within the limit are served");
-    assert!(overloaded > 0, "40 x 2 KB in flight exceed 5,000 bytes");
+    assert!(overloaded > 0, "40 pipelined requests exceed 20,000 bytes");
     server.stop().await;
 }
 
@@ -183,5 +184,22 @@ async fn in_guardrails_warn_and_refuse_as_cassandra() {
         message,
         "Guardrail in_select_cartesian_product violated: Aborting query because the cartesian product of the IN restrictions on clustering key produces 6 values, this exceeds fail threshold of 4."
     );
+    server.stop().await;
+}
+
+/// Many connections from one address share its reserve: each pauses while it is exceeded and
+/// resumes with the requests already in its read buffer (they once stalled there for good).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_sharing_an_address_all_finish_under_backpressure() {
+    let server = small_in_flight_server().await;
+    let mut clients = Vec::new();
+    for _ in 0..8 {
+        let mut raw = RawConnection::connect(server.addr).await;
+        raw.startup().await;
+        clients.push(tokio::spawn(async move { pipeline(&mut raw, 100).await }));
+    }
+    for client in clients {
+        assert_eq!(client.await.unwrap(), (100, 0));
+    }
     server.stop().await;
 }
