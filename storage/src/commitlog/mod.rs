@@ -25,6 +25,8 @@ const MAGIC: &[u8; 8] = b"CQLCLOG1";
 /// A record's header: payload length (u32), CRC32 of sequence number and payload (u32),
 /// sequence number (u64).
 const RECORD_HEADER: usize = 16;
+/// Records up to this size are gathered into one buffer and written with one `pwrite`.
+const COPY_LIMIT: usize = 1 << 20;
 /// The largest record payload a reader accepts; a larger length is a torn or foreign record.
 const MAX_RECORD: usize = 1 << 30;
 
@@ -163,26 +165,18 @@ impl CommitLog {
                 cause: format!("a write of {payload_len} bytes is larger than the commit log's {MAX_RECORD}-byte records"),
             });
         }
-        let mut buf = Vec::with_capacity(RECORD_HEADER + payload_len);
-        buf.extend_from_slice(&(payload_len as u32).to_be_bytes());
-        buf.extend_from_slice(&[0; 4]);
-        buf.extend_from_slice(&seq.to_be_bytes());
-        buf.extend_from_slice(&(requests.len() as u32).to_be_bytes());
-        for request in requests {
-            buf.extend_from_slice(request);
-        }
-        let crc = crc32fast::hash(&buf[8..]);
-        buf[4..8].copy_from_slice(&crc.to_be_bytes());
+        let header = record_header(seq, payload_len, requests);
         let start = segment.len;
-        if let Err(err) = segment.file.write_all_at(&buf, start) {
+        if let Err(err) = write_record(&segment.file, start, &header, requests) {
             let path = segment_path(&self.dir, segment.id);
             segment.cut_back(start);
             return Err(io_error("appending to", &path, &err));
         }
+        let record_len = (header.len() + payload_len - 4) as u64;
         segment.last_start = start;
-        segment.len = start + buf.len() as u64;
+        segment.len = start + record_len;
         self.next_seq += 1;
-        self.since_checkpoint += buf.len() as u64;
+        self.since_checkpoint += record_len;
         Ok(seq)
     }
 
@@ -250,6 +244,48 @@ fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, StorageError> {
     }
     out.sort();
     Ok(out)
+}
+
+/// A record's header and the payload's request count: length, CRC32 (over the sequence
+/// number and the whole payload), sequence number, count.
+fn record_header(seq: u64, payload_len: usize, requests: &[&[u8]]) -> [u8; RECORD_HEADER + 4] {
+    let count = (requests.len() as u32).to_be_bytes();
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&seq.to_be_bytes());
+    hasher.update(&count);
+    for request in requests {
+        hasher.update(request);
+    }
+    let mut header = [0u8; RECORD_HEADER + 4];
+    header[..4].copy_from_slice(&(payload_len as u32).to_be_bytes());
+    header[4..8].copy_from_slice(&hasher.finalize().to_be_bytes());
+    header[8..16].copy_from_slice(&seq.to_be_bytes());
+    header[16..].copy_from_slice(&count);
+    header
+}
+
+/// Writes a record at `offset`: small records in one `pwrite` from one buffer, large ones
+/// (a value of megabytes) piece by piece so the payload is not copied again.
+fn write_record(
+    file: &File,
+    offset: u64,
+    header: &[u8],
+    requests: &[&[u8]],
+) -> std::io::Result<()> {
+    let total: usize = header.len() + requests.iter().map(|r| r.len()).sum::<usize>();
+    if total <= COPY_LIMIT {
+        let mut buf = Vec::with_capacity(total);
+        buf.extend_from_slice(header);
+        requests.iter().for_each(|r| buf.extend_from_slice(r));
+        return file.write_all_at(&buf, offset);
+    }
+    file.write_all_at(header, offset)?;
+    let mut at = offset + header.len() as u64;
+    for request in requests {
+        file.write_all_at(request, at)?;
+        at += request.len() as u64;
+    }
+    Ok(())
 }
 
 impl Segment {

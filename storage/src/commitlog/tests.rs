@@ -110,3 +110,18 @@ fn a_gap_stops_replay() {
     assert!(records.is_empty());
     assert_eq!(log.last_seq(), 5);
 }
+
+#[test]
+fn a_record_larger_than_the_copy_limit_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut log, _) = CommitLog::open(dir.path(), 0).unwrap();
+    let big = vec![7u8; COPY_LIMIT + 10];
+    let small = payload(3);
+    log.append(&[&big, &small]).unwrap();
+    log.append(&[&small]).unwrap();
+    drop(log);
+    let (_, records) = CommitLog::open(dir.path(), 0).unwrap();
+    assert_eq!(seqs(&records), vec![1, 2]);
+    assert_eq!(records[0].payload.len(), 4 + big.len() + small.len());
+    assert_eq!(&records[0].payload[4..4 + big.len()], big.as_slice());
+}
