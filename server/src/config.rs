@@ -76,7 +76,7 @@ impl Default for Config {
             max_connections: 1024,
             max_requests_per_connection: 1024,
             write_queue_limit: 4096,
-            max_request_data_in_flight_per_ip: 64 << 20,
+            max_request_data_in_flight_per_ip: 32 << 20,
             max_request_data_in_flight: 256 << 20,
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::ZERO,

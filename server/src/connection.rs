@@ -40,6 +40,9 @@ const READ_BUFFER: usize = 64 * 1024;
 /// requests are bounded as well as a few large ones.
 const REQUEST_OVERHEAD: usize = 4096;
 
+/// Answers gathered for one write, at most (one larger answer still goes out whole).
+const OUTPUT_BATCH: usize = 1 << 20;
+
 /// Event frames the forwarder may queue ahead of the connection's writes.
 const EVENT_QUEUE: usize = 1024;
 
@@ -195,8 +198,12 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
                 let request = serve_request(node, session, envelope);
                 in_flight.push(request.map(move |answer| (answer, allocation)));
             }
-            // What is ready now goes out together, in one write below.
-            while let Some(Some((answer, allocation))) = in_flight.next().now_or_never() {
+            // What is ready now goes out together, in one write below; past a megabyte the
+            // write goes first, so a slow reader never has many large answers built at once.
+            while io.output.len() < OUTPUT_BATCH {
+                let Some(Some((answer, allocation))) = in_flight.next().now_or_never() else {
+                    break;
+                };
                 io.held.push(budget.allocate(answer.frame.len()));
                 io.held.push(allocation);
                 queue_answer(node, session, io, &events_tx, answer);
