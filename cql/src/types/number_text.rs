@@ -24,9 +24,10 @@ const LEAF_DIGITS: usize = 1_024;
 /// Why a number could not be converted to or from text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NumberTextError {
-    /// The text is not an optional sign followed by ASCII digits.
-    #[error("not a decimal integer")]
-    NotAnInteger,
+    /// The text is not a number of the expected form (for an integer: an optional sign
+    /// followed by ASCII digits).
+    #[error("not a number")]
+    Malformed,
     /// The text has more significant digits than [`MAX_DIGITS`].
     #[error("a number of {digits} digits exceeds the maximum of {max} digits")]
     TooManyDigits {
@@ -50,7 +51,7 @@ pub enum NumberTextError {
 ///
 /// # Errors
 ///
-/// [`NumberTextError::NotAnInteger`] for anything else, [`NumberTextError::TooManyDigits`]
+/// [`NumberTextError::Malformed`] for anything else, [`NumberTextError::TooManyDigits`]
 /// past [`MAX_DIGITS`] significant digits.
 pub fn varint_from_text(text: &str) -> Result<Vec<u8>, NumberTextError> {
     let (negative, digits) = match text.strip_prefix('-') {
@@ -58,7 +59,7 @@ pub fn varint_from_text(text: &str) -> Result<Vec<u8>, NumberTextError> {
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(NumberTextError::NotAnInteger);
+        return Err(NumberTextError::Malformed);
     }
     let significant = digits.trim_start_matches('0');
     if significant.len() > MAX_DIGITS {
@@ -195,7 +196,7 @@ mod tests {
         ] {
             assert_eq!(
                 varint_from_text(bad),
-                Err(NumberTextError::NotAnInteger),
+                Err(NumberTextError::Malformed),
                 "{bad}"
             );
         }
