@@ -415,7 +415,7 @@ pub async fn answer(
             session.compression(),
             node.config.max_frame_size,
         )
-        .map_err(|err| CqlError::Protocol(format!("Invalid or malformed message: {err}"))),
+        .map_err(decode_error),
         Err(_) => Err(CqlError::Protocol(format!(
             "Unknown opcode {}",
             header.opcode
@@ -440,6 +440,17 @@ pub async fn answer(
     Answer {
         frame: encode(header.stream, response, &warnings, compression),
         start_events,
+    }
+}
+
+/// A request that does not decode: Cassandra's own words where it has them (an unknown
+/// consistency code or event type), else ours after "Invalid or malformed message".
+fn decode_error(err: frame::FrameError) -> CqlError {
+    match err {
+        frame::FrameError::UnknownConsistency(_) | frame::FrameError::InvalidEnumValue { .. } => {
+            CqlError::Protocol(err.to_string())
+        }
+        other => CqlError::Protocol(format!("Invalid or malformed message: {other}")),
     }
 }
 

@@ -13,8 +13,6 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
-#[cfg(test)]
-pub(crate) use literal::varint_bytes;
 pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
 pub(crate) use time::days_from_civil;
 pub use time::{parse_date, parse_time, parse_timestamp};

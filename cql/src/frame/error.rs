@@ -44,6 +44,19 @@ pub enum FrameError {
         /// The value as sent.
         value: String,
     },
+    /// A `[consistency]` code that names no level: Cassandra's `ConsistencyLevel.fromCode`
+    /// message.
+    #[error("Unknown code {0} for a consistency level")]
+    UnknownConsistency(u16),
+    /// A `[string]` that names no constant of a protocol enum (an event type in REGISTER):
+    /// Cassandra's `CBUtil.readEnumValue` message, which names the Java enum's simple name.
+    #[error("Invalid value '{value}' for {enum_name}")]
+    InvalidEnumValue {
+        /// The string as sent.
+        value: String,
+        /// The Java enum's simple name (`Type` for `Event.Type`).
+        enum_name: &'static str,
+    },
     /// A default timestamp of `i64::MIN`, which Cassandra reserves for "no timestamp".
     #[error("Out of bound timestamp, must be in [{min}, {max}] (got {got})", min = i64::MIN + 1, max = i64::MAX)]
     TimestampOutOfBounds {

@@ -68,9 +68,24 @@ pub fn read_long(buf: &mut &[u8], field: &'static str) -> Result<i64, FrameError
     run(buf, field, be_i64)
 }
 
-/// Reads a `[consistency]` (a `[short]`); its value is not checked.
+/// The highest `[consistency]` code: `NODE_LOCAL` (0x000B). Codes 0x0000 (`ANY`) to here
+/// all name a level (native_protocol_v4.spec section 3, Cassandra's `ConsistencyLevel`).
+pub const MAX_CONSISTENCY: u16 = 0x000B;
+
+/// Reads a `[consistency]` (a `[short]`) and checks that it names a level.
+///
+/// # Errors
+///
+/// [`FrameError::Truncated`], or [`FrameError::UnknownConsistency`] for a code above
+/// [`MAX_CONSISTENCY`], as Cassandra's `ConsistencyLevel.fromCode` refuses it.
 pub fn read_consistency(buf: &mut &[u8], field: &'static str) -> Result<u16, FrameError> {
-    read_short(buf, field)
+    let mut cursor = *buf;
+    let code = read_short(&mut cursor, field)?;
+    if code > MAX_CONSISTENCY {
+        return Err(FrameError::UnknownConsistency(code));
+    }
+    *buf = cursor;
+    Ok(code)
 }
 
 fn utf8<'a>(bytes: &'a [u8], field: &'static str) -> Result<&'a str, FrameError> {
@@ -516,6 +531,27 @@ mod tests {
     }
 
     #[test]
+    fn unknown_consistency_codes_are_refused_as_cassandra_does() {
+        for code in [0x0000u16, 0x0001, 0x000A, MAX_CONSISTENCY] {
+            let bytes = code.to_be_bytes();
+            let mut buf = &bytes[..];
+            assert_eq!(read_consistency(&mut buf, "consistency"), Ok(code));
+            assert!(buf.is_empty());
+        }
+        for code in [MAX_CONSISTENCY + 1, 0x00FF, 0xFFFF] {
+            let bytes = code.to_be_bytes();
+            let mut buf = &bytes[..];
+            let err = read_consistency(&mut buf, "consistency").unwrap_err();
+            assert_eq!(err, FrameError::UnknownConsistency(code));
+            assert_eq!(buf.len(), 2, "cursor untouched on failure");
+        }
+        assert_eq!(
+            FrameError::UnknownConsistency(65535).to_string(),
+            "Unknown code 65535 for a consistency level"
+        );
+    }
+
+    #[test]
     fn long_strings_are_truncated_to_fit_a_short() {
         let text = "é".repeat(40_000);
         let mut out = BytesMut::new();
@@ -570,7 +606,7 @@ mod tests {
             write_short_bytes(&mut out, &short_bytes);
             write_value(&mut out, &value);
             write_inet(&mut out, &addr);
-            write_consistency(&mut out, short);
+            write_consistency(&mut out, short % (MAX_CONSISTENCY + 1));
             write_string_map(&mut out, &map);
             write_string_multimap(&mut out, &multimap);
             let body = out.freeze();
@@ -586,7 +622,10 @@ mod tests {
             prop_assert_eq!(read_short_bytes(&mut buf, "f").unwrap(), &short_bytes[..]);
             prop_assert_eq!(read_value(&mut buf, &body, "f").unwrap(), value);
             prop_assert_eq!(read_inet(&mut buf, "f").unwrap(), addr);
-            prop_assert_eq!(read_consistency(&mut buf, "f").unwrap(), short);
+            prop_assert_eq!(
+                read_consistency(&mut buf, "f").unwrap(),
+                short % (MAX_CONSISTENCY + 1)
+            );
             prop_assert_eq!(read_string_map(&mut buf, "f").unwrap(), map);
             prop_assert_eq!(read_string_multimap(&mut buf, "f").unwrap(), multimap);
             prop_assert!(buf.is_empty());

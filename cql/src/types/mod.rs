@@ -1,9 +1,11 @@
 //! CQL types and values: [`ColumnType`], [`CqlValue`], the value wire codec ([`codec`]),
-//! CQL's per-type ordering ([`ordering`]) and `duration` literals ([`duration`]).
+//! CQL's per-type ordering ([`ordering`]), `duration` literals ([`duration`]) and the decimal
+//! text of `varint` and `decimal` values ([`number_text`]).
 
 pub mod codec;
 mod data_type;
 pub mod duration;
+pub mod number_text;
 pub mod ordering;
 mod value;
 

@@ -24,6 +24,8 @@
 
 use std::cmp::Ordering;
 
+use num_bigint::{BigInt, BigUint, Sign};
+
 use super::codec::minimal_varint;
 use super::ColumnType;
 
@@ -140,82 +142,6 @@ fn compare_varint(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
-/// An unsigned big integer as little-endian 32-bit limbs without leading zero limbs.
-struct Magnitude(Vec<u32>);
-
-impl Magnitude {
-    /// The sign and absolute value of a big-endian two's-complement integer.
-    fn of(twos_complement: &[u8]) -> (Ordering, Magnitude) {
-        let negative = is_negative(twos_complement);
-        let mut le: Vec<u8> = twos_complement
-            .iter()
-            .rev()
-            .map(|byte| if negative { !byte } else { *byte })
-            .collect();
-        if negative {
-            for byte in &mut le {
-                let (sum, carry) = byte.overflowing_add(1);
-                *byte = sum;
-                if !carry {
-                    break;
-                }
-            }
-        }
-        let limbs = le
-            .chunks(4)
-            .map(|chunk| {
-                let mut word = [0u8; 4];
-                for (slot, byte) in word.iter_mut().zip(chunk) {
-                    *slot = *byte;
-                }
-                u32::from_le_bytes(word)
-            })
-            .collect();
-        let mut magnitude = Magnitude(limbs);
-        magnitude.trim();
-        let sign = if magnitude.0.is_empty() {
-            Ordering::Equal
-        } else if negative {
-            Ordering::Less
-        } else {
-            Ordering::Greater
-        };
-        (sign, magnitude)
-    }
-
-    fn trim(&mut self) {
-        while self.0.last() == Some(&0) {
-            self.0.pop();
-        }
-    }
-
-    fn bits(&self) -> u64 {
-        match self.0.last() {
-            Some(top) => self.0.len() as u64 * 32 - u64::from(top.leading_zeros()),
-            None => 0,
-        }
-    }
-
-    fn times_ten(&mut self) {
-        let mut carry = 0u64;
-        for limb in &mut self.0 {
-            let product = u64::from(*limb) * 10 + carry;
-            *limb = product as u32;
-            carry = product >> 32;
-        }
-        if carry != 0 {
-            self.0.push(carry as u32);
-        }
-    }
-
-    fn cmp(&self, other: &Magnitude) -> Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
-    }
-}
-
 /// `BigDecimal.compareTo`: `scale [int]` then the unscaled varint; numeric, scale-blind.
 fn compare_decimal(a: &[u8], b: &[u8]) -> Ordering {
     let (Some((scale_a, unscaled_a)), Some((scale_b, unscaled_b))) =
@@ -223,9 +149,9 @@ fn compare_decimal(a: &[u8], b: &[u8]) -> Ordering {
     else {
         return a.cmp(b);
     };
-    let (sign_a, mag_a) = Magnitude::of(unscaled_a);
-    let (sign_b, mag_b) = Magnitude::of(unscaled_b);
-    if sign_a != sign_b || sign_a == Ordering::Equal {
+    let (sign_a, mag_a) = BigInt::from_signed_bytes_be(unscaled_a).into_parts();
+    let (sign_b, mag_b) = BigInt::from_signed_bytes_be(unscaled_b).into_parts();
+    if sign_a != sign_b || sign_a == Sign::NoSign {
         return sign_a.cmp(&sign_b);
     }
     let (scale_a, scale_b) = (
@@ -233,11 +159,11 @@ fn compare_decimal(a: &[u8], b: &[u8]) -> Ordering {
         i64::from(i32::from_be_bytes(*scale_b)),
     );
     let by_magnitude = if scale_a >= scale_b {
-        compare_scaled(&mag_a, mag_b, scale_a - scale_b)
+        compare_scaled(&mag_a, &mag_b, scale_a - scale_b)
     } else {
-        compare_scaled(&mag_b, mag_a, scale_b - scale_a).reverse()
+        compare_scaled(&mag_b, &mag_a, scale_b - scale_a).reverse()
     };
-    if sign_a == Ordering::Less {
+    if sign_a == Sign::Minus {
         by_magnitude.reverse()
     } else {
         by_magnitude
@@ -245,16 +171,19 @@ fn compare_decimal(a: &[u8], b: &[u8]) -> Ordering {
 }
 
 /// Compares `big` with `small * 10^shift`, both non-zero.
-fn compare_scaled(big: &Magnitude, mut small: Magnitude, shift: i64) -> Ordering {
+fn compare_scaled(big: &BigUint, small: &BigUint, shift: i64) -> Ordering {
     // small * 10^shift >= 10^shift > 2^(3 * shift), so once 3 * shift reaches big's bit
-    // length the scaled side is larger, and the multiplication below stays bounded.
-    if shift.saturating_mul(3) >= i64::try_from(big.bits()).unwrap_or(i64::MAX) {
+    // length the scaled side is larger; below that the power has fewer bits than `big`.
+    let bits = i64::try_from(big.bits()).unwrap_or(i64::MAX);
+    let Ok(shift) = u32::try_from(shift) else {
+        return Ordering::Less;
+    };
+    if i64::from(shift).saturating_mul(3) >= bits {
         return Ordering::Less;
     }
-    for _ in 0..shift {
-        small.times_ten();
-    }
-    big.cmp(&small)
+    // One exponentiation by squaring and one multiplication (Karatsuba and up), rather than
+    // `shift` multiplications by ten, which were quadratic in the length.
+    big.cmp(&(small * BigUint::from(10u8).pow(shift)))
 }
 
 /// `UUIDType`: 16-byte values after shorter ones; version; timestamp for version 1; bytes.
@@ -522,6 +451,22 @@ mod tests {
             cmp(&d, &dec(&[0xFF], i32::MIN), &dec(&[0x80], i32::MAX)),
             Less
         );
+    }
+
+    /// An 800,000-bit unscaled value against 10^240,000 and 10^250,000 (about 797,000 and
+    /// 830,000 bits): close enough that the power must be computed, which multiplying by ten
+    /// 250,000 times (some 6 * 10^9 limb steps) made take seconds to minutes.
+    #[test]
+    fn long_decimals_with_far_apart_scales_compare_quickly() {
+        let d = ColumnType::Decimal;
+        let dec = |unscaled: &[u8], scale: i32| CqlValue::Decimal {
+            unscaled: unscaled.to_vec(),
+            scale,
+        };
+        let long = vec![0x7F; 100_000];
+        assert_eq!(cmp(&d, &dec(&long, 0), &dec(&[1], -250_000)), Less);
+        assert_eq!(cmp(&d, &dec(&long, 0), &dec(&[1], -240_000)), Greater);
+        assert_eq!(cmp(&d, &dec(&[0xFF], -250_000), &dec(&long, 0)), Less);
     }
 
     #[test]

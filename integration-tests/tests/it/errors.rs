@@ -226,3 +226,44 @@ async fn oversized_key_components_are_rejected() {
         Some((DbError::ConfigError, "Unrecognized strategy option {nowhere} passed to NetworkTopologyStrategy for keyspace k2".to_string()))
     );
 }
+
+/// A consistency code or an event type that names nothing is Cassandra's PROTOCOL_ERROR,
+/// answered on the request's stream; the connection lives on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_consistency_codes_and_event_types_are_protocol_errors() {
+    let server = TestServer::start().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let mut params = default_params();
+    params.consistency = 0xFFFF;
+    let query = Query {
+        query: "SELECT * FROM system.local".into(),
+        params,
+    };
+    raw.send(3, &Request::Query(query)).await;
+    let (_, stream, response) = raw.recv().await.expect("answer");
+    assert_eq!(stream, 3);
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x000A);
+    assert_eq!(err.message, "Unknown code 65535 for a consistency level");
+    let register = cql::frame::request::Register {
+        events: vec!["SCHEMA_CHANGE".into(), "FOO".into()],
+    };
+    raw.send(4, &Request::Register(register)).await;
+    let (_, stream, response) = raw.recv().await.expect("answer");
+    assert_eq!(stream, 4);
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x000A);
+    assert_eq!(err.message, "Invalid value 'FOO' for Type");
+    // Lower case is Cassandra's enum too, and the connection still works.
+    let register = cql::frame::request::Register {
+        events: vec!["schema_change".into()],
+    };
+    raw.send(5, &Request::Register(register)).await;
+    let (_, stream, response) = raw.recv().await.expect("answer");
+    assert_eq!((stream, response), (5, Response::Ready));
+}

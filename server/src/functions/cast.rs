@@ -3,9 +3,10 @@
 //! `ascii`/`text`, and between the temporal types. Each is a function named `castAs<Type>`.
 
 use bytes::Bytes;
+use cql::types::number_text::varint_to_text;
 use cql::types::ColumnType;
 
-use super::numeric::{varint_low_bytes, varint_to_string, Number};
+use super::numeric::{varint_low_bytes, Number};
 use super::time::TimeFn;
 use super::{first, Body, CallContext, NativeFunction};
 use crate::error::CqlResult;
@@ -134,11 +135,15 @@ fn varint_cast(value: &[u8], target: &ColumnType) -> CqlResult<Bytes> {
         ColumnType::Int => Bytes::from(varint_low_bytes(value, 4)),
         ColumnType::Bigint => Bytes::from(varint_low_bytes(value, 8)),
         ColumnType::Float => {
-            let f: f32 = varint_to_string(value).parse().map_err(|_| parse_error())?;
+            let f = varint_float_text(value)?
+                .parse::<f32>()
+                .map_err(|_| parse_error())?;
             Bytes::copy_from_slice(&f.to_be_bytes())
         }
         ColumnType::Double => {
-            let d: f64 = varint_to_string(value).parse().map_err(|_| parse_error())?;
+            let d = varint_float_text(value)?
+                .parse::<f64>()
+                .map_err(|_| parse_error())?;
             Bytes::copy_from_slice(&d.to_be_bytes())
         }
         // A decimal of scale 0 is its unscaled varint.
@@ -150,9 +155,23 @@ fn varint_cast(value: &[u8], target: &ColumnType) -> CqlResult<Bytes> {
     })
 }
 
+/// The text Rust's correctly rounded float parser reads for `BigInteger.doubleValue()` (and
+/// `floatValue()`): the digits while they are few enough to print, else `±inf`, which is what
+/// a number beyond every float's range rounds to anyway.
+fn varint_float_text(value: &[u8]) -> CqlResult<String> {
+    // 10^400 overflows both float types; a value of 1,400 bits or more is larger still.
+    const BEYOND_FLOATS: usize = 1_400 / 8;
+    if value.len() > BEYOND_FLOATS {
+        let negative = value.first().is_some_and(|b| b & 0x80 != 0);
+        return Ok(if negative { "-inf" } else { "inf" }.into());
+    }
+    varint_to_text(value).map_err(|err| crate::error::CqlError::invalid(err.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cql::types::number_text::varint_from_text;
 
     fn run(input: ColumnType, output: ColumnType, value: &[u8]) -> Option<Bytes> {
         let function = all()
@@ -209,6 +228,24 @@ mod tests {
         let decimal = run(ColumnType::Varint, ColumnType::Decimal, &big).expect("decimal");
         assert_eq!(&decimal[..4], &[0, 0, 0, 0]);
         assert_eq!(&decimal[4..], &big[..]);
+    }
+
+    #[test]
+    fn long_varints_cast_to_floats_by_value() {
+        let power = varint_from_text(&format!("1{}", "0".repeat(300))).expect("10^300");
+        assert_eq!(
+            run(ColumnType::Varint, ColumnType::Double, &power).as_deref(),
+            Some(&1e300f64.to_be_bytes()[..])
+        );
+        let mut huge = vec![0x80];
+        huge.extend_from_slice(&[0; 200_000]);
+        assert_eq!(
+            run(ColumnType::Varint, ColumnType::Double, &huge).as_deref(),
+            Some(&f64::NEG_INFINITY.to_be_bytes()[..])
+        );
+        let text = run(ColumnType::Varint, ColumnType::Text, &huge).expect("text");
+        assert_eq!(text.len(), 481_652);
+        assert!(text.starts_with(b"-1"));
     }
 
     #[test]

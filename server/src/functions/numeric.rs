@@ -57,46 +57,6 @@ pub(crate) fn encode_varint(n: i128) -> Vec<u8> {
     raw[start..].to_vec()
 }
 
-/// The decimal digits of a big-endian two's complement integer of any length.
-pub(crate) fn varint_to_string(bytes: &[u8]) -> String {
-    let Some(&first) = bytes.first() else {
-        return "0".into();
-    };
-    let negative = first & 0x80 != 0;
-    // The magnitude, big-endian: the two's complement negated when negative.
-    let mut magnitude: Vec<u8> = if negative {
-        let mut inverted: Vec<u8> = bytes.iter().map(|b| !b).collect();
-        for b in inverted.iter_mut().rev() {
-            let (sum, carry) = b.overflowing_add(1);
-            *b = sum;
-            if !carry {
-                break;
-            }
-        }
-        inverted
-    } else {
-        bytes.to_vec()
-    };
-    let mut digits = Vec::new();
-    while magnitude.iter().any(|&b| b != 0) {
-        let mut remainder = 0u32;
-        for b in magnitude.iter_mut() {
-            let current = (remainder << 8) | u32::from(*b);
-            *b = (current / 10) as u8;
-            remainder = current % 10;
-        }
-        digits.push(b'0' + remainder as u8);
-    }
-    if digits.is_empty() {
-        digits.push(b'0');
-    }
-    if negative {
-        digits.push(b'-');
-    }
-    digits.reverse();
-    String::from_utf8(digits).unwrap_or_default()
-}
-
 /// The low `width` bytes of a big-endian two's complement integer, sign-extended when it is
 /// shorter: Java's narrowing of a `BigInteger`.
 pub(crate) fn varint_low_bytes(bytes: &[u8], width: usize) -> Vec<u8> {
@@ -412,17 +372,11 @@ mod tests {
     }
 
     #[test]
-    fn big_varints_print_and_narrow_like_big_integer() {
+    fn big_varints_narrow_like_big_integer() {
         let big = [
             0x11u8, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee,
             0xff, 0x01, 0x23,
         ];
-        assert_eq!(
-            varint_to_string(&big),
-            "5830260182622385135042017849058395095331"
-        );
-        assert_eq!(varint_to_string(&[0xff, 0x38]), "-200");
-        assert_eq!(varint_to_string(&[0x00]), "0");
         assert_eq!(varint_low_bytes(&big, 4), vec![0xee, 0xff, 0x01, 0x23]);
         assert_eq!(varint_low_bytes(&[0x80], 2), vec![0xff, 0x80]);
     }

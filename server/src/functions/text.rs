@@ -4,10 +4,11 @@
 
 use std::net::IpAddr;
 
+use cql::types::number_text::{decimal_to_text, varint_to_text, NumberTextError};
 use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
-use crate::functions::numeric::{Decimal, Number};
+use crate::functions::numeric::Number;
 
 /// Splits Rust's shortest round-trip digits of a finite non-zero value (`{:e}` form) into the
 /// digit string and the decimal exponent of its first digit.
@@ -138,8 +139,16 @@ pub(crate) fn java_inet(ip: &IpAddr) -> String {
 ///
 /// A value that does not decode as `ty`.
 pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
-    if *ty == ColumnType::Varint {
-        return Ok(crate::functions::numeric::varint_to_string(bytes));
+    let too_long = |err: NumberTextError| CqlError::invalid(err.to_string());
+    match ty {
+        ColumnType::Varint => return varint_to_text(bytes).map_err(too_long),
+        ColumnType::Decimal => {
+            let (scale, unscaled) = bytes
+                .split_first_chunk::<4>()
+                .ok_or_else(|| CqlError::invalid("Invalid decimal value"))?;
+            return decimal_to_text(unscaled, i32::from_be_bytes(*scale)).map_err(too_long);
+        }
+        _ => {}
     }
     if let Some(n) = Number::decode(ty, bytes).ok().flatten() {
         return Ok(match n {
@@ -159,14 +168,6 @@ pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
         CqlValue::Date(d) => format_date(d),
         CqlValue::Time(n) => format_time(n),
         CqlValue::Uuid(u) | CqlValue::Timeuuid(u) => u.to_string(),
-        CqlValue::Varint(b) => crate::functions::numeric::decode_varint(&b)
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-        CqlValue::Decimal { unscaled, scale } => Decimal {
-            unscaled: crate::functions::numeric::decode_varint(&unscaled).unwrap_or_default(),
-            scale,
-        }
-        .to_string(),
         other => {
             return Err(CqlError::invalid(format!(
                 "Cannot render {other:?} as text"
@@ -217,6 +218,20 @@ mod tests {
             "-300"
         );
         assert_eq!(cast_text(&ColumnType::Boolean, &[1]).expect("bool"), "true");
+        // Past 128 bits a decimal used to print as 0.
+        let mut decimal = 2i32.to_be_bytes().to_vec();
+        decimal.extend(
+            cql::types::number_text::varint_from_text("-1234567890123456789012345678901234567890")
+                .expect("varint"),
+        );
+        assert_eq!(
+            cast_text(&ColumnType::Decimal, &decimal).expect("decimal"),
+            "-12345678901234567890123456789012345678.90"
+        );
+        assert_eq!(
+            cast_text(&ColumnType::Decimal, &[0, 0, 0, 1, 0x7b]).expect("decimal"),
+            "12.3"
+        );
         assert_eq!(
             cast_text(&ColumnType::Inet, &[127, 0, 0, 1]).expect("inet"),
             "127.0.0.1"

@@ -4,6 +4,7 @@
 //! objects. The error is the message Cassandra's `MarshalException` carries.
 
 use cql::statement::ast::Literal;
+use cql::types::number_text::NumberTextError;
 use cql::types::{ColumnType, CqlValue};
 
 use super::duration::parse_duration;
@@ -53,10 +54,11 @@ pub fn decode(ty: &ColumnType, json: &Json) -> Decoded {
             _ => Err(got(&format!("a {ty} value"), json)),
         },
         T::Decimal => match json {
-            Json::Number(n) | Json::String(n) => decimal(n).map(Some).ok_or_else(|| {
-                DecodeError(format!(
+            Json::Number(n) | Json::String(n) => decimal(n).map(Some).map_err(|err| match err {
+                NumberTextError::Malformed => DecodeError(format!(
                     "Value '{n}' is not a valid representation of a decimal value"
-                ))
+                )),
+                too_long => DecodeError(too_long.to_string()),
             }),
             _ => Err(got("a decimal value", json)),
         },

@@ -45,7 +45,8 @@ fn integers_from_numbers_and_strings() {
             "\"1234567890123456789012345678901234567890\""
         ),
         CqlValue::Varint(
-            crate::values::varint_bytes("1234567890123456789012345678901234567890").unwrap()
+            cql::types::number_text::varint_from_text("1234567890123456789012345678901234567890")
+                .unwrap()
         )
     );
     assert!(dec(&ColumnType::Varint, "\"\"").is_err());

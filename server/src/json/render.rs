@@ -3,9 +3,9 @@
 //! bare (NaN and infinities as `null`); lists, sets and tuples as arrays; maps and UDTs as
 //! objects whose keys are strings.
 
+use cql::types::number_text::{decimal_to_text, varint_to_text, NumberTextError};
 use cql::types::CqlValue;
 
-use super::numbers::{decimal_string, varint_string};
 use super::time::{date_string, duration_string, time_string, timestamp_string};
 
 /// `s` as a JSON string literal, escaped as Jackson's `JsonStringEncoder` does.
@@ -40,16 +40,20 @@ pub fn name_key(name: &str) -> String {
 }
 
 /// The JSON text of `value`; `None` is `null`.
-pub fn to_json(value: Option<&CqlValue>) -> String {
+///
+/// # Errors
+///
+/// A `varint` or `decimal` too long to print (`cql::types::number_text::MAX_DIGITS`).
+pub fn to_json(value: Option<&CqlValue>) -> Result<String, NumberTextError> {
     let mut out = String::new();
     match value {
-        Some(v) => write_value(v, &mut out),
+        Some(v) => write_value(v, &mut out)?,
         None => out.push_str("null"),
     }
-    out
+    Ok(out)
 }
 
-fn write_value(value: &CqlValue, out: &mut String) {
+fn write_value(value: &CqlValue, out: &mut String) -> Result<(), NumberTextError> {
     match value {
         CqlValue::Ascii(s) | CqlValue::Text(s) => out.push_str(&quote(s)),
         CqlValue::Bigint(v) | CqlValue::Counter(v) => out.push_str(&v.to_string()),
@@ -62,8 +66,8 @@ fn write_value(value: &CqlValue, out: &mut String) {
             out.push_str(&crate::error::hex(b));
             out.push('"');
         }
-        CqlValue::Varint(bytes) => out.push_str(&varint_string(bytes)),
-        CqlValue::Decimal { unscaled, scale } => out.push_str(&decimal_string(unscaled, *scale)),
+        CqlValue::Varint(bytes) => out.push_str(&varint_to_text(bytes)?),
+        CqlValue::Decimal { unscaled, scale } => out.push_str(&decimal_to_text(unscaled, *scale)?),
         CqlValue::Double(v) => out.push_str(&java_double(*v)),
         CqlValue::Float(v) => out.push_str(&java_float(*v)),
         CqlValue::Uuid(u) | CqlValue::Timeuuid(u) => out.push_str(&quote(&u.to_string())),
@@ -77,18 +81,18 @@ fn write_value(value: &CqlValue, out: &mut String) {
             nanoseconds,
         } => out.push_str(&quote(&duration_string(*months, *days, *nanoseconds))),
         CqlValue::List(items) | CqlValue::Set(items) => {
-            write_items(items.iter().map(Some), out);
+            write_items(items.iter().map(Some), out)?;
         }
-        CqlValue::Tuple(items) => write_items(items.iter().map(Option::as_ref), out),
+        CqlValue::Tuple(items) => write_items(items.iter().map(Option::as_ref), out)?,
         CqlValue::Map(entries) => {
             out.push('{');
             for (i, (k, v)) in entries.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(&map_key(k));
+                out.push_str(&map_key(k)?);
                 out.push_str(": ");
-                write_value(v, out);
+                write_value(v, out)?;
             }
             out.push('}');
         }
@@ -100,36 +104,41 @@ fn write_value(value: &CqlValue, out: &mut String) {
                 }
                 out.push_str(&name_key(name));
                 out.push_str(": ");
-                out.push_str(&to_json(v.as_ref()));
+                out.push_str(&to_json(v.as_ref())?);
             }
             out.push('}');
         }
         CqlValue::Empty => out.push_str("\"\""),
     }
+    Ok(())
 }
 
-fn write_items<'a>(items: impl Iterator<Item = Option<&'a CqlValue>>, out: &mut String) {
+fn write_items<'a>(
+    items: impl Iterator<Item = Option<&'a CqlValue>>,
+    out: &mut String,
+) -> Result<(), NumberTextError> {
     out.push('[');
     for (i, item) in items.enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
         match item {
-            Some(v) => write_value(v, out),
+            Some(v) => write_value(v, out)?,
             None => out.push_str("null"),
         }
     }
     out.push(']');
+    Ok(())
 }
 
 /// A map key: its JSON text if that is a string already, else that text as a string.
-fn map_key(key: &CqlValue) -> String {
-    let text = to_json(Some(key));
-    if text.starts_with('"') {
+fn map_key(key: &CqlValue) -> Result<String, NumberTextError> {
+    let text = to_json(Some(key))?;
+    Ok(if text.starts_with('"') {
         text
     } else {
         quote(&text)
-    }
+    })
 }
 
 /// Java's `Double.toString`; JSON has no NaN or infinities, so Cassandra writes `null`.
@@ -156,7 +165,7 @@ mod tests {
     use uuid::Uuid;
 
     fn j(v: CqlValue) -> String {
-        to_json(Some(&v))
+        to_json(Some(&v)).expect("printable")
     }
 
     #[test]
@@ -235,7 +244,7 @@ mod tests {
             ("Foo".into(), None),
         ]);
         assert_eq!(j(udt), r#"{"a": 1, "\"Foo\"": null}"#);
-        assert_eq!(to_json(None), "null");
+        assert_eq!(to_json(None).as_deref(), Ok("null"));
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub use batch::{Batch, BatchQuery, BatchStatement};
 pub use execute::Execute;
 pub use prepare::Prepare;
 pub use query::{query_flags, Query, QueryParameters};
-pub use register::Register;
+pub use register::{Register, EVENT_TYPES};
 pub use startup::Startup;
 
 use super::{FrameError, Opcode};
