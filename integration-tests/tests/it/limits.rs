@@ -46,7 +46,7 @@ async fn a_connection_without_startup_is_closed_after_the_handshake_timeout() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_connection_is_closed_after_the_idle_timeout() {
     let config = Config {
-        idle_timeout: Duration::from_millis(300),
+        idle_timeout: Duration::from_millis(800),
         ..Config::default()
     };
     let server = TestServer::start_with(config).await;
@@ -54,8 +54,8 @@ async fn an_idle_connection_is_closed_after_the_idle_timeout() {
     busy.startup().await;
     let mut idle = RawConnection::connect(server.addr).await;
     idle.startup().await;
-    for stream in 1..6 {
-        tokio::time::sleep(Duration::from_millis(150)).await;
+    for stream in 1..14 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
         busy.send(stream, &Request::Options).await;
         assert!(
             busy.recv().await.is_some(),
@@ -63,7 +63,7 @@ async fn an_idle_connection_is_closed_after_the_idle_timeout() {
         );
     }
     idle.send(1, &Request::Options).await;
-    assert!(idle.recv().await.is_none(), "idle for 750 ms: closed");
+    assert!(idle.recv().await.is_none(), "idle for 1.3 s: closed");
     server.stop().await;
 }
 
@@ -94,9 +94,21 @@ async fn small_in_flight_server() -> TestServer {
 
 /// Pipelines `n` 2 KB INSERTs and returns (answered, overloaded) counts.
 async fn pipeline(raw: &mut RawConnection, n: usize) -> (usize, usize) {
+    // All in one write, so the server reads them together.
+    let mut frames = Vec::new();
     for k in 0..n {
-        raw.query(k as i16 + 1, &insert(k)).await;
+        let query = cql::frame::request::Query {
+            query: insert(k),
+            params: integration_tests::default_params(),
+        };
+        let request = Request::Query(query);
+        frames.extend_from_slice(&cql::frame::encode_request_frame(
+            k as i16 + 1,
+            &request,
+            None,
+        ));
     }
+    raw.send_bytes(&frames).await;
     let (mut ok, mut overloaded) = (0, 0);
     for _ in 0..n {
         match raw.recv().await {
