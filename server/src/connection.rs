@@ -201,12 +201,10 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
             // What is ready now goes out together, in one write below; past a megabyte the
             // write goes first, so a slow reader never has many large answers built at once.
             while io.output.len() < OUTPUT_BATCH {
-                let Some(Some((answer, allocation))) = in_flight.next().now_or_never() else {
+                let Some(Some(answered)) = in_flight.next().now_or_never() else {
                     break;
                 };
-                io.held.push(budget.allocate(answer.frame.len()));
-                io.held.push(allocation);
-                queue_answer(node, session, io, &events_tx, answer);
+                queue_answer(node, session, io, &budget, &events_tx, answered);
                 progress = true;
             }
             if !progress {
@@ -246,10 +244,8 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
         match wake {
             Wake::Shutdown | Wake::Read(false) => reading = false,
             Wake::Read(true) => {}
-            Wake::Answer((answer, allocation)) => {
-                io.held.push(budget.allocate(answer.frame.len()));
-                io.held.push(allocation);
-                queue_answer(node, session, io, &events_tx, answer);
+            Wake::Answer(answered) => {
+                queue_answer(node, session, io, &budget, &events_tx, answered);
             }
             Wake::Event(frame) => io.queue(frame),
         }
@@ -377,13 +373,17 @@ fn serve_request<'a>(
 }
 
 /// Queues an answer's frame, after starting event forwarding when a REGISTER asked for it.
+/// The request's bytes and the answer's stay charged to the in-flight limits until written.
 fn queue_answer(
     node: &Arc<Node>,
     session: &Arc<Session>,
     io: &mut Io<'_>,
+    budget: &Budget,
     events: &mpsc::Sender<BytesMut>,
-    answer: Answer,
+    (answer, allocation): (Answer, Allocation),
 ) {
+    io.held.push(budget.allocate(answer.frame.len()));
+    io.held.push(allocation);
     if answer.start_events {
         spawn_event_forwarder(node, session, events.clone());
     }

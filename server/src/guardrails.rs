@@ -24,24 +24,44 @@ impl Threshold {
     }
 }
 
+/// Fails past `threshold.fail`, warns past `threshold.warn`, with Cassandra's
+/// "Guardrail <name> violated: " before each message.
+fn guard(
+    threshold: Threshold,
+    name: &str,
+    value: u64,
+    fail: impl FnOnce(i64) -> String,
+    warn: impl FnOnce(i64) -> String,
+) -> CqlResult<()> {
+    if Threshold::exceeded(threshold.fail, value) {
+        let message = fail(threshold.fail);
+        return Err(CqlError::invalid(format!(
+            "Guardrail {name} violated: {message}"
+        )));
+    }
+    if Threshold::exceeded(threshold.warn, value) {
+        let message = warn(threshold.warn);
+        warnings::warn(format!("Guardrail {name} violated: {message}"));
+    }
+    Ok(())
+}
+
 /// Guards the number of partition keys an IN restriction selects on `table`.
 ///
 /// # Errors
 /// [`CqlError::Invalid`] past the fail threshold.
 pub fn partition_keys_in_select(threshold: Threshold, table: &str, keys: u64) -> CqlResult<()> {
-    if Threshold::exceeded(threshold.fail, keys) {
-        return Err(CqlError::invalid(format!(
-            "Guardrail partition_keys_in_select violated: Aborting query with partition keys in IN clause on table {table}, number of partition keys {keys} exceeds fail threshold of {}.",
-            threshold.fail
-        )));
-    }
-    if Threshold::exceeded(threshold.warn, keys) {
-        warnings::warn(format!(
-            "Guardrail partition_keys_in_select violated: Query with partition keys in IN clause on table {table}, with number of partition keys {keys} exceeds warning threshold of {}.",
-            threshold.warn
-        ));
-    }
-    Ok(())
+    guard(
+        threshold,
+        "partition_keys_in_select",
+        keys,
+        |fail| {
+            format!("Aborting query with partition keys in IN clause on table {table}, number of partition keys {keys} exceeds fail threshold of {fail}.")
+        },
+        |warn| {
+            format!("Query with partition keys in IN clause on table {table}, with number of partition keys {keys} exceeds warning threshold of {warn}.")
+        },
+    )
 }
 
 /// Guards the size of the cartesian product of the IN restrictions on the `what` columns
@@ -50,19 +70,17 @@ pub fn partition_keys_in_select(threshold: Threshold, table: &str, keys: u64) ->
 /// # Errors
 /// [`CqlError::Invalid`] past the fail threshold.
 pub fn in_select_cartesian_product(threshold: Threshold, what: &str, size: u64) -> CqlResult<()> {
-    if Threshold::exceeded(threshold.fail, size) {
-        return Err(CqlError::invalid(format!(
-            "Guardrail in_select_cartesian_product violated: Aborting query because the cartesian product of the IN restrictions on {what} produces {size} values, this exceeds fail threshold of {}.",
-            threshold.fail
-        )));
-    }
-    if Threshold::exceeded(threshold.warn, size) {
-        warnings::warn(format!(
-            "Guardrail in_select_cartesian_product violated: The cartesian product of the IN restrictions on {what} produces {size} values, this exceeds warning threshold of {}.",
-            threshold.warn
-        ));
-    }
-    Ok(())
+    guard(
+        threshold,
+        "in_select_cartesian_product",
+        size,
+        |fail| {
+            format!("Aborting query because the cartesian product of the IN restrictions on {what} produces {size} values, this exceeds fail threshold of {fail}.")
+        },
+        |warn| {
+            format!("The cartesian product of the IN restrictions on {what} produces {size} values, this exceeds warning threshold of {warn}.")
+        },
+    )
 }
 
 #[cfg(test)]

@@ -233,15 +233,22 @@ impl Writer {
         }
     }
 
+    /// The longest time between durable commits: with a log, a checkpoint interval; without
+    /// one (in memory), the sync period as before.
+    fn checkpoint_interval(&self) -> Duration {
+        match self.log {
+            Some(_) => CHECKPOINT_INTERVAL,
+            None => self.options.sync_period,
+        }
+    }
+
     /// When the next timed work is due, if any is pending.
     fn next_due(&self) -> Option<Instant> {
         let log_sync = (self.log_unsynced && self.options.sync == SyncMode::Periodic)
             .then(|| self.last_log_sync + self.options.sync_period);
-        let interval = match self.log {
-            Some(_) => CHECKPOINT_INTERVAL,
-            None => self.options.sync_period,
-        };
-        let checkpoint = self.dirty.then(|| self.last_durable + interval);
+        let checkpoint = self
+            .dirty
+            .then(|| self.last_durable + self.checkpoint_interval());
         // A failed reopen is retried without waiting for a write: readers need the database.
         let reopen = self.needs_reopen.then(|| {
             self.last_reopen
@@ -263,11 +270,8 @@ impl Writer {
             self.sync_log();
         }
         let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
-        let interval = match self.log {
-            Some(_) => CHECKPOINT_INTERVAL,
-            None => self.options.sync_period,
-        };
-        if self.dirty && (logged_bytes >= CHECKPOINT_BYTES || now >= self.last_durable + interval) {
+        let due = now >= self.last_durable + self.checkpoint_interval();
+        if self.dirty && (logged_bytes >= CHECKPOINT_BYTES || due) {
             trace!(logged_bytes, "checkpoint");
             if let Err(e) = self.checkpoint() {
                 // Retried after another interval; until then the log keeps everything.

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::catalog::ColumnId;
 use crate::counter::{CounterChange, CounterWrite};
+use crate::encoding::input::Input;
 use crate::encoding::range_tombstone;
 use crate::encoding::row;
 use crate::error::StorageError;
@@ -66,69 +67,70 @@ fn encode_counter(write: &CounterWrite, out: &mut Vec<u8>) {
 /// # Errors
 /// [`StorageError::Corrupt`] for bytes that do not decode (the record passed its checksum,
 /// so this means a bug or a log of another format).
-pub(crate) fn decode_group(mut input: &[u8]) -> Result<Vec<WriteBatch>, StorageError> {
-    let count = get_u32(&mut input)?;
-    let mut batches = Vec::with_capacity(count.min(input.len() / 16));
+pub(crate) fn decode_group(payload: &[u8]) -> Result<Vec<WriteBatch>, StorageError> {
+    let mut input = Input::new(payload, "commit log record");
+    let count = input.u32()? as usize;
+    let mut batches = Vec::with_capacity(count.min(input.bytes.len() / 16));
     for _ in 0..count {
-        let mut body = take_bytes(&mut input)?;
+        let mut body = Input::new(input.prefixed()?, "commit log record");
         batches.push(decode_batch(&mut body)?);
-        if !body.is_empty() {
-            return Err(corrupt("trailing bytes after a request"));
+        if !body.bytes.is_empty() {
+            return Err(body.corrupt("trailing bytes after a request"));
         }
     }
-    if !input.is_empty() {
-        return Err(corrupt("trailing bytes after the last request"));
+    if !input.bytes.is_empty() {
+        return Err(input.corrupt("trailing bytes after the last request"));
     }
     Ok(batches)
 }
 
-fn decode_batch(input: &mut &[u8]) -> Result<WriteBatch, StorageError> {
+fn decode_batch(input: &mut Input<'_>) -> Result<WriteBatch, StorageError> {
     let mut batch = WriteBatch::default();
-    for _ in 0..get_u32(input)? {
-        let table_id = get_uuid(input)?;
-        let key = take_bytes(input)?.to_vec();
-        let update = row::decode(take_bytes(input)?)?;
+    for _ in 0..input.u32()? {
+        let table_id = Uuid::from_bytes(input.array()?);
+        let key = input.prefixed()?.to_vec();
+        let update = row::decode(input.prefixed()?)?;
         batch.rows.push(RowWrite {
             table_id,
             key,
             update,
         });
     }
-    for _ in 0..get_u32(input)? {
-        let table_id = get_uuid(input)?;
-        let partition = take_bytes(input)?.to_vec();
-        let mut list = range_tombstone::decode(take_bytes(input)?)?;
+    for _ in 0..input.u32()? {
+        let table_id = Uuid::from_bytes(input.array()?);
+        let partition = input.prefixed()?.to_vec();
+        let mut list = range_tombstone::decode(input.prefixed()?)?;
         let tombstone = list
             .pop()
             .filter(|_| list.is_empty())
-            .ok_or_else(|| corrupt("a range tombstone write holds one tombstone"))?;
+            .ok_or_else(|| input.corrupt("a range tombstone write holds one tombstone"))?;
         batch.range_tombstones.push(RangeTombstoneWrite {
             table_id,
             partition,
             tombstone,
         });
     }
-    for _ in 0..get_u32(input)? {
+    for _ in 0..input.u32()? {
         batch.counters.push(decode_counter(input)?);
     }
     Ok(batch)
 }
 
-fn decode_counter(input: &mut &[u8]) -> Result<CounterWrite, StorageError> {
-    let table_id = get_uuid(input)?;
-    let key = take_bytes(input)?.to_vec();
-    let partition_len = get_u32(input)?;
-    let is_static = take(input, 1)?[0] != 0;
-    let column = ColumnId(get_u32(input)? as u32);
-    let timestamp = get_i64(input)?;
-    let kind = take(input, 1)?[0];
-    let value = get_i64(input)?;
+fn decode_counter(input: &mut Input<'_>) -> Result<CounterWrite, StorageError> {
+    let table_id = Uuid::from_bytes(input.array()?);
+    let key = input.prefixed()?.to_vec();
+    let partition_len = input.u32()? as usize;
+    let is_static = input.u8()? != 0;
+    let column = ColumnId(input.u32()?);
+    let timestamp = input.i64()?;
+    let kind = input.u8()?;
+    let value = input.i64()?;
     let change = match kind {
         COUNTER_ADD => CounterChange::Add(value),
         COUNTER_DELETE => CounterChange::Delete {
             local_deletion_seconds: value,
         },
-        other => return Err(corrupt(format!("unknown counter change {other}"))),
+        other => return Err(input.corrupt(format!("unknown counter change {other}"))),
     };
     Ok(CounterWrite {
         table_id,
@@ -141,10 +143,6 @@ fn decode_counter(input: &mut &[u8]) -> Result<CounterWrite, StorageError> {
     })
 }
 
-fn corrupt(what: impl std::fmt::Display) -> StorageError {
-    StorageError::corrupt(format!("commit log record: {what}"))
-}
-
 fn put_u32(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&(n as u32).to_be_bytes());
 }
@@ -152,35 +150,6 @@ fn put_u32(out: &mut Vec<u8>, n: usize) {
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     put_u32(out, bytes.len());
     out.extend_from_slice(bytes);
-}
-
-fn take<'a>(input: &mut &'a [u8], n: usize) -> Result<&'a [u8], StorageError> {
-    if input.len() < n {
-        return Err(corrupt("truncated"));
-    }
-    let (head, tail) = input.split_at(n);
-    *input = tail;
-    Ok(head)
-}
-
-fn get_u32(input: &mut &[u8]) -> Result<usize, StorageError> {
-    let bytes: [u8; 4] = take(input, 4)?.try_into().map_err(|_| corrupt("u32"))?;
-    Ok(u32::from_be_bytes(bytes) as usize)
-}
-
-fn get_i64(input: &mut &[u8]) -> Result<i64, StorageError> {
-    let bytes: [u8; 8] = take(input, 8)?.try_into().map_err(|_| corrupt("i64"))?;
-    Ok(i64::from_be_bytes(bytes))
-}
-
-fn get_uuid(input: &mut &[u8]) -> Result<Uuid, StorageError> {
-    let bytes: [u8; 16] = take(input, 16)?.try_into().map_err(|_| corrupt("uuid"))?;
-    Ok(Uuid::from_bytes(bytes))
-}
-
-fn take_bytes<'a>(input: &mut &'a [u8]) -> Result<&'a [u8], StorageError> {
-    let len = get_u32(input)?;
-    take(input, len)
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use bytes::Bytes;
 
 use super::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
 use crate::catalog::ColumnId;
+use crate::encoding::input::Input;
 use crate::error::StorageError;
 
 /// The row format version this build writes (and the only one it reads).
@@ -104,42 +105,9 @@ fn put_cell(id: ColumnId, cell: &Cell, out: &mut Vec<u8>) {
     }
 }
 
-struct Input<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Input<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], StorageError> {
-        if self.bytes.len() < n {
-            return Err(StorageError::corrupt("row value: truncated"));
-        }
-        let (head, rest) = self.bytes.split_at(n);
-        self.bytes = rest;
-        Ok(head)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], StorageError> {
-        let mut out = [0; N];
-        out.copy_from_slice(self.take(N)?);
-        Ok(out)
-    }
-
-    fn u8(&mut self) -> Result<u8, StorageError> {
-        Ok(self.array::<1>()?[0])
-    }
-
-    fn u32(&mut self) -> Result<u32, StorageError> {
-        Ok(u32::from_be_bytes(self.array()?))
-    }
-
-    fn i64(&mut self) -> Result<i64, StorageError> {
-        Ok(i64::from_be_bytes(self.array()?))
-    }
-
+impl Input<'_> {
     fn bytes(&mut self) -> Result<Bytes, StorageError> {
-        let len =
-            usize::try_from(self.u32()?).map_err(|_| StorageError::corrupt("row value: length"))?;
-        Ok(Bytes::copy_from_slice(self.take(len)?))
+        Ok(Bytes::copy_from_slice(self.prefixed()?))
     }
 
     fn expiry(&mut self) -> Result<Expiry, StorageError> {
@@ -156,7 +124,7 @@ impl<'a> Input<'a> {
 /// [`StorageError::Corrupt`] for an unknown version or flag, truncation, unsorted cells or
 /// trailing bytes.
 pub fn decode(bytes: &[u8]) -> Result<StoredRow, StorageError> {
-    let mut input = Input { bytes };
+    let mut input = Input::new(bytes, "row value");
     let version = input.u8()?;
     if version != ROW_FORMAT_VERSION {
         return Err(StorageError::corrupt(format!(
