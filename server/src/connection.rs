@@ -1,8 +1,10 @@
 //! `Connection`: one client socket served by one task. The task reads envelopes into a buffer,
 //! drives the requests they carry together (a `FuturesUnordered`, bounded by the
 //! per-connection in-flight limit, which is the backpressure: at the limit it stops reading
-//! the socket), and writes every answer that is ready in one write. Answers go out in
-//! completion order, on the request's stream id; events go out on stream -1.
+//! the socket), and writes the answers that are ready together, in one write after every
+//! few requests started (so a client that pipelines gets answers while the rest are worked
+//! on). Answers go out in completion order, on the request's stream id; events go out on
+//! stream -1.
 //!
 //! Requests are not spawned: a point read or a write hand-off takes a few microseconds, less
 //! than waking another task. Work that can be long (scans) leaves the runtime on its own
@@ -42,6 +44,11 @@ const REQUEST_OVERHEAD: usize = 4096;
 
 /// Answers gathered for one write, at most (one larger answer still goes out whole).
 const OUTPUT_BATCH: usize = 1 << 20;
+
+/// Requests started in one pass before the answers ready so far are written. A client that
+/// pipelines many requests gets its first answers while the server works on the rest, so
+/// client and server run at once instead of taking turns.
+const START_BATCH: usize = 16;
 
 /// Event frames the forwarder may queue ahead of the connection's writes.
 const EVENT_QUEUE: usize = 1024;
@@ -181,9 +188,10 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
         // Whether parsing stopped at the in-flight limits: the read buffer may still hold
         // whole requests, so the connection waits for the limits, not for the socket.
         let mut paused = false;
+        let mut started_now = 0;
         loop {
             let mut progress = false;
-            while reading && in_flight.len() < limit {
+            while reading && in_flight.len() < limit && started_now < START_BATCH {
                 if budget.over_limits() {
                     paused = true;
                     break;
@@ -192,6 +200,7 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
                     break;
                 };
                 progress = true;
+                started_now += 1;
                 let Some(allocation) = allocate(&budget, session, io, &envelope) else {
                     continue;
                 };
@@ -220,6 +229,12 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
         }
         if !io.flush().await || (!reading && in_flight.is_empty()) {
             return;
+        }
+        if started_now >= START_BATCH {
+            // More requests may be buffered: answer them before waiting on anything, after
+            // letting the other connections' tasks run.
+            tokio::task::yield_now().await;
+            continue;
         }
         let started = session.is_started();
         let wake = tokio::select! {
