@@ -18,11 +18,12 @@ use crate::catalog::{persist, Catalog};
 use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
+use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
 use crate::tables::{FORMAT_VERSION_KEY, META};
-use crate::writer::{write_position, Callback, Request, WriteRequest, Writer};
+use crate::writer::{write_position, Callback, Published, Request, WriteRequest, Writer};
 
 /// The storage format version this build writes and reads. Any layout change (key
 /// encoding, row format, schema records, table naming) needs a new version.
@@ -93,6 +94,8 @@ pub(crate) struct Inner {
     logged: bool,
     /// The read view shared by reads between two commits (see [`ViewCache`]).
     pub(crate) views: Arc<ViewCache>,
+    /// Rows written since the last flush, which reads consult before redb.
+    pub(crate) memtables: Arc<Memtables>,
 }
 
 /// The open database, shared by readers and the writer.
@@ -173,6 +176,7 @@ impl Store {
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
         let (tx, rx) = mpsc::channel();
         let views = Arc::new(ViewCache::default());
+        let memtables = Arc::new(Memtables::default());
         let writer = Writer::new(
             db.clone(),
             rx,
@@ -180,7 +184,10 @@ impl Store {
             live_tables,
             log,
             db_path,
-            views.clone(),
+            Published {
+                views: views.clone(),
+                memtables: memtables.clone(),
+            },
         )?;
         let handle = std::thread::Builder::new()
             .name("storage-writer".into())
@@ -193,6 +200,7 @@ impl Store {
             rows_read: Arc::new(AtomicU64::new(0)),
             logged,
             views,
+            memtables,
         };
         Ok((
             Store {

@@ -23,7 +23,10 @@ mod counter;
 mod db;
 pub mod encoding;
 mod error;
+mod flush;
 pub mod index;
+mod mem_apply;
+mod memtable;
 mod mutation;
 mod purge;
 mod read;
@@ -34,6 +37,8 @@ mod writer;
 
 #[cfg(test)]
 mod index_tests;
+#[cfg(test)]
+mod memtable_tests;
 #[cfg(test)]
 mod store_tests;
 

@@ -16,6 +16,7 @@ use crate::db::Store;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
+use crate::memtable::{self, Layers, MemKey, MemRow};
 use crate::read_view::{TableKind, View};
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
@@ -35,6 +36,8 @@ pub struct TableStats {
 
 /// A consistent read view of the store.
 pub struct Snapshot {
+    /// The memtable layers, taken before the view: rows newer than redb's.
+    layers: Arc<Layers>,
     /// The read transaction (shared with the other reads since the last commit); pins one
     /// committed state.
     pub(crate) view: Arc<View>,
@@ -49,7 +52,10 @@ impl Store {
     /// A redb error beginning the read transaction.
     pub fn snapshot(&self) -> Result<Snapshot, StorageError> {
         let begin = || Ok(crate::db::current(&self.inner.db)?.begin_read()?);
+        // Layers first, then the view (see `memtable`): a row flushed in between is in both.
+        let layers = self.inner.memtables.load();
         Ok(Snapshot {
+            layers,
             view: self.inner.views.view(begin)?,
             rows_read: self.inner.rows_read.clone(),
         })
@@ -93,7 +99,7 @@ impl Snapshot {
         self.view.table(TableKind::Data, table_id)
     }
 
-    /// What table `table_id` holds on disk.
+    /// What table `table_id` holds: on disk, and in the memtable as if stored.
     ///
     /// # Errors
     /// redb errors.
@@ -116,7 +122,45 @@ impl Snapshot {
             }
             stats.stored_bytes += table.stats()?.stored_bytes();
         }
+        self.add_memtable_stats(table_id, &mut stats)?;
         Ok(stats)
+    }
+
+    /// Counts the memtable's rows of `table_id` as if they were stored: the rows it adds or
+    /// removes and the bytes it changes.
+    fn add_memtable_stats(
+        &self,
+        table_id: Uuid,
+        stats: &mut TableStats,
+    ) -> Result<(), StorageError> {
+        let all = (Bound::Unbounded, Bound::Unbounded);
+        let Some(entries) = memtable::scan(&self.layers, table_id, &all, false) else {
+            return Ok(());
+        };
+        let stored = self.open(table_id)?;
+        for (key, row) in entries {
+            let old = match &stored {
+                Some(table) => table.get(&*key)?.map(|v| v.value().len() as u64),
+                None => None,
+            };
+            let new = row.map(|r| r.len() as u64);
+            let key_len = key.len() as u64;
+            match (old, new) {
+                (None, Some(n)) => {
+                    stats.rows += 1;
+                    stats.stored_bytes += key_len + n;
+                }
+                (Some(o), None) => {
+                    stats.rows = stats.rows.saturating_sub(1);
+                    stats.stored_bytes = stats.stored_bytes.saturating_sub(key_len + o);
+                }
+                (Some(o), Some(n)) => {
+                    stats.stored_bytes = (stats.stored_bytes + n).saturating_sub(o);
+                }
+                (None, None) => {}
+            }
+        }
+        Ok(())
     }
 
     /// The row stored under `key` in table `table_id`, if any.
@@ -124,6 +168,11 @@ impl Snapshot {
     /// # Errors
     /// redb errors, or [`StorageError::Corrupt`] if the stored row does not decode.
     pub fn get(&self, table_id: Uuid, key: &[u8]) -> Result<Option<StoredRow>, StorageError> {
+        if let Some(entry) = self.layers.get(table_id, key) {
+            let Some(value) = entry else { return Ok(None) };
+            self.rows_read.fetch_add(1, Ordering::Relaxed);
+            return row::decode(&value).map(Some);
+        }
         let Some(table) = self.open(table_id)? else {
             return Ok(None);
         };
@@ -147,15 +196,21 @@ impl Snapshot {
         range: KeyRange,
         reverse: bool,
     ) -> Result<RowIter, StorageError> {
-        let table = match self.open(table_id)? {
-            Some(table) if !is_empty_range(&range) => table,
-            _ => return Ok(RowIter::empty(self.rows_read.clone())),
+        if is_empty_range(&range) {
+            return Ok(RowIter::empty(self.rows_read.clone()));
+        }
+        let mem = memtable::scan(&self.layers, table_id, &range, reverse);
+        let stored = match self.open(table_id)? {
+            Some(table) => {
+                let (start, end) = &range;
+                Some(table.range::<&[u8]>((as_slice(start), as_slice(end)))?)
+            }
+            None => None,
         };
-        let (start, end) = range;
-        let bounds = (as_slice(&start), as_slice(&end));
-        let inner = table.range::<&[u8]>(bounds)?;
         Ok(RowIter {
-            inner: Some(inner),
+            stored,
+            mem: mem.map(Iterator::peekable),
+            next_stored: None,
             reverse,
             rows_read: self.rows_read.clone(),
         })
@@ -180,10 +235,20 @@ fn is_empty_range(range: &KeyRange) -> bool {
     }
 }
 
-/// Rows of a [`Snapshot::scan`]: `(key, row)` pairs.
+/// A stored row not yet returned: its key and undecoded value.
+type StoredEntry = (Vec<u8>, redb::AccessGuard<'static, &'static [u8]>);
+
+/// Memtable entries of a scan, newest layer first.
+type MemEntries = std::iter::Peekable<Box<dyn Iterator<Item = (MemKey, MemRow)> + Send>>;
+
+/// Rows of a [`Snapshot::scan`]: `(key, row)` pairs, the memtable's merged over redb's.
 pub struct RowIter {
     /// The redb range; `None` for a missing table or an empty range.
-    inner: Option<DataRange>,
+    stored: Option<DataRange>,
+    /// The memtable's entries in the range; `None` when it holds none of the table.
+    mem: Option<MemEntries>,
+    /// The next stored row, read ahead to compare with the memtable's next.
+    next_stored: Option<StoredEntry>,
     /// Whether to iterate from the end.
     reverse: bool,
     /// The store's rows-read counter.
@@ -193,10 +258,51 @@ pub struct RowIter {
 impl RowIter {
     fn empty(rows_read: Arc<AtomicU64>) -> RowIter {
         RowIter {
-            inner: None,
+            stored: None,
+            mem: None,
+            next_stored: None,
             reverse: false,
             rows_read,
         }
+    }
+
+    /// Reads the next stored row ahead, unless one is waiting.
+    fn fill_stored(&mut self) -> Result<(), StorageError> {
+        if self.next_stored.is_some() {
+            return Ok(());
+        }
+        let Some(stored) = self.stored.as_mut() else {
+            return Ok(());
+        };
+        let entry = if self.reverse {
+            stored.next_back()
+        } else {
+            stored.next()
+        };
+        if let Some(entry) = entry {
+            let (key, value) = entry?;
+            self.next_stored = Some((key.value().to_vec(), value));
+        } else {
+            self.stored = None;
+        }
+        Ok(())
+    }
+
+    /// Whether the memtable's next entry comes before (or at) the next stored row.
+    fn mem_first(&mut self) -> Option<bool> {
+        let mem_key = self.mem.as_mut().and_then(|m| m.peek()).map(|(k, _)| k);
+        match (mem_key, &self.next_stored) {
+            (None, None) => None,
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (Some(m), Some((s, _))) if self.reverse => Some(**m >= **s),
+            (Some(m), Some((s, _))) => Some(**m <= **s),
+        }
+    }
+
+    fn decode(&self, key: Vec<u8>, value: &[u8]) -> Result<(Vec<u8>, StoredRow), StorageError> {
+        self.rows_read.fetch_add(1, Ordering::Relaxed);
+        row::decode(value).map(|row| (key, row))
     }
 }
 
@@ -204,17 +310,24 @@ impl Iterator for RowIter {
     type Item = Result<(Vec<u8>, StoredRow), StorageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let inner = self.inner.as_mut()?;
-        let entry = if self.reverse {
-            inner.next_back()?
-        } else {
-            inner.next()?
-        };
-        self.rows_read.fetch_add(1, Ordering::Relaxed);
-        Some(match entry {
-            Ok((key, value)) => row::decode(value.value()).map(|row| (key.value().to_vec(), row)),
-            Err(e) => Err(e.into()),
-        })
+        loop {
+            if let Err(e) = self.fill_stored() {
+                return Some(Err(e));
+            }
+            if self.mem_first()? {
+                let (key, value) = self.mem.as_mut()?.next()?;
+                if self.next_stored.as_ref().is_some_and(|(s, _)| **s == *key) {
+                    // The memtable's version replaces the stored one.
+                    self.next_stored = None;
+                }
+                match value {
+                    Some(value) => return Some(self.decode(key.to_vec(), &value)),
+                    None => continue,
+                }
+            }
+            let (key, value) = self.next_stored.take()?;
+            return Some(self.decode(key, value.value()));
+        }
     }
 }
 

@@ -29,7 +29,7 @@ fn keyspace(name: &str) -> KeyspaceDef {
     }
 }
 
-fn create_schema(store: &Store) -> Arc<TableDef> {
+pub(crate) fn create_schema(store: &Store) -> Arc<TableDef> {
     let table = Arc::new(sample_table());
     store
         .write_blocking(WriteBatch {
@@ -45,7 +45,7 @@ fn create_schema(store: &Store) -> Arc<TableDef> {
     table
 }
 
-fn key(table: &TableDef, p: i32, c1: i64) -> Vec<u8> {
+pub(crate) fn key(table: &TableDef, p: i32, c1: i64) -> Vec<u8> {
     row_key(
         table,
         &[
@@ -60,7 +60,7 @@ fn key(table: &TableDef, p: i32, c1: i64) -> Vec<u8> {
     .unwrap()
 }
 
-fn put(table: &TableDef, p: i32, c1: i64, value: &str) -> RowWrite {
+pub(crate) fn put(table: &TableDef, p: i32, c1: i64, value: &str) -> RowWrite {
     RowWrite {
         table_id: table.id,
         key: key(table, p, c1),
@@ -75,7 +75,7 @@ fn put(table: &TableDef, p: i32, c1: i64, value: &str) -> RowWrite {
     }
 }
 
-fn rows(writes: Vec<RowWrite>) -> WriteBatch {
+pub(crate) fn rows(writes: Vec<RowWrite>) -> WriteBatch {
     WriteBatch {
         rows: writes,
         catalog: vec![],
@@ -84,7 +84,7 @@ fn rows(writes: Vec<RowWrite>) -> WriteBatch {
     }
 }
 
-fn value_of(store: &Store, table: &TableDef, p: i32, c1: i64) -> Option<Bytes> {
+pub(crate) fn value_of(store: &Store, table: &TableDef, p: i32, c1: i64) -> Option<Bytes> {
     let row = store
         .snapshot()
         .unwrap()
@@ -217,7 +217,7 @@ fn writes_merge_with_the_stored_row() {
 
 /// What a kill -9 leaves: the store's directory (database and commit log) copied while the
 /// store is still running, opened as a new store.
-fn crash_copy(from: &Path, to: &Path) -> Store {
+pub(crate) fn crash_copy(from: &Path, to: &Path) -> Store {
     copy_dir(from, to);
     Store::open(&to.join("db.redb"), StoreOptions::default())
         .unwrap()
@@ -236,7 +236,7 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn open_in(dir: &Path, sync: SyncMode) -> Store {
+pub(crate) fn open_in(dir: &Path, sync: SyncMode) -> Store {
     std::fs::create_dir_all(dir).unwrap();
     let opts = StoreOptions {
         group_window: Duration::from_millis(5),
@@ -676,7 +676,10 @@ fn reads_share_a_view_until_the_next_commit() {
         .write_blocking(rows(vec![put(&table, 1, 1, "b")]))
         .unwrap();
     let after = store.snapshot().unwrap();
-    assert!(!Arc::ptr_eq(&before.view, &after.view));
+    // The write went to the memtable: redb's view is still shared, until a commit.
+    assert!(Arc::ptr_eq(&before.view, &after.view));
+    store.flush().unwrap();
+    assert!(!Arc::ptr_eq(&before.view, &store.snapshot().unwrap().view));
     let read = |s: &crate::Snapshot| match &s
         .get(table.id, &key(&table, 1, 1))
         .unwrap()

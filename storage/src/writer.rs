@@ -5,8 +5,9 @@
 //! one group:
 //!
 //! - **Logged groups** (data writes only, on a store with a commit log): the group is appended
-//!   to the commit log as one record with one `write(2)`, applied in ONE redb write
-//!   transaction committed with `Durability::None`, then acknowledged: at once in `periodic`
+//!   to the commit log as one record with one `write(2)`, applied to the memtable (plain row
+//!   writes; see `crate::memtable`) or else in ONE redb write transaction committed with
+//!   `Durability::None`, then acknowledged: at once in `periodic`
 //!   mode (the record is in the OS, so a killed process loses nothing; the log is fsynced every
 //!   `sync_period`), after the sync thread's next fsync in `batch` and `group` modes
 //!   ([`crate::commitlog::sync`]). If the append fails (a full disk) nothing is applied and
@@ -16,9 +17,11 @@
 //!   checkpoint.
 //!
 //! A *checkpoint* is a durable redb commit: it makes every logged record redundant, so the
-//! log starts a new segment and deletes the old ones. One happens after 16 MiB of log, after
-//! 30 s with non-durable commits, with every durable group and purge chunk, and at
-//! shutdown. Every write transaction stores the sequence number of the last record it holds
+//! log starts a new segment and deletes the old ones. One happens after 16 MiB of log (or a
+//! 64 MiB memtable), after 30 s with unflushed writes, with every durable group and purge
+//! chunk, and at shutdown. A checkpoint with rows in the memtable freezes it and hands it to
+//! the flusher thread (`crate::flush`), so writes go on meanwhile; every other writer
+//! transaction takes the memtable's rows with it (`Writer::begin`). Every write transaction stores the sequence number of the last record it holds
 //! in `meta`, which is where replay starts (`Store::open`).
 //!
 //! A request that fails validation (unknown table id, corrupt stored row) gets its own error
@@ -31,7 +34,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redb::{Database, Durability, WriteTransaction};
+use redb::{Database, Durability, ReadableDatabase, WriteTransaction};
 use tracing::{debug, error, info, trace};
 use uuid::Uuid;
 
@@ -40,9 +43,12 @@ use crate::commitlog::sync::{SyncJob, Syncer};
 use crate::commitlog::CommitLog;
 use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
+use crate::flush::{write_rows, Flusher};
+use crate::mem_apply::{apply_group, IndexedTables};
+use crate::memtable::{Layers, Mem, Memtables};
 use crate::mutation::{apply, ApplyError, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
-use crate::read_view::ViewCache;
+use crate::read_view::{View, ViewCache};
 use crate::tables::{COMMITLOG_POSITION_KEY, META};
 
 /// The most requests applied in one transaction; bounds the memory a group holds.
@@ -54,6 +60,12 @@ const MAX_GROUP_BYTES: usize = 64 << 20;
 
 /// Checkpoint once this many bytes were logged since the last checkpoint.
 const CHECKPOINT_BYTES: u64 = 16 << 20;
+
+/// Checkpoint once the memtable holds this many bytes.
+const MEMTABLE_BYTES: usize = 64 << 20;
+
+/// How often the writer looks for the flusher's outcome while it waits for requests.
+const FLUSH_POLL: Duration = Duration::from_millis(1);
 
 /// Checkpoint once this much time passed since the last one with non-durable commits.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
@@ -111,6 +123,12 @@ impl Request {
     }
 }
 
+/// What the writer publishes to readers: the shared redb view and the memtable layers.
+pub(crate) struct Published {
+    pub(crate) views: Arc<ViewCache>,
+    pub(crate) memtables: Arc<Memtables>,
+}
+
 /// The writer thread's state.
 pub(crate) struct Writer {
     /// The database as readers see it; emptied while the file is reopened.
@@ -132,7 +150,7 @@ pub(crate) struct Writer {
     log: Option<CommitLog>,
     /// The fsync thread of `batch` and `group` modes.
     syncer: Option<Syncer>,
-    /// Whether redb holds commits since the last durable one.
+    /// Whether redb holds commits since the last durable one, or the memtable holds rows.
     dirty: bool,
     /// When the last durable commit (checkpoint) happened, or was last tried.
     last_durable: Instant,
@@ -144,6 +162,14 @@ pub(crate) struct Writer {
     db_path: Option<PathBuf>,
     /// The readers' shared view, invalidated after every commit before it is acknowledged.
     views: Arc<ViewCache>,
+    /// The memtable layers readers consult before redb (logged stores only).
+    memtables: Arc<Memtables>,
+    /// The thread making frozen memtables durable (logged stores only).
+    flusher: Option<Flusher>,
+    /// While the flusher works: the first commit-log segment its commit does not cover.
+    flushing: Option<u64>,
+    /// Which tables have secondary indexes (their writes go through redb transactions).
+    indexed: IndexedTables,
 }
 
 impl Writer {
@@ -158,7 +184,7 @@ impl Writer {
         live_tables: HashSet<Uuid>,
         log: Option<CommitLog>,
         db_path: Option<PathBuf>,
-        views: Arc<ViewCache>,
+        Published { views, memtables }: Published,
     ) -> Result<Writer, StorageError> {
         let window = match options.sync {
             SyncMode::Periodic => None,
@@ -170,6 +196,7 @@ impl Writer {
             _ => None,
         };
         let db = current(&slot).ok();
+        let flusher = Some(Flusher::start()?);
         Ok(Writer {
             slot,
             db,
@@ -186,6 +213,10 @@ impl Writer {
             last_log_sync: Instant::now(),
             db_path,
             views,
+            memtables,
+            flusher,
+            flushing: None,
+            indexed: IndexedTables::default(),
         })
     }
 
@@ -206,6 +237,7 @@ impl Writer {
         }
         // Acknowledge what waits for an fsync before the final checkpoint.
         drop(self.syncer.take());
+        self.finish_flush(true);
         let result = if self.dirty {
             self.checkpoint()
         } else {
@@ -254,7 +286,11 @@ impl Writer {
             self.last_reopen
                 .map_or_else(Instant::now, |at| at + REOPEN_PAUSE)
         });
-        [log_sync, checkpoint, reopen].into_iter().flatten().min()
+        let flush = self.flushing.map(|_| Instant::now() + FLUSH_POLL);
+        [log_sync, checkpoint, reopen, flush]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Fsyncs the log (`periodic` mode), checkpoints, and retries a reopen, when due.
@@ -269,10 +305,16 @@ impl Writer {
         {
             self.sync_log();
         }
+        self.finish_flush(false);
         let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
         let due = now >= self.last_durable + self.checkpoint_interval();
-        if self.dirty && (logged_bytes >= CHECKPOINT_BYTES || due) {
-            trace!(logged_bytes, "checkpoint");
+        let memtable_bytes = self.memtables.load().active.bytes();
+        let full = logged_bytes >= CHECKPOINT_BYTES || memtable_bytes >= MEMTABLE_BYTES;
+        if self.dirty && self.flushing.is_none() && (full || due) {
+            trace!(logged_bytes, memtable_bytes, "checkpoint");
+            if self.start_flush() {
+                return;
+            }
             if let Err(e) = self.checkpoint() {
                 // Retried after another interval; until then the log keeps everything.
                 error!(cause = %e, "checkpoint failed");
@@ -298,9 +340,133 @@ impl Writer {
         self.check_room()?;
         let txn = self.begin(true)?;
         txn.commit()?;
-        self.views.invalidate();
+        self.committed();
         self.after_durable_commit();
         Ok(())
+    }
+
+    /// Freezes the memtable and hands it to the flusher, whose durable commit is the
+    /// checkpoint; whether it did (there must be rows, and no flush running).
+    fn start_flush(&mut self) -> bool {
+        let layers = self.memtables.load();
+        if layers.active.is_empty() || layers.frozen.is_some() || self.needs_reopen {
+            return false;
+        }
+        let (Some(flusher), Some(db)) = (&self.flusher, &self.db) else {
+            return false;
+        };
+        let position = self.log.as_ref().map_or(0, CommitLog::last_seq);
+        let first_kept = self.log.as_mut().map_or(0, CommitLog::rotate);
+        let frozen = layers.active.clone();
+        self.memtables.publish(Layers {
+            active: Mem::default(),
+            frozen: Some(frozen.clone()),
+        });
+        trace!(
+            rows = frozen.rows(),
+            bytes = frozen.bytes(),
+            position,
+            "memtable frozen"
+        );
+        flusher.send(db.clone(), frozen, position, self.db_path.clone());
+        self.flushing = Some(first_kept);
+        self.dirty = false;
+        self.last_durable = Instant::now();
+        true
+    }
+
+    /// Takes the flusher's outcome, if it has one (waiting for it when `wait`). Success: the
+    /// frozen layer goes, after the views that see its commit. Failure: its rows go back
+    /// under the active ones, and the log keeps them.
+    fn finish_flush(&mut self, wait: bool) {
+        let Some(first_kept) = self.flushing else {
+            return;
+        };
+        let Some(outcome) = self.flusher.as_ref().and_then(|f| f.outcome(wait)) else {
+            return;
+        };
+        self.flushing = None;
+        let layers = self.memtables.load();
+        match outcome {
+            Ok(()) => {
+                self.views.invalidate();
+                self.memtables.publish(Layers {
+                    active: layers.active.clone(),
+                    frozen: None,
+                });
+                if let Some(log) = &self.log {
+                    log.delete_segments_before(first_kept);
+                }
+            }
+            Err(e) => {
+                error!(cause = %e, "memtable flush failed; its rows stay in memory and in the commit log");
+                let mut merged = layers.frozen.clone().unwrap_or_default();
+                for (table, rows) in layers.active.tables() {
+                    for (key, row) in rows {
+                        merged.insert(table, key.clone(), row.clone());
+                    }
+                }
+                self.memtables.publish(Layers {
+                    active: merged,
+                    frozen: None,
+                });
+                self.dirty = true;
+                self.note_failure(&e);
+            }
+        }
+    }
+
+    /// A writer transaction committed (holding the memtable's rows, see [`Writer::begin`]):
+    /// new reads get a new view, then the memtable empties.
+    fn committed(&mut self) {
+        self.views.invalidate();
+        if !self.memtables.load().active.is_empty() {
+            self.memtables.publish(Layers::default());
+        }
+    }
+
+    /// The shared read view, for reading rows before the group.
+    fn read_view(&self) -> Result<Arc<View>, StorageError> {
+        let db = self.db.as_ref().ok_or(StorageError::Recovering)?;
+        self.views.view(|| Ok(db.begin_read()?))
+    }
+
+    /// Whether the group can go to the memtable (see [`crate::mem_apply`]).
+    fn memtable_only(&mut self, batches: &[&WriteBatch]) -> bool {
+        if self.flusher.is_none() {
+            return false;
+        }
+        let Ok(view) = self.read_view() else {
+            return false;
+        };
+        self.indexed.memtable_only(&view, batches).unwrap_or(false)
+    }
+
+    /// Whether a group of a store without a log goes to the memtable: plain row writes, in
+    /// `periodic` mode (the others promise durability at acknowledgement).
+    fn unlogged_to_memtable(&mut self, writes: &[WriteRequest]) -> bool {
+        if self.options.sync != SyncMode::Periodic {
+            return false;
+        }
+        let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
+        self.memtable_only(&batches)
+    }
+
+    /// Applies a group of plain row writes to the memtable and publishes it.
+    fn apply_to_memtable(
+        &mut self,
+        batches: &[&WriteBatch],
+    ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
+        let view = self.read_view()?;
+        let layers = self.memtables.load();
+        let mut active = layers.active.clone();
+        let results = apply_group(&mut active, &layers, &view, &self.live_tables, batches)?;
+        self.memtables.publish(Layers {
+            active,
+            frozen: layers.frozen.clone(),
+        });
+        self.dirty = true;
+        Ok(results)
     }
 
     fn after_durable_commit(&mut self) {
@@ -345,6 +511,16 @@ impl Writer {
         let loggable = flushes.is_empty() && writes.iter().all(|w| w.logged.is_some());
         if loggable && self.log.is_some() {
             self.process_logged(writes);
+        } else if self.log.is_none() && flushes.is_empty() && self.unlogged_to_memtable(&writes) {
+            let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
+            match self.apply_to_memtable(&batches) {
+                Ok(results) => {
+                    for (write, result) in writes.into_iter().zip(results) {
+                        (write.done)(result);
+                    }
+                }
+                Err(error) => fail_all(writes.into_iter().map(|w| w.done).collect(), error),
+            }
         } else {
             self.process_durable(writes, flushes);
         }
@@ -364,7 +540,11 @@ impl Writer {
             return;
         }
         let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
-        let outcome = self.commit_group(&batches, false);
+        let outcome = if self.memtable_only(&batches) {
+            self.apply_to_memtable(&batches)
+        } else {
+            self.commit_group(&batches, false)
+        };
         trace!(
             requests = writes.len(),
             ok = outcome.is_ok(),
@@ -437,7 +617,10 @@ impl Writer {
         let saved_tables = changes_catalog.then(|| self.live_tables.clone());
         let result = self.try_commit_group(batches, durable);
         if result.is_ok() {
-            self.views.invalidate();
+            self.committed();
+            if changes_catalog {
+                self.indexed.clear();
+            }
         }
         match (&result, saved_tables) {
             (Ok(_), _) if durable => self.after_durable_commit(),
@@ -478,6 +661,7 @@ impl Writer {
     /// back at its last durable commit and the commit log records after it are replayed.
     /// Readers get [`StorageError::Recovering`] meanwhile.
     fn reopen(&mut self) -> Result<(), StorageError> {
+        self.finish_flush(true);
         let (Some(path), Some(log)) = (self.db_path.clone(), self.log.as_mut()) else {
             return Ok(());
         };
@@ -494,6 +678,9 @@ impl Writer {
         let records = log.records_after(stored_position(&db)?)?;
         let replayed = records.len();
         replay(&db, &mut self.live_tables, records)?;
+        // Everything the memtable held is in the log, so now in redb.
+        self.memtables.publish(Layers::default());
+        self.indexed.clear();
         let db = Arc::new(db);
         *self
             .slot
@@ -516,8 +703,11 @@ impl Writer {
     }
 
     /// A write transaction (fsync'd at commit when `durable`) that records the commit log
-    /// position it holds.
-    fn begin(&self, durable: bool) -> Result<WriteTransaction, StorageError> {
+    /// position it holds. It holds every row written so far: a running flush is waited for,
+    /// and the memtable's rows are written into it first (so [`Writer::committed`] empties
+    /// the memtable).
+    fn begin(&mut self, durable: bool) -> Result<WriteTransaction, StorageError> {
+        self.finish_flush(true);
         let db = self.db.as_ref().ok_or(StorageError::Recovering)?;
         let mut txn = db.begin_write()?;
         txn.set_durability(if durable {
@@ -528,6 +718,7 @@ impl Writer {
         if let Some(log) = &self.log {
             write_position(&txn, log.last_seq())?;
         }
+        write_rows(&txn, &self.memtables.load().active)?;
         Ok(txn)
     }
 
@@ -541,7 +732,7 @@ impl Writer {
         let txn = self.begin(durable)?;
         let progress = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
-        self.views.invalidate();
+        self.committed();
         if durable {
             self.after_durable_commit();
         } else {

@@ -201,10 +201,23 @@ impl CommitLog {
         }
     }
 
+    /// Starts a new segment for the next append and returns its id: every record so far is
+    /// in a segment before it. For a checkpoint that runs while appends go on.
+    pub(crate) fn rotate(&mut self) -> u64 {
+        self.since_checkpoint = 0;
+        self.segment = None;
+        self.next_id
+    }
+
     /// Deletes every segment before the current one, or every segment when appends have not
     /// started one yet (all their records are durable in redb).
     pub(crate) fn delete_older_segments(&self) {
         let current = self.segment.as_ref().map_or(self.next_id, |s| s.id);
+        self.delete_segments_before(current);
+    }
+
+    /// Deletes the segments whose id is below `first_kept` (their records are durable).
+    pub(crate) fn delete_segments_before(&self, first_kept: u64) {
         let old = match list_segments(&self.dir) {
             Ok(segments) => segments,
             Err(err) => {
@@ -213,7 +226,7 @@ impl CommitLog {
             }
         };
         for (id, path) in old {
-            if id < current {
+            if id < first_kept {
                 if let Err(err) = fs::remove_file(&path) {
                     warn!(path = %path.display(), cause = %err, "cannot delete a commit log segment");
                 }

@@ -1,0 +1,134 @@
+//! Writing memtable rows to redb: inline, inside a writer transaction, or on the flusher
+//! thread, which turns a frozen memtable into one durable commit (a checkpoint) while the
+//! writer goes on taking writes into a new one.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use redb::{Database, Durability, WriteTransaction};
+use tracing::trace;
+
+use crate::error::StorageError;
+use crate::memtable::Mem;
+use crate::tables::{data_table, data_table_name};
+use crate::writer::write_position;
+
+/// Writes every row of `mem` into `txn` (a `None` entry removes the stored row).
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn write_rows(txn: &WriteTransaction, mem: &Mem) -> Result<(), StorageError> {
+    for (table_id, rows) in mem.tables() {
+        let name = data_table_name(table_id);
+        let mut table = txn.open_table(data_table(&name))?;
+        for (key, row) in rows {
+            match row {
+                Some(value) => {
+                    table.insert(&**key, &**value)?;
+                }
+                None => {
+                    table.remove(&**key)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A frozen memtable to make durable.
+struct Job {
+    db: Arc<Database>,
+    rows: Mem,
+    /// The last commit-log record the rows (and redb) hold.
+    position: u64,
+    /// The database file, for the free-space check.
+    path: Option<PathBuf>,
+}
+
+/// The flusher thread and its two channels.
+pub(crate) struct Flusher {
+    jobs: Option<Sender<Job>>,
+    done: Receiver<Result<(), StorageError>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Flusher {
+    /// Starts the thread.
+    ///
+    /// # Errors
+    /// [`StorageError::WriterStart`] if it cannot start.
+    pub(crate) fn start() -> Result<Flusher, StorageError> {
+        let (jobs, job_rx) = mpsc::channel::<Job>();
+        let (done_tx, done) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("storage-flusher".into())
+            .spawn(move || {
+                for job in job_rx {
+                    if done_tx.send(flush(&job)).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(StorageError::WriterStart)?;
+        Ok(Flusher {
+            jobs: Some(jobs),
+            done,
+            thread: Some(thread),
+        })
+    }
+
+    /// Hands `rows` to the thread: one durable commit holding them, recording `position`.
+    pub(crate) fn send(&self, db: Arc<Database>, rows: Mem, position: u64, path: Option<PathBuf>) {
+        let job = Job {
+            db,
+            rows,
+            position,
+            path,
+        };
+        if let Some(jobs) = &self.jobs {
+            // The thread only stops when this sender goes; a send cannot fail before.
+            let _ = jobs.send(job);
+        }
+    }
+
+    /// The outcome of the job sent, waiting for it when `wait`; `None` when not finished.
+    pub(crate) fn outcome(&self, wait: bool) -> Option<Result<(), StorageError>> {
+        if wait {
+            return Some(self.done.recv().unwrap_or(Err(StorageError::WriterGone)));
+        }
+        match self.done.try_recv() {
+            Ok(result) => Some(result),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Err(StorageError::WriterGone)),
+        }
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn flush(job: &Job) -> Result<(), StorageError> {
+    if let Some(path) = &job.path {
+        crate::space::check_room(path)?;
+    }
+    let mut txn = job.db.begin_write()?;
+    txn.set_durability(Durability::Immediate)?;
+    write_position(&txn, job.position)?;
+    write_rows(&txn, &job.rows)?;
+    txn.commit()?;
+    trace!(
+        rows = job.rows.rows(),
+        bytes = job.rows.bytes(),
+        position = job.position,
+        "memtable flushed"
+    );
+    Ok(())
+}

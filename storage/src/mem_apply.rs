@@ -1,0 +1,161 @@
+//! Applying a group of plain row writes to the memtable: each row merged with its newest
+//! version (this group's, the memtable's, or redb's) and stored whole, encoded.
+//!
+//! Only batches of row writes to tables without secondary indexes come here
+//! ([`memtable_only`]); catalog changes, counters, range tombstones and indexed tables go
+//! through a redb transaction (`mutation`), which also takes the memtable's rows with it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use redb::TableError;
+use uuid::Uuid;
+
+use crate::encoding::row::{self, StoredRow};
+use crate::error::StorageError;
+use crate::memtable::{Layers, Mem};
+use crate::mutation::WriteBatch;
+use crate::read_view::{TableKind, View};
+use crate::tables::INDEX_TARGETS;
+
+/// Whether `batch` only writes rows (no catalog change, counter or range tombstone).
+pub(crate) fn rows_only(batch: &WriteBatch) -> bool {
+    batch.catalog.is_empty() && batch.counters.is_empty() && batch.range_tombstones.is_empty()
+}
+
+/// Which tables have secondary indexes, as read from the committed state; cleared whenever
+/// the catalog changes.
+#[derive(Default)]
+pub(crate) struct IndexedTables {
+    known: HashMap<Uuid, bool>,
+}
+
+impl IndexedTables {
+    /// Forgets everything (the catalog changed).
+    pub(crate) fn clear(&mut self) {
+        self.known.clear();
+    }
+
+    /// Whether `table` has index targets.
+    fn indexed(&mut self, view: &View, table: Uuid) -> Result<bool, StorageError> {
+        if let Some(indexed) = self.known.get(&table) {
+            return Ok(*indexed);
+        }
+        let indexed = match view.txn.open_table(INDEX_TARGETS) {
+            Ok(targets) => targets.get(table.as_bytes().as_slice())?.is_some(),
+            Err(TableError::TableDoesNotExist(_)) => false,
+            Err(e) => return Err(e.into()),
+        };
+        self.known.insert(table, indexed);
+        Ok(indexed)
+    }
+
+    /// Whether every batch can go to the memtable: rows only, on tables without indexes.
+    ///
+    /// # Errors
+    /// redb errors reading the index targets.
+    pub(crate) fn memtable_only(
+        &mut self,
+        view: &View,
+        batches: &[&WriteBatch],
+    ) -> Result<bool, StorageError> {
+        for batch in batches {
+            if !rows_only(batch) {
+                return Ok(false);
+            }
+            for write in &batch.rows {
+                if self.indexed(view, write.table_id)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Applies each batch to `active` (a copy of `layers.active` being built); `layers` and
+/// `view` give the rows as they were before the group. Returns each batch's outcome: one
+/// naming a table that is not live changes nothing and gets its own error.
+///
+/// # Errors
+/// redb errors reading stored rows, and [`StorageError::Corrupt`] for an undecodable one:
+/// the whole group fails.
+pub(crate) fn apply_group(
+    active: &mut Mem,
+    layers: &Layers,
+    view: &View,
+    live: &HashSet<Uuid>,
+    batches: &[&WriteBatch],
+) -> Result<Vec<Result<(), StorageError>>, StorageError> {
+    let mut results = Vec::with_capacity(batches.len());
+    for batch in batches {
+        if let Some(write) = batch.rows.iter().find(|w| !live.contains(&w.table_id)) {
+            results.push(Err(StorageError::UnknownTable { id: write.table_id }));
+            continue;
+        }
+        let merged = match merge_batch(active, layers, view, batch) {
+            Ok(merged) => merged,
+            // An undecodable stored row fails its own request only, as in a transaction.
+            Err(e @ StorageError::Corrupt { .. }) => {
+                results.push(Err(e));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        for ((table, key), row) in merged {
+            let value = (!row.is_empty()).then(|| Arc::from(row::encode(&row)));
+            active.insert(table, Arc::from(key), value);
+        }
+        results.push(Ok(()));
+    }
+    Ok(results)
+}
+
+/// The batch's rows merged with their newest versions, by table and key.
+fn merge_batch<'b>(
+    active: &Mem,
+    layers: &Layers,
+    view: &View,
+    batch: &'b WriteBatch,
+) -> Result<BTreeMap<(Uuid, &'b [u8]), StoredRow>, StorageError> {
+    let mut merged: BTreeMap<(Uuid, &[u8]), StoredRow> = BTreeMap::new();
+    for write in &batch.rows {
+        let slot = (write.table_id, write.key.as_slice());
+        let existing = match merged.remove(&slot) {
+            Some(row) => Some(row),
+            None => newest(active, layers, view, write.table_id, &write.key)?,
+        };
+        let row = match existing {
+            Some(existing) => row::merge(existing, write.update.clone()),
+            None => write.update.clone(),
+        };
+        merged.insert(slot, row);
+    }
+    Ok(merged)
+}
+
+/// The newest version of a row: this group's, then the memtable's, then redb's.
+fn newest(
+    active: &Mem,
+    layers: &Layers,
+    view: &View,
+    table: Uuid,
+    key: &[u8],
+) -> Result<Option<StoredRow>, StorageError> {
+    let entry = match active.get(table, key) {
+        Some(entry) => Some(entry.clone()),
+        None => layers
+            .frozen
+            .as_ref()
+            .and_then(|f| f.get(table, key))
+            .cloned(),
+    };
+    if let Some(entry) = entry {
+        return entry.map(|value| row::decode(&value)).transpose();
+    }
+    let Some(stored) = view.table(TableKind::Data, table)? else {
+        return Ok(None);
+    };
+    let value = stored.get(key)?;
+    value.map(|v| row::decode(v.value())).transpose()
+}
