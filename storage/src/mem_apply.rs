@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::memtable::{Layers, Mem};
+use crate::memtable::{Layers, Mem, MemKey};
 use crate::mutation::WriteBatch;
 use crate::read_view::{TableKind, View};
 use crate::tables::INDEX_TARGETS;
@@ -104,7 +104,7 @@ pub(crate) fn apply_group(
         };
         for ((table, key), row) in merged {
             let value = (!row.is_empty()).then(|| Arc::from(row::encode(&row)));
-            active.insert(table, Arc::from(key), value);
+            active.insert(table, MemKey::from(key), value);
         }
         results.push(Ok(()));
     }

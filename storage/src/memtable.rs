@@ -28,8 +28,62 @@ use crate::read::KeyRange;
 /// A row's encoded value (`encoding::row`), or `None` when it was removed.
 pub(crate) type MemRow = Option<Arc<[u8]>>;
 
-/// A row key; shared, so copying a map node copies no key bytes.
-pub(crate) type MemKey = Arc<[u8]>;
+/// A row key: shared, so copying a map node copies no key bytes, with its first eight bytes
+/// inline, so comparing two keys (random tokens come first) rarely reads either's bytes.
+#[derive(Clone, Debug)]
+pub(crate) struct MemKey {
+    head: u64,
+    bytes: Arc<[u8]>,
+}
+
+impl MemKey {
+    /// The first eight bytes, big-endian, zero-padded: ordered as the bytes are.
+    fn head_of(bytes: &[u8]) -> u64 {
+        let mut head = [0u8; 8];
+        let n = bytes.len().min(8);
+        head[..n].copy_from_slice(&bytes[..n]);
+        u64::from_be_bytes(head)
+    }
+}
+
+impl From<&[u8]> for MemKey {
+    fn from(bytes: &[u8]) -> MemKey {
+        MemKey {
+            head: MemKey::head_of(bytes),
+            bytes: Arc::from(bytes),
+        }
+    }
+}
+
+impl std::ops::Deref for MemKey {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl PartialEq for MemKey {
+    fn eq(&self, other: &MemKey) -> bool {
+        self.head == other.head && self.bytes == other.bytes
+    }
+}
+
+impl Eq for MemKey {}
+
+impl PartialOrd for MemKey {
+    fn partial_cmp(&self, other: &MemKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for MemKey {
+    fn cmp(&self, other: &MemKey) -> std::cmp::Ordering {
+        self.head
+            .cmp(&other.head)
+            .then_with(|| self.bytes.cmp(&other.bytes))
+    }
+}
 
 /// Rows by key, for one table.
 type TableRows = OrdMap<MemKey, MemRow>;
@@ -49,7 +103,7 @@ const ROW_OVERHEAD: usize = 64;
 impl Mem {
     /// The entry for `key`, if this layer has one.
     pub(crate) fn get(&self, table: Uuid, key: &[u8]) -> Option<&MemRow> {
-        self.tables.get(&table)?.get(key)
+        self.tables.get(&table)?.get(&MemKey::from(key))
     }
 
     /// Sets the entry for `key`.
@@ -142,8 +196,8 @@ const CHUNK: usize = 64;
 /// a chunk at a time so the iterator owns what it holds.
 struct LayerCursor {
     rows: TableRows,
-    start: Bound<Vec<u8>>,
-    end: Bound<Vec<u8>>,
+    start: Bound<MemKey>,
+    end: Bound<MemKey>,
     reverse: bool,
     buffer: VecDeque<(MemKey, MemRow)>,
     done: bool,
@@ -153,8 +207,8 @@ impl LayerCursor {
     fn new(rows: TableRows, (start, end): KeyRange, reverse: bool) -> LayerCursor {
         LayerCursor {
             rows,
-            start,
-            end,
+            start: mem_bound(&start),
+            end: mem_bound(&end),
             reverse,
             buffer: VecDeque::new(),
             done: false,
@@ -162,15 +216,15 @@ impl LayerCursor {
     }
 
     fn refill(&mut self) {
-        let bounds = (bound_ref(&self.start), bound_ref(&self.end));
+        let bounds = (self.start.clone(), self.end.clone());
         let chunk: Vec<(MemKey, MemRow)> = if self.reverse {
-            let range = self.rows.range::<_, [u8]>(bounds).rev();
+            let range = self.rows.range(bounds).rev();
             range
                 .take(CHUNK)
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect()
         } else {
-            let range = self.rows.range::<_, [u8]>(bounds);
+            let range = self.rows.range(bounds);
             range
                 .take(CHUNK)
                 .map(|(k, v)| (k.clone(), v.clone()))
@@ -181,7 +235,7 @@ impl LayerCursor {
         }
         if let Some((last, _)) = chunk.last() {
             // The next chunk starts after the last key taken.
-            let next = Bound::Excluded(last.to_vec());
+            let next = Bound::Excluded(last.clone());
             if self.reverse {
                 self.end = next;
             } else {
@@ -192,10 +246,10 @@ impl LayerCursor {
     }
 }
 
-fn bound_ref(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+fn mem_bound(bound: &Bound<Vec<u8>>) -> Bound<MemKey> {
     match bound {
-        Bound::Included(v) => Bound::Included(v.as_slice()),
-        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Included(v) => Bound::Included(MemKey::from(v.as_slice())),
+        Bound::Excluded(v) => Bound::Excluded(MemKey::from(v.as_slice())),
         Bound::Unbounded => Bound::Unbounded,
     }
 }
@@ -313,13 +367,13 @@ mod tests {
         let t = Uuid::nil();
         let mut frozen = Mem::default();
         for k in 0..200u8 {
-            frozen.insert(t, Arc::from(vec![k]), row(1));
+            frozen.insert(t, MemKey::from(&[k][..]), row(1));
         }
         let mut active = Mem::default();
         for k in (0..200u8).step_by(3) {
             active.insert(
                 t,
-                Arc::from(vec![k]),
+                MemKey::from(&[k][..]),
                 if k % 2 == 0 { None } else { row(2) },
             );
         }
@@ -363,23 +417,36 @@ mod tests {
         .is_none());
     }
 
+    proptest::proptest! {
+        /// Keys order as their bytes do, whatever their lengths and shared prefixes.
+        #[test]
+        fn keys_order_as_their_bytes(
+            a in proptest::collection::vec(0u8..4, 0..12),
+            b in proptest::collection::vec(0u8..4, 0..12),
+        ) {
+            let (ka, kb) = (MemKey::from(a.as_slice()), MemKey::from(b.as_slice()));
+            proptest::prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+            proptest::prop_assert_eq!(ka == kb, a == b);
+        }
+    }
+
     #[test]
     fn bytes_follow_inserts_and_overwrites() {
         let t = Uuid::nil();
         let mut m = Mem::default();
         m.insert(
             t,
-            Arc::from(vec![1, 2]),
+            MemKey::from(&[1, 2][..]),
             Some(Arc::from(vec![0u8; 100].as_slice())),
         );
         assert_eq!((m.rows(), m.bytes()), (1, 102 + ROW_OVERHEAD));
         m.insert(
             t,
-            Arc::from(vec![1, 2]),
+            MemKey::from(&[1, 2][..]),
             Some(Arc::from(vec![0u8; 10].as_slice())),
         );
         assert_eq!((m.rows(), m.bytes()), (1, 12 + ROW_OVERHEAD));
-        m.insert(t, Arc::from(vec![1, 2]), None);
+        m.insert(t, MemKey::from(&[1, 2][..]), None);
         assert_eq!((m.rows(), m.bytes()), (1, 2 + ROW_OVERHEAD));
     }
 }
