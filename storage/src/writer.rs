@@ -168,6 +168,9 @@ pub(crate) struct Writer {
     flusher: Option<Flusher>,
     /// While the flusher works: the first commit-log segment its commit does not cover.
     flushing: Option<u64>,
+    /// After a failed flush, none starts again before this (a full disk must not make every
+    /// group retry one).
+    flush_pause_until: Option<Instant>,
     /// Which tables have secondary indexes (their writes go through redb transactions).
     indexed: IndexedTables,
 }
@@ -216,6 +219,7 @@ impl Writer {
             memtables,
             flusher,
             flushing: None,
+            flush_pause_until: None,
             indexed: IndexedTables::default(),
         })
     }
@@ -310,7 +314,8 @@ impl Writer {
         let due = now >= self.last_durable + self.checkpoint_interval();
         let memtable_bytes = self.memtables.load().active.bytes();
         let full = logged_bytes >= CHECKPOINT_BYTES || memtable_bytes >= MEMTABLE_BYTES;
-        if self.dirty && self.flushing.is_none() && (full || due) {
+        let paused = self.flush_pause_until.is_some_and(|until| now < until);
+        if self.dirty && self.flushing.is_none() && !paused && (full || due) {
             trace!(logged_bytes, memtable_bytes, "checkpoint");
             if self.start_flush() {
                 return;
@@ -411,6 +416,7 @@ impl Writer {
                     frozen: None,
                 });
                 self.dirty = true;
+                self.flush_pause_until = Some(Instant::now() + REOPEN_PAUSE);
                 self.note_failure(&e);
             }
         }
