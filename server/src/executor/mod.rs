@@ -20,6 +20,7 @@ pub mod modify;
 mod multicell;
 mod operations;
 pub mod paging;
+mod point;
 pub mod row;
 mod scalar;
 pub mod select;

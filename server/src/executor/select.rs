@@ -21,6 +21,7 @@ use crate::executor::collection_filter;
 use crate::executor::index_scan;
 use crate::executor::keys;
 use crate::executor::paging::PagingState;
+use crate::executor::point;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{exact_key, within, KeyRange, RowSource};
@@ -184,55 +185,12 @@ fn bind(
 ) -> CqlResult<BoundSelect> {
     let plan = bind_outputs(plan, ctx)?;
     let def = plan.table.def.clone();
-    let partitions = match &plan.partitions {
-        PartitionSelection::All => None,
-        PartitionSelection::Tokens(range) => {
-            Some(TokenOrKeys::Tokens(token_key_range(&def, range, ctx)?))
-        }
-        PartitionSelection::Keys(sets) => {
-            let values = sets
-                .iter()
-                .zip(&def.partition_key)
-                .map(|(set, &i)| keys::key_values(set, &def, i, ctx))
-                .collect::<CqlResult<Vec<_>>>()?;
-            guard_partition_keys(config, &def.name, &values)?;
-            let mut prefixes = keys::partition_prefixes(&def, keys::cartesian(values))?;
-            if let Some(range) = &plan.token_filter {
-                match token_key_range(&def, range, ctx)? {
-                    Some(range) => prefixes.retain(|prefix| within(prefix, &range)),
-                    None => prefixes.clear(),
-                }
-            }
-            Some(TokenOrKeys::Keys(prefixes))
-        }
-    };
-    let (clustering, tuple_check) = clustering::suffix_ranges(
-        &plan.clustering,
-        &def,
-        ctx,
-        config.in_select_cartesian_product,
-    )?;
-    let ranges = match partitions {
-        None => vec![(Bound::Unbounded, Bound::Unbounded)],
-        Some(TokenOrKeys::Tokens(range)) => range.into_iter().collect(),
-        Some(TokenOrKeys::Keys(prefixes)) => {
-            // Partitions in key order; within each, clustering ranges in scan order.
-            let mut clustering = clustering;
-            if plan.reversed {
-                clustering.reverse();
-            }
-            let rows_fixed = fixes_rows(&plan, &def) && tuple_check.is_none();
-            let mut ranges = Vec::with_capacity(prefixes.len() * clustering.len());
-            for prefix in prefixes {
-                for (lo, hi) in &clustering {
-                    ranges.push(match lo {
-                        Bound::Included(suffix) if rows_fixed => point_range(&prefix, suffix),
-                        _ => join_range(&prefix, lo, hi),
-                    });
-                }
-            }
-            ranges
-        }
+    let (ranges, tuple_check) = match point::single_row_key(&plan, &def, ctx)? {
+        Some(key) => (
+            vec![(Bound::Included(key.clone()), Bound::Included(key))],
+            None,
+        ),
+        None => key_ranges(&plan, &def, ctx, config)?,
     };
     let filters = plan
         .filters
@@ -276,6 +234,67 @@ fn bind(
             now_micros: ctx.now_micros,
         },
     })
+}
+
+/// The key ranges a SELECT reads, in read order, and the tuple check of a slice over
+/// mixed-direction clustering columns.
+fn key_ranges(
+    plan: &SelectPlan,
+    def: &TableDef,
+    ctx: &EvalContext<'_>,
+    config: &Config,
+) -> CqlResult<(Vec<KeyRange>, Option<clustering::TupleCheck>)> {
+    let partitions = match &plan.partitions {
+        PartitionSelection::All => None,
+        PartitionSelection::Tokens(range) => {
+            Some(TokenOrKeys::Tokens(token_key_range(def, range, ctx)?))
+        }
+        PartitionSelection::Keys(sets) => {
+            let values = sets
+                .iter()
+                .zip(&def.partition_key)
+                .map(|(set, &i)| keys::key_values(set, def, i, ctx))
+                .collect::<CqlResult<Vec<_>>>()?;
+            guard_partition_keys(config, &def.name, &values)?;
+            let mut prefixes = keys::partition_prefixes(def, keys::cartesian(values))?;
+            if let Some(range) = &plan.token_filter {
+                match token_key_range(def, range, ctx)? {
+                    Some(range) => prefixes.retain(|prefix| within(prefix, &range)),
+                    None => prefixes.clear(),
+                }
+            }
+            Some(TokenOrKeys::Keys(prefixes))
+        }
+    };
+    let (clustering, tuple_check) = clustering::suffix_ranges(
+        &plan.clustering,
+        def,
+        ctx,
+        config.in_select_cartesian_product,
+    )?;
+    let ranges = match partitions {
+        None => vec![(Bound::Unbounded, Bound::Unbounded)],
+        Some(TokenOrKeys::Tokens(range)) => range.into_iter().collect(),
+        Some(TokenOrKeys::Keys(prefixes)) => {
+            // Partitions in key order; within each, clustering ranges in scan order.
+            let mut clustering = clustering;
+            if plan.reversed {
+                clustering.reverse();
+            }
+            let rows_fixed = fixes_rows(plan, def) && tuple_check.is_none();
+            let mut ranges = Vec::with_capacity(prefixes.len() * clustering.len());
+            for prefix in prefixes {
+                for (lo, hi) in &clustering {
+                    ranges.push(match lo {
+                        Bound::Included(suffix) if rows_fixed => point_range(&prefix, suffix),
+                        _ => join_range(&prefix, lo, hi),
+                    });
+                }
+            }
+            ranges
+        }
+    };
+    Ok((ranges, tuple_check))
 }
 
 /// Partitions chosen by token range or by key.

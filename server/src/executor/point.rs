@@ -1,0 +1,71 @@
+//! The storage key of a SELECT that names exactly one row by equalities on every primary-key
+//! column (`WHERE k = ? AND c1 = ? AND c2 = ?`, or `WHERE k = ?` on a table without
+//! clustering columns): the most common read, built straight from its values instead of
+//! through the products and ranges that IN lists and slices need.
+//!
+//! The values go through the same evaluation and encoding as the general path
+//! ([`keys::key_values`], [`keys::partition_prefixes`], [`keys::clustering_bytes`]), so errors
+//! and keys are the same.
+
+use bytes::Bytes;
+use storage::TableDef;
+
+use crate::error::CqlResult;
+use crate::executor::keys;
+use crate::planner::clustering::PrefixPart;
+use crate::planner::restrictions::ValueSet;
+use crate::planner::select::{PartitionSelection, SelectPlan};
+use crate::values::EvalContext;
+
+/// The key of the one row `plan` names, or `None` when it may name several (IN, a slice, a
+/// token restriction, a clustering prefix).
+pub(crate) fn single_row_key(
+    plan: &SelectPlan,
+    def: &TableDef,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<Vec<u8>>> {
+    let PartitionSelection::Keys(sets) = &plan.partitions else {
+        return Ok(None);
+    };
+    let clustering = &plan.clustering;
+    let clustering_sets: Option<Vec<&ValueSet>> = clustering
+        .prefix
+        .iter()
+        .map(|part| match part {
+            PrefixPart::Single(set @ ValueSet::Eq(_)) => Some(set),
+            _ => None,
+        })
+        .collect();
+    let Some(clustering_sets) = clustering_sets else {
+        return Ok(None);
+    };
+    if plan.token_filter.is_some()
+        || clustering.slice.is_some()
+        || clustering_sets.len() != def.clustering_key.len()
+        || sets.len() != def.partition_key.len()
+        || !sets.iter().all(|set| matches!(set, ValueSet::Eq(_)))
+    {
+        return Ok(None);
+    }
+    let partition = values(sets.iter(), &def.partition_key, def, ctx)?;
+    let Some(mut key) = keys::partition_prefixes(def, vec![partition])?.pop() else {
+        return Ok(None);
+    };
+    let row = values(clustering_sets.into_iter(), &def.clustering_key, def, ctx)?;
+    key.extend_from_slice(&keys::clustering_bytes(def, &row)?);
+    Ok(Some(key))
+}
+
+/// The value of each `= term` restriction, for the key columns `columns` in order.
+fn values<'a>(
+    sets: impl Iterator<Item = &'a ValueSet>,
+    columns: &[usize],
+    def: &TableDef,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Bytes>> {
+    let mut out = Vec::with_capacity(columns.len());
+    for (set, &column) in sets.zip(columns) {
+        out.extend(keys::key_values(set, def, column, ctx)?);
+    }
+    Ok(out)
+}
