@@ -11,7 +11,7 @@ use redb::{Database, Durability, WriteTransaction};
 use tracing::trace;
 
 use crate::error::StorageError;
-use crate::memtable::Mem;
+use crate::memtable::{self, Layer, Mem};
 use crate::tables::{data_table, data_table_name};
 use crate::writer::write_position;
 
@@ -20,7 +20,7 @@ use crate::writer::write_position;
 /// # Errors
 /// redb errors.
 pub(crate) fn write_rows(txn: &WriteTransaction, mem: &Mem) -> Result<(), StorageError> {
-    for (table_id, rows) in mem.tables() {
+    for (table_id, rows) in mem.latest() {
         let name = data_table_name(table_id);
         let mut table = txn.open_table(data_table(&name))?;
         for (key, row) in rows {
@@ -40,7 +40,7 @@ pub(crate) fn write_rows(txn: &WriteTransaction, mem: &Mem) -> Result<(), Storag
 /// A frozen memtable to make durable.
 struct Job {
     db: Arc<Database>,
-    rows: Mem,
+    rows: Layer,
     /// The last commit-log record the rows (and redb) hold.
     position: u64,
     /// The database file, for the free-space check.
@@ -80,7 +80,13 @@ impl Flusher {
     }
 
     /// Hands `rows` to the thread: one durable commit holding them, recording `position`.
-    pub(crate) fn send(&self, db: Arc<Database>, rows: Mem, position: u64, path: Option<PathBuf>) {
+    pub(crate) fn send(
+        &self,
+        db: Arc<Database>,
+        rows: Layer,
+        position: u64,
+        path: Option<PathBuf>,
+    ) {
         let job = Job {
             db,
             rows,
@@ -122,11 +128,12 @@ fn flush(job: &Job) -> Result<(), StorageError> {
     let mut txn = job.db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
     write_position(&txn, job.position)?;
-    write_rows(&txn, &job.rows)?;
+    let rows = memtable::read(&job.rows);
+    write_rows(&txn, &rows)?;
     txn.commit()?;
     trace!(
-        rows = job.rows.rows(),
-        bytes = job.rows.bytes(),
+        rows = rows.rows(),
+        bytes = rows.bytes(),
         position = job.position,
         "memtable flushed"
     );

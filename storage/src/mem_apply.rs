@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::memtable::{Layers, Mem, MemKey};
+use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
 use crate::read_view::{TableKind, View};
 use crate::tables::INDEX_TARGETS;
@@ -73,49 +73,73 @@ impl IndexedTables {
     }
 }
 
-/// Applies each batch to `active` (a copy of `layers.active` being built); `layers` and
-/// `view` give the rows as they were before the group. Returns each batch's outcome: one
-/// naming a table that is not live changes nothing and gets its own error.
+/// Rows a group wrote so far, encoded, by table and key.
+type Pending = BTreeMap<(Uuid, MemKey), MemRow>;
+
+/// Applies each batch to the active layer as group `seq`; the layers and `view` give the rows
+/// as they were before the group. Returns each batch's outcome: one naming a table that is
+/// not live, or meeting an undecodable stored row, changes nothing and gets its own error.
+/// The rows are merged first (under read locks) and inserted together at the end, so a group
+/// that fails inserts nothing.
 ///
 /// # Errors
-/// redb errors reading stored rows, and [`StorageError::Corrupt`] for an undecodable one:
-/// the whole group fails.
+/// redb errors reading stored rows: the whole group fails.
 pub(crate) fn apply_group(
-    active: &mut Mem,
     layers: &Layers,
     view: &View,
     live: &HashSet<Uuid>,
     batches: &[&WriteBatch],
+    seq: u64,
 ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
     let mut results = Vec::with_capacity(batches.len());
-    for batch in batches {
-        if let Some(write) = batch.rows.iter().find(|w| !live.contains(&w.table_id)) {
-            results.push(Err(StorageError::UnknownTable { id: write.table_id }));
-            continue;
-        }
-        let merged = match merge_batch(active, layers, view, batch) {
-            Ok(merged) => merged,
-            // An undecodable stored row fails its own request only, as in a transaction.
-            Err(e @ StorageError::Corrupt { .. }) => {
-                results.push(Err(e));
+    let mut pending = Pending::new();
+    {
+        let active = memtable::read(&layers.active);
+        let frozen = layers.frozen.as_ref().map(memtable::read);
+        let before = Before {
+            active: &active,
+            frozen: frozen.as_deref(),
+            view,
+        };
+        for batch in batches {
+            if let Some(write) = batch.rows.iter().find(|w| !live.contains(&w.table_id)) {
+                results.push(Err(StorageError::UnknownTable { id: write.table_id }));
                 continue;
             }
-            Err(e) => return Err(e),
-        };
-        for ((table, key), row) in merged {
-            let value = (!row.is_empty()).then(|| Arc::from(row::encode(&row)));
-            active.insert(table, MemKey::from(key), value);
+            let merged = match merge_batch(&pending, &before, batch) {
+                Ok(merged) => merged,
+                // An undecodable stored row fails its own request only, as in a transaction.
+                Err(e @ StorageError::Corrupt { .. }) => {
+                    results.push(Err(e));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            for ((table, key), row) in merged {
+                let value = (!row.is_empty()).then(|| Arc::from(row::encode(&row)));
+                pending.insert((table, MemKey::from(key)), value);
+            }
+            results.push(Ok(()));
         }
-        results.push(Ok(()));
+    }
+    let mut active = memtable::write(&layers.active);
+    for ((table, key), row) in pending {
+        active.insert(table, key, seq, row);
     }
     Ok(results)
 }
 
+/// Where rows stood before the group: the memtable layers and redb.
+struct Before<'a> {
+    active: &'a Mem,
+    frozen: Option<&'a Mem>,
+    view: &'a View,
+}
+
 /// The batch's rows merged with their newest versions, by table and key.
 fn merge_batch<'b>(
-    active: &Mem,
-    layers: &Layers,
-    view: &View,
+    pending: &Pending,
+    before: &Before<'_>,
     batch: &'b WriteBatch,
 ) -> Result<BTreeMap<(Uuid, &'b [u8]), StoredRow>, StorageError> {
     let mut merged: BTreeMap<(Uuid, &[u8]), StoredRow> = BTreeMap::new();
@@ -123,7 +147,7 @@ fn merge_batch<'b>(
         let slot = (write.table_id, write.key.as_slice());
         let existing = match merged.remove(&slot) {
             Some(row) => Some(row),
-            None => newest(active, layers, view, write.table_id, &write.key)?,
+            None => newest(pending, before, write.table_id, &write.key)?,
         };
         let row = match existing {
             Some(existing) => row::merge(existing, write.update.clone()),
@@ -136,26 +160,25 @@ fn merge_batch<'b>(
 
 /// The newest version of a row: this group's, then the memtable's, then redb's.
 fn newest(
-    active: &Mem,
-    layers: &Layers,
-    view: &View,
+    pending: &Pending,
+    before: &Before<'_>,
     table: Uuid,
     key: &[u8],
 ) -> Result<Option<StoredRow>, StorageError> {
-    let entry = match active.get(table, key) {
-        Some(entry) => Some(entry.clone()),
-        None => layers
-            .frozen
-            .as_ref()
-            .and_then(|f| f.get(table, key))
-            .cloned(),
+    let key = MemKey::from(key);
+    let entry = match pending.get(&(table, key.clone())) {
+        Some(entry) => Some(entry),
+        None => before
+            .active
+            .newest(table, &key, u64::MAX)
+            .or_else(|| before.frozen.and_then(|f| f.newest(table, &key, u64::MAX))),
     };
     if let Some(entry) = entry {
-        return entry.map(|value| row::decode(&value)).transpose();
+        return entry.as_deref().map(row::decode).transpose();
     }
-    let Some(stored) = view.table(TableKind::Data, table)? else {
+    let Some(stored) = before.view.table(TableKind::Data, table)? else {
         return Ok(None);
     };
-    let value = stored.get(key)?;
+    let value = stored.get(&*key)?;
     value.map(|v| row::decode(v.value())).transpose()
 }

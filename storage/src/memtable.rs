@@ -2,25 +2,28 @@
 //! them, so a logged write costs an append and a map insert instead of a B-tree update and a
 //! commit, and a flush writes many rows per redb page.
 //!
-//! The maps are persistent (`imbl::OrdMap`): the writer publishes a new version after each
-//! group, and a reader takes the current version with one `Arc` clone. A reader's version
-//! never changes under it, so a scan sees whole groups (a batch is never half visible), and
-//! no lock is held while it reads.
+//! Each layer is an ordered map per table under a lock, holding *versions*: every row a group
+//! writes is stored under its key and the group's sequence number, and older versions stay
+//! until the layer is flushed. The writer inserts a group's rows, then makes its number
+//! visible; a reader takes the visible number once and reads, for each key, its newest version
+//! at or below it. So a reader's view never changes under it, a scan sees whole groups (a
+//! batch is never half visible), and locks are held for one lookup or one chunk of a scan.
 //!
 //! Two layers: `active` takes writes; `frozen` is the previous active being written to redb by
 //! the flusher. A row is looked up in `active`, then `frozen`, then redb. An entry `None`
 //! means the row is gone (deleted down to nothing): it hides what redb still holds.
 //!
-//! Ordering with redb (see `writer`): the writer publishes a version without a layer only
-//! after the commit holding that layer's rows is visible to new read views; a reader takes
-//! its layers before its redb view. Whatever the interleaving, a reader sees each row either
-//! in a layer or in its view.
+//! Ordering with redb (see `writer`): the writer publishes layers without `frozen` only after
+//! the commit holding its rows is visible to new read views; a reader takes its number, then
+//! its layers, then its redb view. Whatever the interleaving, a reader sees each row either
+//! in a layer or in its view, as of one group.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use imbl::OrdMap;
 use uuid::Uuid;
 
 use crate::read::KeyRange;
@@ -85,45 +88,71 @@ impl Ord for MemKey {
     }
 }
 
-/// Rows by key, for one table.
-type TableRows = OrdMap<MemKey, MemRow>;
-
-/// Rows per table collected since some point, with the bytes they hold.
-#[derive(Clone, Default)]
-pub(crate) struct Mem {
-    tables: OrdMap<Uuid, TableRows>,
-    /// Key and value bytes, plus a per-row overhead: what the layer costs in memory.
-    bytes: usize,
-    rows: usize,
+/// A version of a row: its key, then the group that wrote it, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct VersionKey {
+    key: MemKey,
+    seq: Reverse<u64>,
 }
 
-/// What one row costs beyond its key and value (map nodes, `Arc`, `Vec` headers).
+/// Row versions, for one table.
+type Versions = BTreeMap<VersionKey, MemRow>;
+
+/// One layer: row versions per table, with the bytes they hold.
+#[derive(Default)]
+pub(crate) struct Mem {
+    tables: HashMap<Uuid, Versions>,
+    /// Key and value bytes, plus a per-version overhead: what the layer costs in memory.
+    bytes: usize,
+    versions: usize,
+}
+
+/// What one version costs beyond its key and value (map node share, `Arc`s).
 const ROW_OVERHEAD: usize = 64;
 
 impl Mem {
-    /// The entry for `key`, if this layer has one.
-    pub(crate) fn get(&self, table: Uuid, key: &[u8]) -> Option<&MemRow> {
-        self.tables.get(&table)?.get(&MemKey::from(key))
+    /// The newest version of `key` written by a group up to `upto`, if this layer has one.
+    pub(crate) fn newest(&self, table: Uuid, key: &MemKey, upto: u64) -> Option<&MemRow> {
+        let versions = self.tables.get(&table)?;
+        let from = VersionKey {
+            key: key.clone(),
+            seq: Reverse(upto),
+        };
+        let (found, row) = versions.range(from..).next()?;
+        (found.key == *key).then_some(row)
     }
 
-    /// Sets the entry for `key`.
-    pub(crate) fn insert(&mut self, table: Uuid, key: MemKey, row: MemRow) {
-        let value_len = |row: &MemRow| row.as_ref().map_or(0, |r| r.len());
-        let new_len = value_len(&row);
-        let key_len = key.len();
-        let rows = self.tables.entry(table).or_default();
-        match rows.insert(key, row) {
-            Some(old) => self.bytes = (self.bytes + new_len).saturating_sub(value_len(&old)),
-            None => {
-                self.bytes += key_len + new_len + ROW_OVERHEAD;
-                self.rows += 1;
+    /// Adds the version of `key` written by group `seq`.
+    pub(crate) fn insert(&mut self, table: Uuid, key: MemKey, seq: u64, row: MemRow) {
+        let added = key.len() + row.as_ref().map_or(0, |r| r.len()) + ROW_OVERHEAD;
+        let version = VersionKey {
+            key,
+            seq: Reverse(seq),
+        };
+        if self
+            .tables
+            .entry(table)
+            .or_default()
+            .insert(version, row)
+            .is_none()
+        {
+            self.bytes += added;
+            self.versions += 1;
+        }
+    }
+
+    /// Adds every version `other` holds (a failed flush's rows, under newer ones).
+    pub(crate) fn absorb(&mut self, other: &Mem) {
+        for (table, versions) in &other.tables {
+            for (version, row) in versions {
+                self.insert(*table, version.key.clone(), version.seq.0, row.clone());
             }
         }
     }
 
     /// Whether the layer holds no row.
     pub(crate) fn is_empty(&self) -> bool {
-        self.rows == 0
+        self.versions == 0
     }
 
     /// Bytes held (estimated).
@@ -131,44 +160,91 @@ impl Mem {
         self.bytes
     }
 
-    /// Entries held.
+    /// Versions held.
     pub(crate) fn rows(&self) -> usize {
-        self.rows
+        self.versions
     }
 
-    /// Every table's rows, in key order.
-    pub(crate) fn tables(&self) -> impl Iterator<Item = (Uuid, &TableRows)> {
-        self.tables.iter().map(|(id, rows)| (*id, rows))
+    /// Each table's rows at their newest version, in key order.
+    pub(crate) fn latest(&self) -> impl Iterator<Item = (Uuid, Vec<(&MemKey, &MemRow)>)> {
+        self.tables.iter().map(|(table, versions)| {
+            let mut rows: Vec<(&MemKey, &MemRow)> = Vec::new();
+            for (version, row) in versions {
+                if rows.last().is_none_or(|(last, _)| **last != version.key) {
+                    rows.push((&version.key, row));
+                }
+            }
+            (*table, rows)
+        })
     }
+
+    fn has(&self, table: Uuid) -> bool {
+        self.tables.get(&table).is_some_and(|v| !v.is_empty())
+    }
+}
+
+/// A layer, shared by the writer, the flusher and readers.
+pub(crate) type Layer = Arc<RwLock<Mem>>;
+
+/// Reads a layer (a poisoned lock still holds consistent maps: inserts are single calls).
+pub(crate) fn read(layer: &Layer) -> RwLockReadGuard<'_, Mem> {
+    layer
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Writes a layer (the writer only).
+pub(crate) fn write(layer: &Layer) -> RwLockWriteGuard<'_, Mem> {
+    layer
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The layers a reader consults before redb.
 #[derive(Clone, Default)]
 pub(crate) struct Layers {
-    pub(crate) active: Mem,
-    pub(crate) frozen: Option<Mem>,
+    pub(crate) active: Layer,
+    pub(crate) frozen: Option<Layer>,
 }
 
-impl Layers {
+/// A reader's memtable: the layers and the last group it sees.
+#[derive(Clone)]
+pub(crate) struct MemView {
+    layers: Arc<Layers>,
+    upto: u64,
+}
+
+impl MemView {
     /// The newest entry for `key`: `Some(None)` when the row is known gone.
     pub(crate) fn get(&self, table: Uuid, key: &[u8]) -> Option<MemRow> {
-        if let Some(row) = self.active.get(table, key) {
-            return Some(row.clone());
+        let key = MemKey::from(key);
+        let found = read(&self.layers.active)
+            .newest(table, &key, self.upto)
+            .cloned();
+        if found.is_some() {
+            return found;
         }
-        self.frozen.as_ref()?.get(table, key).cloned()
+        let frozen = self.layers.frozen.as_ref()?;
+        read(frozen).newest(table, &key, self.upto).cloned()
     }
 
     /// Whether neither layer holds a row of `table`.
     fn lacks(&self, table: Uuid) -> bool {
-        let empty = |m: &Mem| m.tables.get(&table).is_none_or(OrdMap::is_empty);
-        empty(&self.active) && self.frozen.as_ref().is_none_or(empty)
+        !read(&self.layers.active).has(table)
+            && self
+                .layers
+                .frozen
+                .as_ref()
+                .is_none_or(|f| !read(f).has(table))
     }
 }
 
-/// The published layers: replaced by the writer, read by everyone.
+/// The published layers and the last visible group: replaced and advanced by the writer, read
+/// by everyone.
 #[derive(Default)]
 pub(crate) struct Memtables {
     current: RwLock<Arc<Layers>>,
+    visible: AtomicU64,
 }
 
 impl Memtables {
@@ -180,6 +256,25 @@ impl Memtables {
             .clone()
     }
 
+    /// A reader's view: the last visible group, then the layers.
+    pub(crate) fn view(&self) -> MemView {
+        let upto = self.visible.load(AtomicOrdering::Acquire);
+        MemView {
+            layers: self.load(),
+            upto,
+        }
+    }
+
+    /// The last group readers see.
+    pub(crate) fn visible(&self) -> u64 {
+        self.visible.load(AtomicOrdering::Acquire)
+    }
+
+    /// Makes group `seq` (inserted into the active layer) visible (the writer only).
+    pub(crate) fn make_visible(&self, seq: u64) {
+        self.visible.store(seq, AtomicOrdering::Release);
+    }
+
     /// Publishes new layers (the writer only).
     pub(crate) fn publish(&self, layers: Layers) {
         *self
@@ -189,68 +284,105 @@ impl Memtables {
     }
 }
 
-/// How many entries a cursor copies out of a layer at a time.
+/// How many keys a cursor copies out of a layer at a time.
 const CHUNK: usize = 64;
 
-/// The entries of one layer's table in a key range, in order (or reverse order), copied out
-/// a chunk at a time so the iterator owns what it holds.
+/// The rows of one layer's table in a key range as of group `upto`, in order (or reverse
+/// order), copied out a chunk at a time under the layer's lock.
 struct LayerCursor {
-    rows: TableRows,
-    start: Bound<MemKey>,
-    end: Bound<MemKey>,
+    layer: Layer,
+    table: Uuid,
+    upto: u64,
+    start: Bound<VersionKey>,
+    end: Bound<VersionKey>,
     reverse: bool,
     buffer: VecDeque<(MemKey, MemRow)>,
     done: bool,
 }
 
+/// The version bounds covering every version of the keys in `range`.
+fn version_bounds(range: &KeyRange) -> (Bound<VersionKey>, Bound<VersionKey>) {
+    let at = |key: &[u8], seq: u64| VersionKey {
+        key: MemKey::from(key),
+        seq: Reverse(seq),
+    };
+    // For one key, versions run from `Reverse(u64::MAX)` (first) to `Reverse(0)` (last).
+    let start = match &range.0 {
+        Bound::Included(k) => Bound::Included(at(k, u64::MAX)),
+        Bound::Excluded(k) => Bound::Excluded(at(k, 0)),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    let end = match &range.1 {
+        Bound::Included(k) => Bound::Included(at(k, 0)),
+        Bound::Excluded(k) => Bound::Excluded(at(k, u64::MAX)),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    (start, end)
+}
+
 impl LayerCursor {
-    fn new(rows: TableRows, (start, end): KeyRange, reverse: bool) -> LayerCursor {
+    fn new(layer: Layer, table: Uuid, upto: u64, range: &KeyRange, reverse: bool) -> LayerCursor {
+        let (start, end) = version_bounds(range);
         LayerCursor {
-            rows,
-            start: mem_bound(&start),
-            end: mem_bound(&end),
+            layer,
+            table,
+            upto,
+            start,
+            end,
             reverse,
             buffer: VecDeque::new(),
             done: false,
         }
     }
 
+    /// Copies the visible version of the next keys; a chunk never splits a key's versions.
     fn refill(&mut self) {
-        let bounds = (self.start.clone(), self.end.clone());
-        let chunk: Vec<(MemKey, MemRow)> = if self.reverse {
-            let range = self.rows.range(bounds).rev();
-            range
-                .take(CHUNK)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        } else {
-            let range = self.rows.range(bounds);
-            range
-                .take(CHUNK)
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        };
-        if chunk.len() < CHUNK {
+        let mem = read(&self.layer);
+        let Some(versions) = mem.tables.get(&self.table) else {
             self.done = true;
-        }
-        if let Some((last, _)) = chunk.last() {
-            // The next chunk starts after the last key taken.
-            let next = Bound::Excluded(last.clone());
-            if self.reverse {
-                self.end = next;
-            } else {
-                self.start = next;
+            return;
+        };
+        let range = versions.range((self.start.clone(), self.end.clone()));
+        let iter: Box<dyn Iterator<Item = (&VersionKey, &MemRow)> + '_> = if self.reverse {
+            Box::new(range.rev())
+        } else {
+            Box::new(range)
+        };
+        let mut keys = 0;
+        let mut current: Option<&MemKey> = None;
+        let mut chosen: Option<(MemKey, MemRow)> = None;
+        let mut cut = false;
+        for (version, row) in iter {
+            if current != Some(&version.key) {
+                self.buffer.extend(chosen.take());
+                if keys == CHUNK {
+                    cut = true;
+                    break;
+                }
+                keys += 1;
+                current = Some(&version.key);
+            }
+            // Forward order meets a key's newest version first, reverse order its oldest: the
+            // newest visible one is the first, or the last, at or below `upto`.
+            if version.seq.0 <= self.upto && (self.reverse || chosen.is_none()) {
+                chosen = Some((version.key.clone(), row.clone()));
             }
         }
-        self.buffer.extend(chunk);
-    }
-}
-
-fn mem_bound(bound: &Bound<Vec<u8>>) -> Bound<MemKey> {
-    match bound {
-        Bound::Included(v) => Bound::Included(MemKey::from(v.as_slice())),
-        Bound::Excluded(v) => Bound::Excluded(MemKey::from(v.as_slice())),
-        Bound::Unbounded => Bound::Unbounded,
+        self.buffer.extend(chosen);
+        match current {
+            Some(key) if cut => {
+                let edge = |seq: u64| VersionKey {
+                    key: key.clone(),
+                    seq: Reverse(seq),
+                };
+                if self.reverse {
+                    self.end = Bound::Excluded(edge(u64::MAX));
+                } else {
+                    self.start = Bound::Excluded(edge(0));
+                }
+            }
+            _ => self.done = true,
+        }
     }
 }
 
@@ -258,7 +390,7 @@ impl Iterator for LayerCursor {
     type Item = (MemKey, MemRow);
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.buffer.is_empty() && !self.done {
+        while self.buffer.is_empty() && !self.done {
             self.refill();
         }
         self.buffer.pop_front()
@@ -273,23 +405,7 @@ pub(crate) struct Merge<A: Iterator, B: Iterator> {
     reverse: bool,
 }
 
-/// A keyed item of a merged stream.
-pub(crate) trait Keyed {
-    /// The item's key.
-    fn key(&self) -> &[u8];
-}
-
-impl Keyed for (MemKey, MemRow) {
-    fn key(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl<A, B> Merge<A, B>
-where
-    A: Iterator,
-    B: Iterator,
-{
+impl<A: Iterator, B: Iterator> Merge<A, B> {
     pub(crate) fn new(first: A, second: B, reverse: bool) -> Merge<A, B> {
         Merge {
             first: first.peekable(),
@@ -299,21 +415,20 @@ where
     }
 }
 
-impl<A, B, T> Iterator for Merge<A, B>
+impl<A, B> Iterator for Merge<A, B>
 where
-    A: Iterator<Item = T>,
-    B: Iterator<Item = T>,
-    T: Keyed,
+    A: Iterator<Item = (MemKey, MemRow)>,
+    B: Iterator<Item = (MemKey, MemRow)>,
 {
-    type Item = T;
+    type Item = (MemKey, MemRow);
 
-    fn next(&mut self) -> Option<T> {
+    fn next(&mut self) -> Option<Self::Item> {
         let order = match (self.first.peek(), self.second.peek()) {
             (None, None) => return None,
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(a), Some(b)) if self.reverse => b.key().cmp(a.key()),
-            (Some(a), Some(b)) => a.key().cmp(b.key()),
+            (Some(a), Some(b)) if self.reverse => b.0.cmp(&a.0),
+            (Some(a), Some(b)) => a.0.cmp(&b.0),
         };
         match order {
             std::cmp::Ordering::Less => self.first.next(),
@@ -326,23 +441,21 @@ where
     }
 }
 
-/// The memtable entries of `table` in `range`, newest layer winning; `None` when the layers
-/// hold nothing of the table (the common case for a table not written lately).
+/// The memtable rows of `table` in `range` as `view` sees them, newest layer winning; `None`
+/// when the layers hold nothing of the table (the common case for a table not written
+/// lately).
 pub(crate) fn scan(
-    layers: &Layers,
+    view: &MemView,
     table: Uuid,
     range: &KeyRange,
     reverse: bool,
 ) -> Option<Box<dyn Iterator<Item = (MemKey, MemRow)> + Send>> {
-    if layers.lacks(table) {
+    if view.lacks(table) {
         return None;
     }
-    let cursor = |mem: &Mem| {
-        let rows = mem.tables.get(&table).cloned().unwrap_or_default();
-        LayerCursor::new(rows, range.clone(), reverse)
-    };
-    let active = cursor(&layers.active);
-    Some(match &layers.frozen {
+    let cursor = |layer: &Layer| LayerCursor::new(layer.clone(), table, view.upto, range, reverse);
+    let active = cursor(&view.layers.active);
+    Some(match &view.layers.frozen {
         Some(frozen) => Box::new(Merge::new(active, cursor(frozen), reverse)),
         None => Box::new(active),
     })
@@ -356,65 +469,109 @@ mod tests {
         Some(Arc::from(vec![v].as_slice()))
     }
 
-    fn keys(layers: &Layers, range: KeyRange, reverse: bool) -> Vec<(u8, Option<u8>)> {
-        let table = Uuid::nil();
-        scan(layers, table, &range, reverse)
+    fn key(k: u8) -> MemKey {
+        MemKey::from(&[k][..])
+    }
+
+    fn keys(view: &MemView, range: KeyRange, reverse: bool) -> Vec<(u8, Option<u8>)> {
+        scan(view, Uuid::nil(), &range, reverse)
             .map(|it| it.map(|(k, v)| (k[0], v.map(|v| v[0]))).collect())
             .unwrap_or_default()
     }
 
-    fn layers() -> Layers {
+    /// Frozen: every key 0..200 at group 1. Active: every third key at group 2 (removed when
+    /// even), then every fifth at group 3.
+    fn view(upto: u64) -> MemView {
         let t = Uuid::nil();
         let mut frozen = Mem::default();
         for k in 0..200u8 {
-            frozen.insert(t, MemKey::from(&[k][..]), row(1));
+            frozen.insert(t, key(k), 1, row(1));
         }
         let mut active = Mem::default();
         for k in (0..200u8).step_by(3) {
-            active.insert(
-                t,
-                MemKey::from(&[k][..]),
-                if k % 2 == 0 { None } else { row(2) },
-            );
+            active.insert(t, key(k), 2, if k % 2 == 0 { None } else { row(2) });
         }
-        Layers {
-            active,
-            frozen: Some(frozen),
+        for k in (0..200u8).step_by(5) {
+            active.insert(t, key(k), 3, row(3));
+        }
+        MemView {
+            layers: Arc::new(Layers {
+                active: Arc::new(RwLock::new(active)),
+                frozen: Some(Arc::new(RwLock::new(frozen))),
+            }),
+            upto,
         }
     }
 
-    fn expected(k: u8) -> (u8, Option<u8>) {
-        match (k % 3, k % 2) {
-            (0, 0) => (k, None),
-            (0, _) => (k, Some(2)),
+    fn expected(k: u8, upto: u64) -> (u8, Option<u8>) {
+        match (k % 5, k % 3, k % 2) {
+            (0, _, _) if upto >= 3 => (k, Some(3)),
+            (_, 0, 0) if upto >= 2 => (k, None),
+            (_, 0, _) if upto >= 2 => (k, Some(2)),
             _ => (k, Some(1)),
         }
     }
 
     #[test]
-    fn the_active_layer_wins_and_scans_cross_chunks_both_ways() {
-        let l = layers();
-        let all = keys(&l, (Bound::Unbounded, Bound::Unbounded), false);
-        assert_eq!(all, (0..200u8).map(expected).collect::<Vec<_>>());
-        let back = keys(&l, (Bound::Unbounded, Bound::Unbounded), true);
-        assert_eq!(back, (0..200u8).rev().map(expected).collect::<Vec<_>>());
-        let part = keys(
-            &l,
-            (Bound::Excluded(vec![10]), Bound::Included(vec![150])),
-            true,
-        );
-        assert_eq!(part, (11..=150u8).rev().map(expected).collect::<Vec<_>>());
-        assert_eq!(l.get(Uuid::nil(), &[3]), Some(row(2)));
-        assert_eq!(l.get(Uuid::nil(), &[6]), Some(None));
-        assert_eq!(l.get(Uuid::nil(), &[7]), Some(row(1)));
-        assert_eq!(l.get(Uuid::nil(), &[250]), None);
-        assert!(scan(
-            &l,
-            Uuid::from_u128(1),
-            &(Bound::Unbounded, Bound::Unbounded),
-            false
-        )
-        .is_none());
+    fn readers_see_the_newest_version_up_to_their_group_across_chunks_both_ways() {
+        for upto in [1, 2, 3, 9] {
+            let v = view(upto);
+            let all = keys(&v, (Bound::Unbounded, Bound::Unbounded), false);
+            let want: Vec<_> = (0..200u8).map(|k| expected(k, upto)).collect();
+            assert_eq!(all, want, "upto {upto}");
+            let back = keys(&v, (Bound::Unbounded, Bound::Unbounded), true);
+            assert_eq!(
+                back,
+                want.iter().rev().cloned().collect::<Vec<_>>(),
+                "upto {upto}"
+            );
+            let part = keys(
+                &v,
+                (Bound::Excluded(vec![10]), Bound::Included(vec![150])),
+                true,
+            );
+            let want: Vec<_> = (11..=150u8).rev().map(|k| expected(k, upto)).collect();
+            assert_eq!(part, want, "upto {upto}");
+            let part = keys(
+                &v,
+                (Bound::Included(vec![10]), Bound::Excluded(vec![150])),
+                false,
+            );
+            let want: Vec<_> = (10..150u8).map(|k| expected(k, upto)).collect();
+            assert_eq!(part, want, "upto {upto}");
+            for k in [0u8, 3, 5, 6, 7, 15, 199] {
+                let (_, value) = expected(k, upto);
+                assert_eq!(
+                    v.get(Uuid::nil(), &[k]).map(|r| r.map(|r| r[0])),
+                    Some(value)
+                );
+            }
+            assert_eq!(v.get(Uuid::nil(), &[250]), None);
+        }
+        let empty = (Bound::Unbounded, Bound::Unbounded);
+        assert!(scan(&view(3), Uuid::from_u128(1), &empty, false).is_none());
+    }
+
+    #[test]
+    fn flushes_take_each_rows_newest_version() {
+        let t = Uuid::nil();
+        let mut m = Mem::default();
+        m.insert(t, key(1), 1, row(1));
+        m.insert(t, key(1), 4, row(4));
+        m.insert(t, key(2), 2, None);
+        let latest: Vec<_> = m
+            .latest()
+            .flat_map(|(_, rows)| {
+                rows.into_iter()
+                    .map(|(k, r)| (k[0], r.as_ref().map(|r| r[0])))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(latest, vec![(1, Some(4)), (2, None)]);
+        let mut other = Mem::default();
+        other.absorb(&m);
+        assert_eq!(other.rows(), 3);
+        assert_eq!(other.newest(t, &key(1), 3), Some(&row(1)));
     }
 
     proptest::proptest! {
@@ -431,22 +588,17 @@ mod tests {
     }
 
     #[test]
-    fn bytes_follow_inserts_and_overwrites() {
+    fn bytes_count_every_version() {
         let t = Uuid::nil();
         let mut m = Mem::default();
         m.insert(
             t,
             MemKey::from(&[1, 2][..]),
+            1,
             Some(Arc::from(vec![0u8; 100].as_slice())),
         );
         assert_eq!((m.rows(), m.bytes()), (1, 102 + ROW_OVERHEAD));
-        m.insert(
-            t,
-            MemKey::from(&[1, 2][..]),
-            Some(Arc::from(vec![0u8; 10].as_slice())),
-        );
-        assert_eq!((m.rows(), m.bytes()), (1, 12 + ROW_OVERHEAD));
-        m.insert(t, MemKey::from(&[1, 2][..]), None);
-        assert_eq!((m.rows(), m.bytes()), (1, 2 + ROW_OVERHEAD));
+        m.insert(t, MemKey::from(&[1, 2][..]), 2, None);
+        assert_eq!((m.rows(), m.bytes()), (2, 104 + 2 * ROW_OVERHEAD));
     }
 }

@@ -16,7 +16,7 @@ use crate::db::Store;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::memtable::{self, Layers, MemKey, MemRow};
+use crate::memtable::{self, MemKey, MemRow, MemView};
 use crate::read_view::{TableKind, View};
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
@@ -36,8 +36,8 @@ pub struct TableStats {
 
 /// A consistent read view of the store.
 pub struct Snapshot {
-    /// The memtable layers, taken before the view: rows newer than redb's.
-    layers: Arc<Layers>,
+    /// The memtable as of one group, taken before the view: rows newer than redb's.
+    layers: MemView,
     /// The read transaction (shared with the other reads since the last commit); pins one
     /// committed state.
     pub(crate) view: Arc<View>,
@@ -52,8 +52,9 @@ impl Store {
     /// A redb error beginning the read transaction.
     pub fn snapshot(&self) -> Result<Snapshot, StorageError> {
         let begin = || Ok(crate::db::current(&self.inner.db)?.begin_read()?);
-        // Layers first, then the view (see `memtable`): a row flushed in between is in both.
-        let layers = self.inner.memtables.load();
+        // The memtable first, then the view (see `memtable`): a row flushed in between is in
+        // both.
+        let layers = self.inner.memtables.view();
         Ok(Snapshot {
             layers,
             view: self.inner.views.view(begin)?,

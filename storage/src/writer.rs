@@ -45,7 +45,7 @@ use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::flush::{write_rows, Flusher};
 use crate::mem_apply::{apply_group, IndexedTables};
-use crate::memtable::{Layers, Mem, Memtables};
+use crate::memtable::{self, Layer, Layers, Memtables};
 use crate::mutation::{apply, ApplyError, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
 use crate::read_view::{View, ViewCache};
@@ -312,7 +312,7 @@ impl Writer {
         self.finish_flush(false);
         let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
         let due = now >= self.last_durable + self.checkpoint_interval();
-        let memtable_bytes = self.memtables.load().active.bytes();
+        let memtable_bytes = memtable::read(&self.memtables.load().active).bytes();
         let full = logged_bytes >= CHECKPOINT_BYTES || memtable_bytes >= MEMTABLE_BYTES;
         let paused = self.flush_pause_until.is_some_and(|until| now < until);
         if self.dirty && self.flushing.is_none() && !paused && (full || due) {
@@ -354,7 +354,8 @@ impl Writer {
     /// checkpoint; whether it did (there must be rows, and no flush running).
     fn start_flush(&mut self) -> bool {
         let layers = self.memtables.load();
-        if layers.active.is_empty() || layers.frozen.is_some() || self.needs_reopen {
+        let empty = memtable::read(&layers.active).is_empty();
+        if empty || layers.frozen.is_some() || self.needs_reopen {
             return false;
         }
         let (Some(flusher), Some(db)) = (&self.flusher, &self.db) else {
@@ -364,15 +365,10 @@ impl Writer {
         let first_kept = self.log.as_mut().map_or(0, CommitLog::rotate);
         let frozen = layers.active.clone();
         self.memtables.publish(Layers {
-            active: Mem::default(),
+            active: Layer::default(),
             frozen: Some(frozen.clone()),
         });
-        trace!(
-            rows = frozen.rows(),
-            bytes = frozen.bytes(),
-            position,
-            "memtable frozen"
-        );
+        trace!(position, "memtable frozen");
         flusher.send(db.clone(), frozen, position, self.db_path.clone());
         self.flushing = Some(first_kept);
         self.dirty = false;
@@ -405,14 +401,11 @@ impl Writer {
             }
             Err(e) => {
                 error!(cause = %e, "memtable flush failed; its rows stay in memory and in the commit log");
-                let mut merged = layers.frozen.clone().unwrap_or_default();
-                for (table, rows) in layers.active.tables() {
-                    for (key, row) in rows {
-                        merged.insert(table, key.clone(), row.clone());
-                    }
+                if let Some(frozen) = &layers.frozen {
+                    memtable::write(&layers.active).absorb(&memtable::read(frozen));
                 }
                 self.memtables.publish(Layers {
-                    active: merged,
+                    active: layers.active.clone(),
                     frozen: None,
                 });
                 self.dirty = true;
@@ -426,7 +419,7 @@ impl Writer {
     /// new reads get a new view, then the memtable empties.
     fn committed(&mut self) {
         self.views.invalidate();
-        if !self.memtables.load().active.is_empty() {
+        if !memtable::read(&self.memtables.load().active).is_empty() {
             self.memtables.publish(Layers::default());
         }
     }
@@ -465,12 +458,9 @@ impl Writer {
     ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
         let view = self.read_view()?;
         let layers = self.memtables.load();
-        let mut active = layers.active.clone();
-        let results = apply_group(&mut active, &layers, &view, &self.live_tables, batches)?;
-        self.memtables.publish(Layers {
-            active,
-            frozen: layers.frozen.clone(),
-        });
+        let seq = self.memtables.visible() + 1;
+        let results = apply_group(&layers, &view, &self.live_tables, batches, seq)?;
+        self.memtables.make_visible(seq);
         self.dirty = true;
         Ok(results)
     }
@@ -724,7 +714,7 @@ impl Writer {
         if let Some(log) = &self.log {
             write_position(&txn, log.last_seq())?;
         }
-        write_rows(&txn, &self.memtables.load().active)?;
+        write_rows(&txn, &memtable::read(&self.memtables.load().active))?;
         Ok(txn)
     }
 
