@@ -231,9 +231,9 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
             return;
         }
         if started_now >= START_BATCH {
-            // More requests may be buffered: answer them before waiting on anything, after
-            // letting the other connections' tasks run.
-            tokio::task::yield_now().await;
+            // More requests may be buffered: answer them before waiting on anything. No
+            // explicit yield: it woke the other worker to steal (12 % more CPU per read), and
+            // tokio's cooperative budget on the socket already makes a busy connection yield.
             continue;
         }
         let started = session.is_started();
