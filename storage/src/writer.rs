@@ -309,10 +309,12 @@ impl Writer {
         {
             self.sync_log();
         }
-        self.finish_flush(false);
+        let memtable_bytes = memtable::read(&self.memtables.load().active).bytes();
+        // A flush that falls behind the writes makes the writer wait for it, so the memtable
+        // never holds much more than two layers' worth.
+        self.finish_flush(memtable_bytes >= 2 * MEMTABLE_BYTES);
         let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
         let due = now >= self.last_durable + self.checkpoint_interval();
-        let memtable_bytes = memtable::read(&self.memtables.load().active).bytes();
         let full = logged_bytes >= CHECKPOINT_BYTES || memtable_bytes >= MEMTABLE_BYTES;
         let paused = self.flush_pause_until.is_some_and(|until| now < until);
         if self.dirty && self.flushing.is_none() && !paused && (full || due) {
