@@ -414,9 +414,31 @@ pub struct Answer {
     pub start_events: bool,
 }
 
+/// Requests at least this large are answered inside `block_in_place`: parsing them and
+/// converting their values can take milliseconds, and meanwhile the worker's other tasks and
+/// its I/O driver must move to another thread, or every connection sharing the worker waits.
+const HEAVY_REQUEST: usize = 64 * 1024;
+
 /// Decodes, handles and encodes one request: what a connection does with each envelope it
 /// reads. Public so benchmarks can drive the whole request path without a socket.
 pub async fn answer(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    body: Bytes,
+) -> Answer {
+    let runtime = tokio::runtime::Handle::current();
+    if body.len() >= HEAVY_REQUEST
+        && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+    {
+        let answering = answer_here(node, session, header, body);
+        return tokio::task::block_in_place(|| runtime.block_on(answering));
+    }
+    answer_here(node, session, header, body).await
+}
+
+/// [`answer`] on the current thread.
+async fn answer_here(
     node: &Arc<Node>,
     session: &Arc<Session>,
     header: &FrameHeader,

@@ -2,139 +2,15 @@
 //! (concurrent writers on several connections, several rounds); a SIGTERM shutdown keeps
 //! everything; clients that reset their connections leave no sockets behind.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
-use cql::frame::request::{Query, QueryParameters, Request, Startup};
+use cql::frame::request::Request;
 use cql::frame::response::{Response, ResultBody};
-use cql::frame::{decode_response, encode_request_frame, parse_header, HEADER_LEN};
 
-/// The tests start real server processes on ports found free a moment before; running them
-/// one at a time keeps one test from picking a port another test's server is about to take.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+mod support;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start(dir: &std::path::Path, port: u16, sync: &str) -> Child {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_server"));
-    command
-        .args(["--port", &port.to_string(), "--data-dir"])
-        .arg(dir)
-        .args(["--commitlog-sync", sync]);
-    if sync == "group" {
-        command.args(["--commitlog-sync-group-window", "5ms"]);
-    }
-    command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start server")
-}
-
-/// A minimal blocking client speaking raw v4 frames.
-struct Client {
-    stream: TcpStream,
-}
-
-impl Client {
-    fn connect(port: u16) -> Client {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            match TcpStream::connect(("127.0.0.1", port)) {
-                Ok(stream) => {
-                    let mut client = Client { stream };
-                    let startup = Startup {
-                        options: vec![("CQL_VERSION".into(), "3.0.0".into())],
-                    };
-                    assert!(matches!(
-                        client.call(&Request::Startup(startup)),
-                        Response::Ready
-                    ));
-                    return client;
-                }
-                Err(_) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-                Err(err) => panic!("server did not start: {err}"),
-            }
-        }
-    }
-
-    fn call(&mut self, request: &Request) -> Response {
-        self.try_call(request).expect("server answers")
-    }
-
-    /// Sends a request and reads its answer; `Err` once the server is gone.
-    fn try_call(&mut self, request: &Request) -> std::io::Result<Response> {
-        self.stream
-            .write_all(&encode_request_frame(1, request, None))?;
-        let mut header = [0u8; HEADER_LEN];
-        self.stream.read_exact(&mut header)?;
-        let header = parse_header(&header).ok_or(std::io::ErrorKind::InvalidData)?;
-        let mut body = BytesMut::zeroed(header.length as usize);
-        self.stream.read_exact(&mut body)?;
-        decode_response(&header, &body.freeze(), None, usize::MAX)
-            .map(|frame| frame.response)
-            .map_err(|_| std::io::ErrorKind::InvalidData.into())
-    }
-
-    fn query(&mut self, text: &str) -> Response {
-        let response = self.call(&query_request(text));
-        assert!(
-            matches!(response, Response::Result(_)),
-            "{text}: {response:?}"
-        );
-        response
-    }
-
-    fn count(&mut self, text: &str) -> usize {
-        match self.query(text) {
-            Response::Result(ResultBody::Rows(rows)) => rows.rows.len(),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    /// The int values of the first column of a query's rows.
-    fn ints(&mut self, text: &str) -> Vec<i32> {
-        match self.query(text) {
-            Response::Result(ResultBody::Rows(rows)) => rows
-                .rows
-                .iter()
-                .map(|row| {
-                    let cell = row[0].as_ref().expect("non-null");
-                    i32::from_be_bytes(cell.as_ref().try_into().expect("an int"))
-                })
-                .collect(),
-            other => panic!("{other:?}"),
-        }
-    }
-}
-
-fn query_request(text: &str) -> Request {
-    let params = QueryParameters {
-        consistency: 1,
-        values: Vec::new(),
-        value_names: None,
-        skip_metadata: false,
-        page_size: None,
-        paging_state: None,
-        serial_consistency: None,
-        default_timestamp: None,
-    };
-    Request::Query(Query {
-        query: text.into(),
-        params,
-    })
-}
+use support::{free_port, query_request, start, Client, KillOnDrop, ONE_AT_A_TIME};
 
 fn write_rows(client: &mut Client, n: usize) {
     client.query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
@@ -337,16 +213,6 @@ impl SmallDisk {
             .status()
             .unwrap();
         assert!(status.success());
-    }
-}
-
-/// Kills the server when a failing assertion unwinds, so the disk can be unmounted.
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 

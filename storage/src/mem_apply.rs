@@ -6,7 +6,6 @@
 //! through a redb transaction (`mutation`), which also takes the memtable's rows with it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
 
 use redb::TableError;
 use uuid::Uuid;
@@ -116,7 +115,7 @@ pub(crate) fn apply_group(
                 Err(e) => return Err(e),
             };
             for ((table, key), row) in merged {
-                let value = (!row.is_empty()).then(|| Arc::from(row::encode(&row)));
+                let value = (!row.is_empty()).then(|| bytes::Bytes::from(row::encode(&row)));
                 pending.insert((table, MemKey::from(key)), value);
             }
             results.push(Ok(()));

@@ -29,7 +29,7 @@ use uuid::Uuid;
 use crate::read::KeyRange;
 
 /// A row's encoded value (`encoding::row`), or `None` when it was removed.
-pub(crate) type MemRow = Option<Arc<[u8]>>;
+pub(crate) type MemRow = Option<bytes::Bytes>;
 
 /// A row key: shared, so copying a map node copies no key bytes, with its first eight bytes
 /// inline, so comparing two keys (random tokens come first) rarely reads either's bytes.
@@ -466,7 +466,7 @@ mod tests {
     use super::*;
 
     fn row(v: u8) -> MemRow {
-        Some(Arc::from(vec![v].as_slice()))
+        Some(bytes::Bytes::from(vec![v]))
     }
 
     fn key(k: u8) -> MemKey {
@@ -595,7 +595,7 @@ mod tests {
             t,
             MemKey::from(&[1, 2][..]),
             1,
-            Some(Arc::from(vec![0u8; 100].as_slice())),
+            Some(bytes::Bytes::from(vec![0u8; 100])),
         );
         assert_eq!((m.rows(), m.bytes()), (1, 102 + ROW_OVERHEAD));
         m.insert(t, MemKey::from(&[1, 2][..]), 2, None);

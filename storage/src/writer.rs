@@ -18,7 +18,7 @@
 //!
 //! A *checkpoint* is a durable redb commit: it makes every logged record redundant, so the
 //! log starts a new segment and deletes the old ones. One happens after 16 MiB of log (or a
-//! 64 MiB memtable), after 30 s with unflushed writes, with every durable group and purge
+//! 32 MiB memtable), after 30 s with unflushed writes, with every durable group and purge
 //! chunk, and at shutdown. A checkpoint with rows in the memtable freezes it and hands it to
 //! the flusher thread (`crate::flush`), so writes go on meanwhile; every other writer
 //! transaction takes the memtable's rows with it (`Writer::begin`). Every write transaction stores the sequence number of the last record it holds
@@ -62,7 +62,7 @@ const MAX_GROUP_BYTES: usize = 64 << 20;
 const CHECKPOINT_BYTES: u64 = 16 << 20;
 
 /// Checkpoint once the memtable holds this many bytes.
-const MEMTABLE_BYTES: usize = 64 << 20;
+const MEMTABLE_BYTES: usize = 32 << 20;
 
 /// How often the writer looks for the flusher's outcome while it waits for requests.
 const FLUSH_POLL: Duration = Duration::from_millis(1);
@@ -282,9 +282,11 @@ impl Writer {
     fn next_due(&self) -> Option<Instant> {
         let log_sync = (self.log_unsynced && self.options.sync == SyncMode::Periodic)
             .then(|| self.last_log_sync + self.options.sync_period);
-        let checkpoint = self
-            .dirty
-            .then(|| self.last_durable + self.checkpoint_interval());
+        // No checkpoint is due while a flush runs (its end is polled) or after a failed one.
+        let checkpoint = (self.dirty && self.flushing.is_none()).then(|| {
+            let due = self.last_durable + self.checkpoint_interval();
+            self.flush_pause_until.map_or(due, |until| due.max(until))
+        });
         // A failed reopen is retried without waiting for a write: readers need the database.
         let reopen = self.needs_reopen.then(|| {
             self.last_reopen

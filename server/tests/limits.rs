@@ -1,0 +1,256 @@
+//! The real binary under clients that push it: memory stays bounded by the in-flight limits
+//! (pipelined writes on many connections, large values, a reader that does not read), and a
+//! CPU-heavy statement never stalls other connections.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use cql::frame::encode_request_frame;
+use cql::frame::primitives::Value;
+use cql::frame::request::{Query, Request};
+use cql::frame::response::Response;
+use cql::frame::{parse_header, HEADER_LEN};
+use support::{free_port, query_request, start, Client, KillOnDrop, ONE_AT_A_TIME};
+
+/// The server's resident set, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Samples the server's RSS every 20 ms until stopped; returns the peak.
+struct RssWatch {
+    stop: Arc<AtomicBool>,
+    peak: Arc<AtomicU64>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl RssWatch {
+    fn start(pid: u32) -> RssWatch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicU64::new(0));
+        let (s, p) = (stop.clone(), peak.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                p.fetch_max(rss(pid), Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        RssWatch { stop, peak, thread }
+    }
+
+    fn peak(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap();
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
+/// Point reads on their own connection until stopped; returns (reads, slowest).
+struct Prober {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<(usize, Duration)>,
+}
+
+impl Prober {
+    fn start(port: u16, query: &'static str) -> Prober {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let mut client = Client::connect(port);
+        let thread = std::thread::spawn(move || {
+            let (mut reads, mut slowest) = (0, Duration::ZERO);
+            while !s.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                client.query(query);
+                slowest = slowest.max(started.elapsed());
+                reads += 1;
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            (reads, slowest)
+        });
+        Prober { stop, thread }
+    }
+
+    fn finish(self) -> (usize, Duration) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap()
+    }
+}
+
+fn insert_frame(stream: i16, k: i32, c: i32, value: Bytes) -> Vec<u8> {
+    let mut request = query_request("INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)");
+    if let Request::Query(Query { params, .. }) = &mut request {
+        params.values = vec![
+            Value::Bytes(Bytes::copy_from_slice(&k.to_be_bytes())),
+            Value::Bytes(Bytes::copy_from_slice(&c.to_be_bytes())),
+            Value::Bytes(value),
+        ];
+    }
+    encode_request_frame(stream, &request, None).to_vec()
+}
+
+/// Reads `n` response frames from `stream`, returning how many were errors.
+fn read_responses(stream: &mut TcpStream, n: usize) -> usize {
+    let mut errors = 0;
+    for _ in 0..n {
+        let mut header = [0u8; HEADER_LEN];
+        stream.read_exact(&mut header).unwrap();
+        let header = parse_header(&header).unwrap();
+        let mut body = vec![0u8; header.length as usize];
+        stream.read_exact(&mut body).unwrap();
+        if header.opcode == 0x00 {
+            errors += 1;
+        }
+    }
+    errors
+}
+
+/// Sends `frames` on a connection of its own (a writer thread, so the server's backpressure
+/// blocks only it) and reads every answer; returns how many were errors.
+fn pipeline(port: u16, frames: Vec<Vec<u8>>) -> usize {
+    let client = Client::connect(port);
+    let mut reader = client.stream.try_clone().unwrap();
+    let mut writer = client.stream;
+    let n = frames.len();
+    let sending = std::thread::spawn(move || {
+        for frame in frames {
+            writer.write_all(&frame).unwrap();
+        }
+        writer
+    });
+    let errors = read_responses(&mut reader, n);
+    drop(sending.join().unwrap());
+    errors
+}
+
+fn schema(client: &mut Client) {
+    client.query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    client.query("CREATE TABLE ks.t (k int, c int, v blob, PRIMARY KEY (k, c))");
+    client.query("INSERT INTO ks.t (k, c, v) VALUES (0, 0, 0xcafe)");
+}
+
+const LIMIT: u64 = 512 << 20;
+
+/// With the default limits: 40 connections pipelining 4 x 1,024 writes of 1 KB each, then one
+/// connection pipelining 40 x 15 MB writes, then one pipelining 20 SELECTs of 15 MB rows and
+/// reading nothing for 2 s. The server stays under 512 MB and keeps answering another
+/// connection's point reads.
+#[test]
+#[ignore = "issue 13, open: peaks at 530-650 MB with glibc malloc (before and after the memtable); \
+            run with --ignored --nocapture to measure"]
+fn memory_stays_bounded_under_pipelining_and_large_values() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let server = KillOnDrop(start(dir.path(), port, "periodic"));
+    schema(&mut Client::connect(port));
+    let watch = RssWatch::start(server.0.id());
+    let prober = Prober::start(port, "SELECT c FROM ks.t WHERE k = 0 AND c = 0");
+
+    let small = Bytes::from(vec![7u8; 1024]);
+    let writers: Vec<_> = (0..40)
+        .map(|w| {
+            let small = small.clone();
+            std::thread::spawn(move || {
+                (0..4)
+                    .map(|round| {
+                        let frames = (0..1024)
+                            .map(|i| insert_frame(i as i16, 1 + w, round * 1024 + i, small.clone()))
+                            .collect();
+                        pipeline(port, frames)
+                    })
+                    .sum::<usize>()
+            })
+        })
+        .collect();
+    let errors: usize = writers.into_iter().map(|w| w.join().unwrap()).sum();
+    assert_eq!(errors, 0, "small pipelined writes failed");
+    eprintln!(
+        "after small pipelined writes: RSS {} MB",
+        rss(server.0.id()) >> 20
+    );
+
+    let big = Bytes::from(vec![9u8; 15 << 20]);
+    let frames = (0..40)
+        .map(|i| insert_frame(i as i16, 100, i, big.clone()))
+        .collect();
+    assert_eq!(pipeline(port, frames), 0, "large pipelined writes failed");
+    eprintln!(
+        "after large pipelined writes: RSS {} MB",
+        rss(server.0.id()) >> 20
+    );
+
+    let mut slow = Client::connect(port);
+    for i in 0..20 {
+        let select = query_request(&format!("SELECT v FROM ks.t WHERE k = 100 AND c = {i}"));
+        slow.stream
+            .write_all(&encode_request_frame(i as i16, &select, None))
+            .unwrap();
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let rss_while_unread = rss(server.0.id());
+    assert_eq!(read_responses(&mut slow.stream, 20), 0);
+
+    let (reads, slowest) = prober.finish();
+    let peak = watch.peak();
+    eprintln!(
+        "peak RSS {} MB ({} MB while 20 x 15 MB answers waited unread); {reads} point reads, slowest {slowest:?}",
+        peak >> 20,
+        rss_while_unread >> 20
+    );
+    assert!(peak < LIMIT, "peak RSS {} MB", peak >> 20);
+    assert!(
+        reads > 10,
+        "the other connection was starved: {reads} reads"
+    );
+    assert!(
+        slowest < Duration::from_secs(2),
+        "a point read took {slowest:?}"
+    );
+}
+
+/// A 300,000-digit varint literal is answered (stored or refused) within 2 s, and another
+/// connection's point reads stay under 100 ms meanwhile.
+#[test]
+fn a_huge_number_literal_stalls_no_other_connection() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _server = KillOnDrop(start(dir.path(), port, "periodic"));
+    let mut client = Client::connect(port);
+    schema(&mut client);
+    client.query("CREATE TABLE ks.n (k int PRIMARY KEY, v varint)");
+    let prober = Prober::start(port, "SELECT c FROM ks.t WHERE k = 0 AND c = 0");
+    std::thread::sleep(Duration::from_millis(50));
+    let digits: String = (0..300_000)
+        .map(|i| char::from(b'1' + (i % 9) as u8))
+        .collect();
+    let started = Instant::now();
+    let answer = client.call(&query_request(&format!(
+        "INSERT INTO ks.n (k, v) VALUES (1, {digits})"
+    )));
+    let took = started.elapsed();
+    std::thread::sleep(Duration::from_millis(50));
+    let (reads, slowest) = prober.finish();
+    eprintln!("300,000 digits answered in {took:?}; {reads} point reads, slowest {slowest:?}");
+    assert!(
+        matches!(answer, Response::Result(_) | Response::Error(_)),
+        "{answer:?}"
+    );
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    assert!(reads > 0);
+    assert!(
+        slowest < Duration::from_millis(100),
+        "a point read took {slowest:?}"
+    );
+}
