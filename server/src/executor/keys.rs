@@ -127,24 +127,29 @@ pub(crate) fn partition_prefixes(
     };
     combos.sort_by(compare);
     combos.dedup_by(|a, b| compare(a, b).is_eq());
-    let mut prefixes = Vec::with_capacity(combos.len());
-    for combo in &combos {
-        if combo.iter().any(|value| value.is_empty()) {
-            return Err(CqlError::invalid("Key may not be empty"));
-        }
-        let parts: Vec<&[u8]> = combo.iter().map(|b| b.as_ref()).collect();
-        let token = storage::encoding::token::token_of(&parts);
-        let typed: Vec<(&ColumnType, &[u8])> = def
-            .partition_key
-            .iter()
-            .zip(combo)
-            .map(|(&i, v)| (&def.columns[i].ty, v.as_ref()))
-            .collect();
-        let mut prefix = Vec::new();
-        storage::encoding::key::encode_partition_prefix(token, &typed, &mut prefix)?;
-        prefixes.push(prefix);
+    combos
+        .iter()
+        .map(|combo| partition_prefix(def, combo))
+        .collect()
+}
+
+/// The storage prefix of the partition whose key columns take `values`: its token, then the
+/// key components.
+pub(crate) fn partition_prefix(def: &TableDef, values: &[Bytes]) -> CqlResult<Vec<u8>> {
+    if values.iter().any(|value| value.is_empty()) {
+        return Err(CqlError::invalid("Key may not be empty"));
     }
-    Ok(prefixes)
+    let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
+    let token = storage::encoding::token::token_of(&parts);
+    let typed: Vec<(&ColumnType, &[u8])> = def
+        .partition_key
+        .iter()
+        .zip(values)
+        .map(|(&i, v)| (&def.columns[i].ty, v.as_ref()))
+        .collect();
+    let mut prefix = Vec::with_capacity(64);
+    storage::encoding::key::encode_partition_prefix(token, &typed, &mut prefix)?;
+    Ok(prefix)
 }
 
 /// Encodes the first `values.len()` clustering components.

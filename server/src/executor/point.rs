@@ -4,7 +4,7 @@
 //! through the products and ranges that IN lists and slices need.
 //!
 //! The values go through the same evaluation and encoding as the general path
-//! ([`keys::key_values`], [`keys::partition_prefixes`], [`keys::clustering_bytes`]), so errors
+//! ([`keys::key_values`], [`keys::partition_prefix`], [`keys::clustering_bytes`]), so errors
 //! and keys are the same.
 
 use bytes::Bytes;
@@ -48,9 +48,7 @@ pub(crate) fn single_row_key(
         return Ok(None);
     }
     let partition = values(sets.iter(), &def.partition_key, def, ctx)?;
-    let Some(mut key) = keys::partition_prefixes(def, vec![partition])?.pop() else {
-        return Ok(None);
-    };
+    let mut key = keys::partition_prefix(def, &partition)?;
     let row = values(clustering_sets.into_iter(), &def.clustering_key, def, ctx)?;
     key.extend_from_slice(&keys::clustering_bytes(def, &row)?);
     Ok(Some(key))
