@@ -6,17 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use mimalloc::MiMalloc;
 use server::config::{parse_duration, parse_sync_mode, Config};
 use tracing::{error, info};
-
-/// mimalloc instead of glibc's malloc: glibc raises its mmap threshold after freeing a large
-/// block, so later large values stay resident once freed. Under `server/tests/limits.rs`'s
-/// memory test (pipelined small writes, 40 x 15 MB writes, unread 15 MB answers) RSS 10 s
-/// after the burst is 174-187 MB with mimalloc, 534 MB with glibc; peak 468-492 MB against
-/// 580-651 MB; CPU per request the same or lower.
-#[global_allocator]
-static GLOBAL: MiMalloc = MiMalloc;
 
 /// A Cassandra-compatible CQL server (native protocol v4).
 #[derive(Debug, Parser)]

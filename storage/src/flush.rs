@@ -37,6 +37,15 @@ pub(crate) fn write_rows(txn: &WriteTransaction, mem: &Mem) -> Result<(), Storag
     Ok(())
 }
 
+/// Work for the flusher thread.
+enum Work {
+    /// Make a frozen memtable durable.
+    Flush(Job),
+    /// Free a flushed layer here, not on the writer thread (tens of thousands of rows take
+    /// milliseconds to free, and the writer acknowledges nothing meanwhile).
+    Dispose(Layer),
+}
+
 /// A frozen memtable to make durable.
 struct Job {
     db: Arc<Database>,
@@ -49,7 +58,7 @@ struct Job {
 
 /// The flusher thread and its two channels.
 pub(crate) struct Flusher {
-    jobs: Option<Sender<Job>>,
+    jobs: Option<Sender<Work>>,
     done: Receiver<Result<(), StorageError>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -60,14 +69,19 @@ impl Flusher {
     /// # Errors
     /// [`StorageError::WriterStart`] if it cannot start.
     pub(crate) fn start() -> Result<Flusher, StorageError> {
-        let (jobs, job_rx) = mpsc::channel::<Job>();
+        let (jobs, job_rx) = mpsc::channel::<Work>();
         let (done_tx, done) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("storage-flusher".into())
             .spawn(move || {
-                for job in job_rx {
-                    if done_tx.send(flush(&job)).is_err() {
-                        break;
+                for work in job_rx {
+                    match work {
+                        Work::Flush(job) => {
+                            if done_tx.send(flush(&job)).is_err() {
+                                break;
+                            }
+                        }
+                        Work::Dispose(layer) => drop(layer),
                     }
                 }
             })
@@ -95,7 +109,15 @@ impl Flusher {
         };
         if let Some(jobs) = &self.jobs {
             // The thread only stops when this sender goes; a send cannot fail before.
-            let _ = jobs.send(job);
+            let _ = jobs.send(Work::Flush(job));
+        }
+    }
+
+    /// Hands a flushed layer to the thread, so that the last reference to it (unless a
+    /// reader still holds one) is dropped there.
+    pub(crate) fn dispose(&self, layer: Layer) {
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send(Work::Dispose(layer));
         }
     }
 

@@ -399,6 +399,11 @@ impl Writer {
                     active: layers.active.clone(),
                     frozen: None,
                 });
+                let frozen = layers.frozen.clone();
+                drop(layers);
+                if let (Some(frozen), Some(flusher)) = (frozen, &self.flusher) {
+                    flusher.dispose(frozen);
+                }
                 if let Some(log) = &self.log {
                     log.delete_segments_before(first_kept);
                 }
@@ -423,8 +428,14 @@ impl Writer {
     /// new reads get a new view, then the memtable empties.
     fn committed(&mut self) {
         self.views.invalidate();
-        if !memtable::read(&self.memtables.load().active).is_empty() {
+        let old = self.memtables.load();
+        if !memtable::read(&old.active).is_empty() {
             self.memtables.publish(Layers::default());
+            let active = old.active.clone();
+            drop(old);
+            if let Some(flusher) = &self.flusher {
+                flusher.dispose(active);
+            }
         }
     }
 
