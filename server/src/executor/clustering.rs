@@ -11,6 +11,7 @@ use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::keys::{self, SliceBound as KeyBound};
+use crate::executor::odometer::Odometer;
 use crate::executor::source::KeyRange;
 use crate::guardrails::{self, Threshold};
 use crate::planner::clustering::{ClusteringPlan, MultiValues, PrefixPart, SliceBound};
@@ -196,40 +197,41 @@ fn part_width(part: &PrefixPart) -> usize {
     }
 }
 
-/// Encoded clustering prefixes: every combination of the parts' choices, sorted, distinct.
-fn prefixes(
+/// Each prefix part's choices, encoded, sorted and distinct, as ranges without a slice.
+/// Components are prefix-free, so walking the parts' combinations in order gives
+/// the prefixes in byte order.
+fn encoded_parts(
     plan: &ClusteringPlan,
     def: &TableDef,
     ctx: &EvalContext<'_>,
     guard: Threshold,
-) -> CqlResult<Vec<Vec<u8>>> {
-    let mut combos: Vec<Vec<Bytes>> = vec![Vec::new()];
+) -> CqlResult<SuffixRanges> {
+    let mut parts = Vec::with_capacity(plan.prefix.len());
+    let mut spans = Vec::with_capacity(plan.prefix.len());
+    let mut combinations = 1u64;
     let mut start = 0;
     for part in &plan.prefix {
         let choices = part_choices(part, def, start, ctx)?;
         if choices.len() > 1 {
-            // Checked before the product is built, as Cassandra's MultiCBuilder does.
-            let size = (combos.len() as u64).saturating_mul(choices.len() as u64);
-            guardrails::in_select_cartesian_product(guard, "clustering key", size)?;
+            // Checked before any combination is read, as Cassandra's MultiCBuilder does.
+            combinations = combinations.saturating_mul(choices.len() as u64);
+            guardrails::in_select_cartesian_product(guard, "clustering key", combinations)?;
         }
-        let mut next = Vec::with_capacity(combos.len() * choices.len());
-        for combo in &combos {
-            for choice in &choices {
-                let mut joined = combo.clone();
-                joined.extend(choice.iter().cloned());
-                next.push(joined);
-            }
-        }
-        combos = next;
+        let mut encoded = choices
+            .iter()
+            .map(|choice| encode_after(&[], def, start, choice))
+            .collect::<CqlResult<Vec<_>>>()?;
+        encoded.sort();
+        encoded.dedup();
+        parts.push(encoded);
+        spans.push((start, part_width(part)));
         start += part_width(part);
     }
-    let mut out = combos
-        .iter()
-        .map(|c| keys::clustering_bytes(def, c))
-        .collect::<CqlResult<Vec<_>>>()?;
-    out.sort();
-    out.dedup();
-    Ok(out)
+    Ok(SuffixRanges {
+        parts,
+        spans,
+        slice: None,
+    })
 }
 
 fn bound_values(
@@ -269,6 +271,87 @@ fn encode_after(
     Ok(key)
 }
 
+/// A slice's bounds, encoded as they follow a clustering prefix.
+struct EncodedSlice {
+    lower: Option<(Vec<u8>, bool)>,
+    upper: Option<(Vec<u8>, bool)>,
+    desc: bool,
+}
+
+/// The clustering ranges of a plan (as suffixes after a partition prefix), one per
+/// combination of its `=`/`IN` choices in byte order, built one at a time: a product of IN
+/// lists is never held whole.
+pub(crate) struct SuffixRanges {
+    /// Each prefix part's encoded choices, sorted and distinct.
+    parts: Vec<Vec<Vec<u8>>>,
+    /// Each part's first clustering column and width.
+    spans: Vec<(usize, usize)>,
+    slice: Option<EncodedSlice>,
+}
+
+impl SuffixRanges {
+    /// How many choices each prefix part has.
+    pub(crate) fn sizes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.parts.iter().map(Vec::len)
+    }
+
+    /// The suffix range of the combination taking choice `indexes[p]` of each part `p`.
+    pub(crate) fn range(&self, indexes: &[usize]) -> KeyRange {
+        let mut prefix = Vec::new();
+        for (choices, &i) in self.parts.iter().zip(indexes) {
+            prefix.extend_from_slice(&choices[i]);
+        }
+        let Some(slice) = &self.slice else {
+            return keys::prefix_range(prefix);
+        };
+        let bound = |b: &Option<(Vec<u8>, bool)>| {
+            b.as_ref().map(|(suffix, inclusive)| {
+                let mut key = prefix.clone();
+                key.extend_from_slice(suffix);
+                KeyBound {
+                    key,
+                    inclusive: *inclusive,
+                }
+            })
+        };
+        keys::slice_range(
+            &prefix,
+            bound(&slice.lower),
+            bound(&slice.upper),
+            slice.desc,
+        )
+    }
+
+    /// The choice of each part that a row with these clustering values falls under, if any.
+    pub(crate) fn choices_of(&self, def: &TableDef, clustering: &[Bytes]) -> Option<Vec<usize>> {
+        self.parts
+            .iter()
+            .zip(&self.spans)
+            .map(|(choices, &(start, width))| {
+                let values = clustering.get(start..start + width)?;
+                let encoded = encode_after(&[], def, start, values).ok()?;
+                choices.binary_search(&encoded).ok()
+            })
+            .collect()
+    }
+
+    /// Every range, in byte order (for writes, which apply them all at once).
+    pub(crate) fn all(&self) -> Vec<KeyRange> {
+        let sizes: Vec<usize> = self.sizes().collect();
+        let mut odometer = Odometer::new(sizes.clone(), vec![false; sizes.len()]);
+        let mut out = Vec::new();
+        let mut indexes = vec![0; sizes.len()];
+        while !odometer.done() {
+            for (d, index) in indexes.iter_mut().enumerate() {
+                *index = odometer.index(d);
+            }
+            out.push(self.range(&indexes));
+            odometer.advance();
+        }
+        out
+    }
+}
+
 /// Clustering ranges (as suffixes after a partition prefix) and an optional per-row check.
 /// `guard` is the `in_select_cartesian_product` guardrail on the IN lists' product.
 pub(crate) fn suffix_ranges(
@@ -276,10 +359,10 @@ pub(crate) fn suffix_ranges(
     def: &TableDef,
     ctx: &EvalContext<'_>,
     guard: Threshold,
-) -> CqlResult<(Vec<KeyRange>, Option<TupleCheck>)> {
-    let prefixes = prefixes(plan, def, ctx, guard)?;
+) -> CqlResult<(SuffixRanges, Option<TupleCheck>)> {
+    let mut ranges = encoded_parts(plan, def, ctx, guard)?;
     let Some(slice) = &plan.slice else {
-        return Ok((prefixes.into_iter().map(keys::prefix_range).collect(), None));
+        return Ok((ranges, None));
     };
     let lower = slice
         .lower
@@ -297,29 +380,16 @@ pub(crate) fn suffix_ranges(
             lower,
             upper,
         };
-        return Ok((
-            prefixes.into_iter().map(keys::prefix_range).collect(),
-            Some(check),
-        ));
+        return Ok((ranges, Some(check)));
     }
-    let mut ranges: Vec<KeyRange> = Vec::with_capacity(prefixes.len());
-    for prefix in prefixes {
-        let key_bound = |b: &Option<(Vec<Bytes>, bool)>| -> CqlResult<Option<KeyBound>> {
-            b.as_ref()
-                .map(|(values, inclusive)| {
-                    Ok(KeyBound {
-                        key: encode_after(&prefix, def, slice.start, values)?,
-                        inclusive: *inclusive,
-                    })
-                })
-                .transpose()
-        };
-        ranges.push(keys::slice_range(
-            &prefix,
-            key_bound(&lower)?,
-            key_bound(&upper)?,
-            slice.desc,
-        ));
-    }
+    let encode = |b: Option<(Vec<Bytes>, bool)>| -> CqlResult<Option<(Vec<u8>, bool)>> {
+        b.map(|(values, inclusive)| Ok((encode_after(&[], def, slice.start, &values)?, inclusive)))
+            .transpose()
+    };
+    ranges.slice = Some(EncodedSlice {
+        lower: encode(lower)?,
+        upper: encode(upper)?,
+        desc: slice.desc,
+    });
     Ok((ranges, None))
 }

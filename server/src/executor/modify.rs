@@ -353,6 +353,7 @@ fn range_deletes(
     // The guardrail is on SELECTs only (`in_select_cartesian_product`).
     let (ranges, tuple_check) =
         super::clustering::suffix_ranges(range, def, ctx, Threshold::DISABLED)?;
+    let ranges = ranges.all();
     if tuple_check.is_some() {
         return Err(CqlError::invalid(
             "Range deletions over clustering columns of mixed order are not supported yet",

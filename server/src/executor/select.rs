@@ -2,7 +2,6 @@
 //! the primary key is fixed), apply liveness and filters, and shape the page. redb is
 //! synchronous: point lookups run inline, anything longer on a blocking thread.
 
-use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -22,9 +21,10 @@ use crate::executor::index_scan;
 use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::point;
+use crate::executor::read_ranges::{RangeProduct, ReadRanges};
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
-use crate::executor::source::{exact_key, within, KeyRange, RowSource};
+use crate::executor::source::{KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
 use crate::functions::CallContext;
 use crate::guardrails;
@@ -51,7 +51,7 @@ struct BoundFilter {
 struct BoundSelect {
     /// The plan; shared with the prepared statement unless selectors had terms to bind.
     plan: Arc<SelectPlan>,
-    ranges: Vec<KeyRange>,
+    ranges: ReadRanges,
     filters: Vec<BoundFilter>,
     /// Tuple bounds of a slice over mixed-direction clustering columns.
     tuple_check: Option<clustering::TupleCheck>,
@@ -141,11 +141,11 @@ const INLINE_EXAMINED_ROWS: usize = 256;
 fn inline_budget(bound: &BoundSelect) -> Option<usize> {
     if bound.plan.table.kind != TableKind::User
         || bound.index.is_some()
-        || bound.ranges.len() > MAX_INLINE_RANGES
+        || bound.ranges.count() > MAX_INLINE_RANGES as u64
     {
         return None;
     }
-    if bound.ranges.iter().all(|r| exact_key(r).is_some()) {
+    if bound.ranges.all_points() {
         return Some(usize::MAX);
     }
     if !matches!(bound.plan.partitions, PartitionSelection::Keys(_)) {
@@ -153,7 +153,7 @@ fn inline_budget(bound: &BoundSelect) -> Option<usize> {
     }
     let per_partition = bound
         .per_partition_limit
-        .map(|n| n.saturating_mul(bound.ranges.len()));
+        .map(|n| n.saturating_mul(usize::try_from(bound.ranges.count()).unwrap_or(usize::MAX)));
     let expected = [bound.limit, bound.page_size, per_partition]
         .into_iter()
         .flatten()
@@ -187,7 +187,7 @@ fn bind(
     let def = plan.table.def.clone();
     let (ranges, tuple_check) = match point::single_row_key(&plan, &def, ctx)? {
         Some(key) => (
-            vec![(Bound::Included(key.clone()), Bound::Included(key))],
+            ReadRanges::Listed(vec![(Bound::Included(key.clone()), Bound::Included(key))]),
             None,
         ),
         None => key_ranges(&plan, &def, ctx, config)?,
@@ -237,18 +237,15 @@ fn bind(
 }
 
 /// The key ranges a SELECT reads, in read order, and the tuple check of a slice over
-/// mixed-direction clustering columns.
+/// mixed-direction clustering columns. Partitions given by key are a product of value lists,
+/// walked lazily.
 fn key_ranges(
     plan: &SelectPlan,
     def: &TableDef,
     ctx: &EvalContext<'_>,
     config: &Config,
-) -> CqlResult<(Vec<KeyRange>, Option<clustering::TupleCheck>)> {
-    let partitions = match &plan.partitions {
-        PartitionSelection::All => None,
-        PartitionSelection::Tokens(range) => {
-            Some(TokenOrKeys::Tokens(token_key_range(def, range, ctx)?))
-        }
+) -> CqlResult<(ReadRanges, Option<clustering::TupleCheck>)> {
+    let partition_values = match &plan.partitions {
         PartitionSelection::Keys(sets) => {
             let values = sets
                 .iter()
@@ -256,15 +253,9 @@ fn key_ranges(
                 .map(|(set, &i)| keys::key_values(set, def, i, ctx))
                 .collect::<CqlResult<Vec<_>>>()?;
             guard_partition_keys(config, &def.name, &values)?;
-            let mut prefixes = keys::partition_prefixes(def, keys::cartesian(values))?;
-            if let Some(range) = &plan.token_filter {
-                match token_key_range(def, range, ctx)? {
-                    Some(range) => prefixes.retain(|prefix| within(prefix, &range)),
-                    None => prefixes.clear(),
-                }
-            }
-            Some(TokenOrKeys::Keys(prefixes))
+            Some(values)
         }
+        _ => None,
     };
     let (clustering, tuple_check) = clustering::suffix_ranges(
         &plan.clustering,
@@ -272,37 +263,34 @@ fn key_ranges(
         ctx,
         config.in_select_cartesian_product,
     )?;
-    let ranges = match partitions {
-        None => vec![(Bound::Unbounded, Bound::Unbounded)],
-        Some(TokenOrKeys::Tokens(range)) => range.into_iter().collect(),
-        Some(TokenOrKeys::Keys(prefixes)) => {
-            // Partitions in key order; within each, clustering ranges in scan order.
-            let mut clustering = clustering;
-            if plan.reversed {
-                clustering.reverse();
-            }
-            let rows_fixed = fixes_rows(plan, def) && tuple_check.is_none();
-            let mut ranges = Vec::with_capacity(prefixes.len() * clustering.len());
-            for prefix in prefixes {
-                for (lo, hi) in &clustering {
-                    ranges.push(match lo {
-                        Bound::Included(suffix) if rows_fixed => point_range(&prefix, suffix),
-                        _ => join_range(&prefix, lo, hi),
-                    });
-                }
-            }
-            ranges
+    let ranges = match (&plan.partitions, partition_values) {
+        (PartitionSelection::Tokens(range), _) => {
+            ReadRanges::Listed(token_key_range(def, range, ctx)?.into_iter().collect())
         }
+        (_, Some(mut values)) => {
+            let token_range = match &plan.token_filter {
+                Some(range) => match token_key_range(def, range, ctx)? {
+                    Some(range) => Some(range),
+                    None => {
+                        values.iter_mut().for_each(Vec::clear);
+                        None
+                    }
+                },
+                None => None,
+            };
+            let points = fixes_rows(plan, def) && tuple_check.is_none();
+            ReadRanges::Product(Box::new(RangeProduct::new(
+                def,
+                values,
+                token_range,
+                clustering,
+                plan.reversed,
+                points,
+            )?))
+        }
+        _ => ReadRanges::Listed(vec![(Bound::Unbounded, Bound::Unbounded)]),
     };
     Ok((ranges, tuple_check))
-}
-
-/// Partitions chosen by token range or by key.
-enum TokenOrKeys {
-    /// A storage key range covering the token range (`None` when it is empty).
-    Tokens(Option<KeyRange>),
-    /// Encoded partition prefixes.
-    Keys(Vec<Vec<u8>>),
 }
 
 /// The token a token-relation bound stands for: a bigint, or `token(values...)` of values
@@ -465,38 +453,6 @@ fn fixes_rows(plan: &SelectPlan, def: &TableDef) -> bool {
         })
         .sum();
     plan.clustering.slice.is_none() && width == def.clustering_key.len()
-}
-
-/// The one-key range of the row `prefix + suffix`: read with a point lookup
-/// ([`crate::executor::source::exact_key`]). Components are prefix-free, so no other key of
-/// the range `[key, prefix_end(key))` the clustering prefix stands for can exist.
-fn point_range(prefix: &[u8], suffix: &[u8]) -> KeyRange {
-    let mut key = Vec::with_capacity(prefix.len() + suffix.len());
-    key.extend_from_slice(prefix);
-    key.extend_from_slice(suffix);
-    (Bound::Included(key.clone()), Bound::Included(key))
-}
-
-/// Prepends a partition prefix to a clustering-suffix range.
-fn join_range(prefix: &[u8], lo: &Bound<Vec<u8>>, hi: &Bound<Vec<u8>>) -> KeyRange {
-    let join = |suffix: &[u8]| {
-        let mut key = prefix.to_vec();
-        key.extend_from_slice(suffix);
-        key
-    };
-    let start = match lo {
-        Bound::Included(s) => Bound::Included(join(s)),
-        Bound::Excluded(s) => Bound::Excluded(join(s)),
-        Bound::Unbounded => Bound::Included(prefix.to_vec()),
-    };
-    let end = match hi {
-        Bound::Included(s) => Bound::Included(join(s)),
-        Bound::Excluded(s) => Bound::Excluded(join(s)),
-        Bound::Unbounded => {
-            storage::encoding::key::prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded)
-        }
-    };
-    (start, end)
 }
 
 fn bind_filter(
@@ -676,37 +632,20 @@ fn run(
     let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
     // A resumed read starts in the range holding the last key returned: ranges follow the
     // read order (IN partitions by key value), which is not the storage key order.
+    let candidates;
     let ranges = match &bound.index {
-        Some(index) => Cow::Owned(index_scan::candidate_ranges(&source, index, &bound.ranges)?),
-        None => Cow::Borrowed(bound.ranges.as_slice()),
+        Some(index) => {
+            let listed = bound.ranges.to_vec(&def)?;
+            candidates = ReadRanges::Listed(index_scan::candidate_ranges(&source, index, &listed)?);
+            &candidates
+        }
+        None => &bound.ranges,
     };
     let mut examined = 0usize;
-    let (first, resume_key) = match &bound.paging {
-        Some(state) => {
-            let index = ranges
-                .iter()
-                .position(|r| within(&state.last_key, r))
-                .or_else(|| {
-                    // An index candidate deleted since the last page: resume at the next.
-                    ranges.iter().position(|r| match &r.0 {
-                        Bound::Included(start) => start.as_slice() > state.last_key.as_slice(),
-                        _ => false,
-                    })
-                })
-                .unwrap_or(ranges.len());
-            (index, Some(state.last_key.as_slice()))
-        }
-        None => (0, None),
-    };
+    let resume_key = bound.paging.as_ref().map(|state| state.last_key.as_slice());
     let mut stopped = false;
-    'ranges: for (index, range) in ranges.iter().enumerate().skip(first) {
-        let mut range = match resume_key {
-            Some(after) if index == first => match narrow(range.clone(), after, reversed) {
-                Some(r) => r,
-                None => continue,
-            },
-            _ => range.clone(),
-        };
+    'ranges: for range in ranges.walk(&def, resume_key, reversed) {
+        let mut range = range?;
         loop {
             let mut skip_to = None;
             for item in source.scan(range.clone(), reversed)? {
@@ -872,52 +811,25 @@ fn skip_partition(range: &KeyRange, partition: &[u8], reversed: bool) -> Option<
     }
 }
 
-/// Restricts a range to keys strictly after (or, reversed, before) `after`.
-fn narrow(range: KeyRange, after: &[u8], reversed: bool) -> Option<KeyRange> {
-    let (start, end) = range;
-    if reversed {
-        let new_end = match &end {
-            Bound::Unbounded => Bound::Excluded(after.to_vec()),
-            Bound::Included(e) | Bound::Excluded(e) if e.as_slice() < after => end.clone(),
-            _ => Bound::Excluded(after.to_vec()),
-        };
-        let empty = match &start {
-            Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= after,
-            Bound::Unbounded => false,
-        };
-        (!empty).then_some((start, new_end))
-    } else {
-        let new_start = match &start {
-            Bound::Unbounded => Bound::Excluded(after.to_vec()),
-            Bound::Included(s) | Bound::Excluded(s) if s.as_slice() > after => start.clone(),
-            _ => Bound::Excluded(after.to_vec()),
-        };
-        let empty = match &end {
-            Bound::Included(e) | Bound::Excluded(e) => e.as_slice() <= after,
-            Bound::Unbounded => false,
-        };
-        (!empty).then_some((new_start, end))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use cql::frame::request::Value;
     use cql::statement::ast::Statement;
 
     use super::*;
+    use crate::executor::source::exact_key;
     use crate::planner::select::plan_select;
     use crate::planner::select_tests::schema;
 
     const TABLE: &str = "CREATE TABLE t (k int, c int, d int, v int, PRIMARY KEY (k, c, d))";
 
-    /// The key ranges a SELECT reads with `binds` and `page_size`, and its inline budget.
-    fn bound(
+    /// A SELECT bound with `binds` (ints) and `page_size`.
+    fn bind_select(
         create: &str,
         query: &str,
         binds: &[i32],
         page_size: Option<i32>,
-    ) -> (Vec<KeyRange>, Option<usize>) {
+    ) -> BoundSelect {
         let schema = schema(&[create]);
         let Ok(Statement::Select(select)) = cql::statement::parse_statement(query) else {
             panic!("not a SELECT: {query}");
@@ -935,9 +847,106 @@ mod tests {
             page_size,
             ..QueryParameters::default()
         };
-        let bound = bind(Arc::new(plan), &params, &ctx, &Config::default()).expect("bound");
+        bind(Arc::new(plan), &params, &ctx, &Config::default()).expect("bound")
+    }
+
+    /// The key ranges a SELECT reads with `binds` and `page_size`, and its inline budget.
+    fn bound(
+        create: &str,
+        query: &str,
+        binds: &[i32],
+        page_size: Option<i32>,
+    ) -> (Vec<KeyRange>, Option<usize>) {
+        let bound = bind_select(create, query, binds, page_size);
         let budget = inline_budget(&bound);
-        (bound.ranges, budget)
+        let def = bound.plan.table.def.clone();
+        (bound.ranges.to_vec(&def).expect("ranges"), budget)
+    }
+
+    /// The int key values of a point range's key.
+    fn key_values(def: &TableDef, range: &KeyRange) -> Vec<i32> {
+        let key = exact_key(range).expect("a point range");
+        let decoded = storage::encoding::key::decode_row_key(def, key).expect("a row key");
+        decoded
+            .partition
+            .iter()
+            .chain(&decoded.clustering)
+            .map(|v| i32::from_be_bytes([v[0], v[1], v[2], v[3]]))
+            .collect()
+    }
+
+    #[test]
+    fn in_products_are_walked_in_key_order_and_resume_where_a_page_ended() {
+        let query = "SELECT v FROM t WHERE k IN (?, ?, ?) AND c IN (?, ?) AND d IN (?, ?, ?)";
+        let binds = [3, 1, 3, 2, 1, 5, 4, 5];
+        for (reversed, order) in [(false, ""), (true, " ORDER BY c DESC, d DESC")] {
+            let select = bind_select(TABLE, &format!("{query}{order}"), &binds, None);
+            let def = select.plan.table.def.clone();
+            assert_eq!(select.ranges.count(), 2 * 2 * 2, "{order}");
+            assert!(select.ranges.all_points());
+            let walked: Vec<KeyRange> = select
+                .ranges
+                .walk(&def, None, reversed)
+                .collect::<CqlResult<_>>()
+                .expect("ranges");
+            let keys: Vec<Vec<i32>> = walked.iter().map(|r| key_values(&def, r)).collect();
+            let mut expected = Vec::new();
+            for k in [1, 3] {
+                for c in [1, 2] {
+                    for d in [4, 5] {
+                        expected.push(vec![k, c, d]);
+                    }
+                }
+            }
+            if reversed {
+                // Partitions stay in key order; rows within each are read backwards.
+                for partition in expected.chunks_mut(4) {
+                    partition.reverse();
+                }
+            }
+            assert_eq!(keys, expected, "{order}");
+            for (n, range) in walked.iter().enumerate() {
+                let last = exact_key(range).expect("a point");
+                let rest: Vec<KeyRange> = select
+                    .ranges
+                    .walk(&def, Some(last), reversed)
+                    .collect::<CqlResult<_>>()
+                    .expect("ranges");
+                assert_eq!(rest, walked[n + 1..], "resumed after range {n}{order}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_in_product_is_never_built_whole() {
+        let create = "CREATE TABLE w (k int, c1 int, c2 int, c3 int, v int, \
+                      PRIMARY KEY (k, c1, c2, c3))";
+        let list = |n: usize| vec!["?"; n].join(", ");
+        let query = format!(
+            "SELECT v FROM w WHERE k = ? AND c1 IN ({0}) AND c2 IN ({0}) AND c3 IN ({0})",
+            list(300)
+        );
+        let binds: Vec<i32> = std::iter::once(0)
+            .chain((0..900).map(|i| i % 300))
+            .collect();
+        let started = std::time::Instant::now();
+        let select = bind_select(create, &query, &binds, Some(100));
+        let def = select.plan.table.def.clone();
+        assert_eq!(select.ranges.count(), 27_000_000);
+        let first: Vec<Vec<i32>> = select
+            .ranges
+            .walk(&def, None, false)
+            .take(2)
+            .map(|r| key_values(&def, &r.expect("a range")))
+            .collect();
+        assert_eq!(first, vec![vec![0, 0, 0, 0], vec![0, 0, 0, 1]]);
+        // A page ending at the last combination: found by looking its values up, not by
+        // walking 27 million ranges to it.
+        let int = |v: i32| Bytes::copy_from_slice(&v.to_be_bytes());
+        let mut key = keys::partition_prefix(&def, &[int(0)]).expect("a prefix");
+        key.extend(keys::clustering_bytes(&def, &[int(299), int(299), int(299)]).expect("ck"));
+        assert_eq!(select.ranges.walk(&def, Some(&key), false).count(), 0);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
