@@ -9,6 +9,8 @@ use clap::Parser;
 use server::config::{parse_duration, parse_sync_mode, Config};
 use tracing::{error, info};
 
+mod allocator;
+
 /// A Cassandra-compatible CQL server (native protocol v4).
 #[derive(Debug, Parser)]
 #[command(name = "server", version)]
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+    allocator::return_memory_promptly();
     let mut config = Config {
         data_dir: Some(PathBuf::from("data")),
         ..Config::default()
