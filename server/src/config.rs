@@ -35,7 +35,7 @@ pub struct Config {
     /// Requests one connection may have in flight before the server stops reading it.
     pub max_requests_per_connection: usize,
     /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
-    /// write buffer; Cassandra's setting sizes its chunk cache). 32 MiB by default; the OS
+    /// write buffer; Cassandra's setting sizes its chunk cache). 64 MiB by default; the OS
     /// page cache serves the rest.
     pub file_cache_size: usize,
     /// `native_transport_max_request_data_in_flight_per_ip`: bytes of requests (and their
@@ -83,7 +83,7 @@ impl Default for Config {
             idle_timeout: Duration::ZERO,
             partition_keys_in_select: Threshold::DISABLED,
             in_select_cartesian_product: Threshold::DISABLED,
-            file_cache_size: 32 << 20,
+            file_cache_size: 64 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
         }

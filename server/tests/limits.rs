@@ -142,7 +142,7 @@ fn schema(client: &mut Client) {
 const LIMIT: u64 = 512 << 20;
 
 /// What the server may still hold 10 s after the burst: its caches (the storage engine's
-/// 32 MiB page cache, the memtable) and the idle connections' buffers.
+/// 64 MiB page cache, the memtable) and the idle connections' buffers.
 const AFTER_BURST_LIMIT: u64 = 160 << 20;
 
 /// With the default limits: 40 connections pipelining 4 x 1,024 writes of 1 KB each, then one

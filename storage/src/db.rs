@@ -66,7 +66,7 @@ impl Default for StoreOptions {
             sync: SyncMode::Periodic,
             sync_period: Duration::from_secs(10),
             group_window: Duration::from_millis(15),
-            cache_size: 32 << 20,
+            cache_size: 64 << 20,
         }
     }
 }
