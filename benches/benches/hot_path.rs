@@ -155,6 +155,7 @@ fn one_row(no_metadata: bool) -> Response {
             .into(),
             paging_state: None,
             no_metadata,
+            new_metadata_id: None,
         },
         rows: vec![vec![
             Some(Bytes::copy_from_slice(&10.25f64.to_be_bytes())),

@@ -31,6 +31,8 @@ pub fn query_request_frame() -> BytesMut {
             paging_state: None,
             serial_consistency: None,
             default_timestamp: Some(1_763_683_200_000_000),
+            keyspace: None,
+            now_in_seconds: None,
         },
     });
     encode_request_frame(1, &request, None)
@@ -74,6 +76,7 @@ pub fn rows_result(rows: usize) -> Response {
             columns: result_columns().into(),
             paging_state: None,
             no_metadata: false,
+            new_metadata_id: None,
         },
         rows,
     }))

@@ -69,6 +69,7 @@ impl InProcess {
     async fn prepare(&self, text: &str) -> Bytes {
         let prepare = Request::Prepare(Prepare {
             query: text.to_string(),
+            keyspace: None,
         });
         match self.request(&prepare).await {
             Response::Result(ResultBody::Prepared(prepared)) => prepared.id,
@@ -145,6 +146,8 @@ fn params(values: Vec<Value>, skip_metadata: bool) -> QueryParameters {
         paging_state: None,
         serial_consistency: None,
         default_timestamp: None,
+        keyspace: None,
+        now_in_seconds: None,
     }
 }
 
@@ -153,6 +156,7 @@ pub fn execute_insert_frame(id: &Bytes, n: u64) -> Bytes {
     let request = Request::Execute(Execute {
         id: id.clone(),
         params: params(row_values(n), false),
+        result_metadata_id: None,
     });
     encode_request_frame(1, &request, None).freeze()
 }
@@ -163,6 +167,7 @@ pub fn execute_select_frame(id: &Bytes, n: u64) -> Bytes {
     let request = Request::Execute(Execute {
         id: id.clone(),
         params: params(key_values(n), true),
+        result_metadata_id: None,
     });
     encode_request_frame(1, &request, None).freeze()
 }

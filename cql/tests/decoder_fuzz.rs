@@ -64,6 +64,8 @@ fn params(consistency: u16) -> QueryParameters {
         paging_state: None,
         serial_consistency: Some(8),
         default_timestamp: Some(1),
+        keyspace: None,
+        now_in_seconds: None,
     }
 }
 

@@ -345,5 +345,7 @@ pub fn default_params() -> QueryParameters {
         paging_state: None,
         serial_consistency: None,
         default_timestamp: None,
+        keyspace: None,
+        now_in_seconds: None,
     }
 }

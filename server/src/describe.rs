@@ -492,6 +492,7 @@ fn rows(elements: Vec<Element>, with_statement: bool) -> ResultBody {
             columns: columns.into(),
             paging_state: None,
             no_metadata: false,
+            new_metadata_id: None,
         },
         rows,
     })
@@ -509,6 +510,7 @@ fn cluster() -> ResultBody {
             columns: columns.into(),
             paging_state: None,
             no_metadata: false,
+            new_metadata_id: None,
         },
         rows: vec![row],
     })

@@ -11,7 +11,9 @@ use uuid::Uuid;
 use super::primitives::{read_bytes_map, read_string_list, read_uuid};
 use super::request::Request;
 use super::response::Response;
-use super::{flags, parse_header, Compression, FrameError, FrameHeader, Opcode, HEADER_LEN};
+use super::{
+    flags, parse_header, Compression, FrameError, FrameHeader, Opcode, ProtocolVersion, HEADER_LEN,
+};
 
 /// A decoded response frame body.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,7 +42,13 @@ fn plain_body(
     Ok(Bytes::from(compression.decompress(body, max_len)?))
 }
 
-/// Decodes the body of a request frame.
+/// The layout a header's version byte announces (the direction bit ignored); v4 for a
+/// version this crate does not speak, which the server refuses before decoding.
+fn header_version(header: &FrameHeader) -> ProtocolVersion {
+    ProtocolVersion::from_request_byte(header.version & 0x7F).unwrap_or(ProtocolVersion::V4)
+}
+
+/// Decodes the body of a request frame, laid out as its header's version says.
 ///
 /// Decompresses when the COMPRESSION flag is set (with `compression`, the algorithm chosen in
 /// STARTUP, producing at most `max_len` bytes) and skips the custom payload when the
@@ -57,14 +65,15 @@ pub fn decode_request(
     max_len: usize,
 ) -> Result<Request, FrameError> {
     let opcode = Opcode::try_from(header.opcode)?;
+    let version = header_version(header);
     let body = plain_body(header, body, compression, max_len)?;
     if header.flags & flags::CUSTOM_PAYLOAD == 0 {
-        return Request::decode(opcode, &body);
+        return Request::decode_for(version, opcode, &body);
     }
     let mut buf = &body[..];
     read_bytes_map(&mut buf, &body, "custom payload")?;
     let consumed = body.len() - buf.len();
-    Request::decode(opcode, &body.slice(consumed..))
+    Request::decode_for(version, opcode, &body.slice(consumed..))
 }
 
 /// Decodes the first complete request frame in `frame` (header and body), for tools and the
@@ -130,7 +139,7 @@ pub fn decode_response(
         Vec::new()
     };
     let consumed = body.len() - buf.len();
-    let response = Response::decode(opcode, &body.slice(consumed..))?;
+    let response = Response::decode_for(header_version(header), opcode, &body.slice(consumed..))?;
     Ok(DecodedResponse {
         tracing_id,
         warnings,
@@ -226,6 +235,8 @@ mod tests {
             paging_state: Some(Bytes::from_static(b"p")),
             serial_consistency: Some(8),
             default_timestamp: Some(1),
+            keyspace: None,
+            now_in_seconds: None,
         };
         let requests = [
             Request::Startup(Startup {
@@ -238,10 +249,12 @@ mod tests {
             }),
             Request::Prepare(Prepare {
                 query: "SELECT ?".into(),
+                keyspace: None,
             }),
             Request::Execute(Execute {
                 id: Bytes::from_static(&[1; 16]),
                 params,
+                result_metadata_id: None,
             }),
             Request::Batch(Batch {
                 kind: 0,
@@ -259,6 +272,8 @@ mod tests {
                 serial_consistency: Some(9),
                 default_timestamp: Some(5),
                 value_names: false,
+                keyspace: None,
+                now_in_seconds: None,
             }),
             Request::Register(Register {
                 events: vec!["SCHEMA_CHANGE".into()],

@@ -8,30 +8,49 @@ use bytes::{BufMut, BytesMut};
 use super::primitives::write_string_list;
 use super::request::Request;
 use super::response::Response;
-use super::{flags, Compression, FrameHeader, HEADER_LEN, REQUEST_VERSION_V4, RESPONSE_VERSION_V4};
+use super::{flags, Compression, FrameHeader, ProtocolVersion, HEADER_LEN};
 
-/// Encodes a complete v4 response frame (version byte 0x84).
-///
-/// With `warnings`, the WARNING flag is set and the body starts with them as a
-/// `[string list]`. With `compression`, the whole body (warnings included) is compressed and
-/// the COMPRESSION flag set; passing `None` for the answer to STARTUP is the caller's job.
+/// Encodes a complete v4 response frame (version byte 0x84); see
+/// [`encode_response_frame_for`].
 pub fn encode_response_frame(
     stream: i16,
     response: &Response,
     warnings: &[String],
     compression: Option<Compression>,
 ) -> BytesMut {
+    encode_response_frame_for(ProtocolVersion::V4, stream, response, warnings, compression)
+}
+
+/// Encodes a complete response frame (an envelope, in v5) of protocol `version`.
+///
+/// With `warnings` (v4 and later; v3 has no warnings and drops them), the WARNING flag is set
+/// and the body starts with them as a `[string list]`. With `compression`, the whole body
+/// (warnings included) is compressed and the COMPRESSION flag set; passing `None` for the
+/// answer to STARTUP, and for every v5 envelope (v5 compresses segments instead), is the
+/// caller's job.
+pub fn encode_response_frame_for(
+    version: ProtocolVersion,
+    stream: i16,
+    response: &Response,
+    warnings: &[String],
+    compression: Option<Compression>,
+) -> BytesMut {
     let mut frame_flags = 0;
+    let warnings = if version.has_warnings() {
+        warnings
+    } else {
+        &[]
+    };
     let warnings_len: usize = warnings.iter().map(|w| 2 + w.len()).sum();
     let mut out = start_frame(response.size_hint() + warnings_len);
     if !warnings.is_empty() {
         frame_flags |= flags::WARNING;
         write_string_list(&mut out, warnings);
     }
-    response.encode_body(&mut out);
+    response.encode_body_for(version, &mut out);
     finish_frame(
         out,
-        RESPONSE_VERSION_V4,
+        version.response_byte(),
         frame_flags,
         stream,
         response.opcode().as_u8(),
@@ -39,19 +58,30 @@ pub fn encode_response_frame(
     )
 }
 
-/// Encodes a complete v4 request frame (version byte 0x04). With `compression` the body is
-/// compressed, except a STARTUP body, which the spec says must never be.
+/// Encodes a complete v4 request frame (version byte 0x04); see
+/// [`encode_request_frame_for`].
 pub fn encode_request_frame(
     stream: i16,
     request: &Request,
     compression: Option<Compression>,
 ) -> BytesMut {
+    encode_request_frame_for(ProtocolVersion::V4, stream, request, compression)
+}
+
+/// Encodes a complete request frame of protocol `version`. With `compression` the body is
+/// compressed, except a STARTUP body, which the spec says must never be.
+pub fn encode_request_frame_for(
+    version: ProtocolVersion,
+    stream: i16,
+    request: &Request,
+    compression: Option<Compression>,
+) -> BytesMut {
     let mut out = start_frame(256);
-    request.encode(&mut out);
+    request.encode_for(version, &mut out);
     let compression = compression.filter(|_| !matches!(request, Request::Startup(_)));
     finish_frame(
         out,
-        REQUEST_VERSION_V4,
+        version.request_byte(),
         0,
         stream,
         request.opcode().as_u8(),
@@ -140,12 +170,13 @@ mod tests {
 
             let request = Request::Prepare(Prepare {
                 query: "SELECT 1".repeat(20),
+                keyspace: None,
             });
             let frame = encode_request_frame(9, &request, Some(compression));
             let header = parse_header(&frame).unwrap();
             assert_eq!(
                 (header.version, header.flags),
-                (REQUEST_VERSION_V4, flags::COMPRESSION)
+                (crate::frame::REQUEST_VERSION_V4, flags::COMPRESSION)
             );
             assert_eq!(header.opcode, Opcode::Prepare.as_u8());
             let body = frame.freeze().slice(HEADER_LEN..);

@@ -29,9 +29,12 @@ use bytes::BytesMut;
 
 pub use compression::Compression;
 pub use decode::{decode_request, decode_request_frame, decode_response, DecodedResponse};
-pub use encode::{encode_request_frame, encode_response_frame};
+pub use encode::{
+    encode_request_frame, encode_request_frame_for, encode_response_frame,
+    encode_response_frame_for,
+};
 pub use error::FrameError;
-pub use version::unsupported_version_message;
+pub use version::{unsupported_version_message, version_mismatch_message, ProtocolVersion};
 
 /// Length of the v3/v4 frame header in bytes (native_protocol_v4.spec section 2).
 pub const HEADER_LEN: usize = 9;

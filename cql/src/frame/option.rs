@@ -10,7 +10,7 @@ use bytes::BytesMut;
 use super::primitives::{
     bounded_vec, read_short, read_string, short_len, write_short, write_string,
 };
-use super::FrameError;
+use super::{FrameError, ProtocolVersion};
 use crate::types::ColumnType;
 
 /// How deeply type options may nest (`list<frozen<map<...>>>` is three levels).
@@ -20,15 +20,40 @@ const FIELD: &str = "column type";
 
 /// Writes `ty` as an `[option]`, recursively for collections, UDTs and tuples.
 pub fn write_column_type_option(out: &mut BytesMut, ty: &ColumnType) {
+    write_column_type_option_for(out, ty, ProtocolVersion::V4);
+}
+
+/// The Java class a type travels as in protocol v3, which has no option id for it
+/// (Cassandra's `DataType` sends types newer than the version as CUSTOM).
+fn v3_custom_class(ty: &ColumnType) -> Option<&'static str> {
+    Some(match ty {
+        ColumnType::Date => "org.apache.cassandra.db.marshal.SimpleDateType",
+        ColumnType::Time => "org.apache.cassandra.db.marshal.TimeType",
+        ColumnType::Smallint => "org.apache.cassandra.db.marshal.ShortType",
+        ColumnType::Tinyint => "org.apache.cassandra.db.marshal.ByteType",
+        ColumnType::Duration => "org.apache.cassandra.db.marshal.DurationType",
+        _ => return None,
+    })
+}
+
+/// Writes the `[option]` of `ty` as protocol `version` names it.
+pub fn write_column_type_option_for(out: &mut BytesMut, ty: &ColumnType, version: ProtocolVersion) {
+    if version == ProtocolVersion::V3 {
+        if let Some(class) = v3_custom_class(ty) {
+            write_short(out, 0x0000);
+            write_string(out, class);
+            return;
+        }
+    }
     write_short(out, ty.option_id());
     match ty {
         ColumnType::Custom(class) => write_string(out, class),
         ColumnType::List { element, .. } | ColumnType::Set { element, .. } => {
-            write_column_type_option(out, element);
+            write_column_type_option_for(out, element, version);
         }
         ColumnType::Map { key, value, .. } => {
-            write_column_type_option(out, key);
-            write_column_type_option(out, value);
+            write_column_type_option_for(out, key, version);
+            write_column_type_option_for(out, value, version);
         }
         ColumnType::Udt {
             keyspace,
@@ -42,14 +67,14 @@ pub fn write_column_type_option(out: &mut BytesMut, ty: &ColumnType) {
             write_short(out, count);
             for (field, field_type) in fields.iter().take(usize::from(count)) {
                 write_string(out, field);
-                write_column_type_option(out, field_type);
+                write_column_type_option_for(out, field_type, version);
             }
         }
         ColumnType::Tuple(items) => {
             let count = short_len(items.len());
             write_short(out, count);
             for item in items.iter().take(usize::from(count)) {
-                write_column_type_option(out, item);
+                write_column_type_option_for(out, item, version);
             }
         }
         _ => {}

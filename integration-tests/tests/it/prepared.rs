@@ -22,8 +22,14 @@ async fn prepare_reports_bind_metadata_and_pk_indexes() {
     let mut raw = RawConnection::connect(server.addr).await;
     raw.startup().await;
     let text = "INSERT INTO ks.t (v, c, b, a) VALUES (?, ?, ?, ?)";
-    raw.send(1, &Request::Prepare(Prepare { query: text.into() }))
-        .await;
+    raw.send(
+        1,
+        &Request::Prepare(Prepare {
+            query: text.into(),
+            keyspace: None,
+        }),
+    )
+    .await;
     let (_, _, response) = raw.recv().await.unwrap();
     let Response::Result(ResultBody::Prepared(prepared)) = response else {
         panic!("{response:?}")
@@ -41,7 +47,13 @@ async fn prepare_reports_bind_metadata_and_pk_indexes() {
     let mut other = RawConnection::connect(server.addr).await;
     other.startup().await;
     other
-        .send(1, &Request::Prepare(Prepare { query: text.into() }))
+        .send(
+            1,
+            &Request::Prepare(Prepare {
+                query: text.into(),
+                keyspace: None,
+            }),
+        )
         .await;
     let (_, _, again) = other.recv().await.unwrap();
     let Response::Result(ResultBody::Prepared(again)) = again else {
@@ -53,6 +65,7 @@ async fn prepare_reports_bind_metadata_and_pk_indexes() {
         2,
         &Request::Prepare(Prepare {
             query: "SELECT c, v FROM ks.t WHERE a = ? AND b = ? AND c IN ?".into(),
+            keyspace: None,
         }),
     )
     .await;
@@ -82,6 +95,7 @@ async fn unknown_prepared_id_answers_unprepared_with_the_id() {
         &Request::Execute(Execute {
             id: id.clone(),
             params: default_params(),
+            result_metadata_id: None,
         }),
     )
     .await;

@@ -754,6 +754,7 @@ fn run(
         columns,
         paging_state: paging_state.map(|state| state.encode(&def)),
         no_metadata: bound.skip_metadata,
+        new_metadata_id: None,
     };
     Ok(Some(ResultBody::Rows(Rows { metadata, rows })))
 }

@@ -29,6 +29,8 @@ pub(super) async fn handle(
         paging_state: None,
         serial_consistency: batch.serial_consistency,
         default_timestamp: batch.default_timestamp,
+        keyspace: None,
+        now_in_seconds: None,
     };
     let kind = if batch.is_counter() {
         BatchKind::Counter

@@ -21,6 +21,7 @@ pub(super) fn result_metadata(plan: &StatementPlan) -> ResultMetadata {
             columns: plan.columns.clone(),
             paging_state: None,
             no_metadata: plan.columns.is_empty(),
+            new_metadata_id: None,
         },
         StatementPlan::Modify(_) | StatementPlan::Unplanned => ResultMetadata::empty(),
     }
@@ -70,6 +71,7 @@ pub(super) fn handle(
         id,
         metadata,
         result_metadata,
+        result_metadata_id: bytes::Bytes::new(),
     };
     Ok(Reply::new(Response::Result(ResultBody::Prepared(prepared))))
 }

@@ -130,6 +130,8 @@ pub(crate) fn query_request(text: &str) -> Request {
         paging_state: None,
         serial_consistency: None,
         default_timestamp: None,
+        keyspace: None,
+        now_in_seconds: None,
     };
     Request::Query(Query {
         query: text.into(),

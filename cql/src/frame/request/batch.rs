@@ -1,5 +1,6 @@
 //! BATCH (native_protocol_v4.spec section 4.1.7): a batch type, the statements with their
-//! values, then consistency, a flags byte and the optional serial consistency and timestamp.
+//! values, then consistency, a flags byte (an `[int]` in v5) and the optional serial
+//! consistency and timestamp (and in v5 keyspace and `now_in_seconds`).
 //!
 //! The 0x40 "names for values" flag is recorded but, like Cassandra's `BatchMessage` codec,
 //! values are always read without names: the spec itself calls that feature unimplementable
@@ -10,10 +11,13 @@ use bytes::{Bytes, BytesMut};
 use super::query::query_flags as qf;
 use crate::frame::primitives::{
     bounded_vec, read_byte, read_consistency, read_long_string, read_short, read_short_bytes,
-    read_value, share, short_len, write_byte, write_consistency, write_long, write_long_string,
-    write_short, write_short_bytes, write_value, Value,
+    share, short_len, write_byte, write_consistency, write_long, write_long_string, write_short,
+    write_short_bytes, write_value, Value,
 };
-use crate::frame::FrameError;
+use crate::frame::request::query::{
+    read_bound_value, read_flags, read_v5_tail, write_flags, write_v5_tail,
+};
+use crate::frame::{FrameError, ProtocolVersion};
 
 /// Batch types.
 const LOGGED: u8 = 0;
@@ -34,6 +38,10 @@ pub struct Batch {
     pub default_timestamp: Option<i64>,
     /// Flag 0x40 as sent; values are read without names regardless (see the module docs).
     pub value_names: bool,
+    /// v5 flag 0x80: the keyspace to run in instead of the connection's.
+    pub keyspace: Option<String>,
+    /// v5 flag 0x100: the time, in seconds since the epoch, the batch runs at.
+    pub now_in_seconds: Option<i32>,
 }
 
 /// The statement of one batch entry: text or a prepared id.
@@ -55,7 +63,11 @@ pub struct BatchStatement {
 }
 
 impl Batch {
-    pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<Batch, FrameError> {
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<Batch, FrameError> {
         let kind = read_byte(buf, "batch type")?;
         if kind > COUNTER {
             return Err(FrameError::InvalidValue {
@@ -66,37 +78,40 @@ impl Batch {
         let count = usize::from(read_short(buf, "statements count")?);
         let mut statements = bounded_vec(count, buf, 5);
         for _ in 0..count {
-            statements.push(BatchStatement::decode(buf, body)?);
+            statements.push(BatchStatement::decode(buf, body, version)?);
         }
         let consistency = read_consistency(buf, "consistency")?;
-        let flags = read_byte(buf, "flags")?;
+        let flags = read_flags(buf, version)?;
         if flags & 0x0F != 0 {
             return Err(FrameError::InvalidValue {
                 field: "batch flags",
                 value: i64::from(flags),
             });
         }
-        let serial_consistency = if flags & qf::WITH_SERIAL_CONSISTENCY != 0 {
+        let serial_consistency = if flags & u32::from(qf::WITH_SERIAL_CONSISTENCY) != 0 {
             Some(read_consistency(buf, "serial_consistency")?)
         } else {
             None
         };
-        let default_timestamp = if flags & qf::WITH_DEFAULT_TIMESTAMP != 0 {
+        let default_timestamp = if flags & u32::from(qf::WITH_DEFAULT_TIMESTAMP) != 0 {
             Some(super::query::read_default_timestamp(buf)?)
         } else {
             None
         };
+        let (keyspace, now_in_seconds) = read_v5_tail(buf, flags, version)?;
         Ok(Batch {
             kind,
             statements,
             consistency,
             serial_consistency,
             default_timestamp,
-            value_names: flags & qf::WITH_NAMES_FOR_VALUES != 0,
+            value_names: flags & u32::from(qf::WITH_NAMES_FOR_VALUES) != 0,
+            keyspace,
+            now_in_seconds,
         })
     }
 
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
         write_byte(out, self.kind);
         let count = short_len(self.statements.len());
         write_short(out, count);
@@ -104,23 +119,30 @@ impl Batch {
             statement.encode(out);
         }
         write_consistency(out, self.consistency);
-        let mut flags = 0;
+        let mut flags = 0u32;
         if self.serial_consistency.is_some() {
-            flags |= qf::WITH_SERIAL_CONSISTENCY;
+            flags |= u32::from(qf::WITH_SERIAL_CONSISTENCY);
         }
         if self.default_timestamp.is_some() {
-            flags |= qf::WITH_DEFAULT_TIMESTAMP;
+            flags |= u32::from(qf::WITH_DEFAULT_TIMESTAMP);
         }
         if self.value_names {
-            flags |= qf::WITH_NAMES_FOR_VALUES;
+            flags |= u32::from(qf::WITH_NAMES_FOR_VALUES);
         }
-        write_byte(out, flags);
+        if self.keyspace.is_some() {
+            flags |= qf::WITH_KEYSPACE;
+        }
+        if self.now_in_seconds.is_some() {
+            flags |= qf::WITH_NOW_IN_SECONDS;
+        }
+        write_flags(out, flags, version);
         if let Some(serial) = self.serial_consistency {
             write_consistency(out, serial);
         }
         if let Some(timestamp) = self.default_timestamp {
             write_long(out, timestamp);
         }
+        write_v5_tail(out, self.keyspace.as_deref(), self.now_in_seconds, version);
     }
 
     /// Whether this is a logged batch (type 0).
@@ -135,7 +157,11 @@ impl Batch {
 }
 
 impl BatchStatement {
-    fn decode(buf: &mut &[u8], body: &Bytes) -> Result<BatchStatement, FrameError> {
+    fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<BatchStatement, FrameError> {
         let query = match read_byte(buf, "query kind")? {
             0 => BatchQuery::Text(read_long_string(buf, "query")?.to_owned()),
             1 => BatchQuery::Prepared(share(body, read_short_bytes(buf, "id")?)),
@@ -149,7 +175,7 @@ impl BatchStatement {
         let count = usize::from(read_short(buf, "values count")?);
         let mut values = bounded_vec(count, buf, 4);
         for _ in 0..count {
-            values.push(read_value(buf, body, "value")?);
+            values.push(read_bound_value(buf, body, version)?);
         }
         Ok(BatchStatement { query, values })
     }
@@ -197,6 +223,8 @@ mod tests {
             serial_consistency: Some(8),
             default_timestamp: Some(-5),
             value_names: false,
+            keyspace: None,
+            now_in_seconds: None,
         }
     }
 

@@ -26,7 +26,7 @@ pub use query::{query_flags, Query, QueryParameters};
 pub use register::{Register, EVENT_TYPES};
 pub use startup::Startup;
 
-use super::{FrameError, Opcode};
+use super::{FrameError, Opcode, ProtocolVersion};
 
 /// A decoded request body.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +57,19 @@ impl Request {
     /// [`FrameError::NotARequest`] for a response opcode, otherwise the first field that is
     /// truncated or invalid.
     pub fn decode(opcode: Opcode, body: &Bytes) -> Result<Request, FrameError> {
+        Request::decode_for(ProtocolVersion::V4, opcode, body)
+    }
+
+    /// Decodes the body of a request with `opcode` as protocol `version` lays it out.
+    ///
+    /// # Errors
+    ///
+    /// As [`Request::decode`].
+    pub fn decode_for(
+        version: ProtocolVersion,
+        opcode: Opcode,
+        body: &Bytes,
+    ) -> Result<Request, FrameError> {
         let buf = &mut &body[..];
         Ok(match opcode {
             Opcode::Startup => Request::Startup(Startup::decode(buf)?),
@@ -64,10 +77,10 @@ impl Request {
                 options::decode(buf);
                 Request::Options
             }
-            Opcode::Query => Request::Query(Query::decode(buf, body)?),
-            Opcode::Prepare => Request::Prepare(Prepare::decode(buf)?),
-            Opcode::Execute => Request::Execute(Execute::decode(buf, body)?),
-            Opcode::Batch => Request::Batch(Batch::decode(buf, body)?),
+            Opcode::Query => Request::Query(Query::decode(buf, body, version)?),
+            Opcode::Prepare => Request::Prepare(Prepare::decode(buf, version)?),
+            Opcode::Execute => Request::Execute(Execute::decode(buf, body, version)?),
+            Opcode::Batch => Request::Batch(Batch::decode(buf, body, version)?),
             Opcode::Register => Request::Register(Register::decode(buf)?),
             Opcode::AuthResponse => Request::AuthResponse(AuthResponse::decode(buf, body)?),
             Opcode::Error
@@ -81,15 +94,20 @@ impl Request {
         })
     }
 
-    /// Appends the body of this request to `out`.
+    /// Appends the v4 body of this request to `out`.
     pub fn encode(&self, out: &mut BytesMut) {
+        self.encode_for(ProtocolVersion::V4, out);
+    }
+
+    /// Appends the body of this request to `out` as protocol `version` lays it out.
+    pub fn encode_for(&self, version: ProtocolVersion, out: &mut BytesMut) {
         match self {
             Request::Startup(startup) => startup.encode(out),
             Request::Options => {}
-            Request::Query(query) => query.encode(out),
-            Request::Prepare(prepare) => prepare.encode(out),
-            Request::Execute(execute) => execute.encode(out),
-            Request::Batch(batch) => batch.encode(out),
+            Request::Query(query) => query.encode(out, version),
+            Request::Prepare(prepare) => prepare.encode(out, version),
+            Request::Execute(execute) => execute.encode(out, version),
+            Request::Batch(batch) => batch.encode(out, version),
             Request::Register(register) => register.encode(out),
             Request::AuthResponse(auth) => auth.encode(out),
         }
@@ -142,9 +160,13 @@ pub(crate) mod tests {
             Ok(Request::Options)
         );
         let mut out = BytesMut::new();
-        Request::Prepare(Prepare { query: "x".into() }).encode(&mut out);
+        let prepare = Prepare {
+            query: "x".into(),
+            keyspace: None,
+        };
+        Request::Prepare(prepare.clone()).encode(&mut out);
         out.extend_from_slice(b"garbage");
         let decoded = Request::decode(Opcode::Prepare, &out.freeze()).unwrap();
-        assert_eq!(decoded, Request::Prepare(Prepare { query: "x".into() }));
+        assert_eq!(decoded, Request::Prepare(prepare));
     }
 }

@@ -9,7 +9,7 @@ use crate::frame::primitives::{
     write_consistency, write_int, write_long, write_long_string, write_short, write_string,
     write_value, Value,
 };
-use crate::frame::FrameError;
+use crate::frame::{FrameError, ProtocolVersion};
 
 /// The `<flags>` bits of `<query_parameters>` (a `[byte]` in v4).
 pub mod query_flags {
@@ -27,6 +27,10 @@ pub mod query_flags {
     pub const WITH_DEFAULT_TIMESTAMP: u8 = 0x20;
     /// Each value is preceded by its bind marker name (only with [`VALUES`]).
     pub const WITH_NAMES_FOR_VALUES: u8 = 0x40;
+    /// v5: a `[string]` keyspace follows the timestamp (flags are an `[int]` in v5).
+    pub const WITH_KEYSPACE: u32 = 0x80;
+    /// v5: an `[int]` "now" in seconds follows the keyspace.
+    pub const WITH_NOW_IN_SECONDS: u32 = 0x100;
 }
 
 use query_flags as qf;
@@ -41,15 +45,19 @@ pub struct Query {
 }
 
 impl Query {
-    pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<Query, FrameError> {
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<Query, FrameError> {
         let query = read_long_string(buf, "query")?.to_owned();
-        let params = QueryParameters::decode(buf, body)?;
+        let params = QueryParameters::decode(buf, body, version)?;
         Ok(Query { query, params })
     }
 
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
         write_long_string(out, &self.query);
-        self.params.encode(out);
+        self.params.encode(out, version);
     }
 }
 
@@ -72,11 +80,27 @@ pub struct QueryParameters {
     pub serial_consistency: Option<u16>,
     /// Flag 0x20: the write timestamp in microseconds, as sent.
     pub default_timestamp: Option<i64>,
+    /// v5 flag 0x80: the keyspace to run in instead of the connection's.
+    pub keyspace: Option<String>,
+    /// v5 flag 0x100: the time, in seconds since the epoch, the request runs at.
+    pub now_in_seconds: Option<i32>,
 }
 
 impl QueryParameters {
-    /// The flags byte these parameters encode to.
-    pub fn flags(&self) -> u8 {
+    /// The flags these parameters encode to (the v5-only bits included).
+    pub fn flags(&self) -> u32 {
+        let mut flags = u32::from(self.v4_flags());
+        if self.keyspace.is_some() {
+            flags |= qf::WITH_KEYSPACE;
+        }
+        if self.now_in_seconds.is_some() {
+            flags |= qf::WITH_NOW_IN_SECONDS;
+        }
+        flags
+    }
+
+    /// The flags of v3 and v4, which fit in a byte.
+    fn v4_flags(&self) -> u8 {
         let mut flags = 0;
         if !self.values.is_empty() || self.value_names.is_some() {
             flags |= qf::VALUES;
@@ -104,10 +128,14 @@ impl QueryParameters {
 
     /// Reads `<query_parameters>`. Unknown flag bits are ignored, as Cassandra does; the
     /// names flag without the values flag is ignored, as the spec says.
-    pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<QueryParameters, FrameError> {
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<QueryParameters, FrameError> {
         let consistency = read_consistency(buf, "consistency")?;
-        let flags = read_byte(buf, "flags")?;
-        let has = |bit: u8| flags & bit != 0;
+        let flags = read_flags(buf, version)?;
+        let has = |bit: u8| flags & u32::from(bit) != 0;
         let mut params = QueryParameters {
             consistency,
             skip_metadata: has(qf::SKIP_METADATA),
@@ -121,7 +149,7 @@ impl QueryParameters {
                 if let Some(names) = names.as_mut() {
                     names.push(read_string(buf, "value name")?.to_owned());
                 }
-                params.values.push(read_value(buf, body, "value")?);
+                params.values.push(read_bound_value(buf, body, version)?);
             }
             params.value_names = names;
         }
@@ -137,15 +165,16 @@ impl QueryParameters {
         if has(qf::WITH_DEFAULT_TIMESTAMP) {
             params.default_timestamp = Some(read_default_timestamp(buf)?);
         }
+        (params.keyspace, params.now_in_seconds) = read_v5_tail(buf, flags, version)?;
         Ok(params)
     }
 
     /// Writes `<query_parameters>`. With names, a missing name is written empty.
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
         let flags = self.flags();
         write_consistency(out, self.consistency);
-        write_byte(out, flags);
-        if flags & qf::VALUES != 0 {
+        write_flags(out, flags, version);
+        if flags & u32::from(qf::VALUES) != 0 {
             let count = short_len(self.values.len());
             write_short(out, count);
             for (i, value) in self.values.iter().take(usize::from(count)).enumerate() {
@@ -167,6 +196,80 @@ impl QueryParameters {
         if let Some(timestamp) = self.default_timestamp {
             write_long(out, timestamp);
         }
+        write_v5_tail(out, self.keyspace.as_deref(), self.now_in_seconds, version);
+    }
+}
+
+/// Reads the `<flags>` of query parameters or a BATCH: a `[byte]` before v5, an `[int]` in v5.
+pub(crate) fn read_flags(buf: &mut &[u8], version: ProtocolVersion) -> Result<u32, FrameError> {
+    if version.is_v5() {
+        Ok(read_int(buf, "flags")? as u32)
+    } else {
+        Ok(u32::from(read_byte(buf, "flags")?))
+    }
+}
+
+/// Writes `flags` as [`read_flags`] reads them (the v5 bits dropped before v5).
+pub(crate) fn write_flags(out: &mut BytesMut, flags: u32, version: ProtocolVersion) {
+    if version.is_v5() {
+        write_int(out, flags as i32);
+    } else {
+        write_byte(out, (flags & 0x7F) as u8);
+    }
+}
+
+/// A bound `[value]`: before v4 every negative length is null (Cassandra's `readBoundValue`),
+/// so "not set" does not exist.
+pub(crate) fn read_bound_value(
+    buf: &mut &[u8],
+    body: &Bytes,
+    version: ProtocolVersion,
+) -> Result<Value, FrameError> {
+    if !version.has_unset_values() && buf.first().is_some_and(|b| b & 0x80 != 0) {
+        read_int(buf, "value")?;
+        return Ok(Value::Null);
+    }
+    read_value(buf, body, "value")
+}
+
+/// The v5 fields after the timestamp: the keyspace (flag 0x80) and `now_in_seconds`
+/// (flag 0x100); nothing before v5.
+pub(crate) fn read_v5_tail(
+    buf: &mut &[u8],
+    flags: u32,
+    version: ProtocolVersion,
+) -> Result<(Option<String>, Option<i32>), FrameError> {
+    if !version.is_v5() {
+        return Ok((None, None));
+    }
+    let keyspace = if flags & qf::WITH_KEYSPACE != 0 {
+        Some(read_string(buf, "keyspace")?.to_owned())
+    } else {
+        None
+    };
+    let now = if flags & qf::WITH_NOW_IN_SECONDS != 0 {
+        Some(read_int(buf, "now_in_seconds")?)
+    } else {
+        None
+    };
+    Ok((keyspace, now))
+}
+
+/// Writes what [`read_v5_tail`] reads.
+pub(crate) fn write_v5_tail(
+    out: &mut BytesMut,
+    keyspace: Option<&str>,
+    now_in_seconds: Option<i32>,
+    version: ProtocolVersion,
+) {
+    if !version.is_v5() {
+        return;
+    }
+    if let Some(keyspace) = keyspace {
+        write_string(out, keyspace);
+    }
+    if let Some(now) = now_in_seconds {
+        write_int(out, now);
     }
 }
 
@@ -201,6 +304,8 @@ mod tests {
             paging_state: Some(Bytes::from_static(b"state")),
             serial_consistency: Some(0x0009),
             default_timestamp: Some(1_700_000_000_000_000),
+            keyspace: None,
+            now_in_seconds: None,
         }
     }
 

@@ -8,7 +8,7 @@ use crate::frame::primitives::{
     read_byte, read_consistency, read_int, read_short_bytes, read_string, read_string_list, share,
     write_byte, write_consistency, write_int, write_short_bytes, write_string, write_string_list,
 };
-use crate::frame::FrameError;
+use crate::frame::{FrameError, ProtocolVersion};
 
 /// Error codes (native_protocol_v4.spec section 9).
 pub mod error_code {
@@ -157,10 +157,58 @@ impl ErrorBody {
         }
     }
 
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
+        if version == ProtocolVersion::V3 {
+            if let Some(older) = self.as_v3() {
+                return older.encode(out, version);
+            }
+        }
         write_int(out, self.code);
         write_string(out, &self.message);
-        self.extra.encode(out);
+        self.extra.encode(out, version);
+    }
+
+    /// What Cassandra sends a v3 client instead of an error v3 lacks: a read or write
+    /// timeout for a read or write failure, Invalid for a function failure.
+    fn as_v3(&self) -> Option<ErrorBody> {
+        let extra = match &self.extra {
+            ErrorExtra::ReadFailure {
+                consistency,
+                received,
+                block_for,
+                data_present,
+                ..
+            } => ErrorExtra::ReadTimeout {
+                consistency: *consistency,
+                received: *received,
+                block_for: *block_for,
+                data_present: *data_present,
+            },
+            ErrorExtra::WriteFailure {
+                consistency,
+                received,
+                block_for,
+                write_type,
+                ..
+            } => ErrorExtra::WriteTimeout {
+                consistency: *consistency,
+                received: *received,
+                block_for: *block_for,
+                write_type: write_type.clone(),
+            },
+            ErrorExtra::FunctionFailure { .. } => ErrorExtra::None,
+            _ => return None,
+        };
+        let code = match self.code {
+            error_code::READ_FAILURE => error_code::READ_TIMEOUT,
+            error_code::WRITE_FAILURE => error_code::WRITE_TIMEOUT,
+            _ => error_code::INVALID,
+        };
+        Some(ErrorBody {
+            code,
+            message: self.message.clone(),
+            extra,
+        })
     }
 
     pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<ErrorBody, FrameError> {
@@ -256,7 +304,7 @@ impl ErrorExtra {
         })
     }
 
-    fn encode(&self, out: &mut BytesMut) {
+    fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
         match self {
             ErrorExtra::None => {}
             ErrorExtra::Unavailable {
@@ -294,7 +342,7 @@ impl ErrorExtra {
                 data_present,
             } => {
                 write_counts(out, *consistency, *received, *block_for);
-                write_int(out, *num_failures);
+                write_failures(out, *num_failures, version);
                 write_byte(out, u8::from(*data_present));
             }
             ErrorExtra::FunctionFailure {
@@ -314,7 +362,7 @@ impl ErrorExtra {
                 write_type,
             } => {
                 write_counts(out, *consistency, *received, *block_for);
-                write_int(out, *num_failures);
+                write_failures(out, *num_failures, version);
                 write_string(out, write_type);
             }
             ErrorExtra::AlreadyExists { keyspace, table } => {
@@ -322,6 +370,20 @@ impl ErrorExtra {
                 write_string(out, table);
             }
             ErrorExtra::Unprepared { id } => write_short_bytes(out, id),
+        }
+    }
+}
+
+/// The failures of a read or write failure: their count before v5, in v5 a `<reasonmap>` of
+/// `[int]` n pairs of `[inetaddr]` and `[short]` reason. This node is the only replica, so
+/// each failure is its own, with reason 0 (UNKNOWN).
+fn write_failures(out: &mut BytesMut, count: i32, version: ProtocolVersion) {
+    write_int(out, count);
+    if version.is_v5() {
+        for _ in 0..count.max(0) {
+            write_byte(out, 4);
+            out.extend_from_slice(&[127, 0, 0, 1]);
+            out.extend_from_slice(&0u16.to_be_bytes());
         }
     }
 }

@@ -25,7 +25,7 @@ pub use rows::{ColumnSpec, ResultMetadata, Rows, MAX_UNDESCRIBED_COLUMNS};
 pub use schema_change::{SchemaChange, SchemaChangeTarget, SchemaChangeType};
 
 use super::primitives::{read_shared_bytes, write_bytes};
-use super::{FrameError, Opcode};
+use super::{FrameError, Opcode, ProtocolVersion};
 
 /// A response body.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,14 +80,19 @@ impl Response {
         }
     }
 
-    /// Appends the body of this response to `out`.
+    /// Appends the v4 body of this response to `out`.
     pub fn encode_body(&self, out: &mut BytesMut) {
+        self.encode_body_for(ProtocolVersion::V4, out);
+    }
+
+    /// Appends the body of this response to `out` as protocol `version` lays it out.
+    pub fn encode_body_for(&self, version: ProtocolVersion, out: &mut BytesMut) {
         match self {
-            Response::Error(error) => error.encode(out),
+            Response::Error(error) => error.encode(out, version),
             Response::Ready => {}
             Response::Authenticate { authenticator } => authenticate::encode(out, authenticator),
             Response::Supported(options) => supported::encode(out, options),
-            Response::Result(result) => result.encode(out),
+            Response::Result(result) => result.encode(out, version),
             Response::Event(event) => event.encode(out),
             Response::AuthChallenge(token) | Response::AuthSuccess(token) => {
                 write_bytes(out, token.as_deref());
@@ -103,6 +108,19 @@ impl Response {
     /// [`FrameError::NotAResponse`] for a request opcode, otherwise the first field that is
     /// truncated or invalid.
     pub fn decode(opcode: Opcode, body: &Bytes) -> Result<Response, FrameError> {
+        Response::decode_for(ProtocolVersion::V4, opcode, body)
+    }
+
+    /// Decodes a response body as protocol `version` lays it out. For tests and tools.
+    ///
+    /// # Errors
+    ///
+    /// As [`Response::decode`].
+    pub fn decode_for(
+        version: ProtocolVersion,
+        opcode: Opcode,
+        body: &Bytes,
+    ) -> Result<Response, FrameError> {
         let buf = &mut &body[..];
         Ok(match opcode {
             Opcode::Error => Response::Error(ErrorBody::decode(buf, body)?),
@@ -111,7 +129,7 @@ impl Response {
                 authenticator: authenticate::decode(buf)?,
             },
             Opcode::Supported => Response::Supported(supported::decode(buf)?),
-            Opcode::Result => Response::Result(ResultBody::decode(buf, body)?),
+            Opcode::Result => Response::Result(ResultBody::decode(buf, body, version)?),
             Opcode::Event => Response::Event(Event::decode(buf)?),
             Opcode::AuthChallenge => {
                 Response::AuthChallenge(read_shared_bytes(buf, body, "token")?)

@@ -1,6 +1,6 @@
 //! Prepared results (native_protocol_v4.spec section 4.2.5.4): the statement id as
-//! `[short bytes]`, the bind-marker metadata (with v4's partition-key indexes), and the
-//! metadata of the rows an EXECUTE will return.
+//! `[short bytes]` (then in v5 the result metadata id), the bind-marker metadata (with the
+//! partition-key indexes v4 added), and the metadata of the rows an EXECUTE will return.
 
 use bytes::{Bytes, BytesMut};
 
@@ -10,7 +10,7 @@ use crate::frame::primitives::{
     bounded_vec, int_len, read_int, read_short, read_short_bytes, share, write_int, write_short,
     write_short_bytes,
 };
-use crate::frame::FrameError;
+use crate::frame::{FrameError, ProtocolVersion};
 
 const GLOBAL_TABLES_SPEC: i32 = 0x0001;
 
@@ -29,6 +29,9 @@ pub struct PreparedMetadata {
 pub struct Prepared {
     /// The statement id (deterministic, valid on every connection).
     pub id: Bytes,
+    /// v5: the id of the result metadata, which EXECUTE sends back so the server can tell
+    /// the client when the columns changed.
+    pub result_metadata_id: Bytes,
     /// The bind markers.
     pub metadata: PreparedMetadata,
     /// What EXECUTE will return; [`ResultMetadata::empty`] for non-SELECT statements.
@@ -37,7 +40,7 @@ pub struct Prepared {
 
 impl PreparedMetadata {
     /// `<flags><columns_count><pk_count><pk_index>*[global table spec]<col_spec>*`.
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
         let flags = if global_table(&self.columns).is_some() {
             GLOBAL_TABLES_SPEC
         } else {
@@ -45,17 +48,26 @@ impl PreparedMetadata {
         };
         write_int(out, flags);
         write_int(out, int_len(self.columns.len()));
-        write_int(out, int_len(self.pk_indexes.len()));
-        for index in &self.pk_indexes {
-            write_short(out, *index);
+        if version >= ProtocolVersion::V4 {
+            write_int(out, int_len(self.pk_indexes.len()));
+            for index in &self.pk_indexes {
+                write_short(out, *index);
+            }
         }
-        write_specs(out, &self.columns);
+        write_specs(out, &self.columns, version);
     }
 
-    pub(crate) fn decode(buf: &mut &[u8]) -> Result<PreparedMetadata, FrameError> {
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        version: ProtocolVersion,
+    ) -> Result<PreparedMetadata, FrameError> {
         let flags = read_int(buf, "metadata flags")?;
         let columns_count = read_count(buf, "columns_count")?;
-        let pk_count = read_count(buf, "pk_count")?;
+        let pk_count = if version >= ProtocolVersion::V4 {
+            read_count(buf, "pk_count")?
+        } else {
+            0
+        };
         let mut pk_indexes = bounded_vec(pk_count, buf, 2);
         for _ in 0..pk_count {
             pk_indexes.push(read_short(buf, "pk_index")?);
@@ -69,18 +81,31 @@ impl PreparedMetadata {
 }
 
 impl Prepared {
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
         write_short_bytes(out, &self.id);
-        self.metadata.encode(out);
-        self.result_metadata.encode(out);
+        if version.is_v5() {
+            write_short_bytes(out, &self.result_metadata_id);
+        }
+        self.metadata.encode(out, version);
+        self.result_metadata.encode(out, version);
     }
 
-    pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<Prepared, FrameError> {
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<Prepared, FrameError> {
         let id = share(body, read_short_bytes(buf, "id")?);
-        let metadata = PreparedMetadata::decode(buf)?;
-        let result_metadata = ResultMetadata::decode(buf, body)?;
+        let result_metadata_id = if version.is_v5() {
+            share(body, read_short_bytes(buf, "result_metadata_id")?)
+        } else {
+            Bytes::new()
+        };
+        let metadata = PreparedMetadata::decode(buf, version)?;
+        let result_metadata = ResultMetadata::decode(buf, body, version)?;
         Ok(Prepared {
             id,
+            result_metadata_id,
             metadata,
             result_metadata,
         })
@@ -115,6 +140,7 @@ mod tests {
                 ],
             },
             result_metadata: ResultMetadata::empty(),
+            result_metadata_id: bytes::Bytes::new(),
         };
         let body = round_trip(&Response::Result(ResultBody::Prepared(prepared)));
         let expected: &[u8] = &[
@@ -145,7 +171,9 @@ mod tests {
                 columns: vec![spec("t", "v", ColumnType::Blob)].into(),
                 paging_state: None,
                 no_metadata: false,
+                new_metadata_id: None,
             },
+            result_metadata_id: bytes::Bytes::new(),
         };
         round_trip(&Response::Result(ResultBody::Prepared(prepared)));
     }

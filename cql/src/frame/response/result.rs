@@ -6,7 +6,7 @@ use bytes::{Bytes, BytesMut};
 
 use super::{Prepared, Rows, SchemaChange};
 use crate::frame::primitives::{read_int, read_string, write_int, write_string};
-use crate::frame::FrameError;
+use crate::frame::{FrameError, ProtocolVersion};
 
 /// RESULT kinds.
 pub mod result_kind {
@@ -60,25 +60,29 @@ impl ResultBody {
         }
     }
 
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
         write_int(out, self.kind());
         match self {
             ResultBody::Void => {}
-            ResultBody::Rows(rows) => rows.encode(out),
+            ResultBody::Rows(rows) => rows.encode(out, version),
             ResultBody::SetKeyspace(keyspace) => write_string(out, keyspace),
-            ResultBody::Prepared(prepared) => prepared.encode(out),
+            ResultBody::Prepared(prepared) => prepared.encode(out, version),
             ResultBody::SchemaChange(change) => change.encode(out),
         }
     }
 
-    pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<ResultBody, FrameError> {
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<ResultBody, FrameError> {
         Ok(match read_int(buf, "result kind")? {
             result_kind::VOID => ResultBody::Void,
-            result_kind::ROWS => ResultBody::Rows(Rows::decode(buf, body)?),
+            result_kind::ROWS => ResultBody::Rows(Rows::decode(buf, body, version)?),
             result_kind::SET_KEYSPACE => {
                 ResultBody::SetKeyspace(read_string(buf, "keyspace")?.to_owned())
             }
-            result_kind::PREPARED => ResultBody::Prepared(Prepared::decode(buf, body)?),
+            result_kind::PREPARED => ResultBody::Prepared(Prepared::decode(buf, body, version)?),
             result_kind::SCHEMA_CHANGE => ResultBody::SchemaChange(SchemaChange::decode(buf)?),
             other => {
                 return Err(FrameError::InvalidValue {

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 
-use crate::frame::option::{read_column_type_option, write_column_type_option};
+use crate::frame::option::{read_column_type_option, write_column_type_option_for};
 use crate::frame::primitives::{
-    bounded_vec, int_len, read_int, read_shared_bytes, read_string, write_bytes, write_int,
-    write_string,
+    bounded_vec, int_len, read_int, read_shared_bytes, read_short_bytes, read_string, share,
+    write_bytes, write_int, write_short_bytes, write_string,
 };
-use crate::frame::FrameError;
+use crate::frame::{FrameError, ProtocolVersion};
 use crate::types::ColumnType;
 
 /// The most placeholder specs a No_metadata result may ask the decoder to build: with
@@ -26,6 +26,8 @@ pub const MAX_UNDESCRIBED_COLUMNS: usize = 65_535;
 const GLOBAL_TABLES_SPEC: i32 = 0x0001;
 const HAS_MORE_PAGES: i32 = 0x0002;
 const NO_METADATA: i32 = 0x0004;
+/// v5: the result metadata changed since the client's PREPARED; its new id follows.
+const METADATA_CHANGED: i32 = 0x0008;
 
 /// A column of a result set, or a bind marker of a prepared statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +65,9 @@ pub struct ResultMetadata {
     pub paging_state: Option<Bytes>,
     /// Omit the column specs (the request asked Skip_metadata).
     pub no_metadata: bool,
+    /// v5: the current result metadata id, sent (with full metadata) when the id the client
+    /// executed with is not it.
+    pub new_metadata_id: Option<Bytes>,
 }
 
 /// A Rows result.
@@ -85,7 +90,7 @@ pub(crate) fn global_table(columns: &[ColumnSpec]) -> Option<(&str, &str)> {
 }
 
 /// Writes the column specs after the flags and counts (global spec first when it applies).
-pub(crate) fn write_specs(out: &mut BytesMut, columns: &[ColumnSpec]) {
+pub(crate) fn write_specs(out: &mut BytesMut, columns: &[ColumnSpec], version: ProtocolVersion) {
     let global = global_table(columns);
     if let Some((keyspace, table)) = global {
         write_string(out, keyspace);
@@ -97,7 +102,7 @@ pub(crate) fn write_specs(out: &mut BytesMut, columns: &[ColumnSpec]) {
             write_string(out, &column.table);
         }
         write_string(out, &column.name);
-        write_column_type_option(out, &column.ty);
+        write_column_type_option_for(out, &column.ty, version);
     }
 }
 
@@ -154,12 +159,21 @@ impl ResultMetadata {
             columns: Arc::from([]),
             paging_state: None,
             no_metadata: true,
+            new_metadata_id: None,
         }
     }
 
-    /// The flags `[int]` this metadata encodes to.
+    /// The flags `[int]` this metadata encodes to in v4.
     pub fn flags(&self) -> i32 {
+        self.flags_for(ProtocolVersion::V4)
+    }
+
+    /// The flags `[int]` this metadata encodes to in `version`.
+    pub fn flags_for(&self, version: ProtocolVersion) -> i32 {
         let mut flags = 0;
+        if version.is_v5() && self.new_metadata_id.is_some() {
+            flags |= METADATA_CHANGED;
+        }
         if !self.no_metadata && global_table(&self.columns).is_some() {
             flags |= GLOBAL_TABLES_SPEC;
         }
@@ -172,22 +186,34 @@ impl ResultMetadata {
         flags
     }
 
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
-        write_int(out, self.flags());
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
+        write_int(out, self.flags_for(version));
         write_int(out, int_len(self.columns.len()));
         if let Some(state) = &self.paging_state {
             write_bytes(out, Some(state));
         }
+        if let Some(id) = self.new_metadata_id.as_ref().filter(|_| version.is_v5()) {
+            write_short_bytes(out, id);
+        }
         if !self.no_metadata {
-            write_specs(out, &self.columns);
+            write_specs(out, &self.columns, version);
         }
     }
 
-    pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<ResultMetadata, FrameError> {
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<ResultMetadata, FrameError> {
         let flags = read_int(buf, "metadata flags")?;
         let count = read_count(buf, "columns_count")?;
         let paging_state = if flags & HAS_MORE_PAGES != 0 {
             read_shared_bytes(buf, body, "paging_state")?
+        } else {
+            None
+        };
+        let new_metadata_id = if version.is_v5() && flags & METADATA_CHANGED != 0 {
+            Some(share(body, read_short_bytes(buf, "new_metadata_id")?))
         } else {
             None
         };
@@ -202,6 +228,7 @@ impl ResultMetadata {
             columns,
             paging_state,
             no_metadata,
+            new_metadata_id,
         })
     }
 }
@@ -235,8 +262,8 @@ impl Rows {
         16 + paging + specs + cells
     }
 
-    pub(crate) fn encode(&self, out: &mut BytesMut) {
-        self.metadata.encode(out);
+    pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
+        self.metadata.encode(out, version);
         write_int(out, int_len(self.rows.len()));
         for row in &self.rows {
             for cell in row {
@@ -245,8 +272,12 @@ impl Rows {
         }
     }
 
-    pub(crate) fn decode(buf: &mut &[u8], body: &Bytes) -> Result<Rows, FrameError> {
-        let metadata = ResultMetadata::decode(buf, body)?;
+    pub(crate) fn decode(
+        buf: &mut &[u8],
+        body: &Bytes,
+        version: ProtocolVersion,
+    ) -> Result<Rows, FrameError> {
+        let metadata = ResultMetadata::decode(buf, body, version)?;
         let width = metadata.columns.len();
         let count = read_count(buf, "rows_count")?;
         if width == 0 && count > 0 {
@@ -298,6 +329,7 @@ mod tests {
             .into(),
             paging_state: None,
             no_metadata: false,
+            new_metadata_id: None,
         };
         let cells = vec![vec![Some(Bytes::from_static(&[0, 0, 0, 1])), None]];
         let body = round_trip(&rows(metadata, cells));
@@ -325,6 +357,7 @@ mod tests {
             .into(),
             paging_state: Some(Bytes::from_static(b"next")),
             no_metadata: false,
+            new_metadata_id: None,
         };
         assert_eq!(metadata.flags(), HAS_MORE_PAGES);
         let cells = vec![vec![None, Some(Bytes::new())]; 3];
@@ -338,6 +371,7 @@ mod tests {
             columns: vec![spec("t", "k", ColumnType::Int); 2].into(),
             paging_state: None,
             no_metadata: true,
+            new_metadata_id: None,
         };
         let cells = vec![vec![Some(Bytes::from_static(b"a")), None]];
         let mut out = BytesMut::new();
@@ -362,6 +396,7 @@ mod tests {
             columns: vec![ColumnSpec::placeholder(); 3].into(),
             paging_state: Some(Bytes::from_static(b"state")),
             no_metadata: true,
+            new_metadata_id: None,
         };
         let cells = vec![vec![Some(Bytes::from(vec![7; 100])), None, Some(Bytes::new())]; 20];
         let response = rows(metadata, cells);
