@@ -33,7 +33,7 @@ phase() {  # write|read
   local before after out perf_pid=""
   before=$(ticks)
   if [ "${PERF_PHASE:-}" = "$1" ]; then
-    perf record -F 2000 -g -p "$PID" -o /tmp/cpu-per-op.perf >/dev/null 2>&1 & perf_pid=$!
+    perf record -F 999 --call-graph dwarf,16384 -p "$PID" -o /tmp/cpu-per-op.perf >/dev/null 2>&1 & perf_pid=$!
     sleep 0.3
   fi
   out=$(timeout -s INT 300 "$STRESS_BIN" "$1" n="$OPS" no-warmup -node "127.0.0.1:$PORT" \
