@@ -1,6 +1,15 @@
 //! Server configuration: defaults, an optional YAML file with Cassandra's setting names
 //! (`cassandra.yaml` subset), and command-line overrides applied by `main`.
+//!
+//! The file is read strictly, as Cassandra reads it: a key that is not a Cassandra 5.0 setting
+//! refuses the start with Cassandra's message, a Cassandra setting this server does not act
+//! on is accepted and reported, and a security setting asking for what is not implemented
+//! yet (authentication, authorization, client TLS, encryption at rest) refuses the start
+//! rather than running without it.
 
+mod known;
+
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -90,22 +99,57 @@ impl Default for Config {
     }
 }
 
+/// The authenticator in force. `PasswordAuthenticator` is not implemented yet, so a file asking
+/// for any other refuses the start.
+pub const AUTHENTICATOR: &str = "AllowAllAuthenticator";
+/// The authorizer in force; a file asking for any other refuses the start.
+pub const AUTHORIZER: &str = "AllowAllAuthorizer";
+/// Whether client connections are encrypted: they are not yet, so a file asking for
+/// `client_encryption_options: {enabled: true}` refuses the start.
+pub const CLIENT_TLS: &str = "off";
+
 /// Errors reading the YAML configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file cannot be read.
     #[error("cannot read {path}: {source}")]
     Read {
+        /// The file.
         path: PathBuf,
+        /// Why.
         source: std::io::Error,
     },
+    /// The file is not YAML, or a value has the wrong type.
     #[error("invalid YAML in {path}: {source}")]
     Yaml {
+        /// The file.
         path: PathBuf,
+        /// Why.
         source: serde_yaml::Error,
     },
+    /// Keys that are no Cassandra 5.0 setting, sorted, with the message of Cassandra's
+    /// `YamlConfigurationLoader`.
+    #[error("Invalid yaml. Please remove properties [{}] from your cassandra.yaml", .0.join(", "))]
+    UnknownProperties(Vec<String>),
+    /// A security setting asking for what this server does not implement yet.
+    #[error(
+        "{setting}: {value} is not supported yet (this server runs with {supported} only); \
+         refusing to start without the security it asks for"
+    )]
+    Unsupported {
+        /// The setting, e.g. `authenticator`.
+        setting: &'static str,
+        /// What the file asks for, e.g. `PasswordAuthenticator`.
+        value: String,
+        /// What this server does, e.g. `AllowAllAuthenticator`.
+        supported: &'static str,
+    },
+    /// A value this server cannot use.
     #[error("invalid value for {setting}: {value}")]
     Value {
+        /// The setting.
         setting: &'static str,
+        /// The value as written.
         value: String,
     },
     /// Settings that contradict each other, with Cassandra's message.
@@ -113,7 +157,7 @@ pub enum ConfigError {
     Conflict(&'static str),
 }
 
-/// The subset of `cassandra.yaml` settings this server understands.
+/// The `cassandra.yaml` settings this server acts on; every other key lands in `others`.
 #[derive(Debug, Default, Deserialize)]
 struct YamlSettings {
     cluster_name: Option<String>,
@@ -139,25 +183,61 @@ struct YamlSettings {
     native_transport_max_frame_size: Option<String>,
     native_transport_max_frame_size_in_mb: Option<u64>,
     native_transport_max_concurrent_connections: Option<i64>,
-    prepared_statements_cache_size: Option<String>,
+    /// Every other top-level key: the security settings `check_security` reads, Cassandra
+    /// settings accepted without acting on them, and unknown keys.
+    #[serde(flatten)]
+    others: BTreeMap<String, serde_yaml::Value>,
 }
+
+/// Class-valued security settings and the one value (short class name) this server runs
+/// with; a file asking for another class refuses the start.
+const SECURITY_CLASSES: [(&str, &str); 5] = [
+    ("authenticator", AUTHENTICATOR),
+    ("authorizer", AUTHORIZER),
+    ("role_manager", "CassandraRoleManager"),
+    ("network_authorizer", "AllowAllNetworkAuthorizer"),
+    ("cidr_authorizer", "AllowAllCIDRAuthorizer"),
+];
+
+/// Encryption settings this server cannot honour yet, and the flags that would turn them
+/// on: the file may only leave them off.
+const SECURITY_ENCRYPTION: [(&str, &[&str]); 2] = [
+    ("client_encryption_options", &["enabled", "optional"]),
+    ("transparent_data_encryption_options", &["enabled"]),
+];
+
+/// The package Cassandra prefixes to a short authenticator or authorizer class name.
+const AUTH_PACKAGE: &str = "org.apache.cassandra.auth.";
 
 impl Config {
     /// Applies the settings of a YAML file over `self`.
     ///
+    /// Returns the Cassandra settings the file sets that this server accepts without acting
+    /// on them (e.g. `num_tokens`), sorted, for the caller to report.
+    ///
     /// # Errors
-    /// The file cannot be read, is not YAML, or a value is malformed.
-    pub fn apply_yaml_file(&mut self, path: &Path) -> Result<(), ConfigError> {
+    /// The file cannot be read or is not YAML; a key is no Cassandra 5.0 setting (Cassandra's
+    /// message, naming every such key); a security setting asks for what is not implemented
+    /// yet; or a value is malformed.
+    pub fn apply_yaml_file(&mut self, path: &Path) -> Result<Vec<String>, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        let settings: YamlSettings =
-            serde_yaml::from_str(&text).map_err(|source| ConfigError::Yaml {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        self.apply(settings)
+        self.apply_yaml_text(&text, path)
+    }
+
+    /// [`Config::apply_yaml_file`] on the file's text; `path` only names it in errors.
+    fn apply_yaml_text(&mut self, text: &str, path: &Path) -> Result<Vec<String>, ConfigError> {
+        let mut settings = parse_settings(text, path)?;
+        let others = std::mem::take(&mut settings.others);
+        check_keys(&others)?;
+        check_security(&others)?;
+        self.apply(settings)?;
+        Ok(others
+            .into_keys()
+            .filter(|key| !is_security_setting(key))
+            .collect())
     }
 
     fn apply(&mut self, s: YamlSettings) -> Result<(), ConfigError> {
@@ -288,8 +368,136 @@ impl Config {
                 self.max_connections = n as usize;
             }
         }
-        let _ = s.prepared_statements_cache_size;
         Ok(())
+    }
+}
+
+/// Parses the file's text; an empty file (or one of comments only) sets nothing, as in
+/// Cassandra.
+fn parse_settings(text: &str, path: &Path) -> Result<YamlSettings, ConfigError> {
+    let yaml_error = |source| ConfigError::Yaml {
+        path: path.to_path_buf(),
+        source,
+    };
+    let document: serde_yaml::Value = serde_yaml::from_str(text).map_err(yaml_error)?;
+    if document.is_null() {
+        return Ok(YamlSettings::default());
+    }
+    serde_yaml::from_str(text).map_err(yaml_error)
+}
+
+/// Refuses keys that are no Cassandra 5.0 setting (those this server acts on are not in
+/// `others`), naming them all as Cassandra does.
+fn check_keys(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), ConfigError> {
+    let unknown: Vec<String> = others
+        .keys()
+        .filter(|key| {
+            known::CASSANDRA_SETTINGS
+                .binary_search(&key.as_str())
+                .is_err()
+        })
+        .cloned()
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(ConfigError::UnknownProperties(unknown))
+    }
+}
+
+/// Whether `key` is one of the security settings [`check_security`] reads.
+fn is_security_setting(key: &str) -> bool {
+    SECURITY_CLASSES.iter().any(|(setting, _)| *setting == key)
+        || SECURITY_ENCRYPTION
+            .iter()
+            .any(|(setting, _)| *setting == key)
+}
+
+/// Refuses security settings that ask for what this server does not implement yet.
+fn check_security(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), ConfigError> {
+    for (setting, supported) in SECURITY_CLASSES {
+        if let Some(value) = others.get(setting) {
+            check_class(setting, value, supported)?;
+        }
+    }
+    for (setting, flags) in SECURITY_ENCRYPTION {
+        if let Some(value) = others.get(setting) {
+            check_encryption_off(setting, value, flags)?;
+        }
+    }
+    Ok(())
+}
+
+/// A class-valued setting (`PasswordAuthenticator`, its full name, or `{class_name: ...}`)
+/// must name `supported`; unset (null) means Cassandra's default, which is `supported`.
+fn check_class(
+    setting: &'static str,
+    value: &serde_yaml::Value,
+    supported: &'static str,
+) -> Result<(), ConfigError> {
+    let class = match value {
+        serde_yaml::Value::Null => return Ok(()),
+        serde_yaml::Value::String(class) => class.as_str(),
+        serde_yaml::Value::Mapping(map) => match map.get("class_name") {
+            Some(serde_yaml::Value::String(class)) => class.as_str(),
+            _ => return Err(invalid(setting, value)),
+        },
+        _ => return Err(invalid(setting, value)),
+    };
+    let short = class.strip_prefix(AUTH_PACKAGE).unwrap_or(class);
+    if short == supported {
+        Ok(())
+    } else {
+        Err(ConfigError::Unsupported {
+            setting,
+            value: class.to_string(),
+            supported,
+        })
+    }
+}
+
+/// An encryption options map must leave every flag of `flags` false or unset.
+fn check_encryption_off(
+    setting: &'static str,
+    value: &serde_yaml::Value,
+    flags: &[&str],
+) -> Result<(), ConfigError> {
+    let map = match value {
+        serde_yaml::Value::Null => return Ok(()),
+        serde_yaml::Value::Mapping(map) => map,
+        _ => return Err(invalid(setting, value)),
+    };
+    for flag in flags {
+        match map.get(*flag) {
+            None | Some(serde_yaml::Value::Null) | Some(serde_yaml::Value::Bool(false)) => {}
+            Some(serde_yaml::Value::Bool(true)) => {
+                return Err(ConfigError::Unsupported {
+                    setting,
+                    value: format!("{{{flag}: true}}"),
+                    supported: "enabled: false",
+                })
+            }
+            Some(_) => return Err(invalid(setting, value)),
+        }
+    }
+    Ok(())
+}
+
+/// A [`ConfigError::Value`] showing `value` as YAML on one line.
+fn invalid(setting: &'static str, value: &serde_yaml::Value) -> ConfigError {
+    let text = serde_yaml::to_string(value).unwrap_or_default();
+    ConfigError::Value {
+        setting,
+        value: text.trim().replace('\n', " "),
+    }
+}
+
+/// Cassandra's name for a commit-log sync mode (`periodic`, `batch`, `group`).
+pub fn sync_mode_name(mode: SyncMode) -> &'static str {
+    match mode {
+        SyncMode::Periodic => "periodic",
+        SyncMode::Batch => "batch",
+        SyncMode::Group => "group",
     }
 }
 
@@ -377,6 +585,139 @@ mod tests {
         assert_eq!(config.commitlog_sync_period, Duration::from_secs(2));
         assert_eq!(config.max_frame_size, 8 * 1024 * 1024);
         assert_eq!(config.data_dir, Some(PathBuf::from("/tmp/x")));
+    }
+
+    /// Applies `yaml` over the defaults as a file would be.
+    fn apply_text(yaml: &str) -> Result<Vec<String>, ConfigError> {
+        Config::default().apply_yaml_text(yaml, Path::new("cassandra.yaml"))
+    }
+
+    #[test]
+    fn known_settings_are_sorted_and_unique() {
+        let settings = known::CASSANDRA_SETTINGS;
+        assert!(settings.windows(2).all(|pair| pair[0] < pair[1]));
+    }
+
+    #[test]
+    fn unknown_key_is_refused_with_cassandras_message() {
+        let err = apply_text("native_transport_prot: 19144\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid yaml. Please remove properties [native_transport_prot] from your cassandra.yaml"
+        );
+    }
+
+    #[test]
+    fn every_unknown_key_is_named() {
+        let yaml = "cluster_name: Prod\nzz_typo: 1\nnative_transport_prot: 19144\nnum_tokens: 16\n";
+        let err = apply_text(yaml).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid yaml. Please remove properties [native_transport_prot, zz_typo] from your cassandra.yaml"
+        );
+    }
+
+    #[test]
+    fn cassandra_settings_not_acted_on_are_accepted_and_reported() {
+        let yaml = "num_tokens: 16\nhints_directory: /var/lib/cassandra/hints\n\
+                    concurrent_reads: 32\nendpoint_snitch: SimpleSnitch\n\
+                    max_hint_window_in_ms: 10800000\nnative_transport_port: 9142\n\
+                    seed_provider:\n  - class_name: org.apache.cassandra.locator.SimpleSeedProvider\n\
+                    \x20   parameters:\n      - seeds: \"127.0.0.1:7000\"\n";
+        let mut config = Config::default();
+        let ignored = config
+            .apply_yaml_text(yaml, Path::new("cassandra.yaml"))
+            .unwrap();
+        assert_eq!(
+            ignored,
+            [
+                "concurrent_reads",
+                "endpoint_snitch",
+                "hints_directory",
+                "max_hint_window_in_ms",
+                "num_tokens",
+                "seed_provider"
+            ]
+        );
+        assert_eq!(config.port, 9142);
+    }
+
+    #[test]
+    fn empty_file_sets_nothing() {
+        assert_eq!(apply_text("").unwrap(), Vec::<String>::new());
+        assert_eq!(
+            apply_text("# only a comment\n").unwrap(),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn password_authenticator_is_refused() {
+        for yaml in [
+            "authenticator: PasswordAuthenticator\n",
+            "authenticator: org.apache.cassandra.auth.PasswordAuthenticator\n",
+            "authenticator:\n  class_name: PasswordAuthenticator\n",
+        ] {
+            let err = apply_text(yaml).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ConfigError::Unsupported {
+                        setting: "authenticator",
+                        ..
+                    }
+                ),
+                "{yaml}: {err:?}"
+            );
+            assert!(err
+                .to_string()
+                .contains("PasswordAuthenticator is not supported yet"));
+        }
+        let err = apply_text("authorizer: CassandraAuthorizer\n").unwrap_err();
+        assert!(matches!(
+            err,
+            ConfigError::Unsupported {
+                setting: "authorizer",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn security_settings_that_mean_off_are_accepted() {
+        let yaml = "authenticator:\n  class_name: AllowAllAuthenticator\n\
+                    authorizer: org.apache.cassandra.auth.AllowAllAuthorizer\n\
+                    role_manager:\n  class_name: CassandraRoleManager\n  parameters: {}\n\
+                    network_authorizer: AllowAllNetworkAuthorizer\n\
+                    cidr_authorizer:\n  class_name: AllowAllCIDRAuthorizer\n\
+                    transparent_data_encryption_options:\n  enabled: false\n";
+        assert_eq!(apply_text(yaml).unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn client_encryption_enabled_is_refused() {
+        let yaml = "client_encryption_options:\n  enabled: true\n  keystore: conf/.keystore\n";
+        let err = apply_text(yaml).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "client_encryption_options: {enabled: true} is not supported yet (this server runs \
+             with enabled: false only); refusing to start without the security it asks for"
+        );
+        let optional = "client_encryption_options: {enabled: false, optional: true}\n";
+        assert!(matches!(
+            apply_text(optional),
+            Err(ConfigError::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn client_encryption_disabled_is_accepted() {
+        let yaml = "client_encryption_options:\n  enabled: false\n  keystore: conf/.keystore\n";
+        assert_eq!(apply_text(yaml).unwrap(), Vec::<String>::new());
+        assert!(matches!(
+            apply_text("client_encryption_options: yes\n"),
+            Err(ConfigError::Value { .. })
+        ));
     }
 
     #[test]

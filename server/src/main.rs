@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use server::config::{parse_duration, parse_sync_mode, Config};
+use server::config::{
+    parse_duration, parse_sync_mode, sync_mode_name, Config, AUTHENTICATOR, AUTHORIZER, CLIENT_TLS,
+};
 use tracing::{error, info};
 
 mod allocator;
@@ -60,25 +62,8 @@ async fn shutdown_signal() {
     }
 }
 
-fn main() -> ExitCode {
-    let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
-    allocator::return_memory_promptly();
-    let mut config = Config {
-        data_dir: Some(PathBuf::from("data")),
-        ..Config::default()
-    };
-    if let Some(path) = &args.config {
-        if let Err(err) = config.apply_yaml_file(path) {
-            error!(cause = %err, "invalid configuration");
-            return ExitCode::FAILURE;
-        }
-    }
+/// Applies the command-line flags over the configuration file's settings.
+fn apply_flags(config: &mut Config, args: Args) {
     if let Some(addr) = args.listen_address {
         config.listen_address = addr;
     }
@@ -94,6 +79,56 @@ fn main() -> ExitCode {
     if let Some(window) = args.commitlog_sync_group_window {
         config.commitlog_sync_group_window = Some(window);
     }
+}
+
+/// Logs what the server starts with, and the file's Cassandra settings it does not act on.
+fn log_startup(config: &Config, ignored: &[String]) {
+    let data_dir = config.data_dir.as_ref().map_or_else(
+        || "(in memory)".to_string(),
+        |dir| dir.display().to_string(),
+    );
+    info!(
+        version = env!("CARGO_PKG_VERSION"),
+        data_dir = %data_dir,
+        commitlog_sync = sync_mode_name(config.commitlog_sync),
+        authenticator = AUTHENTICATOR,
+        authorizer = AUTHORIZER,
+        client_tls = CLIENT_TLS,
+        "starting"
+    );
+    if !ignored.is_empty() {
+        info!(
+            settings = %ignored.join(", "),
+            "cassandra.yaml settings accepted without acting on them"
+        );
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    allocator::return_memory_promptly();
+    let mut config = Config {
+        data_dir: Some(PathBuf::from("data")),
+        ..Config::default()
+    };
+    let mut ignored = Vec::new();
+    if let Some(path) = &args.config {
+        match config.apply_yaml_file(path) {
+            Ok(names) => ignored = names,
+            Err(err) => {
+                error!(file = %path.display(), cause = %err, "invalid configuration");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    apply_flags(&mut config, args);
+    log_startup(&config, &ignored);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
