@@ -235,8 +235,9 @@ fn encode_segment(payload: &[u8], self_contained: bool, lz4: bool, out: &mut Byt
 /// Takes segments off the front of a connection's read buffer and returns whole envelopes.
 ///
 /// A self-contained segment comes back as its payload (one or more whole envelopes, which the
-/// caller splits); the segments of a large envelope are collected until it is whole and it
-/// comes back alone. As in Cassandra's `AbstractMessageHandler`, a self-contained segment may
+/// caller splits and checks: a payload ending in a partial envelope breaks the protocol, and
+/// the version and length limits are the caller's); an empty one is skipped. The segments of
+/// a large envelope are collected until it is whole, and it comes back alone. As in Cassandra's `AbstractMessageHandler`, a self-contained segment may
 /// arrive between the parts of a large envelope; it is returned at once and the large
 /// envelope keeps collecting.
 ///
@@ -291,9 +292,12 @@ impl SegmentDecoder {
                 return Ok(None);
             };
             if self_contained {
+                if payload.is_empty() {
+                    continue;
+                }
                 return Ok(Some(payload));
             }
-            if let Some(envelope) = self.collect(payload)? {
+            if let Some(envelope) = self.add_part(payload)? {
                 return Ok(Some(envelope));
             }
         }
@@ -328,7 +332,7 @@ impl SegmentDecoder {
     }
 
     /// Adds a non-self-contained payload to the large envelope; returns it once whole.
-    fn collect(&mut self, payload: Bytes) -> Result<Option<Bytes>, FrameError> {
+    fn add_part(&mut self, payload: Bytes) -> Result<Option<Bytes>, FrameError> {
         let mut large = match self.large.take() {
             Some(large) => large,
             None => {
@@ -775,6 +779,13 @@ mod tests {
             decode_in_steps(&raw_segment(&small, 0, false, false), false, 3).unwrap(),
             [&small[..]]
         );
+    }
+
+    #[test]
+    fn empty_self_contained_segments_are_skipped() {
+        let mut wire = raw_segment(&[], 0, true, true);
+        wire.extend_from_slice(&encode(&OPTIONS, true));
+        assert_eq!(decode_in_steps(&wire, true, 1).unwrap(), [&OPTIONS[..]]);
     }
 
     #[test]
