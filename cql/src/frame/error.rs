@@ -107,6 +107,47 @@ pub enum FrameError {
     /// The COMPRESSION flag was set but no compression was negotiated.
     #[error("Received compressed frame but no compression was negotiated")]
     CompressionNotNegotiated,
+    /// A v5 segment header whose CRC24 does not match its length and flag bits: the lengths
+    /// cannot be trusted, so the stream cannot be resynchronised.
+    #[error("CRC mismatch on segment header: read {read:#08x}, computed {computed:#08x}")]
+    SegmentHeaderCrc {
+        /// The CRC24 as sent.
+        read: u32,
+        /// The CRC24 of the header bytes as received.
+        computed: u32,
+    },
+    /// A v5 segment payload whose CRC32 does not match (computed over the payload as sent,
+    /// compressed or not).
+    #[error("CRC mismatch on segment payload: read {read:#010x}, computed {computed:#010x}")]
+    SegmentPayloadCrc {
+        /// The CRC32 as sent.
+        read: u32,
+        /// The CRC32 of the payload as received.
+        computed: u32,
+    },
+    /// The first segment of an envelope split over several segments is too short to hold the
+    /// envelope's header, so the envelope's length is unknown.
+    #[error("First segment of a large envelope holds {len} bytes, less than an envelope header")]
+    SegmentWithoutEnvelopeHeader {
+        /// The segment's payload length.
+        len: usize,
+    },
+    /// The segments of a split envelope carried more bytes than its header announced.
+    #[error("Segments of a large envelope carried {received} bytes but it announced {announced}")]
+    SegmentOverflow {
+        /// Header plus body length announced by the envelope header.
+        announced: u64,
+        /// Bytes received so far, the last segment included.
+        received: u64,
+    },
+    /// An envelope split over segments announced more bytes than the caller allows.
+    #[error("Envelope of {length} bytes exceeds the maximum allowed length of {max} bytes")]
+    EnvelopeTooLarge {
+        /// Header plus body length announced by the envelope header.
+        length: u64,
+        /// The maximum the caller allows.
+        max: usize,
+    },
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 //! - [`option`]: the `[option]` encoding of a [`ColumnType`](crate::types::ColumnType).
 //! - [`request`] and [`response`]: one type per message, with `decode` and `encode`.
 //! - [`compression`]: lz4 and snappy bodies; [`version`]: the unsupported-version message.
+//! - [`segment`]: protocol v5 framing, envelopes wrapped in CRC-protected (optionally lz4)
+//!   segments once the connection is set up.
 //! - [`encode`] / [`decode`]: whole frames (warnings, compression, custom payload).
 //! - [`error`]: [`FrameError`], every decode failure with the field that failed.
 //!
@@ -23,6 +25,7 @@ pub mod option;
 pub mod primitives;
 pub mod request;
 pub mod response;
+pub mod segment;
 pub mod version;
 
 use bytes::BytesMut;
