@@ -3,8 +3,8 @@ import uuid
 from datetime import datetime, timezone
 
 
-def test_negotiates_down_to_v4_with_lz4(cluster, session):
-    assert cluster.protocol_version == 4
+def test_negotiates_v5_with_lz4(cluster, session):
+    assert cluster.protocol_version == 5
     row = session.execute("SELECT release_version, cluster_name FROM system.local WHERE key = 'local'").one()
     assert row.release_version == "5.0.0"
     assert row.cluster_name == "Test Cluster"

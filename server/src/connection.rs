@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use cql::frame::response::{Event, Response};
-use cql::frame::{self, Compression, FrameHeader, Opcode, HEADER_LEN};
+use cql::frame::{self, FrameHeader, Opcode, HEADER_LEN};
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -26,8 +26,9 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{debug, error, warn, Instrument};
 
-use crate::envelope::{self, Envelope, Parsed};
+use crate::envelope::{Envelope, Parsed};
 use crate::error::CqlError;
+use crate::framing::Framing;
 use crate::handler;
 use crate::inflight::{Allocation, Budget};
 use crate::node::Node;
@@ -106,6 +107,7 @@ impl Connection {
             input: BytesMut::with_capacity(READ_BUFFER),
             output: BytesMut::new(),
             held: Vec::new(),
+            framing: Framing::default(),
         };
         serve(&self.node, &session, &mut self.shutdown, &mut io).await;
         // Whatever ended the connection (a reset included), the session is closed, or its
@@ -127,6 +129,8 @@ struct Io<'a> {
     /// In-flight bytes of the requests answered in `output` and of their answers, given back
     /// once written (so a slow reader's answers count against the limits).
     held: Vec<Allocation>,
+    /// Plain envelopes, or v5 segments after the handshake.
+    framing: Framing,
 }
 
 impl Io<'_> {
@@ -159,8 +163,8 @@ impl Io<'_> {
         if self.output.is_empty() {
             return true;
         }
-        let written = self.writer.write_all(&self.output).await;
-        self.output.clear();
+        let output = self.framing.wrap(std::mem::take(&mut self.output));
+        let written = self.writer.write_all(&output).await;
         self.held.clear();
         match written {
             Ok(()) => true,
@@ -196,7 +200,7 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
                     paused = true;
                     break;
                 }
-                let Some(envelope) = next_envelope(io, max_frame, &mut reading) else {
+                let Some(envelope) = next_envelope(session, io, max_frame, &mut reading) else {
                     break;
                 };
                 progress = true;
@@ -286,12 +290,7 @@ fn allocate(
             "Server is in overloaded state. Cannot accept more requests at this point".into(),
         );
         let response = Response::Error(error.error_body());
-        io.queue(encode(
-            envelope.header.stream,
-            response,
-            &[],
-            session.compression(),
-        ));
+        io.queue(encode(session, envelope.header.stream, response, &[]));
     }
     allocation
 }
@@ -333,23 +332,36 @@ impl Timers {
     }
 }
 
-/// The next whole envelope in the read buffer, if any. A framing fault queues its error
-/// and stops reading.
-fn next_envelope(io: &mut Io<'_>, max_frame: usize, reading: &mut bool) -> Option<Envelope> {
-    match envelope::parse(&mut io.input, max_frame) {
+/// The next whole envelope in the read buffer, if any; the first one chooses the connection's
+/// protocol version. A framing fault queues its error and stops reading.
+fn next_envelope(
+    session: &Session,
+    io: &mut Io<'_>,
+    max_frame: usize,
+    reading: &mut bool,
+) -> Option<Envelope> {
+    let chosen = session.chosen_protocol();
+    match io.framing.next(&mut io.input, max_frame, chosen) {
         Parsed::Incomplete { needed } => {
             io.input.reserve(needed);
             None
         }
-        Parsed::Envelope(envelope) => Some(envelope),
+        Parsed::Envelope(envelope) => {
+            if chosen.is_none() {
+                if let Some(version) =
+                    frame::ProtocolVersion::from_request_byte(envelope.header.version)
+                {
+                    session.choose_protocol(version);
+                }
+            }
+            Some(envelope)
+        }
         Parsed::Fatal { stream, error } => {
             warn!(cause = %error, "closing connection after a protocol error");
-            io.queue(encode(
-                stream,
-                Response::Error(error.error_body()),
-                &[],
-                None,
-            ));
+            let response = Response::Error(error.error_body());
+            let frame =
+                frame::encode_response_frame_for(session.protocol(), stream, &response, &[], None);
+            io.queue(frame);
             *reading = false;
             None
         }
@@ -379,8 +391,9 @@ fn serve_request<'a>(
                 let failure = CqlError::Server("internal error handling the request".into());
                 let response = Response::Error(failure.error_body());
                 Answer {
-                    frame: encode(stream, response, &[], session.compression()),
+                    frame: encode(session, stream, response, &[]),
                     start_events: false,
+                    start_segments: false,
                 }
             })
         })
@@ -403,6 +416,11 @@ fn queue_answer(
         spawn_event_forwarder(node, session, events.clone());
     }
     io.queue(answer.frame);
+    if answer.start_segments {
+        let lz4 = session.segments_compressed();
+        io.framing
+            .start_segments(lz4, node.config.max_frame_size, io.output.len());
+    }
 }
 
 /// The answer to one request: its encoded frame, and whether the connection must start
@@ -412,6 +430,9 @@ pub struct Answer {
     pub frame: BytesMut,
     /// Whether event forwarding must start.
     pub start_events: bool,
+    /// Whether this frame ends a v5 handshake (READY): everything after it, both ways,
+    /// travels in segments.
+    pub start_segments: bool,
 }
 
 /// Requests at least this large are answered inside `block_in_place`: parsing them and
@@ -449,7 +470,7 @@ async fn answer_here(
         Ok(_) => frame::decode_request(
             header,
             &body,
-            session.compression(),
+            session.envelope_compression(),
             node.config.max_frame_size,
         )
         .map_err(decode_error),
@@ -469,14 +490,23 @@ async fn answer_here(
             (Response::Error(err.error_body()), Vec::new(), false)
         }
     };
-    let compression = if matches!(response, Response::Ready) {
-        None
+    let ready = matches!(response, Response::Ready) && header.opcode == Opcode::Startup.as_u8();
+    let frame = if ready {
+        // The answer to STARTUP is never compressed, and ends the v5 handshake.
+        frame::encode_response_frame_for(
+            session.protocol(),
+            header.stream,
+            &response,
+            &warnings,
+            None,
+        )
     } else {
-        session.compression()
+        encode(session, header.stream, response, &warnings)
     };
     Answer {
-        frame: encode(header.stream, response, &warnings, compression),
+        frame,
         start_events,
+        start_segments: ready && session.protocol().is_v5(),
     }
 }
 
@@ -491,13 +521,15 @@ fn decode_error(err: frame::FrameError) -> CqlError {
     }
 }
 
-fn encode(
-    stream: i16,
-    response: Response,
-    warnings: &[String],
-    compression: Option<Compression>,
-) -> BytesMut {
-    frame::encode_response_frame(stream, &response, warnings, compression)
+/// A response frame in the connection's protocol version and body compression.
+fn encode(session: &Session, stream: i16, response: Response, warnings: &[String]) -> BytesMut {
+    frame::encode_response_frame_for(
+        session.protocol(),
+        stream,
+        &response,
+        warnings,
+        session.envelope_compression(),
+    )
 }
 
 /// Pushes the events this connection registered for on stream -1 until it closes.
@@ -526,7 +558,7 @@ fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Se
                 if !session.is_registered(kind) {
                     continue;
                 }
-                let frame = encode(-1, Response::Event(event), &[], session.compression());
+                let frame = encode(&session, -1, Response::Event(event), &[]);
                 if out.send(frame).await.is_err() {
                     break;
                 }

@@ -1,10 +1,9 @@
-//! Request envelopes out of a connection's read buffer: the 9-byte header, the version and
-//! length checks, then the body, split off the buffer without copying
-//! (native_protocol_v4.spec section 2). Framing lives here so that protocol v5 segments can
-//! wrap it later.
+//! Request envelopes out of a buffer: the 9-byte header, the version and length checks, then
+//! the body, split off the buffer without copying (native_protocol_v4.spec section 2). The
+//! buffer is the connection's read buffer, or in v5 the payload of a segment.
 
 use bytes::{Buf, Bytes, BytesMut};
-use cql::frame::{self, FrameHeader, HEADER_LEN};
+use cql::frame::{self, FrameHeader, ProtocolVersion, HEADER_LEN};
 
 use crate::error::CqlError;
 
@@ -27,17 +26,27 @@ pub(crate) enum Parsed {
 }
 
 /// Takes the next envelope off the front of `input`. The version byte is checked as soon as
-/// it arrives and the length before any body byte is awaited, so a body over `max_frame` is
-/// never buffered.
-pub(crate) fn parse(input: &mut BytesMut, max_frame: usize) -> Parsed {
+/// it arrives (a supported version, and the connection's once one was chosen) and the length
+/// before any body byte is awaited, so a body over `max_frame` is never buffered.
+pub(crate) fn parse(
+    input: &mut BytesMut,
+    max_frame: usize,
+    connection: Option<ProtocolVersion>,
+) -> Parsed {
     let Some(&version) = input.first() else {
         return Parsed::Incomplete { needed: HEADER_LEN };
     };
-    if version & 0x7f != 4 || version & 0x80 != 0 {
+    let Some(got) = ProtocolVersion::from_request_byte(version) else {
         // Old versions have shorter headers; reply on stream 0 as Cassandra does.
         return Parsed::Fatal {
             stream: 0,
             error: CqlError::Protocol(frame::unsupported_version_message(version)),
+        };
+    };
+    if let Some(connection) = connection.filter(|&v| v != got) {
+        return Parsed::Fatal {
+            stream: 0,
+            error: CqlError::Protocol(frame::version_mismatch_message(got, connection)),
         };
     }
     let Some(header) = frame::parse_header(input) else {
@@ -85,23 +94,23 @@ mod tests {
         });
         let second = encode_request_frame(2, &register, None);
         input.extend_from_slice(&second[..HEADER_LEN + 3]);
-        let Parsed::Envelope(first) = parse(&mut input, 1024) else {
+        let Parsed::Envelope(first) = parse(&mut input, 1024, None) else {
             panic!("a whole OPTIONS envelope");
         };
         assert_eq!((first.header.stream, first.body.len()), (1, 0));
-        let Parsed::Incomplete { needed } = parse(&mut input, 1024) else {
+        let Parsed::Incomplete { needed } = parse(&mut input, 1024, None) else {
             panic!("the REGISTER body is cut");
         };
         assert_eq!(needed, second.len() - HEADER_LEN - 3);
         input.extend_from_slice(&second[HEADER_LEN + 3..]);
-        let Parsed::Envelope(register) = parse(&mut input, 1024) else {
+        let Parsed::Envelope(register) = parse(&mut input, 1024, None) else {
             panic!("a whole REGISTER envelope");
         };
         assert_eq!(register.header.stream, 2);
         assert_eq!(register.body, second[HEADER_LEN..]);
         assert!(input.is_empty());
         assert!(matches!(
-            parse(&mut input, 1024),
+            parse(&mut input, 1024, None),
             Parsed::Incomplete { needed: HEADER_LEN }
         ));
     }
@@ -111,21 +120,37 @@ mod tests {
         let frame = options_frame(3);
         let mut input = BytesMut::from(&frame[..4]);
         assert!(matches!(
-            parse(&mut input, 1024),
+            parse(&mut input, 1024, None),
             Parsed::Incomplete { needed: 5 }
         ));
     }
 
     #[test]
     fn bad_versions_and_oversized_bodies_are_fatal() {
-        let mut old = BytesMut::from(&[0x03u8][..]);
-        let Parsed::Fatal { stream, .. } = parse(&mut old, 1024) else {
-            panic!("v3 is refused");
+        for version in [0x02u8, 0x06, 0x42, 0x84] {
+            let mut old = BytesMut::from(&[version][..]);
+            let Parsed::Fatal { stream, .. } = parse(&mut old, 1024, None) else {
+                panic!("version {version:#x} is refused");
+            };
+            assert_eq!(stream, 0);
+        }
+        for version in [3u8, 4, 5] {
+            let mut frame = options_frame(1);
+            frame[0] = version;
+            assert!(matches!(parse(&mut frame, 1024, None), Parsed::Envelope(_)));
+        }
+        let mut v3 = options_frame(1);
+        v3[0] = 3;
+        let Parsed::Fatal { error, .. } = parse(&mut v3, 1024, Some(ProtocolVersion::V4)) else {
+            panic!("a v3 message on a v4 connection is refused");
         };
-        assert_eq!(stream, 0);
+        assert_eq!(
+            error.to_string(),
+            "Invalid message version. Got 3/v3 but previous messages on this connection had version 4/v4"
+        );
         let mut big = options_frame(9);
         big[5..9].copy_from_slice(&2048u32.to_be_bytes());
-        let Parsed::Fatal { stream, error } = parse(&mut big, 1024) else {
+        let Parsed::Fatal { stream, error } = parse(&mut big, 1024, None) else {
             panic!("a body over the limit is refused");
         };
         assert_eq!(stream, 9);

@@ -24,6 +24,7 @@ pub mod describe;
 mod envelope;
 pub mod error;
 pub mod executor;
+mod framing;
 pub mod functions;
 pub mod guardrails;
 pub mod handler;

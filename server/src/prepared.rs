@@ -10,7 +10,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 
 use bytes::Bytes;
-use cql::frame::response::ResultMetadata;
+use cql::frame::response::{ColumnSpec, ResultMetadata};
 use cql::statement::ast::Statement;
 use md5::{Digest, Md5};
 
@@ -100,6 +100,22 @@ pub fn statement_id(keyspace: Option<&str>, query: &str) -> Bytes {
         hasher.update(ks.as_bytes());
     }
     hasher.update(query.as_bytes());
+    Bytes::copy_from_slice(&hasher.finalize())
+}
+
+/// The v5 result metadata id of a statement returning `columns` (an MD5 of their keyspaces,
+/// tables, names and types, as Cassandra digests its `ResultMetadata`): EXECUTE compares the
+/// id the client holds with it to tell the client when the columns changed.
+pub fn result_metadata_id(columns: &[ColumnSpec]) -> Bytes {
+    let mut hasher = Md5::new();
+    for column in columns {
+        for part in [&column.keyspace, &column.table, &column.name] {
+            hasher.update(part.as_bytes());
+            hasher.update([0]);
+        }
+        hasher.update(column.ty.to_string().as_bytes());
+        hasher.update([0]);
+    }
     Bytes::copy_from_slice(&hasher.finalize())
 }
 

@@ -1,11 +1,13 @@
-//! `Session`: the state of one connection that requests read and change: whether STARTUP
-//! happened, the current keyspace, the negotiated compression and registered event types.
+//! `Session`: the state of one connection that requests read and change: the protocol
+//! version, whether STARTUP happened, the current keyspace, the negotiated compression and
+//! registered event types.
 //! Guarded by a `std` mutex that is never held across an `.await`.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use cql::frame::Compression;
+use cql::frame::{Compression, ProtocolVersion};
 use tokio::sync::watch;
 
 /// Per-connection state.
@@ -16,6 +18,8 @@ pub struct Session {
     /// The address the client connected to; reported as `rpc_address` in `system.local`.
     pub local: SocketAddr,
     state: Mutex<SessionState>,
+    /// The protocol version the first message chose (its number; 0 until then).
+    protocol: AtomicU8,
     /// Set to `true` when the connection ends, so background tasks (event forwarding) stop.
     closed: watch::Sender<bool>,
 }
@@ -37,8 +41,41 @@ impl Session {
             peer,
             local,
             state: Mutex::new(SessionState::default()),
+            protocol: AtomicU8::new(0),
             closed,
         }
+    }
+
+    /// The connection's protocol version: the first message's (v4 before any message).
+    pub fn protocol(&self) -> ProtocolVersion {
+        ProtocolVersion::from_request_byte(self.protocol.load(Ordering::Relaxed))
+            .unwrap_or(ProtocolVersion::V4)
+    }
+
+    /// The version the first message chose, if one came yet.
+    pub fn chosen_protocol(&self) -> Option<ProtocolVersion> {
+        ProtocolVersion::from_request_byte(self.protocol.load(Ordering::Relaxed))
+    }
+
+    /// Fixes the connection's protocol version (the first message's).
+    pub fn choose_protocol(&self, version: ProtocolVersion) {
+        self.protocol
+            .store(version.request_byte(), Ordering::Relaxed);
+    }
+
+    /// The compression of frame bodies: the negotiated one before v5; none in v5, where
+    /// segments are compressed instead.
+    pub fn envelope_compression(&self) -> Option<Compression> {
+        if self.protocol().is_v5() {
+            None
+        } else {
+            self.compression()
+        }
+    }
+
+    /// Whether v5 segments are lz4-compressed.
+    pub fn segments_compressed(&self) -> bool {
+        self.compression() == Some(Compression::Lz4)
     }
 
     fn state(&self) -> MutexGuard<'_, SessionState> {

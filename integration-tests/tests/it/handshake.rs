@@ -29,7 +29,7 @@ async fn driver_connects_and_reads_system_local() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn newer_protocol_versions_are_refused_with_cassandras_message() {
     let server = TestServer::start().await;
-    for version in [0x42u8, 0x41, 0x05, 0x03] {
+    for version in [0x42u8, 0x41, 0x06, 0x02] {
         let mut raw = RawConnection::connect(server.addr).await;
         // OPTIONS header with the given version byte.
         raw.send_bytes(&[version, 0, 0, 0, 0x05, 0, 0, 0, 0]).await;
@@ -43,7 +43,7 @@ async fn newer_protocol_versions_are_refused_with_cassandras_message() {
         assert_eq!(
             err.message,
             format!(
-                "Invalid or unsupported protocol version ({}); supported versions are (4/v4)",
+                "Invalid or unsupported protocol version ({}); supported versions are (3/v3, 4/v4, 5/v5)",
                 version
             )
         );
@@ -329,4 +329,94 @@ async fn connections_past_the_limit_are_closed_at_once() {
     }
     drop(second);
     server.stop().await;
+}
+
+/// Reads one segment payload (whole envelopes) from a v5 connection after the handshake.
+async fn read_segment_payload(
+    stream: &mut tokio::net::TcpStream,
+    decoder: &mut cql::frame::segment::SegmentDecoder,
+) -> Option<bytes::Bytes> {
+    use tokio::io::AsyncReadExt;
+    let mut input = bytes::BytesMut::new();
+    loop {
+        if let Some(payload) = decoder.decode(&mut input).expect("valid segments") {
+            return Some(payload);
+        }
+        if stream.read_buf(&mut input).await.ok()? == 0 {
+            return None;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v5_switches_to_segments_after_ready_and_a_corrupt_segment_closes_only_its_connection() {
+    use cql::frame::request::{Query, QueryParameters, Startup};
+    use cql::frame::segment::{encode_segments, SegmentDecoder};
+    use cql::frame::{encode_request_frame_for, parse_header, ProtocolVersion, HEADER_LEN};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let server = TestServer::start().await;
+    let v5 = ProtocolVersion::V5;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let startup = Request::Startup(Startup {
+        options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+    });
+    stream
+        .write_all(&encode_request_frame_for(v5, 1, &startup, None))
+        .await
+        .unwrap();
+    let mut ready = [0u8; HEADER_LEN];
+    stream.read_exact(&mut ready).await.unwrap();
+    assert_eq!(
+        ready,
+        [0x85, 0, 0, 1, 0x02, 0, 0, 0, 0],
+        "READY is a plain v5 envelope"
+    );
+
+    let query = Request::Query(Query {
+        query: "SELECT release_version FROM system.local".into(),
+        params: QueryParameters {
+            consistency: 1,
+            ..QueryParameters::default()
+        },
+    });
+    let mut segments = bytes::BytesMut::new();
+    encode_segments(
+        &encode_request_frame_for(v5, 2, &query, None),
+        false,
+        &mut segments,
+    );
+    stream.write_all(&segments).await.unwrap();
+    let mut decoder = SegmentDecoder::new(false, 1 << 20);
+    let payload = read_segment_payload(&mut stream, &mut decoder)
+        .await
+        .expect("an answer in a segment");
+    let header = parse_header(&payload).unwrap();
+    assert_eq!(
+        (header.version, header.stream, header.opcode),
+        (0x85, 2, 0x08)
+    );
+
+    // Flip a payload byte: the CRC32 no longer matches, and the server answers a protocol
+    // error and closes this connection.
+    segments[8] ^= 0xFF;
+    stream.write_all(&segments).await.unwrap();
+    let payload = read_segment_payload(&mut stream, &mut decoder)
+        .await
+        .expect("an error in a segment");
+    let header = parse_header(&payload).unwrap();
+    assert_eq!(header.opcode, 0x00, "an ERROR");
+    assert_eq!(
+        &payload[HEADER_LEN..HEADER_LEN + 4],
+        &0x000Au32.to_be_bytes()
+    );
+    assert!(read_segment_payload(&mut stream, &mut decoder)
+        .await
+        .is_none());
+    // Other connections are untouched.
+    let session = server.session().await;
+    session
+        .query_unpaged("SELECT release_version FROM system.local", &[])
+        .await
+        .expect("another connection still works");
 }

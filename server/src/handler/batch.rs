@@ -19,7 +19,7 @@ pub(super) async fn handle(
     session: &Arc<Session>,
     batch: Batch,
 ) -> CqlResult<Reply> {
-    let keyspace = session.keyspace();
+    let keyspace = batch.keyspace.clone().or_else(|| session.keyspace());
     let params = QueryParameters {
         consistency: batch.consistency,
         values: Vec::new(),

@@ -13,6 +13,9 @@ pub(super) fn handle() -> Reply {
             vec!["lz4".to_string(), "snappy".to_string()],
         ),
         ("CQL_VERSION".to_string(), vec![CQL_VERSION.to_string()]),
-        ("PROTOCOL_VERSIONS".to_string(), vec!["4/v4".to_string()]),
+        (
+            "PROTOCOL_VERSIONS".to_string(),
+            vec!["3/v3".to_string(), "4/v4".to_string(), "5/v5".to_string()],
+        ),
     ]))
 }

@@ -11,7 +11,7 @@ use crate::error::CqlResult;
 use crate::node::Node;
 use crate::planner::bind::bind_info;
 use crate::planner::plan::{plan_statement, StatementPlan};
-use crate::prepared::{statement_id, PlanCache, PreparedStatement};
+use crate::prepared::{result_metadata_id, statement_id, PlanCache, PreparedStatement};
 use crate::session::Session;
 
 /// The result metadata a statement's execution will return: the columns of a SELECT plan.
@@ -34,7 +34,7 @@ pub(super) fn handle(
     prepare: &Prepare,
 ) -> CqlResult<Reply> {
     let parsed = cql::statement::parse(&prepare.query)?;
-    let keyspace = session.keyspace();
+    let keyspace = prepare.keyspace.clone().or_else(|| session.keyspace());
     let schema = node.schema();
     // Plan first, as Cassandra validates a statement when preparing it: its errors (unknown
     // columns, refused restrictions) come before any about the markers. EXECUTE reuses this
@@ -69,9 +69,9 @@ pub(super) fn handle(
     node.prepared.insert(statement);
     let prepared = Prepared {
         id,
+        result_metadata_id: result_metadata_id(&result_metadata.columns),
         metadata,
         result_metadata,
-        result_metadata_id: bytes::Bytes::new(),
     };
     Ok(Reply::new(Response::Result(ResultBody::Prepared(prepared))))
 }

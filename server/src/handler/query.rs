@@ -21,7 +21,8 @@ pub(super) async fn handle(
 ) -> CqlResult<Reply> {
     debug!(query = %truncate(&query.query), "query");
     let parsed = cql::statement::parse(&query.query)?;
-    let keyspace = session.keyspace();
+    // v5 may name the keyspace per request.
+    let keyspace = query.params.keyspace.clone().or_else(|| session.keyspace());
     let info = if query.params.value_names.is_some() {
         Some(bind_info(
             &node.schema(),

@@ -46,6 +46,11 @@ pub(super) fn handle(session: &Session, startup: &Startup) -> CqlResult<Reply> {
             }
         },
     };
+    if compression == Some(Compression::Snappy) && session.protocol().is_v5() {
+        return Err(CqlError::Protocol(
+            "Snappy compression is not supported in protocol V5".into(),
+        ));
+    }
     // Cassandra's StartupMessage takes exactly "1" as set.
     let throw = option("THROW_ON_OVERLOAD") == Some("1");
     session.set_throw_on_overload(throw);
