@@ -8,6 +8,10 @@ venv="${PROJECT_VENV:-$root/.venv}"
 req="$root/scripts/python-requirements.txt"
 stamp="$venv/.requirements.sha256"
 want="$(sha256sum "$req" | cut -d' ' -f1)"
+# Tests run in parallel: one installs while the others wait for it.
+mkdir -p "$(dirname "$venv")"
+exec 9>"$venv.lock"
+flock 9
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python="${PYTHON:-python3}"
   "$python" -m venv "$venv" >&2

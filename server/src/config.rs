@@ -58,6 +58,8 @@ pub struct Config {
     /// `native_transport_idle_timeout`: a connection without traffic this long is closed;
     /// zero (Cassandra's default) never closes one.
     pub idle_timeout: Duration,
+    /// `authenticator`: `AllowAllAuthenticator` (default) or `PasswordAuthenticator`.
+    pub authenticator: Authenticator,
     /// `partition_keys_in_select_{warn,fail}_threshold` (Cassandra's guardrail; off).
     pub partition_keys_in_select: Threshold,
     /// `in_select_cartesian_product_{warn,fail}_threshold` (Cassandra's guardrail; off).
@@ -90,6 +92,7 @@ impl Default for Config {
             max_request_data_in_flight: 256 << 20,
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::ZERO,
+            authenticator: Authenticator::AllowAll,
             partition_keys_in_select: Threshold::DISABLED,
             in_select_cartesian_product: Threshold::DISABLED,
             file_cache_size: 64 << 20,
@@ -99,9 +102,25 @@ impl Default for Config {
     }
 }
 
-/// The authenticator in force. `PasswordAuthenticator` is not implemented yet, so a file asking
-/// for any other refuses the start.
-pub const AUTHENTICATOR: &str = "AllowAllAuthenticator";
+/// `authenticator`: who may connect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Authenticator {
+    /// `AllowAllAuthenticator` (the default): no login; every client is anonymous.
+    #[default]
+    AllowAll,
+    /// `PasswordAuthenticator`: SASL PLAIN against the roles' bcrypt hashes.
+    Password,
+}
+
+impl Authenticator {
+    /// Cassandra's short class name.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            Authenticator::AllowAll => "AllowAllAuthenticator",
+            Authenticator::Password => "PasswordAuthenticator",
+        }
+    }
+}
 /// The authorizer in force; a file asking for any other refuses the start.
 pub const AUTHORIZER: &str = "AllowAllAuthorizer";
 /// Whether client connections are encrypted: they are not yet, so a file asking for
@@ -191,8 +210,7 @@ struct YamlSettings {
 
 /// Class-valued security settings and the one value (short class name) this server runs
 /// with; a file asking for another class refuses the start.
-const SECURITY_CLASSES: [(&str, &str); 5] = [
-    ("authenticator", AUTHENTICATOR),
+const SECURITY_CLASSES: [(&str, &str); 4] = [
     ("authorizer", AUTHORIZER),
     ("role_manager", "CassandraRoleManager"),
     ("network_authorizer", "AllowAllNetworkAuthorizer"),
@@ -233,6 +251,9 @@ impl Config {
         let others = std::mem::take(&mut settings.others);
         check_keys(&others)?;
         check_security(&others)?;
+        if let Some(value) = others.get("authenticator") {
+            self.authenticator = authenticator(value)?;
+        }
         self.apply(settings)?;
         Ok(others
             .into_keys()
@@ -407,7 +428,8 @@ fn check_keys(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), Config
 
 /// Whether `key` is one of the security settings [`check_security`] reads.
 fn is_security_setting(key: &str) -> bool {
-    SECURITY_CLASSES.iter().any(|(setting, _)| *setting == key)
+    key == "authenticator"
+        || SECURITY_CLASSES.iter().any(|(setting, _)| *setting == key)
         || SECURITY_ENCRYPTION
             .iter()
             .any(|(setting, _)| *setting == key)
@@ -428,15 +450,14 @@ fn check_security(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), Co
     Ok(())
 }
 
-/// A class-valued setting (`PasswordAuthenticator`, its full name, or `{class_name: ...}`)
-/// must name `supported`; unset (null) means Cassandra's default, which is `supported`.
-fn check_class(
+/// The short class name a class-valued setting names (`PasswordAuthenticator`, its full
+/// name, or `{class_name: ...}`); `None` when unset (null: Cassandra's default).
+fn class_name<'a>(
     setting: &'static str,
-    value: &serde_yaml::Value,
-    supported: &'static str,
-) -> Result<(), ConfigError> {
+    value: &'a serde_yaml::Value,
+) -> Result<Option<&'a str>, ConfigError> {
     let class = match value {
-        serde_yaml::Value::Null => return Ok(()),
+        serde_yaml::Value::Null => return Ok(None),
         serde_yaml::Value::String(class) => class.as_str(),
         serde_yaml::Value::Mapping(map) => match map.get("class_name") {
             Some(serde_yaml::Value::String(class)) => class.as_str(),
@@ -444,7 +465,33 @@ fn check_class(
         },
         _ => return Err(invalid(setting, value)),
     };
-    let short = class.strip_prefix(AUTH_PACKAGE).unwrap_or(class);
+    Ok(Some(class.strip_prefix(AUTH_PACKAGE).unwrap_or(class)))
+}
+
+/// `authenticator`: `AllowAllAuthenticator` or `PasswordAuthenticator`.
+fn authenticator(value: &serde_yaml::Value) -> Result<Authenticator, ConfigError> {
+    match class_name("authenticator", value)? {
+        None | Some("AllowAllAuthenticator") => Ok(Authenticator::AllowAll),
+        Some("PasswordAuthenticator") => Ok(Authenticator::Password),
+        Some(other) => Err(ConfigError::Unsupported {
+            setting: "authenticator",
+            value: other.to_string(),
+            supported: "AllowAllAuthenticator or PasswordAuthenticator",
+        }),
+    }
+}
+
+/// A class-valued setting must name `supported`; unset (null) means Cassandra's default,
+/// which is `supported`.
+fn check_class(
+    setting: &'static str,
+    value: &serde_yaml::Value,
+    supported: &'static str,
+) -> Result<(), ConfigError> {
+    let Some(short) = class_name(setting, value)? else {
+        return Ok(());
+    };
+    let class = short;
     if short == supported {
         Ok(())
     } else {
@@ -652,27 +699,29 @@ mod tests {
     }
 
     #[test]
-    fn password_authenticator_is_refused() {
+    fn password_authenticator_is_taken_and_others_refused() {
         for yaml in [
             "authenticator: PasswordAuthenticator\n",
             "authenticator: org.apache.cassandra.auth.PasswordAuthenticator\n",
             "authenticator:\n  class_name: PasswordAuthenticator\n",
         ] {
-            let err = apply_text(yaml).unwrap_err();
-            assert!(
-                matches!(
-                    err,
-                    ConfigError::Unsupported {
-                        setting: "authenticator",
-                        ..
-                    }
-                ),
-                "{yaml}: {err:?}"
-            );
-            assert!(err
-                .to_string()
-                .contains("PasswordAuthenticator is not supported yet"));
+            let mut config = Config::default();
+            config
+                .apply_yaml_text(yaml, Path::new("c.yaml"))
+                .unwrap_or_else(|e| panic!("{yaml}: {e}"));
+            assert_eq!(config.authenticator, Authenticator::Password, "{yaml}");
         }
+        let err = apply_text("authenticator: com.example.LdapAuthenticator\n").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::Unsupported {
+                    setting: "authenticator",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
         let err = apply_text("authorizer: CassandraAuthorizer\n").unwrap_err();
         assert!(matches!(
             err,

@@ -490,7 +490,9 @@ async fn answer_here(
             (Response::Error(err.error_body()), Vec::new(), false)
         }
     };
-    let ready = matches!(response, Response::Ready) && header.opcode == Opcode::Startup.as_u8();
+    // The answer to STARTUP (READY, or AUTHENTICATE) ends the v5 handshake.
+    let ready = matches!(response, Response::Ready | Response::Authenticate { .. })
+        && header.opcode == Opcode::Startup.as_u8();
     let frame = if ready {
         // The answer to STARTUP is never compressed, and ends the v5 handshake.
         frame::encode_response_frame_for(

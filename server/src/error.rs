@@ -37,6 +37,9 @@ pub enum CqlError {
     /// Authentication failed (0x0100).
     #[error("{0}")]
     BadCredentials(String),
+    /// The logged-in role may not do this (0x2100).
+    #[error("{0}")]
+    Unauthorized(String),
     /// A function failed while executing, e.g. a division by zero (0x1400).
     #[error("{message}")]
     FunctionFailure {
@@ -89,6 +92,7 @@ impl CqlError {
             ),
             CqlError::Overloaded(_) => (error_code::OVERLOADED, ErrorExtra::None),
             CqlError::BadCredentials(_) => (error_code::BAD_CREDENTIALS, ErrorExtra::None),
+            CqlError::Unauthorized(_) => (error_code::UNAUTHORIZED, ErrorExtra::None),
             CqlError::FunctionFailure {
                 keyspace,
                 function,

@@ -16,6 +16,7 @@
 //! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
 //! - [`error`]: `CqlError`, the one place that picks CQL error codes.
 
+pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod connection;
@@ -61,6 +62,8 @@ pub enum ServerError {
     DataDir(String),
     #[error("invalid configuration: {0}")]
     Config(String),
+    #[error("cannot create the default role: {0}")]
+    DefaultRole(String),
 }
 
 /// Opens storage, then serves CQL clients on `listener` until `shutdown` completes. Storage is
@@ -87,6 +90,9 @@ pub async fn serve_node(
     node: Arc<Node>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
+    auth::ensure_default_role(&node)
+        .await
+        .map_err(|err| ServerError::DefaultRole(err.to_string()))?;
     if let Some(every) = node.config.purge_interval {
         purge::spawn_periodic(&node, every);
     }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use server::config::{
-    parse_duration, parse_sync_mode, sync_mode_name, Config, AUTHENTICATOR, AUTHORIZER, CLIENT_TLS,
+    parse_duration, parse_sync_mode, sync_mode_name, Config, AUTHORIZER, CLIENT_TLS,
 };
 use tracing::{error, info};
 
@@ -91,7 +91,7 @@ fn log_startup(config: &Config, ignored: &[String]) {
         version = env!("CARGO_PKG_VERSION"),
         data_dir = %data_dir,
         commitlog_sync = sync_mode_name(config.commitlog_sync),
-        authenticator = AUTHENTICATOR,
+        authenticator = config.authenticator.class_name(),
         authorizer = AUTHORIZER,
         client_tls = CLIENT_TLS,
         "starting"

@@ -31,6 +31,10 @@ struct SessionState {
     compression: Option<Compression>,
     registered: Vec<String>,
     throw_on_overload: bool,
+    /// STARTUP was answered with AUTHENTICATE and AUTH_RESPONSE has not succeeded yet.
+    authenticating: bool,
+    /// The role logged in with PasswordAuthenticator; `None` for an anonymous client.
+    user: Option<String>,
 }
 
 impl Session {
@@ -107,6 +111,29 @@ impl Session {
     /// Whether the client asked for OVERLOADED errors instead of backpressure.
     pub fn throw_on_overload(&self) -> bool {
         self.state().throw_on_overload
+    }
+
+    /// Marks STARTUP answered with AUTHENTICATE: only AUTH_RESPONSE may follow until it
+    /// succeeds.
+    pub fn await_authentication(&self) {
+        self.state().authenticating = true;
+    }
+
+    /// Whether the connection waits for a successful AUTH_RESPONSE.
+    pub fn is_authenticating(&self) -> bool {
+        self.state().authenticating
+    }
+
+    /// The SASL exchange succeeded: the connection acts as `role` from now on.
+    pub fn log_in(&self, role: String) {
+        let mut state = self.state();
+        state.authenticating = false;
+        state.user = Some(role);
+    }
+
+    /// The role this connection logged in as; `None` when anonymous.
+    pub fn user(&self) -> Option<String> {
+        self.state().user.clone()
     }
 
     /// The negotiated body compression, if any.

@@ -65,15 +65,15 @@ fn unknown_key_refuses_the_start() {
 }
 
 #[test]
-fn password_authenticator_refuses_the_start() {
+fn an_unknown_authenticator_refuses_the_start() {
     let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().expect("temp dir");
-    let yaml = "authenticator: PasswordAuthenticator\n";
+    let yaml = "authenticator: com.example.LdapAuthenticator\n";
     let output = wait_for_exit(start_with_config(dir.path(), yaml, free_port()));
     let log = text(&output);
     assert!(!output.status.success(), "{log}");
     assert!(
-        log.contains("authenticator: PasswordAuthenticator is not supported yet"),
+        log.contains("authenticator: com.example.LdapAuthenticator is not supported yet"),
         "{log}"
     );
 }

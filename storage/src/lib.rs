@@ -44,7 +44,8 @@ mod store_tests;
 
 pub use catalog::{
     references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
-    DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, TableDef, TableParams, UserTypeDef,
+    DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, RoleDef, TableDef, TableParams,
+    UserTypeDef,
 };
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};

@@ -14,7 +14,7 @@ use redb::{ReadableTable, WriteTransaction};
 use uuid::Uuid;
 
 use crate::catalog::persist::{self, keyspace_key, table_key, type_key};
-use crate::catalog::{KeyspaceDef, TableDef, UserTypeDef};
+use crate::catalog::{KeyspaceDef, RoleDef, TableDef, UserTypeDef};
 use crate::counter::{self, CounterSource, CounterWrite};
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
@@ -95,6 +95,10 @@ pub enum CatalogOp {
         /// The table id.
         id: Uuid,
     },
+    /// Creates or alters a role.
+    PutRole(RoleDef),
+    /// Drops a role's record.
+    DropRole(String),
 }
 
 /// Why applying a request failed.
@@ -336,6 +340,14 @@ fn prepare_catalog_op(
         CatalogOp::TruncateTable { id } => {
             plan.index.truncate(txn, *id)?;
             plan.delete_tables.push(*id);
+        }
+        CatalogOp::PutRole(role) => plan.schema.push((
+            crate::catalog::role::role_key(&role.name),
+            Some(crate::catalog::role::encode_role(role)),
+        )),
+        CatalogOp::DropRole(name) => {
+            plan.schema
+                .push((crate::catalog::role::role_key(name), None));
         }
     }
     Ok(())

@@ -4,7 +4,8 @@ use std::fmt::{self, Display, Formatter};
 
 use super::ast::{
     Assignment, Batch, BatchKind, ColumnCondition, Condition, Delete, DeleteTarget, Insert,
-    InsertValues, Operator, Property, Relation, Select, Statement, Update, UsingClause,
+    InsertValues, Operator, Property, Relation, RoleOptions, RoleStatement, Select, Statement,
+    Update, UsingClause,
 };
 use super::display::{comma, quote_string};
 
@@ -104,6 +105,7 @@ impl Display for Statement {
             Statement::AlterType(s) => write!(f, "{s}"),
             Statement::DropType { name, if_exists: e } => drop(f, "TYPE", *e, name),
             Statement::Describe(d) => write!(f, "{d}"),
+            Statement::Role(r) => write!(f, "{r}"),
         }
     }
 }
@@ -336,5 +338,115 @@ impl Display for Batch {
             write!(f, " {s};")?;
         }
         f.write_str(" APPLY BATCH")
+    }
+}
+
+/// Role statements print with their passwords hidden: statements reach logs, secrets never.
+impl fmt::Display for RoleStatement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let noun = |user: bool| if user { "USER" } else { "ROLE" };
+        match self {
+            RoleStatement::Create {
+                name,
+                if_not_exists,
+                options,
+                user,
+            } => {
+                write!(f, "CREATE {} ", noun(*user))?;
+                if *if_not_exists {
+                    f.write_str("IF NOT EXISTS ")?;
+                }
+                write!(
+                    f,
+                    "'{}'{}",
+                    name.replace('\'', "''"),
+                    RoleOptionsText(options)
+                )
+            }
+            RoleStatement::Alter {
+                name,
+                if_exists,
+                options,
+                user,
+            } => {
+                write!(f, "ALTER {} ", noun(*user))?;
+                if *if_exists {
+                    f.write_str("IF EXISTS ")?;
+                }
+                write!(
+                    f,
+                    "'{}'{}",
+                    name.replace('\'', "''"),
+                    RoleOptionsText(options)
+                )
+            }
+            RoleStatement::Drop {
+                name,
+                if_exists,
+                user,
+            } => {
+                write!(f, "DROP {} ", noun(*user))?;
+                if *if_exists {
+                    f.write_str("IF EXISTS ")?;
+                }
+                write!(f, "'{}'", name.replace('\'', "''"))
+            }
+            RoleStatement::List { users: true, .. } => f.write_str("LIST USERS"),
+            RoleStatement::List { of, recursive, .. } => {
+                f.write_str("LIST ROLES")?;
+                if let Some(of) = of {
+                    write!(f, " OF '{}'", of.replace('\'', "''"))?;
+                }
+                if !recursive {
+                    f.write_str(" NORECURSIVE")?;
+                }
+                Ok(())
+            }
+            RoleStatement::Grant { role, grantee } => write!(
+                f,
+                "GRANT '{}' TO '{}'",
+                role.replace('\'', "''"),
+                grantee.replace('\'', "''")
+            ),
+            RoleStatement::Revoke { role, revokee } => write!(
+                f,
+                "REVOKE '{}' FROM '{}'",
+                role.replace('\'', "''"),
+                revokee.replace('\'', "''")
+            ),
+        }
+    }
+}
+
+/// ` WITH ...` for the options given, passwords as `'***'`.
+struct RoleOptionsText<'a>(&'a RoleOptions);
+
+impl fmt::Display for RoleOptionsText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let o = self.0;
+        let mut parts = Vec::new();
+        if o.password.is_some() {
+            parts.push("PASSWORD = '***'".to_string());
+        }
+        if o.hashed_password.is_some() {
+            parts.push("HASHED PASSWORD = '***'".to_string());
+        }
+        if let Some(login) = o.login {
+            parts.push(format!("LOGIN = {login}"));
+        }
+        if let Some(superuser) = o.superuser {
+            parts.push(format!("SUPERUSER = {superuser}"));
+        }
+        if let Some(options) = &o.options {
+            let entries: Vec<String> = options
+                .iter()
+                .map(|(k, v)| format!("'{k}': '{v}'"))
+                .collect();
+            parts.push(format!("OPTIONS = {{{}}}", entries.join(", ")));
+        }
+        if parts.is_empty() {
+            return Ok(());
+        }
+        write!(f, " WITH {}", parts.join(" AND "))
     }
 }

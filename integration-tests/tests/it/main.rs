@@ -1,6 +1,7 @@
 //! Black-box tests through the scylla driver (and raw frames where the driver cannot reach).
 //! One test binary, one module per area.
 
+mod auth;
 mod batches;
 mod collections;
 mod counters;

@@ -13,6 +13,22 @@ fn repo_root() -> PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_driver_and_cqlsh() {
     let server = TestServer::start().await;
+    run_pytest(&server, "integration-tests/python").await;
+}
+
+/// The Python driver's PlainTextAuthProvider and `cqlsh -u -p` against PasswordAuthenticator.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_driver_and_cqlsh_log_in() {
+    let config = server::config::Config {
+        authenticator: server::config::Authenticator::Password,
+        ..server::config::Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    run_pytest(&server, "integration-tests/python_auth").await;
+}
+
+/// Runs pytest on `dir` (relative to the repository) against `server`.
+async fn run_pytest(server: &TestServer, dir: &'static str) {
     let root = repo_root();
     let port = server.addr.port().to_string();
     let output = tokio::task::spawn_blocking(move || {
@@ -28,7 +44,7 @@ async fn python_driver_and_cqlsh() {
         let venv = PathBuf::from(String::from_utf8_lossy(&env.stdout).trim().to_string());
         Command::new(venv.join("bin/python"))
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .arg(root.join("integration-tests/python"))
+            .arg(root.join(dir))
             .env("CQL_HOST", "127.0.0.1")
             .env("CQL_PORT", port)
             .output()

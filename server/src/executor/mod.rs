@@ -23,6 +23,7 @@ mod operations;
 pub mod paging;
 mod point;
 mod read_ranges;
+mod roles;
 pub mod row;
 mod scalar;
 pub mod select;
@@ -180,6 +181,7 @@ pub async fn execute(
             let schema = node.schema();
             describe::execute(&schema, describe, keyspace)
         }
+        Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
         statement @ (Statement::CreateKeyspace(_)
         | Statement::AlterKeyspace(_)
         | Statement::DropKeyspace { .. }

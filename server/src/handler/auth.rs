@@ -1,12 +1,36 @@
-//! AUTH_RESPONSE. Authentication is not enabled (the server never sends AUTHENTICATE), so an
-//! AUTH_RESPONSE is out of order.
+//! AUTH_RESPONSE: the SASL PLAIN exchange of PasswordAuthenticator. One token carries the
+//! credentials; a match answers AUTH_SUCCESS and the connection acts as that role. bcrypt is
+//! slow on purpose (tens of milliseconds), so the check runs on the blocking pool.
+
+use std::sync::Arc;
+
+use cql::frame::request::AuthResponse;
+use cql::frame::response::Response;
 
 use super::Reply;
+use crate::auth;
 use crate::error::{CqlError, CqlResult};
+use crate::node::Node;
+use crate::session::Session;
 
-/// Rejects the unexpected message.
-pub(super) fn handle() -> CqlResult<Reply> {
-    Err(CqlError::Protocol(
-        "Unexpected message AUTH_RESPONSE: authentication is not enabled on this server".into(),
-    ))
+/// Checks the credentials of an AUTH_RESPONSE.
+pub(super) async fn handle(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    response: AuthResponse,
+) -> CqlResult<Reply> {
+    if !session.is_authenticating() {
+        return Err(CqlError::Protocol(
+            "Unexpected message AUTH_RESPONSE, expecting STARTUP or OPTIONS".into(),
+        ));
+    }
+    let token = response.token.unwrap_or_default();
+    let (username, password) = auth::decode_plain(&token)?;
+    let checking = node.clone();
+    let role =
+        tokio::task::spawn_blocking(move || auth::authenticate(&checking, &username, &password))
+            .await
+            .map_err(|err| CqlError::Server(format!("authentication task failed: {err}")))??;
+    session.log_in(role);
+    Ok(Reply::new(Response::AuthSuccess(None)))
 }

@@ -67,9 +67,14 @@ pub async fn handle(
     let started = session.is_started();
     match request {
         Request::Options => Ok(options::handle()),
-        Request::Startup(startup) => startup::handle(session, &startup),
+        Request::Startup(startup) => startup::handle(node, session, &startup),
+        Request::AuthResponse(response) => auth::handle(node, session, response).await,
         other if !started => Err(CqlError::Protocol(format!(
             "Unexpected message {}, expecting STARTUP or OPTIONS",
+            opcode_name(&other)
+        ))),
+        other if session.is_authenticating() => Err(CqlError::Protocol(format!(
+            "Unexpected message {}, expecting SASL_RESPONSE",
             opcode_name(&other)
         ))),
         Request::Query(query) => with_warnings(query::handle(node, session, query)).await,
@@ -78,7 +83,6 @@ pub async fn handle(
         // Boxed: a BATCH future is large and would size every request future.
         Request::Batch(batch) => with_warnings(Box::pin(batch::handle(node, session, batch))).await,
         Request::Register(register) => Ok(register::handle(session, &register)),
-        Request::AuthResponse(_) => auth::handle(),
     }
 }
 

@@ -5,8 +5,13 @@ use cql::frame::response::Response;
 use cql::frame::Compression;
 
 use super::Reply;
+use crate::config::Authenticator;
 use crate::error::{CqlError, CqlResult};
+use crate::node::Node;
 use crate::session::Session;
+
+/// The class name AUTHENTICATE announces for PasswordAuthenticator.
+const PASSWORD_AUTHENTICATOR: &str = "org.apache.cassandra.auth.PasswordAuthenticator";
 
 fn version_at_least_3(version: &str) -> bool {
     version
@@ -16,8 +21,8 @@ fn version_at_least_3(version: &str) -> bool {
         .is_some_and(|m| m >= 3)
 }
 
-/// Completes the handshake.
-pub(super) fn handle(session: &Session, startup: &Startup) -> CqlResult<Reply> {
+/// Completes the handshake, or asks for credentials when PasswordAuthenticator is in force.
+pub(super) fn handle(node: &Node, session: &Session, startup: &Startup) -> CqlResult<Reply> {
     let option = |key: &str| {
         startup
             .options
@@ -55,6 +60,12 @@ pub(super) fn handle(session: &Session, startup: &Startup) -> CqlResult<Reply> {
     let throw = option("THROW_ON_OVERLOAD") == Some("1");
     session.set_throw_on_overload(throw);
     session.start(compression);
+    if node.config.authenticator == Authenticator::Password {
+        session.await_authentication();
+        return Ok(Reply::new(Response::Authenticate {
+            authenticator: PASSWORD_AUTHENTICATOR.into(),
+        }));
+    }
     Ok(Reply::new(Response::Ready))
 }
 

@@ -2,6 +2,7 @@
 //! and comes out as stored rows keyed exactly like user rows, so the same planner and executor
 //! serve both (and `system_schema` scans come out in token order, as in Cassandra).
 
+mod auth_tables;
 pub mod definitions;
 pub mod local;
 mod schema_tables;
@@ -30,6 +31,8 @@ pub fn rows(
         ("system", "IndexInfo") => schema_tables::built_indexes(schema),
         ("system_schema", name) => schema_tables::rows(schema, name, false),
         ("system_virtual_schema", name) => schema_tables::rows(schema, name, true),
+        ("system_auth", "roles") => auth_tables::roles(schema),
+        ("system_auth", "role_members") => auth_tables::role_members(schema),
         _ => Vec::new(),
     };
     let mut rows = named

@@ -9,6 +9,7 @@
 mod index;
 mod params;
 pub(crate) mod persist;
+pub(crate) mod role;
 pub mod type_text;
 
 use std::collections::BTreeMap;
@@ -19,12 +20,15 @@ use uuid::Uuid;
 
 pub use index::{IndexDef, IndexTargetKind};
 pub use params::TableParams;
+pub use role::RoleDef;
 
 /// Every keyspace and table the node knows.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Catalog {
     /// Keyspaces by name.
     pub keyspaces: BTreeMap<String, KeyspaceDef>,
+    /// Roles by name (not part of the schema: they do not change its version).
+    pub roles: BTreeMap<String, RoleDef>,
 }
 
 impl Catalog {

@@ -324,6 +324,9 @@ pub(crate) fn load(txn: &redb::ReadTransaction) -> Result<Catalog, StorageError>
         } else if key.starts_with(TABLE_PREFIX) {
             let record = parse_table_record(key, value.value())?;
             tables.push((key.to_string(), record.keyspace, value.value().to_vec()));
+        } else if super::role::is_role_key(key) {
+            let role = super::role::decode_role(value.value()).map_err(|e| corrupt(key, e))?;
+            catalog.roles.insert(role.name.clone(), role);
         } else if key.starts_with(TYPE_PREFIX) {
             let record: TypeRecord =
                 serde_json::from_slice(value.value()).map_err(|e| corrupt(key, e))?;

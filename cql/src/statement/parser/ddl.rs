@@ -47,6 +47,9 @@ impl Parser<'_> {
         if self.eat_kw("type") {
             return self.create_type();
         }
+        if self.is_kw("role") || self.is_kw("user") {
+            return self.create_role();
+        }
         Err(self.no_viable())
     }
 
@@ -69,6 +72,9 @@ impl Parser<'_> {
         }
         if self.eat_kw("type") {
             return self.alter_type();
+        }
+        if self.is_kw("role") || self.is_kw("user") {
+            return self.alter_role();
         }
         Err(self.no_viable())
     }
@@ -95,6 +101,9 @@ impl Parser<'_> {
             let if_exists = self.if_exists()?;
             let name = self.qualified_name()?;
             return Ok(Statement::DropType { name, if_exists });
+        }
+        if self.is_kw("role") || self.is_kw("user") {
+            return self.drop_role();
         }
         Err(self.no_viable())
     }

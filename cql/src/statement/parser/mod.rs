@@ -10,6 +10,7 @@ mod ddl;
 mod describe;
 mod expr;
 mod modify;
+mod role;
 mod select;
 
 use super::ast::{BindMarker, Ident, QualifiedName, Statement};
@@ -124,6 +125,9 @@ impl<'a> Parser<'a> {
             "alter" => self.alter_statement(),
             "drop" => self.drop_statement(),
             "describe" | "desc" => self.describe_statement(),
+            "list" => self.list_statement(),
+            "grant" => self.grant_statement(),
+            "revoke" => self.revoke_statement(),
             _ => Err(self.no_viable()),
         }
     }

@@ -4,6 +4,7 @@
 mod ddl;
 mod dml;
 mod errors;
+mod roles;
 
 use super::ast::*;
 use super::{parse, parse_statement, Statement};

@@ -1,0 +1,201 @@
+//! PasswordAuthenticator through the scylla driver: the default superuser, SASL PLAIN logins,
+//! role statements with Cassandra's messages, roles that survive a restart, and the anonymous
+//! client of AllowAllAuthenticator refused role statements.
+
+use integration_tests::{query_error, TestServer};
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::errors::DbError;
+use server::config::{Authenticator, Config};
+
+fn password_config(dir: Option<&std::path::Path>) -> Config {
+    Config {
+        authenticator: Authenticator::Password,
+        data_dir: dir.map(std::path::PathBuf::from),
+        ..Config::default()
+    }
+}
+
+async fn login(server: &TestServer, user: &str, password: &str) -> Result<Session, String> {
+    SessionBuilder::new()
+        .known_node_addr(server.addr)
+        .user(user, password)
+        .build()
+        .await
+        .map_err(|err| err.to_string())
+}
+
+async fn run(session: &Session, cql: &str) {
+    session
+        .query_unpaged(cql, &[])
+        .await
+        .unwrap_or_else(|err| panic!("{cql}: {err}"));
+}
+
+/// The first column (`role` or `name`) of `LIST ROLES` (5 columns) or `LIST USERS` (3).
+async fn names(session: &Session, cql: &str) -> Vec<String> {
+    type RoleRow = (
+        String,
+        bool,
+        bool,
+        std::collections::HashMap<String, String>,
+        String,
+    );
+    let result = session.query_unpaged(cql, &[]).await.expect(cql);
+    let rows = result.into_rows_result().expect("rows");
+    if cql.contains("USERS") {
+        return rows
+            .rows::<(String, bool, String)>()
+            .expect("name, super, datacenters")
+            .map(|row| row.expect("a row").0)
+            .collect();
+    }
+    rows.rows::<RoleRow>()
+        .expect("role, super, login, options, datacenters")
+        .map(|row| row.expect("a row").0)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_superuser_logs_in_and_wrong_passwords_reveal_nothing() {
+    let server = TestServer::start_with(password_config(None)).await;
+    let admin = login(&server, "cassandra", "cassandra")
+        .await
+        .expect("default role");
+    run(
+        &admin,
+        "CREATE ROLE alice WITH PASSWORD = 'wonder' AND LOGIN = true",
+    )
+    .await;
+    for (user, password) in [("cassandra", "wrong"), ("alice", "bad"), ("nobody", "x")] {
+        let err = login(&server, user, password).await.expect_err("refused");
+        assert!(
+            err.contains(&format!(
+                "Provided username {user} and/or password are incorrect"
+            )),
+            "{err}"
+        );
+    }
+    run(&admin, "CREATE ROLE reader WITH PASSWORD = 'r'").await;
+    let err = login(&server, "reader", "r").await.expect_err("no LOGIN");
+    assert!(err.contains("reader is not permitted to log in"), "{err}");
+    // No session without credentials.
+    let anonymous = SessionBuilder::new()
+        .known_node_addr(server.addr)
+        .build()
+        .await;
+    assert!(anonymous.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn role_statements_follow_cassandra() {
+    let server = TestServer::start_with(password_config(None)).await;
+    let admin = login(&server, "cassandra", "cassandra")
+        .await
+        .expect("login");
+    run(
+        &admin,
+        "CREATE ROLE alice WITH PASSWORD = 'wonder' AND LOGIN = true",
+    )
+    .await;
+    run(
+        &admin,
+        "CREATE USER bob WITH PASSWORD 'builder' NOSUPERUSER",
+    )
+    .await;
+    run(&admin, "CREATE ROLE IF NOT EXISTS alice").await;
+    let (code, message) = query_error(&admin, "CREATE ROLE alice").await;
+    assert_eq!(
+        (code, message.as_str()),
+        (DbError::Invalid, "alice already exists")
+    );
+    run(&admin, "GRANT alice TO bob").await;
+    let (_, message) = query_error(&admin, "GRANT bob TO alice").await;
+    assert_eq!(message, "bob is a member of alice");
+    let (_, message) = query_error(&admin, "REVOKE cassandra FROM bob").await;
+    assert_eq!(message, "bob is not a member of cassandra");
+    let (_, message) = query_error(&admin, "GRANT ghost TO bob").await;
+    assert_eq!(message, "ghost doesn't exist");
+    assert_eq!(names(&admin, "LIST ROLES OF bob").await, ["alice", "bob"]);
+    assert_eq!(
+        names(&admin, "LIST USERS").await,
+        ["alice", "bob", "cassandra"]
+    );
+
+    let alice = login(&server, "alice", "wonder").await.expect("alice");
+    let (code, message) = query_error(&alice, "CREATE ROLE evil WITH SUPERUSER = true").await;
+    assert_eq!(code, DbError::Unauthorized);
+    assert_eq!(
+        message,
+        "Only superusers can create a role with superuser status"
+    );
+    let (_, message) = query_error(&alice, "DROP ROLE alice").await;
+    assert_eq!(message, "Cannot DROP primary role for current login");
+
+    run(&admin, "ALTER ROLE alice WITH PASSWORD = 'changed'").await;
+    assert!(login(&server, "alice", "wonder").await.is_err());
+    assert!(login(&server, "alice", "changed").await.is_ok());
+    run(&admin, "DROP ROLE alice").await;
+    assert!(login(&server, "alice", "changed").await.is_err());
+    assert_eq!(names(&admin, "LIST ROLES OF bob").await, ["bob"]);
+    let (_, message) = query_error(&admin, "DROP ROLE alice").await;
+    assert_eq!(message, "alice doesn't exist");
+    run(&admin, "DROP ROLE IF EXISTS alice").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn roles_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start_with(password_config(Some(dir.path()))).await;
+    let admin = login(&server, "cassandra", "cassandra")
+        .await
+        .expect("login");
+    run(
+        &admin,
+        "CREATE ROLE carol WITH PASSWORD = 'c' AND LOGIN = true",
+    )
+    .await;
+    run(&admin, "ALTER ROLE cassandra WITH PASSWORD = 'new'").await;
+    drop(admin);
+    server.stop().await;
+    let server = TestServer::start_with(password_config(Some(dir.path()))).await;
+    assert!(login(&server, "carol", "c").await.is_ok());
+    assert!(login(&server, "cassandra", "cassandra").await.is_err());
+    let admin = login(&server, "cassandra", "new")
+        .await
+        .expect("changed password");
+    let result = admin
+        .query_unpaged(
+            "SELECT role, can_login, is_superuser FROM system_auth.roles",
+            &[],
+        )
+        .await
+        .unwrap();
+    let mut roles: Vec<(String, bool, bool)> = result
+        .into_rows_result()
+        .unwrap()
+        .rows::<(String, bool, bool)>()
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    roles.sort();
+    assert_eq!(
+        roles,
+        [
+            ("carol".to_string(), true, false),
+            ("cassandra".to_string(), true, true)
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_anonymous_client_may_not_run_role_statements() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    let (code, message) = query_error(&session, "LIST ROLES").await;
+    assert_eq!(code, DbError::Unauthorized);
+    assert_eq!(
+        message,
+        "You have to be logged in and not anonymous to perform this request"
+    );
+}

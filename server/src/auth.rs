@@ -1,0 +1,146 @@
+//! PasswordAuthenticator: SASL PLAIN credentials checked against the roles' salted bcrypt
+//! hashes (Cassandra stores jBCrypt `$2a$` hashes with 2^10 rounds), and the default
+//! superuser `cassandra`/`cassandra` created on the first start, as Cassandra's
+//! `CassandraRoleManager` does. Passwords never reach a log.
+
+use std::sync::Arc;
+
+use storage::{CatalogOp, RoleDef, WriteBatch};
+use tracing::info;
+
+use crate::config::Authenticator;
+use crate::error::{CqlError, CqlResult};
+use crate::node::Node;
+
+/// The default superuser's name and password.
+pub const DEFAULT_ROLE: &str = "cassandra";
+
+/// bcrypt's log2 rounds (`auth_bcrypt_gensalt_log2_rounds`, Cassandra's default 10).
+const BCRYPT_ROUNDS: u32 = 10;
+
+/// A salted bcrypt hash of `password`, in jBCrypt's `$2a$` form.
+///
+/// # Errors
+/// [`CqlError::Server`] if hashing fails (it does not for any input bcrypt accepts).
+pub fn hash_password(password: &str) -> CqlResult<String> {
+    bcrypt::hash_with_result(password, BCRYPT_ROUNDS)
+        .map(|parts| parts.format_for_version(bcrypt::Version::TwoA))
+        .map_err(|err| CqlError::Server(format!("cannot hash the password: {err}")))
+}
+
+/// Whether `hash` is a bcrypt hash Cassandra would accept as `HASHED PASSWORD`.
+pub fn is_bcrypt_hash(hash: &str) -> bool {
+    bcrypt::verify("", hash).is_ok()
+}
+
+/// The username and password of a SASL PLAIN token (`[authzid] NUL authcid NUL passwd`),
+/// with Cassandra's messages for a token without them.
+///
+/// # Errors
+/// [`CqlError::BadCredentials`] for a malformed token.
+pub fn decode_plain(token: &[u8]) -> CqlResult<(String, String)> {
+    let mut parts = token.rsplitn(3, |&b| b == 0);
+    let password = parts.next().unwrap_or_default();
+    let Some(username) = parts.next() else {
+        return Err(CqlError::BadCredentials("Password must not be null".into()));
+    };
+    if username.is_empty() {
+        return Err(CqlError::BadCredentials(
+            "Authentication ID must not be null".into(),
+        ));
+    }
+    if password.is_empty() {
+        return Err(CqlError::BadCredentials("Password must not be null".into()));
+    }
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    Ok((text(username), text(password)))
+}
+
+/// Checks `username`/`password` against the roles; the same message whether the role is
+/// missing or the password wrong, so a failed attempt reveals nothing.
+///
+/// # Errors
+/// [`CqlError::BadCredentials`] with Cassandra's message.
+pub fn authenticate(node: &Node, username: &str, password: &str) -> CqlResult<String> {
+    let schema = node.schema();
+    let role = schema.catalog.roles.get(username);
+    let hash = role.and_then(|r| r.salted_hash.as_deref());
+    let matches = hash.is_some_and(|hash| bcrypt::verify(password, hash).unwrap_or(false));
+    let Some(role) = role.filter(|_| matches) else {
+        return Err(CqlError::BadCredentials(format!(
+            "Provided username {username} and/or password are incorrect"
+        )));
+    };
+    if !role.can_login {
+        return Err(CqlError::BadCredentials(format!(
+            "{username} is not permitted to log in"
+        )));
+    }
+    Ok(role.name.clone())
+}
+
+/// Creates the default superuser when PasswordAuthenticator is in force and no role exists.
+///
+/// # Errors
+/// The role cannot be stored.
+pub async fn ensure_default_role(node: &Arc<Node>) -> CqlResult<()> {
+    if node.config.authenticator != Authenticator::Password {
+        return Ok(());
+    }
+    let _guard = node.ddl_lock.lock().await;
+    let schema = node.schema();
+    if !schema.catalog.roles.is_empty() {
+        return Ok(());
+    }
+    let role = RoleDef {
+        name: DEFAULT_ROLE.into(),
+        is_superuser: true,
+        can_login: true,
+        salted_hash: Some(hash_password(DEFAULT_ROLE)?),
+        ..RoleDef::default()
+    };
+    let mut catalog = schema.catalog.clone();
+    catalog.roles.insert(role.name.clone(), role.clone());
+    let batch = WriteBatch {
+        catalog: vec![CatalogOp::PutRole(role)],
+        ..WriteBatch::default()
+    };
+    crate::executor::modify::submit(node, batch).await?;
+    node.install_catalog(catalog);
+    info!("created the default superuser role {DEFAULT_ROLE}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_tokens_decode_as_cassandra_reads_them() {
+        assert_eq!(
+            decode_plain(b"\0cassandra\0secret").unwrap(),
+            ("cassandra".to_string(), "secret".to_string())
+        );
+        assert_eq!(
+            decode_plain(b"authz\0bob\0pw").unwrap(),
+            ("bob".to_string(), "pw".to_string())
+        );
+        assert_eq!(
+            decode_plain(b"\0\0pw").unwrap_err().to_string(),
+            "Authentication ID must not be null"
+        );
+        assert_eq!(
+            decode_plain(b"\0bob\0").unwrap_err().to_string(),
+            "Password must not be null"
+        );
+    }
+
+    #[test]
+    fn hashes_are_jbcrypt_2a_and_verify() {
+        let hash = hash_password("p@ss").unwrap();
+        assert!(hash.starts_with("$2a$10$"), "{hash}");
+        assert!(is_bcrypt_hash(&hash));
+        assert!(bcrypt::verify("p@ss", &hash).unwrap());
+        assert!(!is_bcrypt_hash("not a hash"));
+    }
+}

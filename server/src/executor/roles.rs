@@ -1,0 +1,364 @@
+//! Role statements (`CREATE/ALTER/DROP ROLE|USER`, `LIST ROLES|USERS`, `GRANT/REVOKE role`)
+//! with Cassandra's checks and messages. Roles live in the catalog: a change is one durable
+//! commit and installs a new catalog snapshot, as a schema change does (without changing the
+//! schema version: roles are not schema).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
+use cql::statement::ast::{RoleOptions, RoleStatement};
+use cql::types::{codec, ColumnType, CqlValue};
+use storage::{Catalog, CatalogOp, RoleDef, WriteBatch};
+
+use crate::auth::{hash_password, is_bcrypt_hash};
+use crate::error::{CqlError, CqlResult};
+use crate::executor::modify::submit;
+use crate::node::Node;
+use crate::session::Session;
+
+/// What every role statement needs first: a logged-in (not anonymous) role.
+const ANONYMOUS: &str = "You have to be logged in and not anonymous to perform this request";
+
+/// Runs a role statement for the role logged in on `session`.
+pub(crate) async fn execute(
+    node: &Arc<Node>,
+    session: &Session,
+    statement: &RoleStatement,
+) -> CqlResult<ResultBody> {
+    let Some(user) = session.user() else {
+        return Err(CqlError::Unauthorized(ANONYMOUS.into()));
+    };
+    let _guard = node.ddl_lock.lock().await;
+    let schema = node.schema();
+    let mut catalog = schema.catalog.clone();
+    let is_super = catalog.roles.get(&user).is_some_and(|r| r.is_superuser);
+    let me = Caller {
+        name: &user,
+        is_super,
+    };
+    if let RoleStatement::List {
+        of,
+        recursive,
+        users,
+    } = statement
+    {
+        return list(&catalog, of.as_deref(), *recursive, *users);
+    }
+    let ops = match statement {
+        RoleStatement::Create {
+            name,
+            if_not_exists,
+            options,
+            ..
+        } => create(&mut catalog, &me, name, *if_not_exists, options)?,
+        RoleStatement::Alter {
+            name,
+            if_exists,
+            options,
+            ..
+        } => alter(&mut catalog, &me, name, *if_exists, options)?,
+        RoleStatement::Drop {
+            name, if_exists, ..
+        } => drop_role(&mut catalog, &me, name, *if_exists)?,
+        RoleStatement::Grant { role, grantee } => grant(&mut catalog, role, grantee)?,
+        RoleStatement::Revoke { role, revokee } => revoke(&mut catalog, role, revokee)?,
+        RoleStatement::List { .. } => Vec::new(),
+    };
+    if !ops.is_empty() {
+        let batch = WriteBatch {
+            catalog: ops,
+            ..WriteBatch::default()
+        };
+        submit(node, batch).await?;
+        node.install_catalog(catalog);
+    }
+    Ok(ResultBody::Void)
+}
+
+/// The role running the statement.
+struct Caller<'a> {
+    name: &'a str,
+    is_super: bool,
+}
+
+fn missing(name: &str) -> CqlError {
+    CqlError::invalid(format!("{name} doesn't exist"))
+}
+
+fn existing<'a>(catalog: &'a Catalog, name: &str) -> CqlResult<&'a RoleDef> {
+    catalog.roles.get(name).ok_or_else(|| missing(name))
+}
+
+/// The hash the options set: `PASSWORD` hashed here, `HASHED PASSWORD` checked and kept.
+fn new_hash(options: &RoleOptions) -> CqlResult<Option<String>> {
+    match (&options.password, &options.hashed_password) {
+        (Some(_), Some(_)) => Err(CqlError::invalid(
+            "Properties 'password' and 'hashed password' are mutually exclusive",
+        )),
+        (Some(password), None) => hash_password(password).map(Some),
+        (None, Some(hash)) if is_bcrypt_hash(hash) => Ok(Some(hash.clone())),
+        (None, Some(_)) => Err(CqlError::invalid(
+            "Invalid hashed password value. Please use jBcrypt.",
+        )),
+        (None, None) => Ok(None),
+    }
+}
+
+fn check_options(options: &RoleOptions) -> CqlResult<()> {
+    match &options.options {
+        Some(entries) if !entries.is_empty() => Err(CqlError::invalid(
+            "Custom options are not supported by CassandraRoleManager",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn create(
+    catalog: &mut Catalog,
+    me: &Caller<'_>,
+    name: &str,
+    if_not_exists: bool,
+    options: &RoleOptions,
+) -> CqlResult<Vec<CatalogOp>> {
+    if name.is_empty() {
+        return Err(CqlError::invalid("Role name can't be an empty string"));
+    }
+    check_options(options)?;
+    if options.superuser == Some(true) && !me.is_super {
+        return Err(CqlError::Unauthorized(
+            "Only superusers can create a role with superuser status".into(),
+        ));
+    }
+    if catalog.roles.contains_key(name) {
+        if if_not_exists {
+            return Ok(Vec::new());
+        }
+        return Err(CqlError::invalid(format!("{name} already exists")));
+    }
+    let role = RoleDef {
+        name: name.to_string(),
+        is_superuser: options.superuser.unwrap_or(false),
+        can_login: options.login.unwrap_or(false),
+        salted_hash: new_hash(options)?,
+        ..RoleDef::default()
+    };
+    catalog.roles.insert(role.name.clone(), role.clone());
+    Ok(vec![CatalogOp::PutRole(role)])
+}
+
+fn alter(
+    catalog: &mut Catalog,
+    me: &Caller<'_>,
+    name: &str,
+    if_exists: bool,
+    options: &RoleOptions,
+) -> CqlResult<Vec<CatalogOp>> {
+    check_options(options)?;
+    let Some(current) = catalog.roles.get(name) else {
+        if if_exists {
+            return Ok(Vec::new());
+        }
+        return Err(missing(name));
+    };
+    if options.superuser.is_some() {
+        if name == me.name {
+            return Err(CqlError::Unauthorized(
+                "You aren't allowed to alter your own superuser status".into(),
+            ));
+        }
+        if !me.is_super {
+            return Err(CqlError::Unauthorized(
+                "Only superusers are allowed to alter superuser status".into(),
+            ));
+        }
+    }
+    if current.is_superuser && !me.is_super {
+        return Err(CqlError::Unauthorized(
+            "Only superusers are allowed to alter superuser status".into(),
+        ));
+    }
+    let mut role = current.clone();
+    if let Some(hash) = new_hash(options)? {
+        role.salted_hash = Some(hash);
+    }
+    if let Some(login) = options.login {
+        role.can_login = login;
+    }
+    if let Some(superuser) = options.superuser {
+        role.is_superuser = superuser;
+    }
+    catalog.roles.insert(role.name.clone(), role.clone());
+    Ok(vec![CatalogOp::PutRole(role)])
+}
+
+fn drop_role(
+    catalog: &mut Catalog,
+    me: &Caller<'_>,
+    name: &str,
+    if_exists: bool,
+) -> CqlResult<Vec<CatalogOp>> {
+    if name == me.name {
+        return Err(CqlError::invalid(
+            "Cannot DROP primary role for current login",
+        ));
+    }
+    let Some(role) = catalog.roles.get(name) else {
+        if if_exists {
+            return Ok(Vec::new());
+        }
+        return Err(missing(name));
+    };
+    if role.is_superuser && !me.is_super {
+        return Err(CqlError::Unauthorized(
+            "Only superusers can drop a role with superuser status".into(),
+        ));
+    }
+    catalog.roles.remove(name);
+    let mut ops = vec![CatalogOp::DropRole(name.to_string())];
+    for member in catalog.roles.values_mut() {
+        if member.member_of.remove(name) {
+            ops.push(CatalogOp::PutRole(member.clone()));
+        }
+    }
+    Ok(ops)
+}
+
+/// `name` and every role granted to it, directly or through other roles.
+fn granted(catalog: &Catalog, name: &str, recursive: bool) -> BTreeSet<String> {
+    let mut out = BTreeSet::from([name.to_string()]);
+    let mut pending = vec![name.to_string()];
+    while let Some(next) = pending.pop() {
+        let Some(role) = catalog.roles.get(&next) else {
+            continue;
+        };
+        for parent in &role.member_of {
+            if out.insert(parent.clone()) && recursive {
+                pending.push(parent.clone());
+            }
+        }
+    }
+    out
+}
+
+fn grant(catalog: &mut Catalog, role: &str, grantee: &str) -> CqlResult<Vec<CatalogOp>> {
+    existing(catalog, role)?;
+    existing(catalog, grantee)?;
+    if granted(catalog, grantee, true).contains(role) {
+        return Err(CqlError::invalid(format!(
+            "{grantee} is a member of {role}"
+        )));
+    }
+    if granted(catalog, role, true).contains(grantee) {
+        return Err(CqlError::invalid(format!(
+            "{role} is a member of {grantee}"
+        )));
+    }
+    let Some(target) = catalog.roles.get_mut(grantee) else {
+        return Err(missing(grantee));
+    };
+    target.member_of.insert(role.to_string());
+    Ok(vec![CatalogOp::PutRole(target.clone())])
+}
+
+fn revoke(catalog: &mut Catalog, role: &str, revokee: &str) -> CqlResult<Vec<CatalogOp>> {
+    existing(catalog, role)?;
+    existing(catalog, revokee)?;
+    let Some(target) = catalog.roles.get_mut(revokee) else {
+        return Err(missing(revokee));
+    };
+    if !target.member_of.remove(role) {
+        return Err(CqlError::invalid(format!(
+            "{revokee} is not a member of {role}"
+        )));
+    }
+    Ok(vec![CatalogOp::PutRole(target.clone())])
+}
+
+/// `LIST ROLES` (`role`, `super`, `login`, `options`, `datacenters`) or `LIST USERS` (`name`,
+/// `super`, `datacenters`: roles that can log in), sorted by name; Void when there are none.
+fn list(
+    catalog: &Catalog,
+    of: Option<&str>,
+    recursive: bool,
+    users: bool,
+) -> CqlResult<ResultBody> {
+    let names: Vec<String> = match of {
+        Some(name) => {
+            existing(catalog, name)?;
+            granted(catalog, name, recursive).into_iter().collect()
+        }
+        None => catalog.roles.keys().cloned().collect(),
+    };
+    let roles: Vec<&RoleDef> = names
+        .iter()
+        .filter_map(|name| catalog.roles.get(name))
+        .filter(|role| !users || role.can_login)
+        .collect();
+    if roles.is_empty() {
+        return Ok(ResultBody::Void);
+    }
+    let spec = |name: &str, ty: ColumnType| ColumnSpec {
+        keyspace: "system_auth".into(),
+        table: "roles".into(),
+        name: name.into(),
+        ty,
+    };
+    let text = |s: &str| Some(Bytes::copy_from_slice(s.as_bytes()));
+    let boolean = |b: bool| Some(Bytes::from(vec![u8::from(b)]));
+    let (columns, rows): (Vec<ColumnSpec>, Vec<Vec<Option<Bytes>>>) = if users {
+        (
+            vec![
+                spec("name", ColumnType::Text),
+                spec("super", ColumnType::Boolean),
+                spec("datacenters", ColumnType::Text),
+            ],
+            roles
+                .iter()
+                .map(|r| vec![text(&r.name), boolean(r.is_superuser), text("ALL")])
+                .collect(),
+        )
+    } else {
+        let options = ColumnType::Map {
+            key: Box::new(ColumnType::Text),
+            value: Box::new(ColumnType::Text),
+            frozen: false,
+        };
+        let empty_map = {
+            let mut out = Vec::new();
+            codec::serialize_value(&CqlValue::Map(Vec::new()), &mut out);
+            Some(Bytes::from(out))
+        };
+        (
+            vec![
+                spec("role", ColumnType::Text),
+                spec("super", ColumnType::Boolean),
+                spec("login", ColumnType::Boolean),
+                spec("options", options),
+                spec("datacenters", ColumnType::Text),
+            ],
+            roles
+                .iter()
+                .map(|r| {
+                    vec![
+                        text(&r.name),
+                        boolean(r.is_superuser),
+                        boolean(r.can_login),
+                        empty_map.clone(),
+                        text("ALL"),
+                    ]
+                })
+                .collect(),
+        )
+    };
+    Ok(ResultBody::Rows(Rows {
+        metadata: ResultMetadata {
+            columns: columns.into(),
+            paging_state: None,
+            no_metadata: false,
+            new_metadata_id: None,
+        },
+        rows,
+    }))
+}
