@@ -60,6 +60,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// `authenticator`: `AllowAllAuthenticator` (default) or `PasswordAuthenticator`.
     pub authenticator: Authenticator,
+    /// `authorizer`: `AllowAllAuthorizer` (default) or `CassandraAuthorizer`.
+    pub authorizer: Authorizer,
     /// `partition_keys_in_select_{warn,fail}_threshold` (Cassandra's guardrail; off).
     pub partition_keys_in_select: Threshold,
     /// `in_select_cartesian_product_{warn,fail}_threshold` (Cassandra's guardrail; off).
@@ -93,6 +95,7 @@ impl Default for Config {
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::ZERO,
             authenticator: Authenticator::AllowAll,
+            authorizer: Authorizer::AllowAll,
             partition_keys_in_select: Threshold::DISABLED,
             in_select_cartesian_product: Threshold::DISABLED,
             file_cache_size: 64 << 20,
@@ -121,8 +124,25 @@ impl Authenticator {
         }
     }
 }
-/// The authorizer in force; a file asking for any other refuses the start.
-pub const AUTHORIZER: &str = "AllowAllAuthorizer";
+/// `authorizer`: what a logged-in role may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Authorizer {
+    /// `AllowAllAuthorizer` (the default): everything.
+    #[default]
+    AllowAll,
+    /// `CassandraAuthorizer`: the permissions granted to the role and the roles it holds.
+    Cassandra,
+}
+
+impl Authorizer {
+    /// Cassandra's short class name.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            Authorizer::AllowAll => "AllowAllAuthorizer",
+            Authorizer::Cassandra => "CassandraAuthorizer",
+        }
+    }
+}
 /// Whether client connections are encrypted: they are not yet, so a file asking for
 /// `client_encryption_options: {enabled: true}` refuses the start.
 pub const CLIENT_TLS: &str = "off";
@@ -210,8 +230,7 @@ struct YamlSettings {
 
 /// Class-valued security settings and the one value (short class name) this server runs
 /// with; a file asking for another class refuses the start.
-const SECURITY_CLASSES: [(&str, &str); 4] = [
-    ("authorizer", AUTHORIZER),
+const SECURITY_CLASSES: [(&str, &str); 3] = [
     ("role_manager", "CassandraRoleManager"),
     ("network_authorizer", "AllowAllNetworkAuthorizer"),
     ("cidr_authorizer", "AllowAllCIDRAuthorizer"),
@@ -253,6 +272,20 @@ impl Config {
         check_security(&others)?;
         if let Some(value) = others.get("authenticator") {
             self.authenticator = authenticator(value)?;
+        }
+        if let Some(value) = others.get("authorizer") {
+            self.authorizer = authorizer(value)?;
+        }
+        if self.authenticator == Authenticator::AllowAll && self.authorizer != Authorizer::AllowAll
+        {
+            return Err(ConfigError::Unsupported {
+                setting: "authorizer",
+                value: format!(
+                    "AllowAllAuthenticator can't be used with {}",
+                    self.authorizer.class_name()
+                ),
+                supported: "PasswordAuthenticator with CassandraAuthorizer",
+            });
         }
         self.apply(settings)?;
         Ok(others
@@ -429,6 +462,7 @@ fn check_keys(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), Config
 /// Whether `key` is one of the security settings [`check_security`] reads.
 fn is_security_setting(key: &str) -> bool {
     key == "authenticator"
+        || key == "authorizer"
         || SECURITY_CLASSES.iter().any(|(setting, _)| *setting == key)
         || SECURITY_ENCRYPTION
             .iter()
@@ -477,6 +511,19 @@ fn authenticator(value: &serde_yaml::Value) -> Result<Authenticator, ConfigError
             setting: "authenticator",
             value: other.to_string(),
             supported: "AllowAllAuthenticator or PasswordAuthenticator",
+        }),
+    }
+}
+
+/// `authorizer`: `AllowAllAuthorizer` or `CassandraAuthorizer`.
+fn authorizer(value: &serde_yaml::Value) -> Result<Authorizer, ConfigError> {
+    match class_name("authorizer", value)? {
+        None | Some("AllowAllAuthorizer") => Ok(Authorizer::AllowAll),
+        Some("CassandraAuthorizer") => Ok(Authorizer::Cassandra),
+        Some(other) => Err(ConfigError::Unsupported {
+            setting: "authorizer",
+            value: other.to_string(),
+            supported: "AllowAllAuthorizer or CassandraAuthorizer",
         }),
     }
 }
@@ -722,7 +769,20 @@ mod tests {
             ),
             "{err:?}"
         );
+        let mut config = Config::default();
+        config
+            .apply_yaml_text(
+                "authenticator: PasswordAuthenticator\nauthorizer: CassandraAuthorizer\n",
+                Path::new("c.yaml"),
+            )
+            .expect("PasswordAuthenticator with CassandraAuthorizer");
+        assert_eq!(config.authorizer, Authorizer::Cassandra);
         let err = apply_text("authorizer: CassandraAuthorizer\n").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("AllowAllAuthenticator can't be used with CassandraAuthorizer"),
+            "{err}"
+        );
         assert!(matches!(
             err,
             ConfigError::Unsupported {

@@ -17,6 +17,7 @@
 //! - [`error`]: `CqlError`, the one place that picks CQL error codes.
 
 pub mod auth;
+pub mod authz;
 pub mod clock;
 pub mod config;
 pub mod connection;

@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use server::config::{
-    parse_duration, parse_sync_mode, sync_mode_name, Config, AUTHORIZER, CLIENT_TLS,
-};
+use server::config::{parse_duration, parse_sync_mode, sync_mode_name, Config, CLIENT_TLS};
 use tracing::{error, info};
 
 mod allocator;
@@ -92,7 +90,7 @@ fn log_startup(config: &Config, ignored: &[String]) {
         data_dir = %data_dir,
         commitlog_sync = sync_mode_name(config.commitlog_sync),
         authenticator = config.authenticator.class_name(),
-        authorizer = AUTHORIZER,
+        authorizer = config.authorizer.class_name(),
         client_tls = CLIENT_TLS,
         "starting"
     );

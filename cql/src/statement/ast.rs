@@ -145,6 +145,8 @@ pub enum Statement {
     Describe(Describe),
     /// Role management (`CREATE ROLE`, `LIST ROLES`, `GRANT role TO role`, ...).
     Role(RoleStatement),
+    /// `GRANT/REVOKE/LIST` permissions.
+    Permission(PermissionStatement),
 }
 
 // ---------- SELECT ----------
@@ -646,4 +648,54 @@ impl RoleOptions {
     pub fn is_empty(&self) -> bool {
         *self == RoleOptions::default()
     }
+}
+
+/// A resource permissions are granted on (Cassandra's `DataResource` and `RoleResource`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthResource {
+    /// `ALL KEYSPACES`.
+    AllKeyspaces,
+    /// `KEYSPACE ks`.
+    Keyspace(Ident),
+    /// `[TABLE] [ks.]table`.
+    Table(QualifiedName),
+    /// `ALL ROLES`.
+    AllRoles,
+    /// `ROLE name`.
+    Role(String),
+}
+
+/// `GRANT`, `REVOKE` and `LIST` of permissions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionStatement {
+    /// `GRANT permissions ON resource TO role`.
+    Grant {
+        /// The permissions (upper-case names); `None` for `ALL [PERMISSIONS]`.
+        permissions: Option<Vec<String>>,
+        /// The resource.
+        resource: AuthResource,
+        /// The grantee.
+        role: String,
+    },
+    /// `REVOKE permissions ON resource FROM role`.
+    Revoke {
+        /// The permissions; `None` for `ALL [PERMISSIONS]`.
+        permissions: Option<Vec<String>>,
+        /// The resource.
+        resource: AuthResource,
+        /// The role they are revoked from.
+        role: String,
+    },
+    /// `LIST permissions [ON resource] [OF role] [NORECURSIVE]`.
+    List {
+        /// The permissions asked about; `None` for `ALL [PERMISSIONS]`.
+        permissions: Option<Vec<String>>,
+        /// `ON resource`.
+        resource: Option<AuthResource>,
+        /// `OF role`.
+        of: Option<String>,
+        /// Without `NORECURSIVE`: permissions held through granted roles, and on the
+        /// resource's parents, too.
+        recursive: bool,
+    },
 }

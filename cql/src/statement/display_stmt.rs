@@ -3,9 +3,9 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::ast::{
-    Assignment, Batch, BatchKind, ColumnCondition, Condition, Delete, DeleteTarget, Insert,
-    InsertValues, Operator, Property, Relation, RoleOptions, RoleStatement, Select, Statement,
-    Update, UsingClause,
+    Assignment, AuthResource, Batch, BatchKind, ColumnCondition, Condition, Delete, DeleteTarget,
+    Insert, InsertValues, Operator, PermissionStatement, Property, Relation, RoleOptions,
+    RoleStatement, Select, Statement, Update, UsingClause,
 };
 use super::display::{comma, quote_string};
 
@@ -106,6 +106,7 @@ impl Display for Statement {
             Statement::DropType { name, if_exists: e } => drop(f, "TYPE", *e, name),
             Statement::Describe(d) => write!(f, "{d}"),
             Statement::Role(r) => write!(f, "{r}"),
+            Statement::Permission(p) => write!(f, "{p}"),
         }
     }
 }
@@ -448,5 +449,67 @@ impl fmt::Display for RoleOptionsText<'_> {
             return Ok(());
         }
         write!(f, " WITH {}", parts.join(" AND "))
+    }
+}
+
+impl fmt::Display for AuthResource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuthResource::AllKeyspaces => f.write_str("ALL KEYSPACES"),
+            AuthResource::Keyspace(ks) => write!(f, "KEYSPACE {ks}"),
+            AuthResource::Table(name) => write!(f, "TABLE {name}"),
+            AuthResource::AllRoles => f.write_str("ALL ROLES"),
+            AuthResource::Role(name) => write!(f, "ROLE '{}'", name.replace('\'', "''")),
+        }
+    }
+}
+
+impl fmt::Display for PermissionStatement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let perms = |p: &Option<Vec<String>>| match p {
+            None => "ALL PERMISSIONS".to_string(),
+            Some(names) => names.join(", "),
+        };
+        let quoted = |role: &str| role.replace('\'', "''");
+        match self {
+            PermissionStatement::Grant {
+                permissions,
+                resource,
+                role,
+            } => write!(
+                f,
+                "GRANT {} ON {resource} TO '{}'",
+                perms(permissions),
+                quoted(role)
+            ),
+            PermissionStatement::Revoke {
+                permissions,
+                resource,
+                role,
+            } => write!(
+                f,
+                "REVOKE {} ON {resource} FROM '{}'",
+                perms(permissions),
+                quoted(role)
+            ),
+            PermissionStatement::List {
+                permissions,
+                resource,
+                of,
+                recursive,
+            } => {
+                write!(f, "LIST {}", perms(permissions))?;
+                if let Some(resource) = resource {
+                    write!(f, " ON {resource}")?;
+                }
+                if let Some(of) = of {
+                    write!(f, " OF '{}'", quoted(of))?;
+                }
+                if !recursive {
+                    f.write_str(" NORECURSIVE")?;
+                }
+                Ok(())
+            }
+        }
     }
 }

@@ -199,3 +199,119 @@ async fn an_anonymous_client_may_not_run_role_statements() {
         "You have to be logged in and not anonymous to perform this request"
     );
 }
+
+fn authorizing_config() -> Config {
+    Config {
+        authorizer: server::config::Authorizer::Cassandra,
+        ..password_config(None)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cassandra_authorizer_checks_every_statement() {
+    let server = TestServer::start_with(authorizing_config()).await;
+    let admin = login(&server, "cassandra", "cassandra")
+        .await
+        .expect("login");
+    run(&admin, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").await;
+    run(&admin, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)").await;
+    run(&admin, "INSERT INTO ks.t (k, v) VALUES (1, 'one')").await;
+    run(
+        &admin,
+        "CREATE ROLE reader WITH PASSWORD = 'r' AND LOGIN = true",
+    )
+    .await;
+    run(&admin, "CREATE ROLE writers").await;
+    let reader = login(&server, "reader", "r").await.expect("reader");
+
+    let denied = |perm: &str, resource: &str| {
+        format!("User reader has no {perm} permission on {resource} or any of its parents")
+    };
+    let (code, message) = query_error(&reader, "SELECT * FROM ks.t").await;
+    assert_eq!(code, DbError::Unauthorized);
+    assert_eq!(message, denied("SELECT", "<table ks.t>"));
+    // System tables drivers read stay readable; system_auth does not.
+    run(&reader, "SELECT release_version FROM system.local").await;
+    let (_, message) = query_error(&reader, "SELECT role FROM system_auth.roles").await;
+    assert_eq!(message, denied("SELECT", "<table system_auth.roles>"));
+
+    // A permission on the keyspace covers its tables; through a granted role too.
+    run(&admin, "GRANT SELECT ON KEYSPACE ks TO reader").await;
+    run(&reader, "SELECT * FROM ks.t").await;
+    let (_, message) = query_error(&reader, "INSERT INTO ks.t (k, v) VALUES (2, 'two')").await;
+    assert_eq!(message, denied("MODIFY", "<table ks.t>"));
+    run(&admin, "GRANT MODIFY, SELECT ON TABLE ks.t TO writers").await;
+    run(&admin, "GRANT writers TO reader").await;
+    run(&reader, "INSERT INTO ks.t (k, v) VALUES (2, 'two')").await;
+    // Prepared statements are checked at every execution: a revoke takes effect at once.
+    let insert = reader
+        .prepare("INSERT INTO ks.t (k, v) VALUES (?, ?)")
+        .await
+        .expect("prepare");
+    reader
+        .execute_unpaged(&insert, (3, "three"))
+        .await
+        .expect("allowed");
+    run(&admin, "REVOKE writers FROM reader").await;
+    let err = reader
+        .execute_unpaged(&insert, (4, "four"))
+        .await
+        .expect_err("revoked");
+    assert!(
+        err.to_string().contains(&denied("MODIFY", "<table ks.t>")),
+        "{err}"
+    );
+
+    let (_, message) = query_error(&admin, "GRANT DESCRIBE ON TABLE ks.t TO reader").await;
+    assert_eq!(
+        message,
+        "Resource type DataResource does not support the requested permissions: DESCRIBE"
+    );
+    let (_, message) = query_error(&reader, "CREATE KEYSPACE k2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").await;
+    assert_eq!(message, denied("CREATE", "<all keyspaces>"));
+    let (_, message) = query_error(&reader, "CREATE ROLE x").await;
+    assert_eq!(message, denied("CREATE", "<all roles>"));
+    let (_, message) = query_error(&reader, "LIST ALL PERMISSIONS").await;
+    assert_eq!(
+        message,
+        "You are not authorized to view everyone's permissions"
+    );
+
+    // A creator holds every permission on what it creates.
+    run(&admin, "GRANT CREATE ON ALL KEYSPACES TO reader").await;
+    run(&reader, "CREATE KEYSPACE mine WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").await;
+    run(&reader, "CREATE TABLE mine.t (k int PRIMARY KEY)").await;
+    run(&reader, "INSERT INTO mine.t (k) VALUES (1)").await;
+    run(&reader, "DROP TABLE mine.t").await;
+
+    let result = admin
+        .query_unpaged("LIST SELECT OF reader NORECURSIVE", &[])
+        .await
+        .unwrap();
+    let rows: Vec<(String, String, String, String)> = result
+        .into_rows_result()
+        .unwrap()
+        .rows()
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert!(rows.contains(&(
+        "reader".into(),
+        "reader".into(),
+        "<keyspace ks>".into(),
+        "SELECT".into()
+    )));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_statements_need_cassandra_authorizer() {
+    let server = TestServer::start_with(password_config(None)).await;
+    let admin = login(&server, "cassandra", "cassandra")
+        .await
+        .expect("login");
+    let (_, message) = query_error(&admin, "GRANT SELECT ON ALL KEYSPACES TO cassandra").await;
+    assert_eq!(
+        message,
+        "GRANT operation is not supported by the AllowAllAuthorizer if it is not enabled"
+    );
+}

@@ -21,6 +21,7 @@ mod multicell;
 mod odometer;
 mod operations;
 pub mod paging;
+mod permissions;
 mod point;
 mod read_ranges;
 mod roles;
@@ -135,6 +136,7 @@ pub async fn execute(
         now_micros: node.clock.now_micros(),
     };
     let keyspace = planning.keyspace();
+    crate::authz::authorize(node, session, planning.statement(), keyspace)?;
     match planning.statement() {
         Statement::Select(_) => {
             crate::consistency::check_read(params.consistency)?;
@@ -182,6 +184,9 @@ pub async fn execute(
             describe::execute(&schema, describe, keyspace)
         }
         Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
+        Statement::Permission(statement) => {
+            Box::pin(permissions::execute(node, session, statement, keyspace)).await
+        }
         statement @ (Statement::CreateKeyspace(_)
         | Statement::AlterKeyspace(_)
         | Statement::DropKeyspace { .. }
@@ -192,7 +197,29 @@ pub async fn execute(
         | Statement::DropIndex { .. }
         | Statement::CreateType(_)
         | Statement::AlterType(_)
-        | Statement::DropType { .. }) => Box::pin(ddl::execute(node, statement, keyspace)).await,
+        | Statement::DropType { .. }) => {
+            let result = Box::pin(ddl::execute(node, statement, keyspace)).await?;
+            if let Some(created) = created_resource(statement, keyspace) {
+                Box::pin(permissions::grant_to_creator(node, session, created)).await?;
+            }
+            Ok(result)
+        }
+    }
+}
+
+/// The keyspace or table a CREATE statement makes, whose creator is granted its permissions.
+fn created_resource(
+    statement: &Statement,
+    keyspace: Option<&str>,
+) -> Option<crate::authz::Resource> {
+    use crate::authz::Resource;
+    match statement {
+        Statement::CreateKeyspace(s) => Some(Resource::Keyspace(s.name.name.clone())),
+        Statement::CreateTable(s) => {
+            let ks = crate::planner::keyspace_of(&s.name, keyspace).ok()?;
+            Some(Resource::Table(ks, s.name.name.name.clone()))
+        }
+        _ => None,
     }
 }
 

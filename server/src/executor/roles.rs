@@ -13,6 +13,8 @@ use cql::types::{codec, ColumnType, CqlValue};
 use storage::{Catalog, CatalogOp, RoleDef, WriteBatch};
 
 use crate::auth::{hash_password, is_bcrypt_hash};
+use crate::authz::{self, Resource};
+use crate::config::Authorizer;
 use crate::error::{CqlError, CqlResult};
 use crate::executor::modify::submit;
 use crate::node::Node;
@@ -38,12 +40,28 @@ pub(crate) async fn execute(
         name: &user,
         is_super,
     };
+    let authorizing = node.config.authorizer == Authorizer::Cassandra;
+    if authorizing {
+        check_permission(&catalog, &user, statement)?;
+    }
     if let RoleStatement::List {
         of,
         recursive,
         users,
     } = statement
     {
+        let everything =
+            !authorizing || authz::holds(&catalog, &user, "DESCRIBE", &Resource::AllRoles);
+        if !everything {
+            let own = authz::roles_of(&catalog, &user);
+            return match of {
+                Some(of) if !own.contains(of.as_str()) => Err(CqlError::Unauthorized(format!(
+                    "You are not authorized to view roles granted to {of} "
+                ))),
+                Some(of) => list(&catalog, Some(of), *recursive, *users),
+                None => list(&catalog, Some(&user), *recursive, *users),
+            };
+        }
         return list(&catalog, of.as_deref(), *recursive, *users);
     }
     let ops = match statement {
@@ -74,7 +92,31 @@ pub(crate) async fn execute(
         submit(node, batch).await?;
         node.install_catalog(catalog);
     }
+    if let RoleStatement::Create { name, .. } = statement {
+        drop(_guard);
+        let created = Resource::Role(name.clone());
+        Box::pin(super::permissions::grant_to_creator(node, session, created)).await?;
+    }
     Ok(ResultBody::Void)
+}
+
+/// CassandraAuthorizer's checks on role statements: CREATE on all roles, DROP or AUTHORIZE
+/// on the role, ALTER on another role (altering one's own password needs nothing).
+fn check_permission(catalog: &Catalog, user: &str, statement: &RoleStatement) -> CqlResult<()> {
+    let needed = match statement {
+        RoleStatement::Alter { name, .. } if name != user => {
+            Some(("ALTER", Resource::Role(name.clone())))
+        }
+        other => authz::role_statement_permission(other),
+    };
+    match needed {
+        Some((permission, resource)) if !authz::holds(catalog, user, permission, &resource) => {
+            Err(CqlError::Unauthorized(format!(
+                "User {user} has no {permission} permission on {resource} or any of its parents"
+            )))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The role running the statement.

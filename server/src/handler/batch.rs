@@ -62,6 +62,7 @@ pub(super) async fn handle(
             }
         };
         check_value_count(markers, item.values.len())?;
+        crate::authz::authorize(node, session, &statement, statement_keyspace.as_deref())?;
         items.push(executor::BatchItem {
             statement,
             values: item.values,

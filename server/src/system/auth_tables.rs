@@ -42,3 +42,22 @@ pub(crate) fn role_members(schema: &Schema) -> Vec<NamedRow> {
         })
         .collect()
 }
+
+/// One row per role and resource: `role`, `resource`, `permissions`.
+pub(crate) fn role_permissions(schema: &Schema) -> Vec<NamedRow> {
+    schema
+        .catalog
+        .roles
+        .values()
+        .flat_map(|role| {
+            role.permissions.iter().map(move |(resource, permissions)| {
+                let set = permissions.iter().cloned().map(CqlValue::Text).collect();
+                vec![
+                    ("role", Some(CqlValue::Text(role.name.clone()))),
+                    ("resource", Some(CqlValue::Text(resource.clone()))),
+                    ("permissions", Some(CqlValue::Set(set))),
+                ]
+            })
+        })
+        .collect()
+}

@@ -33,6 +33,7 @@ pub fn rows(
         ("system_virtual_schema", name) => schema_tables::rows(schema, name, true),
         ("system_auth", "roles") => auth_tables::roles(schema),
         ("system_auth", "role_members") => auth_tables::role_members(schema),
+        ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),
         _ => Vec::new(),
     };
     let mut rows = named

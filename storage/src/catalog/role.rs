@@ -22,6 +22,10 @@ pub struct RoleDef {
     /// `OPTIONS` (custom options; Cassandra's own role manager supports none).
     #[serde(default)]
     pub options: BTreeMap<String, String>,
+    /// Permissions granted to this role (`system_auth.role_permissions`): by resource name
+    /// (`data`, `data/ks`, `data/ks/table`, `roles`, `roles/name`), the permission names.
+    #[serde(default)]
+    pub permissions: BTreeMap<String, BTreeSet<String>>,
 }
 
 const ROLE_PREFIX: &str = "role/";
@@ -60,6 +64,10 @@ mod tests {
             salted_hash: Some("$2a$10$abc".into()),
             member_of: BTreeSet::from(["reader".to_string()]),
             options: BTreeMap::new(),
+            permissions: BTreeMap::from([(
+                "data/ks".to_string(),
+                BTreeSet::from(["SELECT".to_string()]),
+            )]),
         };
         assert_eq!(decode_role(&encode_role(&role)).unwrap(), role);
         assert!(is_role_key(&role_key("Alice")));

@@ -10,6 +10,7 @@ mod ddl;
 mod describe;
 mod expr;
 mod modify;
+mod permission;
 mod role;
 mod select;
 

@@ -70,6 +70,9 @@ impl Parser<'_> {
     /// `LIST ROLES [OF name] [NORECURSIVE]` or `LIST USERS`.
     pub(crate) fn list_statement(&mut self) -> Result<Statement> {
         self.expect_kw("list")?;
+        if self.at_permissions() {
+            return self.list_permissions();
+        }
         if self.eat_kw("users") {
             return Ok(Statement::Role(RoleStatement::List {
                 of: None,
@@ -94,6 +97,9 @@ impl Parser<'_> {
     /// `GRANT role TO grantee`.
     pub(crate) fn grant_statement(&mut self) -> Result<Statement> {
         self.expect_kw("grant")?;
+        if self.at_permissions() {
+            return self.grant_permissions();
+        }
         let role = self.role_name(false)?;
         self.expect_kw("to")?;
         let grantee = self.role_name(false)?;
@@ -103,6 +109,9 @@ impl Parser<'_> {
     /// `REVOKE role FROM revokee`.
     pub(crate) fn revoke_statement(&mut self) -> Result<Statement> {
         self.expect_kw("revoke")?;
+        if self.at_permissions() {
+            return self.revoke_permissions();
+        }
         let role = self.role_name(false)?;
         self.expect_kw("from")?;
         let revokee = self.role_name(false)?;
