@@ -240,7 +240,8 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
             // tokio's cooperative budget on the socket already makes a busy connection yield.
             continue;
         }
-        let started = session.is_started();
+        // A client still in the SASL exchange has not completed the handshake either.
+        let started = session.is_started() && !session.is_authenticating();
         let wake = tokio::select! {
             biased;
             () = shutdown.recv(), if reading => Wake::Shutdown,

@@ -315,3 +315,27 @@ async fn permission_statements_need_cassandra_authorizer() {
         "GRANT operation is not supported by the AllowAllAuthorizer if it is not enabled"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_finishes_the_sasl_exchange_is_timed_out() {
+    use cql::frame::request::{Request, Startup};
+    use cql::frame::response::Response;
+    let config = Config {
+        handshake_timeout: std::time::Duration::from_millis(300),
+        ..password_config(None)
+    };
+    let server = TestServer::start_with(config).await;
+    let mut raw = integration_tests::RawConnection::connect(server.addr).await;
+    let startup = Request::Startup(Startup {
+        options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+    });
+    raw.send(0, &startup).await;
+    let (_, _, response) = raw.recv().await.expect("an answer to STARTUP");
+    assert!(
+        matches!(response, Response::Authenticate { .. }),
+        "{response:?}"
+    );
+    let waited = std::time::Instant::now();
+    assert!(raw.recv().await.is_none(), "closed without AUTH_RESPONSE");
+    assert!(waited.elapsed() < std::time::Duration::from_secs(5));
+}
