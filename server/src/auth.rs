@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use storage::{CatalogOp, RoleDef, WriteBatch};
+use storage::{CatalogOp, RoleDef};
 use tracing::info;
 
 use crate::config::Authenticator;
@@ -101,12 +101,7 @@ pub async fn ensure_default_role(node: &Arc<Node>) -> CqlResult<()> {
     };
     let mut catalog = schema.catalog.clone();
     catalog.roles.insert(role.name.clone(), role.clone());
-    let batch = WriteBatch {
-        catalog: vec![CatalogOp::PutRole(role)],
-        ..WriteBatch::default()
-    };
-    crate::executor::modify::submit(node, batch).await?;
-    node.install_catalog(catalog);
+    crate::executor::roles::commit(node, vec![CatalogOp::PutRole(role)], catalog).await?;
     info!("created the default superuser role {DEFAULT_ROLE}");
     Ok(())
 }

@@ -488,12 +488,7 @@ fn rows(elements: Vec<Element>, with_statement: bool) -> ResultBody {
         })
         .collect();
     ResultBody::Rows(Rows {
-        metadata: ResultMetadata {
-            columns: columns.into(),
-            paging_state: None,
-            no_metadata: false,
-            new_metadata_id: None,
-        },
+        metadata: ResultMetadata::describing(columns.into()),
         rows,
     })
 }
@@ -506,12 +501,7 @@ fn cluster() -> ResultBody {
         text_bytes("SimpleSnitch"),
     ];
     ResultBody::Rows(Rows {
-        metadata: ResultMetadata {
-            columns: columns.into(),
-            paging_state: None,
-            no_metadata: false,
-            new_metadata_id: None,
-        },
+        metadata: ResultMetadata::describing(columns.into()),
         rows: vec![row],
     })
 }

@@ -24,7 +24,7 @@ pub mod paging;
 mod permissions;
 mod point;
 mod read_ranges;
-mod roles;
+pub(crate) mod roles;
 pub mod row;
 mod scalar;
 pub mod select;

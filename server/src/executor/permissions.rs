@@ -7,12 +7,12 @@ use bytes::Bytes;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::PermissionStatement;
 use cql::types::ColumnType;
-use storage::{Catalog, CatalogOp, WriteBatch};
+use storage::{Catalog, CatalogOp};
 
 use crate::authz::{self, Resource};
 use crate::config::Authorizer;
 use crate::error::{CqlError, CqlResult};
-use crate::executor::modify::submit;
+use crate::executor::roles::commit;
 use crate::node::Node;
 use crate::session::Session;
 
@@ -101,15 +101,7 @@ pub(crate) async fn execute(
         target.permissions.remove(&resource.name());
     }
     let op = CatalogOp::PutRole(target.clone());
-    submit(
-        node,
-        WriteBatch {
-            catalog: vec![op],
-            ..WriteBatch::default()
-        },
-    )
-    .await?;
-    node.install_catalog(catalog);
+    commit(node, vec![op], catalog).await?;
     Ok(ResultBody::Void)
 }
 
@@ -245,18 +237,15 @@ fn list(
         ty: ColumnType::Text,
     };
     Ok(ResultBody::Rows(Rows {
-        metadata: ResultMetadata {
-            columns: vec![
+        metadata: ResultMetadata::describing(
+            vec![
                 spec("role"),
                 spec("username"),
                 spec("resource"),
                 spec("permission"),
             ]
             .into(),
-            paging_state: None,
-            no_metadata: false,
-            new_metadata_id: None,
-        },
+        ),
         rows,
     }))
 }
@@ -287,14 +276,5 @@ pub(crate) async fn grant_to_creator(
         .or_default()
         .extend(resource.applicable().iter().map(|p| p.to_string()));
     let op = CatalogOp::PutRole(role.clone());
-    submit(
-        node,
-        WriteBatch {
-            catalog: vec![op],
-            ..WriteBatch::default()
-        },
-    )
-    .await?;
-    node.install_catalog(catalog);
-    Ok(())
+    commit(node, vec![op], catalog).await
 }

@@ -84,14 +84,7 @@ pub(crate) async fn execute(
         RoleStatement::Revoke { role, revokee } => revoke(&mut catalog, role, revokee)?,
         RoleStatement::List { .. } => Vec::new(),
     };
-    if !ops.is_empty() {
-        let batch = WriteBatch {
-            catalog: ops,
-            ..WriteBatch::default()
-        };
-        submit(node, batch).await?;
-        node.install_catalog(catalog);
-    }
+    commit(node, ops, catalog).await?;
     if let RoleStatement::Create { name, .. } = statement {
         drop(_guard);
         let created = Resource::Role(name.clone());
@@ -117,6 +110,23 @@ fn check_permission(catalog: &Catalog, user: &str, statement: &RoleStatement) ->
         }
         _ => Ok(()),
     }
+}
+
+/// Stores role changes (`ops`) durably, then installs `catalog`, which holds them.
+///
+/// # Errors
+/// The write fails (a full disk, storage failure).
+pub(crate) async fn commit(node: &Node, ops: Vec<CatalogOp>, catalog: Catalog) -> CqlResult<()> {
+    if ops.is_empty() {
+        return Ok(());
+    }
+    let batch = WriteBatch {
+        catalog: ops,
+        ..WriteBatch::default()
+    };
+    submit(node, batch).await?;
+    node.install_catalog(catalog);
+    Ok(())
 }
 
 /// The role running the statement.
@@ -395,12 +405,7 @@ fn list(
         )
     };
     Ok(ResultBody::Rows(Rows {
-        metadata: ResultMetadata {
-            columns: columns.into(),
-            paging_state: None,
-            no_metadata: false,
-            new_metadata_id: None,
-        },
+        metadata: ResultMetadata::describing(columns.into()),
         rows,
     }))
 }

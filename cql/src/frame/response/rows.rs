@@ -163,6 +163,17 @@ impl ResultMetadata {
         }
     }
 
+    /// Metadata describing `columns` in full, with no paging state: what a result built by
+    /// the server itself (DESCRIBE, LIST ROLES) carries.
+    pub fn describing(columns: Arc<[ColumnSpec]>) -> ResultMetadata {
+        ResultMetadata {
+            columns,
+            paging_state: None,
+            no_metadata: false,
+            new_metadata_id: None,
+        }
+    }
+
     /// The flags `[int]` this metadata encodes to in v4.
     pub fn flags(&self) -> i32 {
         self.flags_for(ProtocolVersion::V4)
