@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use server::config::{
-    parse_duration, parse_sync_mode, sync_mode_name, Config, AUTHENTICATOR, AUTHORIZER, CLIENT_TLS,
+    parse_duration, parse_sync_mode, sync_mode_name, Config, AUTHENTICATOR, AUTHORIZER,
 };
 use tracing::{error, info};
 
@@ -93,7 +93,8 @@ fn log_startup(config: &Config, ignored: &[String]) {
         commitlog_sync = sync_mode_name(config.commitlog_sync),
         authenticator = AUTHENTICATOR,
         authorizer = AUTHORIZER,
-        client_tls = CLIENT_TLS,
+        client_tls = config.client_encryption.policy_name(),
+        client_certificates = config.client_encryption.client_auth_name(),
         "starting"
     );
     if !ignored.is_empty() {
@@ -129,6 +130,11 @@ fn main() -> ExitCode {
     }
     apply_flags(&mut config, args);
     log_startup(&config, &ignored);
+    // The key material is checked before the port is bound (the listener loads it again).
+    if let Err(err) = server::tls::load(&config.client_encryption) {
+        error!(cause = %err, "invalid configuration");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
