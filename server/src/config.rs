@@ -4,10 +4,13 @@
 //! The file is read strictly, as Cassandra reads it: a key that is not a Cassandra 5.0 setting
 //! refuses the start with Cassandra's message, a Cassandra setting this server does not act
 //! on is accepted and reported, and a security setting asking for what is not implemented
-//! yet (authentication, authorization, client TLS, encryption at rest) refuses the start
-//! rather than running without it.
+//! yet (authentication, authorization, encryption at rest) refuses the start rather than
+//! running without it. Client TLS (`client_encryption_options`) is read by [`encryption`].
 
+mod encryption;
 mod known;
+
+pub use encryption::{ClientAuth, ClientEncryption, PemSource, Secret, TlsPolicy, TlsVersion};
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -74,6 +77,8 @@ pub struct Config {
     /// How often the background purge drops expired cells and tombstones past
     /// `gc_grace_seconds` (the work compaction does in Cassandra); `None` turns it off.
     pub purge_interval: Option<Duration>,
+    /// `client_encryption_options`: client-to-server TLS (off by default).
+    pub client_encryption: ClientEncryption,
 }
 
 impl Default for Config {
@@ -101,6 +106,7 @@ impl Default for Config {
             file_cache_size: 64 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
+            client_encryption: ClientEncryption::default(),
         }
     }
 }
@@ -143,9 +149,6 @@ impl Authorizer {
         }
     }
 }
-/// Whether client connections are encrypted: they are not yet, so a file asking for
-/// `client_encryption_options: {enabled: true}` refuses the start.
-pub const CLIENT_TLS: &str = "off";
 
 /// Errors reading the YAML configuration.
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +197,9 @@ pub enum ConfigError {
     /// Settings that contradict each other, with Cassandra's message.
     #[error("{0}")]
     Conflict(&'static str),
+    /// A setting this server cannot use, with the whole message.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// The `cassandra.yaml` settings this server acts on; every other key lands in `others`.
@@ -238,10 +244,8 @@ const SECURITY_CLASSES: [(&str, &str); 3] = [
 
 /// Encryption settings this server cannot honour yet, and the flags that would turn them
 /// on: the file may only leave them off.
-const SECURITY_ENCRYPTION: [(&str, &[&str]); 2] = [
-    ("client_encryption_options", &["enabled", "optional"]),
-    ("transparent_data_encryption_options", &["enabled"]),
-];
+const SECURITY_ENCRYPTION: [(&str, &[&str]); 1] =
+    [("transparent_data_encryption_options", &["enabled"])];
 
 /// The package Cassandra prefixes to a short authenticator or authorizer class name.
 const AUTH_PACKAGE: &str = "org.apache.cassandra.auth.";
@@ -287,11 +291,16 @@ impl Config {
                 supported: "PasswordAuthenticator with CassandraAuthorizer",
             });
         }
+        let mut ignored = Vec::new();
+        if let Some(section) = others.get(encryption::SECTION) {
+            let (options, not_acted_on) = encryption::parse(section)?;
+            self.client_encryption = options;
+            ignored = not_acted_on;
+        }
         self.apply(settings)?;
-        Ok(others
-            .into_keys()
-            .filter(|key| !is_security_setting(key))
-            .collect())
+        ignored.extend(others.into_keys().filter(|key| !is_security_setting(key)));
+        ignored.sort();
+        Ok(ignored)
     }
 
     fn apply(&mut self, s: YamlSettings) -> Result<(), ConfigError> {
@@ -463,6 +472,7 @@ fn check_keys(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), Config
 fn is_security_setting(key: &str) -> bool {
     key == "authenticator"
         || key == "authorizer"
+        || key == encryption::SECTION
         || SECURITY_CLASSES.iter().any(|(setting, _)| *setting == key)
         || SECURITY_ENCRYPTION
             .iter()
@@ -804,18 +814,199 @@ mod tests {
     }
 
     #[test]
-    fn client_encryption_enabled_is_refused() {
-        let yaml = "client_encryption_options:\n  enabled: true\n  keystore: conf/.keystore\n";
-        let err = apply_text(yaml).unwrap_err();
+    fn client_encryption_enabled_reads_the_pem_settings() {
+        let yaml = "client_encryption_options:\n  enabled: true\n  keystore: conf/node.pem\n\
+                    \x20 keystore_password: secret\n  require_client_auth: true\n\
+                    \x20 truststore: conf/ca.pem\n  truststore_password: cassandra\n\
+                    \x20 store_type: JKS\n  algorithm: SunX509\n  protocol: TLS\n\
+                    num_tokens: 16\n";
+        let mut config = Config::default();
+        let ignored = config
+            .apply_yaml_text(yaml, Path::new("cassandra.yaml"))
+            .unwrap();
         assert_eq!(
-            err.to_string(),
-            "client_encryption_options: {enabled: true} is not supported yet (this server runs \
-             with enabled: false only); refusing to start without the security it asks for"
+            ignored,
+            [
+                "client_encryption_options.algorithm",
+                "client_encryption_options.store_type",
+                "client_encryption_options.truststore_password",
+                "num_tokens"
+            ]
         );
-        let optional = "client_encryption_options: {enabled: false, optional: true}\n";
+        let tls = &config.client_encryption;
+        assert_eq!(tls.policy, TlsPolicy::Encrypted);
+        assert_eq!(tls.policy_name(), "on");
+        assert_eq!(
+            tls.keystore,
+            PemSource::File(PathBuf::from("conf/node.pem"))
+        );
+        assert_eq!(tls.keystore_password, Some(Secret("secret".into())));
+        assert_eq!(
+            tls.truststore,
+            PemSource::File(PathBuf::from("conf/ca.pem"))
+        );
+        assert_eq!(tls.client_auth, ClientAuth::Required);
+        assert_eq!(tls.client_auth_name(), "required");
+        // `protocol: TLS` is Cassandra's "any version": rustls's defaults.
+        assert_eq!(tls.protocols, []);
+        // The password never shows in the configuration's Debug output.
+        assert!(!format!("{config:?}").contains("secret"));
+    }
+
+    /// The client encryption settings `yaml` asks for.
+    fn encryption(yaml: &str) -> Result<ClientEncryption, ConfigError> {
+        let mut config = Config::default();
+        config.apply_yaml_text(yaml, Path::new("cassandra.yaml"))?;
+        Ok(config.client_encryption)
+    }
+
+    #[test]
+    fn client_encryption_policy_follows_cassandra() {
+        let policy = |yaml: &str| encryption(yaml).unwrap().policy;
+        assert_eq!(policy(""), TlsPolicy::Unencrypted);
+        assert_eq!(
+            policy("client_encryption_options: {enabled: false, keystore: /nonexistent.pem}\n"),
+            TlsPolicy::Unencrypted
+        );
+        assert_eq!(
+            policy("client_encryption_options: {optional: true, keystore: k.pem}\n"),
+            TlsPolicy::Optional
+        );
+        assert_eq!(
+            policy("client_encryption_options: {enabled: true, optional: true}\n"),
+            TlsPolicy::Optional
+        );
+        assert_eq!(
+            policy("client_encryption_options: {enabled: true, optional: false}\n"),
+            TlsPolicy::Encrypted
+        );
+        // Disabled, `optional` unset and a keystore that exists: Cassandra accepts TLS on the
+        // side, to let clients move to it.
+        let keystore = tempfile::NamedTempFile::new().unwrap();
+        let yaml = format!(
+            "client_encryption_options:\n  enabled: false\n  keystore: {}\n",
+            keystore.path().display()
+        );
+        let options = encryption(&yaml).unwrap();
+        assert_eq!(options.policy, TlsPolicy::Optional);
+        assert_eq!(options.policy_name(), "optional");
+        assert_eq!(options.client_auth_name(), "not requested");
+        let explicit = format!("{yaml}  optional: false\n");
+        assert_eq!(
+            encryption(&explicit).unwrap().policy,
+            TlsPolicy::Unencrypted
+        );
+    }
+
+    #[test]
+    fn client_auth_and_protocols() {
+        let auth = |value: &str| {
+            encryption(&format!(
+                "client_encryption_options: {{enabled: true, require_client_auth: {value}}}\n"
+            ))
+            .map(|options| options.client_auth)
+        };
+        assert_eq!(auth("false").unwrap(), ClientAuth::NotRequested);
+        assert_eq!(auth("true").unwrap(), ClientAuth::Required);
+        assert_eq!(auth("\"true\"").unwrap(), ClientAuth::Required);
+        assert_eq!(auth("optional").unwrap(), ClientAuth::Optional);
+        assert_eq!(
+            auth("sometimes").unwrap_err().to_string(),
+            "invalid value for client_encryption_options.require_client_auth: sometimes"
+        );
+        let protocols = |settings: &str| {
+            encryption(&format!(
+                "client_encryption_options: {{enabled: true, {settings}}}\n"
+            ))
+            .map(|options| options.protocols)
+        };
+        assert_eq!(protocols("protocol: TLS").unwrap(), []);
+        assert_eq!(protocols("protocol: TLSv1.2").unwrap(), [TlsVersion::Tls12]);
+        assert_eq!(
+            protocols("accepted_protocols: [TLSv1.1, TLSv1.3], protocol: TLSv1.2").unwrap(),
+            [TlsVersion::Tls13, TlsVersion::Tls12]
+        );
+        assert_eq!(
+            protocols("accepted_protocols: [TLSv1, TLSv1.1]")
+                .unwrap_err()
+                .to_string(),
+            "client_encryption_options.accepted_protocols: TLSv1, TLSv1.1 is not supported yet \
+             (this server runs with TLSv1.2 and TLSv1.3 only); refusing to start without the \
+             security it asks for"
+        );
+        assert!(protocols("protocol: TLSv9").is_err());
+        let suites = encryption(
+            "client_encryption_options: {enabled: true, cipher_suites: [TLS_AES_128_GCM_SHA256]}\n",
+        )
+        .unwrap()
+        .cipher_suites;
+        assert_eq!(suites, ["TLS_AES_128_GCM_SHA256"]);
+    }
+
+    #[test]
+    fn client_encryption_typos_and_bad_values_are_refused() {
+        assert_eq!(
+            encryption("client_encryption_options: {enabled: true, keystroe: k.pem}\n")
+                .unwrap_err()
+                .to_string(),
+            "Invalid yaml. Please remove properties [keystroe] from your cassandra.yaml"
+        );
+        assert_eq!(
+            encryption("client_encryption_options: {enabled: maybe}\n")
+                .unwrap_err()
+                .to_string(),
+            "invalid value for client_encryption_options.enabled: maybe"
+        );
         assert!(matches!(
-            apply_text(optional),
-            Err(ConfigError::Unsupported { .. })
+            encryption("client_encryption_options: yes\n"),
+            Err(ConfigError::Value { .. })
+        ));
+    }
+
+    #[test]
+    fn pem_context_factory_takes_inline_material() {
+        let yaml = "client_encryption_options:\n  enabled: true\n  keystore: /nonexistent.pem\n\
+                    \x20 ssl_context_factory:\n\
+                    \x20   class_name: org.apache.cassandra.security.PEMBasedSslContextFactory\n\
+                    \x20   parameters:\n\
+                    \x20     private_key: \"-----BEGIN PRIVATE KEY-----\"\n\
+                    \x20     private_key_password: pw\n\
+                    \x20     trusted_certificates: \"-----BEGIN CERTIFICATE-----\"\n";
+        let options = encryption(yaml).unwrap();
+        assert_eq!(
+            options.keystore,
+            PemSource::Inline("-----BEGIN PRIVATE KEY-----".into())
+        );
+        assert_eq!(options.keystore_password, Some(Secret("pw".into())));
+        assert_eq!(
+            options.truststore,
+            PemSource::Inline("-----BEGIN CERTIFICATE-----".into())
+        );
+        let mismatch = yaml.replace(
+            "  enabled: true\n",
+            "  enabled: true\n  keystore_password: other\n",
+        );
+        assert_eq!(
+            encryption(&mismatch).unwrap_err().to_string(),
+            "'keystore_password' and 'key_password' both configurations are given and the \
+             values do not match"
+        );
+        let parameterized = "client_encryption_options:\n  enabled: true\n\
+                             \x20 ssl_context_factory:\n    class_name: PEMBasedSslContextFactory\n\
+                             \x20   parameters: {keystore: k.pem}\n";
+        assert_eq!(
+            encryption(parameterized).unwrap_err().to_string(),
+            "SslContextFactory PEMBasedSslContextFactory should configure 'keystore' as \
+             encryption_options instead of parameterized keys"
+        );
+        let other = "client_encryption_options:\n  enabled: true\n\
+                     \x20 ssl_context_factory: {class_name: com.example.KmsSslContextFactory}\n";
+        assert!(matches!(
+            encryption(other),
+            Err(ConfigError::Unsupported {
+                setting: "client_encryption_options.ssl_context_factory",
+                ..
+            })
         ));
     }
 

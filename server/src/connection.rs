@@ -20,8 +20,7 @@ use cql::frame::response::{Event, Response};
 use cql::frame::{self, FrameHeader, Opcode, HEADER_LEN};
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{ReadHalf, WriteHalf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{debug, error, warn, Instrument};
@@ -34,6 +33,7 @@ use crate::inflight::{Allocation, Budget};
 use crate::node::Node;
 use crate::session::Session;
 use crate::shutdown::Shutdown;
+use crate::tls::{Stream, Tls};
 
 /// The read buffer's starting size, and the room kept free in it before each read.
 const READ_BUFFER: usize = 64 * 1024;
@@ -59,6 +59,8 @@ pub struct Connection {
     socket: TcpStream,
     node: Arc<Node>,
     shutdown: Shutdown,
+    /// The TLS context when `client_encryption_options` enables TLS.
+    tls: Option<Arc<Tls>>,
     /// Held until the connection ends, so the listener can wait for all connections.
     _shutdown_complete: mpsc::Sender<()>,
 }
@@ -87,41 +89,96 @@ impl Connection {
             socket,
             node,
             shutdown,
+            tls: None,
             _shutdown_complete: shutdown_complete,
         }
     }
 
+    /// Serves the connection through `tls` (TLS required or optional) when given.
+    pub fn with_tls(mut self, tls: Option<Arc<Tls>>) -> Connection {
+        self.tls = tls;
+        self
+    }
+
     /// Serves the connection until the peer closes it, a framing error occurs, or the server
-    /// shuts down; requests already read are answered first.
+    /// shuts down; requests already read are answered first. With TLS, the handshake comes
+    /// first, within `native_transport_handshake_timeout`; a client refused there (plain text
+    /// where TLS is required, a failed handshake) is closed and logged at debug.
     ///
     /// # Errors
     /// The socket's addresses cannot be read.
-    pub async fn run(mut self) -> io::Result<()> {
-        let peer = self.socket.peer_addr()?;
-        let local = self.socket.local_addr()?;
+    pub async fn run(self) -> io::Result<()> {
+        let Connection {
+            mut socket,
+            node,
+            mut shutdown,
+            tls,
+            _shutdown_complete: _done,
+        } = self;
+        let peer = socket.peer_addr()?;
+        let local = socket.local_addr()?;
         let session = Arc::new(Session::new(peer, local));
-        let (reader, writer) = self.socket.split();
-        let mut io = Io {
-            reader,
-            writer,
-            input: BytesMut::with_capacity(READ_BUFFER),
-            output: BytesMut::new(),
-            held: Vec::new(),
-            framing: Framing::default(),
+        let Some(tls) = tls else {
+            // Plain text: the socket's own halves, no lock between them.
+            let (reader, writer) = socket.split();
+            serve_stream(&node, &session, &mut shutdown, reader, writer).await;
+            return Ok(());
         };
-        serve(&self.node, &session, &mut self.shutdown, &mut io).await;
-        // Whatever ended the connection (a reset included), the session is closed, or its
-        // event forwarder would keep going.
-        session.close();
-        let _ = io.writer.shutdown().await;
+        let accepted = tokio::select! {
+            biased;
+            () = shutdown.recv() => return Ok(()),
+            accepted = tokio::time::timeout(node.config.handshake_timeout, tls.accept(socket)) => {
+                accepted
+            }
+        };
+        match accepted {
+            Err(_) => {
+                debug!("closing a connection that did not complete the TLS handshake in time")
+            }
+            Ok(Err(refused)) => debug!(cause = %refused, "closing connection"),
+            Ok(Ok(Stream::Plain(mut socket))) => {
+                let (reader, writer) = socket.split();
+                serve_stream(&node, &session, &mut shutdown, reader, writer).await;
+            }
+            Ok(Ok(Stream::Tls(stream))) => {
+                let (reader, writer) = tokio::io::split(*stream);
+                serve_stream(&node, &session, &mut shutdown, reader, writer).await;
+            }
+        }
         Ok(())
     }
 }
 
-/// The socket halves and their buffers.
-struct Io<'a> {
-    reader: ReadHalf<'a>,
-    writer: WriteHalf<'a>,
+/// Serves a connection over its read and write halves (a plain socket's or a TLS stream's).
+async fn serve_stream<R, W>(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    shutdown: &mut Shutdown,
+    reader: R,
+    writer: W,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut io = Io {
+        reader,
+        writer,
+        input: BytesMut::with_capacity(READ_BUFFER),
+        output: BytesMut::new(),
+        held: Vec::new(),
+        framing: Framing::default(),
+    };
+    serve(node, session, shutdown, &mut io).await;
+    // Whatever ended the connection (a reset included), the session is closed, or its
+    // event forwarder would keep going.
+    session.close();
+    let _ = io.writer.shutdown().await;
+}
+
+/// The stream's halves and their buffers.
+struct Io<R, W> {
+    reader: R,
+    writer: W,
     /// Bytes read and not yet parsed into envelopes.
     input: BytesMut,
     /// Frames ready to go out in the next write.
@@ -133,7 +190,7 @@ struct Io<'a> {
     framing: Framing,
 }
 
-impl Io<'_> {
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Io<R, W> {
     /// Reads more bytes; `false` when the stream ended or failed.
     async fn read(&mut self) -> bool {
         if self.input.capacity() - self.input.len() < READ_BUFFER / 4 {
@@ -149,22 +206,18 @@ impl Io<'_> {
         }
     }
 
-    /// Queues a frame for the next write.
-    fn queue(&mut self, frame: BytesMut) {
-        if self.output.is_empty() {
-            self.output = frame;
-        } else {
-            self.output.extend_from_slice(&frame);
-        }
-    }
-
     /// Writes every queued frame at once; `false` when the peer is gone.
     async fn flush(&mut self) -> bool {
         if self.output.is_empty() {
             return true;
         }
         let output = self.framing.wrap(std::mem::take(&mut self.output));
-        let written = self.writer.write_all(&output).await;
+        // A TLS stream may keep the last records in its buffer until flushed; a socket's
+        // flush does nothing.
+        let written = match self.writer.write_all(&output).await {
+            Ok(()) => self.writer.flush().await,
+            Err(err) => Err(err),
+        };
         self.held.clear();
         match written {
             Ok(()) => true,
@@ -176,9 +229,25 @@ impl Io<'_> {
     }
 }
 
+impl<R, W> Io<R, W> {
+    /// Queues a frame for the next write.
+    fn queue(&mut self, frame: BytesMut) {
+        if self.output.is_empty() {
+            self.output = frame;
+        } else {
+            self.output.extend_from_slice(&frame);
+        }
+    }
+}
+
 /// The connection's loop: parse what was read, drive the requests, write what is ready, and
 /// wait for the next thing to do.
-async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown, io: &mut Io<'_>) {
+async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    shutdown: &mut Shutdown,
+    io: &mut Io<R, W>,
+) {
     let limit = node.config.max_requests_per_connection.max(1);
     let max_frame = node.config.max_frame_size;
     let (events_tx, mut events_rx) = mpsc::channel::<BytesMut>(EVENT_QUEUE);
@@ -275,10 +344,10 @@ async fn serve(node: &Arc<Node>, session: &Arc<Session>, shutdown: &mut Shutdown
 /// Allocates a request's bytes from the connection's budget. A `THROW_ON_OVERLOAD` client
 /// whose request does not fit gets OVERLOADED on its stream instead (`None`); any other
 /// client's request is always taken, and reading then pauses while over the limits.
-fn allocate(
+fn allocate<R, W>(
     budget: &Budget,
     session: &Session,
-    io: &mut Io<'_>,
+    io: &mut Io<R, W>,
     envelope: &Envelope,
 ) -> Option<Allocation> {
     let size = HEADER_LEN + envelope.body.len() + REQUEST_OVERHEAD;
@@ -335,9 +404,9 @@ impl Timers {
 
 /// The next whole envelope in the read buffer, if any; the first one chooses the connection's
 /// protocol version. A framing fault queues its error and stops reading.
-fn next_envelope(
+fn next_envelope<R, W>(
     session: &Session,
-    io: &mut Io<'_>,
+    io: &mut Io<R, W>,
     max_frame: usize,
     reading: &mut bool,
 ) -> Option<Envelope> {
@@ -403,10 +472,10 @@ fn serve_request<'a>(
 
 /// Queues an answer's frame, after starting event forwarding when a REGISTER asked for it.
 /// The request's bytes and the answer's stay charged to the in-flight limits until written.
-fn queue_answer(
+fn queue_answer<R, W>(
     node: &Arc<Node>,
     session: &Arc<Session>,
-    io: &mut Io<'_>,
+    io: &mut Io<R, W>,
     budget: &Budget,
     events: &mpsc::Sender<BytesMut>,
     (answer, allocation): (Answer, Allocation),

@@ -3,6 +3,7 @@
 //! - [`listener`]: accept loop, connection limit, shutdown fan-out.
 //! - [`connection`]: one task per client socket: reads envelopes, drives their requests,
 //!   writes the answers that are ready together.
+//! - [`tls`]: client-to-server TLS (`client_encryption_options`), rustls.
 //! - [`session`]: per-connection state (STARTUP done, keyspace, compression, events).
 //! - [`handler`]: one module per request opcode; each returns a response value.
 //! - [`clock`]: the node's time: now, write timestamps, a test offset.
@@ -41,6 +42,7 @@ pub mod schema;
 pub mod session;
 pub mod shutdown;
 pub mod system;
+pub mod tls;
 pub mod values;
 pub mod warnings;
 

@@ -1,6 +1,9 @@
 //! The accept loop: a global connection limit (a connection past it is closed at once, as
 //! Cassandra's limit handler does), backoff on accept errors (never a reason to stop), one
-//! task per connection, and a graceful shutdown that waits for every connection.
+//! task per connection, and a graceful shutdown that waits for every connection. With
+//! `client_encryption_options` the TLS context is built here, before the first accept; each
+//! connection's task does its own TLS detection and handshake, so a slow client never holds up
+//! the accept loop.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,17 +13,32 @@ use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, Semaphore};
 use tracing::{error, info, warn, Instrument};
 
+use crate::config::TlsPolicy;
 use crate::connection::Connection;
 use crate::node::Node;
 use crate::shutdown::Shutdown;
+use crate::tls::{self, Tls};
 use crate::ServerError;
 
 /// Serves connections until `shutdown` completes, then waits for connections to finish.
+///
+/// # Errors
+/// The TLS context `client_encryption_options` asks for cannot be built (nothing is served).
 pub(crate) async fn serve(
     listener: TcpListener,
     node: Arc<Node>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
+    let tls = tls::load(&node.config.client_encryption)
+        .map_err(|err| ServerError::Config(err.to_string()))?;
+    match tls.as_ref().map(|tls| tls.policy()) {
+        // Cassandra's words (PipelineConfigurator).
+        Some(TlsPolicy::Optional) => {
+            info!("Enabling optionally encrypted CQL connections between client and server")
+        }
+        Some(_) => info!("Enabling encrypted CQL connections between client and server"),
+        None => {}
+    }
     let (notify_shutdown, _) = broadcast::channel(1);
     // Every connection task holds a clone of this sender; when all are dropped the receiver
     // completes, which is how shutdown knows every connection has finished.
@@ -29,6 +47,7 @@ pub(crate) async fn serve(
     let accept = accept_loop(
         &listener,
         &node,
+        &tls,
         &limit,
         &notify_shutdown,
         &shutdown_complete_tx,
@@ -47,6 +66,7 @@ pub(crate) async fn serve(
 async fn accept_loop(
     listener: &TcpListener,
     node: &Arc<Node>,
+    tls: &Option<Arc<Tls>>,
     limit: &Arc<Semaphore>,
     notify_shutdown: &broadcast::Sender<()>,
     shutdown_complete: &mpsc::Sender<()>,
@@ -68,7 +88,8 @@ async fn accept_loop(
             node.clone(),
             Shutdown::new(notify_shutdown.subscribe()),
             shutdown_complete.clone(),
-        );
+        )
+        .with_tls(tls.clone());
         let span = tracing::info_span!("connection", conn_id, %peer);
         tokio::spawn(
             async move {

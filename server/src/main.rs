@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use server::config::{parse_duration, parse_sync_mode, sync_mode_name, Config, CLIENT_TLS};
+use server::config::{parse_duration, parse_sync_mode, sync_mode_name, Config};
 use tracing::{error, info};
 
 mod allocator;
@@ -91,7 +91,8 @@ fn log_startup(config: &Config, ignored: &[String]) {
         commitlog_sync = sync_mode_name(config.commitlog_sync),
         authenticator = config.authenticator.class_name(),
         authorizer = config.authorizer.class_name(),
-        client_tls = CLIENT_TLS,
+        client_tls = config.client_encryption.policy_name(),
+        client_certificates = config.client_encryption.client_auth_name(),
         "starting"
     );
     if !ignored.is_empty() {
@@ -127,6 +128,11 @@ fn main() -> ExitCode {
     }
     apply_flags(&mut config, args);
     log_startup(&config, &ignored);
+    // The key material is checked before the port is bound (the listener loads it again).
+    if let Err(err) = server::tls::load(&config.client_encryption) {
+        error!(cause = %err, "invalid configuration");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -502,3 +502,37 @@ pub(super) const CASSANDRA_SETTINGS: &[&str] = &[
     "zero_ttl_on_twcs_enabled",
     "zero_ttl_on_twcs_warned",
 ];
+
+/// The keys Cassandra 5.0 reads inside `client_encryption_options` (the fields of its
+/// `EncryptionOptions`, and the two validity checks of 5.0's certificate authenticators),
+/// sorted for `binary_search`. A key that is none of them refuses the start, as a top-level
+/// typo does.
+pub(super) const CLIENT_ENCRYPTION_OPTIONS: &[&str] = &[
+    "accepted_protocols",
+    "algorithm",
+    "certificate_validity_warn_threshold",
+    "cipher_suites",
+    "enabled",
+    "keystore",
+    "keystore_password",
+    "max_certificate_validity_period",
+    "optional",
+    "protocol",
+    "require_client_auth",
+    "require_endpoint_verification",
+    "ssl_context_factory",
+    "store_type",
+    "truststore",
+    "truststore_password",
+];
+
+/// The keys of `client_encryption_options` this server accepts without acting on them:
+/// JKS-era details that mean nothing with PEM files and rustls.
+pub(super) const CLIENT_ENCRYPTION_IGNORED: &[&str] = &[
+    "algorithm",
+    "certificate_validity_warn_threshold",
+    "max_certificate_validity_period",
+    "require_endpoint_verification",
+    "store_type",
+    "truststore_password",
+];
