@@ -39,6 +39,7 @@ pub mod schema;
 pub mod session;
 pub mod shutdown;
 pub mod system;
+pub mod trace;
 pub mod values;
 pub mod warnings;
 

@@ -30,6 +30,7 @@ pub fn rows(
         ("system", "IndexInfo") => schema_tables::built_indexes(schema),
         ("system_schema", name) => schema_tables::rows(schema, name, false),
         ("system_virtual_schema", name) => schema_tables::rows(schema, name, true),
+        ("system_traces", name) => node.traces.rows(name, session.local.ip()),
         _ => Vec::new(),
     };
     let mut rows = named
