@@ -482,7 +482,9 @@ async fn answer_here(
     };
     let mut tracing_id = None;
     let outcome = match request {
-        Ok(request) if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) => {
+        Ok(request)
+            if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) =>
+        {
             // Boxed: only traced requests pay for the trace's state.
             let (outcome, id) = Box::pin(traced(node, session, request)).await;
             tracing_id = Some(id);
@@ -526,7 +528,13 @@ async fn traced(
     request: frame::request::Request,
 ) -> (crate::error::CqlResult<handler::Reply>, uuid::Uuid) {
     let begun = trace::describe(node, &request);
-    trace::run(node, session, begun, handler::handle(node, session, request)).await
+    trace::run(
+        node,
+        session,
+        begun,
+        handler::handle(node, session, request),
+    )
+    .await
 }
 
 /// A request that does not decode: Cassandra's own words where it has them (an unknown

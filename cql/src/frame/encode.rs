@@ -177,7 +177,11 @@ mod tests {
     fn tracing_id_comes_before_warnings_in_every_version() {
         let id = Uuid::from_u128(0x0102_0304_0506_1718_8191_a1a2_a3a4_a5a6);
         let warnings = vec!["careful".to_string()];
-        for version in [ProtocolVersion::V3, ProtocolVersion::V4, ProtocolVersion::V5] {
+        for version in [
+            ProtocolVersion::V3,
+            ProtocolVersion::V4,
+            ProtocolVersion::V5,
+        ] {
             let response = Response::Result(ResultBody::Void);
             let frame =
                 encode_response_frame_traced(version, 2, &response, Some(id), &warnings, None);
@@ -188,7 +192,11 @@ mod tests {
             let decoded = decode_response(&header, &body, None, 1 << 20).unwrap();
             assert_eq!(decoded.tracing_id, Some(id));
             assert_eq!(decoded.response, response);
-            let expected: &[String] = if version == ProtocolVersion::V3 { &[] } else { &warnings };
+            let expected: &[String] = if version == ProtocolVersion::V3 {
+                &[]
+            } else {
+                &warnings
+            };
             assert_eq!(decoded.warnings, expected);
         }
         // Untraced frames are unchanged.

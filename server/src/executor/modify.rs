@@ -18,10 +18,10 @@ use crate::executor::multicell::{self, Element};
 use crate::executor::operations::CellWriter;
 use crate::executor::row;
 use crate::guardrails::Threshold;
-use crate::trace;
 use crate::node::Node;
 use crate::planner::modify::{ModifyKind, ModifyPlan};
 use crate::planner::operations::ColumnOperation;
+use crate::trace;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// Cassandra's maximum TTL: 20 years in seconds.
@@ -56,7 +56,10 @@ pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
     // appended the commit log and applied the memtable).
     let traced = trace::current().map(|tracer| {
         tracer.record("Determining replicas for mutation");
-        (tracer.on(trace::MUTATION_THREAD), written_tables(node, &batch))
+        (
+            tracer.on(trace::MUTATION_THREAD),
+            written_tables(node, &batch),
+        )
     });
     node.store.submit(
         batch,

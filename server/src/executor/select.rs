@@ -28,7 +28,6 @@ use crate::executor::source::{KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
 use crate::functions::CallContext;
 use crate::guardrails;
-use crate::trace;
 use crate::node::Node;
 use crate::planner::clustering::PrefixPart;
 use crate::planner::grouping::Grouping;
@@ -38,6 +37,7 @@ use crate::planner::selection::reads_write_times;
 use crate::planner::token::TokenRange;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
+use crate::trace;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// A restriction evaluated for row-by-row checking.
@@ -93,7 +93,7 @@ pub async fn execute(
         trace::within(tracer, || run(&node, &schema, &session, &bound, usize::MAX))
     })
     .await
-            .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
+    .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
     result.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))
 }
 
@@ -796,7 +796,11 @@ fn run(
         tracer.record(format!(
             "Examined {examined} stored rows in {partitions} partitions, returning {} rows{}",
             rows.len(),
-            if paging_state.is_some() { " (one page)" } else { "" }
+            if paging_state.is_some() {
+                " (one page)"
+            } else {
+                ""
+            }
         ));
     }
     let metadata = ResultMetadata {

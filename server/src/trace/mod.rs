@@ -86,11 +86,7 @@ impl Tracer {
         let id = crate::functions::time::time_uuid(
             self.active.started_micros + i64::from(elapsed_micros),
         );
-        let mut events = self
-            .active
-            .events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut events = self.active.events.lock().unwrap_or_else(|p| p.into_inner());
         if events.len() < log::MAX_EVENTS {
             events.push(Event {
                 id,
@@ -210,7 +206,10 @@ pub fn describe(node: &Node, request: &Request) -> Begun {
             "Execute CQL3 prepared query"
         }
         Request::Batch(batch) => {
-            parameters.push(("consistency_level".into(), consistency_name(batch.consistency)));
+            parameters.push((
+                "consistency_level".into(),
+                consistency_name(batch.consistency),
+            ));
             parameters.push((
                 "serial_consistency_level".into(),
                 consistency_name(
