@@ -283,6 +283,12 @@ impl RawConnection {
         }
     }
 
+    /// Reads exactly `buf.len()` bytes; `false` at EOF, on error or after 10 s.
+    pub async fn read_exact(&mut self, buf: &mut [u8]) -> bool {
+        let read = tokio::time::timeout(Duration::from_secs(10), self.stream.read_exact(buf));
+        matches!(read.await, Ok(Ok(_)))
+    }
+
     /// Writes raw bytes.
     pub async fn send_bytes(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).await.expect("write");

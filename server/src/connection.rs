@@ -34,6 +34,7 @@ use crate::node::Node;
 use crate::session::Session;
 use crate::shutdown::Shutdown;
 use crate::tls::{Stream, Tls};
+use crate::trace;
 
 /// The read buffer's starting size, and the room kept free in it before each read.
 const READ_BUFFER: usize = 64 * 1024;
@@ -549,7 +550,16 @@ async fn answer_here(
             header.opcode
         ))),
     };
+    let mut tracing_id = None;
     let outcome = match request {
+        Ok(request)
+            if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) =>
+        {
+            // Boxed: only traced requests pay for the trace's state.
+            let (outcome, id) = Box::pin(traced(node, session, request)).await;
+            tracing_id = Some(id);
+            outcome
+        }
         Ok(request) => handler::handle(node, session, request).await,
         Err(err) => Err(err),
     };
@@ -573,13 +583,30 @@ async fn answer_here(
             None,
         )
     } else {
-        encode(session, header.stream, response, &warnings)
+        encode_traced(session, header.stream, response, tracing_id, &warnings)
     };
     Answer {
         frame,
         start_events,
         start_segments: ready && session.protocol().is_v5(),
     }
+}
+
+/// Handles a request sent with the TRACING flag in a trace session (see [`trace`]); returns
+/// the outcome and the session id the response carries.
+async fn traced(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    request: frame::request::Request,
+) -> (crate::error::CqlResult<handler::Reply>, uuid::Uuid) {
+    let begun = trace::describe(node, &request);
+    trace::run(
+        node,
+        session,
+        begun,
+        handler::handle(node, session, request),
+    )
+    .await
 }
 
 /// A request that does not decode: Cassandra's own words where it has them (an unknown
@@ -595,10 +622,22 @@ fn decode_error(err: frame::FrameError) -> CqlError {
 
 /// A response frame in the connection's protocol version and body compression.
 fn encode(session: &Session, stream: i16, response: Response, warnings: &[String]) -> BytesMut {
-    frame::encode_response_frame_for(
+    encode_traced(session, stream, response, None, warnings)
+}
+
+/// [`encode`], carrying the id of the request's trace session if it was traced.
+fn encode_traced(
+    session: &Session,
+    stream: i16,
+    response: Response,
+    tracing_id: Option<uuid::Uuid>,
+    warnings: &[String],
+) -> BytesMut {
+    frame::encode_response_frame_traced(
         session.protocol(),
         stream,
         &response,
+        tracing_id,
         warnings,
         session.envelope_compression(),
     )

@@ -43,6 +43,7 @@ pub mod session;
 pub mod shutdown;
 pub mod system;
 pub mod tls;
+pub mod trace;
 pub mod values;
 pub mod warnings;
 

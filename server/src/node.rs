@@ -48,6 +48,8 @@ pub struct Node {
     /// Slots of the storage writer's queue: a write holds one from submission to
     /// acknowledgement, so at most `Config::write_queue_limit` writes wait for the writer.
     pub write_queue: Arc<tokio::sync::Semaphore>,
+    /// Finished trace sessions, read through `system_traces` (see [`crate::trace`]).
+    pub traces: crate::trace::TraceLog,
 }
 
 impl Node {
@@ -97,6 +99,7 @@ impl Node {
             token,
             started_at_secs,
             clock,
+            traces: crate::trace::TraceLog::default(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! fuzz seeds use [`encode_request_frame`] to play the client.
 
 use bytes::{BufMut, BytesMut};
+use uuid::Uuid;
 
 use super::primitives::write_string_list;
 use super::request::Request;
@@ -35,6 +36,20 @@ pub fn encode_response_frame_for(
     warnings: &[String],
     compression: Option<Compression>,
 ) -> BytesMut {
+    encode_response_frame_traced(version, stream, response, None, warnings, compression)
+}
+
+/// [`encode_response_frame_for`] with the id of the request's trace session: the TRACING
+/// flag is set and the body starts with the id as a `[uuid]`, before any warnings (every
+/// protocol version has it).
+pub fn encode_response_frame_traced(
+    version: ProtocolVersion,
+    stream: i16,
+    response: &Response,
+    tracing_id: Option<Uuid>,
+    warnings: &[String],
+    compression: Option<Compression>,
+) -> BytesMut {
     let mut frame_flags = 0;
     let warnings = if version.has_warnings() {
         warnings
@@ -42,7 +57,12 @@ pub fn encode_response_frame_for(
         &[]
     };
     let warnings_len: usize = warnings.iter().map(|w| 2 + w.len()).sum();
-    let mut out = start_frame(response.size_hint() + warnings_len);
+    let id_len = if tracing_id.is_some() { 16 } else { 0 };
+    let mut out = start_frame(response.size_hint() + warnings_len + id_len);
+    if let Some(id) = tracing_id {
+        frame_flags |= flags::TRACING;
+        out.extend_from_slice(id.as_bytes());
+    }
     if !warnings.is_empty() {
         frame_flags |= flags::WARNING;
         write_string_list(&mut out, warnings);
@@ -151,6 +171,37 @@ mod tests {
         let decoded = decode_response(&header, &body, None, 1 << 20).unwrap();
         assert_eq!(decoded.warnings, warnings);
         assert_eq!(decoded.response, Response::Result(ResultBody::Void));
+    }
+
+    #[test]
+    fn tracing_id_comes_before_warnings_in_every_version() {
+        let id = Uuid::from_u128(0x0102_0304_0506_1718_8191_a1a2_a3a4_a5a6);
+        let warnings = vec!["careful".to_string()];
+        for version in [
+            ProtocolVersion::V3,
+            ProtocolVersion::V4,
+            ProtocolVersion::V5,
+        ] {
+            let response = Response::Result(ResultBody::Void);
+            let frame =
+                encode_response_frame_traced(version, 2, &response, Some(id), &warnings, None);
+            let header = parse_header(&frame).unwrap();
+            assert_ne!(header.flags & flags::TRACING, 0);
+            assert_eq!(&frame[HEADER_LEN..HEADER_LEN + 16], id.as_bytes());
+            let body = frame.freeze().slice(HEADER_LEN..);
+            let decoded = decode_response(&header, &body, None, 1 << 20).unwrap();
+            assert_eq!(decoded.tracing_id, Some(id));
+            assert_eq!(decoded.response, response);
+            let expected: &[String] = if version == ProtocolVersion::V3 {
+                &[]
+            } else {
+                &warnings
+            };
+            assert_eq!(decoded.warnings, expected);
+        }
+        // Untraced frames are unchanged.
+        let plain = encode_response_frame(3, &Response::Ready, &[], None);
+        assert_eq!(&plain[..], &[0x84, 0, 0, 3, 0x02, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub use compression::Compression;
 pub use decode::{decode_request, decode_request_frame, decode_response, DecodedResponse};
 pub use encode::{
     encode_request_frame, encode_request_frame_for, encode_response_frame,
-    encode_response_frame_for,
+    encode_response_frame_for, encode_response_frame_traced,
 };
 pub use error::FrameError;
 pub use version::{unsupported_version_message, version_mismatch_message, ProtocolVersion};

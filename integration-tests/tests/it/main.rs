@@ -20,6 +20,7 @@ mod model;
 mod persistence;
 mod prepared;
 mod python_clients;
+mod query_tracing;
 mod seeds;
 mod select;
 mod shaping;

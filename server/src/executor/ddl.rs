@@ -394,6 +394,11 @@ pub async fn truncate(
 ) -> CqlResult<ResultBody> {
     let schema = node.schema();
     let table = crate::planner::resolve_table(&schema, name, session_keyspace)?;
+    if table.def.keyspace == "system_traces" {
+        // Cassandra lets the trace tables be truncated; ours live in the node's trace log.
+        node.traces.truncate(&table.def.name);
+        return Ok(ResultBody::Void);
+    }
     if table.kind == crate::schema::TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
         return Err(not_modifiable(&table.def.keyspace));
     }

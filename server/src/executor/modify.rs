@@ -21,6 +21,7 @@ use crate::guardrails::Threshold;
 use crate::node::Node;
 use crate::planner::modify::{ModifyKind, ModifyPlan};
 use crate::planner::operations::ColumnOperation;
+use crate::trace;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// Cassandra's maximum TTL: 20 years in seconds.
@@ -51,10 +52,27 @@ pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
         .await
         .map_err(|_| CqlError::Server("the storage writer stopped".into()))?;
     let (tx, rx) = tokio::sync::oneshot::channel();
+    // Traced: the writer's steps are recorded when it acknowledges (on its thread, after it
+    // appended the commit log and applied the memtable).
+    let traced = trace::current().map(|tracer| {
+        tracer.record("Determining replicas for mutation");
+        (
+            tracer.on(trace::MUTATION_THREAD),
+            written_tables(node, &batch),
+        )
+    });
     node.store.submit(
         batch,
         Box::new(move |result| {
             drop(slot);
+            if let Some((tracer, tables)) = traced {
+                if result.is_ok() {
+                    tracer.record("Appending to commitlog");
+                    for table in tables {
+                        tracer.record(format!("Adding to {table} memtable"));
+                    }
+                }
+            }
             let _ = tx.send(result);
         }),
     );
@@ -62,6 +80,29 @@ pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
         Ok(result) => result.map_err(Into::into),
         Err(_) => Err(CqlError::Server("the storage writer stopped".into())),
     }
+}
+
+/// The names of the tables a traced write changes, in first-written order.
+fn written_tables(node: &Node, batch: &WriteBatch) -> Vec<String> {
+    let schema = node.schema();
+    let ids = batch
+        .rows
+        .iter()
+        .map(|r| r.table_id)
+        .chain(batch.range_tombstones.iter().map(|r| r.table_id))
+        .chain(batch.counters.iter().map(|c| c.table_id));
+    let mut names: Vec<String> = Vec::new();
+    for id in ids {
+        let name = schema
+            .user_keyspaces()
+            .flat_map(|ks| ks.tables.values())
+            .find(|t| t.id == id)
+            .map(|t| t.name.clone());
+        if let Some(name) = name.filter(|n| !names.contains(n)) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// The value of a `USING TIMESTAMP` term: `None` when unset. Null, a value that is not a

@@ -37,6 +37,7 @@ use crate::planner::selection::reads_write_times;
 use crate::planner::token::TokenRange;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
+use crate::trace;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// A restriction evaluated for row-by-row checking.
@@ -79,6 +80,7 @@ pub async fn execute(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
     let bound = bind(plan, params, ctx, &node.config)?;
+    trace_read_start(&bound);
     if let Some(budget) = inline_budget(&bound) {
         if let Some(result) = run(node, &schema, session, &bound, budget)? {
             return Ok(result);
@@ -86,11 +88,40 @@ pub async fn execute(
     }
     let node = node.clone();
     let session = session.clone();
-    let result =
-        tokio::task::spawn_blocking(move || run(&node, &schema, &session, &bound, usize::MAX))
-            .await
-            .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
+    let tracer = trace::current().map(|t| t.on(trace::READ_THREAD));
+    let result = tokio::task::spawn_blocking(move || {
+        trace::within(tracer, || run(&node, &schema, &session, &bound, usize::MAX))
+    })
+    .await
+    .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
     result.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))
+}
+
+/// Traces the plan of a read and how it will reach its rows, in Cassandra's words where it
+/// has them (`SinglePartitionReadCommand`, `StorageProxy.getRangeSlice`, `ReadCommand`).
+/// Does nothing (one task-local read) when the request is not traced.
+fn trace_read_start(bound: &BoundSelect) {
+    let Some(tracer) = trace::current() else {
+        return;
+    };
+    tracer.record(format!("Query plan: {}", bound.plan));
+    let def = &bound.plan.table.def;
+    match (&bound.index, &bound.plan.partitions) {
+        (Some(_), _) => {
+            let index = bound.plan.index.as_ref().map_or("", |i| i.name.as_str());
+            tracer.record(format!(
+                "Executing read on {}.{} using index {index}",
+                def.keyspace, def.name
+            ));
+        }
+        (None, PartitionSelection::Keys(_)) => {
+            tracer.record(format!("Executing single-partition query on {}", def.name));
+        }
+        (None, PartitionSelection::All | PartitionSelection::Tokens(_)) => {
+            tracer.record("Computing ranges to query");
+            tracer.record(format!("Executing seq scan on {}", def.name));
+        }
+    }
 }
 
 /// Evaluates the terms of computed selectors (literals and markers inside function calls);
@@ -642,6 +673,10 @@ fn run(
         None => &bound.ranges,
     };
     let mut examined = 0usize;
+    // For the trace: stored rows found dead (deleted or expired), range tombstones met, and
+    // partitions entered.
+    let mut dead = 0usize;
+    let mut partitions = 0usize;
     let resume_key = bound.paging.as_ref().map(|state| state.last_key.as_slice());
     let mut stopped = false;
     'ranges: for range in ranges.walk(&def, resume_key, reversed) {
@@ -671,6 +706,8 @@ fn run(
                         }
                     }
                     partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
+                    partitions += 1;
+                    dead += partition_tombstones.1.len();
                     let resumed = resume_partition.as_deref() == Some(prefix);
                     statics.enter(
                         &source,
@@ -690,6 +727,7 @@ fn run(
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
                 let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
                 else {
+                    dead += 1;
                     continue;
                 };
                 let row = statics.row(row);
@@ -749,6 +787,21 @@ fn run(
         let (spec, json_rows) = crate::json::select_json(&columns, rows)?;
         columns = Arc::from([spec]);
         rows = json_rows;
+    }
+    if let Some(tracer) = trace::current() {
+        tracer.record(format!(
+            "Read {} live rows and {dead} tombstone cells",
+            examined.saturating_sub(dead)
+        ));
+        tracer.record(format!(
+            "Examined {examined} stored rows in {partitions} partitions, returning {} rows{}",
+            rows.len(),
+            if paging_state.is_some() {
+                " (one page)"
+            } else {
+                ""
+            }
+        ));
     }
     let metadata = ResultMetadata {
         columns,

@@ -13,6 +13,7 @@ use crate::planner::bind::bind_info;
 use crate::planner::plan::{plan_statement, StatementPlan};
 use crate::prepared::{result_metadata_id, statement_id, PlanCache, PreparedStatement};
 use crate::session::Session;
+use crate::trace;
 
 /// The result metadata a statement's execution will return: the columns of a SELECT plan.
 pub(super) fn result_metadata(plan: &StatementPlan) -> ResultMetadata {
@@ -33,7 +34,9 @@ pub(super) fn handle(
     session: &Arc<Session>,
     prepare: &Prepare,
 ) -> CqlResult<Reply> {
+    trace::event(|| format!("Parsing {}", prepare.query));
     let parsed = cql::statement::parse(&prepare.query)?;
+    trace::event(|| "Preparing statement");
     let keyspace = prepare.keyspace.clone().or_else(|| session.keyspace());
     let schema = node.schema();
     // Plan first, as Cassandra validates a statement when preparing it: its errors (unknown

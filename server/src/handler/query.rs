@@ -12,6 +12,7 @@ use crate::executor;
 use crate::node::Node;
 use crate::planner::bind::bind_info;
 use crate::session::Session;
+use crate::trace;
 
 /// Runs an unprepared statement.
 pub(super) async fn handle(
@@ -20,7 +21,9 @@ pub(super) async fn handle(
     query: Query,
 ) -> CqlResult<Reply> {
     debug!(query = %truncate(&query.query), "query");
+    trace::event(|| format!("Parsing {}", query.query));
     let parsed = cql::statement::parse(&query.query)?;
+    trace::event(|| "Preparing statement");
     // v5 may name the keyspace per request.
     let keyspace = query.params.keyspace.clone().or_else(|| session.keyspace());
     let info = if query.params.value_names.is_some() {
@@ -51,8 +54,8 @@ pub(super) async fn handle(
 /// The statement text for debug logs, cut to a readable length; a statement that may carry a
 /// password (`CREATE ROLE ... PASSWORD`) is not shown, so secrets never reach the logs.
 pub(super) fn truncate(text: &str) -> &str {
-    if text.to_ascii_lowercase().contains("password") {
-        return "<a statement with a password>";
+    if crate::auth::may_carry_password(text) {
+        return crate::auth::HIDDEN_STATEMENT;
     }
     match text.char_indices().nth(200) {
         Some((i, _)) => &text[..i],

@@ -117,9 +117,11 @@ const SYSTEM_DISTRIBUTED: &[&str] = &[
 const SYSTEM_TRACES: &[&str] = &[
     "CREATE TABLE sessions (session_id uuid, client inet, command text, coordinator inet,
      coordinator_port int, duration int, parameters map<text, text>, request text,
-     started_at timestamp, PRIMARY KEY ((session_id)))",
+     started_at timestamp, PRIMARY KEY ((session_id)))
+     WITH comment = 'tracing sessions' AND gc_grace_seconds = 0",
     "CREATE TABLE events (session_id uuid, event_id timeuuid, activity text, source inet,
-     source_elapsed int, source_port int, thread text, PRIMARY KEY ((session_id), event_id))",
+     source_elapsed int, source_port int, thread text, PRIMARY KEY ((session_id), event_id))
+     WITH comment = 'tracing events' AND gc_grace_seconds = 0",
 ];
 
 /// Cassandra's id for a system table: `UUID.nameUUIDFromBytes(keyspace ++ table)`.

@@ -34,6 +34,7 @@ pub fn rows(
         ("system_auth", "roles") => auth_tables::roles(schema),
         ("system_auth", "role_members") => auth_tables::role_members(schema),
         ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),
+        ("system_traces", name) => node.traces.rows(name, session.local.ip()),
         _ => Vec::new(),
     };
     let mut rows = named
