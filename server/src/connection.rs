@@ -566,7 +566,12 @@ async fn answer_here(
     let (response, warnings, start_events) = match outcome {
         Ok(reply) => (reply.response, reply.warnings, reply.start_events),
         Err(err) => {
-            debug!(cause = %err, "request failed");
+            // A failed login names the role it tried: logs show only that it failed.
+            if matches!(err, CqlError::BadCredentials(_)) {
+                debug!("authentication failed");
+            } else {
+                debug!(cause = %err, "request failed");
+            }
             (Response::Error(err.error_body()), Vec::new(), false)
         }
     };

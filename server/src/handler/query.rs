@@ -20,9 +20,15 @@ pub(super) async fn handle(
     session: &Arc<Session>,
     query: Query,
 ) -> CqlResult<Reply> {
-    debug!(query = %truncate(&query.query), "query");
     trace::event(|| format!("Parsing {}", query.query));
-    let parsed = cql::statement::parse(&query.query)?;
+    let parsed = cql::statement::parse(&query.query);
+    // Role and permission statements name roles (and passwords): they stay out of the logs.
+    let shown = match &parsed {
+        Ok(parsed) if names_roles(&parsed.statement) => crate::auth::HIDDEN_STATEMENT,
+        _ => truncate(&query.query),
+    };
+    debug!(query = %shown, "query");
+    let parsed = parsed?;
     trace::event(|| "Preparing statement");
     // v5 may name the keyspace per request.
     let keyspace = query.params.keyspace.clone().or_else(|| session.keyspace());
@@ -49,6 +55,14 @@ pub(super) async fn handle(
     };
     let result = executor::execute(node, session, planning, &query.params, &values).await?;
     Ok(Reply::new(Response::Result(result)))
+}
+
+/// Whether a statement names roles, which logs never show.
+fn names_roles(statement: &cql::statement::ast::Statement) -> bool {
+    matches!(
+        statement,
+        cql::statement::ast::Statement::Role(_) | cql::statement::ast::Statement::Permission(_)
+    )
 }
 
 /// The statement text for debug logs, cut to a readable length; a statement that may carry a
