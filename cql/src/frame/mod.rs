@@ -1,4 +1,5 @@
-//! Native protocol v4 frames (native_protocol_v4.spec).
+//! Native protocol frames (native_protocol_v4.spec, with v3 and v5 differences; v5 segments in
+//! [`segment`]).
 //!
 //! A frame is a 9-byte header ([`FrameHeader`]: version, flags, stream, opcode, length) followed
 //! by a body. This module owns the header, the flag and opcode constants, and re-exports the
