@@ -355,3 +355,39 @@ pub fn default_params() -> QueryParameters {
         now_in_seconds: None,
     }
 }
+
+/// Runs pytest from the project's venv (created by `scripts/python-env.sh` on first use) on
+/// `path`, relative to the repository, with `envs` set; fails the test unless pytest passed
+/// and ran at least one test. Returns pytest's output.
+pub async fn run_pytest(path: &'static str, envs: Vec<(&'static str, String)>) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let output = tokio::task::spawn_blocking(move || {
+        let env = std::process::Command::new("bash")
+            .arg(root.join("scripts/python-env.sh"))
+            .output()
+            .expect("run python-env.sh");
+        assert!(
+            env.status.success(),
+            "venv setup failed: {}",
+            String::from_utf8_lossy(&env.stderr)
+        );
+        let venv = PathBuf::from(String::from_utf8_lossy(&env.stdout).trim().to_string());
+        std::process::Command::new(venv.join("bin/python"))
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"])
+            .arg(root.join(path))
+            .envs(envs)
+            .output()
+            .expect("run pytest")
+    })
+    .await
+    .expect("pytest task");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("{stdout}\n{stderr}");
+    assert!(
+        output.status.success(),
+        "python client tests failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains(" passed"), "pytest ran no test:\n{stdout}");
+    stdout
+}

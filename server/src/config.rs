@@ -512,30 +512,49 @@ fn class_name<'a>(
     Ok(Some(class.strip_prefix(AUTH_PACKAGE).unwrap_or(class)))
 }
 
-/// `authenticator`: `AllowAllAuthenticator` or `PasswordAuthenticator`.
-fn authenticator(value: &serde_yaml::Value) -> Result<Authenticator, ConfigError> {
-    match class_name("authenticator", value)? {
-        None | Some("AllowAllAuthenticator") => Ok(Authenticator::AllowAll),
-        Some("PasswordAuthenticator") => Ok(Authenticator::Password),
-        Some(other) => Err(ConfigError::Unsupported {
-            setting: "authenticator",
-            value: other.to_string(),
-            supported: "AllowAllAuthenticator or PasswordAuthenticator",
+/// The choice a class-valued setting names among `choices` (short class name, value); the
+/// first choice, Cassandra's default, when unset.
+fn choose<T: Copy>(
+    setting: &'static str,
+    value: &serde_yaml::Value,
+    choices: [(&'static str, T); 2],
+    supported: &'static str,
+) -> Result<T, ConfigError> {
+    let Some(class) = class_name(setting, value)? else {
+        return Ok(choices[0].1);
+    };
+    match choices.iter().find(|(name, _)| *name == class) {
+        Some((_, chosen)) => Ok(*chosen),
+        None => Err(ConfigError::Unsupported {
+            setting,
+            value: class.to_string(),
+            supported,
         }),
     }
 }
 
+/// `authenticator`: `AllowAllAuthenticator` or `PasswordAuthenticator`.
+fn authenticator(value: &serde_yaml::Value) -> Result<Authenticator, ConfigError> {
+    let choices = [
+        ("AllowAllAuthenticator", Authenticator::AllowAll),
+        ("PasswordAuthenticator", Authenticator::Password),
+    ];
+    let supported = "AllowAllAuthenticator or PasswordAuthenticator";
+    choose("authenticator", value, choices, supported)
+}
+
 /// `authorizer`: `AllowAllAuthorizer` or `CassandraAuthorizer`.
 fn authorizer(value: &serde_yaml::Value) -> Result<Authorizer, ConfigError> {
-    match class_name("authorizer", value)? {
-        None | Some("AllowAllAuthorizer") => Ok(Authorizer::AllowAll),
-        Some("CassandraAuthorizer") => Ok(Authorizer::Cassandra),
-        Some(other) => Err(ConfigError::Unsupported {
-            setting: "authorizer",
-            value: other.to_string(),
-            supported: "AllowAllAuthorizer or CassandraAuthorizer",
-        }),
-    }
+    let choices = [
+        ("AllowAllAuthorizer", Authorizer::AllowAll),
+        ("CassandraAuthorizer", Authorizer::Cassandra),
+    ];
+    choose(
+        "authorizer",
+        value,
+        choices,
+        "AllowAllAuthorizer or CassandraAuthorizer",
+    )
 }
 
 /// A class-valued setting must name `supported`; unset (null) means Cassandra's default,

@@ -370,6 +370,12 @@ mod tests {
         path
     }
 
+    /// `node.pem` in `dir`: the server's private key followed by its certificate.
+    fn node_keystore(dir: &tempfile::TempDir, pki: &Pki) -> PathBuf {
+        let pem = format!("{}{}", pki.server_key.serialize_pem(), pki.server_cert);
+        write(dir, "node.pem", &pem)
+    }
+
     fn load_err(options: &ClientEncryption) -> String {
         match load(options) {
             Ok(_) => panic!("loaded {options:?}"),
@@ -386,11 +392,7 @@ mod tests {
     fn keystore_with_key_and_chain_loads() {
         let pki = pki();
         let dir = tempfile::tempdir().unwrap();
-        let keystore = write(
-            &dir,
-            "node.pem",
-            &format!("{}{}", pki.server_key.serialize_pem(), pki.server_cert),
-        );
+        let keystore = node_keystore(&dir, &pki);
         let tls = load(&ClientEncryption::required(&keystore))
             .unwrap()
             .unwrap();
@@ -493,11 +495,7 @@ mod tests {
     fn client_auth_reads_the_truststore() {
         let pki = pki();
         let dir = tempfile::tempdir().unwrap();
-        let keystore = write(
-            &dir,
-            "node.pem",
-            &format!("{}{}", pki.server_key.serialize_pem(), pki.server_cert),
-        );
+        let keystore = node_keystore(&dir, &pki);
         let mut options = ClientEncryption {
             client_auth: ClientAuth::Required,
             ..ClientEncryption::required(&keystore)
@@ -528,11 +526,7 @@ mod tests {
     fn cipher_suites_and_protocols_narrow_the_context() {
         let pki = pki();
         let dir = tempfile::tempdir().unwrap();
-        let keystore = write(
-            &dir,
-            "node.pem",
-            &format!("{}{}", pki.server_key.serialize_pem(), pki.server_cert),
-        );
+        let keystore = node_keystore(&dir, &pki);
         let mut options = ClientEncryption {
             cipher_suites: vec!["TLS_RSA_WITH_AES_128_CBC_SHA".into()],
             ..ClientEncryption::required(&keystore)

@@ -179,13 +179,7 @@ async fn traced_query_execute_and_batch_leave_sessions_and_events() {
         .query_unpaged("TRUNCATE system_traces.sessions", &[])
         .await
         .unwrap();
-    let sessions: Vec<(uuid::Uuid,)> = query_rows(
-        &session,
-        "SELECT session_id FROM system_traces.sessions",
-        &[],
-    )
-    .await;
-    assert!(sessions.is_empty());
+    assert!(trace_sessions(&session).await.is_empty());
 }
 
 #[tokio::test]
@@ -197,13 +191,7 @@ async fn untraced_requests_leave_no_trace() {
         .await
         .unwrap();
     assert!(result.tracing_id().is_none());
-    let sessions: Vec<(uuid::Uuid,)> = query_rows(
-        &session,
-        "SELECT session_id FROM system_traces.sessions",
-        &[],
-    )
-    .await;
-    assert!(sessions.is_empty());
+    assert!(trace_sessions(&session).await.is_empty());
 }
 
 /// The session id comes first in the body, in v3 and v4 (v5 is covered by the Python
@@ -235,4 +223,14 @@ async fn the_tracing_flag_works_in_every_protocol_version() {
         let id = uuid::Uuid::from_slice(&body[..16]).unwrap();
         assert_eq!(id.get_version_num(), 1);
     }
+}
+
+/// The ids of the trace sessions kept.
+async fn trace_sessions(session: &scylla::client::session::Session) -> Vec<(uuid::Uuid,)> {
+    query_rows(
+        session,
+        "SELECT session_id FROM system_traces.sessions",
+        &[],
+    )
+    .await
 }

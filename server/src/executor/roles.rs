@@ -277,19 +277,14 @@ fn drop_role(
     Ok(ops)
 }
 
-/// `name` and every role granted to it, directly or through other roles.
+/// `name` and the roles granted to it: directly, or also through other roles.
 fn granted(catalog: &Catalog, name: &str, recursive: bool) -> BTreeSet<String> {
+    if recursive {
+        return authz::roles_of(catalog, name);
+    }
     let mut out = BTreeSet::from([name.to_string()]);
-    let mut pending = vec![name.to_string()];
-    while let Some(next) = pending.pop() {
-        let Some(role) = catalog.roles.get(&next) else {
-            continue;
-        };
-        for parent in &role.member_of {
-            if out.insert(parent.clone()) && recursive {
-                pending.push(parent.clone());
-            }
-        }
+    if let Some(role) = catalog.roles.get(name) {
+        out.extend(role.member_of.iter().cloned());
     }
     out
 }

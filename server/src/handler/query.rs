@@ -23,11 +23,8 @@ pub(super) async fn handle(
     trace::event(|| format!("Parsing {}", query.query));
     let parsed = cql::statement::parse(&query.query);
     // Role and permission statements name roles (and passwords): they stay out of the logs.
-    let shown = match &parsed {
-        Ok(parsed) if names_roles(&parsed.statement) => crate::auth::HIDDEN_STATEMENT,
-        _ => truncate(&query.query),
-    };
-    debug!(query = %shown, "query");
+    // The text is looked at only when debug logging is on.
+    debug!(query = %shown(&query.query, &parsed), "query");
     let parsed = parsed?;
     trace::event(|| "Preparing statement");
     // v5 may name the keyspace per request.
@@ -55,6 +52,17 @@ pub(super) async fn handle(
     };
     let result = executor::execute(node, session, planning, &query.params, &values).await?;
     Ok(Reply::new(Response::Result(result)))
+}
+
+/// What the debug log shows of a statement.
+fn shown<'a>(
+    text: &'a str,
+    parsed: &Result<cql::statement::ParsedStatement, cql::statement::ParseError>,
+) -> &'a str {
+    match parsed {
+        Ok(parsed) if names_roles(&parsed.statement) => crate::auth::HIDDEN_STATEMENT,
+        _ => truncate(text),
+    }
 }
 
 /// Whether a statement names roles, which logs never show.
