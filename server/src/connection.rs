@@ -264,6 +264,10 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
         let mut paused = false;
         let mut started_now = 0;
         loop {
+            // The writes these requests make wait for the end of the pass and go to the
+            // storage writer together, applied on this thread when it is free (one commit log
+            // append, no hand-off between threads).
+            let deferred = node.store.defer_writes();
             let mut progress = false;
             while reading && in_flight.len() < limit && started_now < START_BATCH {
                 if budget.over_limits() {
@@ -290,6 +294,9 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
                 queue_answer(node, session, io, &budget, &events_tx, answered);
                 progress = true;
             }
+            // Applied writes woke their requests: poll them again for the answers.
+            progress |= deferred.drive();
+            drop(deferred);
             if !progress {
                 break;
             }
@@ -452,7 +459,10 @@ fn serve_request<'a>(
         opcode = envelope.header.opcode
     );
     let stream = envelope.header.stream;
-    let answering = async move { answer(node, session, &envelope.header, envelope.body).await };
+    // Boxed: the handler's state is a few kilobytes, which would otherwise be copied at each
+    // of the wrappers below and again into the connection's set of requests.
+    let answering =
+        Box::pin(async move { answer(node, session, &envelope.header, envelope.body).await });
     // A panic is a bug; it fails its own request, not every request of the connection.
     AssertUnwindSafe(answering)
         .catch_unwind()

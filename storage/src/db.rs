@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -15,6 +15,7 @@ use redb::{Builder, Database, Durability, ReadableDatabase, TableError};
 use tracing::debug;
 
 use crate::catalog::{persist, Catalog};
+use crate::combine::{self, DeferredWrites, Shared};
 use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
@@ -83,9 +84,9 @@ pub(crate) struct Inner {
     /// The database; readers open transactions on it directly. Empty while the writer
     /// reopens the file after an I/O error.
     pub(crate) db: DbSlot,
-    /// The writer's queue; `None` once shut down, so no request can be sent after the writer
-    /// has drained the queue for the last time.
-    sender: Mutex<Option<Sender<Request>>>,
+    /// The writer's state and queue (closed at shutdown, so no request can be queued after
+    /// the writer has drained it for the last time).
+    shared: Arc<Shared>,
     /// The writer thread, joined at shutdown; it returns the outcome of its final sync.
     writer: Mutex<Option<JoinHandle<Result<(), StorageError>>>>,
     /// Rows decoded by reads, for planner tests ([`Store::rows_read`]).
@@ -174,12 +175,10 @@ impl Store {
         let db_path = files.map(|(path, _)| path.to_path_buf());
         let logged = log.is_some();
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
-        let (tx, rx) = mpsc::channel();
         let views = Arc::new(ViewCache::default());
         let memtables = Arc::new(Memtables::default());
         let writer = Writer::new(
             db.clone(),
-            rx,
             options,
             live_tables,
             log,
@@ -189,13 +188,15 @@ impl Store {
                 memtables: memtables.clone(),
             },
         )?;
+        let shared = Arc::new(Shared::new(writer));
+        let thread_shared = shared.clone();
         let handle = std::thread::Builder::new()
             .name("storage-writer".into())
-            .spawn(move || writer.run())
+            .spawn(move || combine::run(&thread_shared))
             .map_err(StorageError::WriterStart)?;
         let inner = Inner {
             db,
-            sender: Mutex::new(Some(tx)),
+            shared,
             writer: Mutex::new(Some(handle)),
             rows_read: Arc::new(AtomicU64::new(0)),
             logged,
@@ -239,15 +240,17 @@ impl Store {
     }
 
     fn send(&self, request: Request) {
-        let sender = lock(&self.inner.sender);
-        let Some(sender) = sender.as_ref() else {
-            drop(sender);
-            fail(request);
-            return;
-        };
-        if let Err(mpsc::SendError(request)) = sender.send(request) {
+        if let Err(request) = self.inner.shared.push(request) {
             fail(request);
         }
+    }
+
+    /// Until the returned scope ends, this thread's writes to this store wait in the queue
+    /// without waking the writer thread; the scope's end (or [`DeferredWrites::drive`])
+    /// applies them on this thread when it can, in one group (see `combine`). For a server
+    /// connection that starts many requests at once. Not to be held across an `.await`.
+    pub fn defer_writes(&self) -> DeferredWrites<'_> {
+        DeferredWrites::new(&self.inner.shared)
     }
 
     fn call(&self, make: impl FnOnce(Callback) -> Request) -> Result<(), StorageError> {
@@ -326,8 +329,8 @@ fn fail(request: Request) {
 
 impl Inner {
     fn stop(&self) -> Result<(), StorageError> {
-        // Dropping the only sender lets the writer drain the queue and exit.
-        drop(lock(&self.sender).take());
+        // Closing the queue lets the writer drain it and exit.
+        self.shared.close();
         let handle = lock(&self.writer).take();
         match handle {
             // The last handle dropped inside a callback, on the writer itself: it exits (with

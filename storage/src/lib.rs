@@ -18,6 +18,7 @@
 #![doc = include_str!("../DESIGN.md")]
 
 pub mod catalog;
+mod combine;
 mod commitlog;
 mod counter;
 mod db;
@@ -25,6 +26,7 @@ pub mod encoding;
 mod error;
 mod flush;
 pub mod index;
+mod key_filter;
 mod mem_apply;
 mod memtable;
 mod mutation;
@@ -35,6 +37,8 @@ mod space;
 mod tables;
 mod writer;
 
+#[cfg(test)]
+mod combine_tests;
 #[cfg(test)]
 mod index_tests;
 #[cfg(test)]
@@ -47,6 +51,7 @@ pub use catalog::{
     DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, RoleDef, TableDef, TableParams,
     UserTypeDef,
 };
+pub use combine::DeferredWrites;
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};

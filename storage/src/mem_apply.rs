@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
+use crate::key_filter::KeyFilters;
 use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
 use crate::read_view::{TableKind, View};
@@ -76,7 +77,8 @@ impl IndexedTables {
 type Pending = BTreeMap<(Uuid, MemKey), MemRow>;
 
 /// Applies each batch to the active layer as group `seq`; the layers and `view` give the rows
-/// as they were before the group. Returns each batch's outcome: one naming a table that is
+/// as they were before the group, and `filters` which keys cannot be there (their lookups are
+/// skipped; the group's keys are added to them). Returns each batch's outcome: one naming a table that is
 /// not live, or meeting an undecodable stored row, changes nothing and gets its own error.
 /// The rows are merged first (under read locks) and inserted together at the end, so a group
 /// that fails inserts nothing.
@@ -89,6 +91,7 @@ pub(crate) fn apply_group(
     live: &HashSet<Uuid>,
     batches: &[&WriteBatch],
     seq: u64,
+    filters: &mut KeyFilters,
 ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
     let mut results = Vec::with_capacity(batches.len());
     let mut pending = Pending::new();
@@ -99,6 +102,7 @@ pub(crate) fn apply_group(
             active: &active,
             frozen: frozen.as_deref(),
             view,
+            filters,
         };
         for batch in batches {
             if let Some(write) = batch.rows.iter().find(|w| !live.contains(&w.table_id)) {
@@ -123,6 +127,7 @@ pub(crate) fn apply_group(
     }
     let mut active = memtable::write(&layers.active);
     for ((table, key), row) in pending {
+        filters.add(table, &key);
         active.insert(table, key, seq, row);
     }
     Ok(results)
@@ -133,6 +138,7 @@ struct Before<'a> {
     active: &'a Mem,
     frozen: Option<&'a Mem>,
     view: &'a View,
+    filters: &'a KeyFilters,
 }
 
 /// The batch's rows merged with their newest versions, by table and key.
@@ -157,13 +163,21 @@ fn merge_batch<'b>(
     Ok(merged)
 }
 
-/// The newest version of a row: this group's, then the memtable's, then redb's.
+/// The newest version of a row: this group's, then the memtable's, then redb's; none without
+/// a look when the table's key filter has never seen the key.
 fn newest(
     pending: &Pending,
     before: &Before<'_>,
     table: Uuid,
     key: &[u8],
 ) -> Result<Option<StoredRow>, StorageError> {
+    if !before.filters.may_hold(table, key) {
+        // Not written since the table was known empty: not in this group either (its keys
+        // join the filter only at the end, so look there first).
+        if !pending.contains_key(&(table, MemKey::from(key))) {
+            return Ok(None);
+        }
+    }
     let key = MemKey::from(key);
     let entry = match pending.get(&(table, key.clone())) {
         Some(entry) => Some(entry),

@@ -159,7 +159,12 @@ fn concurrent_writers_are_group_committed() {
 fn one_bad_request_does_not_fail_its_group() {
     let store = memory();
     let table = create_schema(&store);
-    // A corrupt stored row under key (1, 1).
+    // A corrupt stored row under key (1, 1): written, made durable, then overwritten behind
+    // the writer's back (so its key filter knows the key).
+    store
+        .write_blocking(rows(vec![put(&table, 1, 1, "old")]))
+        .unwrap();
+    store.flush().unwrap();
     {
         let txn = crate::db::current(&store.inner.db)
             .unwrap()

@@ -1,8 +1,9 @@
-//! The single writer thread: group commit, the commit log and the sync modes.
+//! The writer: group commit, the commit log and the sync modes.
 //!
-//! Every write goes through one thread. It blocks for a request, then takes every request
-//! already queued (up to [`MAX_GROUP`]: the group grows with the load) and handles them as
-//! one group:
+//! Every write goes through one writer state, held by one thread at a time: the writer thread,
+//! or a thread that queued plain writes and applies them itself (`crate::combine`). Its holder
+//! takes every request already queued (up to [`MAX_GROUP`]: the group grows with the load)
+//! and handles them as one group:
 //!
 //! - **Logged groups** (data writes only, on a store with a commit log): the group is appended
 //!   to the commit log as one record with one `write(2)`, applied to the memtable (plain row
@@ -30,11 +31,10 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redb::{Database, Durability, ReadableDatabase, WriteTransaction};
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, WriteTransaction};
 use tracing::{debug, error, info, trace};
 use uuid::Uuid;
 
@@ -44,19 +44,20 @@ use crate::commitlog::CommitLog;
 use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::flush::{write_rows, Flusher};
+use crate::key_filter::KeyFilters;
 use crate::mem_apply::{apply_group, IndexedTables};
 use crate::memtable::{self, Layer, Layers, Memtables};
-use crate::mutation::{apply, ApplyError, WriteBatch};
+use crate::mutation::{apply, ApplyError, CatalogOp, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
 use crate::read_view::{View, ViewCache};
-use crate::tables::{COMMITLOG_POSITION_KEY, META};
+use crate::tables::{data_table, data_table_name, COMMITLOG_POSITION_KEY, META};
 
 /// The most requests applied in one transaction; bounds the memory a group holds.
 pub(crate) const MAX_GROUP: usize = 1024;
 
 /// A group stops growing once its commit-log bytes reach this, so a record stays far below
 /// what the log reader accepts.
-const MAX_GROUP_BYTES: usize = 64 << 20;
+pub(crate) const MAX_GROUP_BYTES: usize = 64 << 20;
 
 /// Checkpoint once this many bytes were logged since the last checkpoint.
 const CHECKPOINT_BYTES: u64 = 16 << 20;
@@ -104,7 +105,7 @@ pub(crate) enum Request {
 
 impl Request {
     /// Its commit-log bytes.
-    fn logged_len(&self) -> usize {
+    pub(crate) fn logged_len(&self) -> usize {
         match self {
             Request::Write(write) => write.logged.as_ref().map_or(0, Vec::len),
             _ => 0,
@@ -139,8 +140,6 @@ pub(crate) struct Writer {
     needs_reopen: bool,
     /// When a reopen was last tried (they are at least a second apart).
     last_reopen: Option<Instant>,
-    /// Requests from `Store` handles; disconnects at shutdown.
-    rx: Receiver<Request>,
     /// Sync mode and periods.
     options: StoreOptions,
     /// Ids of tables rows may be written to: the catalog's tables. Keeps a write racing a
@@ -173,6 +172,8 @@ pub(crate) struct Writer {
     flush_pause_until: Option<Instant>,
     /// Which tables have secondary indexes (their writes go through redb transactions).
     indexed: IndexedTables,
+    /// Which keys each table cannot hold (see `crate::key_filter`).
+    key_filters: KeyFilters,
 }
 
 impl Writer {
@@ -182,7 +183,6 @@ impl Writer {
     /// [`StorageError::WriterStart`] if the sync thread cannot start.
     pub(crate) fn new(
         slot: DbSlot,
-        rx: Receiver<Request>,
         options: StoreOptions,
         live_tables: HashSet<Uuid>,
         log: Option<CommitLog>,
@@ -200,12 +200,15 @@ impl Writer {
         };
         let db = current(&slot).ok();
         let flusher = Some(Flusher::start()?);
+        let key_filters = match &db {
+            Some(db) => empty_tables(db, &live_tables)?,
+            None => KeyFilters::default(),
+        };
         Ok(Writer {
             slot,
             db,
             needs_reopen: false,
             last_reopen: None,
-            rx,
             options,
             live_tables,
             log,
@@ -221,25 +224,13 @@ impl Writer {
             flushing: None,
             flush_pause_until: None,
             indexed: IndexedTables::default(),
+            key_filters,
         })
     }
 
-    /// Runs until every `Store` handle has let go of the sender, then makes everything
-    /// durable. Returns the outcome of that final checkpoint.
-    pub(crate) fn run(mut self) -> Result<(), StorageError> {
-        debug!(mode = ?self.options.sync, logged = self.log.is_some(), "storage writer started");
-        while let Some(first) = self.next_request() {
-            let mut bytes = first.logged_len();
-            let mut group = vec![first];
-            while group.len() < MAX_GROUP && bytes < MAX_GROUP_BYTES {
-                let Ok(next) = self.rx.try_recv() else { break };
-                bytes += next.logged_len();
-                group.push(next);
-            }
-            self.process(group);
-            self.timed_work();
-        }
-        // Acknowledge what waits for an fsync before the final checkpoint.
+    /// The final work once the queue has closed: acknowledges what waits for an fsync, then
+    /// makes everything durable. Returns the outcome of that final checkpoint.
+    pub(crate) fn finish(&mut self) -> Result<(), StorageError> {
         drop(self.syncer.take());
         self.finish_flush(true);
         let result = if self.dirty {
@@ -251,22 +242,35 @@ impl Writer {
         result
     }
 
-    /// The next request, doing timed work (log fsync, checkpoint) while waiting.
-    fn next_request(&mut self) -> Option<Request> {
-        loop {
-            let Some(due) = self.next_due() else {
-                return self.rx.recv().ok();
-            };
-            let wait = due.saturating_duration_since(Instant::now());
-            if !wait.is_zero() {
-                match self.rx.recv_timeout(wait) {
-                    Ok(request) => return Some(request),
-                    Err(RecvTimeoutError::Disconnected) => return None,
-                    Err(RecvTimeoutError::Timeout) => {}
-                }
-            }
-            self.timed_work();
+    /// Whether a group can be handled by whichever thread queued it (see `crate::combine`):
+    /// logged plain row writes that go to the memtable, with nothing that could block (no
+    /// reopen pending, the flusher keeping up).
+    pub(crate) fn combinable(&mut self, group: &[Request]) -> bool {
+        if self.log.is_none() || self.needs_reopen || self.memtable_full(2 * MEMTABLE_BYTES) {
+            return false;
         }
+        let mut batches = Vec::with_capacity(group.len());
+        for request in group {
+            match request {
+                Request::Write(write) if write.logged.is_some() => batches.push(&write.batch),
+                _ => return false,
+            }
+        }
+        self.memtable_only(&batches)
+    }
+
+    /// Whether the memtable holds `bytes` or more.
+    fn memtable_full(&self, bytes: usize) -> bool {
+        memtable::read(&self.memtables.load().active).bytes() >= bytes
+    }
+
+    /// Whether a checkpoint is wanted now for size (the log or the memtable is full) and one
+    /// could start: the writer thread should run its timed work.
+    pub(crate) fn checkpoint_wanted(&self) -> bool {
+        let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
+        self.dirty
+            && self.flushing.is_none()
+            && (logged_bytes >= CHECKPOINT_BYTES || self.memtable_full(MEMTABLE_BYTES))
     }
 
     /// The longest time between durable commits: with a log, a checkpoint interval; without
@@ -279,7 +283,7 @@ impl Writer {
     }
 
     /// When the next timed work is due, if any is pending.
-    fn next_due(&self) -> Option<Instant> {
+    pub(crate) fn next_due(&self) -> Option<Instant> {
         let log_sync = (self.log_unsynced && self.options.sync == SyncMode::Periodic)
             .then(|| self.last_log_sync + self.options.sync_period);
         // No checkpoint is due while a flush runs (its end is polled) or after a failed one.
@@ -300,7 +304,7 @@ impl Writer {
     }
 
     /// Fsyncs the log (`periodic` mode), checkpoints, and retries a reopen, when due.
-    fn timed_work(&mut self) {
+    pub(crate) fn timed_work(&mut self) {
         if self.needs_reopen {
             self.try_reopen();
         }
@@ -474,7 +478,14 @@ impl Writer {
         let view = self.read_view()?;
         let layers = self.memtables.load();
         let seq = self.memtables.visible() + 1;
-        let results = apply_group(&layers, &view, &self.live_tables, batches, seq)?;
+        let results = apply_group(
+            &layers,
+            &view,
+            &self.live_tables,
+            batches,
+            seq,
+            &mut self.key_filters,
+        )?;
         self.memtables.make_visible(seq);
         self.dirty = true;
         Ok(results)
@@ -489,7 +500,8 @@ impl Writer {
         }
     }
 
-    fn process(&mut self, group: Vec<Request>) {
+    /// Handles a group of requests: logged, durable, or to the memtable, as they need.
+    pub(crate) fn process(&mut self, group: Vec<Request>) {
         if self.needs_reopen && !self.try_reopen() {
             group
                 .into_iter()
@@ -626,11 +638,17 @@ impl Writer {
         // Only catalog changes alter the live tables; keep a copy to restore on failure then.
         let changes_catalog = batches.iter().any(|b| !b.catalog.is_empty());
         let saved_tables = changes_catalog.then(|| self.live_tables.clone());
+        let written = forget_written(&mut self.key_filters, batches);
+        let emptied = emptied_tables(&self.live_tables, batches);
         let result = self.try_commit_group(batches, durable);
         if result.is_ok() {
             self.committed();
             if changes_catalog {
                 self.indexed.clear();
+                self.key_filters.retain(&self.live_tables);
+            }
+            for table in emptied.difference(&written) {
+                self.key_filters.start_empty(*table);
             }
         }
         match (&result, saved_tables) {
@@ -770,6 +788,55 @@ impl Writer {
         txn.commit()?;
         Ok(results)
     }
+}
+
+/// Key filters for the live tables that hold no row (see `crate::key_filter`).
+fn empty_tables(db: &Database, live: &HashSet<Uuid>) -> Result<KeyFilters, StorageError> {
+    let txn = db.begin_read()?;
+    let mut filters = KeyFilters::default();
+    for table in live {
+        let empty = match txn.open_table(data_table(&data_table_name(*table))) {
+            Ok(rows) => rows.first()?.is_none(),
+            Err(redb::TableError::TableDoesNotExist(_)) => true,
+            Err(e) => return Err(e.into()),
+        };
+        if empty {
+            filters.start_empty(*table);
+        }
+    }
+    Ok(filters)
+}
+
+/// Forgets the key filter of every table the batches write (they go through a redb
+/// transaction, which the filters do not follow); returns those tables.
+fn forget_written(filters: &mut KeyFilters, batches: &[&WriteBatch]) -> HashSet<Uuid> {
+    let mut written = HashSet::new();
+    for batch in batches {
+        written.extend(batch.rows.iter().map(|w| w.table_id));
+        written.extend(batch.counters.iter().map(|c| c.table_id));
+        written.extend(batch.range_tombstones.iter().map(|r| r.table_id));
+    }
+    for table in &written {
+        filters.forget(*table);
+    }
+    written
+}
+
+/// Tables the batches leave empty: created (not live before) or truncated.
+fn emptied_tables(live: &HashSet<Uuid>, batches: &[&WriteBatch]) -> HashSet<Uuid> {
+    let mut emptied = HashSet::new();
+    for op in batches.iter().flat_map(|b| &b.catalog) {
+        match op {
+            CatalogOp::PutTable(table) if !live.contains(&table.id) => {
+                emptied.insert(table.id);
+            }
+            CatalogOp::TruncateTable { id } => {
+                emptied.insert(*id);
+            }
+            _ => {}
+        }
+    }
+    emptied
 }
 
 /// Opens the database file once the failed handle's readers have let go of its lock.
