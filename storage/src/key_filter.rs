@@ -10,6 +10,9 @@
 //! through the memtable are added; any other write to a table (a redb transaction) forgets
 //! its filter. A false "may hold" only costs the lookup.
 //!
+//! Each memtable layer keeps the same kind of filter of the keys it holds, so a read of a row
+//! that is not in memory skips the layers' ordered maps.
+//!
 //! Each filter grows as a chain of Bloom filters, each twice the size of the one before
 //! (a scalable Bloom filter), so a table of a thousand rows costs about a kilobyte and one of
 //! a million rows about two and a half megabytes.
@@ -37,16 +40,27 @@ pub(crate) struct KeyFilters {
 impl KeyFilters {
     /// Whether `table` may hold `key`: always for an unknown table.
     pub(crate) fn may_hold(&self, table: Uuid, key: &[u8]) -> bool {
+        self.may_hold_hashed(table, key_hash(key))
+    }
+
+    /// [`KeyFilters::may_hold`] for a key whose [`key_hash`] is `hash`.
+    pub(crate) fn may_hold_hashed(&self, table: Uuid, hash: u64) -> bool {
         self.tables
             .get(&table)
-            .is_none_or(|filter| filter.may_hold(hash(key)))
+            .is_none_or(|filter| filter.may_hold(hash))
     }
 
     /// Records that `table` now holds `key` (nothing to do for an unknown table).
     pub(crate) fn add(&mut self, table: Uuid, key: &[u8]) {
         if let Some(filter) = self.tables.get_mut(&table) {
-            filter.add(hash(key));
+            filter.add(key_hash(key));
         }
+    }
+
+    /// Records that `table` holds the key whose hash is `hash`, starting the table's filter
+    /// empty if it has none (for a memtable layer, which starts empty).
+    pub(crate) fn add_starting_empty(&mut self, table: Uuid, hash: u64) {
+        self.tables.entry(table).or_default().add(hash);
     }
 
     /// `table` may hold anything from now on.
@@ -72,7 +86,7 @@ impl KeyFilters {
 }
 
 /// A key's 64-bit hash, with a fixed seed (filters never leave the process).
-fn hash(key: &[u8]) -> u64 {
+pub(crate) fn key_hash(key: &[u8]) -> u64 {
     let mut hasher =
         std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().build_hasher();
     hasher.write(key);

@@ -26,6 +26,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use uuid::Uuid;
 
+use crate::key_filter::{key_hash, KeyFilters};
 use crate::read::KeyRange;
 
 /// A row's encoded value (`encoding::row`), or `None` when it was removed.
@@ -105,6 +106,8 @@ pub(crate) struct Mem {
     /// Key and value bytes, plus a per-version overhead: what the layer costs in memory.
     bytes: usize,
     versions: usize,
+    /// The keys each table holds here, so most lookups of a key not here skip the map.
+    keys: KeyFilters,
 }
 
 /// What one version costs beyond its key and value (map node share, `Arc`s).
@@ -113,18 +116,27 @@ const ROW_OVERHEAD: usize = 64;
 impl Mem {
     /// The newest version of `key` written by a group up to `upto`, if this layer has one.
     pub(crate) fn newest(&self, table: Uuid, key: &MemKey, upto: u64) -> Option<&MemRow> {
+        self.newest_hashed(table, key, key_hash(key), upto)
+    }
+
+    /// [`Mem::newest`] for a key whose `key_filter::key_hash` is `hash`.
+    fn newest_hashed(&self, table: Uuid, key: &[u8], hash: u64, upto: u64) -> Option<&MemRow> {
         let versions = self.tables.get(&table)?;
+        if !self.keys.may_hold_hashed(table, hash) {
+            return None;
+        }
         let from = VersionKey {
-            key: key.clone(),
+            key: MemKey::from(key),
             seq: Reverse(upto),
         };
         let (found, row) = versions.range(from..).next()?;
-        (found.key == *key).then_some(row)
+        (*found.key == *key).then_some(row)
     }
 
     /// Adds the version of `key` written by group `seq`.
     pub(crate) fn insert(&mut self, table: Uuid, key: MemKey, seq: u64, row: MemRow) {
         let added = key.len() + row.as_ref().map_or(0, |r| r.len()) + ROW_OVERHEAD;
+        self.keys.add_starting_empty(table, key_hash(&key));
         let version = VersionKey {
             key,
             seq: Reverse(seq),
@@ -217,15 +229,17 @@ pub(crate) struct MemView {
 impl MemView {
     /// The newest entry for `key`: `Some(None)` when the row is known gone.
     pub(crate) fn get(&self, table: Uuid, key: &[u8]) -> Option<MemRow> {
-        let key = MemKey::from(key);
+        let hash = key_hash(key);
         let found = read(&self.layers.active)
-            .newest(table, &key, self.upto)
+            .newest_hashed(table, key, hash, self.upto)
             .cloned();
         if found.is_some() {
             return found;
         }
         let frozen = self.layers.frozen.as_ref()?;
-        read(frozen).newest(table, &key, self.upto).cloned()
+        read(frozen)
+            .newest_hashed(table, key, hash, self.upto)
+            .cloned()
     }
 
     /// Whether neither layer holds a row of `table`.
