@@ -69,6 +69,12 @@ pub struct Config {
     pub partition_keys_in_select: Threshold,
     /// `in_select_cartesian_product_{warn,fail}_threshold` (Cassandra's guardrail; off).
     pub in_select_cartesian_product: Threshold,
+    /// `column_value_size_{warn,fail}_threshold` in bytes (Cassandra's guardrail; off).
+    pub column_value_size: Threshold,
+    /// `collection_size_{warn,fail}_threshold` in bytes (Cassandra's guardrail; off).
+    pub collection_size: Threshold,
+    /// `items_per_collection_{warn,fail}_threshold` (Cassandra's guardrail; off).
+    pub items_per_collection: Threshold,
     /// Writes submitted to the storage writer and not yet acknowledged, at most; further
     /// writes wait, which pushes back on their connections.
     pub write_queue_limit: usize,
@@ -103,6 +109,9 @@ impl Default for Config {
             authorizer: Authorizer::AllowAll,
             partition_keys_in_select: Threshold::DISABLED,
             in_select_cartesian_product: Threshold::DISABLED,
+            column_value_size: Threshold::DISABLED,
+            collection_size: Threshold::DISABLED,
+            items_per_collection: Threshold::DISABLED,
             file_cache_size: 64 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
@@ -223,6 +232,12 @@ struct YamlSettings {
     partition_keys_in_select_fail_threshold: Option<i64>,
     in_select_cartesian_product_warn_threshold: Option<i64>,
     in_select_cartesian_product_fail_threshold: Option<i64>,
+    column_value_size_warn_threshold: Option<String>,
+    column_value_size_fail_threshold: Option<String>,
+    collection_size_warn_threshold: Option<String>,
+    collection_size_fail_threshold: Option<String>,
+    items_per_collection_warn_threshold: Option<i64>,
+    items_per_collection_fail_threshold: Option<i64>,
     file_cache_size_in_mb: Option<u64>,
     commitlog_sync_group_window_in_ms: Option<u64>,
     native_transport_max_frame_size: Option<String>,
@@ -402,10 +417,46 @@ impl Config {
                 &mut self.in_select_cartesian_product.fail,
                 s.in_select_cartesian_product_fail_threshold,
             ),
+            (
+                &mut self.items_per_collection.warn,
+                s.items_per_collection_warn_threshold,
+            ),
+            (
+                &mut self.items_per_collection.fail,
+                s.items_per_collection_fail_threshold,
+            ),
         ];
         for (slot, value) in guards {
             if let Some(value) = value {
                 *slot = value;
+            }
+        }
+        let size_guards = [
+            (
+                &mut self.column_value_size.warn,
+                s.column_value_size_warn_threshold,
+                "column_value_size_warn_threshold",
+            ),
+            (
+                &mut self.column_value_size.fail,
+                s.column_value_size_fail_threshold,
+                "column_value_size_fail_threshold",
+            ),
+            (
+                &mut self.collection_size.warn,
+                s.collection_size_warn_threshold,
+                "collection_size_warn_threshold",
+            ),
+            (
+                &mut self.collection_size.fail,
+                s.collection_size_fail_threshold,
+                "collection_size_fail_threshold",
+            ),
+        ];
+        for (slot, value, setting) in size_guards {
+            if let Some(value) = value {
+                let bytes = parse_size(&value).and_then(|b| i64::try_from(b).ok());
+                *slot = bytes.ok_or(ConfigError::Value { setting, value })?;
             }
         }
         if let Some(mb) = s.file_cache_size_in_mb {
@@ -708,6 +759,21 @@ mod tests {
         assert_eq!(config.commitlog_sync_period, Duration::from_secs(2));
         assert_eq!(config.max_frame_size, 8 * 1024 * 1024);
         assert_eq!(config.data_dir, Some(PathBuf::from("/tmp/x")));
+    }
+
+    #[test]
+    fn write_guardrails_take_cassandra_sizes() {
+        let yaml = "column_value_size_warn_threshold: 1KiB\ncollection_size_fail_threshold: 2MiB\n\
+                    items_per_collection_warn_threshold: 100\n";
+        let settings: YamlSettings = serde_yaml::from_str(yaml).unwrap();
+        let mut config = Config::default();
+        config.apply(settings).unwrap();
+        assert_eq!(config.column_value_size, Threshold { warn: 1024, fail: -1 });
+        assert_eq!(config.collection_size, Threshold { warn: -1, fail: 2 << 20 });
+        assert_eq!(config.items_per_collection.warn, 100);
+        let bad = "column_value_size_fail_threshold: lots\n";
+        let settings: YamlSettings = serde_yaml::from_str(bad).unwrap();
+        assert!(Config::default().apply(settings).is_err());
     }
 
     /// Applies `yaml` over the defaults as a file would be.

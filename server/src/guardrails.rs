@@ -1,7 +1,8 @@
 //! Cassandra 5.0's guardrails on IN restrictions (`Guardrails.partitionKeysInSelect` and
-//! `Guardrails.inSelectCartesianProduct`): past the warn threshold the query gets a client
-//! warning, past the fail threshold it is refused with an Invalid error; -1 turns either off.
-//! The messages are Cassandra's.
+//! `Guardrails.inSelectCartesianProduct`) and on written values (`columnValueSize`,
+//! `collectionSize`, `itemsPerCollection`): past the warn threshold the statement gets a
+//! client warning, past the fail threshold it is refused with an Invalid error; -1 turns
+//! either off. The messages are Cassandra's.
 
 use crate::error::{CqlError, CqlResult};
 use crate::warnings;
@@ -81,6 +82,59 @@ pub fn in_select_cartesian_product(threshold: Threshold, what: &str, size: u64) 
             format!("The cartesian product of the IN restrictions on {what} produces {size} values, this exceeds warning threshold of {warn}.")
         },
     )
+}
+
+/// Cassandra's message for the size and count guardrails (`MaxThreshold`): `{what} ...
+/// exceeds the warning|failure threshold of {limit}.`
+fn max_threshold(
+    threshold: Threshold,
+    name: &str,
+    value: u64,
+    message: impl Fn(&str, i64) -> String,
+) -> CqlResult<()> {
+    guard(
+        threshold,
+        name,
+        value,
+        |fail| message("failure", fail),
+        |warn| message("warning", warn),
+    )
+}
+
+/// Guards the size in bytes of one value (or collection element key) written to `column`.
+///
+/// # Errors
+/// [`CqlError::Invalid`] past the fail threshold.
+pub fn column_value_size(threshold: Threshold, column: &str, size: u64) -> CqlResult<()> {
+    max_threshold(threshold, "column_value_size", size, |level, limit| {
+        format!(
+            "Value of column {column} has size {size}, this exceeds the {level} threshold of {limit}."
+        )
+    })
+}
+
+/// Guards the size of the collection a statement writes to `column` (its cells' data size).
+///
+/// # Errors
+/// [`CqlError::Invalid`] past the fail threshold.
+pub fn collection_size(threshold: Threshold, column: &str, size: u64) -> CqlResult<()> {
+    max_threshold(threshold, "collection_size", size, |level, limit| {
+        format!(
+            "Detected collection {column} of size {size}, this exceeds the {level} threshold of {limit}."
+        )
+    })
+}
+
+/// Guards the number of items a statement writes to the collection `column`.
+///
+/// # Errors
+/// [`CqlError::Invalid`] past the fail threshold.
+pub fn items_per_collection(threshold: Threshold, column: &str, items: u64) -> CqlResult<()> {
+    max_threshold(threshold, "items_per_collection", items, |level, limit| {
+        format!(
+            "Detected collection {column} with {items} items, this exceeds the {level} threshold of {limit}."
+        )
+    })
 }
 
 #[cfg(test)]

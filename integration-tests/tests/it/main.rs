@@ -28,3 +28,4 @@ mod statics;
 mod system_tables;
 mod time;
 mod user_types;
+mod write_guardrails;

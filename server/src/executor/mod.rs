@@ -32,6 +32,7 @@ mod shaping;
 pub mod source;
 mod statics;
 mod user_types;
+mod write_guards;
 
 use std::sync::Arc;
 

@@ -9,6 +9,7 @@ use storage::{Cell, CellValue, ColumnDef, ColumnId, Expiry};
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::multicell::{self, Element};
+use crate::executor::write_guards;
 use crate::node::Node;
 use crate::planner::operations::Operation;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -168,6 +169,7 @@ impl CellWriter<'_> {
                 cells.push(self.tombstone(Some(multicell::field_path(*field))));
             }
         }
+        write_guards::check(&self.node.config, col, op, &cells)?;
         out.extend(cells.into_iter().map(|c| (col.id, c)));
         Ok(())
     }
