@@ -75,6 +75,12 @@ pub struct Config {
     pub collection_size: Threshold,
     /// `items_per_collection_{warn,fail}_threshold` (Cassandra's guardrail; off).
     pub items_per_collection: Threshold,
+    /// `hot_partition_window` (ours): a table's partition writes per hot-partition window;
+    /// 0 turns the hot-partition warning off (see `crate::hot_partitions`).
+    pub hot_partition_window: u64,
+    /// `hot_partition_warn_share` (ours): the share of a window past which a partition's
+    /// writes get a warning; outside (0, 1] it is off.
+    pub hot_partition_warn_share: f64,
     /// Writes submitted to the storage writer and not yet acknowledged, at most; further
     /// writes wait, which pushes back on their connections.
     pub write_queue_limit: usize,
@@ -112,6 +118,8 @@ impl Default for Config {
             column_value_size: Threshold::DISABLED,
             collection_size: Threshold::DISABLED,
             items_per_collection: Threshold::DISABLED,
+            hot_partition_window: 1000,
+            hot_partition_warn_share: 0.5,
             file_cache_size: 64 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
@@ -238,6 +246,8 @@ struct YamlSettings {
     collection_size_fail_threshold: Option<String>,
     items_per_collection_warn_threshold: Option<i64>,
     items_per_collection_fail_threshold: Option<i64>,
+    hot_partition_window: Option<u64>,
+    hot_partition_warn_share: Option<f64>,
     file_cache_size_in_mb: Option<u64>,
     commitlog_sync_group_window_in_ms: Option<u64>,
     native_transport_max_frame_size: Option<String>,
@@ -430,6 +440,12 @@ impl Config {
             if let Some(value) = value {
                 *slot = value;
             }
+        }
+        if let Some(window) = s.hot_partition_window {
+            self.hot_partition_window = window;
+        }
+        if let Some(share) = s.hot_partition_warn_share {
+            self.hot_partition_warn_share = share;
         }
         let size_guards = [
             (
@@ -768,8 +784,20 @@ mod tests {
         let settings: YamlSettings = serde_yaml::from_str(yaml).unwrap();
         let mut config = Config::default();
         config.apply(settings).unwrap();
-        assert_eq!(config.column_value_size, Threshold { warn: 1024, fail: -1 });
-        assert_eq!(config.collection_size, Threshold { warn: -1, fail: 2 << 20 });
+        assert_eq!(
+            config.column_value_size,
+            Threshold {
+                warn: 1024,
+                fail: -1
+            }
+        );
+        assert_eq!(
+            config.collection_size,
+            Threshold {
+                warn: -1,
+                fail: 2 << 20
+            }
+        );
         assert_eq!(config.items_per_collection.warn, 100);
         let bad = "column_value_size_fail_threshold: lots\n";
         let settings: YamlSettings = serde_yaml::from_str(bad).unwrap();

@@ -31,6 +31,7 @@ mod framing;
 pub mod functions;
 pub mod guardrails;
 pub mod handler;
+pub mod hot_partitions;
 pub mod inflight;
 pub mod json;
 pub mod listener;

@@ -50,6 +50,8 @@ pub struct Node {
     pub write_queue: Arc<tokio::sync::Semaphore>,
     /// Finished trace sessions, read through `system_traces` (see [`crate::trace`]).
     pub traces: crate::trace::TraceLog,
+    /// Each table's recent writes by partition (see [`crate::hot_partitions`]).
+    pub hot_partitions: crate::hot_partitions::HotPartitions,
 }
 
 impl Node {
@@ -89,6 +91,10 @@ impl Node {
                 config.max_request_data_in_flight_per_ip,
             ),
             write_queue: Arc::new(tokio::sync::Semaphore::new(config.write_queue_limit.max(1))),
+            hot_partitions: crate::hot_partitions::HotPartitions::new(
+                config.hot_partition_window,
+                config.hot_partition_warn_share,
+            ),
             config,
             store,
             schema: RwLock::new(Arc::new(Schema::new(catalog))),

@@ -13,6 +13,7 @@ mod functions;
 mod handshake;
 mod indexes;
 mod json;
+mod key_design;
 mod key_types;
 mod limits;
 mod lwt;

@@ -45,9 +45,11 @@ async fn column_value_size_warns_then_refuses() {
         ..Config::default()
     };
     let (server, session) = server_with(config).await;
-    assert!(warnings(&session, "INSERT INTO ks.t (k, v) VALUES (1, 'short')")
-        .await
-        .is_empty());
+    assert!(
+        warnings(&session, "INSERT INTO ks.t (k, v) VALUES (1, 'short')")
+            .await
+            .is_empty()
+    );
     assert_eq!(
         warnings(&session, "INSERT INTO ks.t (k, v) VALUES (2, 'fifteen bytes..')").await,
         ["Guardrail column_value_size violated: Value of column v has size 15, this exceeds the warning threshold of 10."]
@@ -68,7 +70,10 @@ async fn column_value_size_warns_then_refuses() {
         "UPDATE ks.t SET s = s + {'twenty-five bytes of text'} WHERE k = 1",
     )
     .await;
-    assert!(message.contains("Value of column s has size 25"), "{message}");
+    assert!(
+        message.contains("Value of column s has size 25"),
+        "{message}"
+    );
     server.stop().await;
 }
 
@@ -90,9 +95,11 @@ async fn collection_guardrails_count_the_written_elements() {
         ]
     );
     // Only the added elements count, not the ones already there.
-    assert!(warnings(&session, "UPDATE ks.t SET s = s + {'d'} WHERE k = 1")
-        .await
-        .is_empty());
+    assert!(
+        warnings(&session, "UPDATE ks.t SET s = s + {'d'} WHERE k = 1")
+            .await
+            .is_empty()
+    );
     // A frozen list: its serialized value (4 + 3 × 8 = 28 bytes) plus 16.
     assert_eq!(
         warnings(&session, "INSERT INTO ks.t (k, f) VALUES (2, [1, 2, 3])").await,

@@ -285,6 +285,9 @@ pub fn build_writes(
         if pk.iter().any(Bytes::is_empty) {
             return Err(CqlError::invalid("Key may not be empty"));
         }
+        if let Some(hot) = node.hot_partitions.record(def.id, &pk) {
+            crate::warnings::warn(crate::hot_partitions::warning(def, &hot));
+        }
         if !static_ops.is_empty() {
             let key = storage::row_key(def, &pk, &[])?;
             let cells = rows.cells(&static_ops, &key)?;

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::planner::ddl::create_table_def;
 
 /// Keyspaces that live only in `system_virtual_schema` (not in `system_schema.keyspaces`).
-pub const VIRTUAL_KEYSPACES: &[&str] = &["system_virtual_schema"];
+pub const VIRTUAL_KEYSPACES: &[&str] = &["system_virtual_schema", "system_views"];
 
 const LOCAL_STRATEGY: &str = "org.apache.cassandra.locator.LocalStrategy";
 const SIMPLE_STRATEGY: &str = "org.apache.cassandra.locator.SimpleStrategy";
@@ -101,6 +101,15 @@ const SYSTEM_VIRTUAL_SCHEMA: &[&str] = &[
      PRIMARY KEY ((keyspace_name), table_name, column_name))",
 ];
 
+/// Virtual tables of ours (Cassandra 5.0's own `system_views` tables are not served yet).
+const SYSTEM_VIEWS: &[&str] = &[
+    "CREATE TABLE key_distribution (keyspace_name text, table_name text, partitions bigint,
+     rows bigint, bytes bigint, largest_partitions_by_rows frozen<list<text>>,
+     largest_partitions_by_bytes frozen<list<text>>,
+     rows_per_partition frozen<map<bigint, bigint>>, recent_writes bigint,
+     hottest_partitions frozen<list<text>>, PRIMARY KEY ((keyspace_name), table_name))",
+];
+
 const SYSTEM_AUTH: &[&str] = &[
     "CREATE TABLE roles (role text, can_login boolean, is_superuser boolean,
      member_of set<text>, salted_hash text, PRIMARY KEY ((role)))",
@@ -181,6 +190,7 @@ pub fn system_keyspaces() -> BTreeMap<String, KeyspaceDef> {
             &local,
             &owned(SYSTEM_VIRTUAL_SCHEMA),
         ),
+        keyspace("system_views", &local, &owned(SYSTEM_VIEWS)),
         keyspace(
             "system_auth",
             &[("class", SIMPLE_STRATEGY), ("replication_factor", "1")],

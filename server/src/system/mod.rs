@@ -4,6 +4,7 @@
 
 mod auth_tables;
 pub mod definitions;
+mod key_distribution;
 pub mod local;
 mod schema_tables;
 
@@ -35,6 +36,7 @@ pub fn rows(
         ("system_auth", "role_members") => auth_tables::role_members(schema),
         ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),
         ("system_traces", name) => node.traces.rows(name, session.local.ip()),
+        ("system_views", "key_distribution") => key_distribution::rows(node, schema)?,
         _ => Vec::new(),
     };
     let mut rows = named
