@@ -75,6 +75,9 @@ pub struct Config {
     pub collection_size: Threshold,
     /// `items_per_collection_{warn,fail}_threshold` (Cassandra's guardrail; off).
     pub items_per_collection: Threshold,
+    /// `partition_size_{warn,fail}_threshold` in bytes (Cassandra's guardrail; off): checked
+    /// by the purge pass, Cassandra's compaction, and logged.
+    pub partition_size: Threshold,
     /// `hot_partition_window` (ours): a table's partition writes per hot-partition window;
     /// 0 turns the hot-partition warning off (see `crate::hot_partitions`).
     pub hot_partition_window: u64,
@@ -118,6 +121,7 @@ impl Default for Config {
             column_value_size: Threshold::DISABLED,
             collection_size: Threshold::DISABLED,
             items_per_collection: Threshold::DISABLED,
+            partition_size: Threshold::DISABLED,
             hot_partition_window: 1000,
             hot_partition_warn_share: 0.5,
             file_cache_size: 64 << 20,
@@ -246,6 +250,8 @@ struct YamlSettings {
     collection_size_fail_threshold: Option<String>,
     items_per_collection_warn_threshold: Option<i64>,
     items_per_collection_fail_threshold: Option<i64>,
+    partition_size_warn_threshold: Option<String>,
+    partition_size_fail_threshold: Option<String>,
     hot_partition_window: Option<u64>,
     hot_partition_warn_share: Option<f64>,
     file_cache_size_in_mb: Option<u64>,
@@ -467,6 +473,16 @@ impl Config {
                 &mut self.collection_size.fail,
                 s.collection_size_fail_threshold,
                 "collection_size_fail_threshold",
+            ),
+            (
+                &mut self.partition_size.warn,
+                s.partition_size_warn_threshold,
+                "partition_size_warn_threshold",
+            ),
+            (
+                &mut self.partition_size.fail,
+                s.partition_size_fail_threshold,
+                "partition_size_fail_threshold",
             ),
         ];
         for (slot, value, setting) in size_guards {

@@ -137,9 +137,36 @@ pub fn items_per_collection(threshold: Threshold, column: &str, items: u64) -> C
     })
 }
 
+/// Checks a partition's size as Cassandra's SSTable writer does (no client to tell: the
+/// message is logged, at error level past the fail threshold); whether it was over either.
+/// `what` names the partition (`ks.t:key`).
+pub fn partition_size(threshold: Threshold, what: &str, size: u64) -> bool {
+    let message = |level: &str, limit: i64| {
+        format!("Guardrail partition_size violated: Partition {what} has size {size}, this exceeds the {level} threshold of {limit}.")
+    };
+    if Threshold::exceeded(threshold.fail, size) {
+        tracing::error!("{}", message("failure", threshold.fail));
+        return true;
+    }
+    if Threshold::exceeded(threshold.warn, size) {
+        tracing::warn!("{}", message("warning", threshold.warn));
+        return true;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn partition_size_is_over_past_either_threshold() {
+        let threshold = Threshold { warn: 100, fail: 1000 };
+        assert!(!partition_size(threshold, "ks.t:1", 100));
+        assert!(partition_size(threshold, "ks.t:1", 101));
+        assert!(partition_size(threshold, "ks.t:1", 5000));
+        assert!(!partition_size(Threshold::DISABLED, "ks.t:1", u64::MAX));
+    }
 
     #[test]
     fn disabled_thresholds_never_fire() {

@@ -9,7 +9,9 @@ use std::time::Duration;
 use storage::{PurgeRequest, StorageError};
 use tracing::{debug, info_span, warn, Instrument};
 
+use crate::guardrails;
 use crate::node::Node;
+use crate::system::key_distribution;
 
 /// Rows one purge chunk examines (one write transaction).
 const CHUNK_ROWS: usize = 1024;
@@ -27,6 +29,8 @@ pub struct PurgeReport {
     pub rows_removed: u64,
     /// Range tombstones dropped.
     pub range_tombstones_removed: u64,
+    /// Partitions over a `partition_size` guardrail threshold (each logged).
+    pub oversized_partitions: u64,
 }
 
 impl Node {
@@ -68,9 +72,62 @@ impl Node {
                 }
             }
             report.tables += 1;
+            report.oversized_partitions += self.guard_partition_sizes(table)?;
         }
         Ok(report)
     }
+
+    /// Cassandra 5.0's `partition_size` guardrail, which its SSTable writer applies at
+    /// flush and compaction: here the purge pass reads each partition's size once it has
+    /// purged the table. Returns the partitions over a threshold; nothing is read when the
+    /// guardrail is off.
+    fn guard_partition_sizes(&self, table: &storage::TableDef) -> Result<u64, StorageError> {
+        let threshold = self.config.partition_size;
+        if threshold.warn < 0 && threshold.fail < 0 {
+            return Ok(0);
+        }
+        let snapshot = self.store.snapshot()?;
+        let mut oversized = 0;
+        let walked = key_distribution::each_partition(&snapshot, table, |partition| {
+            let what = format!(
+                "{}.{}:{}",
+                table.keyspace,
+                table.name,
+                key_string(table, &partition.key)
+            );
+            if guardrails::partition_size(threshold, &what, partition.bytes) {
+                oversized += 1;
+            }
+        });
+        match walked {
+            Ok(()) => Ok(oversized),
+            Err(e) => {
+                warn!(error = %e, table = %table.name, "partition size check failed");
+                Ok(oversized)
+            }
+        }
+    }
+}
+
+/// A partition key as Cassandra's `partitionKeyType.getString` prints it: components
+/// joined by `:`, text unquoted.
+fn key_string(table: &storage::TableDef, key: &[bytes::Bytes]) -> String {
+    table
+        .partition_key_columns()
+        .zip(key)
+        .map(|(column, value)| {
+            let bytes = cql::frame::request::Value::Bytes(value.clone());
+            let literal = crate::trace::literal::bound_value(&column.ty, Some(&bytes));
+            match literal
+                .strip_prefix('\'')
+                .and_then(|l| l.strip_suffix('\''))
+            {
+                Some(text) => text.replace("''", "'"),
+                None => literal,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 /// Purges every `every` until the node is dropped or its storage stops accepting writes. The

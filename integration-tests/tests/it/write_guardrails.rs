@@ -120,3 +120,44 @@ async fn collection_guardrails_count_the_written_elements() {
     assert_eq!(count(&session).await, 2);
     server.stop().await;
 }
+
+/// `partition_size`, which Cassandra checks when it writes SSTables (flush, compaction) and
+/// logs: here the purge pass checks it and counts the partitions over it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_purge_pass_finds_partitions_over_partition_size() {
+    let config = Config {
+        partition_size: Threshold {
+            warn: 1000,
+            fail: -1,
+        },
+        ..Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let session = session_in(&server, "ks").await;
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.w (k int, c int, v text, PRIMARY KEY (k, c))",
+            &[],
+        )
+        .await
+        .unwrap();
+    for c in 0..20 {
+        session
+            .query_unpaged(
+                format!(
+                    "INSERT INTO ks.w (k, c, v) VALUES (1, {c}, '{}')",
+                    "x".repeat(100)
+                ),
+                &[],
+            )
+            .await
+            .unwrap();
+    }
+    session
+        .query_unpaged("INSERT INTO ks.w (k, c, v) VALUES (2, 0, 'small')", &[])
+        .await
+        .unwrap();
+    let report = server.purge().await;
+    assert_eq!(report.oversized_partitions, 1, "{report:?}");
+    server.stop().await;
+}

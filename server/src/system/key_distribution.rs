@@ -33,10 +33,13 @@ pub(crate) fn rows(node: &Node, schema: &Schema) -> CqlResult<Vec<NamedRow>> {
 }
 
 /// One partition as the scan saw it.
-struct Partition {
-    key: Vec<Bytes>,
-    rows: u64,
-    bytes: u64,
+pub(crate) struct Partition {
+    /// The partition-key values.
+    pub(crate) key: Vec<Bytes>,
+    /// Stored rows (the static row included).
+    pub(crate) rows: u64,
+    /// Bytes of keys and encoded rows.
+    pub(crate) bytes: u64,
 }
 
 /// A table's rows by partition.
@@ -51,36 +54,50 @@ struct Spread {
     histogram: BTreeMap<i64, i64>,
 }
 
+/// Calls `each` with every partition of `table` in `snapshot`: its key values, rows and
+/// bytes (keys and encoded rows), in storage order.
+///
+/// # Errors
+/// Storage errors reading the table.
+pub(crate) fn each_partition(
+    snapshot: &Snapshot,
+    table: &TableDef,
+    mut each: impl FnMut(Partition),
+) -> CqlResult<()> {
+    let mut current: Option<(Vec<u8>, Partition)> = None;
+    for row in snapshot.scan(table.id, (Bound::Unbounded, Bound::Unbounded), false)? {
+        let (key, stored) = row?;
+        let decoded = storage::encoding::key::decode_row_key(table, &key)?;
+        let bytes = (key.len() + storage::encoding::row::encode(&stored).len()) as u64;
+        let prefix = &key[..decoded.partition_len];
+        match &mut current {
+            Some((at, partition)) if at.as_slice() == prefix => {
+                partition.rows += 1;
+                partition.bytes += bytes;
+            }
+            _ => {
+                if let Some((_, done)) = current.take() {
+                    each(done);
+                }
+                let partition = Partition {
+                    key: decoded.partition,
+                    rows: 1,
+                    bytes,
+                };
+                current = Some((prefix.to_vec(), partition));
+            }
+        }
+    }
+    if let Some((_, done)) = current {
+        each(done);
+    }
+    Ok(())
+}
+
 impl Spread {
     fn of(snapshot: &Snapshot, table: &TableDef) -> CqlResult<Spread> {
         let mut spread = Spread::default();
-        let mut current: Option<(Vec<u8>, Partition)> = None;
-        for row in snapshot.scan(table.id, (Bound::Unbounded, Bound::Unbounded), false)? {
-            let (key, stored) = row?;
-            let decoded = storage::encoding::key::decode_row_key(table, &key)?;
-            let bytes = (key.len() + storage::encoding::row::encode(&stored).len()) as u64;
-            let prefix = &key[..decoded.partition_len];
-            match &mut current {
-                Some((at, partition)) if at.as_slice() == prefix => {
-                    partition.rows += 1;
-                    partition.bytes += bytes;
-                }
-                _ => {
-                    if let Some((_, done)) = current.take() {
-                        spread.add(done);
-                    }
-                    let partition = Partition {
-                        key: decoded.partition,
-                        rows: 1,
-                        bytes,
-                    };
-                    current = Some((prefix.to_vec(), partition));
-                }
-            }
-        }
-        if let Some((_, done)) = current {
-            spread.add(done);
-        }
+        each_partition(snapshot, table, |partition| spread.add(partition))?;
         Ok(spread)
     }
 

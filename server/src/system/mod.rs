@@ -4,7 +4,7 @@
 
 mod auth_tables;
 pub mod definitions;
-mod key_distribution;
+pub(crate) mod key_distribution;
 pub mod local;
 mod schema_tables;
 
