@@ -74,6 +74,7 @@ impl Flusher {
         let thread = std::thread::Builder::new()
             .name("storage-flusher".into())
             .spawn(move || {
+                lower_priority();
                 for work in job_rx {
                     match work {
                         Work::Flush(job) => {
@@ -160,4 +161,16 @@ fn flush(job: &Job) -> Result<(), StorageError> {
         "memtable flushed"
     );
     Ok(())
+}
+
+/// How much lower than the other threads the flusher runs (a `nice` increment).
+const FLUSH_NICENESS: i32 = 10;
+
+/// Lowers this thread's scheduling priority: a flush is background work that may wait, and on
+/// a busy machine it should not take a core from the threads answering clients. Best effort.
+fn lower_priority() {
+    let thread = rustix::thread::gettid();
+    if let Err(e) = rustix::process::setpriority_process(Some(thread), FLUSH_NICENESS) {
+        tracing::debug!(cause = %e, "could not lower the flusher's priority");
+    }
 }
