@@ -12,6 +12,7 @@ mod conditions;
 mod counters;
 pub mod ddl;
 mod elements;
+mod explain;
 mod index_ddl;
 mod index_limits;
 mod index_scan;
@@ -24,6 +25,7 @@ pub mod paging;
 mod permissions;
 mod point;
 mod read_ranges;
+pub mod read_stats;
 pub(crate) mod roles;
 pub mod row;
 mod scalar;
@@ -96,7 +98,9 @@ impl<'a> Planning<'a> {
         let schema = node.schema();
         match self.plan(&schema)? {
             StatementPlan::Select(plan) => Ok((schema, plan)),
-            StatementPlan::Modify(_) | StatementPlan::Unplanned => Err(not_planned()),
+            StatementPlan::Modify(_) | StatementPlan::Explain { .. } | StatementPlan::Unplanned => {
+                Err(not_planned())
+            }
         }
     }
 
@@ -113,7 +117,9 @@ impl<'a> Planning<'a> {
         }
         match self.plan(&node.schema())? {
             StatementPlan::Modify(plan) => Ok(plan),
-            StatementPlan::Select(_) | StatementPlan::Unplanned => Err(not_planned()),
+            StatementPlan::Select(_) | StatementPlan::Explain { .. } | StatementPlan::Unplanned => {
+                Err(not_planned())
+            }
         }
     }
 }
@@ -138,10 +144,10 @@ pub async fn execute(
     let keyspace = planning.keyspace();
     crate::authz::authorize(node, session, planning.statement(), keyspace)?;
     match planning.statement() {
-        Statement::Select(_) => {
+        Statement::Select(statement) => {
             crate::consistency::check_read(params.consistency)?;
             let (schema, plan) = planning.select(node)?;
-            select::execute(node, session, schema, plan, params, &ctx).await
+            select::execute(node, session, schema, plan, params, &ctx, statement).await
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
             let plan = planning.modification(node)?;
@@ -182,6 +188,12 @@ pub async fn execute(
         Statement::Describe(describe) => {
             let schema = node.schema();
             describe::execute(&schema, describe, keyspace)
+        }
+        Statement::Explain(statement) => {
+            Box::pin(explain::execute(
+                node, session, planning, statement, params, ctx,
+            ))
+            .await
         }
         Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
         Statement::Permission(statement) => {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use cql::frame::request::QueryParameters;
 use cql::frame::response::{ResultBody, ResultMetadata, Rows};
-use cql::statement::ast::Operator;
+use cql::statement::ast::{Ident, Operator, Select};
 use cql::types::ordering;
 use storage::{ColumnKind, RangeTombstone, TableDef};
 
@@ -22,6 +22,7 @@ use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::point;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
+use crate::executor::read_stats::ReadStats;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{KeyRange, RowSource};
@@ -35,6 +36,7 @@ use crate::planner::restrictions::Bound as TermBound;
 use crate::planner::select::{Aggregate, OutputSource, PartitionSelection, SelectPlan};
 use crate::planner::selection::reads_write_times;
 use crate::planner::token::TokenRange;
+use crate::read_thresholds::tombstone_failure;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
 use crate::trace;
@@ -70,7 +72,8 @@ struct BoundSelect {
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
 const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query";
 
-/// Runs a planned SELECT.
+/// Runs a planned SELECT, then adds the warnings its read earned (`crate::read_thresholds`);
+/// `statement` is the SELECT as written, named in those warnings.
 pub async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
@@ -78,11 +81,34 @@ pub async fn execute(
     plan: Arc<SelectPlan>,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
+    statement: &Select,
 ) -> CqlResult<ResultBody> {
-    let bound = bind(plan, params, ctx, &node.config)?;
+    let (result, stats) = execute_with_stats(node, session, schema, &plan, params, ctx).await?;
+    if plan.table.kind == TableKind::User {
+        crate::read_thresholds::warn_after_read(
+            &node.config.read_thresholds,
+            &plan,
+            &stats,
+            || query_text(statement, &plan.table.def),
+        );
+    }
+    Ok(result)
+}
+
+/// Runs a planned SELECT and returns what its read examined with the result.
+pub(crate) async fn execute_with_stats(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    schema: Arc<Schema>,
+    plan: &Arc<SelectPlan>,
+    params: &QueryParameters,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<(ResultBody, ReadStats)> {
+    let bound = bind(plan.clone(), params, ctx, &node.config)?;
     trace_read_start(&bound);
+    let consistency = params.consistency;
     if let Some(budget) = inline_budget(&bound) {
-        if let Some(result) = run(node, &schema, session, &bound, budget)? {
+        if let Some(result) = run(node, &schema, session, &bound, budget, consistency)? {
             return Ok(result);
         }
     }
@@ -90,11 +116,25 @@ pub async fn execute(
     let session = session.clone();
     let tracer = trace::current().map(|t| t.on(trace::READ_THREAD));
     let result = tokio::task::spawn_blocking(move || {
-        trace::within(tracer, || run(&node, &schema, &session, &bound, usize::MAX))
+        trace::within(tracer, || {
+            run(&node, &schema, &session, &bound, usize::MAX, consistency)
+        })
     })
     .await
     .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
     result.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))
+}
+
+/// The SELECT as Cassandra's `ReadCommand.toCQLString` shows it in warnings: the table
+/// qualified by its keyspace, ending in ALLOW FILTERING (bind markers stay markers).
+pub(crate) fn query_text(statement: &Select, def: &TableDef) -> String {
+    let mut select = statement.clone();
+    select.table.keyspace = Some(Ident {
+        name: def.keyspace.clone(),
+        quoted: cql::types::maybe_quote(&def.keyspace) != def.keyspace,
+    });
+    select.allow_filtering = true;
+    select.to_string()
 }
 
 /// Traces the plan of a read and how it will reach its rows, in Cassandra's words where it
@@ -588,15 +628,17 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     })
 }
 
-/// Reads and shapes the result; `None` when it examined more than `budget` stored rows
-/// (the caller then runs it again where it may take long).
+/// Reads and shapes the result, counting what it examined; `None` when it examined more than
+/// `budget` stored rows (the caller then runs it again where it may take long). Past
+/// `tombstone_failure_threshold` tombstones the read fails, as Cassandra's does.
 fn run(
     node: &Node,
     schema: &Schema,
     session: &Session,
     bound: &BoundSelect,
     budget: usize,
-) -> CqlResult<Option<ResultBody>> {
+    consistency: u16,
+) -> CqlResult<Option<(ResultBody, ReadStats)>> {
     let def = bound.plan.table.def.clone();
     let source = match bound.plan.table.kind {
         TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
@@ -672,11 +714,12 @@ fn run(
         }
         None => &bound.ranges,
     };
-    let mut examined = 0usize;
-    // For the trace: stored rows found dead (deleted or expired), range tombstones met, and
-    // partitions entered.
-    let mut dead = 0usize;
-    let mut partitions = 0usize;
+    let mut stats = ReadStats::default();
+    let tombstone_limit = node
+        .config
+        .read_thresholds
+        .tombstone_failure_limit(bound.plan.table.kind == TableKind::User);
+    let budget = u64::try_from(budget).unwrap_or(u64::MAX);
     let resume_key = bound.paging.as_ref().map(|state| state.last_key.as_slice());
     let mut stopped = false;
     'ranges: for range in ranges.walk(&def, resume_key, reversed) {
@@ -684,8 +727,8 @@ fn run(
         loop {
             let mut skip_to = None;
             for item in source.scan(range.clone(), reversed)? {
-                examined += 1;
-                if examined > budget {
+                stats.rows_examined += 1;
+                if stats.rows_examined > budget {
                     return Ok(None);
                 }
                 let (key, stored) = item?;
@@ -706,8 +749,12 @@ fn run(
                         }
                     }
                     partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
-                    partitions += 1;
-                    dead += partition_tombstones.1.len();
+                    stats.enter_partition(prefix);
+                    stats.tombstones += partition_tombstones.1.len() as u64;
+                    if stats.tombstones > tombstone_limit {
+                        let ip = session.local.ip();
+                        return Err(tombstone_failure(&def, &stats, consistency, ip));
+                    }
                     let resumed = resume_partition.as_deref() == Some(prefix);
                     statics.enter(
                         &source,
@@ -727,7 +774,11 @@ fn run(
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
                 let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
                 else {
-                    dead += 1;
+                    stats.tombstones += 1;
+                    if stats.tombstones > tombstone_limit {
+                        let ip = session.local.ip();
+                        return Err(tombstone_failure(&def, &stats, consistency, ip));
+                    }
                     continue;
                 };
                 let row = statics.row(row);
@@ -788,13 +839,17 @@ fn run(
         columns = Arc::from([spec]);
         rows = json_rows;
     }
+    stats.rows_returned = rows.len() as u64;
     if let Some(tracer) = trace::current() {
         tracer.record(format!(
-            "Read {} live rows and {dead} tombstone cells",
-            examined.saturating_sub(dead)
+            "Read {} live rows and {} tombstone cells",
+            stats.live_rows(),
+            stats.tombstones
         ));
         tracer.record(format!(
-            "Examined {examined} stored rows in {partitions} partitions, returning {} rows{}",
+            "Examined {} stored rows in {} partitions, returning {} rows{}",
+            stats.rows_examined,
+            stats.partitions,
             rows.len(),
             if paging_state.is_some() {
                 " (one page)"
@@ -809,7 +864,7 @@ fn run(
         no_metadata: bound.skip_metadata,
         new_metadata_id: None,
     };
-    Ok(Some(ResultBody::Rows(Rows { metadata, rows })))
+    Ok(Some((ResultBody::Rows(Rows { metadata, rows }), stats)))
 }
 
 /// Whether the query fetches the partition's static row, so that a partition without rows
