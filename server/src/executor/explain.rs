@@ -40,8 +40,10 @@ pub(super) async fn execute(
         let (stats, more) = match (&*inner, &explain.statement) {
             (StatementPlan::Select(plan), Statement::Select(statement)) => {
                 crate::consistency::check_read(params.consistency)?;
-                let (result, stats) =
-                    select::execute_with_stats(node, session, schema, plan, params, &ctx).await?;
+                let (result, stats, plan) =
+                    select::execute_with_stats(node, session, schema, plan.clone(), params, &ctx)
+                        .await?;
+                let plan = &plan;
                 if plan.table.kind == crate::schema::TableKind::User {
                     crate::read_thresholds::warn_after_read(
                         &node.config.read_thresholds,

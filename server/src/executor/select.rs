@@ -83,7 +83,8 @@ pub async fn execute(
     ctx: &EvalContext<'_>,
     statement: &Select,
 ) -> CqlResult<ResultBody> {
-    let (result, stats) = execute_with_stats(node, session, schema, &plan, params, ctx).await?;
+    let (result, stats, plan) =
+        execute_with_stats(node, session, schema, plan, params, ctx).await?;
     if plan.table.kind == TableKind::User {
         crate::read_thresholds::warn_after_read(
             &node.config.read_thresholds,
@@ -95,34 +96,38 @@ pub async fn execute(
     Ok(result)
 }
 
-/// Runs a planned SELECT and returns what its read examined with the result.
+/// Runs a planned SELECT and returns what its read examined with the result, and the plan
+/// as bound (selector terms evaluated), moved back out of the read.
 pub(crate) async fn execute_with_stats(
     node: &Arc<Node>,
     session: &Arc<Session>,
     schema: Arc<Schema>,
-    plan: &Arc<SelectPlan>,
+    plan: Arc<SelectPlan>,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
-) -> CqlResult<(ResultBody, ReadStats)> {
-    let bound = bind(plan.clone(), params, ctx, &node.config)?;
+) -> CqlResult<(ResultBody, ReadStats, Arc<SelectPlan>)> {
+    let bound = bind(plan, params, ctx, &node.config)?;
     trace_read_start(&bound);
     let consistency = params.consistency;
     if let Some(budget) = inline_budget(&bound) {
-        if let Some(result) = run(node, &schema, session, &bound, budget, consistency)? {
-            return Ok(result);
+        if let Some((result, stats)) = run(node, &schema, session, &bound, budget, consistency)? {
+            return Ok((result, stats, bound.plan));
         }
     }
     let node = node.clone();
     let session = session.clone();
     let tracer = trace::current().map(|t| t.on(trace::READ_THREAD));
-    let result = tokio::task::spawn_blocking(move || {
+    let (result, plan) = tokio::task::spawn_blocking(move || {
         trace::within(tracer, || {
-            run(&node, &schema, &session, &bound, usize::MAX, consistency)
+            let result = run(&node, &schema, &session, &bound, usize::MAX, consistency);
+            (result, bound.plan)
         })
     })
     .await
-    .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
-    result.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))
+    .map_err(|err| CqlError::Server(format!("read task failed: {err}")))?;
+    let (result, stats) =
+        result?.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))?;
+    Ok((result, stats, plan))
 }
 
 /// The SELECT as Cassandra's `ReadCommand.toCQLString` shows it in warnings: the table
