@@ -1,7 +1,8 @@
-//! Read-side thresholds, judged on a read's [`ReadStats`]: Cassandra 5.0's
+//! Read-side warnings. Judged on a read's [`ReadStats`]: Cassandra 5.0's
 //! `tombstone_warn_threshold` and `tombstone_failure_threshold` (its words, `ReadCommand`'s
 //! `MetricRecording`), and our `filtering_examined_warn_*` warning for queries that examine
-//! far more rows than they return, naming the key design that would serve them.
+//! far more rows than they return, naming the key design that would serve them. Judged on the
+//! plan: Cassandra's warnings on aggregates over many partitions (`SelectStatement`).
 
 use std::net::IpAddr;
 
@@ -10,7 +11,9 @@ use storage::TableDef;
 
 use crate::error::CqlError;
 use crate::executor::read_stats::ReadStats;
+use crate::planner::grouping::Grouping;
 use crate::planner::select::{PartitionSelection, SelectPlan};
+use crate::planner::ValueSet;
 use crate::warnings;
 
 /// Cassandra's `RequestFailureReason.READ_TOO_MANY_TOMBSTONES`.
@@ -82,6 +85,32 @@ pub(crate) fn tombstone_failure(
         ),
         consistency,
         reason: READ_TOO_MANY_TOMBSTONES,
+    }
+}
+
+/// Cassandra's warnings on aggregates and GROUP BY (`SelectStatement.execute`): over no
+/// partition-key restriction at all, or over an IN on the partition key, the fold reads
+/// many partitions.
+pub(crate) fn warn_aggregation(plan: &SelectPlan) {
+    if plan.grouping == Grouping::None {
+        return;
+    }
+    let def = &plan.table.def;
+    match &plan.partitions {
+        PartitionSelection::All
+            if !plan
+                .filters
+                .iter()
+                .any(|(i, _)| def.partition_key.contains(i)) =>
+        {
+            warnings::warn("Aggregation query used without partition key".into());
+        }
+        PartitionSelection::Keys(sets) if sets.iter().any(|s| matches!(s, ValueSet::In(_))) => {
+            warnings::warn(
+                "Aggregation query used on multiple partition keys (IN restriction)".into(),
+            );
+        }
+        _ => {}
     }
 }
 
@@ -308,6 +337,31 @@ mod tests {
         assert!(quiet.is_empty(), "{quiet:?}");
         assert_eq!(thresholds.tombstone_failure_limit(true), 10);
         assert_eq!(thresholds.tombstone_failure_limit(false), u64::MAX);
+    }
+
+    #[tokio::test]
+    async fn aggregates_over_many_partitions_warn_as_cassandra() {
+        let ((), warned) = warnings::collect(async {
+            for query in [
+                "SELECT count(*) FROM t",
+                "SELECT max(v) FROM t WHERE k IN (1, 2)",
+                "SELECT k, count(*) FROM t GROUP BY k",
+                "SELECT count(*) FROM t WHERE k = 1",
+                "SELECT count(*) FROM t WHERE token(k) > 0",
+                "SELECT v FROM t",
+            ] {
+                warn_aggregation(&plan(query));
+            }
+        })
+        .await;
+        assert_eq!(
+            warned,
+            [
+                "Aggregation query used without partition key",
+                "Aggregation query used on multiple partition keys (IN restriction)",
+                "Aggregation query used without partition key",
+            ]
+        );
     }
 
     #[test]

@@ -154,3 +154,27 @@ async fn a_filtering_read_that_examines_far_more_than_it_returns_names_a_key() {
     assert_eq!(result.warnings().count(), 0);
     server.stop().await;
 }
+
+/// Cassandra's own warnings on aggregates that fold many partitions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aggregates_without_a_partition_key_warn_as_cassandra() {
+    let (server, session) = start(ReadThresholds::default()).await;
+    rows_with_tombstones(&session, 3, 0).await;
+    for (query, expected) in [
+        (
+            "SELECT count(*) FROM ks.t",
+            vec!["Aggregation query used without partition key"],
+        ),
+        (
+            "SELECT k, max(v) FROM ks.t WHERE k IN (1, 2) GROUP BY k",
+            vec!["Aggregation query used on multiple partition keys (IN restriction)"],
+        ),
+        ("SELECT count(*) FROM ks.t WHERE k = 1", vec![]),
+        ("SELECT v FROM ks.t", vec![]),
+    ] {
+        let result = session.query_unpaged(query, &[]).await.unwrap();
+        let warnings: Vec<&str> = result.warnings().collect();
+        assert_eq!(warnings, expected, "{query}");
+    }
+    server.stop().await;
+}

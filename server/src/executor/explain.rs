@@ -40,18 +40,10 @@ pub(super) async fn execute(
         let (stats, more) = match (&*inner, &explain.statement) {
             (StatementPlan::Select(plan), Statement::Select(statement)) => {
                 crate::consistency::check_read(params.consistency)?;
-                let (result, stats, plan) =
-                    select::execute_with_stats(node, session, schema, plan.clone(), params, &ctx)
+                let plan = plan.clone();
+                let (result, stats) =
+                    select::execute_counted(node, session, schema, plan, params, &ctx, statement)
                         .await?;
-                let plan = &plan;
-                if plan.table.kind == crate::schema::TableKind::User {
-                    crate::read_thresholds::warn_after_read(
-                        &node.config.read_thresholds,
-                        plan,
-                        &stats,
-                        || select::query_text(statement, &plan.table.def),
-                    );
-                }
                 let more = matches!(&result, ResultBody::Rows(rows) if rows.metadata.paging_state.is_some());
                 (stats, more)
             }

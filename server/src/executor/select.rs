@@ -72,8 +72,9 @@ struct BoundSelect {
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
 const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query";
 
-/// Runs a planned SELECT, then adds the warnings its read earned (`crate::read_thresholds`);
-/// `statement` is the SELECT as written, named in those warnings.
+/// Runs a planned SELECT with the warnings it earns (`crate::read_thresholds`: Cassandra's on
+/// aggregates before the read, the tombstone and filtering ones after it); `statement` is the
+/// SELECT as written, named in those warnings.
 pub async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
@@ -83,9 +84,27 @@ pub async fn execute(
     ctx: &EvalContext<'_>,
     statement: &Select,
 ) -> CqlResult<ResultBody> {
+    let (result, _) = execute_counted(node, session, schema, plan, params, ctx, statement).await?;
+    Ok(result)
+}
+
+/// [`execute`], also returning what the read examined (EXPLAIN ANALYZE).
+pub(crate) async fn execute_counted(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    schema: Arc<Schema>,
+    plan: Arc<SelectPlan>,
+    params: &QueryParameters,
+    ctx: &EvalContext<'_>,
+    statement: &Select,
+) -> CqlResult<(ResultBody, ReadStats)> {
+    let user_table = plan.table.kind == TableKind::User;
+    if user_table {
+        crate::read_thresholds::warn_aggregation(&plan);
+    }
     let (result, stats, plan) =
         execute_with_stats(node, session, schema, plan, params, ctx).await?;
-    if plan.table.kind == TableKind::User {
+    if user_table {
         crate::read_thresholds::warn_after_read(
             &node.config.read_thresholds,
             &plan,
@@ -93,12 +112,12 @@ pub async fn execute(
             || query_text(statement, &plan.table.def),
         );
     }
-    Ok(result)
+    Ok((result, stats))
 }
 
 /// Runs a planned SELECT and returns what its read examined with the result, and the plan
 /// as bound (selector terms evaluated), moved back out of the read.
-pub(crate) async fn execute_with_stats(
+async fn execute_with_stats(
     node: &Arc<Node>,
     session: &Arc<Session>,
     schema: Arc<Schema>,
@@ -132,7 +151,7 @@ pub(crate) async fn execute_with_stats(
 
 /// The SELECT as Cassandra's `ReadCommand.toCQLString` shows it in warnings: the table
 /// qualified by its keyspace, ending in ALLOW FILTERING (bind markers stay markers).
-pub(crate) fn query_text(statement: &Select, def: &TableDef) -> String {
+fn query_text(statement: &Select, def: &TableDef) -> String {
     let mut select = statement.clone();
     select.table.keyspace = Some(Ident {
         name: def.keyspace.clone(),
