@@ -49,20 +49,60 @@ impl Default for ReadThresholds {
 }
 
 impl ReadThresholds {
-    /// The tombstone count past which a read of a user table is aborted (`u64::MAX` when
-    /// off), compared on each tombstone met.
-    pub(crate) fn tombstone_failure_limit(&self, user_table: bool) -> u64 {
-        match u64::try_from(self.tombstone_failure) {
+    /// The guard a read of a user table (or a virtual one, never aborted) counts its
+    /// tombstones against.
+    pub(crate) fn tombstone_guard(
+        &self,
+        user_table: bool,
+        consistency: u16,
+        node: IpAddr,
+    ) -> TombstoneGuard {
+        let limit = match u64::try_from(self.tombstone_failure) {
             Ok(limit) if user_table => limit,
             _ => u64::MAX,
+        };
+        TombstoneGuard {
+            limit,
+            consistency,
+            node,
         }
+    }
+}
+
+/// `tombstone_failure_threshold` applied during one read: past it the read stops.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TombstoneGuard {
+    /// The tombstones a read may meet (`u64::MAX` when off).
+    limit: u64,
+    /// The request's consistency level, echoed in the failure.
+    consistency: u16,
+    /// This node's address, named in the failure.
+    node: IpAddr,
+}
+
+impl TombstoneGuard {
+    /// Counts `n` tombstones met by the read of `def`.
+    ///
+    /// # Errors
+    /// Cassandra's read failure once the count passes the limit.
+    pub(crate) fn add(
+        &self,
+        stats: &mut ReadStats,
+        n: u64,
+        def: &TableDef,
+    ) -> Result<(), CqlError> {
+        stats.tombstones += n;
+        if stats.tombstones > self.limit {
+            return Err(tombstone_failure(def, stats, self.consistency, self.node));
+        }
+        Ok(())
     }
 }
 
 /// The read failure Cassandra answers when a read meets more than
 /// `tombstone_failure_threshold` tombstones (its `TombstoneOverwhelmingException`, turned into
 /// a `ReadFailureException` with reason `READ_TOO_MANY_TOMBSTONES` from this node).
-pub(crate) fn tombstone_failure(
+fn tombstone_failure(
     def: &TableDef,
     stats: &ReadStats,
     consistency: u16,
@@ -128,7 +168,7 @@ pub(crate) fn warn_after_read(
             .map_or_else(|| "null".to_string(), |t| t.to_string());
         warnings::warn(format!(
             "Read {} live rows and {} tombstone cells for query {:.512}; token {token} (see tombstone_warn_threshold)",
-            stats.live_rows(),
+            stats.live_rows,
             stats.tombstones,
             query()
         ));
@@ -275,6 +315,7 @@ mod tests {
         ReadStats {
             partitions: 1,
             rows_examined: examined,
+            live_rows: examined.saturating_sub(tombstones),
             tombstones,
             rows_returned: returned,
             last_token: Some(-42),
@@ -335,8 +376,14 @@ mod tests {
         })
         .await;
         assert!(quiet.is_empty(), "{quiet:?}");
-        assert_eq!(thresholds.tombstone_failure_limit(true), 10);
-        assert_eq!(thresholds.tombstone_failure_limit(false), u64::MAX);
+        let node = IpAddr::from([127, 0, 0, 1]);
+        let def = &filtering.table.def;
+        let mut counted = ReadStats::default();
+        let guard = thresholds.tombstone_guard(true, 1, node);
+        assert!(guard.add(&mut counted, 10, def).is_ok());
+        assert!(guard.add(&mut counted, 1, def).is_err());
+        let unguarded = thresholds.tombstone_guard(false, 1, node);
+        assert!(unguarded.add(&mut counted, 1 << 40, def).is_ok());
     }
 
     #[tokio::test]

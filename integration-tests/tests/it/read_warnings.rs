@@ -69,6 +69,25 @@ async fn tombstones_past_the_warn_threshold_warn_in_cassandras_words() {
         .await
         .unwrap();
     assert_eq!(result.warnings().count(), 0);
+    // Null cells are tombstone cells too, as Cassandra counts them.
+    for c in 0..6 {
+        session
+            .query_unpaged(
+                format!("INSERT INTO ks.t (k, c, v) VALUES (2, {c}, null)"),
+                &[],
+            )
+            .await
+            .unwrap();
+    }
+    let result = session
+        .query_unpaged("SELECT * FROM ks.t WHERE k = 2", &[])
+        .await
+        .unwrap();
+    let warnings: Vec<&str> = result.warnings().collect();
+    assert_eq!(
+        warnings,
+        ["Read 6 live rows and 6 tombstone cells for query SELECT * FROM ks.t WHERE k = 2 ALLOW FILTERING; token -3248873570005575792 (see tombstone_warn_threshold)"]
+    );
     server.stop().await;
 }
 

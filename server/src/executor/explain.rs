@@ -111,6 +111,7 @@ mod tests {
         let stats = ReadStats {
             partitions: 2,
             rows_examined: 7,
+            live_rows: 4,
             tombstones: 3,
             rows_returned: 4,
             last_token: None,

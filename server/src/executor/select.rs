@@ -36,7 +36,6 @@ use crate::planner::restrictions::Bound as TermBound;
 use crate::planner::select::{Aggregate, OutputSource, PartitionSelection, SelectPlan};
 use crate::planner::selection::reads_write_times;
 use crate::planner::token::TokenRange;
-use crate::read_thresholds::tombstone_failure;
 use crate::schema::{Schema, TableKind};
 use crate::session::Session;
 use crate::trace;
@@ -739,10 +738,11 @@ fn run(
         None => &bound.ranges,
     };
     let mut stats = ReadStats::default();
-    let tombstone_limit = node
-        .config
-        .read_thresholds
-        .tombstone_failure_limit(bound.plan.table.kind == TableKind::User);
+    let tombstones = node.config.read_thresholds.tombstone_guard(
+        bound.plan.table.kind == TableKind::User,
+        consistency,
+        session.local.ip(),
+    );
     let budget = u64::try_from(budget).unwrap_or(u64::MAX);
     let resume_key = bound.paging.as_ref().map(|state| state.last_key.as_slice());
     let mut stopped = false;
@@ -774,10 +774,9 @@ fn run(
                     }
                     partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
                     stats.enter_partition(prefix);
-                    stats.tombstones += partition_tombstones.1.len() as u64;
-                    if stats.tombstones > tombstone_limit {
-                        let ip = session.local.ip();
-                        return Err(tombstone_failure(&def, &stats, consistency, ip));
+                    if !partition_tombstones.1.is_empty() {
+                        let n = partition_tombstones.1.len() as u64;
+                        tombstones.add(&mut stats, n, &def)?;
                     }
                     let resumed = resume_partition.as_deref() == Some(prefix);
                     statics.enter(
@@ -798,13 +797,13 @@ fn run(
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
                 let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
                 else {
-                    stats.tombstones += 1;
-                    if stats.tombstones > tombstone_limit {
-                        let ip = session.local.ip();
-                        return Err(tombstone_failure(&def, &stats, consistency, ip));
-                    }
+                    tombstones.add(&mut stats, 1, &def)?;
                     continue;
                 };
+                stats.live_rows += 1;
+                if row.cells.dead > 0 {
+                    tombstones.add(&mut stats, u64::from(row.cells.dead), &def)?;
+                }
                 let row = statics.row(row);
                 if !bound
                     .filters
@@ -867,8 +866,7 @@ fn run(
     if let Some(tracer) = trace::current() {
         tracer.record(format!(
             "Read {} live rows and {} tombstone cells",
-            stats.live_rows(),
-            stats.tombstones
+            stats.live_rows, stats.tombstones
         ));
         tracer.record(format!(
             "Examined {} stored rows in {} partitions, returning {} rows{}",
