@@ -64,7 +64,13 @@ pub fn describe_select(plan: &SelectPlan) -> Vec<String> {
             "Partition key: token range {}",
             token_text(def, range)
         )),
-        PartitionSelection::All => lines.push("Partition key: not restricted".into()),
+        PartitionSelection::All => lines.push(match filtered_key_columns(plan).as_slice() {
+            [] => "Partition key: not restricted".to_string(),
+            columns => format!(
+                "Partition key: incomplete, {} filtered in every partition",
+                columns.join(", ")
+            ),
+        }),
     }
     if let Some(range) = &plan.token_filter {
         lines.push(format!("Token filter: {}", token_text(def, range)));
@@ -93,6 +99,16 @@ pub fn describe_select(plan: &SelectPlan) -> Vec<String> {
     lines.push(format!("Examines: {}", examines(plan)));
     lines.extend(shaping_lines(plan));
     lines
+}
+
+/// The partition-key columns a plan can only filter on (the key is not complete).
+fn filtered_key_columns(plan: &SelectPlan) -> Vec<String> {
+    let def = &plan.table.def;
+    plan.filters
+        .iter()
+        .filter(|(i, _)| def.partition_key.contains(i))
+        .map(|(i, _)| maybe_quote(&def.columns[*i].name))
+        .collect()
 }
 
 /// The order rows are read and returned in.
@@ -228,35 +244,37 @@ pub fn describe_modify(plan: &ModifyPlan) -> Vec<String> {
     if plan.conditions.is_some() {
         lines.push("Condition: lightweight transaction, reads the row before writing".into());
     }
+    lines.push(format!("Writes: {}", writes(plan, partitions)));
+    lines
+}
+
+/// What a write leaves: rows, a static row, range or partition tombstones.
+fn writes(plan: &ModifyPlan, partitions: Option<usize>) -> String {
+    let def = &plan.table.def;
     let rows = match (partitions, value_count(&plan.clustering_key)) {
         (Some(p), Some(r)) => Some(p * r),
         _ => None,
     };
-    let one = |n: Option<usize>| n == Some(1);
-    lines.push(format!(
-        "Writes: {}",
-        match plan.kind {
-            ModifyKind::DeleteRange if plan.range.as_ref().is_some_and(has_range) => {
-                "a range tombstone in each partition".to_string()
-            }
-            ModifyKind::DeleteRange | ModifyKind::DeleteRows if plan.clustering_key.is_empty() => {
-                if one(partitions) {
-                    "a partition tombstone".to_string()
-                } else {
-                    "a partition tombstone per partition".to_string()
-                }
-            }
-            _ if plan.clustering_key.is_empty() && !def.clustering_key.is_empty() => {
-                "the static row of each partition".to_string()
-            }
-            _ if one(rows) => "one row".to_string(),
-            _ => match rows {
-                Some(n) => format!("{n} rows"),
-                None => "one row per bound key".to_string(),
-            },
+    match plan.kind {
+        ModifyKind::DeleteRange if plan.range.as_ref().is_some_and(has_range) => {
+            "a range tombstone in each partition".to_string()
         }
-    ));
-    lines
+        ModifyKind::DeleteRange | ModifyKind::DeleteRows if plan.clustering_key.is_empty() => {
+            if partitions == Some(1) {
+                "a partition tombstone".to_string()
+            } else {
+                "a partition tombstone per partition".to_string()
+            }
+        }
+        _ if plan.clustering_key.is_empty() && !def.clustering_key.is_empty() => {
+            "the static row of each partition".to_string()
+        }
+        _ => match rows {
+            Some(1) => "one row".to_string(),
+            Some(n) => format!("{n} rows"),
+            None => "one row per bound key".to_string(),
+        },
+    }
 }
 
 fn has_range(plan: &ClusteringPlan) -> bool {

@@ -83,6 +83,14 @@ fn filtering_token_ranges_and_whole_tables_are_called_so() {
         "Partition key: token range token(a, b) > ? AND token(a, b) <= 100"
     );
     assert_eq!(lines[3], "Examines: every partition in the token range");
+    let lines = explain("EXPLAIN SELECT * FROM u WHERE a = 1 ALLOW FILTERING");
+    assert_eq!(
+        lines[1..3],
+        [
+            "Partition key: incomplete, a filtered in every partition",
+            "Filtering (ALLOW FILTERING): a checked row by row",
+        ]
+    );
     let lines = explain("EXPLAIN SELECT * FROM t WHERE k = 1 AND v > 2 ALLOW FILTERING");
     assert_eq!(
         lines[2],
