@@ -24,6 +24,7 @@ mod operations;
 pub mod paging;
 mod permissions;
 mod point;
+mod query_text;
 mod read_ranges;
 pub mod read_stats;
 pub(crate) mod roles;

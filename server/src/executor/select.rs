@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use cql::frame::request::QueryParameters;
 use cql::frame::response::{ResultBody, ResultMetadata, Rows};
-use cql::statement::ast::{Ident, Operator, Select};
+use cql::statement::ast::{Operator, Select};
 use cql::types::ordering;
 use storage::{ColumnKind, RangeTombstone, TableDef};
 
@@ -21,6 +21,7 @@ use crate::executor::index_scan;
 use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::point;
+use crate::executor::query_text::query_text;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
 use crate::executor::read_stats::ReadStats;
 use crate::executor::row::{LiveRow, Liveness};
@@ -108,7 +109,7 @@ pub(crate) async fn execute_counted(
             &node.config.read_thresholds,
             &plan,
             &stats,
-            || query_text(statement, &plan.table.def),
+            || query_text(statement, &plan, params.page_size),
         );
     }
     Ok((result, stats))
@@ -146,18 +147,6 @@ async fn execute_with_stats(
     let (result, stats) =
         result?.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))?;
     Ok((result, stats, plan))
-}
-
-/// The SELECT as Cassandra's `ReadCommand.toCQLString` shows it in warnings: the table
-/// qualified by its keyspace, ending in ALLOW FILTERING (bind markers stay markers).
-fn query_text(statement: &Select, def: &TableDef) -> String {
-    let mut select = statement.clone();
-    select.table.keyspace = Some(Ident {
-        name: def.keyspace.clone(),
-        quoted: cql::types::maybe_quote(&def.keyspace) != def.keyspace,
-    });
-    select.allow_filtering = true;
-    select.to_string()
 }
 
 /// Traces the plan of a read and how it will reach its rows, in Cassandra's words where it
