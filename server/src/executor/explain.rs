@@ -42,8 +42,7 @@ pub(super) async fn execute(
                 crate::consistency::check_read(params.consistency)?;
                 let plan = plan.clone();
                 let (result, stats) =
-                    select::execute_counted(node, session, schema, plan, params, &ctx, statement)
-                        .await?;
+                    select::execute(node, session, schema, plan, params, &ctx, statement).await?;
                 let more = matches!(&result, ResultBody::Rows(rows) if rows.metadata.paging_state.is_some());
                 (stats, more)
             }

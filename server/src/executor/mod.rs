@@ -148,7 +148,9 @@ pub async fn execute(
         Statement::Select(statement) => {
             crate::consistency::check_read(params.consistency)?;
             let (schema, plan) = planning.select(node)?;
-            select::execute(node, session, schema, plan, params, &ctx, statement).await
+            let (result, _) =
+                select::execute(node, session, schema, plan, params, &ctx, statement).await?;
+            Ok(result)
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
             let plan = planning.modification(node)?;

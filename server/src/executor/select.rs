@@ -73,23 +73,10 @@ struct BoundSelect {
 const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query";
 
 /// Runs a planned SELECT with the warnings it earns (`crate::read_thresholds`: Cassandra's on
-/// aggregates before the read, the tombstone and filtering ones after it); `statement` is the
-/// SELECT as written, named in those warnings.
+/// aggregates before the read, the tombstone and filtering ones after it), returning what
+/// its read examined with the result (EXPLAIN ANALYZE reports it); `statement` is the SELECT
+/// as written, named in those warnings.
 pub async fn execute(
-    node: &Arc<Node>,
-    session: &Arc<Session>,
-    schema: Arc<Schema>,
-    plan: Arc<SelectPlan>,
-    params: &QueryParameters,
-    ctx: &EvalContext<'_>,
-    statement: &Select,
-) -> CqlResult<ResultBody> {
-    let (result, _) = execute_counted(node, session, schema, plan, params, ctx, statement).await?;
-    Ok(result)
-}
-
-/// [`execute`], also returning what the read examined (EXPLAIN ANALYZE).
-pub(crate) async fn execute_counted(
     node: &Arc<Node>,
     session: &Arc<Session>,
     schema: Arc<Schema>,
@@ -102,51 +89,45 @@ pub(crate) async fn execute_counted(
     if user_table {
         crate::read_thresholds::warn_aggregation(&plan);
     }
-    let (result, stats, plan) =
-        execute_with_stats(node, session, schema, plan, params, ctx).await?;
-    if user_table {
-        crate::read_thresholds::warn_after_read(
-            &node.config.read_thresholds,
-            &plan,
-            &stats,
-            || query_text(statement, &plan, params.page_size),
-        );
-    }
-    Ok((result, stats))
-}
-
-/// Runs a planned SELECT and returns what its read examined with the result, and the plan
-/// as bound (selector terms evaluated), moved back out of the read.
-async fn execute_with_stats(
-    node: &Arc<Node>,
-    session: &Arc<Session>,
-    schema: Arc<Schema>,
-    plan: Arc<SelectPlan>,
-    params: &QueryParameters,
-    ctx: &EvalContext<'_>,
-) -> CqlResult<(ResultBody, ReadStats, Arc<SelectPlan>)> {
     let bound = bind(plan, params, ctx, &node.config)?;
     trace_read_start(&bound);
     let consistency = params.consistency;
     if let Some(budget) = inline_budget(&bound) {
         if let Some((result, stats)) = run(node, &schema, session, &bound, budget, consistency)? {
-            return Ok((result, stats, bound.plan));
+            warn_after_read(node, &bound.plan, &stats, statement, params);
+            return Ok((result, stats));
         }
     }
     let node = node.clone();
     let session = session.clone();
     let tracer = trace::current().map(|t| t.on(trace::READ_THREAD));
-    let (result, plan) = tokio::task::spawn_blocking(move || {
+    let (result, plan, node) = tokio::task::spawn_blocking(move || {
         trace::within(tracer, || {
             let result = run(&node, &schema, &session, &bound, usize::MAX, consistency);
-            (result, bound.plan)
+            (result, bound.plan, node)
         })
     })
     .await
     .map_err(|err| CqlError::Server(format!("read task failed: {err}")))?;
     let (result, stats) =
         result?.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))?;
-    Ok((result, stats, plan))
+    warn_after_read(&node, &plan, &stats, statement, params);
+    Ok((result, stats))
+}
+
+/// The warnings a finished read of a user table earned.
+fn warn_after_read(
+    node: &Node,
+    plan: &SelectPlan,
+    stats: &ReadStats,
+    statement: &Select,
+    params: &QueryParameters,
+) {
+    if plan.table.kind == TableKind::User {
+        crate::read_thresholds::warn_after_read(&node.config.read_thresholds, plan, stats, || {
+            query_text(statement, plan, params.page_size)
+        });
+    }
 }
 
 /// Traces the plan of a read and how it will reach its rows, in Cassandra's words where it
