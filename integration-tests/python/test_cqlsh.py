@@ -101,3 +101,55 @@ def test_describe_type_lists_fields_and_replays(address):
     code, out, err = cqlsh(address, f"DESCRIBE KEYSPACE {ks}")
     assert code == 0, err
     assert out.index(f"CREATE TYPE {ks}.inner_t") < out.index(f"CREATE TYPE {ks}.outer_t")
+
+
+def test_explain_prints_the_plan_as_a_table(address):
+    ks = "sx_" + uuid.uuid4().hex[:10]
+    code, out, err = cqlsh(address, (
+        f"CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};"
+        f"CREATE TABLE {ks}.events (host text, ts int, msg text, PRIMARY KEY (host, ts)) "
+        "WITH CLUSTERING ORDER BY (ts DESC);"
+        f"INSERT INTO {ks}.events (host, ts, msg) VALUES ('a', 1, 'x');"
+        f"INSERT INTO {ks}.events (host, ts, msg) VALUES ('a', 2, 'y');"
+        f"EXPLAIN SELECT msg FROM {ks}.events WHERE host = 'a' AND ts > 0;"
+        f"EXPLAIN ANALYZE SELECT msg FROM {ks}.events WHERE host = 'a' AND ts > 0;"
+    ))
+    assert code == 0, err
+    lines = [line.strip() for line in out.strip().splitlines() if line.strip()]
+    assert lines[0] == "plan"
+    assert set(lines[1]) <= {"-", "+"}
+    assert lines[2:7] == [
+        f"SELECT from {ks}.events, primary key ((host), ts)",
+        "Partition key: host = 'a' (equality)",
+        "Clustering slice: ts > 0",
+        "Order: partitions in key order, rows in clustering order",
+        "Examines: a clustering range of one partition",
+    ]
+    # cqlsh prints rows of statements other than SELECT as it prints an LWT's: a table, no count.
+    analyzed = lines[lines.index("plan", 1):]
+    assert analyzed[2:7] == lines[2:7]
+    assert "Partitions touched: 1" in analyzed
+    assert "Rows examined: 2" in analyzed
+    assert "Tombstones examined: 0" in analyzed
+    assert "Rows returned: 2" in analyzed
+    assert analyzed[-1].startswith("Time: ") and analyzed[-1].endswith(" ms"), analyzed
+    assert len(analyzed) == 12
+
+
+def test_a_filtering_read_over_many_rows_prints_its_warning(address, session, keyspace):
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    session.execute(f"CREATE TABLE {keyspace}.readings (id int PRIMARY KEY, sensor int, value int)")
+    insert = session.prepare(f"INSERT INTO {keyspace}.readings (id, sensor, value) VALUES (?, ?, ?)")
+    execute_concurrent_with_args(session, insert, [(i, i % 500, i) for i in range(1000)])
+    code, out, err = cqlsh(address, f"SELECT id FROM {keyspace}.readings WHERE sensor = 7 ALLOW FILTERING;")
+    assert code == 0, err
+    text = out + err
+    assert "Warnings :" in text, text
+    assert (
+        # cqlsh pages by 100 rows: the page's limit is in the query, as Cassandra shows it.
+        f"Examined 1000 rows to return 2 for query SELECT * FROM {keyspace}.readings WHERE sensor = 7 "
+        "LIMIT 100 ALLOW FILTERING (ALLOW FILTERING over the whole table); a table keyed by ((sensor), id) "
+        "would read these rows directly (see filtering_examined_warn_ratio)"
+    ) in text, text
+    assert "(2 rows)" in out

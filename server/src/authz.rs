@@ -235,6 +235,7 @@ pub fn required(
         Statement::Update(s) => vec![("MODIFY", table(&s.table, keyspace)?)],
         Statement::Delete(s) => vec![("MODIFY", table(&s.table, keyspace)?)],
         Statement::Truncate(name) => vec![("MODIFY", table(name, keyspace)?)],
+        Statement::Explain(explain) => required(&explain.statement, keyspace)?,
         Statement::Batch(batch) => {
             let mut out = Vec::new();
             for inner in &batch.statements {

@@ -21,6 +21,7 @@ use serde::Deserialize;
 use storage::SyncMode;
 
 use crate::guardrails::Threshold;
+use crate::read_thresholds::ReadThresholds;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone)]
@@ -94,6 +95,9 @@ pub struct Config {
     pub purge_interval: Option<Duration>,
     /// `client_encryption_options`: client-to-server TLS (off by default).
     pub client_encryption: ClientEncryption,
+    /// `tombstone_warn_threshold`, `tombstone_failure_threshold` (Cassandra's) and
+    /// `filtering_examined_warn_ratio`, `filtering_examined_warn_min_rows` (ours).
+    pub read_thresholds: ReadThresholds,
 }
 
 impl Default for Config {
@@ -128,6 +132,7 @@ impl Default for Config {
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
             client_encryption: ClientEncryption::default(),
+            read_thresholds: ReadThresholds::default(),
         }
     }
 }
@@ -259,6 +264,12 @@ struct YamlSettings {
     native_transport_max_frame_size: Option<String>,
     native_transport_max_frame_size_in_mb: Option<u64>,
     native_transport_max_concurrent_connections: Option<i64>,
+    tombstone_warn_threshold: Option<i64>,
+    tombstone_failure_threshold: Option<i64>,
+    /// Ours, not Cassandra's: see [`ReadThresholds`].
+    filtering_examined_warn_ratio: Option<u64>,
+    /// Ours, not Cassandra's: see [`ReadThresholds`].
+    filtering_examined_warn_min_rows: Option<u64>,
     /// Every other top-level key: the security settings `check_security` reads, Cassandra
     /// settings accepted without acting on them, and unknown keys.
     #[serde(flatten)]
@@ -514,6 +525,17 @@ impl Config {
                 self.max_connections = n as usize;
             }
         }
+        let read = &mut self.read_thresholds;
+        read.tombstone_warn = s.tombstone_warn_threshold.unwrap_or(read.tombstone_warn);
+        read.tombstone_failure = s
+            .tombstone_failure_threshold
+            .unwrap_or(read.tombstone_failure);
+        read.filtering_ratio = s
+            .filtering_examined_warn_ratio
+            .unwrap_or(read.filtering_ratio);
+        read.filtering_min_rows = s
+            .filtering_examined_warn_min_rows
+            .unwrap_or(read.filtering_min_rows);
         Ok(())
     }
 }
@@ -823,6 +845,27 @@ mod tests {
     /// Applies `yaml` over the defaults as a file would be.
     fn apply_text(yaml: &str) -> Result<Vec<String>, ConfigError> {
         Config::default().apply_yaml_text(yaml, Path::new("cassandra.yaml"))
+    }
+
+    #[test]
+    fn read_thresholds_take_cassandras_tombstone_names_and_our_filtering_names() {
+        assert_eq!(Config::default().read_thresholds, ReadThresholds::default());
+        let yaml = "tombstone_warn_threshold: 10\ntombstone_failure_threshold: -1\n\
+                    filtering_examined_warn_ratio: 5\nfiltering_examined_warn_min_rows: 20\n";
+        let mut config = Config::default();
+        let ignored = config
+            .apply_yaml_text(yaml, Path::new("cassandra.yaml"))
+            .expect("applied");
+        assert!(ignored.is_empty(), "{ignored:?}");
+        assert_eq!(
+            config.read_thresholds,
+            ReadThresholds {
+                tombstone_warn: 10,
+                tombstone_failure: -1,
+                filtering_ratio: 5,
+                filtering_min_rows: 20,
+            }
+        );
     }
 
     #[test]

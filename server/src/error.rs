@@ -48,6 +48,15 @@ pub enum CqlError {
         function: String,
         arg_types: Vec<String>,
     },
+    /// A read that failed on this node, e.g. on too many tombstones (0x1300).
+    #[error("{message}")]
+    ReadFailure {
+        message: String,
+        /// The request's consistency level.
+        consistency: u16,
+        /// Cassandra's `RequestFailureReason` code, sent in v5's reason map.
+        reason: u16,
+    },
     /// Storage failure or server bug (0x0000).
     #[error("{0}")]
     Server(String),
@@ -104,6 +113,21 @@ impl CqlError {
                     keyspace: keyspace.clone(),
                     function: function.clone(),
                     arg_types: arg_types.clone(),
+                },
+            ),
+            CqlError::ReadFailure {
+                consistency,
+                reason,
+                ..
+            } => (
+                error_code::READ_FAILURE,
+                ErrorExtra::ReadFailure {
+                    consistency: *consistency,
+                    received: 0,
+                    block_for: 1,
+                    num_failures: 1,
+                    reason: *reason,
+                    data_present: false,
                 },
             ),
             CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),

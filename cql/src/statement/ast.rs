@@ -147,6 +147,19 @@ pub enum Statement {
     Role(RoleStatement),
     /// `GRANT/REVOKE/LIST` permissions.
     Permission(PermissionStatement),
+    /// `EXPLAIN [ANALYZE] statement`: our extension, not Cassandra's.
+    Explain(Box<Explain>),
+}
+
+/// `EXPLAIN [ANALYZE] (SELECT | INSERT | UPDATE | DELETE ...)`: describes how the statement
+/// would reach its rows; with `ANALYZE` it also runs it and reports what it read. Not a
+/// Cassandra statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explain {
+    /// `EXPLAIN ANALYZE`: run the statement and report its counts and time.
+    pub analyze: bool,
+    /// The explained statement: a SELECT, INSERT, UPDATE or DELETE.
+    pub statement: Statement,
 }
 
 // ---------- SELECT ----------

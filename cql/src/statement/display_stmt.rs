@@ -107,6 +107,10 @@ impl Display for Statement {
             Statement::Describe(d) => write!(f, "{d}"),
             Statement::Role(r) => write!(f, "{r}"),
             Statement::Permission(p) => write!(f, "{p}"),
+            Statement::Explain(e) => {
+                let analyze = if e.analyze { " ANALYZE" } else { "" };
+                write!(f, "EXPLAIN{analyze} {}", e.statement)
+            }
         }
     }
 }

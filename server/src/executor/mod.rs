@@ -12,6 +12,7 @@ mod conditions;
 mod counters;
 pub mod ddl;
 mod elements;
+mod explain;
 mod index_ddl;
 mod index_limits;
 mod index_scan;
@@ -23,7 +24,9 @@ mod operations;
 pub mod paging;
 mod permissions;
 mod point;
+mod query_text;
 mod read_ranges;
+pub mod read_stats;
 pub(crate) mod roles;
 pub mod row;
 mod scalar;
@@ -97,7 +100,9 @@ impl<'a> Planning<'a> {
         let schema = node.schema();
         match self.plan(&schema)? {
             StatementPlan::Select(plan) => Ok((schema, plan)),
-            StatementPlan::Modify(_) | StatementPlan::Unplanned => Err(not_planned()),
+            StatementPlan::Modify(_) | StatementPlan::Explain { .. } | StatementPlan::Unplanned => {
+                Err(not_planned())
+            }
         }
     }
 
@@ -114,7 +119,9 @@ impl<'a> Planning<'a> {
         }
         match self.plan(&node.schema())? {
             StatementPlan::Modify(plan) => Ok(plan),
-            StatementPlan::Select(_) | StatementPlan::Unplanned => Err(not_planned()),
+            StatementPlan::Select(_) | StatementPlan::Explain { .. } | StatementPlan::Unplanned => {
+                Err(not_planned())
+            }
         }
     }
 }
@@ -139,10 +146,12 @@ pub async fn execute(
     let keyspace = planning.keyspace();
     crate::authz::authorize(node, session, planning.statement(), keyspace)?;
     match planning.statement() {
-        Statement::Select(_) => {
+        Statement::Select(statement) => {
             crate::consistency::check_read(params.consistency)?;
             let (schema, plan) = planning.select(node)?;
-            select::execute(node, session, schema, plan, params, &ctx).await
+            let (result, _) =
+                select::execute(node, session, schema, plan, params, &ctx, statement).await?;
+            Ok(result)
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
             let plan = planning.modification(node)?;
@@ -183,6 +192,12 @@ pub async fn execute(
         Statement::Describe(describe) => {
             let schema = node.schema();
             describe::execute(&schema, describe, keyspace)
+        }
+        Statement::Explain(statement) => {
+            Box::pin(explain::execute(
+                node, session, planning, statement, params, ctx,
+            ))
+            .await
         }
         Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
         Statement::Permission(statement) => {

@@ -54,6 +54,9 @@ pub struct WriteTime {
 pub struct LiveCells {
     pub values: Vec<(u32, Bytes)>,
     pub write_times: Vec<(u32, WriteTime)>,
+    /// Simple cells that were tombstones, deleted or expired: the read's tombstone cells
+    /// (`ReadStats::tombstones`, as Cassandra counts them).
+    pub dead: u32,
 }
 
 impl LiveCells {
@@ -220,25 +223,30 @@ fn live_cells(
 ) -> LiveCells {
     let mut out = Vec::with_capacity(cells.len());
     let mut write_times = Vec::new();
+    let mut dead = 0;
     let mut rest = cells.as_slice();
     while let Some(((id, first), _)) = rest.split_first() {
         let run = rest.iter().take_while(|(c, _)| c == id).count();
         let (column, tail) = rest.split_at(run);
         rest = tail;
         if run == 1 && first.path.is_none() {
-            if let CellValue::Live(value) = &first.value {
-                if live(first) {
-                    out.push((id.0, value.clone()));
-                    if at.keep_write_times {
-                        write_times.push((
-                            id.0,
-                            WriteTime {
-                                timestamp: first.timestamp,
-                                expires_at_seconds: first.expiry.map(|e| e.expires_at_seconds),
-                            },
-                        ));
-                    }
+            let value = match &first.value {
+                CellValue::Live(value) if live(first) => Some(value),
+                _ => None,
+            };
+            if let Some(value) = value {
+                out.push((id.0, value.clone()));
+                if at.keep_write_times {
+                    write_times.push((
+                        id.0,
+                        WriteTime {
+                            timestamp: first.timestamp,
+                            expires_at_seconds: first.expiry.map(|e| e.expires_at_seconds),
+                        },
+                    ));
                 }
+            } else {
+                dead += 1;
             }
             continue;
         }
@@ -253,5 +261,6 @@ fn live_cells(
     LiveCells {
         values: out,
         write_times,
+        dead,
     }
 }

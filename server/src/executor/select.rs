@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use cql::frame::request::QueryParameters;
 use cql::frame::response::{ResultBody, ResultMetadata, Rows};
-use cql::statement::ast::Operator;
+use cql::statement::ast::{Operator, Select};
 use cql::types::ordering;
 use storage::{ColumnKind, RangeTombstone, TableDef};
 
@@ -21,7 +21,9 @@ use crate::executor::index_scan;
 use crate::executor::keys;
 use crate::executor::paging::PagingState;
 use crate::executor::point;
+use crate::executor::query_text::query_text;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
+use crate::executor::read_stats::ReadStats;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{KeyRange, RowSource};
@@ -70,7 +72,10 @@ struct BoundSelect {
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
 const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query";
 
-/// Runs a planned SELECT.
+/// Runs a planned SELECT with the warnings it earns (`crate::read_thresholds`: Cassandra's on
+/// aggregates before the read, the tombstone and filtering ones after it), returning what
+/// its read examined with the result (EXPLAIN ANALYZE reports it); `statement` is the SELECT
+/// as written, named in those warnings.
 pub async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
@@ -78,23 +83,51 @@ pub async fn execute(
     plan: Arc<SelectPlan>,
     params: &QueryParameters,
     ctx: &EvalContext<'_>,
-) -> CqlResult<ResultBody> {
+    statement: &Select,
+) -> CqlResult<(ResultBody, ReadStats)> {
+    let user_table = plan.table.kind == TableKind::User;
+    if user_table {
+        crate::read_thresholds::warn_aggregation(&plan);
+    }
     let bound = bind(plan, params, ctx, &node.config)?;
     trace_read_start(&bound);
+    let consistency = params.consistency;
     if let Some(budget) = inline_budget(&bound) {
-        if let Some(result) = run(node, &schema, session, &bound, budget)? {
-            return Ok(result);
+        if let Some((result, stats)) = run(node, &schema, session, &bound, budget, consistency)? {
+            warn_after_read(node, &bound.plan, &stats, statement, params);
+            return Ok((result, stats));
         }
     }
     let node = node.clone();
     let session = session.clone();
     let tracer = trace::current().map(|t| t.on(trace::READ_THREAD));
-    let result = tokio::task::spawn_blocking(move || {
-        trace::within(tracer, || run(&node, &schema, &session, &bound, usize::MAX))
+    let (result, plan, node) = tokio::task::spawn_blocking(move || {
+        trace::within(tracer, || {
+            let result = run(&node, &schema, &session, &bound, usize::MAX, consistency);
+            (result, bound.plan, node)
+        })
     })
     .await
-    .map_err(|err| CqlError::Server(format!("read task failed: {err}")))??;
-    result.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))
+    .map_err(|err| CqlError::Server(format!("read task failed: {err}")))?;
+    let (result, stats) =
+        result?.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))?;
+    warn_after_read(&node, &plan, &stats, statement, params);
+    Ok((result, stats))
+}
+
+/// The warnings a finished read of a user table earned.
+fn warn_after_read(
+    node: &Node,
+    plan: &SelectPlan,
+    stats: &ReadStats,
+    statement: &Select,
+    params: &QueryParameters,
+) {
+    if plan.table.kind == TableKind::User {
+        crate::read_thresholds::warn_after_read(&node.config.read_thresholds, plan, stats, || {
+            query_text(statement, plan, params.page_size)
+        });
+    }
 }
 
 /// Traces the plan of a read and how it will reach its rows, in Cassandra's words where it
@@ -588,15 +621,17 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     })
 }
 
-/// Reads and shapes the result; `None` when it examined more than `budget` stored rows
-/// (the caller then runs it again where it may take long).
+/// Reads and shapes the result, counting what it examined; `None` when it examined more than
+/// `budget` stored rows (the caller then runs it again where it may take long). Past
+/// `tombstone_failure_threshold` tombstones the read fails, as Cassandra's does.
 fn run(
     node: &Node,
     schema: &Schema,
     session: &Session,
     bound: &BoundSelect,
     budget: usize,
-) -> CqlResult<Option<ResultBody>> {
+    consistency: u16,
+) -> CqlResult<Option<(ResultBody, ReadStats)>> {
     let def = bound.plan.table.def.clone();
     let source = match bound.plan.table.kind {
         TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
@@ -672,11 +707,13 @@ fn run(
         }
         None => &bound.ranges,
     };
-    let mut examined = 0usize;
-    // For the trace: stored rows found dead (deleted or expired), range tombstones met, and
-    // partitions entered.
-    let mut dead = 0usize;
-    let mut partitions = 0usize;
+    let mut stats = ReadStats::default();
+    let tombstones = node.config.read_thresholds.tombstone_guard(
+        bound.plan.table.kind == TableKind::User,
+        consistency,
+        session.local.ip(),
+    );
+    let budget = u64::try_from(budget).unwrap_or(u64::MAX);
     let resume_key = bound.paging.as_ref().map(|state| state.last_key.as_slice());
     let mut stopped = false;
     'ranges: for range in ranges.walk(&def, resume_key, reversed) {
@@ -684,8 +721,8 @@ fn run(
         loop {
             let mut skip_to = None;
             for item in source.scan(range.clone(), reversed)? {
-                examined += 1;
-                if examined > budget {
+                stats.rows_examined += 1;
+                if stats.rows_examined > budget {
                     return Ok(None);
                 }
                 let (key, stored) = item?;
@@ -706,8 +743,11 @@ fn run(
                         }
                     }
                     partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
-                    partitions += 1;
-                    dead += partition_tombstones.1.len();
+                    stats.enter_partition(prefix);
+                    if !partition_tombstones.1.is_empty() {
+                        let n = partition_tombstones.1.len() as u64;
+                        tombstones.add(&mut stats, n, &def)?;
+                    }
                     let resumed = resume_partition.as_deref() == Some(prefix);
                     statics.enter(
                         &source,
@@ -727,9 +767,13 @@ fn run(
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
                 let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
                 else {
-                    dead += 1;
+                    tombstones.add(&mut stats, 1, &def)?;
                     continue;
                 };
+                stats.live_rows += 1;
+                if row.cells.dead > 0 {
+                    tombstones.add(&mut stats, u64::from(row.cells.dead), &def)?;
+                }
                 let row = statics.row(row);
                 if !bound
                     .filters
@@ -788,13 +832,16 @@ fn run(
         columns = Arc::from([spec]);
         rows = json_rows;
     }
+    stats.rows_returned = rows.len() as u64;
     if let Some(tracer) = trace::current() {
         tracer.record(format!(
-            "Read {} live rows and {dead} tombstone cells",
-            examined.saturating_sub(dead)
+            "Read {} live rows and {} tombstone cells",
+            stats.live_rows, stats.tombstones
         ));
         tracer.record(format!(
-            "Examined {examined} stored rows in {partitions} partitions, returning {} rows{}",
+            "Examined {} stored rows in {} partitions, returning {} rows{}",
+            stats.rows_examined,
+            stats.partitions,
             rows.len(),
             if paging_state.is_some() {
                 " (one page)"
@@ -809,7 +856,7 @@ fn run(
         no_metadata: bound.skip_metadata,
         new_metadata_id: None,
     };
-    Ok(Some(ResultBody::Rows(Rows { metadata, rows })))
+    Ok(Some((ResultBody::Rows(Rows { metadata, rows }), stats)))
 }
 
 /// Whether the query fetches the partition's static row, so that a partition without rows

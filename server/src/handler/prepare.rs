@@ -24,6 +24,15 @@ pub(super) fn result_metadata(plan: &StatementPlan) -> ResultMetadata {
             no_metadata: plan.columns.is_empty(),
             new_metadata_id: None,
         },
+        StatementPlan::Explain { inner, .. } => match inner.table() {
+            Some(table) => ResultMetadata {
+                columns: crate::planner::explain::columns(table),
+                paging_state: None,
+                no_metadata: false,
+                new_metadata_id: None,
+            },
+            None => ResultMetadata::empty(),
+        },
         StatementPlan::Modify(_) | StatementPlan::Unplanned => ResultMetadata::empty(),
     }
 }

@@ -428,6 +428,10 @@ pub fn bind_info(
         Statement::Batch(batch) => {
             crate::planner::batch_bind::collect(schema, batch, bind_count, session_keyspace)?
         }
+        // EXPLAIN binds exactly as the statement it explains.
+        Statement::Explain(explain) => {
+            collect(schema, &explain.statement, bind_count, session_keyspace)?
+        }
         _ => collect(schema, statement, bind_count, session_keyspace)?,
     };
     let mut complete = Vec::with_capacity(bind_count);

@@ -8,6 +8,7 @@ pub mod clustering;
 pub mod conditions;
 pub mod counters;
 pub mod ddl;
+pub mod explain;
 pub mod grouping;
 pub mod index_choice;
 pub mod modify;

@@ -19,8 +19,27 @@ pub enum StatementPlan {
     Select(Arc<SelectPlan>),
     /// An INSERT, UPDATE or DELETE.
     Modify(Arc<ModifyPlan>),
+    /// `EXPLAIN [ANALYZE]` (our extension) of a SELECT, INSERT, UPDATE or DELETE.
+    Explain {
+        /// Whether the statement also runs (`EXPLAIN ANALYZE`).
+        analyze: bool,
+        /// The explained statement's plan.
+        inner: Box<StatementPlan>,
+    },
     /// Any other statement: executed from its AST.
     Unplanned,
+}
+
+impl StatementPlan {
+    /// The table a planned SELECT, INSERT, UPDATE or DELETE addresses.
+    pub fn table(&self) -> Option<&crate::schema::TableRef> {
+        match self {
+            StatementPlan::Select(plan) => Some(&plan.table),
+            StatementPlan::Modify(plan) => Some(&plan.table),
+            StatementPlan::Explain { inner, .. } => inner.table(),
+            StatementPlan::Unplanned => None,
+        }
+    }
 }
 
 /// Plans `statement` against `schema`, with the errors Cassandra gives when preparing it.
@@ -45,6 +64,10 @@ pub fn plan_statement(
         Statement::Delete(stmt) => {
             StatementPlan::Modify(Arc::new(plan_delete(schema, stmt, keyspace)?))
         }
+        Statement::Explain(explain) => StatementPlan::Explain {
+            analyze: explain.analyze,
+            inner: Box::new(plan_statement(schema, &explain.statement, keyspace)?),
+        },
         _ => StatementPlan::Unplanned,
     })
 }

@@ -108,6 +108,10 @@ pub enum ErrorExtra {
         block_for: i32,
         /// Replicas that failed.
         num_failures: i32,
+        /// Why each replica failed, in v5's reason map (Cassandra's `RequestFailureReason`
+        /// code: 0 `UNKNOWN`, 1 `READ_TOO_MANY_TOMBSTONES`, ...). v4 sends only the count,
+        /// so a decoded body has 0.
+        reason: u16,
         /// Whether the replica asked for data answered.
         data_present: bool,
     },
@@ -275,6 +279,7 @@ impl ErrorExtra {
                     received,
                     block_for,
                     num_failures: read_int(buf, "num_failures")?,
+                    reason: 0,
                     data_present: read_byte(buf, "data_present")? != 0,
                 }
             }
@@ -339,10 +344,11 @@ impl ErrorExtra {
                 received,
                 block_for,
                 num_failures,
+                reason,
                 data_present,
             } => {
                 write_counts(out, *consistency, *received, *block_for);
-                write_failures(out, *num_failures, version);
+                write_failures(out, *num_failures, *reason, version);
                 write_byte(out, u8::from(*data_present));
             }
             ErrorExtra::FunctionFailure {
@@ -362,7 +368,7 @@ impl ErrorExtra {
                 write_type,
             } => {
                 write_counts(out, *consistency, *received, *block_for);
-                write_failures(out, *num_failures, version);
+                write_failures(out, *num_failures, 0, version);
                 write_string(out, write_type);
             }
             ErrorExtra::AlreadyExists { keyspace, table } => {
@@ -377,13 +383,15 @@ impl ErrorExtra {
 /// The failures of a read or write failure: their count before v5, in v5 a `<reasonmap>` of
 /// `[int]` n pairs of `[inetaddr]` and `[short]` reason. This node is the only replica, so
 /// each failure is its own, with reason 0 (UNKNOWN).
-fn write_failures(out: &mut BytesMut, count: i32, version: ProtocolVersion) {
+/// The failure count; in v5 the reason map instead: `count` entries of this node's address
+/// and the `reason` code.
+fn write_failures(out: &mut BytesMut, count: i32, reason: u16, version: ProtocolVersion) {
     write_int(out, count);
     if version.is_v5() {
         for _ in 0..count.max(0) {
             write_byte(out, 4);
             out.extend_from_slice(&[127, 0, 0, 1]);
-            out.extend_from_slice(&0u16.to_be_bytes());
+            out.extend_from_slice(&reason.to_be_bytes());
         }
     }
 }
@@ -448,6 +456,7 @@ mod tests {
                     received: 1,
                     block_for: 2,
                     num_failures: 1,
+                    reason: 0,
                     data_present: false,
                 },
             ),
@@ -487,5 +496,29 @@ mod tests {
             error_code::INVALID,
             "unknown table",
         )));
+    }
+
+    #[test]
+    fn a_v5_read_failure_carries_its_reason_in_the_map() {
+        let body = ErrorBody {
+            code: error_code::READ_FAILURE,
+            message: "m".into(),
+            extra: ErrorExtra::ReadFailure {
+                consistency: 1,
+                received: 0,
+                block_for: 1,
+                num_failures: 1,
+                reason: 1,
+                data_present: false,
+            },
+        };
+        let mut out = BytesMut::new();
+        body.encode(&mut out, ProtocolVersion::V5);
+        let mut expected = vec![0, 0, 0x13, 0, 0, 1, b'm', 0, 1, 0, 0, 0, 0, 0, 0, 0, 1];
+        expected.extend_from_slice(&[0, 0, 0, 1, 4, 127, 0, 0, 1, 0, 1, 0]);
+        assert_eq!(&out[..], &expected[..]);
+        let mut v4 = BytesMut::new();
+        body.encode(&mut v4, ProtocolVersion::V4);
+        assert_eq!(&v4[v4.len() - 5..], &[0, 0, 0, 1, 0]);
     }
 }

@@ -8,6 +8,7 @@
 mod batch;
 mod ddl;
 mod describe;
+mod explain;
 mod expr;
 mod modify;
 mod permission;
@@ -129,6 +130,7 @@ impl<'a> Parser<'a> {
             "list" => self.list_statement(),
             "grant" => self.grant_statement(),
             "revoke" => self.revoke_statement(),
+            "explain" => self.explain_statement(),
             _ => Err(self.no_viable()),
         }
     }

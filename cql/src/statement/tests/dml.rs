@@ -214,3 +214,30 @@ fn cast_terms_round_trip() {
     verified_stmt("INSERT INTO t (k, v) VALUES (1, CAST(1.3 AS int))");
     verified_stmt("UPDATE t SET v = CAST(? AS text) WHERE k = CAST(1.5 AS int)");
 }
+
+#[test]
+fn explain_wraps_reads_and_writes() {
+    let Statement::Explain(explain) = verified_stmt("EXPLAIN SELECT * FROM ks.t WHERE k = ?")
+    else {
+        panic!("not an EXPLAIN");
+    };
+    assert!(!explain.analyze);
+    assert!(matches!(explain.statement, Statement::Select(_)));
+    one_statement_parses_to(
+        "explain analyze select v from t where k = 1 allow filtering",
+        "EXPLAIN ANALYZE SELECT v FROM t WHERE k = 1 ALLOW FILTERING",
+    );
+    verified_stmt("EXPLAIN INSERT INTO t (k, v) VALUES (?, ?)");
+    verified_stmt("EXPLAIN ANALYZE UPDATE t SET v = 1 WHERE k = 2");
+    verified_stmt("EXPLAIN DELETE FROM t WHERE k = 1");
+    let p = parse("EXPLAIN SELECT * FROM t WHERE k = ? AND c > :c").expect("parses");
+    assert_eq!(p.bind_count, 2);
+    let err = parse_statement("EXPLAIN TRUNCATE t").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("mismatched input 'TRUNCATE' expecting SELECT, INSERT, UPDATE or DELETE"),
+        "{err}"
+    );
+    // `explain` stays usable as a name.
+    verified_stmt("SELECT explain FROM explain");
+}
