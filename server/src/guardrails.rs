@@ -161,7 +161,10 @@ mod tests {
 
     #[test]
     fn partition_size_is_over_past_either_threshold() {
-        let threshold = Threshold { warn: 100, fail: 1000 };
+        let threshold = Threshold {
+            warn: 100,
+            fail: 1000,
+        };
         assert!(!partition_size(threshold, "ks.t:1", 100));
         assert!(partition_size(threshold, "ks.t:1", 101));
         assert!(partition_size(threshold, "ks.t:1", 5000));
