@@ -134,16 +134,25 @@ pub fn warning(table: &TableDef, hot: &Hot) -> String {
 
 /// `k1 = v1, k2 = v2`: partition-key values as CQL literals.
 pub fn key_text(table: &TableDef, key: &[Bytes]) -> String {
+    key_literals(table, key)
+        .map(|(name, literal)| format!("{name} = {literal}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Each partition-key column's name with its value in `key` as a CQL literal.
+pub fn key_literals<'a>(
+    table: &'a TableDef,
+    key: &'a [Bytes],
+) -> impl Iterator<Item = (&'a str, String)> + 'a {
     table
         .partition_key_columns()
         .zip(key)
         .map(|(column, value)| {
             let bytes = cql::frame::request::Value::Bytes(value.clone());
             let literal = crate::trace::literal::bound_value(&column.ty, Some(&bytes));
-            format!("{} = {literal}", column.name)
+            (column.name.as_str(), literal)
         })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 impl Window {

@@ -112,12 +112,8 @@ impl Node {
 /// A partition key as Cassandra's `partitionKeyType.getString` prints it: components
 /// joined by `:`, text unquoted.
 fn key_string(table: &storage::TableDef, key: &[bytes::Bytes]) -> String {
-    table
-        .partition_key_columns()
-        .zip(key)
-        .map(|(column, value)| {
-            let bytes = cql::frame::request::Value::Bytes(value.clone());
-            let literal = crate::trace::literal::bound_value(&column.ty, Some(&bytes));
+    crate::hot_partitions::key_literals(table, key)
+        .map(|(_, literal)| {
             match literal
                 .strip_prefix('\'')
                 .and_then(|l| l.strip_suffix('\''))

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use integration_tests::{session_in, TestServer};
 use server::Config;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_partition_taking_most_writes_is_reported_and_shown() {
+/// A server whose hot-partition windows are 10 partition writes, hot past half of one.
+async fn small_windows() -> (TestServer, scylla::client::session::Session) {
     let config = Config {
         hot_partition_window: 10,
         hot_partition_warn_share: 0.5,
@@ -15,6 +15,12 @@ async fn a_partition_taking_most_writes_is_reported_and_shown() {
     };
     let server = TestServer::start_with(config).await;
     let session = session_in(&server, "ks").await;
+    (server, session)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partition_taking_most_writes_is_reported_and_shown() {
+    let (server, session) = small_windows().await;
     session
         .query_unpaged(
             "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
@@ -82,13 +88,7 @@ async fn a_partition_taking_most_writes_is_reported_and_shown() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn evenly_spread_writes_get_no_warning() {
-    let config = Config {
-        hot_partition_window: 10,
-        hot_partition_warn_share: 0.5,
-        ..Config::default()
-    };
-    let server = TestServer::start_with(config).await;
-    let session = session_in(&server, "ks").await;
+    let (server, session) = small_windows().await;
     session
         .query_unpaged("CREATE TABLE ks.t (k int PRIMARY KEY, v int)", &[])
         .await
