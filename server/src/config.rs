@@ -29,7 +29,8 @@ pub struct Config {
     pub listen_address: IpAddr,
     /// Native transport port (`native_transport_port`).
     pub port: u16,
-    /// Directory holding the redb file; `None` keeps everything in memory (tests).
+    /// Directory holding the redb file and the commit log; `None` keeps everything in memory
+    /// and creates no file anywhere (`--in-memory`, `in_memory: true`; tests).
     pub data_dir: Option<PathBuf>,
     /// `commitlog_sync`: `periodic`, `batch` or `group`.
     pub commitlog_sync: SyncMode,
@@ -210,6 +211,8 @@ struct YamlSettings {
     native_transport_address: Option<String>,
     native_transport_port: Option<u16>,
     data_file_directories: Option<Vec<PathBuf>>,
+    /// Ours, not Cassandra's: `true` keeps everything in memory (no data directory).
+    in_memory: Option<bool>,
     commitlog_sync: Option<String>,
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
@@ -316,8 +319,16 @@ impl Config {
         if let Some(port) = s.native_transport_port {
             self.port = port;
         }
-        if let Some(dir) = s.data_file_directories.and_then(|d| d.into_iter().next()) {
-            self.data_dir = Some(dir);
+        let data_dir = s.data_file_directories.and_then(|d| d.into_iter().next());
+        match (s.in_memory, data_dir) {
+            (Some(true), Some(_)) => {
+                return Err(ConfigError::Conflict(
+                    "in_memory: true keeps no data; remove data_file_directories",
+                ))
+            }
+            (Some(true), None) => self.data_dir = None,
+            (_, Some(dir)) => self.data_dir = Some(dir),
+            (_, None) => {}
         }
         let period_given =
             s.commitlog_sync_period.is_some() || s.commitlog_sync_period_in_ms.is_some();
@@ -1045,5 +1056,29 @@ mod tests {
         assert!(Config::default().apply(settings).is_err());
         assert_eq!(parse_duration("10000ms"), Some(Duration::from_secs(10)));
         assert_eq!(parse_size("16MiB"), Some(16 << 20));
+    }
+
+    #[test]
+    fn in_memory_drops_the_data_directory_and_refuses_one_beside_it() {
+        let on_disk = || Config {
+            data_dir: Some(PathBuf::from("data")),
+            ..Config::default()
+        };
+        let path = Path::new("cassandra.yaml");
+        let mut config = on_disk();
+        assert_eq!(
+            config.apply_yaml_text("in_memory: true\n", path).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(config.data_dir, None);
+        let mut config = on_disk();
+        config.apply_yaml_text("in_memory: false\n", path).unwrap();
+        assert_eq!(config.data_dir, Some(PathBuf::from("data")));
+        let both = "in_memory: true\ndata_file_directories:\n  - /tmp/x\n";
+        let err = on_disk().apply_yaml_text(both, path).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "in_memory: true keeps no data; remove data_file_directories"
+        );
     }
 }

@@ -25,8 +25,12 @@ struct Args {
     #[arg(long)]
     port: Option<u16>,
     /// Data directory (default: ./data).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "in_memory")]
     data_dir: Option<PathBuf>,
+    /// Keep everything in memory: no data directory, no commit log, no file created anywhere;
+    /// the data is gone when the server stops (a throwaway server for tests).
+    #[arg(long)]
+    in_memory: bool,
     /// `periodic` (commit log fsynced every commitlog_sync_period), `batch` (fsynced before
     /// every acknowledgement) or `group` (as batch, at most one fsync per window).
     #[arg(long, value_parser = parse_sync_flag)]
@@ -70,6 +74,9 @@ fn apply_flags(config: &mut Config, args: Args) {
     }
     if let Some(dir) = args.data_dir {
         config.data_dir = Some(dir);
+    }
+    if args.in_memory {
+        config.data_dir = None;
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;
