@@ -32,6 +32,7 @@ mod shaping;
 pub mod source;
 mod statics;
 mod user_types;
+mod virtual_read;
 
 use std::sync::Arc;
 
