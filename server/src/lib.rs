@@ -16,6 +16,8 @@
 //! - [`describe`]: server-side `DESCRIBE`.
 //! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
 //! - [`error`]: `CqlError`, the one place that picks CQL error codes.
+//! - [`spawn`](spawn()): a server on the caller's tokio runtime (tests): any free port, in
+//!   memory, its address known.
 
 pub mod auth;
 pub mod authz;
@@ -41,6 +43,7 @@ pub mod purge;
 pub mod schema;
 pub mod session;
 pub mod shutdown;
+mod spawn;
 pub mod system;
 pub mod tls;
 pub mod trace;
@@ -54,6 +57,7 @@ use tokio::net::TcpListener;
 
 pub use config::Config;
 pub use node::Node;
+pub use spawn::{spawn, SpawnedServer};
 
 /// Errors that stop the server as a whole.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +72,8 @@ pub enum ServerError {
     Config(String),
     #[error("cannot create the default role: {0}")]
     DefaultRole(String),
+    #[error("the server's task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
 /// Opens storage, then serves CQL clients on `listener` until `shutdown` completes. Storage is

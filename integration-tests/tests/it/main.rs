@@ -11,6 +11,7 @@ mod dml;
 mod errors;
 mod functions;
 mod handshake;
+mod in_process;
 mod indexes;
 mod json;
 mod key_types;
