@@ -13,7 +13,7 @@ mod known;
 pub use encryption::{ClientAuth, ClientEncryption, PemSource, Secret, TlsPolicy, TlsVersion};
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -80,6 +80,9 @@ pub struct Config {
     pub purge_interval: Option<Duration>,
     /// `client_encryption_options`: client-to-server TLS (off by default).
     pub client_encryption: ClientEncryption,
+    /// Ours: where `/metrics` is served over plain HTTP (`metrics_address`); `None` (the
+    /// default) serves none.
+    pub metrics_address: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -108,6 +111,7 @@ impl Default for Config {
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
             client_encryption: ClientEncryption::default(),
+            metrics_address: None,
         }
     }
 }
@@ -213,6 +217,8 @@ struct YamlSettings {
     data_file_directories: Option<Vec<PathBuf>>,
     /// Ours, not Cassandra's: `true` keeps everything in memory (no data directory).
     in_memory: Option<bool>,
+    /// Ours: `HOST:PORT` of the metrics endpoint.
+    metrics_address: Option<String>,
     commitlog_sync: Option<String>,
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
@@ -318,6 +324,13 @@ impl Config {
         }
         if let Some(port) = s.native_transport_port {
             self.port = port;
+        }
+        if let Some(address) = s.metrics_address {
+            let parsed = address.parse().map_err(|_| ConfigError::Value {
+                setting: "metrics_address",
+                value: address,
+            })?;
+            self.metrics_address = Some(parsed);
         }
         let data_dir = s.data_file_directories.and_then(|d| d.into_iter().next());
         match (s.in_memory, data_dir) {
@@ -1079,6 +1092,26 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "in_memory: true keeps no data; remove data_file_directories"
+        );
+    }
+
+    #[test]
+    fn metrics_address_is_a_host_and_port() {
+        let mut config = Config::default();
+        let path = Path::new("cassandra.yaml");
+        config
+            .apply_yaml_text("metrics_address: 127.0.0.1:9180\n", path)
+            .unwrap();
+        assert_eq!(
+            config.metrics_address,
+            Some("127.0.0.1:9180".parse().unwrap())
+        );
+        let err = config
+            .apply_yaml_text("metrics_address: localhost\n", path)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid value for metrics_address: localhost"
         );
     }
 }

@@ -16,6 +16,7 @@
 //! - [`describe`]: server-side `DESCRIBE`.
 //! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
 //! - [`error`]: `CqlError`, the one place that picks CQL error codes.
+//! - [`metrics`]: request, error, connection and row counters; the `/metrics` endpoint.
 //! - [`spawn`](spawn()): a server on the caller's tokio runtime (tests): any free port, in
 //!   memory, its address known.
 
@@ -36,6 +37,7 @@ pub mod handler;
 pub mod inflight;
 pub mod json;
 pub mod listener;
+pub mod metrics;
 pub mod node;
 pub mod planner;
 pub mod prepared;
@@ -106,7 +108,27 @@ pub async fn serve_node(
     if let Some(every) = node.config.purge_interval {
         purge::spawn_periodic(&node, every);
     }
+    let metrics = match node.config.metrics_address {
+        Some(address) => Some(serve_metrics(address, &node).await?),
+        None => None,
+    };
     let result = listener::serve(listener, node.clone(), shutdown).await;
+    if let Some(task) = metrics {
+        task.abort();
+    }
     node.close();
     result
+}
+
+/// Binds `address` and answers metrics scrapes there on a task of its own.
+async fn serve_metrics(
+    address: std::net::SocketAddr,
+    node: &Arc<Node>,
+) -> Result<tokio::task::JoinHandle<()>, ServerError> {
+    let listener = TcpListener::bind(address)
+        .await
+        .map_err(|err| ServerError::Config(format!("metrics_address {address}: {err}")))?;
+    let bound = listener.local_addr()?;
+    tracing::info!(address = %bound, "serving metrics at /metrics");
+    Ok(tokio::spawn(metrics::http::serve(listener, node.clone())))
 }

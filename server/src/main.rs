@@ -35,6 +35,9 @@ struct Args {
     /// every acknowledgement) or `group` (as batch, at most one fsync per window).
     #[arg(long, value_parser = parse_sync_flag)]
     commitlog_sync: Option<storage::SyncMode>,
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics.
+    #[arg(long, value_name = "HOST:PORT")]
+    metrics_address: Option<std::net::SocketAddr>,
     /// `group` mode's least time between two fsyncs, e.g. `15ms`.
     #[arg(long, value_parser = parse_duration_flag)]
     commitlog_sync_group_window: Option<std::time::Duration>,
@@ -77,6 +80,9 @@ fn apply_flags(config: &mut Config, args: Args) {
     }
     if args.in_memory {
         config.data_dir = None;
+    }
+    if let Some(address) = args.metrics_address {
+        config.metrics_address = Some(address);
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;

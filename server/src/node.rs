@@ -50,6 +50,8 @@ pub struct Node {
     pub write_queue: Arc<tokio::sync::Semaphore>,
     /// Finished trace sessions, read through `system_traces` (see [`crate::trace`]).
     pub traces: crate::trace::TraceLog,
+    /// Request, error, connection and row counters (see [`crate::metrics`]).
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl Node {
@@ -100,6 +102,7 @@ impl Node {
             started_at_secs,
             clock,
             traces: crate::trace::TraceLog::default(),
+            metrics: crate::metrics::Metrics::default(),
         }
     }
 

@@ -163,3 +163,30 @@ fn in_memory_from_the_config_file_creates_no_file() {
     assert_eq!(entries(cwd.path()), Vec::<String>::new());
     assert_eq!(entries(conf.path()), ["cassandra.yaml"]);
 }
+
+#[test]
+fn metrics_address_flag_serves_metrics_over_http() {
+    use std::io::{Read, Write};
+    let cwd = tempfile::tempdir().expect("temp dir");
+    let (port, metrics_port) = (free_port(), free_port());
+    let child = Command::new(env!("CARGO_BIN_EXE_server"))
+        .args(["--in-memory", "--port", &port.to_string()])
+        .args(["--metrics-address", &format!("127.0.0.1:{metrics_port}")])
+        .current_dir(cwd.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start server");
+    let _server = KillOnDrop(child);
+    let mut client = Client::connect(port);
+    client.query("SELECT release_version FROM system.local");
+    let mut http = std::net::TcpStream::connect(("127.0.0.1", metrics_port)).expect("connect");
+    http.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("send");
+    let mut response = String::new();
+    http.read_to_string(&mut response).expect("read");
+    assert!(response.starts_with("HTTP/1.1 200 OK\r\n"), "{response}");
+    let selects = "cql_request_duration_seconds_count{opcode=\"QUERY\",kind=\"select\"} 1\n";
+    assert!(response.contains(selects), "{response}");
+    assert!(response.contains("cql_connections_open 1\n"), "{response}");
+}

@@ -17,6 +17,7 @@ mod json;
 mod key_types;
 mod limits;
 mod lwt;
+mod metrics;
 mod model;
 mod persistence;
 mod prepared;
