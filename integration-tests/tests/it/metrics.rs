@@ -118,6 +118,15 @@ async fn metrics_count_what_the_clients_did() {
     assert!(open >= 1.0, "{open}");
     assert!(sample(text, "cql_connections_accepted_total") >= open);
 
+    // 10 inserts, the batch, CREATE KEYSPACE and CREATE TABLE went through the writer.
+    let groups = sample(text, "storage_write_groups_total");
+    let requests = sample(text, "storage_write_group_requests_total");
+    assert!(
+        groups >= 1.0 && requests >= groups && requests >= 13.0,
+        "{groups} {requests}"
+    );
+    assert!(sample(text, "storage_write_group_seconds_total") > 0.0);
+
     let missing = get(address, "/").await;
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
     drop(session);

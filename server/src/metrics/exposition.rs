@@ -48,6 +48,7 @@ impl Collector for NodeCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> fmt::Result {
         let node = &self.0;
         let metrics = &node.metrics;
+        let writer = node.store.writer_stats();
         encode_requests(&mut encoder, metrics)?;
         encode_errors(&mut encoder, metrics)?;
         let counters = [
@@ -71,6 +72,16 @@ impl Collector for NodeCollector {
                 "Warnings sent to clients with their responses",
                 metrics.warnings.load(Ordering::Relaxed),
             ),
+            (
+                "storage_write_groups",
+                "Groups the storage writer handled (one commit-log append and one apply each)",
+                writer.groups,
+            ),
+            (
+                "storage_write_group_requests",
+                "Write requests in those groups (divided by the groups: the mean group size)",
+                writer.requests,
+            ),
         ];
         for (name, help, value) in counters {
             let counter = ConstCounter::new(value);
@@ -81,6 +92,14 @@ impl Collector for NodeCollector {
                 counter.metric_type(),
             )?)?;
         }
+        let seconds = ConstCounter::new(writer.micros as f64 / 1e6);
+        seconds.encode(encoder.encode_descriptor(
+            "storage_write_group",
+            "Time the storage writer spent on groups (append, apply, commit; not the fsync \
+             batch and group modes wait for)",
+            Some(&Unit::Seconds),
+            seconds.metric_type(),
+        )?)?;
         let open = ConstGauge::new(metrics.connections_open.load(Ordering::Relaxed));
         open.encode(encoder.encode_descriptor(
             "cql_connections_open",
