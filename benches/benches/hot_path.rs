@@ -99,10 +99,12 @@ fn execute(c: &mut Criterion) {
                 requests[i].clone()
             },
             |request| {
+                let mut kind = server::metrics::StatementKind::None;
                 runtime.block_on(server::handler::handle(
                     &fixture.node,
                     &fixture.session,
                     request,
+                    &mut kind,
                 ))
             },
             BatchSize::SmallInput,

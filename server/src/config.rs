@@ -13,7 +13,7 @@ mod known;
 pub use encryption::{ClientAuth, ClientEncryption, PemSource, Secret, TlsPolicy, TlsVersion};
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -30,7 +30,8 @@ pub struct Config {
     pub listen_address: IpAddr,
     /// Native transport port (`native_transport_port`).
     pub port: u16,
-    /// Directory holding the redb file; `None` keeps everything in memory (tests).
+    /// Directory holding the redb file and the commit log; `None` keeps everything in memory
+    /// and creates no file anywhere (`--in-memory`, `in_memory: true`; tests).
     pub data_dir: Option<PathBuf>,
     /// `commitlog_sync`: `periodic`, `batch` or `group`.
     pub commitlog_sync: SyncMode,
@@ -98,6 +99,9 @@ pub struct Config {
     /// `tombstone_warn_threshold`, `tombstone_failure_threshold` (Cassandra's) and
     /// `filtering_examined_warn_ratio`, `filtering_examined_warn_min_rows` (ours).
     pub read_thresholds: ReadThresholds,
+    /// Ours: where `/metrics` is served over plain HTTP (`metrics_address`); `None` (the
+    /// default) serves none.
+    pub metrics_address: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -133,6 +137,7 @@ impl Default for Config {
             purge_interval: Some(Duration::from_secs(300)),
             client_encryption: ClientEncryption::default(),
             read_thresholds: ReadThresholds::default(),
+            metrics_address: None,
         }
     }
 }
@@ -236,6 +241,10 @@ struct YamlSettings {
     native_transport_address: Option<String>,
     native_transport_port: Option<u16>,
     data_file_directories: Option<Vec<PathBuf>>,
+    /// Ours, not Cassandra's: `true` keeps everything in memory (no data directory).
+    in_memory: Option<bool>,
+    /// Ours: `HOST:PORT` of the metrics endpoint.
+    metrics_address: Option<String>,
     commitlog_sync: Option<String>,
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
@@ -358,8 +367,23 @@ impl Config {
         if let Some(port) = s.native_transport_port {
             self.port = port;
         }
-        if let Some(dir) = s.data_file_directories.and_then(|d| d.into_iter().next()) {
-            self.data_dir = Some(dir);
+        if let Some(address) = s.metrics_address {
+            let parsed = address.parse().map_err(|_| ConfigError::Value {
+                setting: "metrics_address",
+                value: address,
+            })?;
+            self.metrics_address = Some(parsed);
+        }
+        let data_dir = s.data_file_directories.and_then(|d| d.into_iter().next());
+        match (s.in_memory, data_dir) {
+            (Some(true), Some(_)) => {
+                return Err(ConfigError::Conflict(
+                    "in_memory: true keeps no data; remove data_file_directories",
+                ))
+            }
+            (Some(true), None) => self.data_dir = None,
+            (_, Some(dir)) => self.data_dir = Some(dir),
+            (_, None) => {}
         }
         let period_given =
             s.commitlog_sync_period.is_some() || s.commitlog_sync_period_in_ms.is_some();
@@ -1198,5 +1222,49 @@ mod tests {
         assert!(Config::default().apply(settings).is_err());
         assert_eq!(parse_duration("10000ms"), Some(Duration::from_secs(10)));
         assert_eq!(parse_size("16MiB"), Some(16 << 20));
+    }
+
+    #[test]
+    fn in_memory_drops_the_data_directory_and_refuses_one_beside_it() {
+        let on_disk = || Config {
+            data_dir: Some(PathBuf::from("data")),
+            ..Config::default()
+        };
+        let path = Path::new("cassandra.yaml");
+        let mut config = on_disk();
+        assert_eq!(
+            config.apply_yaml_text("in_memory: true\n", path).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(config.data_dir, None);
+        let mut config = on_disk();
+        config.apply_yaml_text("in_memory: false\n", path).unwrap();
+        assert_eq!(config.data_dir, Some(PathBuf::from("data")));
+        let both = "in_memory: true\ndata_file_directories:\n  - /tmp/x\n";
+        let err = on_disk().apply_yaml_text(both, path).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "in_memory: true keeps no data; remove data_file_directories"
+        );
+    }
+
+    #[test]
+    fn metrics_address_is_a_host_and_port() {
+        let mut config = Config::default();
+        let path = Path::new("cassandra.yaml");
+        config
+            .apply_yaml_text("metrics_address: 127.0.0.1:9180\n", path)
+            .unwrap();
+        assert_eq!(
+            config.metrics_address,
+            Some("127.0.0.1:9180".parse().unwrap())
+        );
+        let err = config
+            .apply_yaml_text("metrics_address: localhost\n", path)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid value for metrics_address: localhost"
+        );
     }
 }

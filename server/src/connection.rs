@@ -30,6 +30,7 @@ use crate::error::CqlError;
 use crate::framing::Framing;
 use crate::handler;
 use crate::inflight::{Allocation, Budget};
+use crate::metrics::StatementKind;
 use crate::node::Node;
 use crate::session::Session;
 use crate::shutdown::Shutdown;
@@ -546,6 +547,8 @@ async fn answer_here(
     header: &FrameHeader,
     body: Bytes,
 ) -> Answer {
+    let started = std::time::Instant::now();
+    let mut kind = StatementKind::None;
     let request = match Opcode::try_from(header.opcode) {
         // Decompression and custom payloads are handled by `decode_request`.
         Ok(_) => frame::decode_request(
@@ -566,11 +569,11 @@ async fn answer_here(
             if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) =>
         {
             // Boxed: only traced requests pay for the trace's state.
-            let (outcome, id) = Box::pin(traced(node, session, request)).await;
+            let (outcome, id) = Box::pin(traced(node, session, request, &mut kind)).await;
             tracing_id = Some(id);
             outcome
         }
-        Ok(request) => handler::handle(node, session, request).await,
+        Ok(request) => handler::handle(node, session, request, &mut kind).await,
         Err(err) => Err(err),
     };
     let (response, warnings, start_events) = match outcome {
@@ -582,7 +585,9 @@ async fn answer_here(
             } else {
                 debug!(cause = %err, "request failed");
             }
-            (Response::Error(err.error_body()), Vec::new(), false)
+            let body = err.error_body();
+            node.metrics.error(body.code);
+            (Response::Error(body), Vec::new(), false)
         }
     };
     // The answer to STARTUP (READY, or AUTHENTICATE) ends the v5 handshake.
@@ -600,6 +605,8 @@ async fn answer_here(
     } else {
         encode_traced(session, header.stream, response, tracing_id, &warnings)
     };
+    node.metrics.warnings(warnings.len());
+    node.metrics.request(header.opcode, kind, started.elapsed());
     Answer {
         frame,
         start_events,
@@ -613,13 +620,14 @@ async fn traced(
     node: &Arc<Node>,
     session: &Arc<Session>,
     request: frame::request::Request,
+    kind: &mut StatementKind,
 ) -> (crate::error::CqlResult<handler::Reply>, uuid::Uuid) {
     let begun = trace::describe(node, &request);
     trace::run(
         node,
         session,
         begun,
-        handler::handle(node, session, request),
+        handler::handle(node, session, request, kind),
     )
     .await
 }

@@ -16,6 +16,9 @@
 //! - [`describe`]: server-side `DESCRIBE`.
 //! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
 //! - [`error`]: `CqlError`, the one place that picks CQL error codes.
+//! - [`metrics`]: request, error, connection and row counters; the `/metrics` endpoint.
+//! - [`spawn`](spawn()): a server on the caller's tokio runtime (tests): any free port, in
+//!   memory, its address known.
 
 pub mod auth;
 pub mod authz;
@@ -35,6 +38,7 @@ pub mod hot_partitions;
 pub mod inflight;
 pub mod json;
 pub mod listener;
+pub mod metrics;
 pub mod node;
 pub mod planner;
 pub mod prepared;
@@ -43,6 +47,7 @@ pub mod read_thresholds;
 pub mod schema;
 pub mod session;
 pub mod shutdown;
+mod spawn;
 pub mod system;
 pub mod tls;
 pub mod trace;
@@ -56,6 +61,7 @@ use tokio::net::TcpListener;
 
 pub use config::Config;
 pub use node::Node;
+pub use spawn::{spawn, SpawnedServer};
 
 /// Errors that stop the server as a whole.
 #[derive(Debug, thiserror::Error)]
@@ -70,6 +76,8 @@ pub enum ServerError {
     Config(String),
     #[error("cannot create the default role: {0}")]
     DefaultRole(String),
+    #[error("the server's task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
 /// Opens storage, then serves CQL clients on `listener` until `shutdown` completes. Storage is
@@ -102,7 +110,27 @@ pub async fn serve_node(
     if let Some(every) = node.config.purge_interval {
         purge::spawn_periodic(&node, every);
     }
+    let metrics = match node.config.metrics_address {
+        Some(address) => Some(serve_metrics(address, &node).await?),
+        None => None,
+    };
     let result = listener::serve(listener, node.clone(), shutdown).await;
+    if let Some(task) = metrics {
+        task.abort();
+    }
     node.close();
     result
+}
+
+/// Binds `address` and answers metrics scrapes there on a task of its own.
+async fn serve_metrics(
+    address: std::net::SocketAddr,
+    node: &Arc<Node>,
+) -> Result<tokio::task::JoinHandle<()>, ServerError> {
+    let listener = TcpListener::bind(address)
+        .await
+        .map_err(|err| ServerError::Config(format!("metrics_address {address}: {err}")))?;
+    let bound = listener.local_addr()?;
+    tracing::info!(address = %bound, "serving metrics at /metrics");
+    Ok(tokio::spawn(metrics::http::serve(listener, node.clone())))
 }

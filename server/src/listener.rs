@@ -91,8 +91,10 @@ async fn accept_loop(
         )
         .with_tls(tls.clone());
         let span = tracing::info_span!("connection", conn_id, %peer);
+        let counted = node.clone();
         tokio::spawn(
             async move {
+                let _open = counted.metrics.connection_opened();
                 if let Err(err) = connection.run().await {
                     tracing::debug!(cause = %err, "connection ended with an error");
                 }

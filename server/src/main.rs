@@ -25,12 +25,19 @@ struct Args {
     #[arg(long)]
     port: Option<u16>,
     /// Data directory (default: ./data).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "in_memory")]
     data_dir: Option<PathBuf>,
+    /// Keep everything in memory: no data directory, no commit log, no file created anywhere;
+    /// the data is gone when the server stops (a throwaway server for tests).
+    #[arg(long)]
+    in_memory: bool,
     /// `periodic` (commit log fsynced every commitlog_sync_period), `batch` (fsynced before
     /// every acknowledgement) or `group` (as batch, at most one fsync per window).
     #[arg(long, value_parser = parse_sync_flag)]
     commitlog_sync: Option<storage::SyncMode>,
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics.
+    #[arg(long, value_name = "HOST:PORT")]
+    metrics_address: Option<std::net::SocketAddr>,
     /// `group` mode's least time between two fsyncs, e.g. `15ms`.
     #[arg(long, value_parser = parse_duration_flag)]
     commitlog_sync_group_window: Option<std::time::Duration>,
@@ -70,6 +77,12 @@ fn apply_flags(config: &mut Config, args: Args) {
     }
     if let Some(dir) = args.data_dir {
         config.data_dir = Some(dir);
+    }
+    if args.in_memory {
+        config.data_dir = None;
+    }
+    if let Some(address) = args.metrics_address {
+        config.metrics_address = Some(address);
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;

@@ -52,6 +52,8 @@ pub struct Node {
     pub traces: crate::trace::TraceLog,
     /// Each table's recent writes by partition (see [`crate::hot_partitions`]).
     pub hot_partitions: crate::hot_partitions::HotPartitions,
+    /// Request, error, connection and row counters (see [`crate::metrics`]).
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl Node {
@@ -106,6 +108,7 @@ impl Node {
             started_at_secs,
             clock,
             traces: crate::trace::TraceLog::default(),
+            metrics: crate::metrics::Metrics::default(),
         }
     }
 

@@ -23,6 +23,7 @@ use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
+use crate::stats::{WriterCounts, WriterStats};
 use crate::tables::{FORMAT_VERSION_KEY, META};
 use crate::writer::{write_position, Callback, Published, Request, WriteRequest, Writer};
 
@@ -91,6 +92,8 @@ pub(crate) struct Inner {
     writer: Mutex<Option<JoinHandle<Result<(), StorageError>>>>,
     /// Rows decoded by reads, for planner tests ([`Store::rows_read`]).
     pub(crate) rows_read: Arc<AtomicU64>,
+    /// The writer's group counters ([`Store::writer_stats`]).
+    stats: Arc<WriterStats>,
     /// Whether writes go through a commit log (every store but an in-memory one).
     logged: bool,
     /// The read view shared by reads between two commits (see [`ViewCache`]).
@@ -175,6 +178,7 @@ impl Store {
         let db_path = files.map(|(path, _)| path.to_path_buf());
         let logged = log.is_some();
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
+        let stats = Arc::new(WriterStats::default());
         let views = Arc::new(ViewCache::default());
         let memtables = Arc::new(Memtables::default());
         let writer = Writer::new(
@@ -186,6 +190,7 @@ impl Store {
             Published {
                 views: views.clone(),
                 memtables: memtables.clone(),
+                stats: stats.clone(),
             },
         )?;
         let shared = Arc::new(Shared::new(writer));
@@ -199,6 +204,7 @@ impl Store {
             shared,
             writer: Mutex::new(Some(handle)),
             rows_read: Arc::new(AtomicU64::new(0)),
+            stats,
             logged,
             views,
             memtables,
@@ -313,6 +319,12 @@ impl Store {
     #[cfg(test)]
     pub(crate) fn reopen(&self) -> Result<(), StorageError> {
         self.call(Request::Reopen)
+    }
+
+    /// What the writer has done since the store was opened: groups, the requests in them,
+    /// and the time spent on them.
+    pub fn writer_stats(&self) -> WriterCounts {
+        self.inner.stats.counts()
     }
 
     /// How many rows reads have decoded since the store was opened.

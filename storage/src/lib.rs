@@ -7,7 +7,7 @@
 //!   [`encoding::key`] (memcomparable row keys), [`encoding::row`] (row values and merge).
 //! - `db`: [`Store`], opening, format version, sync modes, shutdown.
 //! - `mutation`: write requests ([`WriteBatch`], [`RowWrite`], [`CatalogOp`]).
-//! - `writer`: the single writer thread and group commit.
+//! - `writer`: the single writer thread and group commit; `stats`: its counters ([`WriterCounts`]).
 //! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
 //! - `read`: [`Snapshot`] point reads and range scans.
 //! - [`index`]: secondary-index entries, maintained in the base write's transaction.
@@ -34,6 +34,7 @@ mod purge;
 mod read;
 mod read_view;
 mod space;
+mod stats;
 mod tables;
 mod writer;
 
@@ -61,3 +62,4 @@ pub use error::StorageError;
 pub use mutation::{CatalogOp, RangeTombstoneWrite, RowWrite, WriteBatch};
 pub use purge::{PurgeProgress, PurgeRequest};
 pub use read::{KeyRange, RowIter, Snapshot, TableStats};
+pub use stats::WriterCounts;

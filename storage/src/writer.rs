@@ -50,6 +50,7 @@ use crate::memtable::{self, Layer, Layers, Memtables};
 use crate::mutation::{apply, ApplyError, CatalogOp, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
 use crate::read_view::{View, ViewCache};
+use crate::stats::WriterStats;
 use crate::tables::{data_table, data_table_name, COMMITLOG_POSITION_KEY, META};
 
 /// The most requests applied in one transaction; bounds the memory a group holds.
@@ -128,6 +129,7 @@ impl Request {
 pub(crate) struct Published {
     pub(crate) views: Arc<ViewCache>,
     pub(crate) memtables: Arc<Memtables>,
+    pub(crate) stats: Arc<WriterStats>,
 }
 
 /// The writer thread's state.
@@ -174,6 +176,8 @@ pub(crate) struct Writer {
     indexed: IndexedTables,
     /// Which keys each table cannot hold (see `crate::key_filter`).
     key_filters: KeyFilters,
+    /// Counters of the groups handled, for metrics.
+    stats: Arc<WriterStats>,
 }
 
 impl Writer {
@@ -187,7 +191,11 @@ impl Writer {
         live_tables: HashSet<Uuid>,
         log: Option<CommitLog>,
         db_path: Option<PathBuf>,
-        Published { views, memtables }: Published,
+        Published {
+            views,
+            memtables,
+            stats,
+        }: Published,
     ) -> Result<Writer, StorageError> {
         let window = match options.sync {
             SyncMode::Periodic => None,
@@ -225,6 +233,7 @@ impl Writer {
             flush_pause_until: None,
             indexed: IndexedTables::default(),
             key_filters,
+            stats,
         })
     }
 
@@ -502,6 +511,12 @@ impl Writer {
 
     /// Handles a group of requests: logged, durable, or to the memtable, as they need.
     pub(crate) fn process(&mut self, group: Vec<Request>) {
+        let (started, requests) = (Instant::now(), group.len());
+        self.process_group(group);
+        self.stats.group(requests, started.elapsed());
+    }
+
+    fn process_group(&mut self, group: Vec<Request>) {
         if self.needs_reopen && !self.try_reopen() {
             group
                 .into_iter()

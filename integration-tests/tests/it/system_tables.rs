@@ -98,3 +98,67 @@ async fn schema_tables_cover_system_and_user_keyspaces() {
         .collect();
     assert!(names.contains(&"local".to_string()) && names.contains(&"peers_v2".to_string()));
 }
+
+/// A schema read restricted to keyspaces (as a driver's metadata refresh reads) generates only
+/// their rows, and must return exactly what the whole table holds for them, prepared or not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyspace_restricted_schema_reads_match_the_whole_table() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    for ks in ["ka", "kb"] {
+        session
+            .query_unpaged(format!("CREATE KEYSPACE {ks} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}}"), &[])
+            .await
+            .unwrap();
+        for t in ["t1", "t2"] {
+            session
+                .query_unpaged(
+                    format!("CREATE TABLE {ks}.{t} (k int, c text, v blob, PRIMARY KEY (k, c))"),
+                    &[],
+                )
+                .await
+                .unwrap();
+        }
+    }
+    type Column = (String, String, String);
+    let columns = "SELECT keyspace_name, table_name, column_name FROM system_schema.columns";
+    let all: Vec<Column> = query_rows(&session, columns, &[]).await;
+    let of = |keyspaces: &[&str]| -> Vec<Column> {
+        let mut rows: Vec<Column> = all
+            .iter()
+            .filter(|(ks, _, _)| keyspaces.contains(&ks.as_str()))
+            .cloned()
+            .collect();
+        rows.sort();
+        rows
+    };
+    let sorted = |mut rows: Vec<Column>| {
+        rows.sort();
+        rows
+    };
+    let one = format!("{columns} WHERE keyspace_name = 'kb'");
+    assert_eq!(sorted(query_rows(&session, one, &[]).await), of(&["kb"]));
+    assert_eq!(of(&["kb"]).len(), 6);
+    let two = format!("{columns} WHERE keyspace_name IN ('ka', 'system_auth', 'nope')");
+    assert_eq!(
+        sorted(query_rows(&session, two, &[]).await),
+        of(&["ka", "system_auth"])
+    );
+    let table = format!("{columns} WHERE keyspace_name = ? AND table_name = ?");
+    let prepared = session.prepare(table).await.unwrap();
+    let rows: Vec<Column> = session
+        .execute_unpaged(&prepared, ("ka", "t2"))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .rows::<Column>()
+        .unwrap()
+        .map(|row| row.unwrap())
+        .collect();
+    let expected: Vec<Column> = ["c", "k", "v"]
+        .iter()
+        .map(|c| ("ka".to_string(), "t2".to_string(), c.to_string()))
+        .collect();
+    assert_eq!(sorted(rows), expected);
+}

@@ -35,6 +35,7 @@ mod shaping;
 pub mod source;
 mod statics;
 mod user_types;
+mod virtual_read;
 mod write_guards;
 
 use std::sync::Arc;

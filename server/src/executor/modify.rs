@@ -51,6 +51,7 @@ pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
         .acquire_owned()
         .await
         .map_err(|_| CqlError::Server("the storage writer stopped".into()))?;
+    let rows = batch.rows.len() + batch.counters.len();
     let (tx, rx) = tokio::sync::oneshot::channel();
     // Traced: the writer's steps are recorded when it acknowledges (on its thread, after it
     // appended the commit log and applied the memtable).
@@ -77,7 +78,11 @@ pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
         }),
     );
     match rx.await {
-        Ok(result) => result.map_err(Into::into),
+        Ok(Ok(())) => {
+            node.metrics.rows_written(rows);
+            Ok(())
+        }
+        Ok(Err(err)) => Err(err.into()),
         Err(_) => Err(CqlError::Server("the storage writer stopped".into())),
     }
 }

@@ -28,6 +28,7 @@ use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
+use crate::executor::virtual_read;
 use crate::functions::CallContext;
 use crate::guardrails;
 use crate::node::Node;
@@ -67,6 +68,8 @@ struct BoundSelect {
     call: CallContext,
     /// The secondary-index lookup that narrows `ranges` to candidate rows.
     index: Option<index_scan::BoundIndex>,
+    /// The keyspaces a schema table's read is restricted to (see [`virtual_read`]).
+    keyspaces: Option<Vec<String>>,
 }
 
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
@@ -92,7 +95,16 @@ pub async fn execute(
     let bound = bind(plan, params, ctx, &node.config)?;
     trace_read_start(&bound);
     let consistency = params.consistency;
-    if let Some(budget) = inline_budget(&bound) {
+    let budget = match bound.plan.table.kind {
+        TableKind::User => inline_budget(&bound),
+        // A traced read stays on the read stage, where Cassandra's trace shows reads.
+        TableKind::Virtual if trace::current().is_some() => None,
+        TableKind::Virtual => {
+            let def = &bound.plan.table.def;
+            virtual_read::inline(&schema, def, bound.keyspaces.as_deref()).then_some(usize::MAX)
+        }
+    };
+    if let Some(budget) = budget {
         if let Some((result, stats)) = run(node, &schema, session, &bound, budget, consistency)? {
             warn_after_read(node, &bound.plan, &stats, statement, params);
             return Ok((result, stats));
@@ -283,8 +295,10 @@ fn bind(
         _ => None,
     };
     let index = index_scan::bind(&def, &plan, ctx)?;
+    let keyspaces = virtual_read::keyspaces(&plan, &def, ctx)?;
     Ok(BoundSelect {
         index,
+        keyspaces,
         plan,
         ranges,
         filters,
@@ -635,7 +649,10 @@ fn run(
     let def = bound.plan.table.def.clone();
     let source = match bound.plan.table.kind {
         TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
-        TableKind::Virtual => RowSource::Virtual(crate::system::rows(node, schema, session, &def)?),
+        TableKind::Virtual => {
+            let keyspaces = bound.keyspaces.as_deref();
+            RowSource::Virtual(crate::system::rows(node, schema, session, &def, keyspaces)?)
+        }
     };
     // One moment for the whole read: liveness, `ttl()` and the time functions agree.
     let liveness = Liveness::at(bound.call.now_micros)

@@ -9,6 +9,7 @@ use cql::frame::response::{Response, ResultBody, ResultMetadata};
 use super::{check_value_count, positional_values, Reply};
 use crate::error::{CqlError, CqlResult};
 use crate::executor;
+use crate::metrics::StatementKind;
 use crate::node::Node;
 use crate::prepared::result_metadata_id;
 use crate::session::Session;
@@ -18,10 +19,12 @@ pub(super) async fn handle(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: Execute,
+    kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
     let Some(prepared) = node.prepared.get(&execute.id) else {
         return Err(CqlError::Unprepared(execute.id.clone()));
     };
+    *kind = StatementKind::of(&prepared.statement);
     let values = positional_values(&execute.params, &prepared.bind_names, Some(&prepared.bind))?;
     check_value_count(prepared.bind.specs.len(), values.len())?;
     let planning = executor::Planning::Prepared(&prepared);

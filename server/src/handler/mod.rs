@@ -20,6 +20,7 @@ use cql::frame::request::{QueryParameters, Request, Value};
 use cql::frame::response::Response;
 
 use crate::error::{CqlError, CqlResult};
+use crate::metrics::StatementKind;
 use crate::node::Node;
 use crate::planner::bind::BindInfo;
 use crate::session::Session;
@@ -58,11 +59,12 @@ fn opcode_name(request: &Request) -> &'static str {
     }
 }
 
-/// Handles one decoded request.
+/// Handles one decoded request; `kind` learns what kind of statement it ran (for metrics).
 pub async fn handle(
     node: &Arc<Node>,
     session: &Arc<Session>,
     request: Request,
+    kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
     let started = session.is_started();
     match request {
@@ -77,11 +79,16 @@ pub async fn handle(
             "Unexpected message {}, expecting SASL_RESPONSE",
             opcode_name(&other)
         ))),
-        Request::Query(query) => with_warnings(query::handle(node, session, query)).await,
+        Request::Query(query) => with_warnings(query::handle(node, session, query, kind)).await,
         Request::Prepare(prepare) => prepare::handle(node, session, &prepare),
-        Request::Execute(execute) => with_warnings(execute::handle(node, session, execute)).await,
+        Request::Execute(execute) => {
+            with_warnings(execute::handle(node, session, execute, kind)).await
+        }
         // Boxed: a BATCH future is large and would size every request future.
-        Request::Batch(batch) => with_warnings(Box::pin(batch::handle(node, session, batch))).await,
+        Request::Batch(batch) => {
+            *kind = StatementKind::Batch;
+            with_warnings(Box::pin(batch::handle(node, session, batch))).await
+        }
         Request::Register(register) => Ok(register::handle(session, &register)),
     }
 }

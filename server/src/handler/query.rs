@@ -9,6 +9,7 @@ use tracing::debug;
 use super::{check_value_count, positional_values, Reply};
 use crate::error::CqlResult;
 use crate::executor;
+use crate::metrics::StatementKind;
 use crate::node::Node;
 use crate::planner::bind::bind_info;
 use crate::session::Session;
@@ -19,6 +20,7 @@ pub(super) async fn handle(
     node: &Arc<Node>,
     session: &Arc<Session>,
     query: Query,
+    kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
     trace::event(|| format!("Parsing {}", query.query));
     let parsed = cql::statement::parse(&query.query);
@@ -26,6 +28,7 @@ pub(super) async fn handle(
     // The text is looked at only when debug logging is on.
     debug!(query = %shown(&query.query, &parsed), "query");
     let parsed = parsed?;
+    *kind = StatementKind::of(&parsed.statement);
     trace::event(|| "Preparing statement");
     // v5 may name the keyspace per request.
     let keyspace = query.params.keyspace.clone().or_else(|| session.keyspace());

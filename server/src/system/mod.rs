@@ -20,18 +20,20 @@ use crate::session::Session;
 /// One generated row: values by column name (missing columns are null).
 pub(crate) type NamedRow = Vec<(&'static str, Option<CqlValue>)>;
 
-/// Every row of the virtual table `table`, sorted by storage key.
+/// Every row of the virtual table `table`, sorted by storage key; for a `system_schema` or
+/// `system_virtual_schema` table, only the rows of `keyspaces` when given.
 pub fn rows(
     node: &Node,
     schema: &Schema,
     session: &Session,
     table: &TableDef,
+    keyspaces: Option<&[String]>,
 ) -> CqlResult<Vec<(Vec<u8>, StoredRow)>> {
     let named = match (table.keyspace.as_str(), table.name.as_str()) {
         ("system", "local") => vec![local::local_row(node, schema, session)],
         ("system", "IndexInfo") => schema_tables::built_indexes(schema),
-        ("system_schema", name) => schema_tables::rows(schema, name, false),
-        ("system_virtual_schema", name) => schema_tables::rows(schema, name, true),
+        ("system_schema", name) => schema_tables::rows(schema, name, false, keyspaces),
+        ("system_virtual_schema", name) => schema_tables::rows(schema, name, true, keyspaces),
         ("system_auth", "roles") => auth_tables::roles(schema),
         ("system_auth", "role_members") => auth_tables::role_members(schema),
         ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),

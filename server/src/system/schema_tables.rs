@@ -9,11 +9,18 @@ use crate::system::definitions::VIRTUAL_KEYSPACES;
 use crate::system::{text, text_map, NamedRow};
 
 /// Rows of `system_schema.<table>` (`virtual_schema == false`) or
-/// `system_virtual_schema.<table>` (`true`).
-pub(crate) fn rows(schema: &Schema, table: &str, virtual_schema: bool) -> Vec<NamedRow> {
+/// `system_virtual_schema.<table>` (`true`), of the keyspaces `only` names when given.
+pub(crate) fn rows(
+    schema: &Schema,
+    table: &str,
+    virtual_schema: bool,
+    only: Option<&[String]>,
+) -> Vec<NamedRow> {
+    let wanted = |ks: &&KeyspaceDef| only.is_none_or(|names| names.contains(&ks.name));
     let keyspaces: Vec<&KeyspaceDef> = schema
         .all_keyspaces()
         .filter(|ks| VIRTUAL_KEYSPACES.contains(&ks.name.as_str()) == virtual_schema)
+        .filter(wanted)
         .collect();
     let mut rows = Vec::new();
     for ks in keyspaces {

@@ -13,6 +13,8 @@ use cql::frame::request::{Query, QueryParameters, Request, Startup};
 use cql::frame::response::{Response, ResultBody};
 use cql::frame::{decode_response, encode_request_frame, parse_header, HEADER_LEN};
 
+pub(crate) mod pytest;
+
 /// The tests start real server processes on ports found free a moment before; running them
 /// one at a time keeps one test from picking a port another test's server is about to take.
 pub(crate) static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
