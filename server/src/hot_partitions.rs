@@ -58,8 +58,8 @@ pub struct Hot {
     pub key: Vec<Bytes>,
     /// Its writes in the window.
     pub writes: u64,
-    /// The window's size.
-    pub window: u64,
+    /// The table's partition writes in the window so far (this one included).
+    pub total: u64,
 }
 
 impl HotPartitions {
@@ -98,7 +98,7 @@ impl HotPartitions {
             Hot {
                 key: key.to_vec(),
                 writes,
-                window: self.window,
+                total: window.total,
             }
         });
         if window.total >= self.window {
@@ -117,7 +117,7 @@ impl HotPartitions {
 /// The warning for a hot partition of `table`: its key, its share of the window, and the
 /// key design that spreads the writes.
 pub fn warning(table: &TableDef, hot: &Hot) -> String {
-    let percent = hot.writes * 100 / hot.window.max(1);
+    let percent = hot.writes * 100 / hot.total.max(1);
     format!(
         "Hot partition: {}.{} partition ({}) took {} of the table's last {} partition writes \
          ({percent} %). One partition receiving most writes is a hot spot (in a cluster, one \
@@ -128,7 +128,7 @@ pub fn warning(table: &TableDef, hot: &Hot) -> String {
         table.name,
         key_text(table, &hot.key),
         hot.writes,
-        hot.window,
+        hot.total,
     )
 }
 
@@ -205,13 +205,13 @@ mod tests {
         let table = table();
         let mut found = Vec::new();
         for i in 0..20 {
-            // Partition 7 takes every other write.
+            // Partition 7 takes every other write (and write 7).
             let k = if i % 2 == 0 { 7 } else { i };
             found.extend(hot.record(table, &key(k)));
         }
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].key, key(7));
-        assert_eq!((found[0].writes, found[0].window), (5, 10));
+        assert_eq!((found[0].writes, found[0].total), (5, 8));
         let last = hot.last_window(table).unwrap();
         assert_eq!(last.writes, 10);
         assert_eq!(last.top[0], (key(7), 5));

@@ -43,8 +43,8 @@ async fn a_partition_taking_most_writes_is_reported_and_shown() {
         warnings,
         [(
             8,
-            "Hot partition: ks.t partition (k = 1) took 5 of the table's last 10 partition \
-              writes (50 %). One partition receiving most writes is a hot spot (in a cluster, \
+            "Hot partition: ks.t partition (k = 1) took 5 of the table's last 9 partition \
+              writes (55 %). One partition receiving most writes is a hot spot (in a cluster, \
               one node does the work), as a monotonic or low-cardinality first key column (a \
               time, a counter, a status) makes it; hash or bucket that column to spread the \
               writes (GeminiDB Cassandra API key design: pk1 = hash(pk).substring(0,4) + pk)."
