@@ -114,6 +114,9 @@ async fn metrics_count_what_the_clients_did() {
     assert_eq!(sample(text, "cql_rows_written_total"), 21.0);
     assert!(sample(text, "cql_rows_read_total") >= 21.0);
     assert_eq!(sample(text, "cql_client_warnings_total"), 1.0);
+    // 21 rows of a 4-byte key and value, with their token and cell metadata.
+    let bytes = sample(text, "storage_table_bytes{keyspace=\"ks\",table=\"t\"}");
+    assert!((21.0 * 8.0..21.0 * 200.0).contains(&bytes), "{bytes}");
     let open = sample(text, "cql_connections_open");
     assert!(open >= 1.0, "{open}");
     assert!(sample(text, "cql_connections_accepted_total") >= open);

@@ -51,6 +51,7 @@ impl Collector for NodeCollector {
         let writer = node.store.writer_stats();
         encode_requests(&mut encoder, metrics)?;
         encode_errors(&mut encoder, metrics)?;
+        encode_table_bytes(&mut encoder, node)?;
         let counters = [
             (
                 "cql_connections_accepted",
@@ -135,6 +136,26 @@ fn encode_requests(encoder: &mut DescriptorEncoder, metrics: &super::Metrics) ->
                     None,
                 )?;
         }
+    }
+    Ok(())
+}
+
+/// `storage_table_bytes{keyspace, table}`: each user table's stored bytes (keys and rows),
+/// as of the last reading (at most 30 s old).
+fn encode_table_bytes(encoder: &mut DescriptorEncoder, node: &Node) -> fmt::Result {
+    let mut family = encoder.encode_descriptor(
+        "storage_table",
+        "Bytes each user table stores (keys and encoded rows), read at most every 30 s",
+        Some(&Unit::Bytes),
+        MetricType::Gauge,
+    )?;
+    for table in node.metrics.table_bytes.get(node) {
+        let labels = [
+            ("keyspace", table.keyspace.as_str()),
+            ("table", table.table.as_str()),
+        ];
+        let bytes = i64::try_from(table.bytes).unwrap_or(i64::MAX);
+        ConstGauge::new(bytes).encode(family.encode_family(&labels)?)?;
     }
     Ok(())
 }

@@ -41,12 +41,16 @@ pub async fn serve(listener: TcpListener, node: Arc<Node>) {
 }
 
 /// Reads one request and writes its response.
-async fn answer(mut stream: TcpStream, registry: &Registry) -> std::io::Result<()> {
+async fn answer(mut stream: TcpStream, registry: &Arc<Registry>) -> std::io::Result<()> {
     let head = match tokio::time::timeout(READ_TIMEOUT, read_head(&mut stream)).await {
         Ok(head) => head?,
         Err(_) => return Ok(()),
     };
-    let response = respond(&head, registry);
+    // A scrape may read the store (table sizes): off the runtime's workers.
+    let registry = registry.clone();
+    let response = tokio::task::spawn_blocking(move || respond(&head, &registry))
+        .await
+        .map_err(std::io::Error::other)?;
     stream.write_all(&response).await?;
     stream.shutdown().await
 }

@@ -9,11 +9,13 @@
 //! - [`histogram`]: the latency histogram.
 //! - [`exposition`]: the metric families a scrape writes.
 //! - [`http`]: the plain-HTTP responder.
+//! - [`table_bytes`]: each table's stored bytes, read at most every 30 s.
 
 pub(crate) mod exposition;
 mod histogram;
 pub mod http;
 mod labels;
+mod table_bytes;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
@@ -37,6 +39,8 @@ pub struct Metrics {
     rows_written: AtomicU64,
     /// Client warnings sent with responses.
     warnings: AtomicU64,
+    /// The last reading of each table's stored bytes.
+    table_bytes: table_bytes::TableBytesCache,
 }
 
 impl Metrics {
