@@ -101,7 +101,8 @@ struct KeyFilter {
 
 impl KeyFilter {
     fn may_hold(&self, hash: u64) -> bool {
-        self.blocks.iter().any(|block| block.may_hold(hash))
+        // Newest first: the largest block holds most keys, so a key present is found sooner.
+        self.blocks.iter().rev().any(|block| block.may_hold(hash))
     }
 
     fn add(&mut self, hash: u64) {
