@@ -395,3 +395,48 @@ async fn expired_values_leave_their_index_at_the_purge() {
     assert_eq!(query_rows::<(i32,)>(&session, lookup, &()).await, [(100,)]);
     assert_eq!(server.rows_read() - before, 1);
 }
+
+/// Durations have no order: slices on them are refused with Cassandra 5.0's messages, by the
+/// column's type; equality still filters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slices_on_durations_are_refused_as_cassandra() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(
+        &session,
+        "CREATE TABLE ks.d (k int PRIMARY KEY, d duration, l list<duration>, \
+         t tuple<int, duration>)",
+    )
+    .await;
+    run(&session, "INSERT INTO ks.d (k, d) VALUES (0, 1s)").await;
+    for (query, message) in [
+        (
+            "SELECT * FROM ks.d WHERE d > 1s ALLOW FILTERING",
+            "Slice restrictions are not supported on duration columns",
+        ),
+        (
+            "SELECT * FROM ks.d WHERE d <= 1s ALLOW FILTERING",
+            "Slice restrictions are not supported on duration columns",
+        ),
+        (
+            "SELECT * FROM ks.d WHERE l >= [1s] ALLOW FILTERING",
+            "Slice restrictions are not supported on collections containing durations",
+        ),
+        (
+            "SELECT * FROM ks.d WHERE t < (1, 1s) ALLOW FILTERING",
+            "Slice restrictions are not supported on tuples containing durations",
+        ),
+    ] {
+        let (code, got) = query_error(&session, query).await;
+        assert_eq!(code, DbError::Invalid, "{query}");
+        assert_eq!(got, message, "{query}");
+    }
+    let rows: Vec<(i32,)> = query_rows(
+        &session,
+        "SELECT k FROM ks.d WHERE d = 1s ALLOW FILTERING",
+        (),
+    )
+    .await;
+    assert_eq!(rows, [(0,)]);
+    server.stop().await;
+}

@@ -77,6 +77,7 @@ pub(crate) fn collect(
             Relation::Single { column, op, value } => {
                 let i = column_index(table, column)?;
                 check_contains(&table.columns[i], *op)?;
+                check_duration_slice(&table.columns[i], *op)?;
                 add_single(&mut by_column[i], &column.name, *op, value.clone())?;
             }
             Relation::In {
@@ -116,6 +117,31 @@ pub(crate) fn collect(
         }
     }
     Ok((by_column, rest))
+}
+
+/// Durations have no order: a slice on a column whose type references `duration` is refused
+/// with `SingleColumnRelation.newSliceRestriction`'s messages.
+fn check_duration_slice(column: &storage::ColumnDef, op: Operator) -> CqlResult<()> {
+    let slice = matches!(
+        op,
+        Operator::Lt | Operator::Lte | Operator::Gt | Operator::Gte
+    );
+    if !slice || !column.ty.references_duration() {
+        return Ok(());
+    }
+    let message = match &column.ty {
+        ty if ty.is_collection() => {
+            "Slice restrictions are not supported on collections containing durations"
+        }
+        ColumnType::Tuple(_) => {
+            "Slice restrictions are not supported on tuples containing durations"
+        }
+        ColumnType::Udt { .. } => {
+            "Slice restrictions are not supported on UDTs containing durations"
+        }
+        _ => "Slice restrictions are not supported on duration columns",
+    };
+    Err(CqlError::invalid(message))
 }
 
 /// `CONTAINS` needs a collection and `CONTAINS KEY` a map (`SingleColumnRelation`'s checks).
