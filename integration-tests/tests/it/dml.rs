@@ -292,3 +292,40 @@ async fn update_and_delete_by_full_key() {
         .unwrap();
     assert_eq!(rows.rows_num(), 1);
 }
+
+/// UPDATE takes a multi-column equality on clustering columns, literal or bound, as naming
+/// the same row as the column-by-column equalities (Cassandra's testUpdate).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_takes_a_tuple_equality_on_clustering_columns() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.u (k int, c1 int, c2 int, v int, PRIMARY KEY (k, c1, c2))",
+            &[],
+        )
+        .await
+        .unwrap();
+    session
+        .query_unpaged(
+            "UPDATE ks.u SET v = 7 WHERE k = 0 AND (c1, c2) = (1, 2)",
+            &[],
+        )
+        .await
+        .unwrap();
+    let bound = session
+        .prepare("UPDATE ks.u SET v = ? WHERE k = ? AND (c1) = (?) AND c2 = ?")
+        .await
+        .unwrap();
+    session.execute_unpaged(&bound, (8, 0, 3, 4)).await.unwrap();
+    let rows: Vec<(i32, i32, i32, i32)> =
+        query_rows(&session, "SELECT k, c1, c2, v FROM ks.u", ()).await;
+    assert_eq!(rows, [(0, 1, 2, 7), (0, 3, 4, 8)]);
+    let (_, message) = integration_tests::query_error(
+        &session,
+        "UPDATE ks.u SET v = 1 WHERE k = 0 AND (c1, c2) IN ((1, 2))",
+    )
+    .await;
+    assert!(!message.contains("Multi {"), "{message}");
+    server.stop().await;
+}

@@ -234,6 +234,46 @@ fn require_all(
     Ok(sets.into_iter().flatten().collect())
 }
 
+/// `(c1, c2) = (a, b)` on clustering columns as `c1 = a AND c2 = b` (a tuple of terms, as
+/// many as the columns): for UPDATE it names the same rows. Other relations are kept as they
+/// are.
+fn split_tuple_equalities(
+    def: &storage::TableDef,
+    relations: &[cql::statement::ast::Relation],
+) -> Vec<cql::statement::ast::Relation> {
+    use cql::statement::ast::{Relation, Term};
+    let mut out = Vec::with_capacity(relations.len());
+    for relation in relations {
+        match relation {
+            Relation::Multi {
+                columns,
+                op: Operator::Eq,
+                value: Term::Tuple(items),
+            } if items.len() == columns.len() && all_clustering(def, columns) => {
+                out.extend(
+                    columns
+                        .iter()
+                        .zip(items)
+                        .map(|(column, item)| Relation::Single {
+                            column: column.clone(),
+                            op: Operator::Eq,
+                            value: item.clone(),
+                        }),
+                );
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+/// Whether every column named is a clustering column of `def`.
+fn all_clustering(def: &storage::TableDef, columns: &[cql::statement::ast::Ident]) -> bool {
+    columns.iter().all(|column| {
+        super::column_index(def, column).is_ok_and(|i| def.clustering_key.contains(&i))
+    })
+}
+
 /// Optional `=`/`IN` sets, one per key column.
 type KeySets = Vec<Option<ValueSet>>;
 
@@ -244,7 +284,8 @@ fn where_keys(
     statement: &str,
 ) -> CqlResult<(KeySets, KeySets)> {
     let def = &table.def;
-    let (by_column, rest) = restrictions::collect(def, relations)?;
+    let relations = split_tuple_equalities(def, relations);
+    let (by_column, rest) = restrictions::collect(def, &relations)?;
     if let Some(relation) = rest.first() {
         if matches!(relation, cql::statement::ast::Relation::Token { .. }) {
             return Err(CqlError::invalid(format!(
@@ -252,7 +293,7 @@ fn where_keys(
             )));
         }
         return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation:?}"
+            "Unsupported restriction: {relation}"
         )));
     }
     check_non_key_columns(def, &by_column)?;
@@ -337,7 +378,7 @@ pub fn plan_delete(
         .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
     {
         return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation:?}"
+            "Unsupported restriction: {relation}"
         )));
     }
     check_non_key_columns(def, &by_column)?;

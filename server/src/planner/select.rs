@@ -92,7 +92,7 @@ pub fn plan_select(
     };
     if let Some(relation) = rest.iter().find(|r| !supported(r)) {
         return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation:?}"
+            "Unsupported restriction: {relation}"
         )));
     }
     // A token range next to key relations narrows the partitions they select (Cassandra's
