@@ -318,9 +318,19 @@ async fn update_takes_a_tuple_equality_on_clustering_columns() {
         .await
         .unwrap();
     session.execute_unpaged(&bound, (8, 0, 3, 4)).await.unwrap();
+    session
+        .query_unpaged(
+            "UPDATE ks.u SET v = 9 WHERE k = 1 AND (c1) IN ((5), (6)) AND c2 = 0",
+            &[],
+        )
+        .await
+        .unwrap();
     let rows: Vec<(i32, i32, i32, i32)> =
         query_rows(&session, "SELECT k, c1, c2, v FROM ks.u", ()).await;
-    assert_eq!(rows, [(0, 1, 2, 7), (0, 3, 4, 8)]);
+    assert_eq!(
+        rows,
+        [(1, 5, 0, 9), (1, 6, 0, 9), (0, 1, 2, 7), (0, 3, 4, 8)]
+    );
     let (_, message) = integration_tests::query_error(
         &session,
         "UPDATE ks.u SET v = 1 WHERE k = 0 AND (c1, c2) IN ((1, 2))",

@@ -235,13 +235,14 @@ fn require_all(
 }
 
 /// `(c1, c2) = (a, b)` on clustering columns as `c1 = a AND c2 = b` (a tuple of terms, as
-/// many as the columns): for UPDATE it names the same rows. Other relations are kept as they
-/// are.
+/// many as the columns), and `(c) IN ((a), (b))` as `c IN (a, b)`: for UPDATE they name the
+/// same rows. Other relations are kept as they are (a multi-column IN of several columns is
+/// not a product of per-column sets).
 fn split_tuple_equalities(
     def: &storage::TableDef,
     relations: &[cql::statement::ast::Relation],
 ) -> Vec<cql::statement::ast::Relation> {
-    use cql::statement::ast::{Relation, Term};
+    use cql::statement::ast::{InValues, Relation, Term};
     let mut out = Vec::with_capacity(relations.len());
     for relation in relations {
         match relation {
@@ -260,6 +261,26 @@ fn split_tuple_equalities(
                             value: item.clone(),
                         }),
                 );
+            }
+            Relation::MultiIn {
+                columns,
+                values: InValues::List(tuples),
+            } if columns.len() == 1 && all_clustering(def, columns) => {
+                let values: Option<Vec<Term>> = tuples
+                    .iter()
+                    .map(|tuple| match tuple {
+                        Term::Tuple(items) if items.len() == 1 => items.first().cloned(),
+                        _ => None,
+                    })
+                    .collect();
+                match values {
+                    Some(values) => out.push(Relation::In {
+                        column: columns[0].clone(),
+                        values: InValues::List(values),
+                        negated: false,
+                    }),
+                    None => out.push(relation.clone()),
+                }
             }
             other => out.push(other.clone()),
         }
