@@ -44,6 +44,9 @@ struct Queue {
 thread_local! {
     /// The store (its `Shared`'s address) whose writes this thread defers, or 0.
     static DEFERRING: Cell<usize> = const { Cell::new(0) };
+    /// Whether this thread queued a write for that store since its scope last applied them
+    /// (a pass that wrote nothing then costs no lock).
+    static DEFERRED: Cell<bool> = const { Cell::new(false) };
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -72,7 +75,9 @@ impl Shared {
         }
         queue.requests.push_back(request);
         drop(queue);
-        if !self.deferred_here() {
+        if self.deferred_here() {
+            DEFERRED.with(|d| d.set(true));
+        } else {
             self.wake.notify_one();
         }
         Ok(())
@@ -210,32 +215,39 @@ pub(crate) fn run(shared: &Shared) -> Result<(), StorageError> {
 /// an `.await`.
 pub struct DeferredWrites<'a> {
     shared: &'a Shared,
-    /// What this thread deferred before the scope (scopes nest).
-    previous: usize,
+    /// The store this thread deferred for before the scope, and whether it had deferred
+    /// writes (scopes nest).
+    previous: (usize, bool),
     _not_send: PhantomData<*const ()>,
 }
 
 impl<'a> DeferredWrites<'a> {
     pub(crate) fn new(shared: &'a Shared) -> DeferredWrites<'a> {
-        let previous = DEFERRING.with(|d| d.replace(shared.address()));
+        let store = DEFERRING.with(|d| d.replace(shared.address()));
+        let deferred = DEFERRED.with(|d| d.replace(false));
         DeferredWrites {
             shared,
-            previous,
+            previous: (store, deferred),
             _not_send: PhantomData,
         }
     }
 
-    /// Applies the writes queued so far, here if the writer's state is free; whether any
-    /// were applied (their acknowledgements have then been sent).
+    /// Applies the writes this scope queued so far, here if the writer's state is free;
+    /// whether any were applied (their acknowledgements have then been sent). Nothing to do,
+    /// and no lock taken, when the scope queued none.
     pub fn drive(&self) -> bool {
-        self.shared.drive()
+        DEFERRED.with(|d| d.replace(false)) && self.shared.drive()
     }
 }
 
 impl Drop for DeferredWrites<'_> {
     fn drop(&mut self) {
-        DEFERRING.with(|d| d.set(self.previous));
-        if !self.shared.drive() && !self.shared.queue_is_empty() {
+        let (store, deferred) = self.previous;
+        DEFERRING.with(|d| d.set(store));
+        if DEFERRED.with(|d| d.replace(deferred))
+            && !self.shared.drive()
+            && !self.shared.queue_is_empty()
+        {
             self.shared.wake.notify_one();
         }
     }

@@ -30,6 +30,10 @@ fn deferred_writes_wait_for_the_scope_and_are_applied_on_its_thread() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path());
     let table = create_schema(&store);
+    // The writer thread acknowledges the schema's group before it goes back to the queue:
+    // let it get there and sleep (nothing is due after a durable commit), or it would take
+    // the writes below itself.
+    std::thread::sleep(Duration::from_millis(200));
     let scope = store.defer_writes();
     let first = submit(&store, rows(vec![put(&table, 1, 1, "a")]));
     let second = submit(&store, rows(vec![put(&table, 2, 2, "b")]));
@@ -53,7 +57,10 @@ fn a_scope_that_ends_applies_what_it_deferred() {
         let _scope = store.defer_writes();
         submit(&store, rows(vec![put(&table, 1, 1, "a")]))
     };
-    assert!(done.try_recv().unwrap().0);
+    // Applied here, or (if the writer thread held its state at that moment) by it: never
+    // left waiting.
+    let (ok, _) = done.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(ok);
 }
 
 #[test]
