@@ -535,6 +535,9 @@ pub async fn answer(
         && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
     {
         let answering = answer_here(node, session, header, body);
+        // This thread waits here for the request's write: it must not be deferred to the
+        // end of the connection's pass, which this call is inside.
+        let _not_deferring = storage::NotDeferring::new();
         return tokio::task::block_in_place(|| runtime.block_on(answering));
     }
     answer_here(node, session, header, body).await

@@ -21,10 +21,13 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::marker::PhantomData;
 use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::error::StorageError;
 use crate::writer::{Request, Writer, MAX_GROUP, MAX_GROUP_BYTES};
+
+/// The longest the writer thread sleeps without looking at the queue.
+const LONGEST_SLEEP: Duration = Duration::from_millis(100);
 
 /// The writer's state and its queue, shared by the writer thread and every `Store` handle.
 pub(crate) struct Shared {
@@ -125,34 +128,27 @@ impl Shared {
         lock(&self.queue).requests.is_empty()
     }
 
-    /// Waits until a request is queued, the queue closes, or `due` passes. `false` once the
-    /// queue is closed and empty.
+    /// Waits until a request is queued, the queue closes, `due` passes or [`LONGEST_SLEEP`]
+    /// has gone by. `false` once the queue is closed and empty.
     fn wait(&self, due: Option<Instant>) -> bool {
-        let mut queue = lock(&self.queue);
-        loop {
-            if !queue.requests.is_empty() {
-                return true;
-            }
-            if queue.closed {
-                return false;
-            }
-            let Some(due) = due else {
-                queue = self
-                    .wake
-                    .wait(queue)
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                continue;
-            };
-            let now = Instant::now();
-            if now >= due {
-                return true;
-            }
-            let (_queue, _timeout) = self
-                .wake
-                .wait_timeout(queue, due - now)
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let queue = lock(&self.queue);
+        if !queue.requests.is_empty() {
             return true;
         }
+        if queue.closed {
+            return false;
+        }
+        // Never asleep for long: a deferred write whose scope cannot apply it is still taken
+        // within `LONGEST_SLEEP`, a delay, never a hang.
+        let now = Instant::now();
+        let until = due.map_or(now + LONGEST_SLEEP, |due| due.min(now + LONGEST_SLEEP));
+        if now < until {
+            let (_queue, _timeout) = self
+                .wake
+                .wait_timeout(queue, until - now)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        true
     }
 
     /// Applies what is queued on this thread when the writer's state is free and the group
@@ -237,6 +233,37 @@ impl<'a> DeferredWrites<'a> {
     /// and no lock taken, when the scope queued none.
     pub fn drive(&self) -> bool {
         DEFERRED.with(|d| d.replace(false)) && self.shared.drive()
+    }
+}
+
+/// While it lives, this thread defers no store's writes (they wake the writer thread as
+/// anywhere else), whatever scope is open: for code that blocks this thread until a write is
+/// acknowledged (`block_on` inside a request), which no scope would get to apply.
+pub struct NotDeferring {
+    previous: usize,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl NotDeferring {
+    /// Stops deferring on this thread until dropped.
+    #[must_use]
+    pub fn new() -> NotDeferring {
+        NotDeferring {
+            previous: DEFERRING.with(|d| d.replace(0)),
+            _not_send: PhantomData,
+        }
+    }
+}
+
+impl Default for NotDeferring {
+    fn default() -> NotDeferring {
+        NotDeferring::new()
+    }
+}
+
+impl Drop for NotDeferring {
+    fn drop(&mut self) {
+        DEFERRING.with(|d| d.set(self.previous));
     }
 }
 

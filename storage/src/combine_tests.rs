@@ -31,18 +31,20 @@ fn deferred_writes_wait_for_the_scope_and_are_applied_on_its_thread() {
     let store = open(dir.path());
     let table = create_schema(&store);
     // The writer thread acknowledges the schema's group before it goes back to the queue:
-    // let it get there and sleep (nothing is due after a durable commit), or it would take
-    // the writes below itself.
+    // let it get there and sleep, or it would take the writes below itself.
     std::thread::sleep(Duration::from_millis(200));
     let scope = store.defer_writes();
     let first = submit(&store, rows(vec![put(&table, 1, 1, "a")]));
     let second = submit(&store, rows(vec![put(&table, 2, 2, "b")]));
-    // Nothing woke the writer thread: the writes wait for the scope.
-    assert!(first.recv_timeout(Duration::from_millis(100)).is_err());
-    assert!(scope.drive());
+    // Nothing woke the writer thread: the scope applies both, here. (Only its periodic look
+    // at the queue, every 100 ms, could come between; then it applied them.)
     let here = std::thread::current().id();
-    assert_eq!(first.try_recv().unwrap(), (true, here));
-    assert_eq!(second.try_recv().unwrap(), (true, here));
+    let applied_here = scope.drive();
+    let acks = [first, second].map(|rx| rx.recv_timeout(Duration::from_secs(10)).unwrap());
+    for (ok, thread) in acks {
+        assert!(ok);
+        assert_eq!(thread == here, applied_here);
+    }
     drop(scope);
     assert_eq!(value_of(&store, &table, 1, 1).unwrap(), "a".as_bytes());
     assert_eq!(value_of(&store, &table, 2, 2).unwrap(), "b".as_bytes());
@@ -121,4 +123,35 @@ fn key_filters_never_hide_a_stored_row() {
         .get(table.id, &key(&table, 2, 2))
         .unwrap()
         .is_none());
+}
+
+#[test]
+fn a_deferred_write_no_scope_applies_is_taken_by_the_writer_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let table = create_schema(&store);
+    let scope = store.defer_writes();
+    let done = submit(&store, rows(vec![put(&table, 1, 1, "a")]));
+    // This thread waits for the acknowledgement without ending or driving its scope.
+    let (ok, thread) = done.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(ok);
+    assert_ne!(thread, std::thread::current().id());
+    drop(scope);
+}
+
+#[test]
+fn not_deferring_inside_a_scope_wakes_the_writer_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let table = create_schema(&store);
+    let scope = store.defer_writes();
+    let done = {
+        let _blocking = crate::NotDeferring::new();
+        submit(&store, rows(vec![put(&table, 1, 1, "a")]))
+    };
+    let (ok, thread) = done.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(ok);
+    assert_ne!(thread, std::thread::current().id());
+    // Nothing was deferred: the scope has nothing to apply.
+    assert!(!scope.drive());
 }

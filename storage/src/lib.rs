@@ -52,7 +52,7 @@ pub use catalog::{
     DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, RoleDef, TableDef, TableParams,
     UserTypeDef,
 };
-pub use combine::DeferredWrites;
+pub use combine::{DeferredWrites, NotDeferring};
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, StoreOptions, SyncMode, FORMAT_VERSION};
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};
