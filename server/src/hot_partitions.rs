@@ -11,10 +11,11 @@
 //! The last full window's hottest partitions are shown by `system_views.key_distribution`.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 use bytes::Bytes;
+use storage::fast_hash::{BuildFastHasher, FastHasher};
 use storage::TableDef;
 use uuid::Uuid;
 
@@ -27,14 +28,16 @@ pub struct HotPartitions {
     window: u64,
     /// The share of a window past which a partition is hot; off unless in (0, 1].
     share: f64,
-    tables: Mutex<HashMap<Uuid, Window>>,
+    /// Seeds partition-key hashes, so no client can choose keys that collide.
+    seed: u64,
+    tables: Mutex<HashMap<Uuid, Window, BuildFastHasher>>,
 }
 
 /// One table's current window and the last full one.
 #[derive(Default)]
 struct Window {
     total: u64,
-    counts: HashMap<u64, u64>,
+    counts: HashMap<u64, u64, BuildFastHasher>,
     /// The hottest partitions of this window so far: hash, writes, key values.
     top: Vec<(u64, u64, Vec<Bytes>)>,
     warned: bool,
@@ -68,7 +71,8 @@ impl HotPartitions {
         HotPartitions {
             window,
             share,
-            tables: Mutex::new(HashMap::new()),
+            seed: std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), window),
+            tables: Mutex::new(HashMap::default()),
         }
     }
 
@@ -82,7 +86,7 @@ impl HotPartitions {
         if !self.enabled() {
             return None;
         }
-        let mut hasher = DefaultHasher::new();
+        let mut hasher = FastHasher::seeded(self.seed);
         key.hash(&mut hasher);
         let hash = hasher.finish();
         let mut tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());

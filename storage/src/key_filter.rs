@@ -15,12 +15,15 @@
 //!
 //! Each filter grows as a chain of Bloom filters, each twice the size of the one before
 //! (a scalable Bloom filter), so a table of a thousand rows costs about a kilobyte and one of
-//! a million rows about two and a half megabytes.
+//! a million rows about two and a half megabytes. Each block is *blocked*: a key's bits all
+//! lie in one 64-byte line chosen by its hash, so testing a block costs one cache miss and a
+//! multiplication instead of seven of each and seven divisions.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 
 use uuid::Uuid;
+
+use crate::fast_hash::{fmix64, hash_bytes, BuildFastHasher};
 
 /// Keys the first block of a filter holds before the next one starts.
 const FIRST_CAPACITY: usize = 1024;
@@ -34,7 +37,7 @@ const PROBES: u64 = 7;
 /// Filters by table id; a table without one is unknown.
 #[derive(Default)]
 pub(crate) struct KeyFilters {
-    tables: HashMap<Uuid, KeyFilter>,
+    tables: HashMap<Uuid, KeyFilter, BuildFastHasher>,
 }
 
 impl KeyFilters {
@@ -87,10 +90,7 @@ impl KeyFilters {
 
 /// A key's 64-bit hash, with a fixed seed (filters never leave the process).
 pub(crate) fn key_hash(key: &[u8]) -> u64 {
-    let mut hasher =
-        std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().build_hasher();
-    hasher.write(key);
-    hasher.finish()
+    hash_bytes(key)
 }
 
 /// One table's chain of blocks; keys go into the newest.
@@ -120,37 +120,51 @@ impl KeyFilter {
     }
 }
 
-/// A plain Bloom filter sized for `capacity` keys.
+/// Bits in one line of a block: a cache line.
+const LINE_BITS: u64 = 512;
+
+/// A blocked Bloom filter sized for `capacity` keys: lines of [`LINE_BITS`] bits, a key's
+/// [`PROBES`] bits in the line its hash picks.
 struct Block {
-    bits: Vec<u64>,
+    lines: Vec<[u64; 8]>,
     capacity: usize,
     keys: usize,
 }
 
 impl Block {
     fn new(capacity: usize) -> Block {
+        let lines = (capacity * BITS_PER_KEY).div_ceil(LINE_BITS as usize);
         Block {
-            bits: vec![0; (capacity * BITS_PER_KEY).div_ceil(64)],
+            lines: vec![[0; 8]; lines.max(1)],
             capacity,
             keys: 0,
         }
     }
 
-    /// The bit positions of `hash` (double hashing: h1 + i·h2).
-    fn positions(bits: usize, hash: u64) -> impl Iterator<Item = usize> {
-        let len = bits as u64;
-        let (h1, h2) = (hash & 0xffff_ffff, (hash >> 32) | 1);
-        (0..PROBES).map(move |i| (h1.wrapping_add(i.wrapping_mul(h2)) % len) as usize)
+    /// The line of `hash` among `lines` (multiply-shift: the hash's high bits scaled to the
+    /// line count) and the word and mask of each probe in it, nine bits each of a second mix
+    /// of the hash.
+    fn probes(lines: usize, hash: u64) -> (usize, impl Iterator<Item = (usize, u64)>) {
+        let line = ((u128::from(hash) * lines as u128) >> 64) as usize;
+        let bits = fmix64(hash ^ 0x9e37_79b9_7f4a_7c15);
+        let probes = (0..PROBES).map(move |i| {
+            let bit = (bits >> (9 * i)) % LINE_BITS;
+            ((bit / 64) as usize, 1u64 << (bit % 64))
+        });
+        (line, probes)
     }
 
     fn may_hold(&self, hash: u64) -> bool {
-        Block::positions(self.bits.len() * 64, hash)
-            .all(|bit| self.bits[bit / 64] & (1 << (bit % 64)) != 0)
+        let (line, mut probes) = Block::probes(self.lines.len(), hash);
+        let words = &self.lines[line];
+        probes.all(|(word, mask)| words[word] & mask != 0)
     }
 
     fn add(&mut self, hash: u64) {
-        for bit in Block::positions(self.bits.len() * 64, hash) {
-            self.bits[bit / 64] |= 1 << (bit % 64);
+        let (line, probes) = Block::probes(self.lines.len(), hash);
+        let words = &mut self.lines[line];
+        for (word, mask) in probes {
+            words[word] |= mask;
         }
         self.keys += 1;
     }

@@ -24,6 +24,7 @@ mod counter;
 mod db;
 pub mod encoding;
 mod error;
+pub mod fast_hash;
 mod flush;
 pub mod index;
 mod key_filter;

@@ -27,7 +27,7 @@ pub(crate) fn rows_only(batch: &WriteBatch) -> bool {
 /// the catalog changes.
 #[derive(Default)]
 pub(crate) struct IndexedTables {
-    known: HashMap<Uuid, bool>,
+    known: HashMap<Uuid, bool, crate::fast_hash::BuildFastHasher>,
 }
 
 impl IndexedTables {

@@ -26,6 +26,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use uuid::Uuid;
 
+use crate::fast_hash::BuildFastHasher;
 use crate::key_filter::{key_hash, KeyFilters};
 use crate::read::KeyRange;
 
@@ -102,7 +103,7 @@ type Versions = BTreeMap<VersionKey, MemRow>;
 /// One layer: row versions per table, with the bytes they hold.
 #[derive(Default)]
 pub(crate) struct Mem {
-    tables: HashMap<Uuid, Versions>,
+    tables: HashMap<Uuid, Versions, BuildFastHasher>,
     /// Key and value bytes, plus a per-version overhead: what the layer costs in memory.
     bytes: usize,
     versions: usize,
