@@ -302,7 +302,7 @@ mod tests {
 
     fn plan(query: &str) -> SelectPlan {
         let schema = schema(&[
-            "CREATE TABLE t (k int, c int, v int, w text, PRIMARY KEY (k, c))",
+            "CREATE TABLE t (k int, c int, v int, w text, tags set<int>, PRIMARY KEY (k, c))",
             "CREATE TABLE s (id int PRIMARY KEY, ts timestamp, v int)",
         ]);
         let Ok(Statement::Select(select)) = cql::statement::parse_statement(query) else {
@@ -342,7 +342,7 @@ mod tests {
             "a table keyed by ((bucket), ts, id), with bucket a coarse part of ts, would read these rows as slices of a few partitions"
         );
         assert_eq!(
-            key("SELECT * FROM t WHERE v != 1 ALLOW FILTERING"),
+            key("SELECT * FROM t WHERE tags CONTAINS 1 ALLOW FILTERING"),
             "an index table keyed by the filtered values would read these rows directly"
         );
     }

@@ -26,6 +26,7 @@ mod prepared;
 mod python_clients;
 mod query_tracing;
 mod read_warnings;
+mod restrictions;
 mod seeds;
 mod select;
 mod shaping;

@@ -35,7 +35,8 @@ pub(crate) fn element_types(ty: &ColumnType) -> (&ColumnType, &ColumnType) {
     }
 }
 
-/// Evaluates a restriction operand against `ty`; null is Cassandra's error.
+/// Evaluates the operand of a filtering or index expression on a non-key column against
+/// `ty`; null and unset are refused as Cassandra's `RowFilter` expressions refuse them.
 pub(crate) fn operand(
     term: &cql::statement::ast::Term,
     name: &str,
@@ -44,11 +45,38 @@ pub(crate) fn operand(
 ) -> CqlResult<Bytes> {
     match evaluate(term, Receiver { name, ty }, ctx)? {
         Evaluated::Value(b) => Ok(b),
-        _ => Err(CqlError::invalid(format!(
-            "Invalid null value in condition for column {name}"
+        Evaluated::Null => Err(CqlError::invalid(format!(
+            "Unsupported null value for column {name}"
+        ))),
+        Evaluated::Unset => Err(CqlError::invalid(format!(
+            "Unsupported unset value for column {name}"
         ))),
     }
 }
+
+/// Evaluates the key or value (`part`) of a map-entry expression `m[key] = value`; null and
+/// unset are refused with `SingleColumnRestriction`'s map-entry messages.
+pub(crate) fn element_operand(
+    term: &cql::statement::ast::Term,
+    name: &str,
+    part: &str,
+    ty: &ColumnType,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Bytes> {
+    match evaluate(term, Receiver { name, ty }, ctx)? {
+        Evaluated::Value(b) => Ok(b),
+        Evaluated::Null => Err(CqlError::invalid(format!(
+            "Unsupported null map {part} for column {name}"
+        ))),
+        Evaluated::Unset => Err(CqlError::invalid(format!(
+            "Unsupported unset map {part} for column {name}"
+        ))),
+    }
+}
+
+/// The longest value an index lookup takes: index entries are keyed by it, with an unsigned
+/// short length in Cassandra.
+const MAX_INDEX_VALUE: usize = 0xFFFF;
 
 /// The lookup `plan` does, if it reads an index's entries. A query that names its
 /// partitions reads them directly and filters instead.
@@ -81,6 +109,11 @@ pub(crate) fn bind(
             vec![key, value]
         }
     };
+    if parts.iter().any(|part| part.len() > MAX_INDEX_VALUE) {
+        return Err(CqlError::invalid(
+            "Index expression values may not be larger than 64K",
+        ));
+    }
     let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_ref()).collect();
     Ok(Some(BoundIndex {
         id: index.id,

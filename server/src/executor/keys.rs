@@ -80,6 +80,59 @@ pub(crate) fn key_values(
     }
 }
 
+/// Evaluates an `=`/`IN` set filtering non-key column `col` into its values. Unlike a key
+/// column's, the values may be of any length, and null and unset get the messages of
+/// Cassandra's row-filter expressions.
+pub(crate) fn filter_values(
+    set: &ValueSet,
+    col: &storage::ColumnDef,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Bytes>> {
+    let one = |term: &Term| super::index_scan::operand(term, &col.name, &col.ty, ctx);
+    match set {
+        ValueSet::Eq(term) => Ok(vec![one(term)?]),
+        ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),
+        ValueSet::In(InValues::Bind(marker)) => {
+            let list_ty = ColumnType::List {
+                element: Box::new(col.ty.clone()),
+                frozen: false,
+            };
+            let name = format!("in({})", col.name);
+            let receiver = Receiver {
+                name: &name,
+                ty: &list_ty,
+            };
+            let bytes = match evaluate(&Term::Bind(marker.clone()), receiver, ctx)? {
+                Evaluated::Value(bytes) => bytes,
+                Evaluated::Null => {
+                    return Err(CqlError::invalid(format!(
+                        "Unsupported null value for column {}",
+                        col.name
+                    )))
+                }
+                Evaluated::Unset => {
+                    return Err(CqlError::invalid(format!(
+                        "Unsupported unset value for column {}",
+                        col.name
+                    )))
+                }
+            };
+            match codec::deserialize_value(&list_ty, &bytes) {
+                Ok(CqlValue::List(items)) => Ok(items
+                    .iter()
+                    .map(|item| {
+                        let mut out = Vec::new();
+                        codec::serialize_value(item, &mut out);
+                        Bytes::from(out)
+                    })
+                    .collect()),
+                Ok(_) => Ok(Vec::new()),
+                Err(err) => Err(CqlError::invalid(err.to_string())),
+            }
+        }
+    }
+}
+
 /// Cassandra's limit on one key component: its length is written as an unsigned short.
 const MAX_KEY_COMPONENT: usize = 65_535;
 

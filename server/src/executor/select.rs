@@ -26,7 +26,7 @@ use crate::executor::read_ranges::{RangeProduct, ReadRanges};
 use crate::executor::read_stats::ReadStats;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
-use crate::executor::source::{KeyRange, RowSource};
+use crate::executor::source::{within, KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
 use crate::executor::virtual_read;
 use crate::functions::CallContext;
@@ -59,6 +59,8 @@ struct BoundSelect {
     filters: Vec<BoundFilter>,
     /// Tuple bounds of a slice over mixed-direction clustering columns.
     tuple_check: Option<clustering::TupleCheck>,
+    /// The clustering suffix ranges a row must fall in (the plan's `clustering_filter`).
+    clustering_filter: Option<Vec<KeyRange>>,
     limit: Option<usize>,
     per_partition_limit: Option<usize>,
     page_size: Option<usize>,
@@ -273,6 +275,14 @@ fn bind(
         .iter()
         .map(|(column, r)| bind_filter(&def, *column, r, ctx))
         .collect::<CqlResult<Vec<_>>>()?;
+    let (clustering_filter, tuple_check) = match &plan.clustering_filter {
+        Some(filter) => {
+            let guard = config.in_select_cartesian_product;
+            let (ranges, check) = clustering::suffix_ranges(filter, &def, ctx, guard)?;
+            (Some(ranges.all()), tuple_check.or(check))
+        }
+        None => (None, tuple_check),
+    };
     let limit = match &plan.limit {
         None => None,
         Some(term) => Some(limit_value(term, ctx, LIMIT)?),
@@ -303,6 +313,7 @@ fn bind(
         ranges,
         filters,
         tuple_check,
+        clustering_filter,
         limit,
         per_partition_limit,
         page_size,
@@ -544,11 +555,19 @@ fn bind_filter(
         name: &col.name,
         ty: &col.ty,
     };
+    let is_key = matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering);
     let value = |term| -> CqlResult<Bytes> {
+        if !is_key {
+            return index_scan::operand(term, &col.name, &col.ty, ctx);
+        }
         match evaluate(term, receiver, ctx)? {
             Evaluated::Value(b) => Ok(b),
-            _ => Err(CqlError::invalid(format!(
+            Evaluated::Null => Err(CqlError::invalid(format!(
                 "Invalid null value in condition for column {}",
+                col.name
+            ))),
+            Evaluated::Unset => Err(CqlError::invalid(format!(
+                "Invalid unset value for column {}",
                 col.name
             ))),
         }
@@ -560,13 +579,17 @@ fn bind_filter(
         .iter()
         .map(|(key, value)| {
             Ok((
-                index_scan::operand(key, &col.name, key_ty, ctx)?,
-                index_scan::operand(value, &col.name, value_ty, ctx)?,
+                index_scan::element_operand(key, &col.name, "key", key_ty, ctx)?,
+                index_scan::element_operand(value, &col.name, "value", value_ty, ctx)?,
             ))
         })
         .collect::<CqlResult<Vec<_>>>()?;
     if let Some(set) = &r.eq {
-        let values = keys::key_values(set, def, column, ctx)?;
+        let values = if is_key {
+            keys::key_values(set, def, column, ctx)?
+        } else {
+            keys::filter_values(set, col, ctx)?
+        };
         checks.push((Operator::In, values));
     }
     if let Some(b) = &r.lower {
@@ -781,6 +804,13 @@ fn run(
                     continue;
                 }
                 let suffix = key.get(partition_len..).unwrap_or_default();
+                if bound
+                    .clustering_filter
+                    .as_ref()
+                    .is_some_and(|ranges| !ranges.iter().any(|r| within(suffix, r)))
+                {
+                    continue;
+                }
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
                 let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
                 else {

@@ -95,6 +95,12 @@ pub fn describe_select(plan: &SelectPlan) -> Vec<String> {
             filtered.join(", ")
         ));
     }
+    if plan.clustering_filter.is_some() {
+        lines.push(
+            "Filtering (ALLOW FILTERING): each row's clustering checked against the multi-column relation's ranges"
+                .to_string(),
+        );
+    }
     lines.push(order_line(plan));
     lines.push(format!("Examines: {}", examines(plan)));
     lines.extend(shaping_lines(plan));

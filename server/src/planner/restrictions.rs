@@ -74,10 +74,28 @@ pub(crate) fn collect(
     let mut rest = Vec::new();
     for relation in relations {
         match relation {
+            Relation::Single {
+                op: Operator::Neq, ..
+            }
+            | Relation::Multi {
+                op: Operator::Neq, ..
+            } => return Err(unsupported_neq(relation)),
+            Relation::Token {
+                columns,
+                op: Operator::Neq,
+                value,
+            } => {
+                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                return Err(CqlError::invalid(format!(
+                    "Unsupported \"!=\" relation: token({}) != {value}",
+                    names.join(", ")
+                )));
+            }
             Relation::Single { column, op, value } => {
                 let i = column_index(table, column)?;
                 check_contains(&table.columns[i], *op)?;
                 check_duration_slice(&table.columns[i], *op)?;
+                check_whole_value(table, &table.columns[i], *op)?;
                 add_single(&mut by_column[i], &column.name, *op, value.clone())?;
             }
             Relation::In {
@@ -86,6 +104,7 @@ pub(crate) fn collect(
                 negated: false,
             } => {
                 let i = column_index(table, column)?;
+                check_whole_value(table, &table.columns[i], Operator::In)?;
                 let r = &mut by_column[i];
                 if r.eq.is_some() {
                     return Err(conflict(&column.name, r));
@@ -117,6 +136,34 @@ pub(crate) fn collect(
         }
     }
     Ok((by_column, rest))
+}
+
+/// Cassandra 5.0 has no `!=` in WHERE clauses (`Relation.toRestriction`).
+fn unsupported_neq(relation: &Relation) -> CqlError {
+    CqlError::invalid(format!("Unsupported \"!=\" relation: {relation}"))
+}
+
+/// A non-frozen UDT cannot be restricted at all, a non-frozen collection only by CONTAINS,
+/// CONTAINS KEY or a map entry (`SingleColumnRelation.toReceivers`).
+fn check_whole_value(table: &TableDef, column: &storage::ColumnDef, op: Operator) -> CqlResult<()> {
+    if !column.ty.is_multi_cell() || matches!(op, Operator::Contains | Operator::ContainsKey) {
+        return Ok(());
+    }
+    let name = &column.name;
+    if let ColumnType::Udt {
+        name: type_name, ..
+    } = &column.ty
+    {
+        return Err(CqlError::invalid(format!(
+            "Non-frozen UDT column '{name}' ({}.{}) cannot be restricted by any relation",
+            cql::types::maybe_quote(&table.keyspace),
+            cql::types::maybe_quote(type_name)
+        )));
+    }
+    Err(CqlError::invalid(format!(
+        "Collection column '{name}' ({}) cannot be restricted by a '{op}' relation",
+        column.ty
+    )))
 }
 
 /// Durations have no order: a slice on a column whose type references `duration` is refused

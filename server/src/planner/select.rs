@@ -40,6 +40,10 @@ pub struct SelectPlan {
     pub clustering: ClusteringPlan,
     /// Restrictions checked row by row (ALLOW FILTERING).
     pub filters: Vec<(usize, ColumnRestriction)>,
+    /// Clustering restrictions with a multi-column relation, read without a full partition
+    /// key: each row's clustering must fall in their ranges (filtering, as Cassandra's
+    /// clustering slice filter applied to every partition of a range read).
+    pub clustering_filter: Option<ClusteringPlan>,
     pub limit: Option<Term>,
     pub per_partition_limit: Option<Term>,
     /// Whether rows come in the reverse of the table's clustering order.
@@ -157,12 +161,12 @@ pub fn plan_select(
         .len()
         .max(usize::from(clustering.needs_filtering));
     filters.append(&mut clustering.filters);
+    let mut clustering_filter = None;
     if !pk_full && (!clustering.prefix.is_empty() || clustering.slice.is_some()) {
-        // Without a partition key, clustering restrictions are filtering, row by row.
+        // Without a partition key, clustering restrictions are filtering, row by row; a
+        // multi-column relation is checked as the clustering ranges it makes.
         if !multi.is_empty() {
-            return Err(CqlError::invalid(
-                "Multi-column slice restrictions cannot be used for filtering.",
-            ));
+            clustering_filter = Some(clustering.clone());
         }
         needs_filtering = true;
         needs.clustering_without_partition = true;
@@ -201,6 +205,17 @@ pub fn plan_select(
         needs.also_indexed = index_choice::also_indexed(def, &by_column, chosen);
         needs_filtering = needs.needs_filtering(index.as_ref());
     }
+    let clustering_contains = def.clustering_key.iter().any(|&i| {
+        by_column[i]
+            .other
+            .iter()
+            .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
+    });
+    if clustering_contains && index.is_none() && !stmt.allow_filtering {
+        return Err(CqlError::invalid(
+            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
+        ));
+    }
     if needs_filtering && !stmt.allow_filtering {
         return Err(CqlError::invalid(ALLOW_FILTERING_MESSAGE));
     }
@@ -236,6 +251,7 @@ pub fn plan_select(
         token_filter,
         clustering,
         filters,
+        clustering_filter,
         limit: stmt.limit.clone(),
         per_partition_limit: stmt.per_partition_limit.clone(),
         reversed: ordering.reversed,
@@ -367,6 +383,9 @@ impl fmt::Display for SelectPlan {
             f.write_str(" filter[")?;
             cql::statement::comma(f, &names)?;
             f.write_str("]")?;
+        }
+        if self.clustering_filter.is_some() {
+            f.write_str(" clustering-filter")?;
         }
         if self.reversed {
             f.write_str(" reversed")?;
