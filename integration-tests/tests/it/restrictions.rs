@@ -183,7 +183,7 @@ async fn null_unset_and_oversized_filter_operands_are_refused() {
     for (cql, message) in cases {
         let prepared = session.prepare(cql).await.expect(cql);
         let err = session
-            .execute_unpaged(&prepared, (unset.clone(),))
+            .execute_unpaged(&prepared, (unset,))
             .await
             .expect_err(cql);
         assert_eq!(
