@@ -804,13 +804,6 @@ fn run(
                     continue;
                 }
                 let suffix = key.get(partition_len..).unwrap_or_default();
-                if bound
-                    .clustering_filter
-                    .as_ref()
-                    .is_some_and(|ranges| !ranges.iter().any(|r| within(suffix, r)))
-                {
-                    continue;
-                }
                 let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
                 let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
                 else {
@@ -833,6 +826,13 @@ fn run(
                     .tuple_check
                     .as_ref()
                     .is_some_and(|c| !c.passes(&def, &row.clustering))
+                {
+                    continue;
+                }
+                if bound
+                    .clustering_filter
+                    .as_ref()
+                    .is_some_and(|ranges| !ranges.iter().any(|r| within(suffix, r)))
                 {
                     continue;
                 }

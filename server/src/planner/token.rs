@@ -24,8 +24,15 @@ fn key_names(def: &TableDef) -> Vec<&str> {
 
 /// Checks that `columns` are exactly the partition key in order.
 fn check_columns(def: &TableDef, columns: &[Ident]) -> CqlResult<()> {
+    let mut seen = Vec::with_capacity(columns.len());
     for column in columns {
-        column_index(def, column)?;
+        let i = column_index(def, column)?;
+        if seen.contains(&i) {
+            return Err(CqlError::invalid(
+                "The token() function contains duplicate partition key components",
+            ));
+        }
+        seen.push(i);
     }
     let names = key_names(def);
     if columns.len() != names.len() {
