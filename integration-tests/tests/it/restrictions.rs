@@ -88,6 +88,38 @@ async fn multi_column_relations_filter_rows_of_every_partition() {
     for (cql, expected) in cases {
         assert_eq!(first_columns(&session, cql).await, expected, "{cql}");
     }
+    // Partitions whose rows all fail the relation return nothing, not their static row.
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.st (k int, c1 int, c2 int, s int static, PRIMARY KEY (k, c1, c2))",
+            &[],
+        )
+        .await
+        .unwrap();
+    for k in 0..3 {
+        session
+            .query_unpaged(
+                "INSERT INTO ks.st (k, c1, c2, s) VALUES (?, ?, ?, ?)",
+                (k, k * 10, k * 10, k),
+            )
+            .await
+            .unwrap();
+    }
+    let rows = session
+        .query_unpaged(
+            "SELECT k, c1, c2 FROM ks.st WHERE (c1, c2) = (10, 10) ALLOW FILTERING",
+            &[],
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let rows: Vec<(i32, i32, i32)> = rows
+        .rows::<(i32, i32, i32)>()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows, vec![(1, 10, 10)]);
     expect_invalid(
         &session,
         "SELECT * FROM ks.t WHERE (b, c) > (20, 30) AND d = 34",
