@@ -38,13 +38,18 @@ pub enum ParseErrorKind {
     /// A check Cassandra's grammar makes in its actions (`addRecognitionError`), printed without
     /// position, e.g. `Only expressions of the form X = <value> + X are supported.`
     Invalid(String),
+    /// A syntax error Cassandra's grammar actions report (`addRecognitionError`): a
+    /// `SyntaxException` whose message is printed without position, e.g. `Multiple
+    /// definition for property dc1`.
+    Recognition(String),
     /// Nesting deeper than the parser's recursion limit.
     TooDeep { limit: usize },
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let ParseErrorKind::Invalid(message) = &self.kind {
+        if let ParseErrorKind::Invalid(message) | ParseErrorKind::Recognition(message) = &self.kind
+        {
             return f.write_str(message);
         }
         if self.at_end {
@@ -60,9 +65,9 @@ impl fmt::Display for ParseError {
                     None => Ok(()),
                 }
             }
-            ParseErrorKind::Lexer(message) | ParseErrorKind::Invalid(message) => {
-                f.write_str(message)
-            }
+            ParseErrorKind::Lexer(message)
+            | ParseErrorKind::Invalid(message)
+            | ParseErrorKind::Recognition(message) => f.write_str(message),
             ParseErrorKind::TooDeep { limit } => {
                 write!(f, "statement nested too deeply (more than {limit} levels)")
             }

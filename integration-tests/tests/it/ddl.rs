@@ -176,6 +176,20 @@ async fn create_errors_carry_cassandras_codes() {
         db_error(&err).unwrap(),
         (DbError::SyntaxError, "line 1:16 no viable alternative at input 'with' (create keyspace [with] replication...)".into())
     );
+    let err = session
+        .query_unpaged(
+            "CREATE KEYSPACE dup WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 2, 'datacenter1': 3}",
+            &[],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err).unwrap(),
+        (
+            DbError::SyntaxError,
+            "Multiple definition for property datacenter1".into()
+        )
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

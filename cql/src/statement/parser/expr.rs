@@ -406,7 +406,14 @@ impl Parser<'_> {
     pub(crate) fn properties(&mut self) -> Result<Vec<Property>> {
         let mut out = vec![self.property()?];
         while self.eat_kw("and") {
-            out.push(self.property()?);
+            let property = self.property()?;
+            if out.iter().any(|p: &Property| p.name == property.name) {
+                return Err(self.recognition(format!(
+                    "Multiple definition for property '{}'",
+                    property.name
+                )));
+            }
+            out.push(property);
         }
         Ok(out)
     }
@@ -444,7 +451,11 @@ impl Parser<'_> {
                 })?;
                 self.expect_punct(":")?;
                 let value = self.signed_constant()?;
-                entries.push((raw_text(&key), value));
+                let key = raw_text(&key);
+                if entries.iter().any(|(k, _)| *k == key) {
+                    return Err(self.recognition(format!("Multiple definition for property {key}")));
+                }
+                entries.push((key, value));
                 if !self.eat_punct(",") {
                     break;
                 }

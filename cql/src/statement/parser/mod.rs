@@ -432,6 +432,16 @@ impl<'a> Parser<'a> {
         self.error(format!("no viable alternative at input {}", self.found()))
     }
 
+    /// A syntax error a grammar action reports (`addRecognitionError`), printed without
+    /// position.
+    pub(crate) fn recognition(&self, message: String) -> ParseError {
+        ParseError::at(
+            &self.tokens,
+            self.token_index(0),
+            ParseErrorKind::Recognition(message),
+        )
+    }
+
     /// A grammar-action error (`addRecognitionError`), printed without position.
     pub(crate) fn invalid(&self, message: &str) -> ParseError {
         ParseError::at(

@@ -170,3 +170,16 @@ fn random_input_never_panics() {
         let _ = parse_statement(&sql);
     }
 }
+
+#[test]
+fn a_property_or_property_map_key_given_twice_is_a_syntax_error() {
+    let e = parse_statement(
+        "CREATE KEYSPACE k WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc1': 3}",
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind, ParseErrorKind::Recognition(_)));
+    assert_eq!(e.to_string(), "Multiple definition for property dc1");
+    let e = parse_statement("ALTER TABLE t WITH comment = 'a' AND comment = 'b'").unwrap_err();
+    assert!(matches!(e.kind, ParseErrorKind::Recognition(_)));
+    assert_eq!(e.to_string(), "Multiple definition for property 'comment'");
+}
