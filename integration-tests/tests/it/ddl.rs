@@ -314,3 +314,57 @@ async fn alter_drop_and_truncate() {
         )
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compression_options_are_validated_and_stored_as_cassandra_does() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session
+        .query_unpaged("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.c (k int PRIMARY KEY) WITH compression = {'sstable_compression': 'SnappyCompressor', 'min_compress_ratio': 2}",
+            &[],
+        )
+        .await
+        .unwrap();
+    let (compression,): (std::collections::HashMap<String, String>,) = query_single_row(
+        &session,
+        "SELECT compression FROM system_schema.tables WHERE keyspace_name = 'ks' AND table_name = 'c'",
+        (),
+    )
+    .await;
+    let expected: std::collections::HashMap<String, String> = [
+        ("chunk_length_in_kb", "16"),
+        ("class", "org.apache.cassandra.io.compress.SnappyCompressor"),
+        ("min_compress_ratio", "2.0"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    assert_eq!(compression, expected);
+    for (options, message) in [
+        (
+            "{'class': 'SnappyCompressor', 'chunk_length_in_kb': 31}",
+            "chunk_length_in_kb must be a power of 2",
+        ),
+        (
+            "{'enabled': 'false', 'chunk_length_in_kb': 32}",
+            "If the 'enabled' option is set to false no other options must be specified",
+        ),
+        (
+            "{'class': 'SnappyCompressor', 'unknownOption': 32}",
+            "Unknown compression options unknownOption",
+        ),
+    ] {
+        let cql = format!("CREATE TABLE ks.bad (k int PRIMARY KEY) WITH compression = {options}");
+        let err = session.query_unpaged(cql.as_str(), &[]).await.unwrap_err();
+        assert_eq!(
+            db_error(&err),
+            Some((DbError::ConfigError, message.to_string())),
+            "{cql}"
+        );
+    }
+}

@@ -5,6 +5,7 @@
 pub mod batch_bind;
 pub mod bind;
 pub mod clustering;
+pub(crate) mod compression;
 pub mod conditions;
 pub mod counters;
 pub mod ddl;

@@ -13,7 +13,6 @@ pub const DATACENTER: &str = "datacenter1";
 
 const STRATEGY_PACKAGE: &str = "org.apache.cassandra.locator.";
 const COMPACTION_PACKAGE: &str = "org.apache.cassandra.db.compaction.";
-const COMPRESSION_PACKAGE: &str = "org.apache.cassandra.io.compress.";
 
 fn literal_text(lit: &Literal) -> String {
     match lit {
@@ -221,7 +220,9 @@ pub fn table_params(properties: &[Property], mut params: TableParams) -> CqlResu
             "memtable" => params.memtable = Some(expect_text(v, &name)?),
             "caching" => params.caching = value_map(v, &name)?,
             "compaction" => params.compaction = compaction_map(value_map(v, &name)?)?,
-            "compression" => params.compression = compression_map(value_map(v, &name)?)?,
+            "compression" => {
+                params.compression = super::compression::compression_map(value_map(v, &name)?)?
+            }
             "extensions" => {
                 params.extensions = value_map(v, &name)?
                     .into_iter()
@@ -251,42 +252,6 @@ fn compaction_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, S
             .or_insert_with(|| "4".into());
     }
     map.insert("class".into(), class);
-    Ok(map)
-}
-
-fn compression_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, String>> {
-    if raw.is_empty()
-        || raw
-            .get("enabled")
-            .is_some_and(|e| e.eq_ignore_ascii_case("false"))
-    {
-        return Ok(BTreeMap::from([(
-            "enabled".to_string(),
-            "false".to_string(),
-        )]));
-    }
-    let mut map = BTreeMap::new();
-    let class = raw.get("class").or_else(|| raw.get("sstable_compression"));
-    let Some(class) = class else {
-        return Err(CqlError::Config(
-            "Missing sub-option 'class' for the 'compression' option.".into(),
-        ));
-    };
-    map.insert("class".into(), qualify(class, COMPRESSION_PACKAGE));
-    let chunk = raw
-        .get("chunk_length_in_kb")
-        .cloned()
-        .or_else(|| raw.get("chunk_length_kb").cloned())
-        .unwrap_or_else(|| "16".into());
-    map.insert("chunk_length_in_kb".into(), chunk);
-    for (k, v) in raw {
-        if !matches!(
-            k.as_str(),
-            "class" | "sstable_compression" | "chunk_length_in_kb" | "chunk_length_kb" | "enabled"
-        ) {
-            map.insert(k, v);
-        }
-    }
     Ok(map)
 }
 
