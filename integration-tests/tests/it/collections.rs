@@ -215,3 +215,47 @@ async fn invalid_collection_operations_are_refused_as_cassandra_does() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_slice_of_a_non_frozen_collection_is_null() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    session
+        .query_unpaged(
+            "CREATE TABLE f (k int PRIMARY KEY, m frozen<map<text, int>>, s frozen<set<int>>)",
+            &[],
+        )
+        .await
+        .unwrap();
+    for cql in [
+        "INSERT INTO t (k, s, m) VALUES (1, {2}, {'2': 2})",
+        "INSERT INTO f (k, s, m) VALUES (1, {2}, {'2': 2})",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    type Slices = (Option<BTreeMap<String, i32>>, Option<Vec<i32>>);
+    let non_frozen: Slices = query_single_row(
+        &session,
+        "SELECT m['0'..'1'], s[0..1] FROM t WHERE k = 1",
+        (),
+    )
+    .await;
+    assert_eq!(non_frozen, (None, None));
+    let frozen: Slices = query_single_row(
+        &session,
+        "SELECT m['0'..'1'], s[0..1] FROM f WHERE k = 1",
+        (),
+    )
+    .await;
+    assert_eq!(frozen, (Some(BTreeMap::new()), Some(Vec::new())));
+    let kept: Slices = query_single_row(
+        &session,
+        "SELECT m['1'..'3'], s[1..3] FROM t WHERE k = 1",
+        (),
+    )
+    .await;
+    assert_eq!(
+        kept,
+        (Some(BTreeMap::from([("2".to_string(), 2)])), Some(vec![2]))
+    );
+}

@@ -85,6 +85,11 @@ pub(crate) fn slice(
         }
         _ => return Ok(None),
     };
+    // A non-frozen collection has no empty value: an empty slice of one is null, as
+    // Cassandra's `CollectionType.serializeForNativeProtocol` of no cells.
+    if count == 0 && ty.is_multi_cell() {
+        return Ok(None);
+    }
     let mut out = BytesMut::new();
     out.put_i32(i32::try_from(count).unwrap_or(i32::MAX));
     for part in parts {
@@ -136,7 +141,14 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(middle.as_ref(), serialize(&[&m2, b"b"], 1));
-        let empty = slice(&ty, &map, Some(&int(8)), None).unwrap().unwrap();
+        // Empty: a non-frozen map's slice is null, a frozen one's the empty map.
+        assert_eq!(slice(&ty, &map, Some(&int(8)), None).unwrap(), None);
+        let frozen = ColumnType::Map {
+            key: Box::new(ColumnType::Int),
+            value: Box::new(ColumnType::Text),
+            frozen: true,
+        };
+        let empty = slice(&frozen, &map, Some(&int(8)), None).unwrap().unwrap();
         assert_eq!(empty.as_ref(), 0i32.to_be_bytes());
     }
 
