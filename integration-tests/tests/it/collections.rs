@@ -259,3 +259,59 @@ async fn an_empty_slice_of_a_non_frozen_collection_is_null() {
         (Some(BTreeMap::from([("2".to_string(), 2)])), Some(vec![2]))
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writetime_and_ttl_of_elements_and_fields() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    for cql in [
+        "CREATE TYPE pair (a int, b text)",
+        "CREATE TABLE e (p int PRIMARY KEY, m map<int, int>, s set<int>, fm frozen<map<int, int>>, x pair)",
+        "INSERT INTO e (p, m, s, fm, x) VALUES (1, {1: 10, 2: 20}, {10}, {1: 10}, {a: 1}) USING TIMESTAMP 1000",
+        "UPDATE e USING TIMESTAMP 2000 AND TTL 500 SET m = m + {2: 30}, x.b = 'q' WHERE p = 1",
+    ] {
+        session.query_unpaged(cql, &[]).await.expect(cql);
+    }
+    type Times = (
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    );
+    let times: Times = query_single_row(
+        &session,
+        "SELECT writetime(m[1]), writetime(m[2]), writetime(m[3]), writetime(s[10]), writetime(fm[1]) FROM e WHERE p = 1",
+        (),
+    )
+    .await;
+    assert_eq!(
+        times,
+        (Some(1000), Some(2000), None, Some(1000), Some(1000))
+    );
+    let fields: (Option<i64>, Option<i64>, Option<i32>, Option<i32>) = query_single_row(
+        &session,
+        "SELECT writetime(x.a), writetime(x.b), ttl(x.a), ttl(x.b) FROM e WHERE p = 1",
+        (),
+    )
+    .await;
+    assert_eq!(
+        (fields.0, fields.1, fields.2),
+        (Some(1000), Some(2000), None)
+    );
+    assert!(
+        fields.3.is_some_and(|ttl| (400..=500).contains(&ttl)),
+        "{fields:?}"
+    );
+    let (code, message) = query_error(&session, "SELECT writetime(l[0]) FROM t").await;
+    assert_eq!(code, DbError::Invalid);
+    assert_eq!(
+        message,
+        "Element selection is only allowed on sets and maps, but l is a list"
+    );
+    let (_, message) = query_error(&session, "SELECT ttl(k[0]) FROM t").await;
+    assert_eq!(
+        message,
+        "Cannot use selection function ttl on PRIMARY KEY part k"
+    );
+}

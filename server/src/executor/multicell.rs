@@ -179,6 +179,20 @@ pub(crate) fn live_elements<'a>(
     cells: impl Iterator<Item = &'a Cell>,
     live: &dyn Fn(&Cell) -> bool,
 ) -> Vec<Element> {
+    live_element_cells(cells, live)
+        .into_iter()
+        .filter_map(|cell| match (&cell.path, &cell.value) {
+            (Some(path), CellValue::Live(value)) => Some((path.clone(), value.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The live element cells of one multi-cell column (see [`live_elements`]).
+pub(crate) fn live_element_cells<'a>(
+    cells: impl Iterator<Item = &'a Cell>,
+    live: &dyn Fn(&Cell) -> bool,
+) -> Vec<&'a Cell> {
     let mut deleted_at: Option<i64> = None;
     let mut out = Vec::new();
     for cell in cells {
@@ -186,10 +200,10 @@ pub(crate) fn live_elements<'a>(
             (None, CellValue::Tombstone { .. }) => {
                 deleted_at = deleted_at.max(Some(cell.timestamp));
             }
-            (Some(path), CellValue::Live(value))
+            (Some(_), CellValue::Live(_))
                 if live(cell) && deleted_at.is_none_or(|d| cell.timestamp > d) =>
             {
-                out.push((path.clone(), value.clone()));
+                out.push(cell);
             }
             _ => {}
         }

@@ -54,6 +54,9 @@ pub struct WriteTime {
 pub struct LiveCells {
     pub values: Vec<(u32, Bytes)>,
     pub write_times: Vec<(u32, WriteTime)>,
+    /// The write times of multi-cell columns' live elements, by column id then cell path,
+    /// when the read keeps write times (`writetime(m[k])`, `ttl(u.f)`).
+    pub element_times: Vec<(u32, Bytes, WriteTime)>,
     /// Simple cells that were tombstones, deleted or expired: the read's tombstone cells
     /// (`ReadStats::tombstones`, as Cassandra counts them).
     pub dead: u32,
@@ -69,6 +72,10 @@ impl LiveCells {
     fn merge(&mut self, other: &LiveCells) {
         merge_sorted(&mut self.values, &other.values);
         merge_sorted(&mut self.write_times, &other.write_times);
+        self.element_times
+            .extend(other.element_times.iter().cloned());
+        self.element_times
+            .sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     }
 }
 
@@ -179,6 +186,22 @@ impl LiveRow {
             .ok()
             .map(|i| times[i].1)
     }
+
+    /// When the live element at `path` of multi-cell column `index` was written, when the
+    /// read keeps write times.
+    pub fn element_write_time(
+        &self,
+        def: &TableDef,
+        index: usize,
+        path: &[u8],
+    ) -> Option<WriteTime> {
+        let id = def.columns.get(index)?.id.0;
+        self.cells
+            .element_times
+            .iter()
+            .find(|(c, p, _)| *c == id && p.as_ref() == path)
+            .map(|(_, _, t)| *t)
+    }
 }
 
 /// The live cells of a partition's static row (none are live past a partition deletion).
@@ -213,6 +236,13 @@ pub fn range_deleted_at(
     }
 }
 
+fn write_time(cell: &Cell) -> WriteTime {
+    WriteTime {
+        timestamp: cell.timestamp,
+        expires_at_seconds: cell.expiry.map(|e| e.expires_at_seconds),
+    }
+}
+
 /// Live cell values by column id: a simple column's live cell, or a multi-cell column's live
 /// elements assembled into one value.
 fn live_cells(
@@ -223,6 +253,7 @@ fn live_cells(
 ) -> LiveCells {
     let mut out = Vec::with_capacity(cells.len());
     let mut write_times = Vec::new();
+    let mut element_times = Vec::new();
     let mut dead = 0;
     let mut rest = cells.as_slice();
     while let Some(((id, first), _)) = rest.split_first() {
@@ -237,13 +268,7 @@ fn live_cells(
             if let Some(value) = value {
                 out.push((id.0, value.clone()));
                 if at.keep_write_times {
-                    write_times.push((
-                        id.0,
-                        WriteTime {
-                            timestamp: first.timestamp,
-                            expires_at_seconds: first.expiry.map(|e| e.expires_at_seconds),
-                        },
-                    ));
+                    write_times.push((id.0, write_time(first)));
                 }
             } else {
                 dead += 1;
@@ -253,7 +278,20 @@ fn live_cells(
         let Some(col) = def.columns.iter().find(|c| c.id == *id) else {
             continue;
         };
-        let elements = multicell::live_elements(column.iter().map(|(_, c)| c), live);
+        let cells = multicell::live_element_cells(column.iter().map(|(_, c)| c), live);
+        if at.keep_write_times {
+            element_times.extend(cells.iter().filter_map(|cell| {
+                let path = cell.path.clone()?;
+                Some((id.0, path, write_time(cell)))
+            }));
+        }
+        let elements = cells
+            .into_iter()
+            .filter_map(|cell| match (&cell.path, &cell.value) {
+                (Some(path), CellValue::Live(value)) => Some((path.clone(), value.clone())),
+                _ => None,
+            })
+            .collect();
         if let Some(value) = multicell::assemble(&col.ty, elements) {
             out.push((id.0, value));
         }
@@ -261,6 +299,7 @@ fn live_cells(
     LiveCells {
         values: out,
         write_times,
+        element_times,
         dead,
     }
 }

@@ -6,10 +6,13 @@ use bytes::Bytes;
 use storage::TableDef;
 
 use crate::error::{CqlError, CqlResult};
+use cql::types::ColumnType;
+
 use crate::executor::elements;
-use crate::executor::row::LiveRow;
+use crate::executor::multicell;
+use crate::executor::row::{LiveRow, WriteTime};
 use crate::functions::CallContext;
-use crate::planner::selector::Scalar;
+use crate::planner::selector::{ElementKey, Scalar};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// Cassandra's name for bind markers in the selection clause.
@@ -57,11 +60,16 @@ impl Scalar {
                     bound.bind(ctx)?;
                 }
             }
+            Scalar::ElementTime {
+                key: ElementKey::Key(key),
+                ..
+            } => key.bind(ctx)?,
             Scalar::Column(_)
             | Scalar::Token
             | Scalar::Const(_)
             | Scalar::WriteTime(_)
-            | Scalar::Ttl(_) => {}
+            | Scalar::Ttl(_)
+            | Scalar::ElementTime { .. } => {}
         }
         Ok(())
     }
@@ -118,23 +126,76 @@ impl Scalar {
                     to.flatten().as_deref(),
                 )
             }
-            Scalar::WriteTime(i) => Ok(row
-                .write_time(def, *i)
-                .map(|t| Bytes::copy_from_slice(&t.timestamp.to_be_bytes()))),
-            Scalar::Ttl(i) => Ok(row
-                .write_time(def, *i)
-                .and_then(|t| t.expires_at_seconds)
-                .map(|expires| {
-                    let left = expires - ctx.now_micros.div_euclid(1_000_000);
-                    let left = i32::try_from(left).unwrap_or(i32::MAX);
-                    Bytes::copy_from_slice(&left.to_be_bytes())
-                })),
+            Scalar::WriteTime(i) => Ok(time_value(row.write_time(def, *i), false, ctx)),
+            Scalar::Ttl(i) => Ok(time_value(row.write_time(def, *i), true, ctx)),
+            Scalar::ElementTime {
+                column,
+                key,
+                ty,
+                ttl,
+            } => {
+                let time = element_time(def, row, ctx, *column, key, ty)?;
+                Ok(time_value(time, *ttl, ctx))
+            }
             Scalar::Field { value, index } => match value.eval(def, row, ctx)? {
                 Some(udt) => udt_field(&udt, *index),
                 None => Ok(None),
             },
         }
     }
+}
+
+/// A write time as `writetime()` (the timestamp) or `ttl()` (the seconds left, null without
+/// a TTL) returns it.
+fn time_value(time: Option<WriteTime>, ttl: bool, ctx: &CallContext) -> Option<Bytes> {
+    let time = time?;
+    if !ttl {
+        return Some(Bytes::copy_from_slice(&time.timestamp.to_be_bytes()));
+    }
+    let left = time.expires_at_seconds? - ctx.now_micros.div_euclid(1_000_000);
+    let left = i32::try_from(left).unwrap_or(i32::MAX);
+    Some(Bytes::copy_from_slice(&left.to_be_bytes()))
+}
+
+/// When the element or field `key` of column `column` (of type `ty`) was written: its own
+/// cell's time in a non-frozen column, the column's cell's in a frozen one when the element
+/// is there; `None` when it is not.
+fn element_time(
+    def: &TableDef,
+    row: &LiveRow,
+    ctx: &CallContext,
+    column: usize,
+    key: &ElementKey,
+    ty: &ColumnType,
+) -> CqlResult<Option<WriteTime>> {
+    let key = match key {
+        ElementKey::Key(key) => match key.eval(def, row, ctx)? {
+            Some(key) => ElementRef::Key(key),
+            None => return Ok(None),
+        },
+        ElementKey::Field(index) => ElementRef::Field(*index),
+    };
+    if ty.is_multi_cell() {
+        let path = match key {
+            ElementRef::Key(key) => key,
+            ElementRef::Field(index) => multicell::field_path(index),
+        };
+        return Ok(row.element_write_time(def, column, &path));
+    }
+    let Some(value) = row.value(def, column) else {
+        return Ok(None);
+    };
+    let present = match key {
+        ElementRef::Key(key) => elements::element(ty, value, &key)?.is_some(),
+        ElementRef::Field(index) => udt_field(value, index)?.is_some(),
+    };
+    Ok(present.then(|| row.write_time(def, column)).flatten())
+}
+
+/// An evaluated [`ElementKey`].
+enum ElementRef {
+    Key(Bytes),
+    Field(usize),
 }
 
 /// Field `index` of a serialized UDT value: a sequence of `[bytes]`, possibly shorter than the

@@ -53,6 +53,24 @@ pub enum Scalar {
     WriteTime(usize),
     /// `ttl(c)`: the seconds left before column `c`'s cell expires, by index.
     Ttl(usize),
+    /// `writetime(c[k])` / `ttl(c[k])` / `writetime(u.f)` / `ttl(u.f)`: of one element or
+    /// field of column `column` (of type `ty`).
+    ElementTime {
+        column: usize,
+        key: ElementKey,
+        ty: ColumnType,
+        /// `ttl` rather than `writetime`.
+        ttl: bool,
+    },
+}
+
+/// Which element of a column [`Scalar::ElementTime`] reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElementKey {
+    /// A map key or set element.
+    Key(Box<Scalar>),
+    /// A UDT field, by position.
+    Field(usize),
 }
 
 impl Scalar {
@@ -64,6 +82,10 @@ impl Scalar {
             Scalar::Field { value, .. } => value.columns(out),
             Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => {}
             Scalar::Element { .. } | Scalar::Slice { .. } => {
+                self.children().into_iter().for_each(|c| c.columns(out));
+            }
+            Scalar::ElementTime { column, .. } => {
+                out.push(*column);
                 self.children().into_iter().for_each(|c| c.columns(out));
             }
         }
@@ -84,6 +106,10 @@ impl Scalar {
                 .chain(from.as_deref())
                 .chain(to.as_deref())
                 .collect(),
+            Scalar::ElementTime {
+                key: ElementKey::Key(key),
+                ..
+            } => vec![key],
             _ => Vec::new(),
         }
     }
@@ -91,7 +117,7 @@ impl Scalar {
     /// Whether this expression reads cells' write timestamps or TTLs.
     pub fn reads_write_times(&self) -> bool {
         match self {
-            Scalar::WriteTime(_) | Scalar::Ttl(_) => true,
+            Scalar::WriteTime(_) | Scalar::Ttl(_) | Scalar::ElementTime { .. } => true,
             Scalar::Call { args, .. } => args.iter().any(Scalar::reads_write_times),
             Scalar::Field { value, .. } => value.reads_write_times(),
             Scalar::Element { .. } | Scalar::Slice { .. } => {
@@ -110,7 +136,7 @@ impl Scalar {
             } => out.push((marker.clone(), ty.clone())),
             Scalar::Call { args, .. } => args.iter().for_each(|a| a.markers(out)),
             Scalar::Field { value, .. } => value.markers(out),
-            Scalar::Element { .. } | Scalar::Slice { .. } => {
+            Scalar::Element { .. } | Scalar::Slice { .. } | Scalar::ElementTime { .. } => {
                 self.children().into_iter().for_each(|c| c.markers(out));
             }
             _ => {}
@@ -313,6 +339,9 @@ fn write_time_or_ttl(def: &TableDef, ident: &Ident, writetime: bool) -> CqlResul
 }
 
 fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlResult<Planned> {
+    if let Some(planned) = element_time::plan(def, name, args)? {
+        return Ok(planned);
+    }
     let system = name.keyspace.as_ref().is_none_or(|ks| ks.name == "system");
     if system && name.name.name == "token" {
         crate::planner::token::check_selector(def, args)?;
@@ -479,6 +508,7 @@ fn field_of(def: &TableDef, inner: &SelectExpr, field: &Ident) -> CqlResult<Plan
     })
 }
 
+mod element_time;
 mod elements;
 #[cfg(test)]
 mod tests;
