@@ -153,6 +153,14 @@ async fn relations_cassandra_refuses_get_its_messages() {
             "Non-frozen UDT column 'p' (ks.point) cannot be restricted by any relation",
         ),
         (
+            "SELECT * FROM ks.udt WHERE p IS NOT NULL",
+            "Unsupported restriction: p IS NOT NULL",
+        ),
+        (
+            "SELECT * FROM ks.frozen_ck WHERE k = 1 AND l CONTAINS 1",
+            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
+        ),
+        (
             "SELECT * FROM ks.frozen_ck WHERE l CONTAINS 1",
             "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
         ),

@@ -271,7 +271,9 @@ pub(crate) fn plan(
             }
             continue;
         }
-        if !allow_filtering && (preceding.is_some() || p > position) {
+        // CONTAINS is always filtering, whatever precedes it: refused without ALLOW
+        // FILTERING by the select planner with its own message.
+        if !allow_filtering && !contains_only(r) && (preceding.is_some() || p > position) {
             let (prev, non_eq) = preceding.unwrap_or((i, false));
             return Err(CqlError::invalid(if non_eq {
                 format!(
@@ -297,6 +299,16 @@ pub(crate) fn plan(
 fn slice_width(slice: &ClusteringSlice) -> usize {
     let w = |b: &Option<SliceBound>| b.as_ref().map_or(0, |b| b.width);
     w(&slice.lower).max(w(&slice.upper)).max(1)
+}
+
+/// Whether a column is restricted by CONTAINS / CONTAINS KEY and nothing else.
+fn contains_only(r: &ColumnRestriction) -> bool {
+    r.eq.is_none()
+        && !r.is_slice()
+        && !r.other.is_empty()
+        && r.other
+            .iter()
+            .all(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
 }
 
 /// Whether a column is restricted by a slice and nothing else.

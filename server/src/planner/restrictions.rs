@@ -75,6 +75,16 @@ pub(crate) fn collect(
     for relation in relations {
         match relation {
             Relation::Single {
+                op: Operator::IsNot,
+                ..
+            } => {
+                // Only a materialized view's WHERE takes IS NOT NULL
+                // (`StatementRestrictions`, before any relation is looked at).
+                return Err(CqlError::invalid(format!(
+                    "Unsupported restriction: {relation}"
+                )));
+            }
+            Relation::Single {
                 op: Operator::Neq, ..
             }
             | Relation::Multi {
