@@ -219,6 +219,10 @@ async fn null_unset_and_oversized_filter_operands_are_refused() {
             "SELECT * FROM ks.t WHERE a = 11 AND b = ?",
             "Invalid unset value for column b",
         ),
+        (
+            "SELECT * FROM ks.t WHERE token(a) >= token(?)",
+            "Invalid unset value for argument in call to function token",
+        ),
     ];
     for (cql, message) in cases {
         let prepared = session.prepare(cql).await.expect(cql);

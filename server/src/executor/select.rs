@@ -430,7 +430,12 @@ fn token_of_values(
         };
         match evaluate(arg, receiver, ctx)? {
             Evaluated::Value(b) => values.push(b),
-            _ => return Err(CqlError::invalid("Invalid null token value")),
+            Evaluated::Unset => {
+                return Err(CqlError::invalid(
+                    "Invalid unset value for argument in call to function token",
+                ))
+            }
+            Evaluated::Null => return Err(CqlError::invalid("Invalid null token value")),
         }
     }
     let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
