@@ -315,3 +315,21 @@ async fn writetime_and_ttl_of_elements_and_fields() {
         "Cannot use selection function ttl on PRIMARY KEY part k"
     );
 }
+
+#[tokio::test]
+async fn operations_on_one_cell_in_one_statement_reconcile_as_cassandra() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(&session, "INSERT INTO t (k, s, m) VALUES (1, {1}, {'a': 1})").await;
+    run(
+        &session,
+        "UPDATE t SET s = s + {3}, s = s - {3}, m['b'] = 9, m['b'] = 6 WHERE k = 1",
+    )
+    .await;
+    let (_, s, m) = read(&session, 1).await;
+    assert_eq!(s, Some(vec![1]));
+    assert_eq!(
+        m,
+        Some(BTreeMap::from([("a".to_owned(), 1), ("b".to_owned(), 9)]))
+    );
+}

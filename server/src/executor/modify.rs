@@ -342,18 +342,18 @@ impl RowCells<'_> {
             let current = || self.current_elements(key, col.id);
             self.writer.cells(col, &op.op, &current, &mut cells)?;
         }
-        // Sorted by (column, path), one cell each: a later operation on the same cell wins
-        // unless it is older.
+        // Sorted by (column, path), one cell each: two operations on one cell are reconciled
+        // as Cassandra merges the statement's cells (at one timestamp, a tombstone beats a
+        // value, then the greater value wins), so `s = s + {3}, s = s - {3}` removes 3.
         cells.sort_by(|(a, x), (b, y)| (a, &x.path).cmp(&(b, &y.path)));
         let mut unique: Vec<(ColumnId, Cell)> = Vec::with_capacity(cells.len());
         for (id, cell) in cells {
-            match unique.last_mut() {
-                Some((last_id, last)) if *last_id == id && last.path == cell.path => {
-                    if cell.timestamp >= last.timestamp {
-                        *last = cell;
-                    }
+            match unique.pop() {
+                Some((last_id, last)) if last_id == id && last.path == cell.path => {
+                    unique.push((id, storage::encoding::row::reconcile(last, cell)));
                 }
-                _ => unique.push((id, cell)),
+                Some(other) => unique.extend([other, (id, cell)]),
+                None => unique.push((id, cell)),
             }
         }
         Ok(unique)

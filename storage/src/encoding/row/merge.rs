@@ -117,7 +117,7 @@ fn value_bytes(cell: &Cell) -> &[u8] {
 /// timestamp; on a tie, a tombstone or expiring cell beats a plain live cell, a tombstone
 /// beats an expiring cell, then the later local deletion time, then the greater value
 /// (compared as Java compares `ByteBuffer`s: signed bytes). Commutative.
-pub(crate) fn reconcile(left: Cell, right: Cell) -> Cell {
+pub fn reconcile(left: Cell, right: Cell) -> Cell {
     if left.timestamp != right.timestamp {
         return if left.timestamp > right.timestamp {
             left

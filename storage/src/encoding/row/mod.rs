@@ -15,7 +15,7 @@ use bytes::Bytes;
 use crate::catalog::ColumnId;
 
 pub use codec::{decode, encode, ROW_FORMAT_VERSION};
-pub use merge::merge;
+pub use merge::{merge, reconcile};
 
 /// A row as stored under its key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
