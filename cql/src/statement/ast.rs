@@ -37,7 +37,7 @@ pub enum CqlType {
     /// A custom type given by a quoted class name.
     Custom(String),
     /// `vector<type, n>`.
-    Vector(Box<CqlType>, u32),
+    Vector(Box<CqlType>, i32),
 }
 
 /// A literal constant. Numbers keep their source text so the planner can type them exactly.

@@ -77,7 +77,9 @@ impl Collector<'_> {
             Term::Bind(marker) => self.put(marker, name.to_string(), ty.clone()),
             Term::List(items) | Term::Set(items) => {
                 let element = match ty {
-                    ColumnType::List { element, .. } | ColumnType::Set { element, .. } => element,
+                    ColumnType::List { element, .. }
+                    | ColumnType::Set { element, .. }
+                    | ColumnType::Vector { element, .. } => element,
                     _ => return,
                 };
                 for item in items {
