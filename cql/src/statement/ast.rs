@@ -176,6 +176,9 @@ pub struct Select {
     pub where_clause: Vec<Relation>,
     pub group_by: Vec<Ident>,
     pub order_by: Vec<(Ident, Order)>,
+    /// `ORDER BY v ANN OF <term> [ASC|DESC]` orderings (Cassandra 5.0 vector search), in the
+    /// order written; the planner accepts one.
+    pub ann: Vec<(Ident, Term, Order)>,
     pub per_partition_limit: Option<Term>,
     pub limit: Option<Term>,
     pub allow_filtering: bool,

@@ -145,6 +145,11 @@ impl Display for Select {
             f.write_str(if i == 0 { " ORDER BY " } else { ", " })?;
             write!(f, "{c} {order}")?;
         }
+        for (i, (c, vector, order)) in self.ann.iter().enumerate() {
+            let first = i == 0 && self.order_by.is_empty();
+            f.write_str(if first { " ORDER BY " } else { ", " })?;
+            write!(f, "{c} ANN OF {vector} {order}")?;
+        }
         if let Some(n) = &self.per_partition_limit {
             write!(f, " PER PARTITION LIMIT {n}")?;
         }

@@ -2,6 +2,7 @@
 //! body (plus any warnings).
 
 mod aggregate;
+mod ann_rank;
 mod batch_exec;
 mod batch_rules;
 mod batch_size;
@@ -29,6 +30,7 @@ mod read_ranges;
 pub mod read_stats;
 pub(crate) mod roles;
 pub mod row;
+pub(crate) mod sai_options;
 mod scalar;
 pub mod select;
 mod shaping;

@@ -494,6 +494,11 @@ pub(crate) fn collect(
             for r in &s.where_clause {
                 c.relation(r);
             }
+            for (column, vector, _) in &s.ann {
+                if let Some(ty) = c.column_type(&column.name) {
+                    c.term(vector, &column.name, &ty);
+                }
+            }
             if let Some(Term::Bind(m)) = &s.per_partition_limit {
                 c.put(m, "[per_partition_limit]".into(), ColumnType::Int);
             }
