@@ -26,6 +26,21 @@ pub(crate) fn create_index(
     stmt: &CreateIndex,
     session_keyspace: Option<&str>,
 ) -> CqlResult<Option<Change>> {
+    // `USING 'legacy_local_table'` names the built-in secondary index.
+    let legacy;
+    let stmt = if stmt
+        .custom_class
+        .as_deref()
+        .is_some_and(|c| c.eq_ignore_ascii_case("legacy_local_table"))
+    {
+        legacy = CreateIndex {
+            custom_class: None,
+            ..stmt.clone()
+        };
+        &legacy
+    } else {
+        stmt
+    };
     let keyspace = keyspace_of(&stmt.table, session_keyspace)?;
     if is_system_keyspace(&keyspace) {
         return Err(CqlError::invalid(format!(

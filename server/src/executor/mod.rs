@@ -12,6 +12,7 @@ mod collection_filter;
 mod conditions;
 mod counters;
 pub mod ddl;
+mod disabled_ddl;
 mod elements;
 mod explain;
 mod index_ddl;
@@ -203,6 +204,9 @@ pub async fn execute(
             .await
         }
         Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
+        Statement::Disabled(statement) => {
+            disabled_ddl::execute(&node.schema().catalog, statement, keyspace)
+        }
         Statement::Permission(statement) => {
             Box::pin(permissions::execute(node, session, statement, keyspace)).await
         }

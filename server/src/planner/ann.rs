@@ -125,6 +125,24 @@ pub fn plan(
     }))
 }
 
+/// Refuses WHERE restrictions on a column with a vector index: such an index only ranks
+/// (Cassandra 5.0's SAI vector index answers no equality or range).
+///
+/// # Errors
+///
+/// `Vector indexes only support ANN queries` for the first such restriction.
+pub fn check_vector_restrictions(def: &TableDef, by_column: &[ColumnRestriction]) -> CqlResult<()> {
+    let restricted_vector = by_column.iter().enumerate().any(|(i, r)| {
+        r.is_restricted()
+            && matches!(def.columns[i].ty, ColumnType::Vector { .. })
+            && vector_index(def, i).is_some()
+    });
+    if restricted_vector {
+        return Err(CqlError::invalid("Vector indexes only support ANN queries"));
+    }
+    Ok(())
+}
+
 /// The refusal of a null query vector.
 pub fn null_vector(column: &str) -> CqlError {
     CqlError::invalid(format!("Unsupported null value for column {column}"))

@@ -215,6 +215,7 @@ pub fn plan_select(
         )?
     };
     let ann = ann::plan(def, stmt, &by_column, pk_full, grouping_for_ann)?;
+    ann::check_vector_restrictions(def, &by_column)?;
     if needs_filtering && !stmt.allow_filtering && ann.is_none() {
         return Err(CqlError::invalid(ALLOW_FILTERING_MESSAGE));
     }

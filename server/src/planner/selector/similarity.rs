@@ -98,7 +98,11 @@ fn argument(
         Term::TypeCast(CqlType::Vector(element, n), inner)
             if matches!(*element, CqlType::Native(ColumnType::Float)) =>
         {
-            let n = u32::try_from(n).unwrap_or(0);
+            let n = u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "vectors may only have positive dimensions; given {n}"
+                ))
+            })?;
             (*inner, Some(n))
         }
         Term::List(ref items) => {
