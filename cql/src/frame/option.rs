@@ -227,6 +227,22 @@ mod tests {
     }
 
     #[test]
+    fn vectors_travel_as_cassandras_custom_class() {
+        let ty = ColumnType::Vector {
+            element: Box::new(ColumnType::Float),
+            dimension: 3,
+        };
+        let mut out = BytesMut::new();
+        write_column_type_option(&mut out, &ty);
+        let class = "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType,3)";
+        let mut expected = vec![0x00, 0x00, 0x00, class.len() as u8];
+        expected.extend_from_slice(class.as_bytes());
+        assert_eq!(&out[..], &expected[..]);
+        let mut buf: &[u8] = &out;
+        assert_eq!(read_column_type_option(&mut buf).unwrap(), ty);
+    }
+
+    #[test]
     fn udt_bytes_are_exact() {
         let ty = ColumnType::Udt {
             keyspace: "k".into(),

@@ -173,11 +173,19 @@ async fn ann_queries_return_the_nearest_rows_exactly() {
         "CREATE TABLE a (k int, c int, v vector<float, 2>, x int, PRIMARY KEY (k, c))",
     )
     .await;
-    run(
-        &session,
-        "CREATE INDEX ON a(v) USING 'sai' WITH OPTIONS = {'similarity_function': 'euclidean'}",
-    )
-    .await;
+    let created = session
+        .query_unpaged(
+            "CREATE INDEX ON a(v) USING 'sai' WITH OPTIONS = {'similarity_function': 'euclidean'}",
+            &[],
+        )
+        .await
+        .expect("vector index");
+    assert!(
+        created
+            .warnings()
+            .any(|w| w.starts_with("SAI ANN indexes on vector columns are experimental")),
+        "5.0's usage warning"
+    );
     for k in 0..3 {
         for c in 0..4 {
             run(

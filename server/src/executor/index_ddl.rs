@@ -126,6 +126,9 @@ pub(crate) fn create_index(
     let mut options: BTreeMap<String, String> = stmt.options.iter().cloned().collect();
     if stmt.custom_class.is_some() {
         sai_options::validate(&name, &column_def.ty, &options)?;
+        if matches!(column_def.ty, ColumnType::Vector { .. }) {
+            crate::warnings::warn(sai_options::VECTOR_USAGE_WARNING.into());
+        }
     }
     if let Some(class) = &stmt.custom_class {
         options.insert("class_name".into(), class.clone());

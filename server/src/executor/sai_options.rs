@@ -23,6 +23,17 @@ const VALID_OPTIONS: &[&str] = &[
     "ascii",
 ];
 
+/// The client warning Cassandra 5.0 gives when an SAI index is made on a vector column.
+pub(crate) const VECTOR_USAGE_WARNING: &str = "SAI ANN indexes on vector columns are experimental and are not recommended for production use.\n\
+They don't yet support SELECT queries with:\n \
+* Consistency level higher than ONE/LOCAL_ONE.\n \
+* Paging.\n \
+* No LIMIT clauses.\n \
+* PER PARTITION LIMIT clauses.\n \
+* GROUP BY clauses.\n \
+* Aggregation functions.\n \
+* Filters on columns without a SAI index.";
+
 const MAX_NODE_CONNECTIONS: i64 = 512;
 const MAX_BEAM_WIDTH: i64 = 3200;
 
