@@ -152,6 +152,23 @@ fn mutated_values_of_every_type_never_panic() {
             list.clone(),
             CqlValue::List(vec![CqlValue::Int(1), CqlValue::Int(2)]),
         ),
+        (
+            ColumnType::Vector {
+                element: Box::new(ColumnType::Float),
+                dimension: 2,
+            },
+            CqlValue::Vector(vec![CqlValue::Float(1.5), CqlValue::Float(-2.0)]),
+        ),
+        (
+            ColumnType::Vector {
+                element: Box::new(ColumnType::Text),
+                dimension: 2,
+            },
+            CqlValue::Vector(vec![
+                CqlValue::Text("a".into()),
+                CqlValue::Text("bc".into()),
+            ]),
+        ),
     ];
     for (ty, value) in &cases {
         let mut seed = Vec::new();

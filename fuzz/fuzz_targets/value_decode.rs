@@ -30,6 +30,22 @@ fuzz_target!(|data: &[u8]| {
             element: Box::new(ColumnType::Varint),
             frozen: true,
         },
+        // Vectors: fixed-size elements concatenated, others vint-length-prefixed.
+        ColumnType::Vector {
+            element: Box::new(ColumnType::Float),
+            dimension: 3,
+        },
+        ColumnType::Vector {
+            element: Box::new(ColumnType::Text),
+            dimension: 2,
+        },
+        ColumnType::Vector {
+            element: Box::new(ColumnType::Vector {
+                element: Box::new(ColumnType::Varint),
+                dimension: 2,
+            }),
+            dimension: 2,
+        },
     ];
     let ty = &types[usize::from(pick) % types.len()];
     let _ = deserialize_value(ty, value);

@@ -258,6 +258,7 @@ pub fn required(
         }
         Statement::DropType { name, .. } => vec![("DROP", keyspace_resource(name)?)],
         Statement::DropIndex { .. }
+        | Statement::Disabled(_)
         | Statement::Use(_)
         | Statement::Describe(_)
         | Statement::Role(_)

@@ -168,6 +168,9 @@ fn collection_value(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<CqlValue>> {
     let is_list = matches!(term, Term::List(_));
+    if let (ColumnType::Vector { element, dimension }, true) = (receiver.ty, is_list) {
+        return vector_value(items, element, *dimension, receiver, ctx);
+    }
     let (element, make): (&ColumnType, fn(Vec<CqlValue>) -> CqlValue) = match (receiver.ty, is_list)
     {
         (ColumnType::List { element, .. }, true) => (element, CqlValue::List),
@@ -196,6 +199,51 @@ fn collection_value(
         values = literal::sort_set(values, element);
     }
     Ok(Some(make(values)))
+}
+
+/// A `[...]` literal for a vector: exactly `dimension` elements, each of the element type
+/// (`Vectors.Literal` in Cassandra, with its messages).
+fn vector_value(
+    items: &[Term],
+    element: &ColumnType,
+    dimension: u32,
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<CqlValue>> {
+    if items.len() != dimension as usize {
+        return Err(CqlError::invalid(format!(
+            "Invalid vector literal for {} of type {}; expected {dimension} elements, but given {}",
+            receiver.name,
+            receiver.ty,
+            items.len()
+        )));
+    }
+    let not_of_type = |item: &Term| {
+        CqlError::invalid(format!(
+            "Invalid vector literal for {}: value {item} is not of type {element}",
+            receiver.name
+        ))
+    };
+    let mut values = Vec::with_capacity(items.len());
+    for item in items {
+        if let Term::TypeCast(cast, _) = item {
+            if cast.to_string() != element.to_string() {
+                return Err(not_of_type(item));
+            }
+        }
+        match to_value(item, element_receiver(receiver.name, element), ctx) {
+            Ok(Some(v)) => values.push(v),
+            Ok(None) => {
+                return Err(CqlError::invalid(format!(
+                    "Invalid vector literal for {}: value null is not of type {element}",
+                    receiver.name
+                )))
+            }
+            Err(err) if matches!(item, Term::Bind(_)) => return Err(err),
+            Err(_) => return Err(not_of_type(item)),
+        }
+    }
+    Ok(Some(CqlValue::Vector(values)))
 }
 
 fn map_value(

@@ -48,6 +48,7 @@ pub fn write_column_type_option_for(out: &mut BytesMut, ty: &ColumnType, version
     write_short(out, ty.option_id());
     match ty {
         ColumnType::Custom(class) => write_string(out, class),
+        ColumnType::Vector { .. } => write_string(out, &ty.marshal_class()),
         ColumnType::List { element, .. } | ColumnType::Set { element, .. } => {
             write_column_type_option_for(out, element, version);
         }
@@ -101,7 +102,11 @@ fn read_option(buf: &mut &[u8], depth: usize) -> Result<ColumnType, FrameError> 
     let nested = depth > 0;
     let inner = |buf: &mut &[u8]| read_option(buf, depth + 1).map(Box::new);
     let ty = match id {
-        0x0000 => ColumnType::Custom(read_string(buf, FIELD)?.to_owned()),
+        0x0000 => {
+            let class = read_string(buf, FIELD)?;
+            crate::types::vector::parse_vector_class(class)
+                .unwrap_or_else(|| ColumnType::Custom(class.to_owned()))
+        }
         0x0020 => ColumnType::List {
             element: inner(buf)?,
             frozen: nested,
@@ -219,6 +224,22 @@ mod tests {
             frozen: false,
         };
         assert_eq!(round_trip(&ty), ty);
+    }
+
+    #[test]
+    fn vectors_travel_as_cassandras_custom_class() {
+        let ty = ColumnType::Vector {
+            element: Box::new(ColumnType::Float),
+            dimension: 3,
+        };
+        let mut out = BytesMut::new();
+        write_column_type_option(&mut out, &ty);
+        let class = "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType,3)";
+        let mut expected = vec![0x00, 0x00, 0x00, class.len() as u8];
+        expected.extend_from_slice(class.as_bytes());
+        assert_eq!(&out[..], &expected[..]);
+        let mut buf: &[u8] = &out;
+        assert_eq!(read_column_type_option(&mut buf).unwrap(), ty);
     }
 
     #[test]

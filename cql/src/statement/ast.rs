@@ -37,7 +37,7 @@ pub enum CqlType {
     /// A custom type given by a quoted class name.
     Custom(String),
     /// `vector<type, n>`.
-    Vector(Box<CqlType>, u32),
+    Vector(Box<CqlType>, i32),
 }
 
 /// A literal constant. Numbers keep their source text so the planner can type them exactly.
@@ -142,6 +142,9 @@ pub enum Statement {
         name: QualifiedName,
         if_exists: bool,
     },
+    /// DDL for what this server leaves out (user-defined functions and aggregates, triggers):
+    /// parsed so it is refused with Cassandra's message for a node where it is disabled.
+    Disabled(DisabledDdl),
     Describe(Describe),
     /// Role management (`CREATE ROLE`, `LIST ROLES`, `GRANT role TO role`, ...).
     Role(RoleStatement),
@@ -176,6 +179,9 @@ pub struct Select {
     pub where_clause: Vec<Relation>,
     pub group_by: Vec<Ident>,
     pub order_by: Vec<(Ident, Order)>,
+    /// `ORDER BY v ANN OF <term> [ASC|DESC]` orderings (Cassandra 5.0 vector search), in the
+    /// order written; the planner accepts one.
+    pub ann: Vec<(Ident, Term, Order)>,
     pub per_partition_limit: Option<Term>,
     pub limit: Option<Term>,
     pub allow_filtering: bool,
@@ -710,5 +716,35 @@ pub enum PermissionStatement {
         /// Without `NORECURSIVE`: permissions held through granted roles, and on the
         /// resource's parents, too.
         recursive: bool,
+    },
+}
+
+/// `CREATE`/`DROP` `FUNCTION`, `AGGREGATE` or `TRIGGER`: parsed, never run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DisabledDdl {
+    /// `CREATE [OR REPLACE] FUNCTION | AGGREGATE [IF NOT EXISTS] name ...`.
+    CreateFunction {
+        name: QualifiedName,
+        aggregate: bool,
+    },
+    /// `DROP FUNCTION | AGGREGATE [IF EXISTS] name [(types)]`.
+    DropFunction {
+        name: QualifiedName,
+        aggregate: bool,
+        args: Option<Vec<CqlType>>,
+        if_exists: bool,
+    },
+    /// `CREATE TRIGGER [IF NOT EXISTS] name ON table USING 'class'`.
+    CreateTrigger {
+        name: Ident,
+        table: QualifiedName,
+        class: String,
+        if_not_exists: bool,
+    },
+    /// `DROP TRIGGER [IF EXISTS] name ON table`.
+    DropTrigger {
+        name: Ident,
+        table: QualifiedName,
+        if_exists: bool,
     },
 }

@@ -4,8 +4,8 @@ use std::fmt::{self, Display, Formatter};
 
 use super::ast::{
     Assignment, AuthResource, Batch, BatchKind, ColumnCondition, Condition, Delete, DeleteTarget,
-    Insert, InsertValues, Operator, PermissionStatement, Property, Relation, RoleOptions,
-    RoleStatement, Select, Statement, Update, UsingClause,
+    DisabledDdl, Insert, InsertValues, Operator, PermissionStatement, Property, Relation,
+    RoleOptions, RoleStatement, Select, Statement, Update, UsingClause,
 };
 use super::display::{comma, quote_string};
 
@@ -104,6 +104,7 @@ impl Display for Statement {
             }
             Statement::AlterType(s) => write!(f, "{s}"),
             Statement::DropType { name, if_exists: e } => drop(f, "TYPE", *e, name),
+            Statement::Disabled(d) => write!(f, "{d}"),
             Statement::Describe(d) => write!(f, "{d}"),
             Statement::Role(r) => write!(f, "{r}"),
             Statement::Permission(p) => write!(f, "{p}"),
@@ -144,6 +145,11 @@ impl Display for Select {
         for (i, (c, order)) in self.order_by.iter().enumerate() {
             f.write_str(if i == 0 { " ORDER BY " } else { ", " })?;
             write!(f, "{c} {order}")?;
+        }
+        for (i, (c, vector, order)) in self.ann.iter().enumerate() {
+            let first = i == 0 && self.order_by.is_empty();
+            f.write_str(if first { " ORDER BY " } else { ", " })?;
+            write!(f, "{c} ANN OF {vector} {order}")?;
         }
         if let Some(n) = &self.per_partition_limit {
             write!(f, " PER PARTITION LIMIT {n}")?;
@@ -513,6 +519,56 @@ impl fmt::Display for PermissionStatement {
                     f.write_str(" NORECURSIVE")?;
                 }
                 Ok(())
+            }
+        }
+    }
+}
+
+impl Display for DisabledDdl {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let kind = |aggregate: bool| if aggregate { "AGGREGATE" } else { "FUNCTION" };
+        match self {
+            DisabledDdl::CreateFunction { name, aggregate } => {
+                write!(f, "CREATE {} {name} (...)", kind(*aggregate))
+            }
+            DisabledDdl::DropFunction {
+                name,
+                aggregate,
+                args,
+                if_exists,
+            } => {
+                drop(f, kind(*aggregate), *if_exists, name)?;
+                if let Some(args) = args {
+                    f.write_str("(")?;
+                    comma(f, args)?;
+                    f.write_str(")")?;
+                }
+                Ok(())
+            }
+            DisabledDdl::CreateTrigger {
+                name,
+                table,
+                class,
+                if_not_exists: e,
+            } => {
+                f.write_str("CREATE TRIGGER")?;
+                if_not_exists(f, *e)?;
+                write!(
+                    f,
+                    " {name} ON {table} USING '{}'",
+                    class.replace('\'', "''")
+                )
+            }
+            DisabledDdl::DropTrigger {
+                name,
+                table,
+                if_exists: e,
+            } => {
+                f.write_str("DROP TRIGGER")?;
+                if *e {
+                    f.write_str(" IF EXISTS")?;
+                }
+                write!(f, " {name} ON {table}")
             }
         }
     }

@@ -53,13 +53,21 @@ pub enum ColumnType {
         frozen: bool,
     },
     Tuple(Vec<ColumnType>),
+    /// `vector<element, dimension>` (Cassandra 5.0): always frozen, its element type frozen
+    /// too; it travels as a custom type named by its Java class (see [`marshal_class`]).
+    ///
+    /// [`marshal_class`]: ColumnType::marshal_class
+    Vector {
+        element: Box<ColumnType>,
+        dimension: u32,
+    },
 }
 
 impl ColumnType {
     /// The protocol option id of this type (native_protocol_v4.spec section 4.2.5.2).
     pub fn option_id(&self) -> u16 {
         match self {
-            ColumnType::Custom(_) => 0x0000,
+            ColumnType::Custom(_) | ColumnType::Vector { .. } => 0x0000,
             ColumnType::Ascii => 0x0001,
             ColumnType::Bigint => 0x0002,
             ColumnType::Blob => 0x0003,
@@ -150,6 +158,7 @@ impl ColumnType {
                 key.references_duration() || value.references_duration()
             }
             ColumnType::Tuple(items) => items.iter().any(ColumnType::references_duration),
+            ColumnType::Vector { element, .. } => element.references_duration(),
             ColumnType::Udt { fields, .. } => fields.iter().any(|(_, ty)| ty.references_duration()),
             _ => false,
         }
@@ -253,6 +262,9 @@ impl fmt::Display for ColumnType {
             }
             ColumnType::Udt { name, frozen, .. } => {
                 write_frozen(f, *frozen, |f| f.write_str(&maybe_quote(name)))
+            }
+            ColumnType::Vector { element, dimension } => {
+                write!(f, "vector<{element}, {dimension}>")
             }
             ColumnType::Tuple(items) => {
                 f.write_str("frozen<tuple<")?;

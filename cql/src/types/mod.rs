@@ -8,6 +8,7 @@ pub mod duration;
 pub mod number_text;
 pub mod ordering;
 mod value;
+pub mod vector;
 
 pub use data_type::{maybe_quote, ColumnType};
 pub use value::CqlValue;

@@ -73,6 +73,9 @@ fn compare_at(ty: &ColumnType, a: &[u8], b: &[u8], depth: usize) -> Ordering {
         }
         ColumnType::Map { key, value, .. } => compare_collection(&[key, value], a, b, depth),
         ColumnType::Tuple(types) => compare_fields(types.iter(), a, b, depth),
+        ColumnType::Vector { element, dimension } => {
+            compare_vector(element, *dimension, a, b, depth)
+        }
         ColumnType::Udt { fields, .. } => {
             compare_fields(fields.iter().map(|(_, ty)| ty), a, b, depth)
         }
@@ -84,6 +87,28 @@ fn compare_at(ty: &ColumnType, a: &[u8], b: &[u8], depth: usize) -> Ordering {
         | ColumnType::Time
         | ColumnType::Duration
         | ColumnType::Custom(_) => a.cmp(b),
+    }
+}
+
+/// `VectorType`: element by element (every vector of a type has as many).
+fn compare_vector(
+    element: &ColumnType,
+    dimension: u32,
+    a: &[u8],
+    b: &[u8],
+    depth: usize,
+) -> Ordering {
+    match (
+        super::vector::split(element, dimension, a),
+        super::vector::split(element, dimension, b),
+    ) {
+        (Ok(left), Ok(right)) => left
+            .iter()
+            .zip(&right)
+            .map(|(x, y)| compare_at(element, x, y, depth))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal),
+        _ => a.cmp(b),
     }
 }
 

@@ -46,6 +46,8 @@ pub enum CqlValue {
     /// Field values in declaration order; a missing trailing field is `None`.
     Udt(Vec<(String, Option<CqlValue>)>),
     Tuple(Vec<Option<CqlValue>>),
+    /// A `vector<T, n>` value: exactly `n` elements, none null.
+    Vector(Vec<CqlValue>),
     /// The zero-length value that Cassandra allows for most non-collection types.
     Empty,
 }

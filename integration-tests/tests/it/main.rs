@@ -34,4 +34,5 @@ mod statics;
 mod system_tables;
 mod time;
 mod user_types;
+mod vectors;
 mod write_guardrails;

@@ -13,15 +13,9 @@ use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::ddl::{put_table, Change};
+use crate::executor::sai_options;
 use crate::planner::{column_index, keyspace_of};
 use crate::schema::is_system_keyspace;
-
-/// The class names (case-insensitive) that name Cassandra 5's storage-attached index.
-const SAI_CLASSES: &[&str] = &[
-    "sai",
-    "storageattachedindex",
-    "org.apache.cassandra.index.sai.storageattachedindex",
-];
 
 /// The SASI class, disabled by default in Cassandra 5.
 const SASI_CLASS: &str = "org.apache.cassandra.index.sasi.sasiindex";
@@ -32,6 +26,21 @@ pub(crate) fn create_index(
     stmt: &CreateIndex,
     session_keyspace: Option<&str>,
 ) -> CqlResult<Option<Change>> {
+    // `USING 'legacy_local_table'` names the built-in secondary index.
+    let legacy;
+    let stmt = if stmt
+        .custom_class
+        .as_deref()
+        .is_some_and(|c| c.eq_ignore_ascii_case("legacy_local_table"))
+    {
+        legacy = CreateIndex {
+            custom_class: None,
+            ..stmt.clone()
+        };
+        &legacy
+    } else {
+        stmt
+    };
     let keyspace = keyspace_of(&stmt.table, session_keyspace)?;
     if is_system_keyspace(&keyspace) {
         return Err(CqlError::invalid(format!(
@@ -104,7 +113,7 @@ pub(crate) fn create_index(
     let column_def = &table.columns[column];
     validate_target(table, column_def, kind)?;
     if let Some(class) = &stmt.custom_class {
-        if !SAI_CLASSES.contains(&class.to_ascii_lowercase().as_str()) {
+        if !sai_options::is_sai_class(class) {
             return Err(CqlError::Config(format!(
                 "Unable to find custom indexer class '{class}'"
             )));
@@ -115,6 +124,12 @@ pub(crate) fn create_index(
         None => available_name(ks, &default_name(table_name, &column_def.name)),
     };
     let mut options: BTreeMap<String, String> = stmt.options.iter().cloned().collect();
+    if stmt.custom_class.is_some() {
+        sai_options::validate(&name, &column_def.ty, &options)?;
+        if matches!(column_def.ty, ColumnType::Vector { .. }) {
+            crate::warnings::warn(sai_options::VECTOR_USAGE_WARNING.into());
+        }
+    }
     if let Some(class) = &stmt.custom_class {
         options.insert("class_name".into(), class.clone());
     }

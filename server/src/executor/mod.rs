@@ -2,6 +2,7 @@
 //! body (plus any warnings).
 
 mod aggregate;
+mod ann_rank;
 mod batch_exec;
 mod batch_rules;
 mod batch_size;
@@ -11,6 +12,7 @@ mod collection_filter;
 mod conditions;
 mod counters;
 pub mod ddl;
+mod disabled_ddl;
 mod elements;
 mod explain;
 mod index_ddl;
@@ -29,6 +31,7 @@ mod read_ranges;
 pub mod read_stats;
 pub(crate) mod roles;
 pub mod row;
+pub(crate) mod sai_options;
 mod scalar;
 pub mod select;
 mod shaping;
@@ -201,6 +204,9 @@ pub async fn execute(
             .await
         }
         Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
+        Statement::Disabled(statement) => {
+            disabled_ddl::execute(&node.schema().catalog, statement, keyspace)
+        }
         Statement::Permission(statement) => {
             Box::pin(permissions::execute(node, session, statement, keyspace)).await
         }

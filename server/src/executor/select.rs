@@ -15,6 +15,7 @@ use storage::{ColumnKind, RangeTombstone, TableDef};
 
 use crate::config::Config;
 use crate::error::{CqlError, CqlResult};
+use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::collection_filter;
 use crate::executor::index_scan;
@@ -72,6 +73,8 @@ struct BoundSelect {
     index: Option<index_scan::BoundIndex>,
     /// The keyspaces a schema table's read is restricted to (see [`virtual_read`]).
     keyspaces: Option<Vec<String>>,
+    /// `ORDER BY v ANN OF ...`: how rows are scored.
+    ann: Option<ann_rank::BoundAnn>,
 }
 
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
@@ -291,8 +294,19 @@ fn bind(
         None => None,
         Some(term) => Some(limit_value(term, ctx, PER_PARTITION_LIMIT)?),
     };
+    let ann = match &plan.ann {
+        Some(ann) => Some(ann_rank::BoundAnn::bind(ann, &def, ctx)?),
+        None => None,
+    };
+    if let (Some(_), Some(limit)) = (&ann, limit) {
+        if limit > crate::planner::ann::MAX_TOP_K {
+            return Err(crate::planner::ann::limit_error(limit));
+        }
+    }
     let page_size = params.page_size.filter(|&n| n > 0).map(|n| n as usize);
     let page_size = match plan.grouping {
+        // Vector search returns its LIMIT best rows in one page.
+        _ if ann.is_some() => None,
         // An aggregate over everything is one row: read it all, whatever the page size.
         Grouping::All => None,
         _ if !plan.post_order.is_empty() && page_size.is_some() => {
@@ -309,6 +323,7 @@ fn bind(
     Ok(BoundSelect {
         index,
         keyspaces,
+        ann,
         plan,
         ranges,
         filters,
@@ -686,7 +701,8 @@ fn run(
     let liveness = Liveness::at(bound.call.now_micros)
         .keeping_write_times(reads_write_times(&bound.plan.outputs));
     let reversed = bound.plan.reversed;
-    let post_order = !bound.plan.post_order.is_empty();
+    let post_order = !bound.plan.post_order.is_empty() || bound.ann.is_some();
+    let mut scores: Vec<f32> = Vec::new();
     let resume = match &bound.paging {
         Some(state) => {
             let decoded = storage::encoding::key::decode_row_key(&def, &state.last_key)?;
@@ -776,7 +792,9 @@ fn run(
                 let prefix = key.get(..partition_len).unwrap_or(&key);
                 let is_static = decoded.clustering.len() < def.clustering_key.len();
                 if partition_tombstones.0 != prefix {
-                    if let Some((static_key, row)) = statics.leave().filter(|(_, row)| {
+                    // A partition's static-only row has no vector to rank by.
+                    let leaving = statics.leave().filter(|_| bound.ann.is_none());
+                    if let Some((static_key, row)) = leaving.filter(|(_, row)| {
                         bound
                             .filters
                             .iter()
@@ -841,7 +859,19 @@ fn run(
                 {
                     continue;
                 }
-                match shaper.accept(&key, partition_len, &row)? {
+                let score = match &bound.ann {
+                    Some(ann) => match row.value(&def, ann.column).and_then(|v| ann.score(v)) {
+                        Some(score) => Some(score),
+                        None => continue,
+                    },
+                    None => None,
+                };
+                let built = shaper.len();
+                let next = shaper.accept(&key, partition_len, &row)?;
+                if let Some(score) = score.filter(|_| shaper.len() > built) {
+                    scores.push(score);
+                }
+                match next {
                     Next::Continue => {}
                     Next::Stop => {
                         stopped = true;
@@ -859,7 +889,7 @@ fn run(
             }
         }
     }
-    if !stopped {
+    if !stopped && bound.ann.is_none() {
         if let Some((static_key, row)) = statics.leave().filter(|(_, row)| {
             bound
                 .filters
@@ -870,7 +900,9 @@ fn run(
         }
     }
     let (mut rows, paging_state) = shaper.finish()?;
-    if post_order {
+    if bound.ann.is_some() {
+        rows = ann_rank::top(rows, &scores, bound.limit);
+    } else if post_order {
         sort_rows(&def, &bound.plan.post_order, &mut rows);
         if let Some(limit) = bound.limit {
             rows.truncate(limit);

@@ -190,6 +190,11 @@ impl<'a> Shaper<'a> {
         })
     }
 
+    /// How many result rows are built so far.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
     /// Ends the scan: closes the open group (or builds the single aggregate row) and returns
     /// the result rows with the paging state of the next page, if there is one.
     pub(crate) fn finish(mut self) -> CqlResult<(Vec<ResultRow>, Option<PagingState>)> {

@@ -19,6 +19,7 @@ mod temporal;
 pub(crate) mod term;
 pub(crate) mod text;
 pub(crate) mod time;
+pub mod vector_fcts;
 
 use std::fmt;
 
@@ -54,6 +55,8 @@ pub(crate) enum Body {
     Temporal(ArithKind),
     /// `text + text`.
     Concat,
+    /// `similarity_<kind>(vector<float, n>, vector<float, n>)`.
+    Similarity(vector_fcts::Similarity),
 }
 
 /// One native function signature.
@@ -115,6 +118,7 @@ impl NativeFunction {
             Body::Operation(kind) => operation::execute(self, *kind, args),
             Body::Negation => operation::negate(self, args),
             Body::Concat => Ok(operation::concat(args)),
+            Body::Similarity(kind) => vector_fcts::execute(self, *kind, args),
             Body::Temporal(kind) => temporal::execute(self, *kind, args)
                 .map_err(|e| operation::failure(self, *kind, &e.to_string())),
         }

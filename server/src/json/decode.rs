@@ -100,6 +100,7 @@ pub fn decode(ty: &ColumnType, json: &Json) -> Decoded {
         T::Map { key, value, .. } => map(key, value, json),
         T::Tuple(types) => tuple(types, json),
         T::Udt { name, fields, .. } => udt(name, fields, json),
+        T::Vector { element, dimension } => vector(element, *dimension, json),
         T::Custom(class) => Err(DecodeError(format!(
             "JSON is not supported for custom type {class}"
         ))),
@@ -184,6 +185,32 @@ fn blob(json: &Json) -> Decoded {
         .collect::<Option<Vec<u8>>>()
         .ok_or_else(bad)?;
     Ok(Some(CqlValue::Blob(bytes)))
+}
+
+/// `VectorType.fromJSONObject`: a JSON list (or a string holding one) of exactly `dimension`
+/// non-null elements.
+fn vector(element: &ColumnType, dimension: u32, json: &Json) -> Decoded {
+    let parsed;
+    let json = match json {
+        Json::String(s) => {
+            parsed = super::value::parse(s).map_err(|e| DecodeError(e.to_string()))?;
+            &parsed
+        }
+        other => other,
+    };
+    let Json::Array(items) = json else {
+        return Err(DecodeError(format!(
+            "Expected a list, but got a {}: {json}",
+            json.kind()
+        )));
+    };
+    if items.len() != dimension as usize {
+        return Err(DecodeError(format!(
+            "List had incorrect size: expected {dimension} but given {}; {json}",
+            items.len()
+        )));
+    }
+    elements(element, items, "list").map(|v| Some(CqlValue::Vector(v)))
 }
 
 fn elements(

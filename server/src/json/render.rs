@@ -80,7 +80,7 @@ fn write_value(value: &CqlValue, out: &mut String) -> Result<(), NumberTextError
             days,
             nanoseconds,
         } => out.push_str(&quote(&duration_string(*months, *days, *nanoseconds))),
-        CqlValue::List(items) | CqlValue::Set(items) => {
+        CqlValue::List(items) | CqlValue::Set(items) | CqlValue::Vector(items) => {
             write_items(items.iter().map(Some), out)?;
         }
         CqlValue::Tuple(items) => write_items(items.iter().map(Option::as_ref), out)?,

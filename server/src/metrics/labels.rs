@@ -95,7 +95,8 @@ impl StatementKind {
             | Statement::DropIndex { .. }
             | Statement::CreateType(_)
             | Statement::AlterType(_)
-            | Statement::DropType { .. } => StatementKind::Schema,
+            | Statement::DropType { .. }
+            | Statement::Disabled(_) => StatementKind::Schema,
         }
     }
 

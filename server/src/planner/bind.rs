@@ -77,7 +77,9 @@ impl Collector<'_> {
             Term::Bind(marker) => self.put(marker, name.to_string(), ty.clone()),
             Term::List(items) | Term::Set(items) => {
                 let element = match ty {
-                    ColumnType::List { element, .. } | ColumnType::Set { element, .. } => element,
+                    ColumnType::List { element, .. }
+                    | ColumnType::Set { element, .. }
+                    | ColumnType::Vector { element, .. } => element,
                     _ => return,
                 };
                 for item in items {
@@ -491,6 +493,11 @@ pub(crate) fn collect(
             }
             for r in &s.where_clause {
                 c.relation(r);
+            }
+            for (column, vector, _) in &s.ann {
+                if let Some(ty) = c.column_type(&column.name) {
+                    c.term(vector, &column.name, &ty);
+                }
             }
             if let Some(Term::Bind(m)) = &s.per_partition_limit {
                 c.put(m, "[per_partition_limit]".into(), ColumnType::Int);

@@ -2,6 +2,7 @@
 //! Plans keep their value terms unevaluated (bind markers included) so a prepared statement
 //! is planned against the schema and evaluated per execution.
 
+pub mod ann;
 pub mod batch_bind;
 pub mod bind;
 pub mod clustering;

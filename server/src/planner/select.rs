@@ -10,10 +10,11 @@ use cql::statement::ast::{InValues, Operator, Relation, Select, Term};
 use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlError, CqlResult};
+use crate::planner::ann::{self, AnnPlan};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::grouping::{check_distinct, plan_grouping, Grouping};
 use crate::planner::index_choice::{self, FilteringNeeds, IndexUse};
-use crate::planner::ordering::plan_ordering;
+use crate::planner::ordering::{plan_ordering, Ordering};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::selection::plan_selection;
 use crate::planner::token::{self, TokenRange};
@@ -61,6 +62,8 @@ pub struct SelectPlan {
     /// The secondary index read for candidate rows; its restriction stays in `filters`, so
     /// every candidate is re-checked against the base row.
     pub index: Option<IndexUse>,
+    /// `ORDER BY v ANN OF ...`: rows are scored and the best LIMIT returned.
+    pub ann: Option<AnnPlan>,
 }
 
 /// Which partitions a SELECT reads.
@@ -216,7 +219,19 @@ pub fn plan_select(
             "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
         ));
     }
-    if needs_filtering && !stmt.allow_filtering {
+    let grouping_for_ann = if stmt.ann.is_empty() {
+        Grouping::None
+    } else {
+        plan_grouping(
+            def,
+            stmt,
+            &selection,
+            &eq_restricted_columns(def, &by_column, &multi),
+        )?
+    };
+    let ann = ann::plan(def, stmt, &by_column, pk_full, grouping_for_ann)?;
+    ann::check_vector_restrictions(def, &by_column)?;
+    if needs_filtering && !stmt.allow_filtering && ann.is_none() {
         return Err(CqlError::invalid(ALLOW_FILTERING_MESSAGE));
     }
 
@@ -240,7 +255,11 @@ pub fn plan_select(
             "PER PARTITION LIMIT is not allowed with aggregate queries.",
         ));
     }
-    let ordering = plan_ordering(def, stmt, &eq_restricted, pk_full, pk_in)?;
+    let ordering = if ann.is_some() {
+        Ordering::default()
+    } else {
+        plan_ordering(def, stmt, &eq_restricted, pk_full, pk_in)?
+    };
     let columns = result_columns(def, &selection.outputs);
     Ok(SelectPlan {
         table,
@@ -260,6 +279,7 @@ pub fn plan_select(
         json: stmt.json,
         post_order: ordering.post_order,
         index,
+        ann,
     })
 }
 

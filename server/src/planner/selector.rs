@@ -13,6 +13,7 @@ use storage::{ColumnKind, TableDef};
 use crate::error::{CqlError, CqlResult};
 use crate::functions::assign::{type_fit, Fit, Provided};
 use crate::functions::registry::{candidates, lookup, resolve, written_name};
+use crate::functions::vector_fcts::Similarity;
 use crate::functions::{cast_function_name, term, ArithKind, Body, NativeFunction, NEGATION};
 use crate::planner::column_index;
 
@@ -353,6 +354,12 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
             precedence: Precedence::Atom,
         });
     }
+    if let Some(kind) = system
+        .then(|| Similarity::from_function_name(&name.name.name))
+        .flatten()
+    {
+        return similarity::plan(def, kind, args);
+    }
     let found = lookup(name);
     if found.is_empty() {
         return Err(CqlError::invalid(format!(
@@ -510,5 +517,6 @@ fn field_of(def: &TableDef, inner: &SelectExpr, field: &Ident) -> CqlResult<Plan
 
 mod element_time;
 mod elements;
+mod similarity;
 #[cfg(test)]
 mod tests;

@@ -91,9 +91,19 @@ fn resolve(
             }
             Ok(def.column_type(frozen))
         }
-        CqlType::Vector(_, _) => Err(CqlError::invalid(
-            "vector types are not supported yet".to_string(),
-        )),
+        CqlType::Vector(element, dimension) => {
+            let dimension = u32::try_from(*dimension)
+                .ok()
+                .filter(|d| *d > 0)
+                .ok_or_else(|| {
+                    CqlError::invalid(format!(
+                        "vectors may only have positive dimensions; given {dimension}"
+                    ))
+                })?;
+            // `VectorType.getInstance` freezes its element type.
+            let element = Box::new(resolve(element, scope, false, true)?.frozen());
+            Ok(ColumnType::Vector { element, dimension })
+        }
     }
 }
 

@@ -105,6 +105,7 @@ pub fn references_type(ty: &ColumnType, keyspace: &str, name: &str) -> bool {
             references_type(key, keyspace, name) || references_type(value, keyspace, name)
         }
         ColumnType::Tuple(items) => items.iter().any(|t| references_type(t, keyspace, name)),
+        ColumnType::Vector { element, .. } => references_type(element, keyspace, name),
         _ => false,
     }
 }
@@ -146,6 +147,10 @@ pub fn replace_type(ty: &ColumnType, new: &UserTypeDef) -> ColumnType {
             key: recurse(key),
             value: recurse(value),
             frozen: *frozen,
+        },
+        ColumnType::Vector { element, dimension } => ColumnType::Vector {
+            element: recurse(element),
+            dimension: *dimension,
         },
         ColumnType::Tuple(items) => {
             ColumnType::Tuple(items.iter().map(|t| replace_type(t, new)).collect())

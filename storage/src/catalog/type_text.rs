@@ -161,6 +161,20 @@ impl Parser<'_> {
                     frozen: false,
                 })
             }
+            "vector" => {
+                self.expect('<')?;
+                let element = self.ty()?.frozen();
+                self.expect(',')?;
+                let digits = self.ident().to_string();
+                let dimension = digits
+                    .parse::<u32>()
+                    .map_err(|_| self.error("expected a vector dimension"))?;
+                self.expect('>')?;
+                Ok(ColumnType::Vector {
+                    element: Box::new(element),
+                    dimension,
+                })
+            }
             "tuple" => {
                 self.expect('<')?;
                 let items = self.list()?;

@@ -50,6 +50,12 @@ impl Parser<'_> {
         if self.is_kw("role") || self.is_kw("user") {
             return self.create_role();
         }
+        if self.is_kw("or") || self.is_kw("function") || self.is_kw("aggregate") {
+            return self.create_function();
+        }
+        if self.is_kw("trigger") {
+            return self.create_trigger();
+        }
         Err(self.no_viable())
     }
 
@@ -104,6 +110,12 @@ impl Parser<'_> {
         }
         if self.is_kw("role") || self.is_kw("user") {
             return self.drop_role();
+        }
+        if self.is_kw("function") || self.is_kw("aggregate") {
+            return self.drop_function();
+        }
+        if self.is_kw("trigger") {
+            return self.drop_trigger();
         }
         Err(self.no_viable())
     }
@@ -330,9 +342,8 @@ impl Parser<'_> {
         if custom && custom_class.is_none() {
             return Err(self.invalid("CUSTOM index requires specifying the index class"));
         }
-        if !custom && custom_class.is_some() {
-            return Err(self.invalid("Cannot specify index class for a non-CUSTOM index"));
-        }
+        // Cassandra 5.0 takes `CREATE INDEX ... USING 'sai'` (or 'legacy_local_table') without
+        // CUSTOM: the class picks the implementation.
         let options = if self.eat_kw("with") {
             self.index_options()?
         } else {

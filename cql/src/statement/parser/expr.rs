@@ -381,11 +381,19 @@ impl Parser<'_> {
             }
             "vector" => {
                 self.expect_punct(",")?;
-                let dims = match self.peek() {
-                    TokenKind::Integer(n) => n.parse::<u32>().ok(),
-                    _ => None,
+                // Cassandra's INTEGER token may be negative; `Integer.parseInt` refuses what
+                // does not fit an int, and the resolver refuses dimensions below 1.
+                let negative = self.eat_punct("-");
+                let text = match self.peek() {
+                    TokenKind::Integer(n) => n.clone(),
+                    _ => return Err(self.expected("INTEGER")),
                 };
-                let dims = dims.ok_or_else(|| self.expected("INTEGER"))?;
+                let signed = if negative { format!("-{text}") } else { text };
+                let dims = signed.parse::<i32>().map_err(|_| {
+                    self.error(format!(
+                        "NumberFormatException For input string: \"{signed}\""
+                    ))
+                })?;
                 self.advance();
                 CqlType::Vector(Box::new(first), dims)
             }

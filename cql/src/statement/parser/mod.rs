@@ -8,6 +8,7 @@
 mod batch;
 mod ddl;
 mod describe;
+mod disabled;
 mod explain;
 mod expr;
 mod modify;

@@ -45,10 +45,16 @@ impl Parser<'_> {
             }
         }
         let mut order_by = Vec::new();
+        let mut ann = Vec::new();
         if self.eat_kws(&["order", "by"]) {
             loop {
                 let column = self.cident()?;
-                order_by.push((column, self.order()));
+                if self.eat_kws(&["ann", "of"]) {
+                    let vector = self.term()?;
+                    ann.push((column, vector, self.order()));
+                } else {
+                    order_by.push((column, self.order()));
+                }
                 if !self.eat_punct(",") {
                     break;
                 }
@@ -73,6 +79,7 @@ impl Parser<'_> {
             where_clause,
             group_by,
             order_by,
+            ann,
             per_partition_limit,
             limit,
             allow_filtering,

@@ -5,6 +5,7 @@ mod ddl;
 mod dml;
 mod errors;
 mod roles;
+mod vectors;
 
 use super::ast::*;
 use super::{parse, parse_statement, Statement};

@@ -115,6 +115,20 @@ pub enum ValueError {
     /// A UDT with more fields than its type.
     #[error("Invalid remaining data after end of UDT value")]
     UdtExtraneous,
+    /// A vector whose elements run past the value.
+    #[error("Not enough bytes to read a {ty}")]
+    VectorTruncated {
+        /// The vector type as CQL writes it.
+        ty: String,
+    },
+    /// Bytes left after a vector's last element.
+    #[error("Unexpected {count} extraneous bytes after {ty} value")]
+    VectorExtraneous {
+        /// How many bytes are left.
+        count: usize,
+        /// The vector type as CQL writes it.
+        ty: String,
+    },
     /// Nested deeper than [`MAX_VALUE_DEPTH`].
     #[error("Value nested deeper than {max} levels")]
     TooDeep {

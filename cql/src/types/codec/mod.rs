@@ -27,7 +27,7 @@ mod vint;
 pub use error::ValueError;
 use vint::{read_vint, write_vint};
 
-use super::{ColumnType, CqlValue};
+use super::{vector, ColumnType, CqlValue};
 
 /// How deeply collections, tuples and UDTs may nest inside one value.
 pub const MAX_VALUE_DEPTH: usize = 32;
@@ -87,7 +87,37 @@ pub fn serialize_value(value: &CqlValue, out: &mut Vec<u8>) {
                 write_element(out, item.as_ref());
             }
         }
+        CqlValue::Vector(items) => {
+            let fixed = items.first().is_some_and(fixed_in_vector);
+            for item in items {
+                if fixed {
+                    serialize_value(item, out);
+                } else {
+                    let mut element = Vec::new();
+                    serialize_value(item, &mut element);
+                    vector::write_unsigned_vint(out, element.len() as u64);
+                    out.extend_from_slice(&element);
+                }
+            }
+        }
         CqlValue::Empty => {}
+    }
+}
+
+/// Whether a vector element value is written without a length (its type has a fixed size,
+/// [`vector::fixed_size`]).
+fn fixed_in_vector(value: &CqlValue) -> bool {
+    match value {
+        CqlValue::Boolean(_)
+        | CqlValue::Int(_)
+        | CqlValue::Float(_)
+        | CqlValue::Bigint(_)
+        | CqlValue::Double(_)
+        | CqlValue::Timestamp(_)
+        | CqlValue::Uuid(_)
+        | CqlValue::Timeuuid(_) => true,
+        CqlValue::Vector(items) => items.first().is_some_and(fixed_in_vector),
+        _ => false,
     }
 }
 
@@ -262,6 +292,13 @@ fn validate(ty: &ColumnType, bytes: &[u8], depth: usize) -> Result<(), ValueErro
                 }
             })
         }
+        ColumnType::Vector { element, dimension } if !bytes.is_empty() => {
+            let depth = enter(depth)?;
+            for item in vector::split(element, *dimension, bytes)? {
+                validate(element, item, depth)?;
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
 }
@@ -418,6 +455,16 @@ fn decode(ty: &ColumnType, bytes: &[u8], depth: usize) -> Result<CqlValue, Value
                 Ok(())
             })?;
             CqlValue::Udt(values)
+        }
+        ColumnType::Vector { element, dimension } => {
+            let depth = enter(depth)?;
+            let items = vector::split(element, *dimension, bytes)?;
+            CqlValue::Vector(
+                items
+                    .into_iter()
+                    .map(|item| decode(element, item, depth))
+                    .collect::<Result<_, _>>()?,
+            )
         }
         _ => decode_fixed(ty, bytes)?,
     })

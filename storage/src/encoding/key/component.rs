@@ -60,6 +60,7 @@ fn keyed_by_bytes(ty: &ColumnType) -> bool {
             | ColumnType::Map { .. }
             | ColumnType::Tuple(_)
             | ColumnType::Udt { .. }
+            | ColumnType::Vector { .. }
     )
 }
 
@@ -83,7 +84,8 @@ fn layout(ty: &ColumnType) -> Result<Layout, StorageError> {
         | ColumnType::Set { frozen: true, .. }
         | ColumnType::Map { frozen: true, .. }
         | ColumnType::Udt { frozen: true, .. }
-        | ColumnType::Tuple(_) => Layout::Nested,
+        | ColumnType::Tuple(_)
+        | ColumnType::Vector { .. } => Layout::Nested,
         ColumnType::Text | ColumnType::Ascii | ColumnType::Blob | ColumnType::Inet => Layout::Bytes,
         other => {
             return Err(StorageError::UnsupportedKeyType {

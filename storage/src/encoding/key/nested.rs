@@ -13,10 +13,13 @@
 //! in order, null first, and trailing nulls do not count (`(1)` equals `(1, null)`). Decoding
 //! writes every field of the type, the missing ones as null.
 //!
+//! A vector is one item per element (never null): every vector of a type has as many, so
+//! comparing items pairwise is `VectorType`'s element-by-element order.
+//!
 //! Elements are encoded ascending; a DESC component inverts the whole thing, nested bytes
 //! included, and every item is prefix-free, so the inversion reverses the order.
 
-use cql::types::ColumnType;
+use cql::types::{vector, ColumnType};
 
 use super::component;
 use super::reader::Reader;
@@ -71,6 +74,15 @@ fn encode_item(
 /// cannot be keyed.
 pub(super) fn encode(ty: &ColumnType, value: &[u8], out: &mut Vec<u8>) -> Result<(), StorageError> {
     let invalid = |reason: &str| component::invalid(ty, reason);
+    if let ColumnType::Vector { element, dimension } = ty {
+        let items =
+            vector::split(element, *dimension, value).map_err(|e| invalid(&e.to_string()))?;
+        for item in items {
+            encode_item(element, Some(item), out)?;
+        }
+        out.push(END);
+        return Ok(());
+    }
     let (is_collection, types) = parts(ty).ok_or_else(|| invalid("not a nested type"))?;
     let mut rest = value;
     if is_collection {
@@ -133,6 +145,9 @@ fn decode_item(
 
 /// Decodes a body written by [`encode`] into the serialized value.
 pub(super) fn decode(ty: &ColumnType, r: &mut Reader<'_>) -> Result<Vec<u8>, StorageError> {
+    if let ColumnType::Vector { element, .. } = ty {
+        return decode_vector(element, r);
+    }
     let (is_collection, types) =
         parts(ty).ok_or_else(|| StorageError::corrupt("row key: not a nested type"))?;
     let mut out = Vec::new();
@@ -175,4 +190,15 @@ pub(super) fn decode(ty: &ColumnType, r: &mut Reader<'_>) -> Result<Vec<u8>, Sto
         }
     }
     Ok(out)
+}
+
+/// Decodes the items of a vector body (one per element, never null) back into the vector's
+/// serialized form.
+fn decode_vector(element: &ColumnType, r: &mut Reader<'_>) -> Result<Vec<u8>, StorageError> {
+    let mut items = Vec::new();
+    while let Some(item) = decode_item(element, r)? {
+        items.push(item.ok_or_else(|| StorageError::corrupt("row key: null vector element"))?);
+    }
+    let parts: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
+    Ok(vector::join(element, &parts))
 }

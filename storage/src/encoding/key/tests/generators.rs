@@ -30,6 +30,29 @@ fn frozen_map(key: ColumnType, value: ColumnType) -> ColumnType {
     }
 }
 
+fn vector(element: ColumnType, dimension: u32) -> ColumnType {
+    ColumnType::Vector {
+        element: Box::new(element),
+        dimension,
+    }
+}
+
+/// `dimension` elements of `element` joined as a vector; fixed-size elements are never empty.
+fn vector_value(element: &ColumnType, dimension: u32) -> BoxedStrategy<Vec<u8>> {
+    let item = if cql::types::vector::fixed_size(element).is_some() {
+        present_value(element)
+    } else {
+        value_of(element)
+    };
+    let element = element.clone();
+    proptest::collection::vec(item, dimension as usize)
+        .prop_map(move |items| {
+            let parts: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
+            cql::types::vector::join(&element, &parts)
+        })
+        .boxed()
+}
+
 /// Every type a primary key may have (nested ones as representative shapes).
 pub(super) fn key_types() -> Vec<ColumnType> {
     use ColumnType as T;
@@ -62,6 +85,10 @@ pub(super) fn key_types() -> Vec<ColumnType> {
             frozen_list(T::Timeuuid),
             T::Tuple(vec![T::Decimal, T::Blob]),
         ]),
+        vector(T::Float, 3),
+        vector(T::Int, 2),
+        vector(T::Text, 2),
+        vector(frozen_list(T::Decimal), 2),
         T::Udt {
             keyspace: "ks".into(),
             name: "u".into(),
@@ -208,6 +235,7 @@ fn present_value(ty: &ColumnType) -> BoxedStrategy<Vec<u8>> {
         ColumnType::Map { key, value, .. } => collection(vec![value_of(key), value_of(value)]),
         ColumnType::Tuple(types) => fields(types.iter().collect()),
         ColumnType::Udt { fields: f, .. } => fields(f.iter().map(|(_, ty)| ty).collect()),
+        ColumnType::Vector { element, dimension } => vector_value(element, *dimension),
         _ => proptest::collection::vec(
             prop_oneof![Just(0u8), Just(0xFF), Just(1), any::<u8>()],
             1..12,

@@ -45,6 +45,7 @@ fn decodes_exactly(ty: &ColumnType) -> bool {
             | ColumnType::Map { .. }
             | ColumnType::Tuple(_)
             | ColumnType::Udt { .. }
+            | ColumnType::Vector { .. }
     )
 }
 

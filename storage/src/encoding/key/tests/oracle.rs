@@ -98,6 +98,15 @@ pub(super) fn cql_cmp(ty: &ColumnType, a: &[u8], b: &[u8]) -> Ordering {
         ColumnType::Udt { fields, .. } => {
             fields_cmp(&fields.iter().map(|(_, ty)| ty).collect::<Vec<_>>(), a, b)
         }
+        ColumnType::Vector { element, dimension } => {
+            let split = |v| cql::types::vector::split(element, *dimension, v).unwrap();
+            split(a)
+                .iter()
+                .zip(split(b))
+                .map(|(x, y)| cql_cmp(element, x, y))
+                .find(|o| o.is_ne())
+                .unwrap_or(Ordering::Equal)
+        }
         _ => a.cmp(b),
     }
 }

@@ -1,0 +1,193 @@
+//! The options of a storage-attached index (`StorageAttachedIndex.validateOptions` and
+//! `IndexWriterConfig.fromOptions` in Cassandra 5.0): the known option names, the vector
+//! options (`similarity_function`, `maximum_node_connections`, `construction_beam_width`)
+//! and the rules on vector columns, with Cassandra's messages.
+
+use std::collections::BTreeMap;
+
+use cql::types::ColumnType;
+
+use crate::error::{CqlError, CqlResult};
+use crate::functions::vector_fcts::Similarity;
+
+/// The option names an SAI index accepts.
+const VALID_OPTIONS: &[&str] = &[
+    "target",
+    "class_name",
+    "maximum_node_connections",
+    "construction_beam_width",
+    "similarity_function",
+    "optimize_for",
+    "case_sensitive",
+    "normalize",
+    "ascii",
+];
+
+/// The client warning Cassandra 5.0 gives when an SAI index is made on a vector column.
+pub(crate) const VECTOR_USAGE_WARNING: &str = "SAI ANN indexes on vector columns are experimental and are not recommended for production use.\n\
+They don't yet support SELECT queries with:\n \
+* Consistency level higher than ONE/LOCAL_ONE.\n \
+* Paging.\n \
+* No LIMIT clauses.\n \
+* PER PARTITION LIMIT clauses.\n \
+* GROUP BY clauses.\n \
+* Aggregation functions.\n \
+* Filters on columns without a SAI index.";
+
+const MAX_NODE_CONNECTIONS: i64 = 512;
+const MAX_BEAM_WIDTH: i64 = 3200;
+
+/// The fully qualified class name, which Cassandra matches case-sensitively.
+const SAI_CLASS: &str = "org.apache.cassandra.index.sai.StorageAttachedIndex";
+
+/// Whether `class` names the storage-attached index: the short names in any case, the full
+/// class name exactly.
+pub(crate) fn is_sai_class(class: &str) -> bool {
+    class == SAI_CLASS
+        || class.eq_ignore_ascii_case("sai")
+        || class.eq_ignore_ascii_case("StorageAttachedIndex")
+}
+
+/// The similarity an index on a vector column scores with (cosine unless its options say
+/// otherwise).
+pub(crate) fn similarity_of(options: &BTreeMap<String, String>) -> Similarity {
+    options
+        .get("similarity_function")
+        .and_then(|v| Similarity::from_option(v))
+        .unwrap_or(Similarity::Cosine)
+}
+
+/// Validates the options of an SAI index named `index` on a column of type `ty`.
+///
+/// # Errors
+///
+/// Unknown options (a configuration error, as in Cassandra), vector options on a column
+/// that is not a vector, out-of-range or unparsable values, a vector of non-floats, cosine
+/// on one dimension.
+pub(crate) fn validate(
+    index: &str,
+    ty: &ColumnType,
+    options: &BTreeMap<String, String>,
+) -> CqlResult<()> {
+    let unknown: Vec<&str> = options
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !VALID_OPTIONS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(CqlError::Config(format!(
+            "Properties specified [{}] are not understood by StorageAttachedIndex",
+            unknown.join(", ")
+        )));
+    }
+    let vector_options = [
+        "maximum_node_connections",
+        "construction_beam_width",
+        "similarity_function",
+    ];
+    let ColumnType::Vector { element, dimension } = ty else {
+        if vector_options.iter().any(|o| options.contains_key(*o)) {
+            return Err(CqlError::invalid(format!(
+                "CQL type {ty} cannot have vector options"
+            )));
+        }
+        return Ok(());
+    };
+    let bounded = |option: &str, what: &str, max: i64| -> CqlResult<()> {
+        let Some(text) = options.get(option) else {
+            return Ok(());
+        };
+        let value: i64 = text.parse().map_err(|_| {
+            CqlError::invalid(format!(
+                "{what} {text} is not a valid integer for index {index}"
+            ))
+        })?;
+        if value <= 0 || value > max {
+            let lower = what.to_string();
+            return Err(CqlError::invalid(format!(
+                "{lower} for index {index} cannot be <= 0 or > {max}, was {value}"
+            )));
+        }
+        Ok(())
+    };
+    bounded(
+        "maximum_node_connections",
+        "Maximum number of connections",
+        MAX_NODE_CONNECTIONS,
+    )?;
+    bounded(
+        "construction_beam_width",
+        "Construction beam width",
+        MAX_BEAM_WIDTH,
+    )?;
+    if let Some(value) = options.get("similarity_function") {
+        if Similarity::from_option(value).is_none() {
+            return Err(CqlError::invalid(format!(
+                "Similarity function {} was not recognized for index {index}. Valid values are: EUCLIDEAN, DOT_PRODUCT, COSINE",
+                value.to_uppercase()
+            )));
+        }
+    }
+    if **element != ColumnType::Float {
+        return Err(CqlError::invalid(
+            "SAI ANN indexes are only allowed on vector columns with float elements",
+        ));
+    }
+    if *dimension == 1 && similarity_of(options) == Similarity::Cosine {
+        return Err(CqlError::invalid(
+            "Cosine similarity is not supported for single-dimension vectors",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn message(ty: &ColumnType, pairs: &[(&str, &str)]) -> String {
+        validate("idx", ty, &options(pairs))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn vector_options_are_checked_with_cassandras_messages() {
+        let v3 = ColumnType::Vector {
+            element: Box::new(ColumnType::Float),
+            dimension: 3,
+        };
+        assert_eq!(message(&v3, &[("similarity_function", "dot_product")]), "");
+        assert!(message(&v3, &[("bad_option", "x")]).contains("are not understood by"));
+        assert_eq!(
+            message(&v3, &[("maximum_node_connections", "513")]),
+            "Maximum number of connections for index idx cannot be <= 0 or > 512, was 513"
+        );
+        assert_eq!(
+            message(&v3, &[("construction_beam_width", "dog")]),
+            "Construction beam width dog is not a valid integer for index idx"
+        );
+        assert!(message(&v3, &[("similarity_function", "bad")]).contains("was not recognized"));
+        let ints = ColumnType::Vector {
+            element: Box::new(ColumnType::Int),
+            dimension: 3,
+        };
+        assert!(message(&ints, &[]).contains("float elements"));
+        assert_eq!(
+            message(&ColumnType::Int, &[("similarity_function", "cosine")]),
+            "CQL type int cannot have vector options"
+        );
+        assert!(is_sai_class("SAI") && is_sai_class("storageattachedindex"));
+        assert!(!is_sai_class(
+            "org.apache.cassandra.index.sai.STORAGEATTACHEDINDEX"
+        ));
+    }
+}

@@ -1,0 +1,199 @@
+//! Cassandra 5.0's vector similarity functions (`cql3/functions/VectorFcts`):
+//! `similarity_cosine`, `similarity_euclidean` and `similarity_dot_product` over two
+//! `vector<float, n>` of the same `n`, returning a `float` with jvector's formulas:
+//!
+//! - cosine: `(1 + a·b / (|a| |b|)) / 2`, refused for an all-zero vector;
+//! - euclidean: `1 / (1 + |a - b|²)`;
+//! - dot product: `(1 + a·b) / 2`.
+//!
+//! The functions are generic over `n`: a signature is made for each dimension a statement
+//! uses and kept for the life of the process (a few dozen bytes per dimension and function).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use bytes::Bytes;
+use cql::types::ColumnType;
+
+use super::{Body, NativeFunction};
+use crate::error::{CqlError, CqlResult};
+
+/// Which similarity a function or a vector index computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Similarity {
+    Cosine,
+    Euclidean,
+    DotProduct,
+}
+
+impl Similarity {
+    /// The function for `similarity_<name>` (lower-case, as the parser gives it).
+    pub fn from_function_name(name: &str) -> Option<Similarity> {
+        match name {
+            "similarity_cosine" => Some(Similarity::Cosine),
+            "similarity_euclidean" => Some(Similarity::Euclidean),
+            "similarity_dot_product" => Some(Similarity::DotProduct),
+            _ => None,
+        }
+    }
+
+    /// The index option value (`'similarity_function'`), case-insensitively.
+    pub fn from_option(value: &str) -> Option<Similarity> {
+        match value.to_ascii_lowercase().as_str() {
+            "cosine" => Some(Similarity::Cosine),
+            "euclidean" => Some(Similarity::Euclidean),
+            "dot_product" => Some(Similarity::DotProduct),
+            _ => None,
+        }
+    }
+
+    /// The option value as Cassandra spells it.
+    pub fn option_name(self) -> &'static str {
+        match self {
+            Similarity::Cosine => "cosine",
+            Similarity::Euclidean => "euclidean",
+            Similarity::DotProduct => "dot_product",
+        }
+    }
+
+    /// `similarity_<kind>`.
+    pub fn function_name(self) -> String {
+        format!("similarity_{}", self.option_name())
+    }
+
+    /// The score of `a` against `b` (higher is more similar); `None` for cosine when either
+    /// vector is all zeros. Sums run in `f64` and the result is rounded to `f32`.
+    pub fn score(self, a: &[f32], b: &[f32]) -> Option<f32> {
+        let pairs = a.iter().zip(b).map(|(x, y)| (f64::from(*x), f64::from(*y)));
+        let score = match self {
+            Similarity::Euclidean => {
+                let distance: f64 = pairs.map(|(x, y)| (x - y) * (x - y)).sum();
+                1.0 / (1.0 + distance)
+            }
+            Similarity::DotProduct => (1.0 + pairs.map(|(x, y)| x * y).sum::<f64>()) / 2.0,
+            Similarity::Cosine => {
+                let (mut dot, mut na, mut nb) = (0.0, 0.0, 0.0);
+                for (x, y) in pairs {
+                    dot += x * y;
+                    na += x * x;
+                    nb += y * y;
+                }
+                if na == 0.0 || nb == 0.0 {
+                    return None;
+                }
+                (1.0 + dot / (na * nb).sqrt()) / 2.0
+            }
+        };
+        Some(score as f32)
+    }
+}
+
+/// `system.similarity_cosine(vector<float, n>, vector<float, n>)`: the generic signature as
+/// Cassandra's `FunctionFactory` prints it in messages.
+pub(crate) fn generic_signature(kind: Similarity) -> String {
+    format!(
+        "system.{}(vector<float, n>, vector<float, n>)",
+        kind.function_name()
+    )
+}
+
+/// `vector<float, dimension>`.
+pub(crate) fn float_vector(dimension: u32) -> ColumnType {
+    ColumnType::Vector {
+        element: Box::new(ColumnType::Float),
+        dimension,
+    }
+}
+
+/// The signature of `kind` for vectors of `dimension` floats.
+pub(crate) fn function(kind: Similarity, dimension: u32) -> &'static NativeFunction {
+    static MADE: OnceLock<Mutex<HashMap<(Similarity, u32), &'static NativeFunction>>> =
+        OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    let mut made = made.lock().unwrap_or_else(|e| e.into_inner());
+    made.entry((kind, dimension)).or_insert_with(|| {
+        let vector = float_vector(dimension);
+        Box::leak(Box::new(NativeFunction::new(
+            kind.function_name(),
+            vec![vector.clone(), vector],
+            ColumnType::Float,
+            Body::Similarity(kind),
+        )))
+    })
+}
+
+/// The floats of a serialized `vector<float, n>`; `None` when it is not a whole number of
+/// floats.
+pub fn floats(bytes: &[u8]) -> Option<Vec<f32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// Runs a similarity function: null when either argument is null.
+pub(crate) fn execute(
+    function: &NativeFunction,
+    kind: Similarity,
+    args: &[Option<Bytes>],
+) -> CqlResult<Option<Bytes>> {
+    let (Some(Some(a)), Some(Some(b))) = (args.first(), args.get(1)) else {
+        return Ok(None);
+    };
+    let (Some(a), Some(b)) = (floats(a), floats(b)) else {
+        return Err(CqlError::invalid(format!(
+            "Function {} requires a float vector argument",
+            function.qualified_name()
+        )));
+    };
+    if a.len() != b.len() {
+        return Err(CqlError::invalid(
+            "All arguments must have the same vector dimensions",
+        ));
+    }
+    let score = kind.score(&a, &b).ok_or_else(|| {
+        CqlError::invalid(format!(
+            "Function {} doesn't support all-zero vectors",
+            function.qualified_name()
+        ))
+    })?;
+    Ok(Some(Bytes::copy_from_slice(&score.to_be_bytes())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_match_cassandras_documentation() {
+        let v = [0.1, 0.2];
+        let close = |a: Option<f32>, b: f32| (a.unwrap() - b).abs() < 1e-6;
+        assert!(close(Similarity::Cosine.score(&v, &[0.1, 0.2]), 1.0));
+        assert!(close(Similarity::Cosine.score(&v, &[-0.1, -0.2]), 0.0));
+        assert!(close(Similarity::Cosine.score(&v, &[0.9, 0.8]), 0.964_238));
+        assert!(close(
+            Similarity::Euclidean.score(&v, &[-0.1, -0.2]),
+            0.833_333
+        ));
+        assert!(close(Similarity::Euclidean.score(&v, &[0.9, 0.8]), 0.5));
+        assert!(close(Similarity::DotProduct.score(&v, &[0.1, 0.2]), 0.525));
+        assert!(close(Similarity::DotProduct.score(&v, &[0.9, 0.8]), 0.625));
+        assert_eq!(Similarity::Cosine.score(&v, &[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn signatures_are_made_once_per_dimension() {
+        let a = function(Similarity::Euclidean, 3);
+        let b = function(Similarity::Euclidean, 3);
+        assert!(std::ptr::eq(a, b));
+        assert_eq!(
+            a.to_string(),
+            "system.similarity_euclidean : (vector<float, 3>, vector<float, 3>) -> float"
+        );
+    }
+}

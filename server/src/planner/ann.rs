@@ -1,0 +1,172 @@
+//! `ORDER BY v ANN OF [...] LIMIT n` (Cassandra 5.0 vector search): the checks Cassandra
+//! makes when it prepares such a query, with its messages, and the plan the executor follows.
+//!
+//! The search is exact: every row the other restrictions select is scored with the
+//! similarity function of the column's SAI index, the best `n` are returned, and rows of
+//! equal score keep the read order (token, then clustering order), so results are
+//! deterministic.
+
+use cql::statement::ast::{Literal, Order, Select, Term};
+use cql::types::ColumnType;
+use storage::{ColumnKind, TableDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::sai_options;
+use crate::functions::vector_fcts::Similarity;
+use crate::planner::column_index;
+use crate::planner::grouping::Grouping;
+use crate::planner::restrictions::ColumnRestriction;
+
+/// The largest LIMIT an ANN query takes (Cassandra's `MAX_TOP_K`).
+pub const MAX_TOP_K: usize = 1000;
+
+/// What an ANN ordering asks of the executor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnPlan {
+    /// The ordered vector column, by index.
+    pub column: usize,
+    /// The query vector as written (a literal or a bind marker).
+    pub vector: Term,
+    /// The column's type, which the query vector takes.
+    pub ty: ColumnType,
+    /// How rows are scored: the similarity function of the column's index.
+    pub similarity: Similarity,
+}
+
+/// Cassandra's `ANN_LIMIT_ERROR` for a LIMIT above [`MAX_TOP_K`].
+pub fn limit_error(limit: usize) -> CqlError {
+    CqlError::invalid(format!(
+        "Use of ANN OF in an ORDER BY clause requires a LIMIT that is not greater than {MAX_TOP_K}. LIMIT was {limit}"
+    ))
+}
+
+/// The similarity of the SAI index on `column`, if it has one.
+fn vector_index(def: &TableDef, column: usize) -> Option<Similarity> {
+    let id = def.columns[column].id;
+    def.indexes
+        .iter()
+        .find(|i| {
+            i.column == id
+                && i.custom_class
+                    .as_deref()
+                    .is_some_and(sai_options::is_sai_class)
+        })
+        .map(|i| sai_options::similarity_of(&i.options))
+}
+
+/// Plans the ANN ordering of `stmt`, if it has one. `by_column` are the WHERE restrictions
+/// per column and `pk_full` whether they give the whole partition key.
+///
+/// # Errors
+///
+/// Cassandra 5.0's messages for the ANN queries it refuses.
+pub fn plan(
+    def: &TableDef,
+    stmt: &Select,
+    by_column: &[ColumnRestriction],
+    pk_full: bool,
+    grouping: Grouping,
+) -> CqlResult<Option<AnnPlan>> {
+    let (ident, vector, order) = match stmt.ann.as_slice() {
+        [] => return Ok(None),
+        [one] => one,
+        _ => {
+            return Err(CqlError::invalid(
+                "Cannot specify more than one ANN ordering",
+            ))
+        }
+    };
+    if !stmt.order_by.is_empty() {
+        return Err(CqlError::invalid(
+            "ANN ordering does not support any other ordering",
+        ));
+    }
+    if *order == Order::Desc {
+        return Err(CqlError::invalid(
+            "Descending ANN ordering is not supported",
+        ));
+    }
+    let column = column_index(def, ident)?;
+    let ty = def.columns[column].ty.clone();
+    if !matches!(&ty, ColumnType::Vector { element, .. } if **element == ColumnType::Float) {
+        return Err(CqlError::invalid(
+            "ANN ordering is only supported on float vector indexes",
+        ));
+    }
+    let Some(similarity) = vector_index(def, column) else {
+        return Err(CqlError::invalid(
+            "ANN ordering by vector requires the column to be indexed",
+        ));
+    };
+    check_restrictions(def, by_column, pk_full)?;
+    if matches!(vector, Term::Literal(Literal::Null)) {
+        return Err(null_vector(&def.columns[column].name));
+    }
+    if stmt.limit.is_none() {
+        return Err(CqlError::invalid(
+            "Top-K queries must have a limit specified and the limit must be less than the query page size",
+        ));
+    }
+    if grouping != Grouping::None {
+        return Err(CqlError::invalid(
+            "Top-K queries cannot be run with aggregation",
+        ));
+    }
+    if stmt.per_partition_limit.is_some() {
+        return Err(CqlError::invalid(
+            "Top-K queries do not support per-partition limits",
+        ));
+    }
+    Ok(Some(AnnPlan {
+        column,
+        vector: vector.clone(),
+        ty,
+        similarity,
+    }))
+}
+
+/// Refuses WHERE restrictions on a column with a vector index: such an index only ranks
+/// (Cassandra 5.0's SAI vector index answers no equality or range).
+///
+/// # Errors
+///
+/// `Vector indexes only support ANN queries` for the first such restriction.
+pub fn check_vector_restrictions(def: &TableDef, by_column: &[ColumnRestriction]) -> CqlResult<()> {
+    let restricted_vector = by_column.iter().enumerate().any(|(i, r)| {
+        r.is_restricted()
+            && matches!(def.columns[i].ty, ColumnType::Vector { .. })
+            && vector_index(def, i).is_some()
+    });
+    if restricted_vector {
+        return Err(CqlError::invalid("Vector indexes only support ANN queries"));
+    }
+    Ok(())
+}
+
+/// The refusal of a null query vector.
+pub fn null_vector(column: &str) -> CqlError {
+    CqlError::invalid(format!("Unsupported null value for column {column}"))
+}
+
+/// Cassandra's `ANN_REQUIRES_INDEXED_FILTERING_MESSAGE`: beside an ANN ordering, only the
+/// partition key (and clustering columns under it) or indexed columns may be restricted.
+fn check_restrictions(
+    def: &TableDef,
+    by_column: &[ColumnRestriction],
+    pk_full: bool,
+) -> CqlResult<()> {
+    for (i, restriction) in by_column.iter().enumerate() {
+        if !restriction.is_restricted() {
+            continue;
+        }
+        let kind = def.columns[i].kind;
+        let keyed = pk_full && matches!(kind, ColumnKind::PartitionKey | ColumnKind::Clustering);
+        let indexed = def.indexes.iter().any(|x| x.column == def.columns[i].id);
+        if !keyed && !indexed {
+            return Err(CqlError::invalid(
+                "ANN ordering by vector requires all restricted column(s) to be indexed",
+            ));
+        }
+    }
+    Ok(())
+}
