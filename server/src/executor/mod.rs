@@ -35,6 +35,8 @@ mod shaping;
 pub mod source;
 mod statics;
 mod user_types;
+pub(crate) mod view_ddl;
+mod view_where;
 mod virtual_read;
 mod write_guards;
 
@@ -212,6 +214,9 @@ pub async fn execute(
         | Statement::DropTable { .. }
         | Statement::CreateIndex(_)
         | Statement::DropIndex { .. }
+        | Statement::CreateView(_)
+        | Statement::AlterView { .. }
+        | Statement::DropView { .. }
         | Statement::CreateType(_)
         | Statement::AlterType(_)
         | Statement::DropType { .. }) => {
