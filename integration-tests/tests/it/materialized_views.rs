@@ -177,6 +177,14 @@ async fn views_refuse_writes_and_table_statements() {
             "Cannot include more than one non-primary key column in materialized view primary key (got v, w)",
         ),
         (
+            "CREATE MATERIALIZED VIEW mv2 AS SELECT * FROM t WHERE k = ? PRIMARY KEY (k, c)",
+            "Bind variables are not allowed in CREATE MATERIALIZED VIEW statements",
+        ),
+        (
+            "CREATE MATERIALIZED VIEW mv2 AS SELECT k, c, v FROM t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (k, c) WITH COMPACT STORAGE",
+            "COMPACT STORAGE tables are not allowed starting with version 4.0",
+        ),
+        (
             "ALTER MATERIALIZED VIEW nope WITH comment = 'x'",
             "Materialized view 'ks.nope' doesn't exist",
         ),
@@ -251,4 +259,42 @@ async fn select_star_views_take_added_columns() {
     run(&session, "INSERT INTO t (k, c, v, x) VALUES (1, 1, 10, 5)").await;
     let rows: Vec<(i32, Option<i32>)> = query_rows(&session, "SELECT v, x FROM mv", &[]).await;
     assert_eq!(rows, [(10, Some(5))]);
+}
+
+#[tokio::test]
+async fn renaming_base_key_columns_renames_them_in_views() {
+    let server = start().await;
+    let session = table(&server).await;
+    run(&session, VIEW).await;
+    run(&session, "ALTER TABLE t RENAME k TO k2 AND c TO c2").await;
+    run(&session, "INSERT INTO t (k2, c2, v) VALUES (1, 2, 3)").await;
+    let rows: Vec<(i32, i32, i32)> = query_rows(&session, "SELECT v, k2, c2 FROM mv", &[]).await;
+    assert_eq!(rows, [(3, 1, 2)]);
+    let (where_clause,): (String,) = query_rows(
+        &session,
+        "SELECT where_clause FROM system_schema.views WHERE keyspace_name = 'ks'",
+        &[],
+    )
+    .await
+    .remove(0);
+    assert_eq!(
+        where_clause,
+        "v IS NOT NULL AND k2 IS NOT NULL AND c2 IS NOT NULL"
+    );
+    let refused = [
+        ("ALTER TABLE t RENAME v TO x", "Cannot rename non PRIMARY KEY column v"),
+        ("ALTER TABLE t RENAME nope TO x", "Column nope was not found in table ks.t"),
+        (
+            "ALTER TABLE t RENAME k2 TO w",
+            "Cannot rename column k2 to w in table 'ks.t'; another column with that name already exists",
+        ),
+    ];
+    for (cql, expected) in refused {
+        let (code, message) = query_error(&session, cql).await;
+        assert_eq!(
+            (code, message.as_str()),
+            (DbError::Invalid, expected),
+            "{cql}"
+        );
+    }
 }

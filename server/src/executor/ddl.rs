@@ -414,8 +414,8 @@ fn alter_table(
             new.params = table_params(properties, def.params.clone())?;
             new
         }
-        AlterTableAction::Rename { .. } => {
-            return Err(CqlError::invalid("ALTER TABLE RENAME is not supported yet"))
+        AlterTableAction::Rename { if_exists, renames } => {
+            return crate::executor::rename::rename_columns(current, def, renames, *if_exists)
         }
         AlterTableAction::AlterType { .. } => {
             return Err(CqlError::invalid(

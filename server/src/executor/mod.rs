@@ -27,6 +27,7 @@ mod point;
 mod query_text;
 mod read_ranges;
 pub mod read_stats;
+mod rename;
 pub(crate) mod roles;
 pub mod row;
 mod scalar;

@@ -1,19 +1,36 @@
 //! A materialized view's WHERE clause: its text for `system_schema.views.where_clause` and
 //! the restrictions beyond `IS NOT NULL` the storage writer checks on every base row.
 
-use cql::statement::ast::{InValues, Operator, Relation, Term};
+use cql::statement::ast::{Ident, InValues, Operator, Relation, Term};
 use storage::{ColumnKind, TableDef, ViewFilter, ViewFilterOp};
 
 use crate::error::{CqlError, CqlResult};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
-/// The clause as Cassandra prints it: relations joined by ` AND `.
+/// The clause as Cassandra prints it: relations joined by ` AND `, column names quoted
+/// only where needed (`ColumnIdentifier.toCQLString`).
 pub(crate) fn where_text(relations: &[Relation]) -> String {
     relations
         .iter()
-        .map(|r| r.to_string())
+        .map(|r| {
+            let mut r = r.clone();
+            for_each_column(&mut r, &mut |ident| ident.quoted = false);
+            r.to_string()
+        })
         .collect::<Vec<_>>()
         .join(" AND ")
+}
+
+/// Calls `f` on every column a relation names.
+pub(crate) fn for_each_column(relation: &mut Relation, f: &mut dyn FnMut(&mut Ident)) {
+    match relation {
+        Relation::Single { column, .. }
+        | Relation::In { column, .. }
+        | Relation::Element { column, .. } => f(column),
+        Relation::Multi { columns, .. }
+        | Relation::MultiIn { columns, .. }
+        | Relation::Token { columns, .. } => columns.iter_mut().for_each(f),
+    }
 }
 
 /// The restrictions on base key columns other than `IS NOT NULL`, as storage filters.
