@@ -298,3 +298,24 @@ async fn renaming_base_key_columns_renames_them_in_views() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_user_type_in_a_view_key_can_gain_fields() {
+    let server = start().await;
+    let session = session_in(&server, "ks").await;
+    run(&session, "CREATE TYPE u (a int)").await;
+    run(&session, "CREATE TABLE tu (k int PRIMARY KEY, f frozen<u>)").await;
+    run(
+        &session,
+        "CREATE MATERIALIZED VIEW mu AS SELECT * FROM tu \
+         WHERE f IS NOT NULL AND k IS NOT NULL PRIMARY KEY (f, k)",
+    )
+    .await;
+    run(&session, "INSERT INTO tu (k, f) VALUES (1, {a: 1})").await;
+    run(&session, "ALTER TYPE u ADD b int").await;
+    run(&session, "INSERT INTO tu (k, f) VALUES (2, {a: 1, b: 2})").await;
+    run(&session, "UPDATE tu SET f = {a: 5, b: 6} WHERE k = 1").await;
+    let mut keys: Vec<(i32,)> = query_rows(&session, "SELECT k FROM mu", &[]).await;
+    keys.sort();
+    assert_eq!(keys, [(1,), (2,)]);
+}

@@ -557,3 +557,20 @@ pub(crate) fn follow_base(change: &mut Change, base_id: Uuid) {
     }
     change.ops.push(put_views(&change.catalog, &base));
 }
+
+/// `PutViews` for every base table among `changed` (or base of a view among them) that has
+/// views, as `catalog` now holds them: after a change of column types (ALTER TYPE).
+pub(crate) fn refresh_views(catalog: &Catalog, changed: &[Arc<TableDef>]) -> Vec<CatalogOp> {
+    let mut bases: Vec<Uuid> = Vec::new();
+    for table in changed {
+        let base = table.view.as_ref().map_or(table.id, |v| v.base_id);
+        if !bases.contains(&base) && !catalog.views_of(base).is_empty() {
+            bases.push(base);
+        }
+    }
+    bases
+        .into_iter()
+        .filter_map(|id| catalog.table_by_id(id))
+        .map(|base| put_views(catalog, base))
+        .collect()
+}
