@@ -252,6 +252,7 @@ pub fn required(
         Statement::AlterTable(s) => vec![("ALTER", table(&s.name, keyspace)?)],
         Statement::DropTable { name, .. } => vec![("DROP", table(name, keyspace)?)],
         Statement::CreateIndex(s) => vec![("ALTER", table(&s.table, keyspace)?)],
+        Statement::CreateView(s) => vec![("ALTER", table(&s.base, keyspace)?)],
         Statement::CreateType(s) => vec![("CREATE", keyspace_resource(&s.name)?)],
         Statement::AlterType(AlterType::Add { name, .. } | AlterType::Rename { name, .. }) => {
             vec![("ALTER", keyspace_resource(name)?)]
@@ -259,6 +260,8 @@ pub fn required(
         Statement::DropType { name, .. } => vec![("DROP", keyspace_resource(name)?)],
         Statement::DropIndex { .. }
         | Statement::Disabled(_)
+        | Statement::AlterView { .. }
+        | Statement::DropView { .. }
         | Statement::Use(_)
         | Statement::Describe(_)
         | Statement::Role(_)

@@ -102,6 +102,9 @@ pub struct Config {
     /// Ours: where `/metrics` is served over plain HTTP (`metrics_address`); `None` (the
     /// default) serves none.
     pub metrics_address: Option<SocketAddr>,
+    /// `materialized_views_enabled` (Cassandra 5.0's, off by default): whether `CREATE
+    /// MATERIALIZED VIEW` is allowed.
+    pub materialized_views_enabled: bool,
 }
 
 impl Default for Config {
@@ -138,6 +141,7 @@ impl Default for Config {
             client_encryption: ClientEncryption::default(),
             read_thresholds: ReadThresholds::default(),
             metrics_address: None,
+            materialized_views_enabled: false,
         }
     }
 }
@@ -275,6 +279,9 @@ struct YamlSettings {
     native_transport_max_concurrent_connections: Option<i64>,
     tombstone_warn_threshold: Option<i64>,
     tombstone_failure_threshold: Option<i64>,
+    materialized_views_enabled: Option<bool>,
+    /// The 4.0 name of `materialized_views_enabled`, which 5.0 still reads.
+    enable_materialized_views: Option<bool>,
     /// Ours, not Cassandra's: see [`ReadThresholds`].
     filtering_examined_warn_ratio: Option<u64>,
     /// Ours, not Cassandra's: see [`ReadThresholds`].
@@ -548,6 +555,12 @@ impl Config {
             if n > 0 {
                 self.max_connections = n as usize;
             }
+        }
+        if let Some(enabled) = s.enable_materialized_views {
+            self.materialized_views_enabled = enabled;
+        }
+        if let Some(enabled) = s.materialized_views_enabled {
+            self.materialized_views_enabled = enabled;
         }
         let read = &mut self.read_thresholds;
         read.tombstone_warn = s.tombstone_warn_threshold.unwrap_or(read.tombstone_warn);

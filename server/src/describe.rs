@@ -13,11 +13,11 @@ use crate::schema::Schema;
 use crate::system::definitions::VIRTUAL_KEYSPACES;
 
 /// One output row: keyspace, type, name and (for elements) the statement.
-struct Element {
-    keyspace: String,
-    kind: &'static str,
-    name: String,
-    statement: Option<String>,
+pub(crate) struct Element {
+    pub(crate) keyspace: String,
+    pub(crate) kind: &'static str,
+    pub(crate) name: String,
+    pub(crate) statement: Option<String>,
 }
 
 /// Runs a DESCRIBE.
@@ -38,7 +38,8 @@ pub fn execute(
         DescribeTarget::Tables => {
             let mut out = Vec::new();
             for ks in schema.all_keyspaces() {
-                out.extend(ks.tables.keys().map(|t| listing(&ks.name, "table", t)));
+                let tables = ks.tables.values().filter(|t| !t.is_view());
+                out.extend(tables.map(|t| listing(&ks.name, "table", &t.name)));
             }
             (out, false)
         }
@@ -78,7 +79,18 @@ pub fn execute(
             let (ks, table) = find_table(schema, name, session_keyspace)?;
             let mut out = vec![table_element(ks, table)];
             out.extend(index_elements(table));
+            out.extend(crate::describe_view::view_elements(ks, table));
             (out, true)
+        }
+        DescribeTarget::MaterializedView(name) => {
+            let keyspace = keyspace_name(name, session_keyspace)?;
+            let ks = schema
+                .keyspace(&keyspace)
+                .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
+            (
+                vec![crate::describe_view::find_view(ks, &name.name.name)?],
+                true,
+            )
         }
         DescribeTarget::Index(name) => {
             let keyspace = keyspace_name(name, session_keyspace)?;
@@ -108,6 +120,9 @@ pub fn execute(
                 .keyspace(&keyspace)
                 .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
             match ks.tables.get(&name.name.name) {
+                Some(view) if view.is_view() => {
+                    (vec![crate::describe_view::view_element(ks, view)], true)
+                }
                 Some(table) => {
                     let mut out = vec![table_element(ks, table)];
                     out.extend(index_elements(table));
@@ -136,9 +151,7 @@ pub fn execute(
                 }
             }
         }
-        DescribeTarget::Function(name)
-        | DescribeTarget::Aggregate(name)
-        | DescribeTarget::MaterializedView(name) => {
+        DescribeTarget::Function(name) | DescribeTarget::Aggregate(name) => {
             let keyspace = keyspace_name(name, session_keyspace)?;
             return Err(CqlError::invalid(format!(
                 "'{}' not found in keyspace '{}'",
@@ -168,7 +181,8 @@ fn find_table<'a>(
     let ks = schema
         .keyspace(&keyspace)
         .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
-    let table = ks.tables.get(&name.name.name).ok_or_else(|| {
+    let table = ks.tables.get(&name.name.name).filter(|t| !t.is_view());
+    let table = table.ok_or_else(|| {
         CqlError::invalid(format!(
             "Table '{}' not found in keyspace '{}'",
             name.name.name, keyspace
@@ -195,9 +209,10 @@ fn keyspace_elements(ks: &KeyspaceDef, only: bool) -> Vec<Element> {
     }];
     if !only {
         out.extend(types_in_dependency_order(ks).into_iter().map(type_element));
-        for t in ks.tables.values() {
+        for t in ks.tables.values().filter(|t| !t.is_view()) {
             out.push(table_element(ks, t));
             out.extend(index_elements(t));
+            out.extend(crate::describe_view::view_elements(ks, t));
         }
     }
     out
@@ -313,7 +328,9 @@ fn index_element(table: &TableDef, index: &storage::IndexDef) -> Element {
     }
 }
 
-fn quoted_map<'a>(entries: impl IntoIterator<Item = (&'a String, &'a String)>) -> String {
+pub(crate) fn quoted_map<'a>(
+    entries: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> String {
     let body: Vec<String> = entries
         .into_iter()
         .map(|(k, v)| format!("'{}': '{}'", k.replace('\'', "''"), v.replace('\'', "''")))
@@ -380,6 +397,15 @@ pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
         out.push_str(&format!("    PRIMARY KEY ({})\n", key.join(", ")));
     }
     out.push_str(") WITH ");
+    let options = table_options(t);
+    out.push_str(&options.join("\n    AND "));
+    out.push(';');
+    out
+}
+
+/// The `WITH` options of `CREATE TABLE` (and of `CREATE MATERIALIZED VIEW`), clustering
+/// order first, as `TableMetadata.appendTableOptions` writes them.
+pub(crate) fn table_options(t: &TableDef) -> Vec<String> {
     let mut options = Vec::new();
     if !t.clustering_key.is_empty() {
         let orders: Vec<String> = t
@@ -446,9 +472,7 @@ pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
         "speculative_retry = {}",
         quote(&p.speculative_retry)
     ));
-    out.push_str(&options.join("\n    AND "));
-    out.push(';');
-    out
+    options
 }
 
 fn type_text(ty: &ColumnType) -> String {

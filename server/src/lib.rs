@@ -27,6 +27,7 @@ pub mod config;
 pub mod connection;
 pub mod consistency;
 pub mod describe;
+mod describe_view;
 mod envelope;
 pub mod error;
 pub mod executor;

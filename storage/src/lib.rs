@@ -11,6 +11,7 @@
 //! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
 //! - `read`: [`Snapshot`] point reads and range scans.
 //! - [`index`]: secondary-index entries, maintained in the base write's transaction.
+//! - `view`: materialized-view rows, maintained in the base write's transaction.
 //! - `tables`: every redb table definition.
 //! - `error`: [`StorageError`].
 //!
@@ -37,6 +38,7 @@ mod read_view;
 mod space;
 mod stats;
 mod tables;
+mod view;
 mod writer;
 
 #[cfg(test)]
@@ -47,11 +49,13 @@ mod index_tests;
 mod memtable_tests;
 #[cfg(test)]
 mod store_tests;
+#[cfg(test)]
+mod view_tests;
 
 pub use catalog::{
     references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
     DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, RoleDef, TableDef, TableParams,
-    UserTypeDef,
+    UserTypeDef, ViewDef, ViewFilter, ViewFilterOp,
 };
 pub use combine::{DeferredWrites, NotDeferring};
 pub use counter::{CounterChange, CounterWrite};

@@ -1,7 +1,7 @@
 //! Applying a group of plain row writes to the memtable: each row merged with its newest
 //! version (this group's, the memtable's, or redb's) and stored whole, encoded.
 //!
-//! Only batches of row writes to tables without secondary indexes come here
+//! Only batches of row writes to tables without secondary indexes or views come here
 //! ([`memtable_only`]); catalog changes, counters, range tombstones and indexed tables go
 //! through a redb transaction (`mutation`), which also takes the memtable's rows with it.
 
@@ -16,14 +16,15 @@ use crate::key_filter::KeyFilters;
 use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
 use crate::read_view::{TableKind, View};
-use crate::tables::INDEX_TARGETS;
+use crate::tables::{INDEX_TARGETS, VIEW_TARGETS};
 
 /// Whether `batch` only writes rows (no catalog change, counter or range tombstone).
 pub(crate) fn rows_only(batch: &WriteBatch) -> bool {
     batch.catalog.is_empty() && batch.counters.is_empty() && batch.range_tombstones.is_empty()
 }
 
-/// Which tables have secondary indexes, as read from the committed state; cleared whenever
+/// Which tables have secondary indexes or materialized views (both need the stored row
+/// before a write, in a redb transaction), as read from the committed state; cleared whenever
 /// the catalog changes.
 #[derive(Default)]
 pub(crate) struct IndexedTables {
@@ -36,16 +37,19 @@ impl IndexedTables {
         self.known.clear();
     }
 
-    /// Whether `table` has index targets.
+    /// Whether `table` has index or view targets.
     fn indexed(&mut self, view: &View, table: Uuid) -> Result<bool, StorageError> {
         if let Some(indexed) = self.known.get(&table) {
             return Ok(*indexed);
         }
-        let indexed = match view.txn.open_table(INDEX_TARGETS) {
-            Ok(targets) => targets.get(table.as_bytes().as_slice())?.is_some(),
-            Err(TableError::TableDoesNotExist(_)) => false,
-            Err(e) => return Err(e.into()),
-        };
+        let mut indexed = false;
+        for targets in [INDEX_TARGETS, VIEW_TARGETS] {
+            indexed |= match view.txn.open_table(targets) {
+                Ok(targets) => targets.get(table.as_bytes().as_slice())?.is_some(),
+                Err(TableError::TableDoesNotExist(_)) => false,
+                Err(e) => return Err(e.into()),
+            };
+        }
         self.known.insert(table, indexed);
         Ok(indexed)
     }

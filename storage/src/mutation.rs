@@ -21,6 +21,7 @@ use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::index::IndexPlan;
 use crate::tables::{data_table, data_table_name, rt_table_name, DataTable, SCHEMA};
+use crate::view::{RequestChanges, StoredState, ViewPlan};
 
 /// One write request: applied atomically, in one transaction with the other requests of its
 /// group, and acknowledged once that transaction commits.
@@ -99,6 +100,15 @@ pub enum CatalogOp {
     PutRole(RoleDef),
     /// Drops a role's record.
     DropRole(String),
+    /// Sets the materialized views of a base table (after their `PutTable`/`DropTable` in
+    /// the same request): the writer keeps them from then on, and builds new ones from the
+    /// base rows stored. Empty `views`: the base has none left.
+    PutViews {
+        /// The base table as the request leaves it.
+        base: Arc<TableDef>,
+        /// Its views as the request leaves them.
+        views: Vec<Arc<TableDef>>,
+    },
 }
 
 /// Why applying a request failed.
@@ -135,6 +145,8 @@ struct Plan {
     range_tombstones: BTreeMap<(Uuid, Vec<u8>), Vec<u8>>,
     /// Secondary-index entries and index tables to write.
     index: IndexPlan,
+    /// Materialized-view layouts to record.
+    views: ViewPlan,
 }
 
 /// Applies one request in `txn`. `live_tables` is the set of table ids rows may be written
@@ -185,7 +197,9 @@ fn prepare(
             Some(row) => Some(row),
             None => {
                 let stored = read_row(txn, write.table_id, &write.key, &plan)?;
-                if !plan.index.targets(txn, write.table_id)?.is_empty() {
+                if !plan.index.targets(txn, write.table_id)?.is_empty()
+                    || plan.views.views(txn, write.table_id)?.is_some()
+                {
                     originals.insert(slot.clone(), stored.clone());
                 }
                 stored
@@ -208,15 +222,6 @@ fn prepare(
         };
         counter::apply_all(&batch.counters, &mut merged, &mut source)?;
     }
-    for (slot, row) in merged {
-        if let Some(old) = originals.get(&slot) {
-            let new = (!row.is_empty()).then_some(&row);
-            plan.index
-                .row_changed(txn, slot.0, &slot.1, old.as_ref(), new)?;
-        }
-        let value = (!row.is_empty()).then(|| row::encode(&row));
-        plan.rows.insert(slot, value);
-    }
     let mut lists: BTreeMap<(Uuid, Vec<u8>), Vec<RangeTombstone>> = BTreeMap::new();
     for write in &batch.range_tombstones {
         if !live.contains(&write.table_id) {
@@ -229,6 +234,30 @@ fn prepare(
         };
         range_tombstone::add(&mut list, write.tombstone.clone());
         lists.insert(slot, list);
+    }
+    let changes = RequestChanges {
+        merged: &merged,
+        originals: &originals,
+        tombstones: &lists,
+    };
+    let mut view_rows = BTreeMap::new();
+    let mut views = std::mem::take(&mut plan.views);
+    views.maintain(
+        txn,
+        &changes,
+        &mut PlanState { txn, plan: &plan },
+        &mut view_rows,
+    )?;
+    plan.views = views;
+    plan.rows.extend(view_rows);
+    for (slot, row) in merged {
+        if let Some(old) = originals.get(&slot) {
+            let new = (!row.is_empty()).then_some(&row);
+            plan.index
+                .row_changed(txn, slot.0, &slot.1, old.as_ref(), new)?;
+        }
+        let value = (!row.is_empty()).then(|| row::encode(&row));
+        plan.rows.insert(slot, value);
     }
     for (slot, list) in lists {
         plan.range_tombstones
@@ -251,6 +280,26 @@ fn read_row(
     let table = txn.open_table(data_table(&name))?;
     let value = table.get(key)?;
     value.map(|v| row::decode(v.value())).transpose()
+}
+
+/// The stored state before a request, for view maintenance.
+struct PlanState<'a> {
+    txn: &'a WriteTransaction,
+    plan: &'a Plan,
+}
+
+impl StoredState for PlanState<'_> {
+    fn row(&mut self, table_id: Uuid, key: &[u8]) -> Result<Option<StoredRow>, StorageError> {
+        read_row(self.txn, table_id, key, self.plan)
+    }
+
+    fn tombstones(
+        &mut self,
+        table_id: Uuid,
+        prefix: &[u8],
+    ) -> Result<Vec<RangeTombstone>, StorageError> {
+        read_tombstones(self.txn, table_id, prefix, self.plan)
+    }
 }
 
 /// Stored rows and tombstones for counter writes, with the request's own range tombstones.
@@ -308,6 +357,7 @@ fn prepare_catalog_op(
             for (key, id) in tables_of_keyspace(txn, name)? {
                 plan.schema.push((key, None));
                 plan.index.drop_table(txn, id)?;
+                plan.views.drop_base(id);
                 plan.delete_tables.push(id);
                 plan.table_changes.push((id, false));
             }
@@ -334,8 +384,14 @@ fn prepare_catalog_op(
         CatalogOp::DropTable { keyspace, name, id } => {
             plan.schema.push((table_key(keyspace, name), None));
             plan.index.drop_table(txn, *id)?;
+            plan.views.drop_base(*id);
             plan.delete_tables.push(*id);
             plan.table_changes.push((*id, false));
+        }
+        CatalogOp::PutViews { base, views } => {
+            let cleared = plan.delete_tables.contains(&base.id);
+            plan.views
+                .put_views(txn, base, views, cleared, &mut plan.rows)?;
         }
         CatalogOp::TruncateTable { id } => {
             plan.index.truncate(txn, *id)?;
@@ -448,5 +504,6 @@ fn write(
         }
     }
     drop(open);
+    plan.views.write(txn)?;
     plan.index.write(txn)
 }

@@ -24,6 +24,11 @@ pub(crate) const SCHEMA: TableDefinition<'static, &str, &[u8]> = TableDefinition
 pub(crate) const INDEX_TARGETS: TableDefinition<'static, &[u8], &[u8]> =
     TableDefinition::new("index_targets");
 
+/// `view_targets`: per base table id (16 bytes), the JSON layouts of the base and its
+/// materialized views (see `crate::view`), so the writer can maintain them without the catalog.
+pub(crate) const VIEW_TARGETS: TableDefinition<'static, &[u8], &[u8]> =
+    TableDefinition::new("view_targets");
+
 /// The name of the data table of the CQL table with id `id`: `data_<uuid simple>`. Named by
 /// id, never by CQL name, so a dropped and re-created table starts empty.
 pub(crate) fn data_table_name(id: Uuid) -> String {

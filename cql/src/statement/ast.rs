@@ -132,6 +132,19 @@ pub enum Statement {
         if_exists: bool,
     },
     CreateIndex(Box<CreateIndex>),
+    /// `CREATE MATERIALIZED VIEW`.
+    CreateView(Box<CreateView>),
+    /// `ALTER MATERIALIZED VIEW [IF EXISTS] v WITH ...`.
+    AlterView {
+        name: QualifiedName,
+        if_exists: bool,
+        properties: Vec<Property>,
+    },
+    /// `DROP MATERIALIZED VIEW [IF EXISTS] v`.
+    DropView {
+        name: QualifiedName,
+        if_exists: bool,
+    },
     DropIndex {
         name: QualifiedName,
         if_exists: bool,
@@ -475,6 +488,26 @@ pub struct CreateTable {
     pub clustering_order: Vec<(Ident, Order)>,
     pub compact_storage: bool,
     pub properties: Vec<Property>,
+}
+
+/// `CREATE MATERIALIZED VIEW [IF NOT EXISTS] v AS SELECT selectors FROM t WHERE ...
+/// PRIMARY KEY (...) [WITH CLUSTERING ORDER BY (...) AND properties]`
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateView {
+    pub name: QualifiedName,
+    pub if_not_exists: bool,
+    /// The base table.
+    pub base: QualifiedName,
+    /// Empty means `*`.
+    pub selectors: Vec<Selector>,
+    pub where_clause: Vec<Relation>,
+    /// Empty when the statement has no `PRIMARY KEY` clause (refused by the server).
+    pub partition_key: Vec<Ident>,
+    pub clustering_key: Vec<Ident>,
+    pub clustering_order: Vec<(Ident, Order)>,
+    pub properties: Vec<Property>,
+    /// Whether the statement holds bind markers (refused by the server).
+    pub has_bind_markers: bool,
 }
 
 /// `ALTER TABLE t ...`

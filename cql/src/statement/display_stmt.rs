@@ -3,8 +3,9 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::ast::{
-    Assignment, AuthResource, Batch, BatchKind, ColumnCondition, Condition, Delete, DeleteTarget,
-    DisabledDdl, Insert, InsertValues, Operator, PermissionStatement, Property, Relation,
+    Assignment, AuthResource, Batch, BatchKind, ColumnCondition, Condition, CreateView, Delete,
+    DeleteTarget, DisabledDdl, Insert, InsertValues, Operator, PermissionStatement, Property,
+    Relation,
     RoleOptions, RoleStatement, Select, Statement, Update, UsingClause,
 };
 use super::display::{comma, quote_string};
@@ -92,6 +93,18 @@ impl Display for Statement {
                 Ok(())
             }
             Statement::DropIndex { name, if_exists: e } => drop(f, "INDEX", *e, name),
+            Statement::CreateView(s) => write!(f, "{s}"),
+            Statement::AlterView {
+                name,
+                if_exists: e,
+                properties,
+            } => {
+                f.write_str("ALTER MATERIALIZED VIEW")?;
+                if_exists(f, *e)?;
+                write!(f, " {name}")?;
+                with_properties(f, properties)
+            }
+            Statement::DropView { name, if_exists: e } => drop(f, "MATERIALIZED VIEW", *e, name),
             Statement::CreateType(s) => {
                 f.write_str("CREATE TYPE")?;
                 if_not_exists(f, s.if_not_exists)?;
@@ -159,6 +172,45 @@ impl Display for Select {
         }
         if self.allow_filtering {
             f.write_str(" ALLOW FILTERING")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for CreateView {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("CREATE MATERIALIZED VIEW")?;
+        if_not_exists(f, self.if_not_exists)?;
+        write!(f, " {} AS SELECT ", self.name)?;
+        if self.selectors.is_empty() {
+            f.write_str("*")?;
+        } else {
+            comma(f, &self.selectors)?;
+        }
+        write!(f, " FROM {}", self.base)?;
+        where_clause(f, &self.where_clause)?;
+        f.write_str(" PRIMARY KEY ((")?;
+        comma(f, &self.partition_key)?;
+        f.write_str(")")?;
+        for c in &self.clustering_key {
+            write!(f, ", {c}")?;
+        }
+        f.write_str(")")?;
+        for (i, (c, order)) in self.clustering_order.iter().enumerate() {
+            let sep = if i == 0 {
+                " WITH CLUSTERING ORDER BY ("
+            } else {
+                ", "
+            };
+            write!(f, "{sep}{c} {order}")?;
+        }
+        if !self.clustering_order.is_empty() {
+            f.write_str(")")?;
+        }
+        for (i, p) in self.properties.iter().enumerate() {
+            let first = i == 0 && self.clustering_order.is_empty();
+            f.write_str(if first { " WITH " } else { " AND " })?;
+            write!(f, "{p}")?;
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ mod key_design;
 mod key_types;
 mod limits;
 mod lwt;
+mod materialized_views;
 mod metrics;
 mod model;
 mod persistence;

@@ -15,6 +15,7 @@ use crate::error::{CqlError, CqlResult};
 use crate::executor::index_ddl;
 use crate::executor::modify::submit;
 use crate::executor::user_types;
+use crate::executor::view_ddl;
 use crate::node::Node;
 use crate::planner::ddl::{added_columns, altered_table, create_table_def};
 use crate::planner::keyspace_of;
@@ -31,7 +32,7 @@ pub(crate) struct Change {
 
 const NAME_LENGTH: usize = 48;
 
-fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= NAME_LENGTH
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -126,6 +127,17 @@ pub async fn execute(
                         "Table '{keyspace}.{table}' doesn't exist"
                     )))
                 }
+                Some(def) if def.is_view() => {
+                    return Err(CqlError::invalid(
+                        "Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.",
+                    ))
+                }
+                Some(def) if !current.views_of(def.id).is_empty() => {
+                    // Cassandra formats the keyspace name here, not the views' names.
+                    return Err(CqlError::invalid(format!(
+                        "Cannot drop a table when materialized views still depend on it ({keyspace})"
+                    )));
+                }
                 Some(def) => {
                     let mut catalog = current.clone();
                     if let Some(ks) = catalog.keyspaces.get_mut(&keyspace) {
@@ -155,6 +167,22 @@ pub async fn execute(
         Statement::CreateIndex(stmt) => index_ddl::create_index(current, stmt, session_keyspace)?,
         Statement::DropIndex { name, if_exists } => {
             index_ddl::drop_index(current, name, *if_exists, session_keyspace)?
+        }
+        Statement::CreateView(stmt) => {
+            let enabled = node.config.materialized_views_enabled;
+            let change = view_ddl::create_view(current, stmt, session_keyspace, enabled)?;
+            if change.is_some() {
+                crate::warnings::warn(view_ddl::USAGE_WARNING.to_string());
+            }
+            change
+        }
+        Statement::AlterView {
+            name,
+            if_exists,
+            properties,
+        } => view_ddl::alter_view(current, name, *if_exists, properties, session_keyspace)?,
+        Statement::DropView { name, if_exists } => {
+            view_ddl::drop_view(current, name, *if_exists, session_keyspace)?
         }
         Statement::CreateType(stmt) => user_types::create_type(current, stmt, session_keyspace)?,
         Statement::AlterType(stmt) => user_types::alter_type(current, stmt, session_keyspace)?,
@@ -316,6 +344,12 @@ fn alter_table(
             "Table '{keyspace}.{table}' doesn't exist"
         )));
     };
+    if def.is_view() {
+        return Err(CqlError::invalid(
+            "Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead",
+        ));
+    }
+    let has_views = !current.views_of(def.id).is_empty();
     let new_def = match &stmt.action {
         AlterTableAction::Add {
             if_not_exists,
@@ -358,6 +392,12 @@ fn alter_table(
                             ident.name
                         )))
                     }
+                    Some(_) if has_views => {
+                        return Err(CqlError::invalid(format!(
+                            "Cannot drop column {} on base table {} with materialized views",
+                            ident.name, def.name
+                        )))
+                    }
                     Some(col) => {
                         index_ddl::check_no_dependent_indexes(def, col)?;
                         dropped.push(ident.name.clone())
@@ -374,8 +414,8 @@ fn alter_table(
             new.params = table_params(properties, def.params.clone())?;
             new
         }
-        AlterTableAction::Rename { .. } => {
-            return Err(CqlError::invalid("ALTER TABLE RENAME is not supported yet"))
+        AlterTableAction::Rename { if_exists, renames } => {
+            return crate::executor::rename::rename_columns(current, def, renames, *if_exists)
         }
         AlterTableAction::AlterType { .. } => {
             return Err(CqlError::invalid(
@@ -383,7 +423,11 @@ fn alter_table(
             ))
         }
     };
-    Ok(Some(put_table(current, new_def, SchemaChangeType::Updated)))
+    let mut change = put_table(current, new_def, SchemaChangeType::Updated);
+    if has_views {
+        view_ddl::follow_base(&mut change, def.id);
+    }
+    Ok(Some(change))
 }
 
 /// TRUNCATE: removes every row of a user table.
@@ -402,11 +446,21 @@ pub async fn truncate(
     if table.kind == crate::schema::TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
         return Err(not_modifiable(&table.def.keyspace));
     }
+    if table.def.is_view() {
+        return Err(CqlError::invalid(
+            "Cannot TRUNCATE materialized view directly; must truncate base table instead",
+        ));
+    }
+    // A base table's views are truncated with it, in the same transaction.
+    let mut catalog = vec![CatalogOp::TruncateTable { id: table.def.id }];
+    for view in schema.catalog.views_of(table.def.id) {
+        catalog.push(CatalogOp::TruncateTable { id: view.id });
+    }
     submit(
         node,
         WriteBatch {
             rows: Vec::new(),
-            catalog: vec![CatalogOp::TruncateTable { id: table.def.id }],
+            catalog,
             range_tombstones: Vec::new(),
             counters: Vec::new(),
         },

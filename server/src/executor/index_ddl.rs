@@ -81,6 +81,11 @@ pub(crate) fn create_index(
             "Secondary indexes on counter tables aren't supported",
         ));
     }
+    if table.is_view() {
+        return Err(CqlError::invalid(
+            "Secondary indexes on materialized views aren't supported",
+        ));
+    }
     let targets = stmt
         .targets
         .iter()

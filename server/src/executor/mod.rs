@@ -29,6 +29,7 @@ mod point;
 mod query_text;
 mod read_ranges;
 pub mod read_stats;
+mod rename;
 pub(crate) mod roles;
 pub mod row;
 pub(crate) mod sai_options;
@@ -38,6 +39,8 @@ mod shaping;
 pub mod source;
 mod statics;
 mod user_types;
+pub(crate) mod view_ddl;
+mod view_where;
 mod virtual_read;
 mod write_guards;
 
@@ -218,6 +221,9 @@ pub async fn execute(
         | Statement::DropTable { .. }
         | Statement::CreateIndex(_)
         | Statement::DropIndex { .. }
+        | Statement::CreateView(_)
+        | Statement::AlterView { .. }
+        | Statement::DropView { .. }
         | Statement::CreateType(_)
         | Statement::AlterType(_)
         | Statement::DropType { .. }) => {

@@ -233,11 +233,13 @@ fn put_type(
             }
         }
         ks.types.insert(def.name.clone(), def.clone());
-        for table in tables {
+        for table in &tables {
             ks.tables.insert(table.name.clone(), table.clone());
-            ops.push(CatalogOp::PutTable(table));
+            ops.push(CatalogOp::PutTable(table.clone()));
         }
     }
+    // Key layouts of views may hold the type: the writer gets them anew.
+    ops.extend(crate::executor::view_ddl::refresh_views(&catalog, &tables));
     Change {
         ops,
         catalog,

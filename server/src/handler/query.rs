@@ -48,6 +48,7 @@ pub(super) async fn handle(
         .map(|n| n.as_ref().map(|i| i.name.clone()))
         .collect();
     let values = positional_values(&query.params, &names, info.as_ref())?;
+    crate::executor::view_ddl::check_no_bind_markers(&parsed.statement)?;
     check_value_count(parsed.bind_count, values.len())?;
     let planning = executor::Planning::Now {
         statement: &parsed.statement,

@@ -93,6 +93,9 @@ impl StatementKind {
             | Statement::DropTable { .. }
             | Statement::CreateIndex(_)
             | Statement::DropIndex { .. }
+            | Statement::CreateView(_)
+            | Statement::AlterView { .. }
+            | Statement::DropView { .. }
             | Statement::CreateType(_)
             | Statement::AlterType(_)
             | Statement::DropType { .. }

@@ -74,6 +74,11 @@ fn check_modifiable(table: &TableRef) -> CqlResult<()> {
             table.def.keyspace
         )));
     }
+    if table.def.is_view() {
+        return Err(CqlError::invalid(
+            "Cannot directly modify a materialized view",
+        ));
+    }
     Ok(())
 }
 

@@ -32,6 +32,8 @@ const SYSTEM: &[&str] = &[
      PRIMARY KEY ((peer), peer_port))",
     "CREATE TABLE \"IndexInfo\" (table_name text, index_name text, value blob,
      PRIMARY KEY ((table_name), index_name))",
+    "CREATE TABLE built_views (keyspace_name text, view_name text, status_replicated boolean,
+     PRIMARY KEY ((keyspace_name), view_name))",
 ];
 
 const OPTION_COLUMNS: &str = "additional_write_policy text, allow_auto_snapshot boolean,

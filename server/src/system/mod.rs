@@ -32,6 +32,10 @@ pub fn rows(
     let named = match (table.keyspace.as_str(), table.name.as_str()) {
         ("system", "local") => vec![local::local_row(node, schema, session)],
         ("system", "IndexInfo") => schema_tables::built_indexes(schema),
+        ("system", "built_views") => schema_tables::built_views(schema),
+        ("system_distributed", "view_build_status") => {
+            schema_tables::view_build_status(schema, node.host_id)
+        }
         ("system_schema", name) => schema_tables::rows(schema, name, false, keyspaces),
         ("system_virtual_schema", name) => schema_tables::rows(schema, name, true, keyspaces),
         ("system_auth", "roles") => auth_tables::roles(schema),

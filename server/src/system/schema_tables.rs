@@ -27,7 +27,13 @@ pub(crate) fn rows(
         match (virtual_schema, table) {
             (false, "keyspaces") => rows.push(keyspace_row(ks)),
             (true, "keyspaces") => rows.push(vec![("keyspace_name", text(ks.name.clone()))]),
-            (false, "tables") => rows.extend(ks.tables.values().map(|t| table_row(t))),
+            (false, "tables") => rows.extend(
+                ks.tables
+                    .values()
+                    .filter(|t| !t.is_view())
+                    .map(|t| table_row(t)),
+            ),
+            (false, "views") => rows.extend(ks.tables.values().filter_map(|t| view_row(t))),
             (true, "tables") => rows.extend(ks.tables.values().map(|t| {
                 vec![
                     ("keyspace_name", text(t.keyspace.clone())),
@@ -86,6 +92,59 @@ pub(crate) fn built_indexes(schema: &Schema) -> Vec<NamedRow> {
             })
         })
         .collect()
+}
+
+/// `system_distributed.view_build_status`: every view is built by the transaction that
+/// creates it, so each has this node's `SUCCESS` row.
+pub(crate) fn view_build_status(schema: &Schema, host_id: uuid::Uuid) -> Vec<NamedRow> {
+    schema
+        .all_keyspaces()
+        .flat_map(|ks| ks.tables.values())
+        .filter(|t| t.is_view())
+        .map(|t| {
+            vec![
+                ("keyspace_name", text(t.keyspace.clone())),
+                ("view_name", text(t.name.clone())),
+                ("host_id", Some(CqlValue::Uuid(host_id))),
+                ("status", text("SUCCESS")),
+            ]
+        })
+        .collect()
+}
+
+/// `system.built_views`: every view, built at its creation.
+pub(crate) fn built_views(schema: &Schema) -> Vec<NamedRow> {
+    schema
+        .all_keyspaces()
+        .flat_map(|ks| ks.tables.values())
+        .filter(|t| t.is_view())
+        .map(|t| {
+            vec![
+                ("keyspace_name", text(t.keyspace.clone())),
+                ("view_name", text(t.name.clone())),
+                ("status_replicated", Some(CqlValue::Boolean(true))),
+            ]
+        })
+        .collect()
+}
+
+/// `system_schema.views`: a view's base, WHERE clause and options.
+fn view_row(t: &TableDef) -> Option<NamedRow> {
+    let view = t.view.as_ref()?;
+    let mut row = vec![
+        ("keyspace_name", text(t.keyspace.clone())),
+        ("view_name", text(t.name.clone())),
+        ("base_table_id", Some(CqlValue::Uuid(view.base_id))),
+        ("base_table_name", text(view.base_name.clone())),
+        (
+            "include_all_columns",
+            Some(CqlValue::Boolean(view.include_all_columns)),
+        ),
+        ("where_clause", text(view.where_clause.clone())),
+        ("id", Some(CqlValue::Uuid(t.id))),
+    ];
+    row.extend(option_columns(&t.params));
+    Some(row)
 }
 
 fn keyspace_row(ks: &KeyspaceDef) -> NamedRow {

@@ -11,6 +11,7 @@ mod params;
 pub(crate) mod persist;
 pub(crate) mod role;
 pub mod type_text;
+mod view;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -21,6 +22,7 @@ use uuid::Uuid;
 pub use index::{IndexDef, IndexTargetKind};
 pub use params::TableParams;
 pub use role::RoleDef;
+pub use view::{ViewDef, ViewFilter, ViewFilterOp};
 
 /// Every keyspace and table the node knows.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -184,6 +186,8 @@ pub struct TableDef {
     pub dropped_columns: Vec<DroppedColumn>,
     /// Secondary indexes, in creation order.
     pub indexes: Vec<IndexDef>,
+    /// Set when this table is a materialized view (see [`ViewDef`]).
+    pub view: Option<ViewDef>,
 }
 
 /// A column id, stable within a table and never reused: a dropped then re-added column gets a
@@ -312,6 +316,7 @@ impl TableDef {
             next_column_id,
             dropped_columns: Vec::new(),
             indexes: Vec::new(),
+            view: None,
         };
         table.reindex();
         table

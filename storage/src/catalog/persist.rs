@@ -90,6 +90,9 @@ pub(crate) struct TableRecord {
     /// Absent in records written before secondary indexes existed.
     #[serde(default)]
     indexes: Vec<IndexRecord>,
+    /// Present only for materialized views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    view: Option<super::ViewDef>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -175,6 +178,7 @@ pub(crate) fn encode_table(t: &TableDef) -> Vec<u8> {
                 options: i.options.clone(),
             })
             .collect(),
+        view: t.view.clone(),
     })
 }
 
@@ -299,6 +303,7 @@ fn decode_table(
     table.next_column_id = r.next_column_id;
     table.dropped_columns = dropped_columns;
     table.indexes = indexes;
+    table.view = r.view;
     if table.partition_key.is_empty() {
         return Err(corrupt(key, "table without partition key"));
     }

@@ -197,15 +197,15 @@ pub(crate) fn encode_targets(targets: &[IndexedCells]) -> Option<Vec<u8>> {
 }
 
 /// Serde for a [`Uuid`] as its hyphenated text.
-mod uuid_text {
+pub(crate) mod uuid_text {
     use serde::{Deserialize, Deserializer, Serializer};
     use uuid::Uuid;
 
-    pub(super) fn serialize<S: Serializer>(id: &Uuid, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(id: &Uuid, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&id.to_string())
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Uuid, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Uuid, D::Error> {
         let text = String::deserialize(d)?;
         Uuid::parse_str(&text).map_err(serde::de::Error::custom)
     }

@@ -47,6 +47,9 @@ impl Parser<'_> {
         if self.eat_kw("type") {
             return self.create_type();
         }
+        if self.eat_kws(&["materialized", "view"]) {
+            return self.create_view();
+        }
         if self.is_kw("role") || self.is_kw("user") {
             return self.create_role();
         }
@@ -79,6 +82,9 @@ impl Parser<'_> {
         if self.eat_kw("type") {
             return self.alter_type();
         }
+        if self.eat_kws(&["materialized", "view"]) {
+            return self.alter_view();
+        }
         if self.is_kw("role") || self.is_kw("user") {
             return self.alter_role();
         }
@@ -107,6 +113,9 @@ impl Parser<'_> {
             let if_exists = self.if_exists()?;
             let name = self.qualified_name()?;
             return Ok(Statement::DropType { name, if_exists });
+        }
+        if self.eat_kws(&["materialized", "view"]) {
+            return self.drop_view();
         }
         if self.is_kw("role") || self.is_kw("user") {
             return self.drop_role();

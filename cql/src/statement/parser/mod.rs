@@ -15,6 +15,7 @@ mod modify;
 mod permission;
 mod role;
 mod select;
+mod view;
 
 use super::ast::{BindMarker, Ident, QualifiedName, Statement};
 use super::error::{token_display, ParseError, ParseErrorKind};
@@ -134,6 +135,11 @@ impl<'a> Parser<'a> {
             "explain" => self.explain_statement(),
             _ => Err(self.no_viable()),
         }
+    }
+
+    /// How many bind markers were seen so far.
+    pub(crate) fn binds_seen(&self) -> usize {
+        self.binds.len()
     }
 
     // ---------- cursor ----------

@@ -127,7 +127,7 @@ impl Parser<'_> {
     }
 
     /// `'*'` (an empty list) or `selector (',' selector)*`.
-    fn selectors(&mut self) -> Result<Vec<Selector>> {
+    pub(crate) fn selectors(&mut self) -> Result<Vec<Selector>> {
         if self.eat_punct("*") {
             return Ok(Vec::new());
         }

@@ -1,0 +1,136 @@
+//! `ALTER TABLE ... RENAME a TO b [AND ...]`: primary-key columns only, with Cassandra 5.0's
+//! messages (`AlterTableStatement.RenameColumns`). Cells are stored under column ids, so a
+//! rename changes names only; the base's materialized views rename the column too (same id),
+//! WHERE clause included, as Cassandra's `withRenamedPrimaryKeyColumn` does.
+
+use std::sync::Arc;
+
+use cql::frame::response::SchemaChangeType;
+use cql::statement::ast::{Ident, Statement};
+use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
+
+use crate::error::{CqlError, CqlResult};
+use crate::executor::ddl::{put_table, Change};
+use crate::executor::view_where::{for_each_column, where_text};
+
+/// Plans the renames of `def`'s columns; `None` when `IF EXISTS` leaves nothing to do.
+pub(crate) fn rename_columns(
+    current: &Catalog,
+    def: &Arc<TableDef>,
+    renames: &[(Ident, Ident)],
+    if_exists: bool,
+) -> CqlResult<Option<Change>> {
+    let mut table = (**def).clone();
+    let mut done: Vec<(String, String)> = Vec::new();
+    for (old, new) in renames {
+        let qualified = format!(
+            "{}.{}",
+            cql::types::maybe_quote(&def.keyspace),
+            cql::types::maybe_quote(&def.name)
+        );
+        let Some(column) = table.column(&old.name).cloned() else {
+            if if_exists {
+                continue;
+            }
+            return Err(CqlError::invalid(format!(
+                "Column {old} was not found in table {qualified}"
+            )));
+        };
+        if !matches!(
+            column.kind,
+            ColumnKind::PartitionKey | ColumnKind::Clustering
+        ) {
+            return Err(CqlError::invalid(format!(
+                "Cannot rename non PRIMARY KEY column {old}"
+            )));
+        }
+        if table.column(&new.name).is_some() {
+            return Err(CqlError::invalid(format!(
+                "Cannot rename column {old} to {new} in table '{qualified}'; another column with that name already exists"
+            )));
+        }
+        let dependent: Vec<&str> = table
+            .indexes
+            .iter()
+            .filter(|i| i.column == column.id)
+            .map(|i| i.name.as_str())
+            .collect();
+        if !dependent.is_empty() {
+            return Err(CqlError::invalid(format!(
+                "Cannot rename column {old} because it has dependent secondary indexes ({})",
+                dependent.join(", ")
+            )));
+        }
+        if let Some(c) = table.columns.iter_mut().find(|c| c.id == column.id) {
+            c.name = new.name.clone();
+        }
+        done.push((old.name.clone(), new.name.clone()));
+    }
+    if done.is_empty() {
+        return Ok(None);
+    }
+    table.reindex();
+    let mut change = put_table(current, table, SchemaChangeType::Updated);
+    rename_in_views(&mut change, def.id, &done)?;
+    Ok(Some(change))
+}
+
+/// Renames the columns in every view of the base `base_id`, and writes the new layouts.
+fn rename_in_views(
+    change: &mut Change,
+    base_id: uuid::Uuid,
+    done: &[(String, String)],
+) -> CqlResult<()> {
+    let views: Vec<Arc<TableDef>> = change
+        .catalog
+        .views_of(base_id)
+        .into_iter()
+        .cloned()
+        .collect();
+    if views.is_empty() {
+        return Ok(());
+    }
+    for view in views {
+        let mut new = (*view).clone();
+        for (old, renamed) in done {
+            if let Some(c) = new.columns.iter_mut().find(|c| &c.name == old) {
+                c.name = renamed.clone();
+            }
+        }
+        if let Some(def) = new.view.as_mut() {
+            def.where_clause = renamed_where(&def.where_clause, done)?;
+        }
+        new.reindex();
+        let new = Arc::new(new);
+        if let Some(ks) = change.catalog.keyspaces.get_mut(&new.keyspace) {
+            ks.tables.insert(new.name.clone(), new.clone());
+        }
+        change.ops.push(CatalogOp::PutTable(new));
+    }
+    if let Some(base) = change.catalog.table_by_id(base_id).cloned() {
+        change
+            .ops
+            .push(crate::executor::view_ddl::put_views(&change.catalog, &base));
+    }
+    Ok(())
+}
+
+/// A view's WHERE clause text with the renamed columns.
+fn renamed_where(text: &str, done: &[(String, String)]) -> CqlResult<String> {
+    if text.is_empty() {
+        return Ok(String::new());
+    }
+    let statement = cql::statement::parse_statement(&format!("SELECT * FROM x WHERE {text}"))?;
+    let Statement::Select(mut select) = statement else {
+        return Ok(text.to_string());
+    };
+    let mut rename = |ident: &mut Ident| {
+        if let Some((_, new)) = done.iter().find(|(old, _)| *old == ident.name) {
+            ident.name = new.clone();
+        }
+    };
+    for relation in &mut select.where_clause {
+        for_each_column(relation, &mut rename);
+    }
+    Ok(where_text(&select.where_clause))
+}
