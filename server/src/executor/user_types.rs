@@ -143,9 +143,11 @@ pub(crate) fn alter_type(
             let in_partition_key: Vec<String> = ks
                 .tables
                 .values()
+                // Cassandra looks at tables only: a view keyed by the type does not block it.
                 .filter(|t| {
-                    t.partition_key_columns()
-                        .any(|c| references_type(&c.ty, &ks_name, name))
+                    t.view.is_none()
+                        && t.partition_key_columns()
+                            .any(|c| references_type(&c.ty, &ks_name, name))
                 })
                 .map(|t| format!("{}.{}", t.keyspace, t.name))
                 .collect();
