@@ -368,3 +368,55 @@ async fn compression_options_are_validated_and_stored_as_cassandra_does() {
         );
     }
 }
+
+#[tokio::test]
+async fn missing_replication_factors_default_as_in_cassandra_5() {
+    use std::collections::HashMap;
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    let replication = |ks: &'static str| {
+        let session = &session;
+        async move {
+            let (map,): (HashMap<String, String>,) = query_single_row(
+                session,
+                "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?",
+                (ks,),
+            )
+            .await;
+            map
+        }
+    };
+    for cql in [
+        "CREATE KEYSPACE s WITH replication = {'class': 'SimpleStrategy'}",
+        "CREATE KEYSPACE n WITH replication = {'class': 'NetworkTopologyStrategy'}",
+        "ALTER KEYSPACE s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+    ] {
+        session.query_unpaged(cql, &[]).await.expect(cql);
+    }
+    assert_eq!(replication("s").await["replication_factor"], "3");
+    assert_eq!(replication("n").await["datacenter1"], "1");
+    session
+        .query_unpaged(
+            "ALTER KEYSPACE s WITH replication = {'class': 'NetworkTopologyStrategy'}",
+            &[],
+        )
+        .await
+        .unwrap();
+    let altered = replication("s").await;
+    assert_eq!(
+        altered["class"],
+        "org.apache.cassandra.locator.NetworkTopologyStrategy"
+    );
+    assert_eq!(altered["datacenter1"], "3");
+    let err = session
+        .query_unpaged("CREATE KEYSPACE x WITH replication = {}", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err),
+        Some((
+            DbError::ConfigError,
+            "Missing replication strategy class".into()
+        ))
+    );
+}

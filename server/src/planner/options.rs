@@ -94,7 +94,8 @@ pub fn keyspace_params(
     for prop in properties {
         match prop.name.to_ascii_lowercase().as_str() {
             "replication" => {
-                replication = replication_map(keyspace, value_map(&prop.value, "replication")?)?;
+                let raw = value_map(&prop.value, "replication")?;
+                replication = replication_map(keyspace, raw, &replication)?;
                 saw_replication = true;
             }
             "durable_writes" => durable_writes = parse_bool(&prop.value, "durable_writes")?,
@@ -109,9 +110,17 @@ pub fn keyspace_params(
     Ok((replication, durable_writes))
 }
 
+/// Cassandra's `default_keyspace_rf` (its default, 1): the replication factor a strategy
+/// gets when none is given and the keyspace had none before.
+const DEFAULT_KEYSPACE_RF: &str = "1";
+
+/// The replication map of CREATE/ALTER KEYSPACE: `raw` as written, `previous` the keyspace's
+/// map before an ALTER (empty for CREATE). Missing factors come from `previous`, else from
+/// `default_keyspace_rf`, as Cassandra 5.0's strategies' `prepareOptions` do.
 fn replication_map(
     keyspace: &str,
     raw: BTreeMap<String, String>,
+    previous: &BTreeMap<String, String>,
 ) -> CqlResult<BTreeMap<String, String>> {
     let Some(class) = raw.get("class") else {
         return Err(CqlError::Config(
@@ -119,43 +128,23 @@ fn replication_map(
         ));
     };
     let class = qualify(class, STRATEGY_PACKAGE);
-    let mut map = BTreeMap::new();
-    match class.rsplit('.').next().unwrap_or_default() {
+    let mut options: BTreeMap<String, String> =
+        raw.into_iter().filter(|(key, _)| key != "class").collect();
+    let previous_rf = previous.get("replication_factor").map(String::as_str);
+    let mut map = match class.rsplit('.').next().unwrap_or_default() {
         "SimpleStrategy" => {
-            let Some(rf) = raw.get("replication_factor") else {
-                return Err(CqlError::Config(
-                    "SimpleStrategy requires a replication_factor strategy option.".into(),
-                ));
-            };
-            validate_rf(rf)?;
-            for key in raw.keys() {
-                if key != "class" && key != "replication_factor" {
-                    return Err(CqlError::Config(format!(
-                        "Unrecognized strategy option {{{key}}} passed to SimpleStrategy for keyspace {keyspace}"
-                    )));
-                }
-            }
-            map.insert("replication_factor".to_string(), rf.trim().to_string());
+            let rf = previous_rf.unwrap_or(DEFAULT_KEYSPACE_RF);
+            options
+                .entry("replication_factor".into())
+                .or_insert_with(|| rf.into());
+            simple_strategy(keyspace, options)?
         }
         "NetworkTopologyStrategy" => {
-            for (key, value) in &raw {
-                if key == "class" {
-                    continue;
-                }
-                validate_rf(value)?;
-                // `replication_factor` applies to every datacenter; this node has one.
-                let dc = if key == "replication_factor" {
-                    DATACENTER
-                } else {
-                    key.as_str()
-                };
-                if dc != DATACENTER {
-                    return Err(CqlError::Config(format!(
-                        "Unrecognized strategy option {{{key}}} passed to NetworkTopologyStrategy for keyspace {keyspace}"
-                    )));
-                }
-                map.insert(dc.to_string(), value.trim().to_string());
+            if options.is_empty() {
+                let rf = previous_rf.unwrap_or(DEFAULT_KEYSPACE_RF);
+                options.insert("replication_factor".into(), rf.into());
             }
+            network_topology(keyspace, options, previous)?
         }
         "LocalStrategy" | "EverywhereStrategy" => {
             return Err(CqlError::Config(format!(
@@ -167,8 +156,60 @@ fn replication_map(
                 "Unable to find replication strategy class '{class}'"
             )))
         }
-    }
+    };
     map.insert("class".to_string(), class);
+    Ok(map)
+}
+
+/// SimpleStrategy's options: exactly a valid `replication_factor`.
+fn simple_strategy(
+    keyspace: &str,
+    options: BTreeMap<String, String>,
+) -> CqlResult<BTreeMap<String, String>> {
+    let mut map = BTreeMap::new();
+    for (key, rf) in options {
+        if key != "replication_factor" {
+            return Err(CqlError::Config(format!(
+                "Unrecognized strategy option {{{key}}} passed to SimpleStrategy for keyspace {keyspace}"
+            )));
+        }
+        validate_rf(&rf)?;
+        map.insert(key, rf.trim().to_string());
+    }
+    Ok(map)
+}
+
+/// NetworkTopologyStrategy's options: `replication_factor` expands to this node's one
+/// datacenter; on ALTER, datacenters not named keep their factor; factors of 0 are dropped.
+fn network_topology(
+    keyspace: &str,
+    mut options: BTreeMap<String, String>,
+    previous: &BTreeMap<String, String>,
+) -> CqlResult<BTreeMap<String, String>> {
+    let expand = options.remove("replication_factor");
+    if expand.is_some() {
+        for (key, value) in previous {
+            if key != "class" && key != "replication_factor" {
+                options.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+    }
+    let mut map = BTreeMap::new();
+    for (dc, value) in options {
+        validate_rf(&value)?;
+        if dc != DATACENTER {
+            return Err(CqlError::Config(format!(
+                "Unrecognized strategy option {{{dc}}} passed to NetworkTopologyStrategy for keyspace {keyspace}"
+            )));
+        }
+        map.insert(dc, value.trim().to_string());
+    }
+    if let Some(rf) = expand {
+        validate_rf(&rf)?;
+        map.entry(DATACENTER.to_string())
+            .or_insert_with(|| rf.trim().to_string());
+    }
+    map.retain(|_, rf| rf != "0");
     Ok(map)
 }
 
@@ -308,6 +349,32 @@ mod tests {
             matches!(err, CqlError::Config(ref m) if m == "Unrecognized strategy option {nowhere} passed to NetworkTopologyStrategy for keyspace ks")
         );
         assert!(nts("Replication_factor").is_err());
+    }
+
+    #[test]
+    fn missing_factors_come_from_the_previous_map_or_default_keyspace_rf() {
+        let replication = |entries: &[(&str, &str)], previous: BTreeMap<String, String>| {
+            keyspace_params("ks", &[prop("replication", entries)], previous, true)
+                .map(|(map, _)| map)
+        };
+        let simple = replication(&[("class", "SimpleStrategy")], BTreeMap::new()).unwrap();
+        assert_eq!(simple["replication_factor"], "1");
+        let nts = replication(&[("class", "NetworkTopologyStrategy")], BTreeMap::new()).unwrap();
+        assert_eq!(nts["datacenter1"], "1");
+        let from_simple = replication(&[("class", "NetworkTopologyStrategy")], simple).unwrap();
+        assert_eq!(from_simple["datacenter1"], "1");
+        let previous = BTreeMap::from([
+            ("class".to_string(), "SimpleStrategy".to_string()),
+            ("replication_factor".to_string(), "3".to_string()),
+        ]);
+        let altered = replication(&[("class", "NetworkTopologyStrategy")], previous).unwrap();
+        assert_eq!(altered["datacenter1"], "3");
+        let zero = replication(
+            &[("class", "NetworkTopologyStrategy"), ("datacenter1", "0")],
+            BTreeMap::new(),
+        )
+        .unwrap();
+        assert!(!zero.contains_key("datacenter1"));
     }
 
     #[test]
