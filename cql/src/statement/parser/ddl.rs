@@ -14,7 +14,7 @@ impl Parser<'_> {
     /// `USE ks`.
     pub(crate) fn use_statement(&mut self) -> Result<Statement> {
         self.expect_kw("use")?;
-        Ok(Statement::Use(self.ident()?))
+        Ok(Statement::Use(self.keyspace_name()?))
     }
 
     /// `TRUNCATE [TABLE] t`.
@@ -29,7 +29,7 @@ impl Parser<'_> {
         self.expect_kw("create")?;
         if self.eat_keyspace_kw() {
             let if_not_exists = self.if_not_exists()?;
-            let name = self.ident()?;
+            let name = self.keyspace_name()?;
             self.expect_kw("with")?;
             let properties = self.properties()?;
             return Ok(Statement::CreateKeyspace(CreateKeyspace {
@@ -67,7 +67,7 @@ impl Parser<'_> {
         self.expect_kw("alter")?;
         if self.eat_keyspace_kw() {
             let if_exists = self.if_exists()?;
-            let name = self.ident()?;
+            let name = self.keyspace_name()?;
             self.expect_kw("with")?;
             let properties = self.properties()?;
             return Ok(Statement::AlterKeyspace(AlterKeyspace {
@@ -96,7 +96,7 @@ impl Parser<'_> {
         self.expect_kw("drop")?;
         if self.eat_keyspace_kw() {
             let if_exists = self.if_exists()?;
-            let name = self.ident()?;
+            let name = self.keyspace_name()?;
             return Ok(Statement::DropKeyspace { name, if_exists });
         }
         if self.eat_table_kw() {

@@ -368,11 +368,30 @@ impl<'a> Parser<'a> {
         self.ident()
     }
 
+    /// `ksName`: an `ident`, where a bind marker is Cassandra's syntax error for keyspaces.
+    pub(crate) fn keyspace_name(&mut self) -> Result<Ident> {
+        self.name_not_bound("keyspace names")
+    }
+
+    /// An `ident` in a name rule of Cassandra's grammar (`ksName`, `cfName`...), whose `?`
+    /// alternative reports "Bind variables cannot be used for <what>" as a syntax error.
+    fn name_not_bound(&mut self, what: &str) -> Result<Ident> {
+        if matches!(self.peek(), TokenKind::QMark) {
+            return Err(self.recognition(format!("Bind variables cannot be used for {what}")));
+        }
+        self.ident()
+    }
+
     /// `(ks '.')? name`.
     pub(crate) fn qualified_name(&mut self) -> Result<QualifiedName> {
-        let first = self.ident()?;
+        let dotted = self.is_punct_at(1, ".");
+        let first = if dotted {
+            self.keyspace_name()?
+        } else {
+            self.name_not_bound("table names")?
+        };
         if self.eat_punct(".") {
-            let name = self.ident()?;
+            let name = self.name_not_bound("table names")?;
             Ok(QualifiedName {
                 keyspace: Some(first),
                 name,
