@@ -66,6 +66,11 @@ pub fn evaluate(
             "Invalid null value for counter increment/decrement",
         )),
         Term::Literal(Literal::Null) => Ok(Evaluated::Null),
+        // A type hint on a marker keeps the marker's unset (an operation then refuses it).
+        Term::TypeCast(ty, inner) if matches!(**inner, Term::Bind(_)) => {
+            call::check_cast(ty, inner, receiver)?;
+            evaluate(inner, receiver, ctx)
+        }
         _ => {
             let value = to_value(term, receiver, ctx)?;
             match value {
@@ -305,8 +310,12 @@ fn udt_value(
     for (field_name, ty) in types {
         let value = match fields.iter().find(|(f, _)| f.name == *field_name) {
             Some((_, term)) => {
-                let name = format!("{}.{field_name}", receiver.name);
-                to_value(term, element_receiver(&name, ty), ctx)?
+                let field_receiver = format!("{}.{field_name}", receiver.name);
+                element_value(term, element_receiver(&field_receiver, ty), ctx, || {
+                    format!(
+                        "Invalid unset value for field '{field_name}' of user defined type {name}"
+                    )
+                })?
             }
             None => None,
         };
@@ -340,8 +349,27 @@ fn tuple_value(
         )));
     }
     let mut values = Vec::with_capacity(types.len());
-    for (item, ty) in items.iter().zip(types) {
-        values.push(to_value(item, element_receiver(receiver.name, ty), ctx)?);
+    for (i, (item, ty)) in items.iter().zip(types).enumerate() {
+        let element = element_receiver(receiver.name, ty);
+        values.push(element_value(item, element, ctx, || {
+            format!("Invalid unset value for tuple field number {i}")
+        })?);
     }
     Ok(Some(CqlValue::Tuple(values)))
+}
+
+/// A tuple element or UDT field: as `to_value`, but a bind marker bound to unset is refused
+/// with `unset_message` (a frozen value is written whole, so nothing can stay unset).
+fn element_value(
+    term: &Term,
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+    unset_message: impl FnOnce() -> String,
+) -> CqlResult<Option<CqlValue>> {
+    if let Term::Bind(marker) = term {
+        if let Evaluated::Unset = bind_value(marker, receiver, ctx)? {
+            return Err(CqlError::invalid(unset_message()));
+        }
+    }
+    to_value(term, receiver, ctx)
 }

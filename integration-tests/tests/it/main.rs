@@ -34,6 +34,7 @@ mod shaping;
 mod statics;
 mod system_tables;
 mod time;
+mod unset_values;
 mod user_types;
 mod vectors;
 mod write_guardrails;

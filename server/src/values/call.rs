@@ -68,6 +68,12 @@ pub(super) fn cast_value(
     receiver: Receiver<'_>,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<CqlValue>> {
+    check_cast(ty, inner, receiver)?;
+    to_value(inner, receiver, ctx)
+}
+
+/// The checks of `(type) term`: the term must suit the hinted type, the hint the receiver.
+pub(super) fn check_cast(ty: &CqlType, inner: &Term, receiver: Receiver<'_>) -> CqlResult<()> {
     if let CqlType::Native(hint) = ty {
         if provided(inner).fit(hint) == Fit::Not {
             return Err(CqlError::invalid(format!(
@@ -81,5 +87,5 @@ pub(super) fn cast_value(
             )));
         }
     }
-    to_value(inner, receiver, ctx)
+    Ok(())
 }

@@ -188,10 +188,22 @@ fn a_property_or_property_map_key_given_twice_is_a_syntax_error() {
 fn a_bind_marker_for_a_keyspace_or_table_name_is_a_syntax_error() {
     for (cql, message) in [
         ("USE ?", "Bind variables cannot be used for keyspace names"),
-        ("DROP KEYSPACE ?", "Bind variables cannot be used for keyspace names"),
-        ("SELECT * FROM ?.t", "Bind variables cannot be used for keyspace names"),
-        ("SELECT * FROM ks.?", "Bind variables cannot be used for table names"),
-        ("TRUNCATE ?", "Bind variables cannot be used for table names"),
+        (
+            "DROP KEYSPACE ?",
+            "Bind variables cannot be used for keyspace names",
+        ),
+        (
+            "SELECT * FROM ?.t",
+            "Bind variables cannot be used for keyspace names",
+        ),
+        (
+            "SELECT * FROM ks.?",
+            "Bind variables cannot be used for table names",
+        ),
+        (
+            "TRUNCATE ?",
+            "Bind variables cannot be used for table names",
+        ),
     ] {
         let e = parse_statement(cql).unwrap_err();
         assert!(matches!(e.kind, ParseErrorKind::Recognition(_)), "{cql}");
