@@ -315,6 +315,14 @@ fn udt_value(
                     format!(
                         "Invalid unset value for field '{field_name}' of user defined type {name}"
                     )
+                })
+                .map_err(|err| {
+                    not_assignable(err, || {
+                        format!(
+                            "Invalid user type literal for {}: field {field_name} is not of type {ty}",
+                            receiver.name
+                        )
+                    })
                 })?
             }
             None => None,
@@ -351,11 +359,35 @@ fn tuple_value(
     let mut values = Vec::with_capacity(types.len());
     for (i, (item, ty)) in items.iter().zip(types).enumerate() {
         let element = element_receiver(receiver.name, ty);
-        values.push(element_value(item, element, ctx, || {
+        let value = element_value(item, element, ctx, || {
             format!("Invalid unset value for tuple field number {i}")
-        })?);
+        })
+        .map_err(|err| {
+            not_assignable(err, || {
+                format!(
+                    "Invalid tuple literal for {}: component {i} is not of type {ty}",
+                    receiver.name
+                )
+            })
+        })?;
+        values.push(value);
     }
     Ok(Some(CqlValue::Tuple(values)))
+}
+
+/// A component's error as Cassandra reports it inside a tuple or UDT literal: a component
+/// whose literal does not suit its type (Cassandra's failed `testAssignment`) is named by the
+/// enclosing literal's message; other errors stay as they are.
+fn not_assignable(err: CqlError, message: impl FnOnce() -> String) -> CqlError {
+    match &err {
+        CqlError::Invalid(m)
+            if m.starts_with("Invalid ")
+                && (m.contains(" constant (") || m.contains(" literal for ")) =>
+        {
+            CqlError::invalid(message())
+        }
+        _ => err,
+    }
 }
 
 /// A tuple element or UDT field: as `to_value`, but a bind marker bound to unset is refused

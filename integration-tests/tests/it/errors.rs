@@ -267,3 +267,43 @@ async fn unknown_consistency_codes_and_event_types_are_protocol_errors() {
     let (_, stream, response) = raw.recv().await.expect("answer");
     assert_eq!((stream, response), (5, Response::Ready));
 }
+
+#[tokio::test]
+async fn tuple_and_udt_literals_are_checked_as_cassandra_prepares_them() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    for cql in [
+        "CREATE TABLE ks.tup (k int, c int, t frozen<tuple<int, text>>, PRIMARY KEY (k, c))",
+        "CREATE TABLE ks.nested (k int PRIMARY KEY, t frozen<tuple<int, tuple<int, text, double>>>, p tuple<int, int>)",
+        "CREATE TYPE ks.ut (a int)",
+        "CREATE TABLE ks.u (k int PRIMARY KEY, u frozen<ut>)",
+    ] {
+        session.query_unpaged(cql, &[]).await.expect(cql);
+    }
+    for (cql, message) in [
+        // A constant value is checked before the missing clustering key.
+        (
+            "INSERT INTO ks.tup (k, t) VALUES (1, '1:2:3')",
+            "Invalid tuple literal: too many elements. Type frozen<tuple<int, text>> expects 2 but got 3",
+        ),
+        (
+            "INSERT INTO ks.nested (k, t) VALUES (0, (1, (1, '1', 1.0, 1)))",
+            "Invalid tuple literal for t: component 1 is not of type frozen<tuple<int, text, double>>",
+        ),
+        (
+            "INSERT INTO ks.nested (k, t) VALUES (0, ('a', (1, '1', 1.0)))",
+            "Invalid tuple literal for t: component 0 is not of type int",
+        ),
+        (
+            "INSERT INTO ks.u (k, u) VALUES (0, {a: 'x'})",
+            "Invalid user type literal for u: field a is not of type int",
+        ),
+        // SET operations are planned before the WHERE clause.
+        (
+            "UPDATE ks.nested SET p += (1, 1) WHERE nope = 0",
+            "Invalid operation (p = p + (1, 1)) for tuple column p",
+        ),
+    ] {
+        expect(&session, cql, DbError::Invalid, message).await;
+    }
+}

@@ -137,7 +137,8 @@ pub fn plan_insert(
         def,
         key_set(&def.clustering_key),
         static_only(def, &operations),
-    )?;
+    )
+    .map_err(|missing| constant_value_error(def, &operations).unwrap_or(missing))?;
     Ok(ModifyPlan {
         table: table.clone(),
         kind: ModifyKind::Insert,
@@ -149,6 +150,42 @@ pub fn plan_insert(
         json,
         conditions: cas,
     })
+}
+
+/// The first error of a constant value among `operations`: Cassandra checks constant values
+/// as it prepares the statement, before its key restrictions, so such an error comes first.
+fn constant_value_error(
+    def: &storage::TableDef,
+    operations: &[ColumnOperation],
+) -> Option<CqlError> {
+    let ctx = crate::values::EvalContext {
+        binds: &[],
+        now_micros: 0,
+    };
+    operations.iter().find_map(|op| match &op.op {
+        Operation::Set(term) if is_constant(term) => {
+            let column = &def.columns[op.column];
+            let receiver = crate::values::Receiver {
+                name: &column.name,
+                ty: &column.ty,
+            };
+            crate::values::evaluate(term, receiver, &ctx).err()
+        }
+        _ => None,
+    })
+}
+
+/// Whether `term` is made of literals only (no marker, function or column).
+fn is_constant(term: &Term) -> bool {
+    match term {
+        Term::Literal(_) => true,
+        Term::List(items) | Term::Set(items) | Term::Tuple(items) => items.iter().all(is_constant),
+        Term::Map(entries) => entries
+            .iter()
+            .all(|(k, v)| is_constant(k) && is_constant(v)),
+        Term::Udt(fields) => fields.iter().all(|(_, v)| is_constant(v)),
+        _ => false,
+    }
 }
 
 /// The value term of each table column named by `INSERT (columns) VALUES (values)`.
@@ -350,13 +387,14 @@ pub fn plan_update(
         &stmt.using,
     )?;
     let def = &table.def;
-    let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
-    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
+    // Cassandra prepares the SET operations before the WHERE clause.
     let operations = stmt
         .assignments
         .iter()
         .map(|a| operations::plan_assignment(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
+    let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
+    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
     let statics = conditions::static_only(def, static_only(def, &operations), &operations, &cas);
     let restricted = ck.iter().any(Option::is_some);
     conditions::check_static_only_restrictions("UPDATE", statics, restricted)?;

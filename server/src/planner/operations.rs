@@ -114,6 +114,9 @@ pub fn plan_assignment(def: &TableDef, assignment: &Assignment) -> CqlResult<Col
         Assignment::Modify { column, op, value } => {
             let i = column_of(def, column)?;
             let ty = &def.columns[i].ty;
+            if matches!(op, ArithOp::Add) && matches!(ty, ColumnType::Tuple(_)) {
+                return Err(invalid("tuple column", column));
+            }
             if !ty.is_collection() {
                 // A counter's `+`/`-` is an increment/decrement (applied as a delta).
                 return match op {
@@ -271,7 +274,7 @@ mod tests {
 
     fn table() -> TableDef {
         crate::planner::select_tests::table_from(
-            "CREATE TABLE ks.t (k int, c int, v int, l list<int>, fl frozen<list<int>>, s set<int>, m map<int, text>, PRIMARY KEY (k, c))",
+            "CREATE TABLE ks.t (k int, c int, v int, l list<int>, fl frozen<list<int>>, s set<int>, m map<int, text>, tu tuple<int, int>, PRIMARY KEY (k, c))",
         )
     }
 
@@ -308,6 +311,10 @@ mod tests {
         assert_eq!(
             assignment_error("v[1] = 2"),
             "Invalid operation (v[1] = 2) for non collection column v"
+        );
+        assert_eq!(
+            assignment_error("tu = tu + (1, 1)"),
+            "Invalid operation (tu = tu + (1, 1)) for tuple column tu"
         );
         assert_eq!(
             assignment_error("k = 2"),
