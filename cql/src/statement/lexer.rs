@@ -143,6 +143,9 @@ fn next_token(rest: &str) -> Result<Lexed, ParseErrorKind> {
     if first.is_ascii_alphanumeric() {
         return word(rest);
     }
+    if let Some(duration) = negative_duration(rest) {
+        return Ok(duration);
+    }
     if let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) {
         let kind = if *p == ".." {
             TokenKind::Range
@@ -155,6 +158,21 @@ fn next_token(rest: &str) -> Result<Lexed, ParseErrorKind> {
         "no viable alternative at character '{}'",
         first.escape_default()
     )))
+}
+
+/// `-` glued to a duration (`-2mo`): one DURATION token, as Cassandra's lexer has it, so
+/// `1y-2mo` is two literals (a syntax error), never a subtraction.
+fn negative_duration(rest: &str) -> Option<Lexed> {
+    let unsigned = rest.strip_prefix('-')?;
+    if !unsigned.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    match word(unsigned) {
+        Ok((len, TokenKind::Duration(text), _)) => {
+            Some((len + 1, TokenKind::Duration(format!("-{text}")), None))
+        }
+        _ => None,
+    }
 }
 
 fn lex_error(message: &str) -> ParseErrorKind {

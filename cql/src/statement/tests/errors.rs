@@ -210,3 +210,11 @@ fn a_bind_marker_for_a_keyspace_or_table_name_is_a_syntax_error() {
         assert_eq!(e.to_string(), message, "{cql}");
     }
 }
+
+#[test]
+fn a_minus_glued_to_a_duration_is_part_of_it() {
+    let e = parse_statement("INSERT INTO t (p, d) VALUES (1, 1y-2mo)").unwrap_err();
+    assert!(e.to_string().contains("-2mo"), "{e}");
+    assert!(parse_statement("INSERT INTO t (p, d) VALUES (1, -1y2mo)").is_ok());
+    assert!(parse_statement("SELECT * FROM t WHERE d = -3d").is_ok());
+}
