@@ -217,6 +217,17 @@ async fn oversized_key_components_are_rejected() {
             "{cql}"
         );
     }
+    // A read by a longer clustering value is no error, as in Cassandra: it matches nothing.
+    let rows = session
+        .query_unpaged(
+            "SELECT * FROM ks.s WHERE a = 'foo' AND b = ?",
+            (big.clone(),),
+        )
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.rows_num(), 0);
     let err = session
         .query_unpaged("CREATE KEYSPACE k2 WITH replication = {'class': 'NetworkTopologyStrategy', 'nowhere': 1}", &[])
         .await

@@ -12,13 +12,43 @@ use crate::executor::source::KeyRange;
 use crate::planner::ValueSet;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
-/// Evaluates an `=`/`IN` set for key column `column` into its distinct values.
+/// Evaluates an `=`/`IN` set for key column `column` of a read into its distinct values.
+/// As in Cassandra, only partition key values are held to the 64 KiB key limit: a longer
+/// clustering value is read (it matches no row, as no write can store one).
 pub(crate) fn key_values(
     set: &ValueSet,
     def: &TableDef,
     column: usize,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Vec<Bytes>> {
+    let partition = matches!(def.columns[column].kind, storage::ColumnKind::PartitionKey);
+    evaluate_key_values(set, def, column, ctx, partition)
+}
+
+/// As [`key_values`], for a write: every key value is held to the 64 KiB limit.
+pub(crate) fn write_key_values(
+    set: &ValueSet,
+    def: &TableDef,
+    column: usize,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Bytes>> {
+    evaluate_key_values(set, def, column, ctx, true)
+}
+
+fn evaluate_key_values(
+    set: &ValueSet,
+    def: &TableDef,
+    column: usize,
+    ctx: &EvalContext<'_>,
+    limited: bool,
+) -> CqlResult<Vec<Bytes>> {
+    let check_key_length = |value: Bytes| {
+        if limited {
+            check_key_length(value)
+        } else {
+            Ok(value)
+        }
+    };
     let col = &def.columns[column];
     let receiver = Receiver {
         name: &col.name,

@@ -227,13 +227,13 @@ pub fn build_writes(
         .partition_key
         .iter()
         .zip(&def.partition_key)
-        .map(|(set, &i)| keys::key_values(set, def, i, ctx))
+        .map(|(set, &i)| keys::write_key_values(set, def, i, ctx))
         .collect::<CqlResult<Vec<_>>>()?;
     let ck_values = plan
         .clustering_key
         .iter()
         .zip(&def.clustering_key)
-        .map(|(set, &i)| keys::key_values(set, def, i, ctx))
+        .map(|(set, &i)| keys::write_key_values(set, def, i, ctx))
         .collect::<CqlResult<Vec<_>>>()?;
     if let (ModifyKind::DeleteRange, Some(range)) = (&plan.kind, &plan.range) {
         let deletion = DeletionTime {
