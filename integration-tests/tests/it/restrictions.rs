@@ -84,6 +84,11 @@ async fn multi_column_relations_filter_rows_of_every_partition() {
             "SELECT * FROM ks.t WHERE b = 22 AND (c, d) < (23, 25) ALLOW FILTERING",
             vec![21],
         ),
+        // An equality on later columns, with an earlier one unrestricted, filters too.
+        (
+            "SELECT * FROM ks.t WHERE (c, d) = (33, 34) ALLOW FILTERING",
+            vec![31],
+        ),
     ];
     for (cql, expected) in cases {
         assert_eq!(first_columns(&session, cql).await, expected, "{cql}");
@@ -124,6 +129,25 @@ async fn multi_column_relations_filter_rows_of_every_partition() {
         &session,
         "SELECT * FROM ks.t WHERE (b, c) > (20, 30) AND d = 34",
         "Clustering column \"d\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)",
+    )
+    .await;
+    expect_invalid(
+        &session,
+        "SELECT * FROM ks.t WHERE (c, d) = (33, 34)",
+        "PRIMARY KEY column \"c\" cannot be restricted as preceding column \"b\" is not restricted",
+    )
+    .await;
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.cl (a int, b int, c frozen<list<int>>, PRIMARY KEY (a, b, c))",
+            &[],
+        )
+        .await
+        .unwrap();
+    expect_invalid(
+        &session,
+        "SELECT * FROM ks.cl WHERE b > 20 AND c CONTAINS 2",
+        "Clustering column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)",
     )
     .await;
 }

@@ -246,8 +246,9 @@ pub(crate) fn plan(
     // Everything after the prefix and slice is filtering.
     let covered = position + out.slice.as_ref().map_or(0, slice_width);
     let mut preceding: Option<(usize, bool)> = None;
+    let mut filtered_until = 0;
     for (p, &i) in def.clustering_key.iter().enumerate() {
-        if p < position {
+        if p < position || p < filtered_until {
             continue;
         }
         if p == position && out.slice.is_some() {
@@ -258,11 +259,18 @@ pub(crate) fn plan(
             continue;
         }
         if !by_start[p].is_empty() {
-            return Err(CqlError::invalid(format!(
-                "Clustering column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
-                def.columns[i].name,
-                def.columns[preceding.map_or(i, |(c, _)| c)].name
-            )));
+            if let Some(filters) = allow_filtering
+                .then(|| multi_eq_filters(def, p, &by_start[p]))
+                .flatten()
+            {
+                filtered_until = p + filters.len();
+                out.needs_filtering = true;
+                out.filters.extend(filters);
+                preceding.get_or_insert((i, true));
+                continue;
+            }
+            let (prev, non_eq) = preceding.unwrap_or((i, false));
+            return Err(key_order_error(def, i, prev, non_eq));
         }
         let r = &single[i];
         if !r.is_restricted() {
@@ -273,19 +281,13 @@ pub(crate) fn plan(
         }
         // CONTAINS is always filtering, whatever precedes it: refused without ALLOW
         // FILTERING by the select planner with its own message.
-        if !allow_filtering && !contains_only(r) && (preceding.is_some() || p > position) {
+        // CONTAINS after an unrestricted column is left to the select planner's own message;
+        // after a slice, Cassandra refuses it for key order first.
+        let after_slice = preceding.is_some_and(|(_, non_eq)| non_eq);
+        let exempt = contains_only(r) && !after_slice;
+        if !allow_filtering && !exempt && (preceding.is_some() || p > position) {
             let (prev, non_eq) = preceding.unwrap_or((i, false));
-            return Err(CqlError::invalid(if non_eq {
-                format!(
-                    "Clustering column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
-                    def.columns[i].name, def.columns[prev].name
-                )
-            } else {
-                format!(
-                    "PRIMARY KEY column \"{}\" cannot be restricted as preceding column \"{}\" is not restricted",
-                    def.columns[i].name, def.columns[prev].name
-                )
-            }));
+            return Err(key_order_error(def, i, prev, non_eq));
         }
         out.needs_filtering = true;
         out.filters.push((i, r.clone()));
@@ -294,6 +296,56 @@ pub(crate) fn plan(
         }
     }
     Ok(out)
+}
+
+/// Cassandra's message for clustering column `column` restricted out of key order, after
+/// `preceding` (restricted by a slice when `non_eq`, else unrestricted).
+fn key_order_error(def: &TableDef, column: usize, preceding: usize, non_eq: bool) -> CqlError {
+    let (name, prev) = (&def.columns[column].name, &def.columns[preceding].name);
+    CqlError::invalid(if non_eq {
+        format!(
+            "Clustering column \"{name}\" cannot be restricted (preceding column \"{prev}\" is restricted by a non-EQ relation)"
+        )
+    } else {
+        format!(
+            "PRIMARY KEY column \"{name}\" cannot be restricted as preceding column \"{prev}\" is not restricted"
+        )
+    })
+}
+
+/// A multi-column equality to a tuple literal that starts after the key prefix, as one
+/// filtering equality per column (`(c1, c2) = (1, 2)` is `c1 = 1 AND c2 = 2`); `None` for any
+/// other multi-column relation there.
+fn multi_eq_filters(
+    def: &TableDef,
+    start: usize,
+    multis: &[MultiRelation],
+) -> Option<Vec<(usize, ColumnRestriction)>> {
+    let [MultiRelation {
+        width,
+        op: Operator::Eq,
+        value: MultiTerm::One(Term::Tuple(items)),
+    }] = multis
+    else {
+        return None;
+    };
+    if items.len() != *width {
+        return None;
+    }
+    let columns = def.clustering_key.get(start..start + width)?;
+    Some(
+        columns
+            .iter()
+            .zip(items)
+            .map(|(&column, term)| {
+                let restriction = ColumnRestriction {
+                    eq: Some(ValueSet::Eq(term.clone())),
+                    ..ColumnRestriction::default()
+                };
+                (column, restriction)
+            })
+            .collect(),
+    )
 }
 
 fn slice_width(slice: &ClusteringSlice) -> usize {
