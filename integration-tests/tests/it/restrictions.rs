@@ -303,3 +303,26 @@ async fn null_unset_and_oversized_filter_operands_are_refused() {
         .unwrap();
     assert_eq!(rows.rows_num(), 0);
 }
+
+#[tokio::test]
+async fn a_tuple_of_the_wrong_size_is_refused_at_prepare() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    for (cql, message) in [
+        (
+            "SELECT * FROM ks.t WHERE a = 0 AND (b, c) > (?, ?, ?)",
+            "Expected 2 elements in value tuple, but got 3: (?, ?, ?)",
+        ),
+        (
+            "SELECT * FROM ks.t WHERE a = 0 AND (b, c, d) IN ((?, ?))",
+            "Expected 3 elements in value tuple, but got 2: (?, ?)",
+        ),
+    ] {
+        let err = session.prepare(cql).await.expect_err(cql);
+        let message = message.to_string();
+        assert!(
+            matches!(&err, scylla::errors::PrepareError::AllAttemptsFailed { first_attempt: scylla::errors::RequestAttemptError::DbError(DbError::Invalid, m) } if *m == message),
+            "{cql}: {err:?}"
+        );
+    }
+}

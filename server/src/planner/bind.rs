@@ -307,6 +307,15 @@ impl Collector<'_> {
     /// Markers in a multi-column relation's value: a tuple of terms or one tuple marker.
     fn tuple(&mut self, columns: &[cql::statement::ast::Ident], value: &Term) {
         match value {
+            Term::Tuple(items) if items.len() != columns.len() => {
+                self.error.get_or_insert_with(|| {
+                    CqlError::invalid(format!(
+                        "Expected {} elements in value tuple, but got {}: {value}",
+                        columns.len(),
+                        items.len()
+                    ))
+                });
+            }
             Term::Tuple(items) => {
                 for (column, item) in columns.iter().zip(items) {
                     if let Some(ty) = self.column_type(&column.name) {
