@@ -1,6 +1,6 @@
 //! Unset bind values inside values, as Cassandra 5.0 treats them: refused in tuple elements,
 //! frozen UDT fields, list indexes and operation arguments (a type hint on the marker keeps
-//! it unset), never written as null.
+//! it unset), never written as null; an unset list index in DELETE deletes nothing.
 
 use integration_tests::{db_error, TestServer};
 use scylla::errors::DbError;
@@ -64,6 +64,11 @@ async fn unset_inside_values_is_refused_and_nothing_is_written() {
             "{what}"
         );
     }
+    // An unset index deletes nothing, without error.
+    session
+        .query_unpaged("DELETE l[?] FROM ks.t WHERE p = 1", (unset,))
+        .await
+        .unwrap();
     let row = session
         .query_unpaged("SELECT a, t, l FROM ks.t WHERE p = 1", &[])
         .await

@@ -159,6 +159,13 @@ impl CellWriter<'_> {
             }
             Operation::Delete => cells.push(self.tombstone(None)),
             Operation::DeleteElement(key) => {
+                let list_index = || self.eval(key, &format!("idx({name})"), &ColumnType::Int);
+                if matches!(ty, ColumnType::List { .. })
+                    && matches!(list_index()?, Evaluated::Unset)
+                {
+                    // An unset index deletes nothing (Cassandra's `DiscarderByIndex`).
+                    return Ok(());
+                }
                 let path = match ty {
                     ColumnType::Set { element, .. } => self.key_bytes(key, name, element)?,
                     _ => self.element_path(col, key, current, "delete an element from")?,
