@@ -161,6 +161,22 @@ async fn relations_cassandra_refuses_get_its_messages() {
         ("SELECT * FROM ks.t WHERE a = 11 AND (b) != (1)", "Unsupported \"!=\" relation: (b) != (1)"),
         ("SELECT * FROM ks.t WHERE token(a) != 0", "Unsupported \"!=\" relation: token(a) != 0"),
         (
+            "SELECT * FROM ks.t WHERE a = 11 AND (b, c) > (1, 1) AND (c) < (2)",
+            "Column \"c\" cannot be restricted by two inequalities not starting with the same column",
+        ),
+        (
+            "SELECT * FROM ks.t WHERE a = 11 AND (c, d) > (1, 1) AND b > 1",
+            "PRIMARY KEY column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)",
+        ),
+        (
+            "SELECT * FROM ks.t WHERE a = 11 AND c < 1 AND (b, c, d) > (1, 1, 1) ALLOW FILTERING",
+            "Column \"c\" cannot be restricted by two inequalities not starting with the same column",
+        ),
+        (
+            "SELECT * FROM ks.t WHERE a = 11 AND b > 1 AND (c, d) < (2, 2) ALLOW FILTERING",
+            "Multi-column slice restrictions cannot be used for filtering.",
+        ),
+        (
             "SELECT * FROM ks.coll WHERE s = {1} ALLOW FILTERING",
             "Collection column 's' (set<int>) cannot be restricted by a '=' relation",
         ),

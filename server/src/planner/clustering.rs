@@ -138,6 +138,12 @@ pub(crate) fn plan(
             if n == 0 && is_slice && pure_slice(&single[i]) {
                 continue;
             }
+            if is_slice && pure_slice(&single[i]) {
+                return Err(CqlError::invalid(format!(
+                    "Column \"{}\" cannot be restricted by two inequalities not starting with the same column",
+                    column.name
+                )));
+            }
             if single[i].is_restricted() {
                 return Err(CqlError::invalid(format!(
                     "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
@@ -269,6 +275,17 @@ pub(crate) fn plan(
                 preceding.get_or_insert((i, true));
                 continue;
             }
+            let slice = by_start[p].iter().any(|m| {
+                matches!(
+                    m.op,
+                    Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
+                )
+            });
+            if allow_filtering && slice {
+                return Err(CqlError::invalid(
+                    "Multi-column slice restrictions cannot be used for filtering.",
+                ));
+            }
             let (prev, non_eq) = preceding.unwrap_or((i, false));
             return Err(key_order_error(def, i, prev, non_eq));
         }
@@ -286,6 +303,17 @@ pub(crate) fn plan(
         let after_slice = preceding.is_some_and(|(_, non_eq)| non_eq);
         let exempt = contains_only(r) && !after_slice;
         if !allow_filtering && !exempt && (preceding.is_some() || p > position) {
+            let slice = by_start[p].iter().any(|m| {
+                matches!(
+                    m.op,
+                    Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
+                )
+            });
+            if allow_filtering && slice {
+                return Err(CqlError::invalid(
+                    "Multi-column slice restrictions cannot be used for filtering.",
+                ));
+            }
             let (prev, non_eq) = preceding.unwrap_or((i, false));
             return Err(key_order_error(def, i, prev, non_eq));
         }

@@ -18,6 +18,7 @@ pub mod operations;
 pub mod options;
 pub mod ordering;
 pub mod plan;
+pub(crate) mod relation_order;
 pub mod restrictions;
 pub mod select;
 pub mod selection;

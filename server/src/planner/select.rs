@@ -18,7 +18,7 @@ use crate::planner::ordering::{plan_ordering, Ordering};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::selection::plan_selection;
 use crate::planner::token::{self, TokenRange};
-use crate::planner::{column_index, resolve_table};
+use crate::planner::{column_index, relation_order, resolve_table};
 
 pub use crate::planner::selection::{Aggregate, AggregateFunction, Output, OutputSource};
 use crate::schema::{Schema, TableKind, TableRef};
@@ -151,6 +151,11 @@ pub fn plan_select(
     let indexed_clustering = index
         .as_ref()
         .is_some_and(|i| def.columns[i.column].kind == ColumnKind::Clustering);
+    relation_order::check(
+        def,
+        &stmt.where_clause,
+        stmt.allow_filtering || indexed_clustering,
+    )?;
     let mut clustering = clustering::plan(
         def,
         &by_column,
