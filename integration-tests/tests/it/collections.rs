@@ -337,3 +337,32 @@ async fn operations_on_one_cell_in_one_statement_reconcile_as_cassandra() {
         Some(BTreeMap::from([("a".to_owned(), 1), ("b".to_owned(), 9)]))
     );
 }
+
+#[tokio::test]
+async fn later_list_operations_of_a_statement_see_the_earlier_ones() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(&session, "INSERT INTO t (k, l) VALUES (1, [1, 2, 3, 4])").await;
+    run(&session, "UPDATE t SET l[2] = 7, l[2] = 8 WHERE k = 1").await;
+    assert_eq!(read(&session, 1).await.0, Some(vec![1, 2, 8, 4]));
+    // Deleting index 2 twice deletes it and the element that followed it.
+    run(&session, "DELETE l[2], l[2] FROM t WHERE k = 1").await;
+    assert_eq!(read(&session, 1).await.0, Some(vec![1, 2]));
+    run(
+        &session,
+        "UPDATE t SET l = l + [3, 4], l[3] = 7 WHERE k = 1",
+    )
+    .await;
+    assert_eq!(read(&session, 1).await.0, Some(vec![1, 2, 3, 7]));
+    let (code, message) =
+        query_error(&session, "UPDATE t SET l[4] = 5, l = l + [9] WHERE k = 1").await;
+    assert_eq!(
+        (code, message.as_str()),
+        (
+            DbError::Invalid,
+            "List index 4 out of bound, list has size 4"
+        )
+    );
+    run(&session, "UPDATE t SET l[2] = 7, l = l - [7] WHERE k = 1").await;
+    assert_eq!(read(&session, 1).await.0, Some(vec![1, 2]));
+}

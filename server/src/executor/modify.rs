@@ -336,11 +336,20 @@ struct RowCells<'a> {
 
 impl RowCells<'_> {
     fn cells(&self, ops: &[&ColumnOperation], key: &[u8]) -> CqlResult<Vec<(ColumnId, Cell)>> {
-        let mut cells = Vec::new();
+        let mut cells: Vec<(ColumnId, Cell)> = Vec::new();
         for op in ops {
             let col = &self.def.columns[op.column];
-            let current = || self.current_elements(key, col.id);
-            self.writer.cells(col, &op.op, &current, &mut cells)?;
+            // Later operations see what earlier ones did (`l[2] = 8, l = l - [8]`).
+            let current = || {
+                let pending = cells.iter().filter(|(c, _)| *c == col.id).map(|(_, c)| c);
+                Ok(multicell::with_pending(
+                    self.current_elements(key, col.id)?,
+                    pending,
+                ))
+            };
+            let mut produced = Vec::new();
+            self.writer.cells(col, &op.op, &current, &mut produced)?;
+            cells.extend(produced);
         }
         // Sorted by (column, path), one cell each: two operations on one cell are reconciled
         // as Cassandra merges the statement's cells (at one timestamp, a tombstone beats a

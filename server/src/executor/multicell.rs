@@ -211,6 +211,36 @@ pub(crate) fn live_element_cells<'a>(
     out
 }
 
+/// The elements a later operation of one statement sees: the stored `elements` with the
+/// cells earlier operations produced (`pending`, in order) applied over them, as Cassandra
+/// merges a statement's pending updates into the row it read. A path-less tombstone (the
+/// column replaced) drops the stored elements.
+pub(crate) fn with_pending<'a>(
+    elements: Vec<Element>,
+    pending: impl Iterator<Item = &'a Cell> + Clone,
+) -> Vec<Element> {
+    let replaced = pending.clone().any(|cell| cell.path.is_none());
+    let mut merged: std::collections::BTreeMap<Bytes, Bytes> = if replaced {
+        Default::default()
+    } else {
+        elements.into_iter().collect()
+    };
+    for cell in pending {
+        let Some(path) = &cell.path else {
+            continue;
+        };
+        match &cell.value {
+            CellValue::Live(value) => {
+                merged.insert(path.clone(), value.clone());
+            }
+            CellValue::Tombstone { .. } => {
+                merged.remove(path);
+            }
+        }
+    }
+    merged.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,5 +334,33 @@ mod tests {
         ];
         let live = live_elements(cells.iter(), &|_| true);
         assert_eq!(live, vec![(Bytes::from_static(b"new"), Bytes::new())]);
+    }
+
+    #[test]
+    fn later_operations_see_earlier_cells_of_the_statement() {
+        let path = |n: u8| Bytes::from(vec![n]);
+        let stored = vec![
+            (path(1), path(10)),
+            (path(2), path(20)),
+            (path(3), path(30)),
+        ];
+        let at = |mut cell: Cell, p: u8| {
+            cell.path = Some(path(p));
+            cell
+        };
+        let pending = [at(Cell::tombstone(5, 0), 2), at(Cell::live(5, path(40)), 4)];
+        assert_eq!(
+            with_pending(stored.clone(), pending.iter()),
+            vec![
+                (path(1), path(10)),
+                (path(3), path(30)),
+                (path(4), path(40))
+            ]
+        );
+        let replaced = [Cell::tombstone(4, 0), at(Cell::live(5, path(7)), 9)];
+        assert_eq!(
+            with_pending(stored, replaced.iter()),
+            vec![(path(9), path(7))]
+        );
     }
 }
