@@ -3,6 +3,7 @@
 
 mod call;
 mod literal;
+mod normalize;
 mod time;
 mod tuple_string;
 
@@ -113,6 +114,9 @@ fn bind_value(
                     receiver.name
                 ))
             })?;
+            if normalize::has_unordered(receiver.ty) {
+                return normalize::canonical(receiver.ty, bytes.clone()).map(Evaluated::Value);
+            }
             Ok(Evaluated::Value(bytes.clone()))
         }
     }

@@ -366,3 +366,40 @@ async fn later_list_operations_of_a_statement_see_the_earlier_ones() {
     run(&session, "UPDATE t SET l[2] = 7, l = l - [7] WHERE k = 1").await;
     assert_eq!(read(&session, 1).await.0, Some(vec![1, 2]));
 }
+
+#[tokio::test]
+async fn bound_sets_are_sorted_and_deduplicated_as_cassandra_does() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    run(
+        &session,
+        "CREATE TABLE fs (k frozen<set<int>> PRIMARY KEY, v int)",
+    )
+    .await;
+    let insert = session
+        .prepare("INSERT INTO fs (k, v) VALUES (?, 1)")
+        .await
+        .unwrap();
+    session
+        .execute_unpaged(&insert, (vec![3, 1, 2],))
+        .await
+        .unwrap();
+    let lookup = session
+        .prepare("SELECT k, v FROM fs WHERE k = ?")
+        .await
+        .unwrap();
+    for sent in [vec![1, 2, 3], vec![2, 3, 1, 1]] {
+        let rows = session
+            .execute_unpaged(&lookup, (sent.clone(),))
+            .await
+            .unwrap()
+            .into_rows_result()
+            .unwrap();
+        let found: Vec<(Vec<i32>, i32)> = rows
+            .rows::<(Vec<i32>, i32)>()
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(found, [(vec![1, 2, 3], 1)], "{sent:?}");
+    }
+}
