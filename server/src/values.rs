@@ -193,9 +193,19 @@ fn collection_value(
             )));
         }
     };
+    let kind = if is_list { "list" } else { "set" };
     let mut values = Vec::with_capacity(items.len());
     for item in items {
-        match to_value(item, element_receiver(receiver.name, element), ctx)? {
+        let value =
+            to_value(item, element_receiver(receiver.name, element), ctx).map_err(|err| {
+                not_assignable(err, || {
+                    format!(
+                        "Invalid {kind} literal for {}: value {item} is not of type {element}",
+                        receiver.name
+                    )
+                })
+            })?;
+        match value {
             Some(v) => values.push(v),
             None => {
                 return Err(CqlError::invalid(
@@ -264,8 +274,17 @@ fn map_value(
         ColumnType::Map { key, value, .. } => {
             let mut out = Vec::with_capacity(entries.len());
             for (k, v) in entries {
-                let k = to_value(k, element_receiver(receiver.name, key), ctx)?;
-                let v = to_value(v, element_receiver(receiver.name, value), ctx)?;
+                let entry = |term: &Term, part: &str, ty: &ColumnType| {
+                    to_value(term, element_receiver(receiver.name, ty), ctx).map_err(|err| {
+                        not_assignable(err, || {
+                            format!(
+                                "Invalid map literal for {}: {part} {term} is not of type {ty}",
+                                receiver.name
+                            )
+                        })
+                    })
+                };
+                let (k, v) = (entry(k, "key", key)?, entry(v, "value", value)?);
                 match (k, v) {
                     (Some(k), Some(v)) => out.push((k, v)),
                     _ => {

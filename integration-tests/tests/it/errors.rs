@@ -288,6 +288,7 @@ async fn tuple_and_udt_literals_are_checked_as_cassandra_prepares_them() {
         "CREATE TABLE ks.nested (k int PRIMARY KEY, t frozen<tuple<int, tuple<int, text, double>>>, p tuple<int, int>)",
         "CREATE TYPE ks.ut (a int)",
         "CREATE TABLE ks.u (k int PRIMARY KEY, u frozen<ut>)",
+        "CREATE TABLE ks.coll (k int PRIMARY KEY, s set<frozen<tuple<int, text, double>>>, m map<int, text>)",
     ] {
         session.query_unpaged(cql, &[]).await.expect(cql);
     }
@@ -308,6 +309,18 @@ async fn tuple_and_udt_literals_are_checked_as_cassandra_prepares_them() {
         (
             "INSERT INTO ks.u (k, u) VALUES (0, {a: 'x'})",
             "Invalid user type literal for u: field a is not of type int",
+        ),
+        (
+            "INSERT INTO ks.coll (k, s) VALUES (0, {(1, '1', 1.0, 1)})",
+            "Invalid set literal for s: value (1, '1', 1.0, 1) is not of type frozen<tuple<int, text, double>>",
+        ),
+        (
+            "INSERT INTO ks.coll (k, m) VALUES (0, {'a': 'b'})",
+            "Invalid map literal for m: key 'a' is not of type int",
+        ),
+        (
+            "SELECT * FROM ks.coll WHERE k = sum((int)4)",
+            "Aggregation function are not supported in the where clause",
         ),
         // SET operations are planned before the WHERE clause.
         (

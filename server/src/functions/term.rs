@@ -88,8 +88,27 @@ pub(crate) fn resolve_call(
     receiver: Option<&ColumnType>,
 ) -> CqlResult<&'static NativeFunction> {
     let provided: Vec<Provided> = args.iter().map(provided).collect();
-    resolve(&written_name(name), lookup(name), &provided, receiver)?
-        .ok_or_else(|| CqlError::invalid(format!("Unknown function {} called", written_name(name))))
+    resolve(&written_name(name), lookup(name), &provided, receiver)?.ok_or_else(|| {
+        if is_native_aggregate(name) {
+            CqlError::invalid("Aggregation function are not supported in the where clause")
+        } else {
+            CqlError::invalid(format!("Unknown function {} called", written_name(name)))
+        }
+    })
+}
+
+/// Whether `name` is one of Cassandra's native aggregates (which the selection planner
+/// answers): found by Cassandra's resolver in a term too, then refused there.
+fn is_native_aggregate(name: &QualifiedName) -> bool {
+    const AGGREGATES: [&str; 5] = ["count", "min", "max", "sum", "avg"];
+    let system = name
+        .keyspace
+        .as_ref()
+        .is_none_or(|ks| ks.name.eq_ignore_ascii_case("system"));
+    system
+        && AGGREGATES
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(&name.name.name))
 }
 
 /// Resolves `left op right` in a term.
@@ -201,6 +220,12 @@ mod tests {
         let (name, args) = call("nosuch", vec![]);
         let err = resolve_call(&name, &args, None).expect_err("unknown");
         assert_eq!(err.to_string(), "Unknown function nosuch called");
+        let (sum, args) = call("sum", vec![]);
+        let err = resolve_call(&sum, &args, None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Aggregation function are not supported in the where clause"
+        );
     }
 
     #[test]
