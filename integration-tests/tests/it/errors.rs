@@ -322,6 +322,11 @@ async fn tuple_and_udt_literals_are_checked_as_cassandra_prepares_them() {
             "SELECT * FROM ks.coll WHERE k = sum((int)4)",
             "Aggregation function are not supported in the where clause",
         ),
+        // A constant of the wrong type in WHERE is found before which columns it restricts.
+        (
+            "DELETE FROM ks.tup WHERE k = 'x' AND c > 0 IF EXISTS",
+            "Invalid STRING constant (x) for \"k\" of type int",
+        ),
         // SET operations are planned before the WHERE clause.
         (
             "UPDATE ks.nested SET p += (1, 1) WHERE nope = 0",

@@ -2,7 +2,7 @@
 //! `=`/`IN`, the full clustering key for writes, no slices, no non-key columns in WHERE.
 
 use cql::statement::ast::{
-    Delete, Insert, InsertValues, Operator, Relation, Term, Update, UsingClause,
+    Delete, Insert, InsertValues, Literal, Operator, Relation, Term, Update, UsingClause,
 };
 use storage::ColumnKind;
 
@@ -173,6 +173,38 @@ fn constant_value_error(
         }
         _ => None,
     })
+}
+
+/// Checks the constant operands of single-column relations against their column's type, as
+/// Cassandra does while preparing the WHERE clause, before any check of which columns it
+/// restricts.
+fn check_constant_relations(def: &storage::TableDef, relations: &[Relation]) -> CqlResult<()> {
+    let ctx = crate::values::EvalContext {
+        binds: &[],
+        now_micros: 0,
+    };
+    for relation in relations {
+        let Relation::Single {
+            column,
+            op: Operator::Eq | Operator::Lt | Operator::Lte | Operator::Gt | Operator::Gte,
+            value,
+        } = relation
+        else {
+            continue;
+        };
+        let Ok(i) = column_index(def, column) else {
+            continue;
+        };
+        if is_constant(value) && !matches!(value, Term::Literal(Literal::Null)) {
+            let column = &def.columns[i];
+            let receiver = crate::values::Receiver {
+                name: &column.name,
+                ty: &column.ty,
+            };
+            crate::values::evaluate(value, receiver, &ctx)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether `term` is made of literals only (no marker, function or column).
@@ -428,6 +460,7 @@ pub fn plan_delete(
     )?;
     let def = &table.def;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
+    check_constant_relations(def, &stmt.where_clause)?;
     let multi: Vec<&Relation> = rest
         .iter()
         .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
