@@ -149,9 +149,9 @@ impl Parser<'_> {
             self.advance();
             let other = self.cident()?;
             if other != column {
-                return Err(
-                    self.invalid("Only expressions of the form X = <value> + X are supported.")
-                );
+                return Err(self.recognition(
+                    "Only expressions of the form X = <value> + X are supported.".into(),
+                ));
             }
             return Ok(Assignment::Prepend { column, value });
         }
@@ -167,7 +167,7 @@ impl Parser<'_> {
         self.advance();
         if other != column {
             let sign = if op == ArithOp::Add { "+" } else { "-" };
-            return Err(self.invalid(&format!(
+            return Err(self.recognition(format!(
                 "Only expressions of the form X = X {sign}<value> are supported."
             )));
         }

@@ -129,7 +129,9 @@ impl Parser<'_> {
                 ))
             }
             TokenKind::QMark => {
-                return Err(self.invalid("Bind variables cannot be used for role names"))
+                return Err(self.recognition(
+                    "Bind variables cannot be used for role names".into(),
+                ))
             }
             _ => return Ok(self.ident()?.name),
         };
