@@ -26,6 +26,7 @@ use crate::executor::query_text::query_text;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
 use crate::executor::read_stats::ReadStats;
 use crate::executor::row::{LiveRow, Liveness};
+use crate::executor::sai_filter;
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{within, KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
@@ -50,6 +51,9 @@ struct BoundFilter {
     checks: Vec<(Operator, Vec<Bytes>)>,
     /// `m[key] = value` checks.
     elements: Vec<(Bytes, Bytes)>,
+    /// The text analysis equality uses (an analyzing SAI index on the column); `In`
+    /// operands are then analyzed.
+    analyzer: Option<storage::index::Analyzer>,
 }
 
 /// Everything the blocking scan needs, with all terms evaluated.
@@ -650,10 +654,21 @@ fn bind_filter(
             }
         }
     }
+    let analyzer = sai_filter::analyzer(def, column);
+    if let Some(analyzer) = &analyzer {
+        for (op, operands) in checks.iter_mut() {
+            if *op == Operator::In {
+                for operand in operands.iter_mut() {
+                    *operand = Bytes::from(analyzer.analyze_bytes(operand));
+                }
+            }
+        }
+    }
     Ok(BoundFilter {
         column,
         checks,
         elements,
+        analyzer,
     })
 }
 
@@ -666,7 +681,10 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     filter.checks.iter().all(|(op, operands)| {
         let cmp = |b: &Bytes| ordering::compare(ty, value, b);
         match op {
-            Operator::In => operands.iter().any(|b| cmp(b) == Ordering::Equal),
+            Operator::In => match &filter.analyzer {
+                Some(a) => operands.iter().any(|b| sai_filter::equals(a, value, b)),
+                None => operands.iter().any(|b| cmp(b) == Ordering::Equal),
+            },
             Operator::Gt => cmp(&operands[0]) == Ordering::Greater,
             Operator::Gte => cmp(&operands[0]) != Ordering::Less,
             Operator::Lt => cmp(&operands[0]) == Ordering::Less,
