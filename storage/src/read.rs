@@ -376,7 +376,7 @@ impl Snapshot {
         &self,
         index_id: Uuid,
         keying: &crate::index::TermKeying,
-        range: (Bound<Vec<u8>>, Bound<Vec<u8>>),
+        range: crate::index::EntryRange,
     ) -> Result<Vec<Vec<u8>>, StorageError> {
         let name = crate::index::index_table_name(index_id);
         let table = match self.view.txn.open_table(data_table(&name)) {

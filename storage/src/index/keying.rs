@@ -18,6 +18,9 @@ use crate::catalog::{ClusteringOrder, ColumnKind, IndexDef, IndexTargetKind, Tab
 use crate::encoding::key::{encode_component, prefix_end, KeyColumn};
 use crate::error::StorageError;
 
+/// Entry-key bounds (start, end) of a range of indexed values.
+pub type EntryRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
 /// How an index keys its values.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "kind")]
@@ -67,11 +70,10 @@ pub fn is_string(ty: &ColumnType) -> bool {
 /// list or set element, a map key or value; `None` for map entries (a pair) and `full()`.
 pub fn term_type(ty: &ColumnType, target: IndexTargetKind) -> Option<&ColumnType> {
     match (ty, target) {
-        (ColumnType::List { element, .. } | ColumnType::Set { element, .. }, t)
-            if t == IndexTargetKind::Values =>
-        {
-            Some(element)
-        }
+        (
+            ColumnType::List { element, .. } | ColumnType::Set { element, .. },
+            IndexTargetKind::Values,
+        ) => Some(element),
         (ColumnType::Map { value, .. }, IndexTargetKind::Values) => Some(value),
         (ColumnType::Map { key, .. }, IndexTargetKind::Keys) => Some(key),
         (_, IndexTargetKind::Entries | IndexTargetKind::Full) => None,
@@ -177,7 +179,7 @@ impl TermKeying {
         &self,
         lower: Option<(&[u8], bool)>,
         upper: Option<(&[u8], bool)>,
-    ) -> Result<(Bound<Vec<u8>>, Bound<Vec<u8>>), StorageError> {
+    ) -> Result<EntryRange, StorageError> {
         let start = match lower {
             None => Bound::Unbounded,
             Some((value, true)) => Bound::Included(self.prefix(value)?),

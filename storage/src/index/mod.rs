@@ -39,7 +39,7 @@ use crate::error::StorageError;
 use crate::tables::INDEX_TARGETS;
 
 pub use analyzer::{Analyzer, AnalyzerOptionError, ANALYZER_OPTIONS};
-pub use keying::{is_string, takes_ranges, term_keying, term_type, TermKeying};
+pub use keying::{is_string, takes_ranges, term_keying, term_type, EntryRange, TermKeying};
 pub(crate) use plan::IndexPlan;
 
 /// The redb table of the index with id `id`: `index_<uuid simple>`.
