@@ -295,6 +295,48 @@ async fn text_analysis_options_match_as_cassandra() {
     // Rows written after the index are analyzed too.
     run(&session, "INSERT INTO w (k, ci) VALUES (6, 'HeLLo')").await;
     assert_eq!(keys(&session, "w", "ci = 'hello'").await, [1, 2, 6]);
+    // Collections of text are analyzed element by element.
+    run(
+        &session,
+        "CREATE TABLE tags (k int PRIMARY KEY, s set<text>, m map<text, int>)",
+    )
+    .await;
+    run(
+        &session,
+        "INSERT INTO tags (k, s, m) VALUES (1, {'Rust', 'Go'}, {'Key': 1})",
+    )
+    .await;
+    run(
+        &session,
+        "INSERT INTO tags (k, s, m) VALUES (2, {'rust'}, {'key': 2})",
+    )
+    .await;
+    run(
+        &session,
+        "INSERT INTO tags (k, s, m) VALUES (3, {'Java'}, {'other': 3})",
+    )
+    .await;
+    run(
+        &session,
+        "CREATE INDEX ON tags (s) USING 'sai' WITH OPTIONS = {'case_sensitive': 'false'}",
+    )
+    .await;
+    run(
+        &session,
+        "CREATE INDEX ON tags (keys(m)) USING 'sai' WITH OPTIONS = {'case_sensitive': 'false'}",
+    )
+    .await;
+    assert_eq!(keys(&session, "tags", "s CONTAINS 'RUST'").await, [1, 2]);
+    assert_eq!(keys(&session, "tags", "m CONTAINS KEY 'KEY'").await, [1, 2]);
+    assert_eq!(
+        keys(
+            &session,
+            "tags",
+            "s CONTAINS 'rust' AND m CONTAINS KEY 'key'"
+        )
+        .await,
+        [1, 2]
+    );
     // Text takes no ranges: filtering, as in Cassandra 5.0.
     assert_eq!(
         refused(&session, "SELECT k FROM w WHERE plain > 'a'").await,

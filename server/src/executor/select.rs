@@ -54,6 +54,9 @@ struct BoundFilter {
     /// The text analysis equality uses (an analyzing SAI index on the column); `In`
     /// operands are then analyzed.
     analyzer: Option<storage::index::Analyzer>,
+    /// `CONTAINS` (`false`) and `CONTAINS KEY` (`true`) checks an analyzing SAI index on
+    /// the collection's values or keys answers, with their analyzed operands.
+    analyzed_contains: Vec<(bool, storage::index::Analyzer, Bytes)>,
 }
 
 /// Everything the blocking scan needs, with all terms evaluated.
@@ -654,7 +657,8 @@ fn bind_filter(
             }
         }
     }
-    let analyzer = sai_filter::analyzer(def, column);
+    let analyzed_contains = take_analyzed_contains(def, column, &mut checks);
+    let analyzer = sai_filter::analyzer(def, column, storage::IndexTargetKind::Simple);
     if let Some(analyzer) = &analyzer {
         for (op, operands) in checks.iter_mut() {
             if *op == Operator::In {
@@ -669,13 +673,47 @@ fn bind_filter(
         checks,
         elements,
         analyzer,
+        analyzed_contains,
     })
+}
+
+/// Moves the `CONTAINS` / `CONTAINS KEY` checks an analyzing SAI index answers out of
+/// `checks`, with their operands analyzed.
+fn take_analyzed_contains(
+    def: &TableDef,
+    column: usize,
+    checks: &mut Vec<(Operator, Vec<Bytes>)>,
+) -> Vec<(bool, storage::index::Analyzer, Bytes)> {
+    let values = sai_filter::analyzer(def, column, storage::IndexTargetKind::Values);
+    let keys = sai_filter::analyzer(def, column, storage::IndexTargetKind::Keys);
+    let mut out = Vec::new();
+    checks.retain(|(op, operands)| {
+        let (key, analyzer) = match op {
+            Operator::Contains => (false, values),
+            Operator::ContainsKey => (true, keys),
+            _ => return true,
+        };
+        let Some(analyzer) = analyzer else {
+            return true;
+        };
+        for operand in operands {
+            out.push((key, analyzer, Bytes::from(analyzer.analyze_bytes(operand))));
+        }
+        false
+    });
+    out
 }
 
 fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     let ty = &def.columns[filter.column].ty;
     let Some(value) = value else { return false };
     if !collection_filter::passes(ty, value, &filter.checks, &filter.elements) {
+        return false;
+    }
+    let analyzed = |(key, analyzer, operand): &(bool, storage::index::Analyzer, Bytes)| {
+        sai_filter::contains(ty, *key, value, analyzer, operand)
+    };
+    if !filter.analyzed_contains.iter().all(analyzed) {
         return false;
     }
     filter.checks.iter().all(|(op, operands)| {
