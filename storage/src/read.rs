@@ -364,4 +364,48 @@ impl Snapshot {
         }
         Ok(keys)
     }
+
+    /// The base row keys of the index `index_id` entries whose value lies in `range` (entry
+    /// key bounds from [`crate::index::TermKeying::range`]), in base key order (token,
+    /// partition key, clustering), each once. Unchecked against the base table, as
+    /// [`Snapshot::index_entries`].
+    ///
+    /// # Errors
+    /// redb errors; a malformed entry.
+    pub fn index_entries_in(
+        &self,
+        index_id: Uuid,
+        keying: &crate::index::TermKeying,
+        range: crate::index::EntryRange,
+    ) -> Result<Vec<Vec<u8>>, StorageError> {
+        let name = crate::index::index_table_name(index_id);
+        let table = match self.view.txn.open_table(data_table(&name)) {
+            Ok(table) => table,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let value_ty = keying.typed()?.unwrap_or(cql::types::ColumnType::Blob);
+        let mut keys = Vec::new();
+        let bounds = (slice_bound(&range.0), slice_bound(&range.1));
+        for entry in table.range::<&[u8]>(bounds)? {
+            let (key, _) = entry?;
+            let key = key.value();
+            let len = crate::encoding::key::component_len(&value_ty, key)?;
+            if let Some(base) = key.get(len..) {
+                keys.push(base.to_vec());
+            }
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        Ok(keys)
+    }
+}
+
+/// A borrowed view of an owned key bound.
+fn slice_bound(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match bound {
+        Bound::Included(k) => Bound::Included(k.as_slice()),
+        Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
 }

@@ -28,6 +28,7 @@ mod python_clients;
 mod query_tracing;
 mod read_warnings;
 mod restrictions;
+mod sai;
 mod seeds;
 mod select;
 mod shaping;

@@ -129,12 +129,6 @@ pub(crate) fn create_index(
         None => available_name(ks, &default_name(table_name, &column_def.name)),
     };
     let mut options: BTreeMap<String, String> = stmt.options.iter().cloned().collect();
-    if stmt.custom_class.is_some() {
-        sai_options::validate(&name, &column_def.ty, &options)?;
-        if matches!(column_def.ty, ColumnType::Vector { .. }) {
-            crate::warnings::warn(sai_options::VECTOR_USAGE_WARNING.into());
-        }
-    }
     if let Some(class) = &stmt.custom_class {
         options.insert("class_name".into(), class.clone());
     }
@@ -147,7 +141,10 @@ pub(crate) fn create_index(
         options,
     };
     if let Some(equal) = table.indexes.iter().find(|i| {
-        i.column == index.column && i.target == index.target && i.custom_class == index.custom_class
+        i.column == index.column
+            && i.target == index.target
+            && i.custom_class == index.custom_class
+            && i.options == index.options
     }) {
         if stmt.if_not_exists {
             return Ok(None);
@@ -157,9 +154,30 @@ pub(crate) fn create_index(
             equal.name
         )));
     }
+    if index.custom_class.is_some() {
+        // `StorageAttachedIndex.validateOptions`, in its order.
+        sai_options::check_known(&index.options)?;
+        check_one_sai_per_target(table, &index, &column_def.name)?;
+        sai_options::validate(&name, column_def, kind, &index.options)?;
+        if matches!(column_def.ty, ColumnType::Vector { .. }) {
+            crate::warnings::warn(sai_options::VECTOR_USAGE_WARNING.into());
+        }
+    }
     let mut def = TableDef::clone(table);
     def.indexes.push(index);
     Ok(Some(put_table(current, def, SchemaChangeType::Updated)))
+}
+
+/// Cassandra 5.0 allows one storage-attached index per column and target.
+fn check_one_sai_per_target(table: &TableDef, index: &IndexDef, column: &str) -> CqlResult<()> {
+    let is_sai = |i: &IndexDef| i.custom_class.is_some();
+    let same = |i: &&IndexDef| is_sai(i) && i.column == index.column && i.target == index.target;
+    if is_sai(index) && table.indexes.iter().any(|i| same(&i)) {
+        return Err(CqlError::invalid(format!(
+            "Cannot create more than one storage-attached index on the same column: {column}"
+        )));
+    }
+    Ok(())
 }
 
 /// Plans `DROP INDEX`; `None` when `IF EXISTS` makes it a no-op.

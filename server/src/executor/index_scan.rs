@@ -7,20 +7,32 @@ use std::ops::Bound;
 
 use bytes::Bytes;
 use cql::types::ColumnType;
+use storage::index::TermKeying;
 use storage::{ColumnKind, IndexTargetKind, TableDef};
 use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::source::{within, KeyRange, RowSource};
+use crate::planner::restrictions::Bound as RangeBound;
 use crate::planner::select::{PartitionSelection, SelectPlan};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+
+/// Which entries an index lookup reads.
+enum Lookup {
+    /// Every entry of one value: the value's entry prefix.
+    Value(Vec<u8>),
+    /// Every entry whose value lies in a range (entry key bounds).
+    Range(Bound<Vec<u8>>, Bound<Vec<u8>>),
+}
 
 /// An index lookup with its value evaluated.
 pub(crate) struct BoundIndex {
     /// The index id.
     id: Uuid,
-    /// The entry prefix of the looked-up value.
-    prefix: Vec<u8>,
+    /// The entries to read.
+    lookup: Lookup,
+    /// How the index keys its values.
+    keying: TermKeying,
     /// Whether entries point at static rows (whole partitions are candidates).
     static_column: bool,
 }
@@ -92,6 +104,9 @@ pub(crate) fn bind(
         return Ok(None);
     }
     let col = &def.columns[index.column];
+    if let Some((lower, upper)) = &index.range {
+        return bind_range(def, plan, lower.as_ref(), upper.as_ref(), ctx).map(Some);
+    }
     let (key_ty, value_ty) = element_types(&col.ty);
     let name = col.name.as_str();
     let parts = match index.target {
@@ -115,11 +130,49 @@ pub(crate) fn bind(
         ));
     }
     let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_ref()).collect();
+    let prefix = match refs.as_slice() {
+        [one] => index.keying.prefix(one)?,
+        _ => storage::index::lookup_prefix(&refs)?,
+    };
     Ok(Some(BoundIndex {
         id: index.id,
-        prefix: storage::index::lookup_prefix(&refs)?,
+        lookup: Lookup::Value(prefix),
+        keying: index.keying.clone(),
         static_column: col.kind == ColumnKind::Static,
     }))
+}
+
+/// The lookup of a range a storage-attached index answers (`plan.index` has one).
+fn bind_range(
+    def: &TableDef,
+    plan: &SelectPlan,
+    lower: Option<&RangeBound>,
+    upper: Option<&RangeBound>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<BoundIndex> {
+    let Some(index) = &plan.index else {
+        return Err(CqlError::Server("index range without an index".into()));
+    };
+    let col = &def.columns[index.column];
+    let value = |b: &RangeBound| -> CqlResult<(Bytes, bool)> {
+        Ok((operand(&b.term, &col.name, &col.ty, ctx)?, b.inclusive))
+    };
+    let lower = lower.map(value).transpose()?;
+    let upper = upper.map(value).transpose()?;
+    let (start, end) = index.keying.range(borrowed(&lower), borrowed(&upper))?;
+    Ok(BoundIndex {
+        id: index.id,
+        lookup: Lookup::Range(start, end),
+        keying: index.keying.clone(),
+        static_column: col.kind == ColumnKind::Static,
+    })
+}
+
+/// A bound value, borrowed.
+fn borrowed(bound: &Option<(Bytes, bool)>) -> Option<(&[u8], bool)> {
+    bound
+        .as_ref()
+        .map(|(v, inclusive)| (v.as_ref(), *inclusive))
 }
 
 /// The base-table ranges of the index's candidates that fall in `ranges`: one point range
@@ -132,7 +185,12 @@ pub(crate) fn candidate_ranges(
     let RowSource::Stored(snapshot, _) = source else {
         return Ok(ranges.to_vec());
     };
-    let keys = snapshot.index_entries(index.id, &index.prefix)?;
+    let keys = match &index.lookup {
+        Lookup::Value(prefix) => snapshot.index_entries(index.id, prefix)?,
+        Lookup::Range(start, end) => {
+            snapshot.index_entries_in(index.id, &index.keying, (start.clone(), end.clone()))?
+        }
+    };
     Ok(keys
         .into_iter()
         .filter(|key| ranges.iter().any(|r| within(key, r)))

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use cql::types::ColumnType;
 
 use crate::error::{CqlError, CqlResult};
+use crate::executor::sai_terms;
 use crate::functions::vector_fcts::Similarity;
 
 /// The option names an SAI index accepts.
@@ -57,18 +58,11 @@ pub(crate) fn similarity_of(options: &BTreeMap<String, String>) -> Similarity {
         .unwrap_or(Similarity::Cosine)
 }
 
-/// Validates the options of an SAI index named `index` on a column of type `ty`.
+/// Refuses option names an SAI index does not know.
 ///
 /// # Errors
-///
-/// Unknown options (a configuration error, as in Cassandra), vector options on a column
-/// that is not a vector, out-of-range or unparsable values, a vector of non-floats, cosine
-/// on one dimension.
-pub(crate) fn validate(
-    index: &str,
-    ty: &ColumnType,
-    options: &BTreeMap<String, String>,
-) -> CqlResult<()> {
+/// A configuration error naming the unknown options, as Cassandra's.
+pub(crate) fn check_known(options: &BTreeMap<String, String>) -> CqlResult<()> {
     let unknown: Vec<&str> = options
         .keys()
         .map(String::as_str)
@@ -80,6 +74,25 @@ pub(crate) fn validate(
             unknown.join(", ")
         )));
     }
+    Ok(())
+}
+
+/// Validates the options of an SAI index named `index` on a column of type `ty`.
+///
+/// # Errors
+///
+/// Unknown options (a configuration error, as in Cassandra), vector options on a column
+/// that is not a vector, out-of-range or unparsable values, a vector of non-floats, cosine
+/// on one dimension.
+pub(crate) fn validate(
+    index: &str,
+    column: &storage::ColumnDef,
+    target: storage::IndexTargetKind,
+    options: &BTreeMap<String, String>,
+) -> CqlResult<()> {
+    let ty = &column.ty;
+    check_known(options)?;
+    sai_terms::check_analysis(column, target, options)?;
     let vector_options = [
         "maximum_node_connections",
         "construction_beam_width",
@@ -91,7 +104,7 @@ pub(crate) fn validate(
                 "CQL type {ty} cannot have vector options"
             )));
         }
-        return Ok(());
+        return sai_terms::check_type(column, target);
     };
     let bounded = |option: &str, what: &str, max: i64| -> CqlResult<()> {
         let Some(text) = options.get(option) else {
@@ -153,10 +166,23 @@ mod tests {
     }
 
     fn message(ty: &ColumnType, pairs: &[(&str, &str)]) -> String {
-        validate("idx", ty, &options(pairs))
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
+        let column = storage::ColumnDef {
+            id: storage::ColumnId(1),
+            name: "v".into(),
+            ty: ty.clone(),
+            kind: storage::ColumnKind::Regular,
+            position: -1,
+            order: storage::ClusteringOrder::None,
+        };
+        validate(
+            "idx",
+            &column,
+            storage::IndexTargetKind::Simple,
+            &options(pairs),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
     }
 
     #[test]

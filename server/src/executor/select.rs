@@ -26,6 +26,7 @@ use crate::executor::query_text::query_text;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
 use crate::executor::read_stats::ReadStats;
 use crate::executor::row::{LiveRow, Liveness};
+use crate::executor::sai_filter;
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
 use crate::executor::source::{within, KeyRange, RowSource};
 use crate::executor::statics::PartitionStatics;
@@ -50,6 +51,12 @@ struct BoundFilter {
     checks: Vec<(Operator, Vec<Bytes>)>,
     /// `m[key] = value` checks.
     elements: Vec<(Bytes, Bytes)>,
+    /// The text analysis equality uses (an analyzing SAI index on the column); `In`
+    /// operands are then analyzed.
+    analyzer: Option<storage::index::Analyzer>,
+    /// `CONTAINS` (`false`) and `CONTAINS KEY` (`true`) checks an analyzing SAI index on
+    /// the collection's values or keys answers, with their analyzed operands.
+    analyzed_contains: Vec<(bool, storage::index::Analyzer, Bytes)>,
 }
 
 /// Everything the blocking scan needs, with all terms evaluated.
@@ -650,11 +657,51 @@ fn bind_filter(
             }
         }
     }
+    let analyzed_contains = take_analyzed_contains(def, column, &mut checks);
+    let analyzer = sai_filter::analyzer(def, column, storage::IndexTargetKind::Simple);
+    if let Some(analyzer) = &analyzer {
+        for (op, operands) in checks.iter_mut() {
+            if *op == Operator::In {
+                for operand in operands.iter_mut() {
+                    *operand = Bytes::from(analyzer.analyze_bytes(operand));
+                }
+            }
+        }
+    }
     Ok(BoundFilter {
         column,
         checks,
         elements,
+        analyzer,
+        analyzed_contains,
     })
+}
+
+/// Moves the `CONTAINS` / `CONTAINS KEY` checks an analyzing SAI index answers out of
+/// `checks`, with their operands analyzed.
+fn take_analyzed_contains(
+    def: &TableDef,
+    column: usize,
+    checks: &mut Vec<(Operator, Vec<Bytes>)>,
+) -> Vec<(bool, storage::index::Analyzer, Bytes)> {
+    let values = sai_filter::analyzer(def, column, storage::IndexTargetKind::Values);
+    let keys = sai_filter::analyzer(def, column, storage::IndexTargetKind::Keys);
+    let mut out = Vec::new();
+    checks.retain(|(op, operands)| {
+        let (key, analyzer) = match op {
+            Operator::Contains => (false, values),
+            Operator::ContainsKey => (true, keys),
+            _ => return true,
+        };
+        let Some(analyzer) = analyzer else {
+            return true;
+        };
+        for operand in operands {
+            out.push((key, analyzer, Bytes::from(analyzer.analyze_bytes(operand))));
+        }
+        false
+    });
+    out
 }
 
 fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
@@ -663,10 +710,19 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     if !collection_filter::passes(ty, value, &filter.checks, &filter.elements) {
         return false;
     }
+    let analyzed = |(key, analyzer, operand): &(bool, storage::index::Analyzer, Bytes)| {
+        sai_filter::contains(ty, *key, value, analyzer, operand)
+    };
+    if !filter.analyzed_contains.iter().all(analyzed) {
+        return false;
+    }
     filter.checks.iter().all(|(op, operands)| {
         let cmp = |b: &Bytes| ordering::compare(ty, value, b);
         match op {
-            Operator::In => operands.iter().any(|b| cmp(b) == Ordering::Equal),
+            Operator::In => match &filter.analyzer {
+                Some(a) => operands.iter().any(|b| sai_filter::equals(a, value, b)),
+                None => operands.iter().any(|b| cmp(b) == Ordering::Equal),
+            },
             Operator::Gt => cmp(&operands[0]) == Ordering::Greater,
             Operator::Gte => cmp(&operands[0]) != Ordering::Less,
             Operator::Lt => cmp(&operands[0]) == Ordering::Less,

@@ -6,7 +6,7 @@ use cql::statement::ast::{Operator, Term};
 use storage::{ColumnKind, IndexDef, IndexTargetKind, TableDef};
 use uuid::Uuid;
 
-use crate::planner::restrictions::{ColumnRestriction, ValueSet};
+use crate::planner::restrictions::{Bound, ColumnRestriction, ValueSet};
 
 /// The index a SELECT reads and the value it looks up.
 #[derive(Debug, Clone)]
@@ -27,6 +27,11 @@ pub struct IndexUse {
     /// Whether the index has entries to read; an index on a key column has none, and its
     /// queries read the base table and filter.
     pub has_entries: bool,
+    /// For a range a storage-attached index answers: its (lower, upper) bounds; `value`
+    /// is then the first bound's term, for display.
+    pub range: Option<(Option<Bound>, Option<Bound>)>,
+    /// How the index keys its values.
+    pub keying: storage::index::TermKeying,
 }
 
 /// The first restriction (in column order) an index can serve, preferring columns outside
@@ -48,11 +53,12 @@ pub(crate) fn choose(def: &TableDef, by_column: &[ColumnRestriction]) -> Option<
             if col.name != def.columns[column].name {
                 continue;
             }
-            if let Some(found) = serve(index, column, restriction) {
+            if let Some(found) = serve(def, index, column, restriction) {
                 let has_entries = found.has_entries
                     && matches!(col.kind, ColumnKind::Regular | ColumnKind::Static);
                 return Some(IndexUse {
                     has_entries,
+                    keying: storage::index::term_keying(def, index),
                     ..found
                 });
             }
@@ -62,7 +68,12 @@ pub(crate) fn choose(def: &TableDef, by_column: &[ColumnRestriction]) -> Option<
 }
 
 /// The lookup `index` can do for `restriction`, if any.
-fn serve(index: &IndexDef, column: usize, restriction: &ColumnRestriction) -> Option<IndexUse> {
+fn serve(
+    def: &TableDef,
+    index: &IndexDef,
+    column: usize,
+    restriction: &ColumnRestriction,
+) -> Option<IndexUse> {
     let found = |value: &Term, entry_value: Option<&Term>| IndexUse {
         name: index.name.clone(),
         id: index.id,
@@ -71,12 +82,23 @@ fn serve(index: &IndexDef, column: usize, restriction: &ColumnRestriction) -> Op
         value: value.clone(),
         entry_value: entry_value.cloned(),
         has_entries: true,
+        range: None,
+        keying: storage::index::TermKeying::Bytes,
     };
     match index.target {
-        // `IN` is not an index operator (`CassandraIndex.supportsExpression`): it filters.
+        // `IN` is not an index operator (`CassandraIndex.supportsExpression`, and SAI's
+        // `IndexTermType.supports`): it filters.
         IndexTargetKind::Simple | IndexTargetKind::Full => match &restriction.eq {
             Some(ValueSet::Eq(term)) => Some(found(term, None)),
-            _ => None,
+            Some(ValueSet::In(_)) => None,
+            None if serves_ranges(def, index, column) => {
+                let first = restriction.lower.as_ref().or(restriction.upper.as_ref())?;
+                Some(IndexUse {
+                    range: Some((restriction.lower.clone(), restriction.upper.clone())),
+                    ..found(&first.term, None)
+                })
+            }
+            None => None,
         },
         IndexTargetKind::Values => restriction
             .other
@@ -93,6 +115,15 @@ fn serve(index: &IndexDef, column: usize, restriction: &ColumnRestriction) -> Op
             .first()
             .map(|(key, value)| found(key, Some(value))),
     }
+}
+
+/// Whether `index` answers ranges on column `column`: a storage-attached index on a
+/// non-literal type (numbers, dates and times, `timeuuid`, `inet`), as Cassandra 5.0's
+/// `IndexTermType.supports` allows `RANGE`.
+fn serves_ranges(def: &TableDef, index: &IndexDef, column: usize) -> bool {
+    index.custom_class.is_some()
+        && index.target == IndexTargetKind::Simple
+        && storage::index::takes_ranges(&def.columns[column].ty)
 }
 
 /// What the WHERE clause filters row by row, for the ALLOW FILTERING decision.
@@ -159,17 +190,17 @@ pub(crate) fn also_indexed(
                     && def
                         .column_by_id(index.column)
                         .is_some_and(|c| c.name == def.columns[*column].name)
-                    && serve(index, *column, r).is_some()
+                    && serve(def, index, *column, r).is_some()
             })
         })
         .count()
 }
 
-/// Whether `r` holds more than one relation (an index serves one).
+/// Whether `r` holds more than one relation (an index serves one; a slice's two bounds
+/// are one range, which a storage-attached index serves whole).
 pub(crate) fn several_relations(r: &ColumnRestriction) -> bool {
     let count = usize::from(r.eq.is_some())
-        + usize::from(r.lower.is_some())
-        + usize::from(r.upper.is_some())
+        + usize::from(r.lower.is_some() || r.upper.is_some())
         + r.other.len()
         + r.elements.len();
     count > 1

@@ -267,6 +267,18 @@ fn indexed_restrictions_plan_through_the_index() {
             "SELECT * FROM i WHERE w = 1 AND x = 2",
             "Select ks.i scan index[w_sai] filter[w, x]",
         ),
+        // They answer ranges (both bounds are one range), alone or intersected, but a
+        // legacy index does not join the intersection.
+        (
+            "SELECT * FROM i WHERE w > 1 AND w <= 5",
+            "Select ks.i scan index[w_sai] filter[w]",
+        ),
+        (
+            "SELECT * FROM i WHERE w > 1 AND x < 2",
+            "Select ks.i scan index[w_sai] filter[w, x]",
+        ),
+        ("SELECT * FROM i WHERE w > 1 AND v > 2", filtering.as_str()),
+        ("SELECT * FROM i WHERE w IN (1, 2)", filtering.as_str()),
     ];
     for (query, expected) in cases {
         assert_eq!(plan(&s, query), expected, "{query}");

@@ -18,6 +18,9 @@
 //! The writer cannot see the catalog, so each table's index targets are also kept in the
 //! `index_targets` table (table id -> JSON), written in the transaction that changes them.
 
+mod analyzer;
+mod ascii_fold;
+mod keying;
 mod plan;
 
 use std::collections::BTreeSet;
@@ -35,6 +38,8 @@ use crate::encoding::row::{Cell, CellValue, StoredRow};
 use crate::error::StorageError;
 use crate::tables::INDEX_TARGETS;
 
+pub use analyzer::{Analyzer, AnalyzerOptionError, ANALYZER_OPTIONS};
+pub use keying::{is_string, takes_ranges, term_keying, term_type, EntryRange, TermKeying};
 pub(crate) use plan::IndexPlan;
 
 /// The redb table of the index with id `id`: `index_<uuid simple>`.
@@ -68,6 +73,14 @@ pub(crate) struct IndexedCells {
     pub(crate) target: String,
     /// The column's cell layout.
     pub(crate) cells: Cells,
+    /// How values are keyed (absent in records written before storage-attached indexes
+    /// keyed anything but bytes).
+    #[serde(default, skip_serializing_if = "is_bytes")]
+    pub(crate) keying: TermKeying,
+}
+
+fn is_bytes(keying: &TermKeying) -> bool {
+    *keying == TermKeying::Bytes
 }
 
 /// The cell-fed indexes of `table`: those on regular and static columns. Indexes on key
@@ -92,6 +105,7 @@ pub(crate) fn indexed_cells(table: &TableDef) -> Vec<IndexedCells> {
                 column: index.column.0,
                 target: index.target.as_str().into(),
                 cells,
+                keying: term_keying(table, index),
             })
         })
         .collect()
@@ -145,7 +159,7 @@ pub(crate) fn entries(
         if cell.path.is_some() && cell.timestamp <= collection_deleted_at {
             continue;
         }
-        if let Some(prefix) = indexed_value(kind, target.cells, cell, value)? {
+        if let Some(prefix) = indexed_value(kind, target, cell, value)? {
             let mut key = prefix;
             key.extend_from_slice(base_key);
             out.insert(key);
@@ -157,12 +171,12 @@ pub(crate) fn entries(
 /// The entry prefix one live cell contributes, if any.
 fn indexed_value(
     kind: IndexTargetKind,
-    cells: Cells,
+    target: &IndexedCells,
     cell: &Cell,
     value: &[u8],
 ) -> Result<Option<Vec<u8>>, StorageError> {
     let path = cell.path.as_deref();
-    let parts: Vec<&[u8]> = match (cells, kind, path) {
+    let parts: Vec<&[u8]> = match (target.cells, kind, path) {
         (Cells::Single, _, None) => vec![value],
         (Cells::List, IndexTargetKind::Values, Some(_)) => vec![value],
         (Cells::Set, IndexTargetKind::Values, Some(element)) => vec![element],
@@ -171,6 +185,9 @@ fn indexed_value(
         (Cells::Map, IndexTargetKind::Entries, Some(key)) => vec![key, value],
         _ => return Ok(None),
     };
+    if let [one] = parts.as_slice() {
+        return target.keying.prefix(one).map(Some);
+    }
     lookup_prefix(&parts).map(Some)
 }
 
@@ -223,6 +240,7 @@ mod tests {
             column: 3,
             target: kind.as_str().into(),
             cells,
+            keying: TermKeying::Bytes,
         }
     }
 

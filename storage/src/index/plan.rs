@@ -54,12 +54,15 @@ impl IndexPlan {
         if old == new {
             return Ok(());
         }
-        for gone in old.iter().filter(|o| !new.iter().any(|n| n.id == o.id)) {
+        // An index whose keying changed (a record from before storage-attached indexes
+        // keyed typed values) is rebuilt: deleted, then backfilled.
+        let same = |a: &IndexedCells, b: &IndexedCells| a.id == b.id && a.keying == b.keying;
+        for gone in old.iter().filter(|o| !new.iter().any(|n| same(n, o))) {
             self.delete.push(gone.id);
         }
         let added: Vec<&IndexedCells> = new
             .iter()
-            .filter(|n| !old.iter().any(|o| o.id == n.id))
+            .filter(|n| !old.iter().any(|o| same(o, n)))
             .collect();
         if !added.is_empty() && !data_cleared {
             self.backfill(txn, table.id, &added)?;

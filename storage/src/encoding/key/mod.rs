@@ -188,6 +188,14 @@ pub fn decode_row_key(table: &TableDef, key: &[u8]) -> Result<DecodedKey, Storag
     })
 }
 
+/// The length of the ascending component of type `ty` at the start of `input`.
+///
+/// # Errors
+/// A truncated or malformed component.
+pub(crate) fn component_len(ty: &ColumnType, input: &[u8]) -> Result<usize, StorageError> {
+    component::decode(ty, false, input).map(|(_, len)| len)
+}
+
 /// The smallest key greater than every key that starts with `prefix`, or `None` if there is
 /// none (the prefix is empty or all `0xFF`). Use it as an exclusive upper bound.
 pub fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
