@@ -175,6 +175,7 @@ impl Store {
             Some((_, dir)) => Some(recover(&db, dir, &mut live_tables)?),
             None => None,
         };
+        crate::index::rebuild_stale(&db, &catalog)?;
         let db_path = files.map(|(path, _)| path.to_path_buf());
         let logged = log.is_some();
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));

@@ -203,3 +203,36 @@ fn truncate_and_drop_table_empty_the_index() {
     store.write_blocking(catalog(vec![drop])).unwrap();
     assert!(lookup(&store, "a").is_empty());
 }
+
+#[test]
+fn an_index_stored_in_another_layout_is_rebuilt_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db.redb");
+    let table = with_index(sample_table());
+    {
+        let (store, _) = Store::open(&path, StoreOptions::default()).unwrap();
+        let ops = vec![
+            CatalogOp::PutKeyspace(keyspace()),
+            CatalogOp::PutTable(table.clone()),
+        ];
+        store.write_blocking(catalog(ops)).unwrap();
+        store
+            .write_blocking(write(&table, 1, 1, Cell::live(1, &b"a"[..])))
+            .unwrap();
+        store.shutdown().unwrap();
+    }
+    {
+        // As a file written before this layout: no targets record, no entries.
+        let db = redb::Database::open(&path).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(crate::tables::INDEX_TARGETS)
+            .unwrap()
+            .remove(table.id.as_bytes().as_slice())
+            .unwrap();
+        let name = crate::index::index_table_name(INDEX);
+        txn.delete_table(crate::tables::data_table(&name)).unwrap();
+        txn.commit().unwrap();
+    }
+    let (store, _) = Store::open(&path, StoreOptions::default()).unwrap();
+    assert_eq!(lookup(&store, "a"), vec![key(&table, 1)]);
+}

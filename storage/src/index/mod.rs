@@ -40,7 +40,7 @@ use crate::tables::INDEX_TARGETS;
 
 pub use analyzer::{Analyzer, AnalyzerOptionError, ANALYZER_OPTIONS};
 pub use keying::{is_string, takes_ranges, term_keying, term_type, EntryRange, TermKeying};
-pub(crate) use plan::IndexPlan;
+pub(crate) use plan::{rebuild_stale, IndexPlan};
 
 /// The redb table of the index with id `id`: `index_<uuid simple>`.
 pub(crate) fn index_table_name(id: Uuid) -> String {

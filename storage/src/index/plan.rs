@@ -180,3 +180,30 @@ impl IndexPlan {
         Ok(())
     }
 }
+
+/// Rebuilds, in one durable transaction at open, every index whose stored targets record
+/// differs from what the catalog makes of it (an index keyed as bytes before storage-attached
+/// indexes keyed typed or analyzed values), so reads never meet an old layout.
+pub(crate) fn rebuild_stale(
+    db: &redb::Database,
+    catalog: &crate::catalog::Catalog,
+) -> Result<(), StorageError> {
+    let mut txn = db.begin_write()?;
+    let mut plan = IndexPlan::default();
+    let mut stale = false;
+    for table in catalog.keyspaces.values().flat_map(|ks| ks.tables.values()) {
+        if plan.targets(&txn, table.id)? != indexed_cells(table).as_slice() {
+            plan.put_table(&txn, table, false)?;
+            stale = true;
+        }
+    }
+    if !stale {
+        txn.abort()?;
+        return Ok(());
+    }
+    tracing::info!("rebuilding indexes stored in an older layout");
+    plan.write(&txn)?;
+    txn.set_durability(redb::Durability::Immediate)?;
+    txn.commit()?;
+    Ok(())
+}
