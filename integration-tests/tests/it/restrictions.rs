@@ -342,3 +342,69 @@ async fn a_tuple_of_the_wrong_size_is_refused_at_prepare() {
         );
     }
 }
+
+#[tokio::test]
+async fn update_by_a_multi_column_in_writes_the_rows_its_tuples_name() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.u (p int, c1 int, c2 int, v int, PRIMARY KEY (p, c1, c2))",
+            &[],
+        )
+        .await
+        .unwrap();
+    for c1 in 0..2 {
+        for c2 in 0..3 {
+            session
+                .query_unpaged(
+                    "INSERT INTO ks.u (p, c1, c2, v) VALUES (0, ?, ?, 0)",
+                    (c1, c2),
+                )
+                .await
+                .unwrap();
+        }
+    }
+    session
+        .query_unpaged(
+            "UPDATE ks.u SET v = 7 WHERE p = 0 AND (c1, c2) IN ((0, 1), (1, 2))",
+            &[],
+        )
+        .await
+        .unwrap();
+    let prepared = session
+        .prepare("UPDATE ks.u SET v = ? WHERE p = 0 AND (c1, c2) IN ?")
+        .await
+        .unwrap();
+    session
+        .execute_unpaged(&prepared, (8, vec![(1, 0)]))
+        .await
+        .unwrap();
+    let rows: Vec<(i32, i32, i32)> = session
+        .query_unpaged("SELECT c1, c2, v FROM ks.u WHERE p = 0", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .rows::<(i32, i32, i32)>()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (0, 0, 0),
+            (0, 1, 7),
+            (0, 2, 0),
+            (1, 0, 8),
+            (1, 1, 0),
+            (1, 2, 7)
+        ]
+    );
+    expect_invalid(
+        &session,
+        "UPDATE ks.u SET v = 1 WHERE p = 0 AND (c1, c2) IN ((0, 1)) IF v = 0",
+        "IN on the clustering key columns is not supported with conditional updates",
+    )
+    .await;
+}

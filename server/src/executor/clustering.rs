@@ -190,6 +190,40 @@ fn part_choices(
     }
 }
 
+/// The clustering rows an UPDATE names: every combination of the per-column values in
+/// `values` (one list per clustering column given), the columns of `tuples` taking the rows
+/// of its tuples together instead.
+pub(crate) fn update_rows(
+    def: &TableDef,
+    values: Vec<Vec<Bytes>>,
+    tuples: Option<&crate::planner::modify::ClusteringTuples>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Vec<Bytes>>> {
+    let Some(tuples) = tuples else {
+        return Ok(keys::cartesian(values));
+    };
+    let (start, end) = (tuples.start, tuples.start + tuples.width);
+    let part = PrefixPart::Multi {
+        width: tuples.width,
+        values: match &tuples.values {
+            cql::statement::ast::InValues::List(terms) => MultiValues::Tuples(terms.clone()),
+            cql::statement::ast::InValues::Bind(marker) => MultiValues::Bind(marker.clone()),
+        },
+    };
+    let rows = part_choices(&part, def, start, ctx)?;
+    let before = keys::cartesian(values.get(..start).unwrap_or_default().to_vec());
+    let after = keys::cartesian(values.get(end..).unwrap_or_default().to_vec());
+    let mut out = Vec::with_capacity(before.len() * rows.len() * after.len());
+    for b in &before {
+        for row in &rows {
+            for a in &after {
+                out.push([b.as_slice(), row, a].concat());
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn part_width(part: &PrefixPart) -> usize {
     match part {
         PrefixPart::Single(_) => 1,

@@ -28,7 +28,7 @@ impl CounterStatement<'_> {
     pub(crate) fn writes(
         &self,
         pk_values: Vec<Vec<Bytes>>,
-        ck_values: Vec<Vec<Bytes>>,
+        ck_rows: Option<Vec<Vec<Bytes>>>,
         ctx: &EvalContext<'_>,
         out: &mut WriteBatch,
     ) -> CqlResult<()> {
@@ -38,17 +38,14 @@ impl CounterStatement<'_> {
             .iter()
             .map(|o| Ok((o, self.change(o, ctx)?)))
             .collect::<CqlResult<Vec<_>>>()?;
-        let writes_rows = ck_values.len() == def.clustering_key.len();
         for pk in keys::cartesian(pk_values) {
             if pk.iter().any(Bytes::is_empty) {
                 return Err(CqlError::invalid("Key may not be empty"));
             }
             let partition = storage::row_key(def, &pk, &[])?;
             let mut row_keys = Vec::new();
-            if writes_rows {
-                for ck in keys::cartesian(ck_values.clone()) {
-                    row_keys.push(storage::row_key(def, &pk, &ck)?);
-                }
+            for ck in ck_rows.iter().flatten() {
+                row_keys.push(storage::row_key(def, &pk, ck)?);
             }
             for (op, change) in &changes {
                 let Some(change) = change else { continue };

@@ -249,7 +249,10 @@ pub fn build_writes(
             timestamp,
             now_seconds,
         };
-        return counters.writes(pk_values, ck_values, ctx, out);
+        let writes_rows = ck_values.len() == def.clustering_key.len();
+        let rows =
+            super::clustering::update_rows(def, ck_values, plan.clustering_tuples.as_ref(), ctx)?;
+        return counters.writes(pk_values, writes_rows.then_some(rows), ctx, out);
     }
     let writer = CellWriter {
         node,
@@ -284,6 +287,8 @@ pub fn build_writes(
         timestamp,
         local_deletion_seconds: now_seconds,
     });
+    let ck_rows =
+        super::clustering::update_rows(def, ck_values, plan.clustering_tuples.as_ref(), ctx)?;
     let writes_rows = plan.clustering_key.len() == def.clustering_key.len()
         && (liveness.is_some() || deletion.is_some() || !regular_ops.is_empty());
     for pk in keys::cartesian(pk_values) {
@@ -309,7 +314,7 @@ pub fn build_writes(
         if !writes_rows {
             continue;
         }
-        for ck in keys::cartesian(ck_values.clone()) {
+        for ck in &ck_rows {
             let key = storage::row_key(def, &pk, &ck)?;
             let cells = rows.cells(&regular_ops, &key)?;
             out.rows.push(RowWrite {

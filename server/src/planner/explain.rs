@@ -12,7 +12,7 @@ use storage::TableDef;
 
 use crate::planner::clustering::{ClusteringPlan, PrefixPart};
 use crate::planner::grouping::Grouping;
-use crate::planner::modify::{ModifyKind, ModifyPlan};
+use crate::planner::modify::{ClusteringTuples, ModifyKind, ModifyPlan};
 use crate::planner::plan::StatementPlan;
 use crate::planner::select::{PartitionSelection, SelectPlan};
 use crate::planner::token::TokenRange;
@@ -239,10 +239,11 @@ pub fn describe_modify(plan: &ModifyPlan) -> Vec<String> {
     if !plan.clustering_key.is_empty() {
         let columns =
             &def.clustering_key[..plan.clustering_key.len().min(def.clustering_key.len())];
-        lines.push(format!(
-            "Clustering key: {}",
-            key_restrictions(def, columns, &plan.clustering_key)
-        ));
+        let text = match &plan.clustering_tuples {
+            Some(tuples) => tuple_restrictions(def, columns, &plan.clustering_key, tuples),
+            None => key_restrictions(def, columns, &plan.clustering_key),
+        };
+        lines.push(format!("Clustering key: {text}"));
     }
     if let Some(range) = &plan.range {
         lines.extend(clustering_lines(def, range));
@@ -257,7 +258,7 @@ pub fn describe_modify(plan: &ModifyPlan) -> Vec<String> {
 /// What a write leaves: rows, a static row, range or partition tombstones.
 fn writes(plan: &ModifyPlan, partitions: Option<usize>) -> String {
     let def = &plan.table.def;
-    let rows = match (partitions, value_count(&plan.clustering_key)) {
+    let rows = match (partitions, row_count(plan)) {
         (Some(p), Some(r)) => Some(p * r),
         _ => None,
     };
@@ -365,6 +366,40 @@ fn key_restrictions(def: &TableDef, columns: &[usize], sets: &[ValueSet]) -> Str
         .map(|(&i, set)| format!("{} {set}", maybe_quote(&def.columns[i].name)))
         .collect::<Vec<_>>()
         .join(" AND ")
+}
+
+/// `key_restrictions` where the columns of a multi-column `IN` print as that relation.
+fn tuple_restrictions(
+    def: &TableDef,
+    columns: &[usize],
+    sets: &[ValueSet],
+    tuples: &ClusteringTuples,
+) -> String {
+    let end = (tuples.start + tuples.width).min(columns.len());
+    let set = ValueSet::In(tuples.values.clone());
+    let tuple = format!("{} {set}", column_names(def, tuples.start, tuples.width));
+    let parts = [
+        key_restrictions(def, &columns[..tuples.start], &sets[..tuples.start]),
+        tuple,
+        key_restrictions(def, &columns[end..], &sets[end.min(sets.len())..]),
+    ];
+    parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+/// How many clustering rows an UPDATE or DELETE names, when the lists are literal.
+fn row_count(plan: &ModifyPlan) -> Option<usize> {
+    let Some(tuples) = &plan.clustering_tuples else {
+        return value_count(&plan.clustering_key);
+    };
+    let end = tuples.start + tuples.width;
+    let others = value_count(&plan.clustering_key[..tuples.start])?.saturating_mul(value_count(
+        plan.clustering_key.get(end..).unwrap_or_default(),
+    )?);
+    others.checked_mul(set_count(&ValueSet::In(tuples.values.clone()))?)
 }
 
 /// How many partitions the value sets select, when the lists are literal.

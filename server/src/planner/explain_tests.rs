@@ -121,6 +121,13 @@ fn writes_name_their_keys_and_what_they_write() {
     let lines = explain("EXPLAIN DELETE FROM t WHERE k = 1 AND c > 3");
     assert_eq!(lines[2], "Clustering slice: c > 3");
     assert_eq!(lines[3], "Writes: a range tombstone in each partition");
+    assert_eq!(
+        explain("EXPLAIN UPDATE t SET v = 1 WHERE k = 1 AND (c, d) IN ((1, 2), (3, 4))")[2..],
+        [
+            "Clustering key: (c, d) IN ((1, 2), (3, 4))",
+            "Writes: 2 rows"
+        ]
+    );
     let lines = explain("EXPLAIN UPDATE u SET v = 1 WHERE a = 1 AND b = 'x' IF w = 2");
     assert_eq!(
         lines[2..],

@@ -50,6 +50,20 @@ pub struct ModifyPlan {
     pub json: Option<JsonInsert>,
     /// The `IF` clause of a conditional (lightweight-transaction) modification.
     pub conditions: Option<CasConditions>,
+    /// `(c1, c2) IN ((..), (..))` in an UPDATE: the rows its tuples name. Its columns' entries
+    /// in `clustering_key` are empty `IN` lists standing for it.
+    pub clustering_tuples: Option<ClusteringTuples>,
+}
+
+/// A multi-column `IN` naming whole clustering prefixes of an UPDATE.
+#[derive(Debug, Clone)]
+pub struct ClusteringTuples {
+    /// Position of its first column in the clustering key.
+    pub start: usize,
+    /// How many clustering columns it covers.
+    pub width: usize,
+    /// The tuples (or one marker bound to a list of tuples).
+    pub values: cql::statement::ast::InValues,
 }
 
 /// The user table an UPDATE/DELETE addresses, and its planned `IF` clause.
@@ -149,6 +163,7 @@ pub fn plan_insert(
         range: None,
         json,
         conditions: cas,
+        clustering_tuples: None,
     })
 }
 
@@ -425,7 +440,15 @@ pub fn plan_update(
         .iter()
         .map(|a| operations::plan_assignment(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
-    let (pk, ck) = where_keys(&table, &stmt.where_clause, "UPDATE")?;
+    let (relations, clustering_tuples) = take_clustering_tuples(def, &stmt.where_clause);
+    let (pk, mut ck) = where_keys(&table, &relations, "UPDATE")?;
+    if let Some(tuples) = &clustering_tuples {
+        for slot in &mut ck[tuples.start..tuples.start + tuples.width] {
+            *slot = Some(ValueSet::In(
+                cql::statement::ast::InValues::List(Vec::new()),
+            ));
+        }
+    }
     let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
     let statics = conditions::static_only(def, static_only(def, &operations), &operations, &cas);
     let restricted = ck.iter().any(Option::is_some);
@@ -441,7 +464,43 @@ pub fn plan_update(
         range: None,
         json: None,
         conditions: cas,
+        clustering_tuples,
     })
+}
+
+/// Takes out of `relations` the first multi-column `IN` on two or more consecutive clustering
+/// columns, which no per-column value set can express.
+fn take_clustering_tuples(
+    def: &storage::TableDef,
+    relations: &[Relation],
+) -> (Vec<Relation>, Option<ClusteringTuples>) {
+    let positions = |columns: &[cql::statement::ast::Ident]| -> Option<Vec<usize>> {
+        columns
+            .iter()
+            .map(|c| {
+                let i = column_index(def, c).ok()?;
+                def.clustering_key.iter().position(|&k| k == i)
+            })
+            .collect()
+    };
+    let mut tuples = None;
+    let mut rest = Vec::with_capacity(relations.len());
+    for relation in relations {
+        if let (None, Relation::MultiIn { columns, values }) = (&tuples, relation) {
+            let consecutive = positions(columns)
+                .filter(|p| p.len() > 1 && p.windows(2).all(|w| w[1] == w[0] + 1));
+            if let Some(p) = consecutive {
+                tuples = Some(ClusteringTuples {
+                    start: p[0],
+                    width: p.len(),
+                    values: values.clone(),
+                });
+                continue;
+            }
+        }
+        rest.push(relation.clone());
+    }
+    (rest, tuples)
 }
 
 /// Plans a DELETE: of rows or columns by full primary key, or — with a clustering prefix, a
@@ -572,6 +631,7 @@ pub fn plan_delete(
         range,
         json: None,
         conditions: cas,
+        clustering_tuples: None,
     })
 }
 
