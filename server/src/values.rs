@@ -2,7 +2,7 @@
 //! serialized bytes of a receiving column's type, with Cassandra's messages for mismatches.
 
 mod call;
-mod literal;
+pub(crate) mod literal;
 mod normalize;
 mod time;
 mod tuple_string;

@@ -3,6 +3,7 @@
 
 mod auth;
 mod batches;
+mod big_numbers;
 mod collections;
 mod counters;
 mod ddl;

@@ -1,14 +1,19 @@
 //! Aggregate accumulators with Cassandra's arithmetic: `count`, `min`/`max` in the type's
 //! order, integer `sum` wrapping at the type's width, integer `avg` truncated, floating-point
-//! sums with Kahan compensation, `decimal` at the largest scale seen.
+//! sums with Kahan compensation, `varint` and `decimal` exact at any size (`BigInteger` and
+//! `BigDecimal`, as `AggregateFcts`).
 
 use std::cmp::Ordering;
 
 use bytes::Bytes;
 use cql::types::{ordering, ColumnType};
 
+use bigdecimal::num_bigint::BigInt;
+use bigdecimal::BigDecimal;
+use num_traits::Zero;
+
 use crate::error::{CqlError, CqlResult};
-use crate::functions::numeric::{decode_varint, encode_varint};
+use crate::functions::decimal::{self, Rounding};
 use crate::planner::select::{Aggregate, AggregateFunction};
 
 /// The running state of one aggregate.
@@ -34,22 +39,22 @@ pub(crate) struct NumericSum {
 
 #[derive(Debug, Clone)]
 enum SumState {
+    /// tinyint to bigint and counter: exact, wrapped to the width at the end.
     Integer(i128),
+    /// `BigInteger`.
+    Varint(BigInt),
     /// Kahan summation, plus the naive sum to recover infinities.
     Float {
         sum: f64,
         compensation: f64,
         simple: f64,
     },
-    /// `unscaled * 10^-scale`; for `avg`, the running mean.
-    Decimal {
-        unscaled: i128,
-        scale: i32,
-    },
+    /// `BigDecimal`; for `avg`, the running mean.
+    Decimal(BigDecimal),
 }
 
-fn overflow() -> CqlError {
-    CqlError::invalid("Aggregate overflow: the value does not fit in 128 bits")
+fn invalid_value(ty: &ColumnType) -> CqlError {
+    CqlError::invalid(format!("Invalid {ty} value"))
 }
 
 impl Accumulator {
@@ -63,10 +68,8 @@ impl Accumulator {
                     compensation: 0.0,
                     simple: 0.0,
                 },
-                ColumnType::Decimal => SumState::Decimal {
-                    unscaled: 0,
-                    scale: 0,
-                },
+                ColumnType::Decimal => SumState::Decimal(BigDecimal::zero()),
+                ColumnType::Varint => SumState::Varint(BigInt::zero()),
                 _ => SumState::Integer(0),
             },
             ty,
@@ -132,10 +135,11 @@ impl NumericSum {
         self.count += 1;
         match &mut self.state {
             SumState::Integer(total) => {
-                // Every integer type is big-endian two's complement, varint of any length.
-                let n = decode_varint(value).ok_or_else(overflow)?;
-                *total = total.checked_add(n).ok_or_else(overflow)?;
+                let n = decode_fixed(value).ok_or_else(|| invalid_value(&self.ty))?;
+                // The result keeps at most 64 bits, which wrapping leaves exact.
+                *total = total.wrapping_add(n);
             }
+            SumState::Varint(total) => *total += BigInt::from_signed_bytes_be(value),
             SumState::Float {
                 sum,
                 compensation,
@@ -148,20 +152,12 @@ impl NumericSum {
                 *compensation = (rounded - *sum) - adjusted;
                 *sum = rounded;
             }
-            SumState::Decimal { unscaled, scale } => {
-                let (v, s) = decode_decimal(value).ok_or_else(overflow)?;
-                let target = (*scale).max(s);
-                let current = rescale(*unscaled, *scale, target)?;
-                let v = rescale(v, s, target)?;
-                *scale = target;
-                *unscaled = if mean {
-                    // BigDecimal's running mean: avg += (v - avg) / count, HALF_EVEN.
-                    let delta = v.checked_sub(current).ok_or_else(overflow)?;
-                    current
-                        .checked_add(divide_half_even(delta, i128::from(self.count)))
-                        .ok_or_else(overflow)?
+            SumState::Decimal(state) => {
+                let v = decimal::decode(value).ok_or_else(|| invalid_value(&self.ty))?;
+                *state = if mean {
+                    running_mean(state, &v, self.count)?
                 } else {
-                    current.checked_add(v).ok_or_else(overflow)?
+                    exact_sum(state, &v)?
                 };
             }
         }
@@ -188,41 +184,78 @@ impl NumericSum {
 
     fn total(&self) -> CqlResult<Bytes> {
         match &self.state {
-            SumState::Integer(n) => encode_integer(&self.ty, *n),
+            SumState::Integer(n) => Ok(encode_integer(&self.ty, *n)),
             SumState::Float { .. } => Ok(encode_float(&self.ty, self.float_total())),
-            SumState::Decimal { unscaled, scale } => Ok(encode_decimal(*unscaled, *scale)),
+            SumState::Varint(n) => Ok(Bytes::from(n.to_signed_bytes_be())),
+            SumState::Decimal(d) => encode_decimal(d),
         }
     }
 
     fn mean(&self) -> CqlResult<Bytes> {
         if self.count == 0 {
             return match &self.state {
-                SumState::Decimal { .. } => Ok(encode_decimal(0, 0)),
+                SumState::Decimal(_) => encode_decimal(&BigDecimal::zero()),
+                SumState::Varint(_) => Ok(Bytes::from_static(&[0])),
                 SumState::Float { .. } => Ok(encode_float(&self.ty, 0.0)),
-                SumState::Integer(_) => encode_integer(&self.ty, 0),
+                SumState::Integer(_) => Ok(encode_integer(&self.ty, 0)),
             };
         }
         match &self.state {
             // Java's integer division truncates toward zero, as Rust's does.
-            SumState::Integer(n) => encode_integer(&self.ty, n / i128::from(self.count)),
+            SumState::Integer(n) => Ok(encode_integer(&self.ty, n / i128::from(self.count))),
             SumState::Float { .. } => Ok(encode_float(
                 &self.ty,
                 self.float_total() / self.count as f64,
             )),
-            SumState::Decimal { unscaled, scale } => Ok(encode_decimal(*unscaled, *scale)),
+            SumState::Varint(n) => Ok(Bytes::from(
+                (n / BigInt::from(self.count)).to_signed_bytes_be(),
+            )),
+            SumState::Decimal(d) => encode_decimal(d),
         }
     }
 }
 
+/// `sum.add(v)`, exact; a sum that would need more digits than a value may have is refused
+/// (Java would spend minutes on it).
+fn exact_sum(sum: &BigDecimal, v: &BigDecimal) -> CqlResult<BigDecimal> {
+    check_alignment(sum, v)?;
+    Ok(sum + v)
+}
+
+/// `AggregateFcts.avgFunctionForDecimal`'s step: `avg + (v - avg) / count`, the quotient at
+/// the difference's scale, rounded HALF_EVEN.
+fn running_mean(avg: &BigDecimal, v: &BigDecimal, count: i64) -> CqlResult<BigDecimal> {
+    check_alignment(avg, v)?;
+    let delta = v - avg;
+    let (unscaled, scale) = delta.as_bigint_and_scale();
+    let step = decimal::div_round(&unscaled, &BigInt::from(count), Rounding::HalfEven);
+    Ok(avg + BigDecimal::new(step, scale))
+}
+
+/// Refuses adding decimals whose exact sum has more digits than
+/// [`cql::types::number_text::MAX_DIGITS`].
+fn check_alignment(a: &BigDecimal, b: &BigDecimal) -> CqlResult<()> {
+    if a.is_zero() || b.is_zero() {
+        return Ok(());
+    }
+    let spread = decimal::scale(a).abs_diff(decimal::scale(b));
+    let digits = i64::try_from(spread)
+        .unwrap_or(i64::MAX)
+        .saturating_add(decimal::precision(a).max(decimal::precision(b)));
+    if digits > cql::types::number_text::MAX_DIGITS as i64 {
+        return Err(CqlError::invalid(decimal::too_many_digits(digits)));
+    }
+    Ok(())
+}
+
 /// The sum at the type's width, wrapping as Java's fixed-width arithmetic does.
-fn encode_integer(ty: &ColumnType, n: i128) -> CqlResult<Bytes> {
-    Ok(match ty {
+fn encode_integer(ty: &ColumnType, n: i128) -> Bytes {
+    match ty {
         ColumnType::Tinyint => Bytes::copy_from_slice(&(n as i8).to_be_bytes()),
         ColumnType::Smallint => Bytes::copy_from_slice(&(n as i16).to_be_bytes()),
         ColumnType::Int => Bytes::copy_from_slice(&(n as i32).to_be_bytes()),
-        ColumnType::Varint => Bytes::from(encode_varint(n)),
         _ => Bytes::copy_from_slice(&(n as i64).to_be_bytes()),
-    })
+    }
 }
 
 fn decode_float(ty: &ColumnType, value: &[u8]) -> f64 {
@@ -246,45 +279,19 @@ fn encode_float(ty: &ColumnType, d: f64) -> Bytes {
     }
 }
 
-/// `[scale: int][unscaled: varint]`.
-fn decode_decimal(value: &[u8]) -> Option<(i128, i32)> {
-    if value.len() < 5 {
+/// A big-endian two's complement integer of 1 to 16 bytes.
+fn decode_fixed(bytes: &[u8]) -> Option<i128> {
+    if bytes.is_empty() || bytes.len() > 16 {
         return None;
     }
-    let scale = i32::from_be_bytes([value[0], value[1], value[2], value[3]]);
-    Some((decode_varint(&value[4..])?, scale))
+    let negative = bytes[0] & 0x80 != 0;
+    let mut raw = if negative { [0xFFu8; 16] } else { [0u8; 16] };
+    raw[16 - bytes.len()..].copy_from_slice(bytes);
+    Some(i128::from_be_bytes(raw))
 }
 
-fn encode_decimal(unscaled: i128, scale: i32) -> Bytes {
-    let mut out = scale.to_be_bytes().to_vec();
-    out.extend_from_slice(&encode_varint(unscaled));
-    Bytes::from(out)
-}
-
-/// `unscaled * 10^(to - from)` for `to >= from`.
-fn rescale(unscaled: i128, from: i32, to: i32) -> CqlResult<i128> {
-    let shift = u32::try_from(to - from).map_err(|_| overflow())?;
-    10i128
-        .checked_pow(shift)
-        .and_then(|factor| unscaled.checked_mul(factor))
-        .ok_or_else(overflow)
-}
-
-/// `n / d` rounded half to even (`d > 0`).
-fn divide_half_even(n: i128, d: i128) -> i128 {
-    let q = n / d;
-    let r = n % d;
-    let twice = r.abs() * 2;
-    let away = match twice.cmp(&d) {
-        Ordering::Greater => true,
-        Ordering::Less => false,
-        Ordering::Equal => q % 2 != 0,
-    };
-    if away {
-        q + n.signum()
-    } else {
-        q
-    }
+fn encode_decimal(d: &BigDecimal) -> CqlResult<Bytes> {
+    decimal::encode(d).map_err(CqlError::invalid)
 }
 
 #[cfg(test)]
@@ -348,24 +355,67 @@ mod tests {
         );
     }
 
-    #[test]
-    fn decimal_sum_and_mean_keep_the_largest_scale() {
-        let a = encode_decimal(15, 1); // 1.5
-        let b = encode_decimal(2, 0); // 2
-        let sum = run(AggregateFunction::Sum, ColumnType::Decimal, &[&a, &b]);
-        assert_eq!(sum, Some(encode_decimal(35, 1)));
-        let avg = run(AggregateFunction::Avg, ColumnType::Decimal, &[&a, &b]);
-        // 1.5, then 1.5 + (2.0 - 1.5) / 2 where 0.5 / 2 = 0.25 rounds half-even to 0.2.
-        assert_eq!(avg, Some(encode_decimal(17, 1)));
+    fn dec(text: &str) -> Bytes {
+        encode_decimal(&decimal::parse(text).expect("decimal")).expect("fits")
+    }
+
+    fn text(value: Option<Bytes>) -> String {
+        decimal::java_string(&decimal::decode(&value.expect("value")).expect("decimal"))
     }
 
     #[test]
-    fn varint_encoding_is_minimal() {
-        for n in [0i128, 1, -1, 127, 128, -128, -129, 1 << 40, -(1 << 70)] {
-            let bytes = encode_varint(n);
-            assert_eq!(decode_varint(&bytes), Some(n));
-        }
-        assert_eq!(encode_varint(128), vec![0x00, 0x80]);
-        assert_eq!(encode_varint(-128), vec![0x80]);
+    fn decimal_sum_and_mean_keep_the_largest_scale() {
+        let (a, b) = (dec("1.5"), dec("2"));
+        let sum = run(AggregateFunction::Sum, ColumnType::Decimal, &[&a, &b]);
+        assert_eq!(text(sum), "3.5");
+        let avg = run(AggregateFunction::Avg, ColumnType::Decimal, &[&a, &b]);
+        // 1.5, then 1.5 + (2.0 - 1.5) / 2 where 0.5 / 2 = 0.25 rounds half-even to 0.2.
+        assert_eq!(text(avg), "1.7");
+        let empty = run(AggregateFunction::Avg, ColumnType::Decimal, &[]);
+        assert_eq!(text(empty), "0");
+    }
+
+    #[test]
+    fn decimals_and_varints_aggregate_beyond_128_bits() {
+        let big = format!("1{}", "0".repeat(50));
+        let (a, b) = (dec(&format!("{big}.25")), dec(&format!("{big}.75")));
+        let sum = run(AggregateFunction::Sum, ColumnType::Decimal, &[&a, &b]);
+        assert_eq!(text(sum), format!("2{}1.00", "0".repeat(49)));
+        let avg = run(AggregateFunction::Avg, ColumnType::Decimal, &[&a, &b]);
+        assert_eq!(text(avg), format!("{big}.50"));
+        let n: BigInt = BigInt::from(1) << 300u32;
+        let values = [
+            n.to_signed_bytes_be(),
+            (BigInt::from(3) - &n).to_signed_bytes_be(),
+            n.to_signed_bytes_be(),
+        ];
+        let refs: Vec<&[u8]> = values.iter().map(|v| &v[..]).collect();
+        let sum = run(AggregateFunction::Sum, ColumnType::Varint, &refs);
+        assert_eq!(
+            sum.as_deref(),
+            Some(&(&n + BigInt::from(3)).to_signed_bytes_be()[..])
+        );
+        let avg = run(AggregateFunction::Avg, ColumnType::Varint, &refs);
+        assert_eq!(
+            avg.as_deref(),
+            Some(&((&n + BigInt::from(3)) / BigInt::from(3)).to_signed_bytes_be()[..])
+        );
+        let empty = run(AggregateFunction::Avg, ColumnType::Varint, &[]);
+        assert_eq!(empty.as_deref(), Some(&[0u8][..]));
+    }
+
+    #[test]
+    fn far_apart_decimals_are_refused_not_expanded() {
+        let aggregate = Aggregate {
+            function: AggregateFunction::Sum,
+            input: Some((
+                crate::planner::selector::Scalar::Column(0),
+                ColumnType::Decimal,
+            )),
+        };
+        let mut acc = Accumulator::new(&aggregate, Some(&ColumnType::Decimal));
+        acc.add(Some(&dec("1e500000000"))).expect("first");
+        let err = acc.add(Some(&dec("1"))).expect_err("too many digits");
+        assert!(err.to_string().contains("exceeds the maximum"), "{err}");
     }
 }

@@ -133,12 +133,12 @@ fn float_preference(text: &str) -> ColumnType {
     if matches!(text, "NaN" | "-NaN" | "Infinity" | "-Infinity") {
         return ColumnType::Double;
     }
-    match (
-        text.parse::<f64>(),
-        crate::functions::numeric::Decimal::parse(text),
-    ) {
-        (Ok(d), Some(exact)) => match crate::functions::numeric::Decimal::from_f64(d) {
-            Some(back) if back.cmp_value(&exact) == std::cmp::Ordering::Equal => ColumnType::Double,
+    use crate::functions::decimal;
+    match (text.parse::<f64>(), decimal::parse(text)) {
+        (Ok(d), Some(exact)) => match decimal::from_f64(d) {
+            Some(back) if decimal::compare(&back, &exact) == std::cmp::Ordering::Equal => {
+                ColumnType::Double
+            }
             _ => ColumnType::Decimal,
         },
         _ => ColumnType::Double,

@@ -3,10 +3,9 @@
 //! `ascii`/`text`, and between the temporal types. Each is a function named `castAs<Type>`.
 
 use bytes::Bytes;
-use cql::types::number_text::varint_to_text;
 use cql::types::ColumnType;
 
-use super::numeric::{varint_low_bytes, Number};
+use super::numeric::Number;
 use super::time::TimeFn;
 use super::{first, Body, CallContext, NativeFunction};
 use crate::error::CqlResult;
@@ -110,9 +109,6 @@ impl Cast {
         Ok(match self {
             Cast::Identity => Some(value.clone()),
             Cast::ToText => Some(Bytes::from(super::text::cast_text(input, value)?)),
-            Cast::Numeric if *input == ColumnType::Varint => {
-                Some(varint_cast(value, &function.ret)?)
-            }
             Cast::Numeric => match Number::decode(input, value)? {
                 Some(n) => Some(n.encode_as(&function.ret)?),
                 None => None,
@@ -123,49 +119,6 @@ impl Cast {
             }
         })
     }
-}
-
-/// Casts from `varint`, done on the bytes so that values beyond 128 bits convert as Java's
-/// `BigInteger` does: narrowing keeps the low bits, floating point rounds the exact value.
-fn varint_cast(value: &[u8], target: &ColumnType) -> CqlResult<Bytes> {
-    let parse_error = || crate::error::CqlError::invalid("Invalid varint value");
-    Ok(match target {
-        ColumnType::Tinyint => Bytes::from(varint_low_bytes(value, 1)),
-        ColumnType::Smallint => Bytes::from(varint_low_bytes(value, 2)),
-        ColumnType::Int => Bytes::from(varint_low_bytes(value, 4)),
-        ColumnType::Bigint => Bytes::from(varint_low_bytes(value, 8)),
-        ColumnType::Float => {
-            let f = varint_float_text(value)?
-                .parse::<f32>()
-                .map_err(|_| parse_error())?;
-            Bytes::copy_from_slice(&f.to_be_bytes())
-        }
-        ColumnType::Double => {
-            let d = varint_float_text(value)?
-                .parse::<f64>()
-                .map_err(|_| parse_error())?;
-            Bytes::copy_from_slice(&d.to_be_bytes())
-        }
-        // A decimal of scale 0 is its unscaled varint.
-        _ => {
-            let mut out = 0i32.to_be_bytes().to_vec();
-            out.extend_from_slice(value);
-            Bytes::from(out)
-        }
-    })
-}
-
-/// The text Rust's correctly rounded float parser reads for `BigInteger.doubleValue()` (and
-/// `floatValue()`): the digits while they are few enough to print, else `±inf`, which is what
-/// a number beyond every float's range rounds to anyway.
-fn varint_float_text(value: &[u8]) -> CqlResult<String> {
-    // 10^400 overflows both float types; a value of 1,400 bits or more is larger still.
-    const BEYOND_FLOATS: usize = 1_400 / 8;
-    if value.len() > BEYOND_FLOATS {
-        let negative = value.first().is_some_and(|b| b & 0x80 != 0);
-        return Ok(if negative { "-inf" } else { "inf" }.into());
-    }
-    varint_to_text(value).map_err(|err| crate::error::CqlError::invalid(err.to_string()))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 pub(crate) mod assign;
 mod bytes_fcts;
 mod cast;
+pub(crate) mod decimal;
 pub(crate) mod numeric;
 mod operation;
 

@@ -8,7 +8,11 @@ use bytes::Bytes;
 use cql::statement::ast::ArithOp;
 use cql::types::ColumnType;
 
-use super::numeric::{overflow, Decimal, Number};
+use bigdecimal::num_bigint::BigInt;
+use num_traits::Zero;
+
+use super::decimal;
+use super::numeric::Number;
 use super::{Body, NativeFunction};
 use crate::error::{CqlError, CqlResult};
 
@@ -243,27 +247,18 @@ fn compute(
             })
         }
         ColumnType::Decimal => {
-            let a = left.to_decimal().map_err(|e| e.to_string())?;
-            let b = right.to_decimal().map_err(|e| e.to_string())?;
-            Number::Decimal(decimal(kind, a, b)?)
+            let a = left.to_decimal_operand().map_err(|e| e.to_string())?;
+            let b = right.to_decimal_operand().map_err(|e| e.to_string())?;
+            Number::Decimal(decimal_op(kind, &a, &b)?)
         }
-        ColumnType::Varint => {
-            let (a, b) = (left.to_i128(), right.to_i128());
-            let zero = || "BigInteger divide by zero".to_string();
-            let n = match kind {
-                ArithKind::Add => a.checked_add(b),
-                ArithKind::Sub => a.checked_sub(b),
-                ArithKind::Mul => a.checked_mul(b),
-                ArithKind::Div if b == 0 => return Err(zero()),
-                ArithKind::Div => a.checked_div(b),
-                ArithKind::Mod if b == 0 => return Err(zero()),
-                ArithKind::Mod => a.checked_rem(b),
-            };
-            Number::Integer(n.ok_or_else(|| overflow().to_string())?)
-        }
+        ColumnType::Varint => Number::Varint(varint_op(
+            kind,
+            &left.to_big_integer(),
+            &right.to_big_integer(),
+        )?),
         // Fixed-width integers: exact in 128 bits, then wrapped to the width on encoding.
         _ => {
-            let (a, b) = (left.to_i128(), right.to_i128());
+            let (a, b) = (i128::from(left.to_i64()), i128::from(right.to_i64()));
             let zero = || "/ by zero".to_string();
             Number::Integer(match kind {
                 ArithKind::Add => a.wrapping_add(b),
@@ -278,118 +273,35 @@ fn compute(
     })
 }
 
-/// `BigDecimal` arithmetic; division rounds to 34 digits (`MathContext.DECIMAL128`).
-fn decimal(kind: ArithKind, a: Decimal, b: Decimal) -> Result<Decimal, String> {
-    let too_big = || overflow().to_string();
-    match kind {
-        ArithKind::Add | ArithKind::Sub | ArithKind::Mod => {
-            let (x, y) = a.align(b).map_err(|_| too_big())?;
-            let unscaled = match kind {
-                ArithKind::Add => x.unscaled.checked_add(y.unscaled),
-                ArithKind::Sub => x.unscaled.checked_sub(y.unscaled),
-                _ if y.unscaled == 0 => return Err(zero_division(x.unscaled)),
-                _ => x.unscaled.checked_rem(y.unscaled),
-            };
-            Ok(Decimal {
-                unscaled: unscaled.ok_or_else(too_big)?,
-                scale: x.scale,
-            })
-        }
-        ArithKind::Mul => Ok(Decimal {
-            unscaled: a.unscaled.checked_mul(b.unscaled).ok_or_else(too_big)?,
-            scale: a.scale.checked_add(b.scale).ok_or_else(too_big)?,
-        }),
-        ArithKind::Div => divide(a, b),
-    }
-}
-
-fn zero_division(dividend: i128) -> String {
-    if dividend == 0 {
-        "Division undefined".into()
-    } else {
-        "Division by zero".into()
-    }
-}
-
-/// The smallest scale of a decimal quotient (Cassandra's `DecimalType.MIN_SCALE`), which is
-/// also the number of significant digits it aims for.
-const MIN_SCALE: i32 = 32;
-
-/// The largest scale of a decimal quotient (`DecimalType.MAX_SCALE`).
-const MAX_SCALE: i32 = 1000;
-
-fn digit_count(n: u128) -> i32 {
-    n.checked_ilog10().map_or(1, |l| l as i32 + 1)
-}
-
-/// Cassandra's `DecimalType.divide`: the quotient at a scale giving about 32 significant
-/// digits (at least 32, at least either operand's scale), rounded half up, trailing zeros
-/// stripped.
-fn divide(a: Decimal, b: Decimal) -> Result<Decimal, String> {
-    if b.unscaled == 0 {
-        return Err(if a.unscaled == 0 {
-            "/ by zero".into()
-        } else {
-            "BigInteger divide by zero".into()
-        });
-    }
-    let too_big = || overflow().to_string();
-    let (num, den) = (a.unscaled.unsigned_abs(), b.unscaled.unsigned_abs());
-    let first_digit = (digit_count(num) - a.scale) - (digit_count(den) - b.scale);
-    let scale = (MIN_SCALE - first_digit)
-        .max(a.scale)
-        .max(b.scale)
-        .clamp(MIN_SCALE, MAX_SCALE);
-    // |a / b| at `scale` is num * 10^shift / den.
-    let shift = scale - a.scale + b.scale;
-    let den = match u32::try_from(-shift) {
-        Ok(up) if up > 0 => 10u128
-            .checked_pow(up)
-            .and_then(|p| den.checked_mul(p))
-            .ok_or_else(too_big)?,
-        _ => den,
-    };
-    let mut digits: Vec<u8> = (num / den).to_string().into_bytes();
-    let mut remainder = num % den;
-    for _ in 0..shift.max(0) {
-        remainder = remainder.checked_mul(10).ok_or_else(too_big)?;
-        digits.push(b'0' + (remainder / den) as u8);
-        remainder %= den;
-    }
-    if remainder.checked_mul(2).ok_or_else(too_big)? >= den {
-        round_up(&mut digits);
-    }
-    let mut scale = scale;
-    while digits.len() > 1 && digits.last() == Some(&b'0') {
-        digits.pop();
-        scale -= 1;
-    }
-    let text = std::str::from_utf8(&digits).map_err(|e| e.to_string())?;
-    let magnitude: i128 = text.parse().map_err(|_| too_big())?;
-    if magnitude == 0 {
-        return Ok(Decimal {
-            unscaled: 0,
-            scale: 0,
-        });
-    }
-    let negative = (a.unscaled < 0) != (b.unscaled < 0);
-    Ok(Decimal {
-        unscaled: if negative { -magnitude } else { magnitude },
-        scale,
+/// `DecimalType`'s arithmetic: `+ - *` kept to 10,000 digits, Cassandra's division scale,
+/// `BigDecimal.remainder`.
+fn decimal_op(
+    kind: ArithKind,
+    a: &bigdecimal::BigDecimal,
+    b: &bigdecimal::BigDecimal,
+) -> Result<bigdecimal::BigDecimal, String> {
+    Ok(match kind {
+        ArithKind::Add => decimal::add(a, b),
+        ArithKind::Sub => decimal::subtract(a, b),
+        ArithKind::Mul => decimal::multiply(a, b),
+        ArithKind::Div => decimal::divide(a, b)?,
+        ArithKind::Mod => decimal::remainder(a, b)?,
     })
 }
 
-/// Adds one unit in the last place of a decimal digit string.
-fn round_up(digits: &mut Vec<u8>) {
-    for d in digits.iter_mut().rev() {
-        if *d == b'9' {
-            *d = b'0';
-        } else {
-            *d += 1;
-            return;
-        }
+/// `IntegerType`'s arithmetic on `BigInteger`s: exact, division truncating toward zero and
+/// the remainder taking the dividend's sign, as Java's.
+fn varint_op(kind: ArithKind, a: &BigInt, b: &BigInt) -> Result<BigInt, String> {
+    if matches!(kind, ArithKind::Div | ArithKind::Mod) && b.is_zero() {
+        return Err("BigInteger divide by zero".into());
     }
-    digits.insert(0, b'1');
+    Ok(match kind {
+        ArithKind::Add => a + b,
+        ArithKind::Sub => a - b,
+        ArithKind::Mul => a * b,
+        ArithKind::Div => a / b,
+        ArithKind::Mod => a % b,
+    })
 }
 
 /// Unary minus; a null or empty operand gives null.
@@ -404,16 +316,11 @@ pub(super) fn negate(
         return Ok(None);
     };
     let negated = match n {
-        Number::Integer(i) if function.ret == ColumnType::Varint => {
-            Number::Integer(i.checked_neg().ok_or_else(overflow)?)
-        }
         Number::Integer(i) => Number::Integer(i.wrapping_neg()),
         Number::Float(f) => Number::Float(-f),
         Number::Double(d) => Number::Double(-d),
-        Number::Decimal(d) => Number::Decimal(Decimal {
-            unscaled: d.unscaled.checked_neg().ok_or_else(overflow)?,
-            scale: d.scale,
-        }),
+        Number::Varint(n) => Number::Varint(-n),
+        Number::Decimal(d) => Number::Decimal(-d),
     };
     negated.encode_as(&function.ret).map(Some)
 }
@@ -515,19 +422,74 @@ mod tests {
         );
     }
 
+    fn varint(n: &BigInt) -> Vec<u8> {
+        n.to_signed_bytes_be()
+    }
+
+    fn decimal_bytes(text: &str) -> Vec<u8> {
+        decimal::encode(&decimal::parse(text).expect("decimal"))
+            .expect("fits")
+            .to_vec()
+    }
+
     #[test]
-    fn decimal_division_follows_cassandras_scale_rule() {
-        let d = |s: &str| Decimal::parse(s).expect("decimal");
-        let q = |a: &str, b: &str| divide(d(a), d(b)).expect("divides").to_string();
-        assert_eq!(q("8.5", "2"), "4.25");
-        assert_eq!(q("6", "3"), "2");
-        assert_eq!(q("100", "1"), "1E+2");
-        assert_eq!(q("8.5", "3"), "2.83333333333333333333333333333333");
-        assert_eq!(q("2", "3"), "0.66666666666666666666666666666667");
-        assert_eq!(q("-1", "3"), "-0.33333333333333333333333333333333");
+    fn varints_compute_beyond_128_bits() {
+        let big: BigInt = BigInt::from(1) << 200u32;
+        let product = run(
+            ArithKind::Mul,
+            (ColumnType::Varint, &varint(&big)),
+            (ColumnType::Int, &3i32.to_be_bytes()),
+        )
+        .expect("multiplies");
         assert_eq!(
-            divide(d("1"), d("0")).expect_err("by zero"),
-            "BigInteger divide by zero"
+            product.as_deref(),
+            Some(&varint(&(&big * BigInt::from(3)))[..])
+        );
+        let q = run(
+            ArithKind::Div,
+            (ColumnType::Varint, &varint(&-&big)),
+            (ColumnType::Varint, &varint(&(&big - BigInt::from(1)))),
+        )
+        .expect("divides");
+        assert_eq!(q.as_deref(), Some(&[0xff][..]));
+    }
+
+    #[test]
+    fn decimals_compute_beyond_128_bits() {
+        let sum = run(
+            ArithKind::Add,
+            (ColumnType::Decimal, &decimal_bytes("1e40")),
+            (
+                ColumnType::Decimal,
+                &decimal_bytes("0.000000000000000000001"),
+            ),
+        )
+        .expect("adds")
+        .expect("value");
+        assert_eq!(
+            decimal::java_string(&decimal::decode(&sum).expect("decimal")),
+            format!("1{}.000000000000000000001", "0".repeat(40))
+        );
+        let q = run(
+            ArithKind::Div,
+            (ColumnType::Int, &1i32.to_be_bytes()),
+            (ColumnType::Decimal, &decimal_bytes("3")),
+        )
+        .expect("divides")
+        .expect("value");
+        assert_eq!(
+            decimal::java_string(&decimal::decode(&q).expect("decimal")),
+            format!("0.{}", "3".repeat(32))
+        );
+        let err = run(
+            ArithKind::Mod,
+            (ColumnType::Decimal, &decimal_bytes("1")),
+            (ColumnType::Decimal, &decimal_bytes("0")),
+        )
+        .expect_err("by zero");
+        assert_eq!(
+            err.to_string(),
+            "the operation 'decimal % decimal' failed: Division by zero"
         );
     }
 

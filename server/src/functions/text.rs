@@ -153,9 +153,10 @@ pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
     if let Some(n) = Number::decode(ty, bytes).ok().flatten() {
         return Ok(match n {
             Number::Integer(i) => i.to_string(),
+            Number::Varint(i) => i.to_string(),
             Number::Float(f) => java_float(f),
             Number::Double(d) => java_double(d),
-            Number::Decimal(d) => d.to_string(),
+            Number::Decimal(d) => crate::functions::decimal::java_string(&d),
         });
     }
     let value =
@@ -179,7 +180,6 @@ pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::functions::numeric::encode_varint as varint;
 
     #[test]
     fn floats_print_like_java() {
@@ -214,7 +214,11 @@ mod tests {
             "7"
         );
         assert_eq!(
-            cast_text(&ColumnType::Varint, &varint(-300)).expect("varint"),
+            cast_text(
+                &ColumnType::Varint,
+                &bigdecimal::num_bigint::BigInt::from(-300).to_signed_bytes_be()
+            )
+            .expect("varint"),
             "-300"
         );
         assert_eq!(cast_text(&ColumnType::Boolean, &[1]).expect("bool"), "true");

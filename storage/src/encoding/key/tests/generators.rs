@@ -125,11 +125,33 @@ fn uuid_bytes(version: u8) -> impl Strategy<Value = Vec<u8>> {
 
 /// Two's complement of `x`, with a redundant sign byte now and then (Cassandra accepts them).
 fn varint_of(x: i128, redundant: bool) -> Vec<u8> {
-    let mut bytes = canonical(&ColumnType::Varint, &x.to_be_bytes());
-    if redundant && bytes.len() < 16 {
-        bytes.insert(0, if x < 0 { 0xFF } else { 0x00 });
+    with_sign_byte(canonical(&ColumnType::Varint, &x.to_be_bytes()), redundant)
+}
+
+/// `bytes` with a redundant leading sign byte when `redundant`.
+fn with_sign_byte(mut bytes: Vec<u8>, redundant: bool) -> Vec<u8> {
+    if redundant {
+        let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
+        bytes.insert(0, if negative { 0xFF } else { 0x00 });
     }
     bytes
+}
+
+/// Varints beyond 128 bits (17 to 40 bytes), some sharing long prefixes so that the low
+/// bytes decide.
+fn long_varint() -> BoxedStrategy<Vec<u8>> {
+    (
+        prop::collection::vec(any::<u8>(), 17..40),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(mut bytes, shared_prefix, redundant)| {
+            if shared_prefix {
+                bytes[..12].fill(0x5A);
+            }
+            with_sign_byte(canonical(&ColumnType::Varint, &bytes), redundant)
+        })
+        .boxed()
 }
 
 fn decimal() -> BoxedStrategy<Vec<u8>> {
@@ -142,10 +164,14 @@ fn decimal() -> BoxedStrategy<Vec<u8>> {
     ];
     let scale =
         prop_oneof![4 => -4i32..6, 1 => any::<i32>(), 1 => Just(i32::MIN), 1 => Just(i32::MAX)];
-    (unscaled, scale, any::<bool>())
-        .prop_map(|(x, scale, redundant)| {
+    let unscaled = prop_oneof![
+        4 => (unscaled, any::<bool>()).prop_map(|(x, redundant)| varint_of(x, redundant)),
+        1 => long_varint(),
+    ];
+    (unscaled, scale)
+        .prop_map(|(unscaled, scale)| {
             let mut out = scale.to_be_bytes().to_vec();
-            out.extend_from_slice(&varint_of(x, redundant));
+            out.extend_from_slice(&unscaled);
             out
         })
         .boxed()
@@ -213,16 +239,19 @@ fn present_value(ty: &ColumnType) -> BoxedStrategy<Vec<u8>> {
             .boxed(),
         ColumnType::Uuid => prop_oneof![uuid_bytes(1), uuid_bytes(4), uuid_bytes(3)].boxed(),
         ColumnType::Timeuuid => uuid_bytes(1).boxed(),
-        ColumnType::Varint => (
-            prop_oneof![
-                any::<i64>().prop_map(i128::from),
-                any::<i128>(),
-                -300i128..300
-            ],
-            any::<bool>(),
-        )
-            .prop_map(|(x, redundant)| varint_of(x, redundant))
-            .boxed(),
+        ColumnType::Varint => prop_oneof![
+            3 => (
+                prop_oneof![
+                    any::<i64>().prop_map(i128::from),
+                    any::<i128>(),
+                    -300i128..300
+                ],
+                any::<bool>(),
+            )
+                .prop_map(|(x, redundant)| varint_of(x, redundant)),
+            1 => long_varint(),
+        ]
+        .boxed(),
         ColumnType::Decimal => decimal(),
         ColumnType::Inet => prop_oneof![
             any::<[u8; 4]>().prop_map(|b| b.to_vec()),

@@ -54,12 +54,9 @@ fn timeuuid_cmp(a: &[u8], b: &[u8]) -> Ordering {
     })
 }
 
-pub(super) fn varint_value(v: &[u8]) -> i128 {
-    let mut x: i128 = if v[0] & 0x80 != 0 { -1 } else { 0 };
-    for &b in v {
-        x = (x << 8) | i128::from(b);
-    }
-    x
+/// The integer a varint of any length holds.
+pub(super) fn varint_value(v: &[u8]) -> num_bigint::BigInt {
+    num_bigint::BigInt::from_signed_bytes_be(v)
 }
 
 /// CQL order of two serialized values of type `ty` (empty first).
@@ -122,20 +119,7 @@ pub(super) fn canonical(ty: &ColumnType, v: &[u8]) -> Vec<u8> {
         ColumnType::Double if f64::from_be_bytes(v.try_into().unwrap()).is_nan() => {
             f64::NAN.to_bits().to_be_bytes().to_vec()
         }
-        ColumnType::Varint => {
-            let x = varint_value(v);
-            let bytes = x.to_be_bytes();
-            let mut start = 0;
-            while start < 15 {
-                let (b, next) = (bytes[start], bytes[start + 1]);
-                if (b == 0 && next & 0x80 == 0) || (b == 0xFF && next & 0x80 != 0) {
-                    start += 1;
-                } else {
-                    break;
-                }
-            }
-            bytes[start..].to_vec()
-        }
+        ColumnType::Varint => varint_value(v).to_signed_bytes_be(),
         _ => v.to_vec(),
     }
 }
