@@ -315,7 +315,7 @@ pub fn build_writes(
             continue;
         }
         for ck in &ck_rows {
-            let key = storage::row_key(def, &pk, &ck)?;
+            let key = storage::row_key(def, &pk, ck)?;
             let cells = rows.cells(&regular_ops, &key)?;
             out.rows.push(RowWrite {
                 table_id: def.id,
