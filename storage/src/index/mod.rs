@@ -18,6 +18,7 @@
 //! The writer cannot see the catalog, so each table's index targets are also kept in the
 //! `index_targets` table (table id -> JSON), written in the transaction that changes them.
 
+mod feed;
 mod plan;
 
 use std::collections::BTreeSet;
@@ -35,6 +36,8 @@ use crate::encoding::row::{Cell, CellValue, StoredRow};
 use crate::error::StorageError;
 use crate::tables::INDEX_TARGETS;
 
+pub(crate) use feed::IndexChanges;
+pub use feed::{FeedDrain, IndexFeed};
 pub(crate) use plan::IndexPlan;
 
 /// The redb table of the index with id `id`: `index_<uuid simple>`.
@@ -117,6 +120,18 @@ pub fn lookup_prefix(values: &[&[u8]]) -> Result<Vec<u8>, StorageError> {
         push_value(value, &mut out)?;
     }
     Ok(out)
+}
+
+/// Splits the entry key of a single-value index into the indexed value and the base row key.
+///
+/// # Errors
+/// [`StorageError::Corrupt`] if the key does not start with a blob component.
+pub fn split_entry(entry: &[u8]) -> Result<(Vec<u8>, &[u8]), StorageError> {
+    let (value, used) = crate::encoding::key::component::decode(&ColumnType::Blob, false, entry)?;
+    let base = entry
+        .get(used..)
+        .ok_or_else(|| StorageError::corrupt("index entry: shorter than its value"))?;
+    Ok((value, base))
 }
 
 /// The entry keys of `row` (stored under `base_key`) in the index `target`.
@@ -310,6 +325,14 @@ mod tests {
             Some(&row),
         );
         assert_eq!(got.unwrap(), BTreeSet::from([key(&[b"new"])]));
+    }
+
+    #[test]
+    fn an_entry_splits_into_value_and_base_key() {
+        let entry = key(&[b"\x00\xff value"]);
+        let (value, base) = split_entry(&entry).unwrap();
+        assert_eq!(value, b"\x00\xff value");
+        assert_eq!(base, b"base");
     }
 
     #[test]
