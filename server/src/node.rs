@@ -54,6 +54,8 @@ pub struct Node {
     pub hot_partitions: crate::hot_partitions::HotPartitions,
     /// Request, error, connection and row counters (see [`crate::metrics`]).
     pub metrics: crate::metrics::Metrics,
+    /// The graphs of the SAI vector indexes queried so far (see [`crate::vector`]).
+    pub vectors: crate::vector::VectorIndexes,
 }
 
 impl Node {
@@ -109,6 +111,7 @@ impl Node {
             clock,
             traces: crate::trace::TraceLog::default(),
             metrics: crate::metrics::Metrics::default(),
+            vectors: crate::vector::VectorIndexes::default(),
         }
     }
 

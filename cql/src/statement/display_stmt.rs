@@ -5,8 +5,7 @@ use std::fmt::{self, Display, Formatter};
 use super::ast::{
     Assignment, AuthResource, Batch, BatchKind, ColumnCondition, Condition, CreateView, Delete,
     DeleteTarget, DisabledDdl, Insert, InsertValues, Operator, PermissionStatement, Property,
-    Relation,
-    RoleOptions, RoleStatement, Select, Statement, Update, UsingClause,
+    Relation, RoleOptions, RoleStatement, Select, Statement, Update, UsingClause,
 };
 use super::display::{comma, quote_string};
 

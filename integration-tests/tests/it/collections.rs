@@ -320,7 +320,11 @@ async fn writetime_and_ttl_of_elements_and_fields() {
 async fn operations_on_one_cell_in_one_statement_reconcile_as_cassandra() {
     let server = TestServer::start().await;
     let session = table(&server).await;
-    run(&session, "INSERT INTO t (k, s, m) VALUES (1, {1}, {'a': 1})").await;
+    run(
+        &session,
+        "INSERT INTO t (k, s, m) VALUES (1, {1}, {'a': 1})",
+    )
+    .await;
     run(
         &session,
         "UPDATE t SET s = s + {3}, s = s - {3}, m['b'] = 9, m['b'] = 6 WHERE k = 1",

@@ -35,5 +35,6 @@ mod statics;
 mod system_tables;
 mod time;
 mod user_types;
+mod vector_graph;
 mod vectors;
 mod write_guardrails;
