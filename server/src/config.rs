@@ -109,6 +109,9 @@ pub struct Config {
     /// there are at most this many (exact, deterministic), and asks the index's HNSW graph for
     /// candidates past it (see `executor::ann_graph`).
     pub vector_search_exact_rows: usize,
+    /// `vector_search_ef` (ours): the beam width of a graph search, and the fewest candidates
+    /// it asks for (recall against latency; see the README's vector search benchmark).
+    pub vector_search_ef: usize,
 }
 
 impl Default for Config {
@@ -147,6 +150,7 @@ impl Default for Config {
             metrics_address: None,
             materialized_views_enabled: false,
             vector_search_exact_rows: 5_000,
+            vector_search_ef: 128,
         }
     }
 }
@@ -289,6 +293,8 @@ struct YamlSettings {
     enable_materialized_views: Option<bool>,
     /// Ours, not Cassandra's: see [`Config::vector_search_exact_rows`].
     vector_search_exact_rows: Option<u64>,
+    /// Ours, not Cassandra's: see [`Config::vector_search_ef`].
+    vector_search_ef: Option<u64>,
     /// Ours, not Cassandra's: see [`ReadThresholds`].
     filtering_examined_warn_ratio: Option<u64>,
     /// Ours, not Cassandra's: see [`ReadThresholds`].
@@ -571,6 +577,9 @@ impl Config {
         }
         if let Some(rows) = s.vector_search_exact_rows {
             self.vector_search_exact_rows = usize::try_from(rows).unwrap_or(usize::MAX);
+        }
+        if let Some(ef) = s.vector_search_ef {
+            self.vector_search_ef = usize::try_from(ef).unwrap_or(usize::MAX).clamp(1, 100_000);
         }
         let read = &mut self.read_thresholds;
         read.tombstone_warn = s.tombstone_warn_threshold.unwrap_or(read.tombstone_warn);

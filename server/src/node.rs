@@ -88,6 +88,8 @@ impl Node {
         let token = token_for_host(&host_id);
         let clock = Clock::default();
         let started_at_secs = i32::try_from(clock.now_seconds()).unwrap_or(i32::MAX);
+        let vectors = crate::vector::VectorIndexes::default();
+        vectors.follow_catalog(&store, &catalog);
         Node {
             prepared: PreparedCache::new(config.prepared_cache_size),
             inflight: Limits::new(
@@ -111,7 +113,7 @@ impl Node {
             clock,
             traces: crate::trace::TraceLog::default(),
             metrics: crate::metrics::Metrics::default(),
-            vectors: crate::vector::VectorIndexes::default(),
+            vectors,
         }
     }
 
@@ -126,6 +128,7 @@ impl Node {
 
     /// Installs a new user catalog (after it was durably written) and bumps the schema version.
     pub fn install_catalog(&self, catalog: Catalog) {
+        self.vectors.follow_catalog(&self.store, &catalog);
         let schema = Arc::new(Schema::new(catalog));
         *self.schema.write().unwrap_or_else(|p| p.into_inner()) = schema;
     }

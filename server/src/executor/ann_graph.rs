@@ -10,8 +10,8 @@
 //!
 //! Candidates are taken from the graph nearest first and each is read and checked as the scan
 //! will check it (live row, live vector, the restrictions, the key ranges) until `n` pass; the
-//! search widens (4x) until they do or the graph is exhausted, and past the graph's size falls
-//! back to the exact scan. The passing rows go to the scan as point ranges in key order, so
+//! search widens (4x) until they do, and once it asks for the whole graph falls back to the
+//! exact scan (fewer than `n` rows pass, or the graph cannot reach them). The passing rows go to the scan as point ranges in key order, so
 //! rows of equal score keep the exact path's tie order.
 
 use std::collections::HashSet;
@@ -25,10 +25,6 @@ use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::source::{within, KeyRange, RowSource};
 use crate::node::Node;
 use crate::vector::IndexSpec;
-
-/// The beam width of a graph search, and the fewest candidates asked for. Chosen by
-/// measurement (README, "Vector search benchmark").
-pub(crate) const SEARCH_EF: usize = 128;
 
 /// One ANN query's view of its rows.
 pub(crate) struct AnnScope<'a> {
@@ -83,7 +79,7 @@ pub(crate) fn graph_ranges(
             if graph.live() <= exact_max {
                 return Ok(None);
             }
-            let mut k = (scope.limit * 2).max(SEARCH_EF);
+            let mut k = (scope.limit * 2).max(node.config.vector_search_ef);
             loop {
                 let nearest = graph.search(scope.ann.query(), k, k);
                 let mut kept = Vec::with_capacity(scope.limit);
@@ -97,9 +93,10 @@ pub(crate) fn graph_ranges(
                         kept.push(key.to_vec());
                     }
                 }
-                if kept.len() == scope.limit || nearest.len() < k {
+                if kept.len() == scope.limit {
                     return Ok(Some(kept));
                 }
+                // Asked for every node: whatever the graph missed, the exact scan finds.
                 if k >= graph.live() {
                     return Ok(None);
                 }

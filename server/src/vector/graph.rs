@@ -57,6 +57,7 @@ impl IndexGraph {
         for entry in entries {
             graph.apply(entry, true)?;
         }
+        graph.hnsw.shrink();
         Ok(graph)
     }
 

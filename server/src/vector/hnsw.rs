@@ -236,30 +236,56 @@ impl Hnsw {
             .map_or(0, |l| l.len().saturating_sub(1))
     }
 
-    /// Adds the link `from -> to` on `layer`, pruning `from`'s list with the heuristic when
-    /// it overflows.
+    /// Adds the link `from -> to` on `layer`. A list may grow by half past its size before
+    /// the heuristic prunes it back: pruning on every overflow (as the paper does) costs a
+    /// quadratic selection per link and dominated the build; [`Hnsw::shrink`] trims the
+    /// slack after a bulk build.
     fn link(&mut self, from: u32, to: u32, layer: usize) {
         let max = self.max_links(layer);
-        let Some(list) = self.links.get(from as usize).and_then(|l| l.get(layer)) else {
-            return;
-        };
-        let mut list = list.clone();
-        list.push(to);
-        if list.len() > max {
-            let base = self.vector(from).to_vec();
-            let mut near: Vec<Near> = list
-                .iter()
-                .map(|&n| Near(self.distance_to(&base, n), n))
-                .collect();
-            near.sort();
-            list = self.select(&near, max).iter().map(|c| c.1).collect();
-        }
-        if let Some(slot) = self
+        let Some(list) = self
             .links
             .get_mut(from as usize)
             .and_then(|l| l.get_mut(layer))
+        else {
+            return;
+        };
+        list.push(to);
+        if list.len() > max + max / 2 {
+            self.prune(from, layer, max);
+        }
+    }
+
+    /// Prunes `node`'s list on `layer` to `max` links with the heuristic.
+    fn prune(&mut self, node: u32, layer: usize, max: usize) {
+        let base = self.vector(node).to_vec();
+        let mut near: Vec<Near> = self
+            .neighbours(node, layer)
+            .iter()
+            .map(|&n| Near(self.distance_to(&base, n), n))
+            .collect();
+        near.sort();
+        let kept: Vec<u32> = self.select(&near, max).iter().map(|c| c.1).collect();
+        if let Some(slot) = self
+            .links
+            .get_mut(node as usize)
+            .and_then(|l| l.get_mut(layer))
         {
-            *slot = list;
+            *slot = kept;
+        }
+    }
+
+    /// Prunes every list longer than its size (the slack [`Hnsw::link`] leaves).
+    pub(crate) fn shrink(&mut self) {
+        for node in 0..self.links.len() {
+            let layers = self.links.get(node).map_or(0, Vec::len);
+            for layer in 0..layers {
+                let max = self.max_links(layer);
+                // `node` < `links.len()`, which `insert` keeps within `u32`.
+                let id = node as u32;
+                if self.neighbours(id, layer).len() > max {
+                    self.prune(id, layer, max);
+                }
+            }
         }
     }
 
@@ -404,8 +430,8 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
         .map(|(x, y)| x * y)
         .sum();
     for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
+        for ((s, a), b) in acc.iter_mut().zip(x).zip(y) {
+            *s += a * b;
         }
     }
     acc.iter().sum::<f32>() + tail
@@ -422,9 +448,9 @@ fn squared_l2(a: &[f32], b: &[f32]) -> f32 {
         .map(|(x, y)| (x - y) * (x - y))
         .sum();
     for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            let d = x[i] - y[i];
-            acc[i] += d * d;
+        for ((s, a), b) in acc.iter_mut().zip(x).zip(y) {
+            let d = a - b;
+            *s += d * d;
         }
     }
     acc.iter().sum::<f32>() + tail
