@@ -149,8 +149,8 @@ impl Default for Config {
             read_thresholds: ReadThresholds::default(),
             metrics_address: None,
             materialized_views_enabled: false,
-            vector_search_exact_rows: 5_000,
-            vector_search_ef: 128,
+            vector_search_exact_rows: 1_000,
+            vector_search_ef: 400,
         }
     }
 }

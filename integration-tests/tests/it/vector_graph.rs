@@ -120,7 +120,11 @@ async fn the_graph_path_follows_writes_deletes_ttl_truncate_and_a_restart() {
         &format!("CREATE TABLE t (k int PRIMARY KEY, g int, v vector<float, {DIM}>)"),
     )
     .await;
-    run(&session, "CREATE INDEX ON t (v) USING 'sai'").await;
+    run(
+        &session,
+        "CREATE INDEX ON t (v) USING 'sai' WITH OPTIONS = {'similarity_function': 'euclidean'}",
+    )
+    .await;
     run(&session, "CREATE INDEX ON t (g) USING 'sai'").await;
     let insert = session
         .prepare("INSERT INTO t (k, g, v) VALUES (?, ?, ?)")
@@ -181,7 +185,8 @@ async fn the_graph_path_follows_writes_deletes_ttl_truncate_and_a_restart() {
     // A restart rebuilds the graph from the stored index.
     server.stop().await;
     let server = start(dir.path()).await;
-    let session = session_in(&server, "ks").await;
+    let session = server.session().await;
+    session.use_keyspace("ks", false).await.expect("use ks");
     check(&server, &session, &rows, None, &mut rng).await;
 
     // TRUNCATE empties the graph; new rows are found again.

@@ -37,7 +37,7 @@ pub(crate) struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
-            m: 16,
+            m: 32,
             ef_construction: 100,
             seed: 0x5eed,
         }

@@ -38,10 +38,10 @@ const INLINE_BUILD_MAX: usize = 20_000;
 
 /// A query applies at most this many pending changes itself; past it, it searches exactly
 /// while the maintainer catches up.
-const QUERY_CATCH_UP: usize = 5_000;
+const QUERY_CATCH_UP: usize = 1_000;
 
 /// Changes the maintainer applies per hold of a slot's lock, so queries interleave.
-const MAINTAIN_BATCH: usize = 2_000;
+const MAINTAIN_BATCH: usize = 256;
 
 /// How long an idle maintainer sleeps between looks at the feed.
 const MAINTAIN_IDLE: Duration = Duration::from_millis(20);
