@@ -808,7 +808,7 @@ fn run(
         (Some(_), ReadRanges::Listed(listed)) => Some(listed.as_slice()),
         _ => None,
     };
-    let proposed = ann_candidates(node, &bound, &source, indexed, &liveness)?;
+    let proposed = ann_candidates(node, bound, &source, indexed, &liveness)?;
     let ranges = proposed.as_ref().unwrap_or(ranges);
     let mut stats = ReadStats::default();
     let tombstones = node.config.read_thresholds.tombstone_guard(

@@ -65,7 +65,7 @@ enum Slot {
     Building,
     /// Built; `backlog` holds drained feed changes not yet applied, in order.
     Ready {
-        graph: IndexGraph,
+        graph: Box<IndexGraph>,
         backlog: Vec<(Vec<u8>, bool)>,
     },
 }
@@ -182,7 +182,7 @@ impl VectorIndexes {
                 return Ok(None);
             }
             *state = Slot::Ready {
-                graph: IndexGraph::build(spec.dim, spec.similarity, &entries)?,
+                graph: Box::new(IndexGraph::build(spec.dim, spec.similarity, &entries)?),
                 backlog: Vec::new(),
             };
         }
@@ -266,7 +266,7 @@ fn maintain_once(store: &Store, spec: IndexSpec, slot: &SharedSlot) -> CqlResult
         if entries.len() <= INLINE_BUILD_MAX {
             // Small: built under the lock, so a query never finds it building.
             *state = Slot::Ready {
-                graph: IndexGraph::build(spec.dim, spec.similarity, &entries)?,
+                graph: Box::new(IndexGraph::build(spec.dim, spec.similarity, &entries)?),
                 backlog: Vec::new(),
             };
             return Ok(true);
@@ -293,7 +293,7 @@ fn maintain_once(store: &Store, spec: IndexSpec, slot: &SharedSlot) -> CqlResult
     let mut state = lock(&slot.state);
     if matches!(*state, Slot::Building) {
         *state = Slot::Ready {
-            graph,
+            graph: Box::new(graph),
             backlog: Vec::new(),
         };
     }
