@@ -36,8 +36,9 @@ use graph::IndexGraph;
 /// Indexes with at most this many entries are built by the query that needs them.
 const INLINE_BUILD_MAX: usize = 20_000;
 
-/// A query applies at most this many pending changes itself; past it, it searches exactly
-/// while the maintainer catches up.
+/// A query applies at most this many pending changes itself (any number while the graph
+/// stays within [`INLINE_BUILD_MAX`]); past it, it searches exactly while the maintainer
+/// catches up.
 const QUERY_CATCH_UP: usize = 1_000;
 
 /// Changes the maintainer applies per hold of a slot's lock, so queries interleave.
@@ -187,7 +188,12 @@ impl VectorIndexes {
             };
         }
         match &mut *state {
-            Slot::Ready { graph, backlog } if backlog.len() <= QUERY_CATCH_UP => {
+            // A small graph is always caught up here, so small tables behave the same however
+            // far the maintainer lags.
+            Slot::Ready { graph, backlog }
+                if backlog.len() <= QUERY_CATCH_UP
+                    || graph.live() + backlog.len() <= INLINE_BUILD_MAX =>
+            {
                 for (entry, insert) in backlog.drain(..) {
                     graph.apply(&entry, insert)?;
                 }
