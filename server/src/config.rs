@@ -105,6 +105,13 @@ pub struct Config {
     /// `materialized_views_enabled` (Cassandra 5.0's, off by default): whether `CREATE
     /// MATERIALIZED VIEW` is allowed.
     pub materialized_views_enabled: bool,
+    /// `vector_search_exact_rows` (ours): an ANN query ranks every row it could return when
+    /// there are at most this many (exact, deterministic), and asks the index's HNSW graph for
+    /// candidates past it (see `executor::ann_graph`).
+    pub vector_search_exact_rows: usize,
+    /// `vector_search_ef` (ours): the beam width of a graph search, and the fewest candidates
+    /// it asks for (recall against latency; see the README's vector search benchmark).
+    pub vector_search_ef: usize,
 }
 
 impl Default for Config {
@@ -142,6 +149,8 @@ impl Default for Config {
             read_thresholds: ReadThresholds::default(),
             metrics_address: None,
             materialized_views_enabled: false,
+            vector_search_exact_rows: 1_000,
+            vector_search_ef: 800,
         }
     }
 }
@@ -282,6 +291,10 @@ struct YamlSettings {
     materialized_views_enabled: Option<bool>,
     /// The 4.0 name of `materialized_views_enabled`, which 5.0 still reads.
     enable_materialized_views: Option<bool>,
+    /// Ours, not Cassandra's: see [`Config::vector_search_exact_rows`].
+    vector_search_exact_rows: Option<u64>,
+    /// Ours, not Cassandra's: see [`Config::vector_search_ef`].
+    vector_search_ef: Option<u64>,
     /// Ours, not Cassandra's: see [`ReadThresholds`].
     filtering_examined_warn_ratio: Option<u64>,
     /// Ours, not Cassandra's: see [`ReadThresholds`].
@@ -561,6 +574,12 @@ impl Config {
         }
         if let Some(enabled) = s.materialized_views_enabled {
             self.materialized_views_enabled = enabled;
+        }
+        if let Some(rows) = s.vector_search_exact_rows {
+            self.vector_search_exact_rows = usize::try_from(rows).unwrap_or(usize::MAX);
+        }
+        if let Some(ef) = s.vector_search_ef {
+            self.vector_search_ef = usize::try_from(ef).unwrap_or(usize::MAX).clamp(1, 100_000);
         }
         let read = &mut self.read_thresholds;
         read.tombstone_warn = s.tombstone_warn_threshold.unwrap_or(read.tombstone_warn);

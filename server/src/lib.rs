@@ -12,6 +12,7 @@
 //! - [`planner`]: pure, synchronous planning of statements against a schema snapshot.
 //! - [`executor`]: runs plans against storage.
 //! - [`system`]: `system.*`, `system_schema.*` and `system_virtual_schema.*` tables.
+//! - [`vector`]: the HNSW graphs of SAI vector indexes, for approximate vector search.
 //! - [`purge`]: the background purge of expired cells and old tombstones.
 //! - [`describe`]: server-side `DESCRIBE`.
 //! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
@@ -53,6 +54,7 @@ pub mod system;
 pub mod tls;
 pub mod trace;
 pub mod values;
+pub mod vector;
 pub mod warnings;
 
 use std::future::Future;

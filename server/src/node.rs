@@ -54,6 +54,8 @@ pub struct Node {
     pub hot_partitions: crate::hot_partitions::HotPartitions,
     /// Request, error, connection and row counters (see [`crate::metrics`]).
     pub metrics: crate::metrics::Metrics,
+    /// The graphs of the SAI vector indexes queried so far (see [`crate::vector`]).
+    pub vectors: crate::vector::VectorIndexes,
 }
 
 impl Node {
@@ -86,6 +88,8 @@ impl Node {
         let token = token_for_host(&host_id);
         let clock = Clock::default();
         let started_at_secs = i32::try_from(clock.now_seconds()).unwrap_or(i32::MAX);
+        let vectors = crate::vector::VectorIndexes::default();
+        vectors.follow_catalog(&store, &catalog);
         Node {
             prepared: PreparedCache::new(config.prepared_cache_size),
             inflight: Limits::new(
@@ -109,6 +113,7 @@ impl Node {
             clock,
             traces: crate::trace::TraceLog::default(),
             metrics: crate::metrics::Metrics::default(),
+            vectors,
         }
     }
 
@@ -123,6 +128,7 @@ impl Node {
 
     /// Installs a new user catalog (after it was durably written) and bumps the schema version.
     pub fn install_catalog(&self, catalog: Catalog) {
+        self.vectors.follow_catalog(&self.store, &catalog);
         let schema = Arc::new(Schema::new(catalog));
         *self.schema.write().unwrap_or_else(|p| p.into_inner()) = schema;
     }

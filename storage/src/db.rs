@@ -19,6 +19,7 @@ use crate::combine::{self, DeferredWrites, Shared};
 use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
+use crate::index::IndexFeed;
 use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
 use crate::purge::{PurgeProgress, PurgeRequest};
@@ -100,6 +101,8 @@ pub(crate) struct Inner {
     pub(crate) views: Arc<ViewCache>,
     /// Rows written since the last flush, which reads consult before redb.
     pub(crate) memtables: Arc<Memtables>,
+    /// The entry changes of watched indexes ([`Store::index_feed`]).
+    feed: Arc<IndexFeed>,
 }
 
 /// The open database, shared by readers and the writer.
@@ -182,6 +185,7 @@ impl Store {
         let stats = Arc::new(WriterStats::default());
         let views = Arc::new(ViewCache::default());
         let memtables = Arc::new(Memtables::default());
+        let feed = Arc::new(IndexFeed::default());
         let writer = Writer::new(
             db.clone(),
             options,
@@ -192,6 +196,7 @@ impl Store {
                 views: views.clone(),
                 memtables: memtables.clone(),
                 stats: stats.clone(),
+                feed: feed.clone(),
             },
         )?;
         let shared = Arc::new(Shared::new(writer));
@@ -209,6 +214,7 @@ impl Store {
             logged,
             views,
             memtables,
+            feed,
         };
         Ok((
             Store {
@@ -267,6 +273,12 @@ impl Store {
             let _ = tx.send(result);
         })));
         rx.recv().unwrap_or(Err(StorageError::WriterGone))
+    }
+
+    /// The change feed of secondary-index entries (see [`IndexFeed`]), for structures kept
+    /// beside an index in memory.
+    pub fn index_feed(&self) -> &IndexFeed {
+        &self.inner.feed
     }
 
     /// Submits `batch` and waits for its acknowledgement. For tests and tools; the server

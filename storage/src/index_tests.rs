@@ -236,3 +236,44 @@ fn an_index_stored_in_another_layout_is_rebuilt_at_open() {
     let (store, _) = Store::open(&path, StoreOptions::default()).unwrap();
     assert_eq!(lookup(&store, "a"), vec![key(&table, 1)]);
 }
+
+#[test]
+fn the_feed_gives_watched_entry_changes_after_commit_and_resets_on_truncate() {
+    let (store, _) = Store::open_in_memory(StoreOptions::default()).unwrap();
+    let table = with_index(sample_table());
+    let ops = vec![
+        CatalogOp::PutKeyspace(keyspace()),
+        CatalogOp::PutTable(table.clone()),
+    ];
+    store.write_blocking(catalog(ops)).unwrap();
+    store
+        .write_blocking(write(&table, 1, 1, Cell::live(1, &b"a"[..])))
+        .unwrap();
+    assert_eq!(store.index_feed().drain(INDEX), None);
+
+    store.index_feed().watch(INDEX);
+    store
+        .write_blocking(write(&table, 1, 2, Cell::live(2, &b"b"[..])))
+        .unwrap();
+    let entry = |value: &str| {
+        let mut k = lookup_prefix(&[value.as_bytes()]).unwrap();
+        k.extend_from_slice(&key(&table, 1));
+        k
+    };
+    let drained = store.index_feed().drain(INDEX).unwrap();
+    assert!(!drained.reset);
+    let mut changes = drained.changes;
+    changes.sort();
+    assert_eq!(changes, vec![(entry("a"), false), (entry("b"), true)]);
+    let all = store.snapshot().unwrap().index_all_entries(INDEX).unwrap();
+    assert_eq!(all, vec![entry("b")]);
+    let (value, base) = crate::index::split_entry(&all[0]).unwrap();
+    assert_eq!(
+        (value.as_slice(), base),
+        (&b"b"[..], key(&table, 1).as_slice())
+    );
+
+    let truncate = catalog(vec![CatalogOp::TruncateTable { id: table.id }]);
+    store.write_blocking(truncate).unwrap();
+    assert!(store.index_feed().drain(INDEX).unwrap().reset);
+}

@@ -19,7 +19,7 @@ use crate::counter::{self, CounterSource, CounterWrite};
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::index::IndexPlan;
+use crate::index::{IndexChanges, IndexPlan};
 use crate::tables::{data_table, data_table_name, rt_table_name, DataTable, SCHEMA};
 use crate::view::{RequestChanges, StoredState, ViewPlan};
 
@@ -150,12 +150,13 @@ struct Plan {
 }
 
 /// Applies one request in `txn`. `live_tables` is the set of table ids rows may be written
-/// to; it is updated by the request's catalog changes.
+/// to; it is updated by the request's catalog changes. Returns the index entries written, for
+/// the change feed once the transaction commits.
 pub(crate) fn apply(
     txn: &WriteTransaction,
     live_tables: &mut HashSet<Uuid>,
     batch: &WriteBatch,
-) -> Result<(), ApplyError> {
+) -> Result<IndexChanges, ApplyError> {
     let plan = prepare(txn, live_tables, batch).map_err(group_on_redb)?;
     write(txn, live_tables, plan).map_err(ApplyError::Group)
 }
@@ -451,7 +452,7 @@ fn write(
     txn: &WriteTransaction,
     live_tables: &mut HashSet<Uuid>,
     plan: Plan,
-) -> Result<(), StorageError> {
+) -> Result<IndexChanges, StorageError> {
     if !plan.schema.is_empty() {
         let mut schema = txn.open_table(SCHEMA)?;
         for (key, value) in &plan.schema {

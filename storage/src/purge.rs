@@ -27,7 +27,7 @@ use crate::encoding::key::decode_row_key;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, Cell, CellValue, StoredRow};
 use crate::error::StorageError;
-use crate::index::IndexPlan;
+use crate::index::{IndexChanges, IndexPlan};
 use crate::tables::{
     data_table, data_table_name, rt_table_name, stored_range_tombstones, DataTable,
 };
@@ -60,12 +60,12 @@ pub struct PurgeProgress {
     pub resume_after: Option<Vec<u8>>,
 }
 
-/// Runs one chunk of a purge pass in `txn`.
+/// Runs one chunk of a purge pass in `txn`; also returns the index entries it removed.
 pub(crate) fn purge_chunk(
     txn: &WriteTransaction,
     live_tables: &HashSet<Uuid>,
     request: &PurgeRequest,
-) -> Result<PurgeProgress, StorageError> {
+) -> Result<(PurgeProgress, IndexChanges), StorageError> {
     let table_id = request.table.id;
     if !live_tables.contains(&table_id) {
         return Err(StorageError::UnknownTable { id: table_id });
@@ -116,13 +116,13 @@ pub(crate) fn purge_chunk(
         }
     }
     drop(data);
-    index.write(txn)?;
+    let changes = index.write(txn)?;
     if chunk.len() < request.max_rows {
         progress.range_tombstones_removed = purge_range_tombstones(txn, table_id, gc_before)?;
     } else {
         progress.resume_after = chunk.last().map(|(key, _)| key.clone());
     }
-    Ok(progress)
+    Ok((progress, changes))
 }
 
 /// A stored row's key and encoded value.

@@ -333,6 +333,27 @@ impl Iterator for RowIter {
 }
 
 impl Snapshot {
+    /// Every entry key of the index `index_id` (indexed value components, then the base row
+    /// key; see [`crate::index::split_entry`]), in entry order. Not checked against the base
+    /// table.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub fn index_all_entries(&self, index_id: Uuid) -> Result<Vec<Vec<u8>>, StorageError> {
+        let name = crate::index::index_table_name(index_id);
+        let table = match self.view.txn.open_table(data_table(&name)) {
+            Ok(table) => table,
+            Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut keys = Vec::new();
+        for entry in table.range::<&[u8]>(..)? {
+            let (key, _) = entry?;
+            keys.push(key.value().to_vec());
+        }
+        Ok(keys)
+    }
+
     /// The base row keys of the index `index_id` entries that start with `prefix` (see
     /// [`crate::index::lookup_prefix`]), in entry order: token, partition key, clustering.
     /// Entries are not checked against the base table; callers must re-check each row.

@@ -44,6 +44,7 @@ use crate::commitlog::CommitLog;
 use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::flush::{write_rows, Flusher};
+use crate::index::{IndexChanges, IndexFeed};
 use crate::key_filter::KeyFilters;
 use crate::mem_apply::{apply_group, IndexedTables};
 use crate::memtable::{self, Layer, Layers, Memtables};
@@ -130,6 +131,7 @@ pub(crate) struct Published {
     pub(crate) views: Arc<ViewCache>,
     pub(crate) memtables: Arc<Memtables>,
     pub(crate) stats: Arc<WriterStats>,
+    pub(crate) feed: Arc<IndexFeed>,
 }
 
 /// The writer thread's state.
@@ -178,6 +180,8 @@ pub(crate) struct Writer {
     key_filters: KeyFilters,
     /// Counters of the groups handled, for metrics.
     stats: Arc<WriterStats>,
+    /// The index change feed, given each commit's entry changes once it is visible.
+    feed: Arc<IndexFeed>,
 }
 
 impl Writer {
@@ -195,6 +199,7 @@ impl Writer {
             views,
             memtables,
             stats,
+            feed,
         }: Published,
     ) -> Result<Writer, StorageError> {
         let window = match options.sync {
@@ -234,6 +239,7 @@ impl Writer {
             indexed: IndexedTables::default(),
             key_filters,
             stats,
+            feed,
         })
     }
 
@@ -656,8 +662,12 @@ impl Writer {
         let written = forget_written(&mut self.key_filters, batches);
         let emptied = emptied_tables(&self.live_tables, batches);
         let result = self.try_commit_group(batches, durable);
-        if result.is_ok() {
+        let result = result.map(|(results, changes)| {
             self.committed();
+            self.feed.publish(changes);
+            results
+        });
+        if result.is_ok() {
             if changes_catalog {
                 self.indexed.clear();
                 self.key_filters.retain(&self.live_tables);
@@ -725,6 +735,7 @@ impl Writer {
         // Everything the memtable held is in the log, so now in redb.
         self.memtables.publish(Layers::default());
         self.indexed.clear();
+        self.feed.reset_all();
         let db = Arc::new(db);
         *self
             .slot
@@ -774,9 +785,10 @@ impl Writer {
             self.check_room()?;
         }
         let txn = self.begin(durable)?;
-        let progress = purge_chunk(&txn, &self.live_tables, request)?;
+        let (progress, changes) = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
         self.committed();
+        self.feed.publish(changes);
         if durable {
             self.after_durable_commit();
         } else {
@@ -790,18 +802,22 @@ impl Writer {
         &mut self,
         batches: &[&WriteBatch],
         durable: bool,
-    ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
+    ) -> Result<(Vec<Result<(), StorageError>>, IndexChanges), StorageError> {
         let txn = self.begin(durable)?;
         let mut results = Vec::with_capacity(batches.len());
+        let mut changes = IndexChanges::default();
         for batch in batches {
             match apply(&txn, &mut self.live_tables, batch) {
-                Ok(()) => results.push(Ok(())),
+                Ok(written) => {
+                    changes.extend(written);
+                    results.push(Ok(()));
+                }
                 Err(ApplyError::Request(e)) => results.push(Err(e)),
                 Err(ApplyError::Group(e)) => return Err(e),
             }
         }
         txn.commit()?;
-        Ok(results)
+        Ok((results, changes))
     }
 }
 

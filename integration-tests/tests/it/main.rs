@@ -38,5 +38,6 @@ mod system_tables;
 mod time;
 mod unset_values;
 mod user_types;
+mod vector_graph;
 mod vectors;
 mod write_guardrails;

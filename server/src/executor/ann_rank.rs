@@ -16,6 +16,8 @@ use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 pub(crate) struct BoundAnn {
     /// The ordered column, by index.
     pub(crate) column: usize,
+    /// The column's SAI index.
+    pub(crate) index: uuid::Uuid,
     query: Vec<f32>,
     similarity: Similarity,
 }
@@ -42,9 +44,20 @@ impl BoundAnn {
         }
         Ok(BoundAnn {
             column: plan.column,
+            index: plan.index,
             query,
             similarity: plan.similarity,
         })
+    }
+
+    /// The query vector.
+    pub(crate) fn query(&self) -> &[f32] {
+        &self.query
+    }
+
+    /// The index's similarity function.
+    pub(crate) fn similarity(&self) -> Similarity {
+        self.similarity
     }
 
     /// The score of a row whose vector is `value` (higher ranks first); `None` when the row

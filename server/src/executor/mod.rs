@@ -2,6 +2,7 @@
 //! body (plus any warnings).
 
 mod aggregate;
+mod ann_graph;
 mod ann_rank;
 mod batch_exec;
 mod batch_rules;

@@ -15,6 +15,7 @@ use storage::{ColumnKind, RangeTombstone, TableDef};
 
 use crate::config::Config;
 use crate::error::{CqlError, CqlResult};
+use crate::executor::ann_graph;
 use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::collection_filter;
@@ -704,6 +705,41 @@ fn take_analyzed_contains(
     out
 }
 
+/// The rows the vector graph proposes for an ANN query over many rows, as ranges to read;
+/// `None` to read every row the restrictions select (see [`ann_graph`]).
+fn ann_candidates(
+    node: &Node,
+    bound: &BoundSelect,
+    source: &RowSource,
+    indexed: Option<&[KeyRange]>,
+    liveness: &Liveness,
+) -> CqlResult<Option<ReadRanges>> {
+    let (Some(ann), Some(limit)) = (&bound.ann, bound.limit) else {
+        return Ok(None);
+    };
+    if matches!(bound.plan.partitions, PartitionSelection::Keys(_)) {
+        return Ok(None);
+    }
+    let def = &bound.plan.table.def;
+    let ranges = bound.ranges.to_vec(def)?;
+    let scope = ann_graph::AnnScope {
+        def,
+        source,
+        ann,
+        limit,
+        ranges: &ranges,
+        indexed,
+        liveness,
+    };
+    let accept = |row: &LiveRow| {
+        bound
+            .filters
+            .iter()
+            .all(|f| passes(f, def, row.value(def, f.column)))
+    };
+    Ok(ann_graph::graph_ranges(node, &scope, &accept)?.map(ReadRanges::Listed))
+}
+
 fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     let ty = &def.columns[filter.column].ty;
     let Some(value) = value else { return false };
@@ -824,6 +860,12 @@ fn run(
         }
         None => &bound.ranges,
     };
+    let indexed = match (&bound.index, ranges) {
+        (Some(_), ReadRanges::Listed(listed)) => Some(listed.as_slice()),
+        _ => None,
+    };
+    let proposed = ann_candidates(node, bound, &source, indexed, &liveness)?;
+    let ranges = proposed.as_ref().unwrap_or(ranges);
     let mut stats = ReadStats::default();
     let tombstones = node.config.read_thresholds.tombstone_guard(
         bound.plan.table.kind == TableKind::User,

@@ -1,10 +1,11 @@
 //! `ORDER BY v ANN OF [...] LIMIT n` (Cassandra 5.0 vector search): the checks Cassandra
 //! makes when it prepares such a query, with its messages, and the plan the executor follows.
 //!
-//! The search is exact: every row the other restrictions select is scored with the
-//! similarity function of the column's SAI index, the best `n` are returned, and rows of
-//! equal score keep the read order (token, then clustering order), so results are
-//! deterministic.
+//! Every row the scan reads is scored with the similarity function of the column's SAI
+//! index, the best `n` are returned, and rows of equal score keep the read order (token, then
+//! clustering order). The scan reads every row the other restrictions select (exact and
+//! deterministic) unless that set is large, when the index's graph proposes the rows to read
+//! (`executor::ann_graph`).
 
 use cql::statement::ast::{Literal, Order, Select, Term};
 use cql::types::ColumnType;
@@ -31,6 +32,8 @@ pub struct AnnPlan {
     pub ty: ColumnType,
     /// How rows are scored: the similarity function of the column's index.
     pub similarity: Similarity,
+    /// The column's SAI index (whose graph may propose the candidates).
+    pub index: uuid::Uuid,
 }
 
 /// Cassandra's `ANN_LIMIT_ERROR` for a LIMIT above [`MAX_TOP_K`].
@@ -40,8 +43,8 @@ pub fn limit_error(limit: usize) -> CqlError {
     ))
 }
 
-/// The similarity of the SAI index on `column`, if it has one.
-fn vector_index(def: &TableDef, column: usize) -> Option<Similarity> {
+/// The id and similarity of the SAI index on `column`, if it has one.
+fn vector_index(def: &TableDef, column: usize) -> Option<(uuid::Uuid, Similarity)> {
     let id = def.columns[column].id;
     def.indexes
         .iter()
@@ -51,7 +54,7 @@ fn vector_index(def: &TableDef, column: usize) -> Option<Similarity> {
                     .as_deref()
                     .is_some_and(sai_options::is_sai_class)
         })
-        .map(|i| sai_options::similarity_of(&i.options))
+        .map(|i| (i.id, sai_options::similarity_of(&i.options)))
 }
 
 /// Plans the ANN ordering of `stmt`, if it has one. `by_column` are the WHERE restrictions
@@ -93,7 +96,7 @@ pub fn plan(
             "ANN ordering is only supported on float vector indexes",
         ));
     }
-    let Some(similarity) = vector_index(def, column) else {
+    let Some((index, similarity)) = vector_index(def, column) else {
         return Err(CqlError::invalid(
             "ANN ordering by vector requires the column to be indexed",
         ));
@@ -122,6 +125,7 @@ pub fn plan(
         vector: vector.clone(),
         ty,
         similarity,
+        index,
     }))
 }
 

@@ -53,7 +53,8 @@ pub(crate) fn replay(
         txn.set_durability(Durability::None)?;
         for batch in &batches {
             match apply(&txn, live_tables, batch) {
-                Ok(()) => requests += 1,
+                // The feed's readers rebuild after a replay (`IndexFeed::reset_all`).
+                Ok(_) => requests += 1,
                 Err(ApplyError::Request(e)) => {
                     debug!(seq = record.seq, cause = %e, "replayed request fails again; skipped");
                 }

@@ -20,6 +20,7 @@
 
 mod analyzer;
 mod ascii_fold;
+mod feed;
 mod keying;
 mod plan;
 
@@ -39,6 +40,8 @@ use crate::error::StorageError;
 use crate::tables::INDEX_TARGETS;
 
 pub use analyzer::{Analyzer, AnalyzerOptionError, ANALYZER_OPTIONS};
+pub(crate) use feed::IndexChanges;
+pub use feed::{FeedDrain, IndexFeed};
 pub use keying::{is_string, takes_ranges, term_keying, term_type, EntryRange, TermKeying};
 pub(crate) use plan::{rebuild_stale, IndexPlan};
 
@@ -131,6 +134,18 @@ pub fn lookup_prefix(values: &[&[u8]]) -> Result<Vec<u8>, StorageError> {
         push_value(value, &mut out)?;
     }
     Ok(out)
+}
+
+/// Splits the entry key of a single-value index into the indexed value and the base row key.
+///
+/// # Errors
+/// [`StorageError::Corrupt`] if the key does not start with a blob component.
+pub fn split_entry(entry: &[u8]) -> Result<(Vec<u8>, &[u8]), StorageError> {
+    let (value, used) = crate::encoding::key::component::decode(&ColumnType::Blob, false, entry)?;
+    let base = entry
+        .get(used..)
+        .ok_or_else(|| StorageError::corrupt("index entry: shorter than its value"))?;
+    Ok((value, base))
 }
 
 /// The entry keys of `row` (stored under `base_key`) in the index `target`.
@@ -328,6 +343,14 @@ mod tests {
             Some(&row),
         );
         assert_eq!(got.unwrap(), BTreeSet::from([key(&[b"new"])]));
+    }
+
+    #[test]
+    fn an_entry_splits_into_value_and_base_key() {
+        let entry = key(&[b"\x00\xff value"]);
+        let (value, base) = split_entry(&entry).unwrap();
+        assert_eq!(value, b"\x00\xff value");
+        assert_eq!(base, b"base");
     }
 
     #[test]

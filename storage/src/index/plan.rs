@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use redb::{ReadableTable, WriteTransaction};
 use uuid::Uuid;
 
+use super::feed::IndexChanges;
 use super::{encode_targets, entries, index_table_name, indexed_cells, load_targets, IndexedCells};
 use crate::catalog::TableDef;
 use crate::encoding::row::{self, StoredRow};
@@ -140,8 +141,12 @@ impl IndexPlan {
         Ok(())
     }
 
-    /// Writes everything planned.
-    pub(crate) fn write(self, txn: &WriteTransaction) -> Result<(), StorageError> {
+    /// Writes everything planned; returns what it wrote, for the change feed.
+    pub(crate) fn write(self, txn: &WriteTransaction) -> Result<IndexChanges, StorageError> {
+        let mut changes = IndexChanges {
+            deleted: self.delete.clone(),
+            writes: Vec::with_capacity(self.writes.len()),
+        };
         for id in &self.delete {
             let name = index_table_name(*id);
             txn.delete_table(data_table(&name))?;
@@ -176,8 +181,9 @@ impl IndexPlan {
             } else {
                 table.remove(key.as_slice())?;
             }
+            changes.writes.push((index_id, key, insert));
         }
-        Ok(())
+        Ok(changes)
     }
 }
 

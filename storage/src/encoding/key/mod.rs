@@ -15,7 +15,7 @@
 //! clustering components is a valid slice bound: every row whose leading clustering values
 //! equal it starts with those bytes, and [`prefix_end`] bounds them from above.
 
-mod component;
+pub(crate) mod component;
 mod decimal;
 mod digits;
 mod nested;

@@ -1,0 +1,461 @@
+//! A compact HNSW graph (Malkov and Yashunin, "Efficient and robust approximate nearest
+//! neighbor search using Hierarchical Navigable Small World graphs", 2016): layered proximity
+//! graphs, greedy descent through the upper layers, a beam search of width `ef` on layer 0,
+//! and the paper's neighbour-selection heuristic (algorithm 4) when linking.
+//!
+//! Nodes are numbered in insertion order and never move. Deleting a node tombstones it: it
+//! still routes searches (so the graph stays connected) but is never returned. The owner
+//! rebuilds the graph when tombstones outnumber live nodes. Distances are "smaller is nearer"
+//! and order nodes exactly as the similarity they stand for (see [`Metric`]).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// How two vectors are compared inside the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Metric {
+    /// Squared euclidean distance (orders as `similarity_euclidean`, reversed).
+    Euclidean,
+    /// Negated dot product (orders as `similarity_dot_product`, reversed).
+    DotProduct,
+    /// Negated dot product of vectors normalised on insert and query (orders as
+    /// `similarity_cosine`, reversed).
+    Cosine,
+}
+
+/// Build and search parameters.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Params {
+    /// Links per node on the upper layers (twice that on layer 0).
+    pub(crate) m: usize,
+    /// Beam width while linking a new node.
+    pub(crate) ef_construction: usize,
+    /// Seed of the level draws, so a build is reproducible.
+    pub(crate) seed: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            m: 32,
+            ef_construction: 100,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// A candidate: distance to the query, then node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Near(f32, u32);
+
+impl Eq for Near {}
+
+impl Ord for Near {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+impl PartialOrd for Near {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The graph.
+pub(crate) struct Hnsw {
+    dim: usize,
+    metric: Metric,
+    params: Params,
+    /// Node `i`'s vector is `vectors[i * dim..(i + 1) * dim]`.
+    vectors: Vec<f32>,
+    /// `links[i][l]`: node `i`'s neighbours on layer `l` (it lives on layers `0..links[i].len()`).
+    links: Vec<Vec<Vec<u32>>>,
+    /// Tombstones: deleted nodes route searches but are never returned.
+    deleted: Vec<bool>,
+    /// Nodes not deleted.
+    live: usize,
+    /// The node every search starts from (one on the top layer).
+    entry: Option<u32>,
+    /// State of the level draws (xorshift64*).
+    rng: u64,
+}
+
+/// A reusable "visited" bit set.
+struct Visited(Vec<u64>);
+
+impl Visited {
+    fn new(nodes: usize) -> Self {
+        Visited(vec![0; nodes.div_ceil(64)])
+    }
+
+    /// Marks `node`; whether it was unmarked.
+    fn insert(&mut self, node: u32) -> bool {
+        let (word, bit) = (node as usize / 64, 1u64 << (node % 64));
+        match self.0.get_mut(word) {
+            Some(w) if *w & bit == 0 => {
+                *w |= bit;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Hnsw {
+    /// An empty graph of `dim`-dimensional vectors.
+    pub(crate) fn new(dim: usize, metric: Metric, params: Params) -> Self {
+        Hnsw {
+            dim,
+            metric,
+            params,
+            vectors: Vec::new(),
+            links: Vec::new(),
+            deleted: Vec::new(),
+            live: 0,
+            entry: None,
+            rng: params.seed | 1,
+        }
+    }
+
+    /// Nodes ever inserted (live and deleted).
+    pub(crate) fn len(&self) -> usize {
+        self.deleted.len()
+    }
+
+    /// Nodes not deleted.
+    pub(crate) fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Approximate heap bytes held (vectors and links).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let links: usize = self
+            .links
+            .iter()
+            .map(|l| l.iter().map(|n| n.capacity() * 4 + 24).sum::<usize>() + 24)
+            .sum();
+        self.vectors.capacity() * 4 + links + self.deleted.capacity()
+    }
+
+    /// The vector as the graph stores it (normalised under cosine), or `None` if it cannot be
+    /// placed: a wrong dimension, a non-finite element, or a zero vector under cosine.
+    fn prepare(&self, vector: &[f32]) -> Option<Vec<f32>> {
+        if vector.len() != self.dim || vector.iter().any(|x| !x.is_finite()) {
+            return None;
+        }
+        let mut v = vector.to_vec();
+        if self.metric == Metric::Cosine {
+            let norm = dot(&v, &v).sqrt();
+            if norm == 0.0 || !norm.is_finite() {
+                return None;
+            }
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        Some(v)
+    }
+
+    fn vector(&self, node: u32) -> &[f32] {
+        let start = node as usize * self.dim;
+        self.vectors.get(start..start + self.dim).unwrap_or(&[])
+    }
+
+    fn distance(&self, a: &[f32], b: &[f32]) -> f32 {
+        match self.metric {
+            Metric::Euclidean => squared_l2(a, b),
+            Metric::DotProduct | Metric::Cosine => -dot(a, b),
+        }
+    }
+
+    fn distance_to(&self, q: &[f32], node: u32) -> f32 {
+        self.distance(q, self.vector(node))
+    }
+
+    /// A level drawn from the geometric distribution of the paper (`mL = 1 / ln M`).
+    fn random_level(&mut self) -> usize {
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        let bits = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
+        let uniform = (bits as f64 + 1.0) / (1u64 << 53) as f64;
+        let ml = 1.0 / (self.params.m.max(2) as f64).ln();
+        ((-uniform.ln() * ml) as usize).min(16)
+    }
+
+    fn max_links(&self, layer: usize) -> usize {
+        if layer == 0 {
+            self.params.m * 2
+        } else {
+            self.params.m
+        }
+    }
+
+    /// Adds `vector` as a new node; its number, or `None` if it cannot be placed (see
+    /// [`Hnsw::prepare`]).
+    pub(crate) fn insert(&mut self, vector: &[f32]) -> Option<u32> {
+        let v = self.prepare(vector)?;
+        let id = u32::try_from(self.len()).ok()?;
+        let level = self.random_level();
+        self.vectors.extend_from_slice(&v);
+        self.links.push(vec![Vec::new(); level + 1]);
+        self.deleted.push(false);
+        self.live += 1;
+        let Some(entry) = self.entry else {
+            self.entry = Some(id);
+            return Some(id);
+        };
+        let top = self.level_of(entry);
+        let mut cur = Near(self.distance_to(&v, entry), entry);
+        for layer in (level + 1..=top).rev() {
+            cur = self.greedy(&v, cur, layer);
+        }
+        for layer in (0..=level.min(top)).rev() {
+            let found = self.search_layer(&v, &[cur], self.params.ef_construction, layer, false);
+            let chosen = self.select(&found, self.params.m);
+            for &Near(_, n) in &chosen {
+                self.link(n, id, layer);
+            }
+            if let Some(links) = self
+                .links
+                .get_mut(id as usize)
+                .and_then(|l| l.get_mut(layer))
+            {
+                *links = chosen.iter().map(|c| c.1).collect();
+            }
+            cur = found.first().copied().unwrap_or(cur);
+        }
+        if level > top {
+            self.entry = Some(id);
+        }
+        Some(id)
+    }
+
+    fn level_of(&self, node: u32) -> usize {
+        self.links
+            .get(node as usize)
+            .map_or(0, |l| l.len().saturating_sub(1))
+    }
+
+    /// Adds the link `from -> to` on `layer`. A list may grow by half past its size before
+    /// the heuristic prunes it back: pruning on every overflow (as the paper does) costs a
+    /// quadratic selection per link and dominated the build; [`Hnsw::shrink`] trims the
+    /// slack after a bulk build.
+    fn link(&mut self, from: u32, to: u32, layer: usize) {
+        let max = self.max_links(layer);
+        let Some(list) = self
+            .links
+            .get_mut(from as usize)
+            .and_then(|l| l.get_mut(layer))
+        else {
+            return;
+        };
+        list.push(to);
+        if list.len() > max + max / 2 {
+            self.prune(from, layer, max);
+        }
+    }
+
+    /// Prunes `node`'s list on `layer` to `max` links with the heuristic.
+    fn prune(&mut self, node: u32, layer: usize, max: usize) {
+        let base = self.vector(node).to_vec();
+        let mut near: Vec<Near> = self
+            .neighbours(node, layer)
+            .iter()
+            .map(|&n| Near(self.distance_to(&base, n), n))
+            .collect();
+        near.sort();
+        let kept: Vec<u32> = self.select(&near, max).iter().map(|c| c.1).collect();
+        if let Some(slot) = self
+            .links
+            .get_mut(node as usize)
+            .and_then(|l| l.get_mut(layer))
+        {
+            *slot = kept;
+        }
+    }
+
+    /// Prunes every list longer than its size (the slack [`Hnsw::link`] leaves).
+    pub(crate) fn shrink(&mut self) {
+        for node in 0..self.links.len() {
+            let layers = self.links.get(node).map_or(0, Vec::len);
+            for layer in 0..layers {
+                let max = self.max_links(layer);
+                // `node` < `links.len()`, which `insert` keeps within `u32`.
+                let id = node as u32;
+                if self.neighbours(id, layer).len() > max {
+                    self.prune(id, layer, max);
+                }
+            }
+        }
+    }
+
+    /// The paper's heuristic: from `candidates` (nearest first), keep one only if it is
+    /// nearer to the base than to every one kept, up to `m`; then fill with the nearest left.
+    fn select(&self, candidates: &[Near], m: usize) -> Vec<Near> {
+        let mut kept: Vec<Near> = Vec::with_capacity(m);
+        let mut skipped = Vec::new();
+        for &c in candidates {
+            if kept.len() >= m {
+                break;
+            }
+            let diverse = kept
+                .iter()
+                .all(|k| self.distance(self.vector(c.1), self.vector(k.1)) > c.0);
+            if diverse {
+                kept.push(c);
+            } else {
+                skipped.push(c);
+            }
+        }
+        let room = m.saturating_sub(kept.len());
+        kept.extend(skipped.into_iter().take(room));
+        kept
+    }
+
+    /// One greedy walk on `layer` towards `q`.
+    fn greedy(&self, q: &[f32], mut cur: Near, layer: usize) -> Near {
+        loop {
+            let mut moved = false;
+            for &n in self.neighbours(cur.1, layer) {
+                let d = self.distance_to(q, n);
+                if d < cur.0 {
+                    cur = Near(d, n);
+                    moved = true;
+                }
+            }
+            if !moved {
+                return cur;
+            }
+        }
+    }
+
+    fn neighbours(&self, node: u32, layer: usize) -> &[u32] {
+        self.links
+            .get(node as usize)
+            .and_then(|l| l.get(layer))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The beam search of width `ef` on `layer` from `entries`; nearest first. With
+    /// `live_only`, deleted nodes are walked through but not returned.
+    fn search_layer(
+        &self,
+        q: &[f32],
+        entries: &[Near],
+        ef: usize,
+        layer: usize,
+        live_only: bool,
+    ) -> Vec<Near> {
+        let mut visited = Visited::new(self.len());
+        let mut candidates: BinaryHeap<std::cmp::Reverse<Near>> = BinaryHeap::new();
+        let mut results: BinaryHeap<Near> = BinaryHeap::new();
+        let is_live = |n: u32| !self.deleted.get(n as usize).copied().unwrap_or(true);
+        for &e in entries {
+            visited.insert(e.1);
+            candidates.push(std::cmp::Reverse(e));
+            if !live_only || is_live(e.1) {
+                results.push(e);
+            }
+        }
+        while let Some(std::cmp::Reverse(c)) = candidates.pop() {
+            if results.len() >= ef && results.peek().is_some_and(|f| c.0 > f.0) {
+                break;
+            }
+            for &n in self.neighbours(c.1, layer) {
+                if !visited.insert(n) {
+                    continue;
+                }
+                let d = self.distance_to(q, n);
+                let full = results.len() >= ef;
+                if full && results.peek().is_some_and(|f| d >= f.0) {
+                    continue;
+                }
+                candidates.push(std::cmp::Reverse(Near(d, n)));
+                if !live_only || is_live(n) {
+                    results.push(Near(d, n));
+                    if results.len() > ef {
+                        results.pop();
+                    }
+                }
+            }
+        }
+        results.into_sorted_vec()
+    }
+
+    /// Up to `k` live nodes nearest `query`, nearest first, searching with width
+    /// `max(ef, k)`. Fewer than `k` only when fewer live nodes are reachable.
+    pub(crate) fn search(&self, query: &[f32], k: usize, ef: usize) -> Vec<u32> {
+        let (Some(q), Some(entry)) = (self.prepare(query), self.entry) else {
+            return Vec::new();
+        };
+        let mut cur = Near(self.distance_to(&q, entry), entry);
+        for layer in (1..=self.level_of(entry)).rev() {
+            cur = self.greedy(&q, cur, layer);
+        }
+        let found = self.search_layer(&q, &[cur], ef.max(k), 0, true);
+        found.into_iter().take(k).map(|n| n.1).collect()
+    }
+
+    /// Whether live `node` holds `vector` (as [`Hnsw::insert`] would store it).
+    pub(crate) fn holds(&self, node: u32, vector: &[f32]) -> bool {
+        let live = !self.deleted.get(node as usize).copied().unwrap_or(true);
+        live && self.prepare(vector).is_some_and(|v| {
+            let stored = self.vector(node);
+            v.len() == stored.len()
+                && v.iter()
+                    .zip(stored)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        })
+    }
+
+    /// Tombstones `node`: it is never returned again.
+    pub(crate) fn delete(&mut self, node: u32) {
+        if let Some(d) = self.deleted.get_mut(node as usize) {
+            if !*d {
+                *d = true;
+                self.live -= 1;
+            }
+        }
+    }
+}
+
+/// `a . b`, in chunks of 8 so the compiler vectorises it.
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for ((s, a), b) in acc.iter_mut().zip(x).zip(y) {
+            *s += a * b;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// `|a - b|^2`, in chunks of 8 so the compiler vectorises it.
+fn squared_l2(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for ((s, a), b) in acc.iter_mut().zip(x).zip(y) {
+            let d = a - b;
+            *s += d * d;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+#[cfg(test)]
+#[path = "hnsw_tests.rs"]
+mod tests;
