@@ -150,7 +150,7 @@ impl Default for Config {
             metrics_address: None,
             materialized_views_enabled: false,
             vector_search_exact_rows: 1_000,
-            vector_search_ef: 800,
+            vector_search_ef: 600,
         }
     }
 }

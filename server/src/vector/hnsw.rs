@@ -11,6 +11,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use super::quantized::{self, Codes};
+
 /// How two vectors are compared inside the graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Metric {
@@ -69,6 +71,8 @@ pub(crate) struct Hnsw {
     params: Params,
     /// Node `i`'s vector is `vectors[i * dim..(i + 1) * dim]`.
     vectors: Vec<f32>,
+    /// 8-bit copies of `vectors`, which queries walk the graph with.
+    codes: Codes,
     /// `links[i][l]`: node `i`'s neighbours on layer `l` (it lives on layers `0..links[i].len()`).
     links: Vec<Vec<Vec<u32>>>,
     /// Tombstones: deleted nodes route searches but are never returned.
@@ -110,6 +114,7 @@ impl Hnsw {
             metric,
             params,
             vectors: Vec::new(),
+            codes: Codes::new(dim),
             links: Vec::new(),
             deleted: Vec::new(),
             live: 0,
@@ -135,7 +140,7 @@ impl Hnsw {
             .iter()
             .map(|l| l.iter().map(|n| n.capacity() * 4 + 24).sum::<usize>() + 24)
             .sum();
-        self.vectors.capacity() * 4 + links + self.deleted.capacity()
+        self.vectors.capacity() * 4 + self.codes.memory_bytes() + links + self.deleted.capacity()
     }
 
     /// The vector as the graph stores it (normalised under cosine), or `None` if it cannot be
@@ -165,6 +170,19 @@ impl Hnsw {
             Metric::Euclidean => squared_l2(a, b),
             Metric::DotProduct | Metric::Cosine => -dot(a, b),
         }
+    }
+
+    /// Reads one element of every cache line of the vectors of `nodes` (see
+    /// [`Codes::touch`]), so the exact re-rank that follows finds them in cache.
+    fn touch_vectors(&self, nodes: impl Iterator<Item = u32>) {
+        let mut seen = 0f32;
+        for n in nodes {
+            let vector = self.vector(n);
+            for offset in (0..vector.len()).step_by(16) {
+                seen += vector[offset];
+            }
+        }
+        std::hint::black_box(seen);
     }
 
     fn distance_to(&self, q: &[f32], node: u32) -> f32 {
@@ -197,6 +215,7 @@ impl Hnsw {
         let id = u32::try_from(self.len()).ok()?;
         let level = self.random_level();
         self.vectors.extend_from_slice(&v);
+        self.codes.push(&v);
         self.links.push(vec![Vec::new(); level + 1]);
         self.deleted.push(false);
         self.live += 1;
@@ -313,11 +332,16 @@ impl Hnsw {
     }
 
     /// One greedy walk on `layer` towards `q`.
-    fn greedy(&self, q: &[f32], mut cur: Near, layer: usize) -> Near {
+    fn greedy(&self, q: &[f32], cur: Near, layer: usize) -> Near {
+        self.greedy_by(&|n| self.distance_to(q, n), cur, layer)
+    }
+
+    /// One greedy walk on `layer`, by the distances `distance` gives each node.
+    fn greedy_by(&self, distance: &dyn Fn(u32) -> f32, mut cur: Near, layer: usize) -> Near {
         loop {
             let mut moved = false;
             for &n in self.neighbours(cur.1, layer) {
-                let d = self.distance_to(q, n);
+                let d = distance(n);
                 if d < cur.0 {
                     cur = Near(d, n);
                     moved = true;
@@ -346,6 +370,18 @@ impl Hnsw {
         layer: usize,
         live_only: bool,
     ) -> Vec<Near> {
+        self.search_layer_by(&|n| self.distance_to(q, n), entries, ef, layer, live_only)
+    }
+
+    /// [`Hnsw::search_layer`] by the distances `distance` gives each node.
+    fn search_layer_by(
+        &self,
+        distance: &dyn Fn(u32) -> f32,
+        entries: &[Near],
+        ef: usize,
+        layer: usize,
+        live_only: bool,
+    ) -> Vec<Near> {
         let mut visited = Visited::new(self.len());
         let mut candidates: BinaryHeap<std::cmp::Reverse<Near>> = BinaryHeap::new();
         let mut results: BinaryHeap<Near> = BinaryHeap::new();
@@ -361,11 +397,12 @@ impl Hnsw {
             if results.len() >= ef && results.peek().is_some_and(|f| c.0 > f.0) {
                 break;
             }
+            self.codes.touch(self.neighbours(c.1, layer));
             for &n in self.neighbours(c.1, layer) {
                 if !visited.insert(n) {
                     continue;
                 }
-                let d = self.distance_to(q, n);
+                let d = distance(n);
                 let full = results.len() >= ef;
                 if full && results.peek().is_some_and(|f| d >= f.0) {
                     continue;
@@ -388,11 +425,27 @@ impl Hnsw {
         let (Some(q), Some(entry)) = (self.prepare(query), self.entry) else {
             return Vec::new();
         };
-        let mut cur = Near(self.distance_to(&q, entry), entry);
+        // The walk goes by the 8-bit codes (a quarter of the memory traffic), then the beam
+        // is re-ranked by the exact distance.
+        let coded = quantized::encode(&q);
+        let approximate = |n: u32| {
+            let (dot, norm) = self.codes.dot(&coded, n);
+            match self.metric {
+                Metric::Euclidean => coded.norm() + norm - 2.0 * dot,
+                Metric::DotProduct | Metric::Cosine => -dot,
+            }
+        };
+        let mut cur = Near(approximate(entry), entry);
         for layer in (1..=self.level_of(entry)).rev() {
-            cur = self.greedy(&q, cur, layer);
+            cur = self.greedy_by(&approximate, cur, layer);
         }
-        let found = self.search_layer(&q, &[cur], ef.max(k), 0, true);
+        let beam = self.search_layer_by(&approximate, &[cur], ef.max(k), 0, true);
+        self.touch_vectors(beam.iter().map(|n| n.1));
+        let mut found: Vec<Near> = beam
+            .into_iter()
+            .map(|n| Near(self.distance_to(&q, n.1), n.1))
+            .collect();
+        found.sort();
         found.into_iter().take(k).map(|n| n.1).collect()
     }
 

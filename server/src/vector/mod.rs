@@ -18,6 +18,7 @@
 
 pub(crate) mod graph;
 pub(crate) mod hnsw;
+mod quantized;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
