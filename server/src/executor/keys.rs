@@ -70,43 +70,10 @@ fn evaluate_key_values(
     match set {
         ValueSet::Eq(term) => Ok(vec![one(term)?]),
         ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),
-        ValueSet::In(InValues::Bind(marker)) => {
-            let list_ty = ColumnType::List {
-                element: Box::new(col.ty.clone()),
-                frozen: false,
-            };
-            let name = format!("in({})", col.name);
-            let term = Term::Bind(marker.clone());
-            match evaluate(
-                &term,
-                Receiver {
-                    name: &name,
-                    ty: &list_ty,
-                },
-                ctx,
-            )? {
-                Evaluated::Value(bytes) => match codec::deserialize_value(&list_ty, &bytes) {
-                    Ok(CqlValue::List(items)) => items
-                        .iter()
-                        .map(|item| {
-                            let mut out = Vec::new();
-                            codec::serialize_value(item, &mut out);
-                            check_key_length(Bytes::from(out))
-                        })
-                        .collect(),
-                    Ok(_) => Ok(Vec::new()),
-                    Err(err) => Err(CqlError::invalid(err.to_string())),
-                },
-                Evaluated::Null => Err(CqlError::invalid(format!(
-                    "Invalid null value for column {}",
-                    col.name
-                ))),
-                Evaluated::Unset => Err(CqlError::invalid(format!(
-                    "Invalid unset value for column {}",
-                    col.name
-                ))),
-            }
-        }
+        ValueSet::In(InValues::Bind(marker)) => bound_list(marker, col, ctx, "Invalid")?
+            .into_iter()
+            .map(check_key_length)
+            .collect(),
     }
 }
 
@@ -122,44 +89,54 @@ pub(crate) fn filter_values(
     match set {
         ValueSet::Eq(term) => Ok(vec![one(term)?]),
         ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),
-        ValueSet::In(InValues::Bind(marker)) => {
-            let list_ty = ColumnType::List {
-                element: Box::new(col.ty.clone()),
-                frozen: false,
-            };
-            let name = format!("in({})", col.name);
-            let receiver = Receiver {
-                name: &name,
-                ty: &list_ty,
-            };
-            let bytes = match evaluate(&Term::Bind(marker.clone()), receiver, ctx)? {
-                Evaluated::Value(bytes) => bytes,
-                Evaluated::Null => {
-                    return Err(CqlError::invalid(format!(
-                        "Unsupported null value for column {}",
-                        col.name
-                    )))
-                }
-                Evaluated::Unset => {
-                    return Err(CqlError::invalid(format!(
-                        "Unsupported unset value for column {}",
-                        col.name
-                    )))
-                }
-            };
-            match codec::deserialize_value(&list_ty, &bytes) {
-                Ok(CqlValue::List(items)) => Ok(items
-                    .iter()
-                    .map(|item| {
-                        let mut out = Vec::new();
-                        codec::serialize_value(item, &mut out);
-                        Bytes::from(out)
-                    })
-                    .collect()),
-                Ok(_) => Ok(Vec::new()),
-                Err(err) => Err(CqlError::invalid(err.to_string())),
-            }
+        ValueSet::In(InValues::Bind(marker)) => bound_list(marker, col, ctx, "Unsupported"),
+    }
+}
+
+/// The elements of the list bound to `IN ?` on `col`, each serialized; a null or unset list
+/// is refused with `<adjective> null|unset value for column c` (keys say "Invalid", filters
+/// "Unsupported", as Cassandra's restrictions and row filters do).
+fn bound_list(
+    marker: &cql::statement::ast::BindMarker,
+    col: &storage::ColumnDef,
+    ctx: &EvalContext<'_>,
+    adjective: &str,
+) -> CqlResult<Vec<Bytes>> {
+    let list_ty = ColumnType::List {
+        element: Box::new(col.ty.clone()),
+        frozen: false,
+    };
+    let name = format!("in({})", col.name);
+    let receiver = Receiver {
+        name: &name,
+        ty: &list_ty,
+    };
+    let bytes = match evaluate(&Term::Bind(marker.clone()), receiver, ctx)? {
+        Evaluated::Value(bytes) => bytes,
+        Evaluated::Null => {
+            return Err(CqlError::invalid(format!(
+                "{adjective} null value for column {}",
+                col.name
+            )))
         }
+        Evaluated::Unset => {
+            return Err(CqlError::invalid(format!(
+                "{adjective} unset value for column {}",
+                col.name
+            )))
+        }
+    };
+    match codec::deserialize_value(&list_ty, &bytes) {
+        Ok(CqlValue::List(items)) => Ok(items
+            .iter()
+            .map(|item| {
+                let mut out = Vec::new();
+                codec::serialize_value(item, &mut out);
+                Bytes::from(out)
+            })
+            .collect()),
+        Ok(_) => Ok(Vec::new()),
+        Err(err) => Err(CqlError::invalid(err.to_string())),
     }
 }
 

@@ -202,27 +202,36 @@ impl Parser<'_> {
     }
 
     /// `tableProperty`: `COMPACT STORAGE`, `CLUSTERING ORDER BY (...)` or `name = value`.
+    /// `(c [ASC | DESC], ...)` after `CLUSTERING ORDER BY`, for tables and views.
+    pub(crate) fn clustering_order_list(&mut self) -> Result<Vec<(Ident, Order)>> {
+        self.expect_punct("(")?;
+        let mut out = Vec::new();
+        loop {
+            let column = self.ident()?;
+            let order = if self.eat_kw("desc") {
+                Order::Desc
+            } else {
+                self.expect_kw("asc")?;
+                Order::Asc
+            };
+            out.push((column, order));
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.expect_punct(")")?;
+        Ok(out)
+    }
+
     fn table_property(&mut self, table: &mut CreateTable) -> Result<()> {
         if self.eat_kws(&["compact", "storage"]) {
             table.compact_storage = true;
             return Ok(());
         }
         if self.eat_kws(&["clustering", "order", "by"]) {
-            self.expect_punct("(")?;
-            loop {
-                let column = self.ident()?;
-                let order = if self.eat_kw("desc") {
-                    Order::Desc
-                } else {
-                    self.expect_kw("asc")?;
-                    Order::Asc
-                };
-                table.clustering_order.push((column, order));
-                if !self.eat_punct(",") {
-                    break;
-                }
-            }
-            return self.expect_punct(")");
+            let order = self.clustering_order_list()?;
+            table.clustering_order.extend(order);
+            return Ok(());
         }
         table.properties.push(self.property()?);
         Ok(())

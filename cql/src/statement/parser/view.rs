@@ -1,7 +1,7 @@
 //! `CREATE`, `ALTER` and `DROP MATERIALIZED VIEW`.
 
 use super::{Parser, Result};
-use crate::statement::ast::{CreateView, Order, Statement};
+use crate::statement::ast::{CreateView, Statement};
 
 impl Parser<'_> {
     /// After `CREATE MATERIALIZED VIEW`: `[IF NOT EXISTS] v AS SELECT selectors FROM t
@@ -69,21 +69,9 @@ impl Parser<'_> {
             );
         }
         if self.eat_kws(&["clustering", "order", "by"]) {
-            self.expect_punct("(")?;
-            loop {
-                let column = self.ident()?;
-                let order = if self.eat_kw("desc") {
-                    Order::Desc
-                } else {
-                    self.expect_kw("asc")?;
-                    Order::Asc
-                };
-                view.clustering_order.push((column, order));
-                if !self.eat_punct(",") {
-                    break;
-                }
-            }
-            return self.expect_punct(")");
+            let order = self.clustering_order_list()?;
+            view.clustering_order.extend(order);
+            return Ok(());
         }
         view.properties.push(self.property()?);
         Ok(())
