@@ -52,6 +52,10 @@ pub struct Config {
     /// write buffer; Cassandra's setting sizes its chunk cache). 64 MiB by default; the OS
     /// page cache serves the rest.
     pub file_cache_size: usize,
+    /// `memtable_heap_space`: bytes the memtables may hold, a full one being flushed and the
+    /// one taking writes; the one taking writes is frozen and flushed at half of it. 128 MiB
+    /// by default (Cassandra's default is a quarter of its heap).
+    pub memtable_heap_space: usize,
     /// `native_transport_max_request_data_in_flight_per_ip`: bytes of requests (and their
     /// responses, until written) in flight from one client address.
     pub max_request_data_in_flight_per_ip: u64,
@@ -143,6 +147,7 @@ impl Default for Config {
             hot_partition_window: 1000,
             hot_partition_warn_share: 0.5,
             file_cache_size: 64 << 20,
+            memtable_heap_space: 128 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
             client_encryption: ClientEncryption::default(),
@@ -263,6 +268,8 @@ struct YamlSettings {
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
     file_cache_size: Option<String>,
+    memtable_heap_space: Option<String>,
+    memtable_heap_space_in_mb: Option<u64>,
     native_transport_max_request_data_in_flight_per_ip: Option<String>,
     native_transport_max_request_data_in_flight: Option<String>,
     native_transport_handshake_timeout: Option<String>,
@@ -555,6 +562,15 @@ impl Config {
                 value: size,
             })?;
         }
+        if let Some(mb) = s.memtable_heap_space_in_mb {
+            self.memtable_heap_space = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.memtable_heap_space {
+            self.memtable_heap_space = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "memtable_heap_space",
+                value: size,
+            })?;
+        }
         if let Some(mb) = s.native_transport_max_frame_size_in_mb {
             self.max_frame_size = (mb as usize).saturating_mul(1024 * 1024);
         }
@@ -806,6 +822,8 @@ impl Config {
             sync_period: self.commitlog_sync_period,
             group_window,
             cache_size: self.file_cache_size,
+            // At least a mebibyte, so a tiny setting does not flush after every write.
+            memtable_size: (self.memtable_heap_space / 2).max(1 << 20),
         })
     }
 }
@@ -869,6 +887,28 @@ mod tests {
         assert_eq!(config.commitlog_sync_period, Duration::from_secs(2));
         assert_eq!(config.max_frame_size, 8 * 1024 * 1024);
         assert_eq!(config.data_dir, Some(PathBuf::from("/tmp/x")));
+    }
+
+    #[test]
+    fn memtable_heap_space_sizes_the_memtable_the_store_flushes_at_half() {
+        assert_eq!(
+            Config::default().store_options().unwrap().memtable_size,
+            64 << 20
+        );
+        for yaml in [
+            "memtable_heap_space: 32MiB\n",
+            "memtable_heap_space_in_mb: 32\n",
+        ] {
+            let settings: YamlSettings = serde_yaml::from_str(yaml).unwrap();
+            let mut config = Config::default();
+            config.apply(settings).unwrap();
+            assert_eq!(config.memtable_heap_space, 32 << 20);
+            assert_eq!(config.store_options().unwrap().memtable_size, 16 << 20);
+        }
+        let settings: YamlSettings = serde_yaml::from_str("memtable_heap_space: 0MiB\n").unwrap();
+        let mut config = Config::default();
+        config.apply(settings).unwrap();
+        assert_eq!(config.store_options().unwrap().memtable_size, 1 << 20);
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub struct StoreOptions {
     /// Bytes of redb's page cache (read cache and write buffer together). redb's own default
     /// is 1 GiB; pages beyond it are read through the OS page cache.
     pub cache_size: usize,
+    /// Bytes of rows the active memtable takes before it is frozen and flushed to redb, and
+    /// of commit log written before a checkpoint (so replay after a crash reads at most
+    /// about this much). A frozen layer and a full active one hold twice this at most.
+    pub memtable_size: usize,
 }
 
 impl Default for StoreOptions {
@@ -70,6 +74,7 @@ impl Default for StoreOptions {
             sync_period: Duration::from_secs(10),
             group_window: Duration::from_millis(15),
             cache_size: 64 << 20,
+            memtable_size: 64 << 20,
         }
     }
 }

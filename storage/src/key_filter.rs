@@ -10,8 +10,8 @@
 //! through the memtable are added; any other write to a table (a redb transaction) forgets
 //! its filter. A false "may hold" only costs the lookup.
 //!
-//! Each memtable layer keeps the same kind of filter of the keys it holds, so a read of a row
-//! that is not in memory skips the layers' ordered maps.
+//! (A memtable layer needs no filter: it finds a key's newest version, or learns it has none,
+//! with one hash probe; see `crate::memtable`.)
 //!
 //! Each filter grows as a chain of Bloom filters, each twice the size of the one before
 //! (a scalable Bloom filter), so a table of a thousand rows costs about a kilobyte and one of
@@ -58,12 +58,6 @@ impl KeyFilters {
         if let Some(filter) = self.tables.get_mut(&table) {
             filter.add(key_hash(key));
         }
-    }
-
-    /// Records that `table` holds the key whose hash is `hash`, starting the table's filter
-    /// empty if it has none (for a memtable layer, which starts empty).
-    pub(crate) fn add_starting_empty(&mut self, table: Uuid, hash: u64) {
-        self.tables.entry(table).or_default().add(hash);
     }
 
     /// `table` may hold anything from now on.

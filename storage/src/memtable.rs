@@ -8,6 +8,8 @@
 //! visible; a reader takes the visible number once and reads, for each key, its newest version
 //! at or below it. So a reader's view never changes under it, a scan sees whole groups (a
 //! batch is never half visible), and locks are held for one lookup or one chunk of a scan.
+//! Beside the ordered map, each table keeps its keys' newest versions in a hash map: a point
+//! lookup whose reader sees that version (nearly always) is one probe, not a tree walk.
 //!
 //! Two layers: `active` takes writes; `frozen` is the previous active being written to redb by
 //! the flusher. A row is looked up in `active`, then `frozen`, then redb. An entry `None`
@@ -18,8 +20,11 @@
 //! its layers, then its redb view. Whatever the interleaving, a reader sees each row either
 //! in a layer or in its view, as of one group.
 
+use std::borrow::Borrow;
 use std::cmp::Reverse;
+use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -27,7 +32,6 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use uuid::Uuid;
 
 use crate::fast_hash::BuildFastHasher;
-use crate::key_filter::{key_hash, KeyFilters};
 use crate::read::KeyRange;
 
 /// A row's encoded value (`encoding::row`), or `None` when it was removed.
@@ -76,6 +80,21 @@ impl PartialEq for MemKey {
 
 impl Eq for MemKey {}
 
+/// Hashes as the bytes do, so a map keyed by `MemKey` is searched with a `&[u8]`.
+impl Hash for MemKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (*self.bytes).hash(state);
+    }
+}
+
+/// Equality and order are the bytes' own (`head` is their big-endian prefix), as `Borrow`
+/// requires.
+impl Borrow<[u8]> for MemKey {
+    fn borrow(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
 impl PartialOrd for MemKey {
     fn partial_cmp(&self, other: &MemKey) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
@@ -97,58 +116,74 @@ struct VersionKey {
     seq: Reverse<u64>,
 }
 
-/// Row versions, for one table.
-type Versions = BTreeMap<VersionKey, MemRow>;
-
-/// One layer: row versions per table, with the bytes they hold.
+/// One table's rows in a layer: every version in key order (scans, flushes), and each key's
+/// newest version by hash, so a point lookup (a read, or the writer's merge) costs a hash
+/// probe instead of a walk down the ordered map. The hash is SipHash with a per-process key,
+/// as row keys come from clients.
 #[derive(Default)]
-pub(crate) struct Mem {
-    tables: HashMap<Uuid, Versions, BuildFastHasher>,
-    /// Key and value bytes, plus a per-version overhead: what the layer costs in memory.
-    bytes: usize,
-    versions: usize,
-    /// The keys each table holds here, so most lookups of a key not here skip the map.
-    keys: KeyFilters,
+struct TableRows {
+    versions: BTreeMap<VersionKey, MemRow>,
+    newest: HashMap<MemKey, (u64, MemRow), RandomState>,
 }
 
-/// What one version costs beyond its key and value (map node share, `Arc`s).
-const ROW_OVERHEAD: usize = 64;
-
-impl Mem {
-    /// The newest version of `key` written by a group up to `upto`, if this layer has one.
-    pub(crate) fn newest(&self, table: Uuid, key: &MemKey, upto: u64) -> Option<&MemRow> {
-        self.newest_hashed(table, key, key_hash(key), upto)
-    }
-
-    /// [`Mem::newest`] for a key whose `key_filter::key_hash` is `hash`.
-    fn newest_hashed(&self, table: Uuid, key: &[u8], hash: u64, upto: u64) -> Option<&MemRow> {
-        let versions = self.tables.get(&table)?;
-        if !self.keys.may_hold_hashed(table, hash) {
-            return None;
+impl TableRows {
+    /// The newest version of `key` written by a group up to `upto`.
+    fn newest(&self, key: &[u8], upto: u64) -> Option<&MemRow> {
+        let (seq, row) = self.newest.get(key)?;
+        if *seq <= upto {
+            return Some(row);
         }
+        // A group newer than the reader wrote the key: walk back to the version it sees.
         let from = VersionKey {
             key: MemKey::from(key),
             seq: Reverse(upto),
         };
-        let (found, row) = versions.range(from..).next()?;
+        let (found, row) = self.versions.range(from..).next()?;
         (*found.key == *key).then_some(row)
+    }
+
+    /// Adds a version; `false` when the layer already held this key at this group.
+    fn insert(&mut self, key: MemKey, seq: u64, row: MemRow) -> bool {
+        match self.newest.entry(key.clone()) {
+            Entry::Occupied(mut newest) if newest.get().0 <= seq => {
+                newest.insert((seq, row.clone()));
+            }
+            Entry::Occupied(_) => {}
+            Entry::Vacant(slot) => {
+                slot.insert((seq, row.clone()));
+            }
+        }
+        let version = VersionKey {
+            key,
+            seq: Reverse(seq),
+        };
+        self.versions.insert(version, row).is_none()
+    }
+}
+
+/// One layer: row versions per table, with the bytes they hold.
+#[derive(Default)]
+pub(crate) struct Mem {
+    tables: HashMap<Uuid, TableRows, BuildFastHasher>,
+    /// Key and value bytes, plus a per-version overhead: what the layer costs in memory.
+    bytes: usize,
+    versions: usize,
+}
+
+/// What one version costs beyond its key and value: its ordered-map entry and node share,
+/// its hash-map entry at the map's usual load, and the key's `Arc`.
+const ROW_OVERHEAD: usize = 160;
+
+impl Mem {
+    /// The newest version of `key` written by a group up to `upto`, if this layer has one.
+    pub(crate) fn newest(&self, table: Uuid, key: &[u8], upto: u64) -> Option<&MemRow> {
+        self.tables.get(&table)?.newest(key, upto)
     }
 
     /// Adds the version of `key` written by group `seq`.
     pub(crate) fn insert(&mut self, table: Uuid, key: MemKey, seq: u64, row: MemRow) {
         let added = key.len() + row.as_ref().map_or(0, |r| r.len()) + ROW_OVERHEAD;
-        self.keys.add_starting_empty(table, key_hash(&key));
-        let version = VersionKey {
-            key,
-            seq: Reverse(seq),
-        };
-        if self
-            .tables
-            .entry(table)
-            .or_default()
-            .insert(version, row)
-            .is_none()
-        {
+        if self.tables.entry(table).or_default().insert(key, seq, row) {
             self.bytes += added;
             self.versions += 1;
         }
@@ -156,8 +191,8 @@ impl Mem {
 
     /// Adds every version `other` holds (a failed flush's rows, under newer ones).
     pub(crate) fn absorb(&mut self, other: &Mem) {
-        for (table, versions) in &other.tables {
-            for (version, row) in versions {
+        for (table, rows) in &other.tables {
+            for (version, row) in &rows.versions {
                 self.insert(*table, version.key.clone(), version.seq.0, row.clone());
             }
         }
@@ -180,9 +215,9 @@ impl Mem {
 
     /// Each table's rows at their newest version, in key order.
     pub(crate) fn latest(&self) -> impl Iterator<Item = (Uuid, Vec<(&MemKey, &MemRow)>)> {
-        self.tables.iter().map(|(table, versions)| {
+        self.tables.iter().map(|(table, table_rows)| {
             let mut rows: Vec<(&MemKey, &MemRow)> = Vec::new();
-            for (version, row) in versions {
+            for (version, row) in &table_rows.versions {
                 if rows.last().is_none_or(|(last, _)| **last != version.key) {
                     rows.push((&version.key, row));
                 }
@@ -192,7 +227,9 @@ impl Mem {
     }
 
     fn has(&self, table: Uuid) -> bool {
-        self.tables.get(&table).is_some_and(|v| !v.is_empty())
+        self.tables
+            .get(&table)
+            .is_some_and(|t| !t.versions.is_empty())
     }
 }
 
@@ -230,17 +267,14 @@ pub(crate) struct MemView {
 impl MemView {
     /// The newest entry for `key`: `Some(None)` when the row is known gone.
     pub(crate) fn get(&self, table: Uuid, key: &[u8]) -> Option<MemRow> {
-        let hash = key_hash(key);
         let found = read(&self.layers.active)
-            .newest_hashed(table, key, hash, self.upto)
+            .newest(table, key, self.upto)
             .cloned();
         if found.is_some() {
             return found;
         }
         let frozen = self.layers.frozen.as_ref()?;
-        read(frozen)
-            .newest_hashed(table, key, hash, self.upto)
-            .cloned()
+        read(frozen).newest(table, key, self.upto).cloned()
     }
 
     /// Whether neither layer holds a row of `table`.
@@ -353,11 +387,11 @@ impl LayerCursor {
     /// Copies the visible version of the next keys; a chunk never splits a key's versions.
     fn refill(&mut self) {
         let mem = read(&self.layer);
-        let Some(versions) = mem.tables.get(&self.table) else {
+        let Some(rows) = mem.tables.get(&self.table) else {
             self.done = true;
             return;
         };
-        let range = versions.range((self.start.clone(), self.end.clone()));
+        let range = rows.versions.range((self.start.clone(), self.end.clone()));
         let iter: Box<dyn Iterator<Item = (&VersionKey, &MemRow)> + '_> = if self.reverse {
             Box::new(range.rev())
         } else {
@@ -525,6 +559,25 @@ mod tests {
             (_, 0, _) if upto >= 2 => (k, Some(2)),
             _ => (k, Some(1)),
         }
+    }
+
+    #[test]
+    fn point_lookups_see_the_newest_version_up_to_their_group() {
+        let get = |upto: u64, k: u8| {
+            view(upto)
+                .get(Uuid::nil(), &[k])
+                .map(|row| row.map(|v| v[0]))
+        };
+        // Key 15: group 1 in frozen, 2 and 3 in active; a reader at group 2 walks back past
+        // the newest version, which its hash entry holds.
+        assert_eq!(get(1, 15), Some(Some(1)));
+        assert_eq!(get(2, 15), Some(Some(2)));
+        assert_eq!(get(3, 15), Some(Some(3)));
+        // Key 6 was removed at group 2; key 7 only ever held group 1's row.
+        assert_eq!(get(2, 6), Some(None));
+        assert_eq!(get(3, 7), Some(Some(1)));
+        assert_eq!(get(3, 250), None);
+        assert_eq!(view(3).get(Uuid::from_u128(1), &[15]), None);
     }
 
     #[test]

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use redb::ReadableTableMetadata;
 
-use crate::store_tests::{crash_copy, create_schema, key, open_in, put, rows, value_of};
+use crate::store_tests::{
+    crash_copy, create_schema, key, open_in, open_sized, put, rows, value_of,
+};
 use crate::tables::{data_table, data_table_name};
 use crate::{Cell, ColumnId, Store, StoredRow, SyncMode, TableDef};
 
@@ -100,14 +102,14 @@ fn memtable_rows_merge_over_stored_rows_in_reads_and_scans() {
     assert_eq!(scan_partition(&store, &table, false), expected);
 }
 
-/// 20 MB of writes pass the 16 MiB checkpoint size, so the flusher writes a frozen memtable
+/// 20 MB of writes pass the 16 MiB memtable size set here, so the flusher writes a frozen memtable
 /// while writes go on; a reader checking every acknowledged row never misses one, redb ends
 /// up holding rows without any explicit flush, and a crash copy has them all.
 #[test]
 fn a_background_flush_loses_no_row_and_hides_none() {
     let dir = tempfile::tempdir().unwrap();
     let live = dir.path().join("live");
-    let store = open_in(&live, SyncMode::Periodic);
+    let store = open_sized(&live, SyncMode::Periodic, 16 << 20);
     let table = create_schema(&store);
     let value = "v".repeat(8000);
     let acked = AtomicI64::new(-1);

@@ -242,9 +242,15 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 pub(crate) fn open_in(dir: &Path, sync: SyncMode) -> Store {
+    open_sized(dir, sync, StoreOptions::default().memtable_size)
+}
+
+/// [`open_in`] with a memtable (and checkpoint) size of `memtable_size` bytes.
+pub(crate) fn open_sized(dir: &Path, sync: SyncMode, memtable_size: usize) -> Store {
     std::fs::create_dir_all(dir).unwrap();
     let opts = StoreOptions {
         group_window: Duration::from_millis(5),
+        memtable_size,
         ..options(sync, Duration::from_secs(3600))
     };
     Store::open(&dir.join("db.redb"), opts).unwrap().0

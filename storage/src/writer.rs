@@ -18,8 +18,8 @@
 //!   checkpoint.
 //!
 //! A *checkpoint* is a durable redb commit: it makes every logged record redundant, so the
-//! log starts a new segment and deletes the old ones. One happens after 16 MiB of log (or a
-//! 32 MiB memtable), after 30 s with unflushed writes, with every durable group and purge
+//! log starts a new segment and deletes the old ones. One happens after `memtable_size` of log
+//! or of memtable (64 MiB by default), after 30 s with unflushed writes, with every durable group and purge
 //! chunk, and at shutdown. A checkpoint with rows in the memtable freezes it and hands it to
 //! the flusher thread (`crate::flush`), so writes go on meanwhile; every other writer
 //! transaction takes the memtable's rows with it (`Writer::begin`). Every write transaction stores the sequence number of the last record it holds
@@ -60,12 +60,6 @@ pub(crate) const MAX_GROUP: usize = 1024;
 /// A group stops growing once its commit-log bytes reach this, so a record stays far below
 /// what the log reader accepts.
 pub(crate) const MAX_GROUP_BYTES: usize = 64 << 20;
-
-/// Checkpoint once this many bytes were logged since the last checkpoint.
-const CHECKPOINT_BYTES: u64 = 16 << 20;
-
-/// Checkpoint once the memtable holds this many bytes.
-const MEMTABLE_BYTES: usize = 32 << 20;
 
 /// How often the writer looks for the flusher's outcome while it waits for requests.
 const FLUSH_POLL: Duration = Duration::from_millis(1);
@@ -261,7 +255,10 @@ impl Writer {
     /// logged plain row writes that go to the memtable, with nothing that could block (no
     /// reopen pending, the flusher keeping up).
     pub(crate) fn combinable(&mut self, group: &[Request]) -> bool {
-        if self.log.is_none() || self.needs_reopen || self.memtable_full(2 * MEMTABLE_BYTES) {
+        if self.log.is_none()
+            || self.needs_reopen
+            || self.memtable_full(2 * self.options.memtable_size)
+        {
             return false;
         }
         let mut batches = Vec::with_capacity(group.len());
@@ -272,6 +269,11 @@ impl Writer {
             }
         }
         self.memtable_only(&batches)
+    }
+
+    /// Log bytes since the last checkpoint that call for the next one.
+    fn checkpoint_bytes(&self) -> u64 {
+        u64::try_from(self.options.memtable_size).unwrap_or(u64::MAX)
     }
 
     /// Whether the memtable holds `bytes` or more.
@@ -285,7 +287,8 @@ impl Writer {
         let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
         self.dirty
             && self.flushing.is_none()
-            && (logged_bytes >= CHECKPOINT_BYTES || self.memtable_full(MEMTABLE_BYTES))
+            && (logged_bytes >= self.checkpoint_bytes()
+                || self.memtable_full(self.options.memtable_size))
     }
 
     /// The longest time between durable commits: with a log, a checkpoint interval; without
@@ -333,10 +336,11 @@ impl Writer {
         let memtable_bytes = memtable::read(&self.memtables.load().active).bytes();
         // A flush that falls behind the writes makes the writer wait for it, so the memtable
         // never holds much more than two layers' worth.
-        self.finish_flush(memtable_bytes >= 2 * MEMTABLE_BYTES);
+        self.finish_flush(memtable_bytes >= 2 * self.options.memtable_size);
         let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
         let due = now >= self.last_durable + self.checkpoint_interval();
-        let full = logged_bytes >= CHECKPOINT_BYTES || memtable_bytes >= MEMTABLE_BYTES;
+        let full =
+            logged_bytes >= self.checkpoint_bytes() || memtable_bytes >= self.options.memtable_size;
         let paused = self.flush_pause_until.is_some_and(|until| now < until);
         if self.dirty && self.flushing.is_none() && !paused && (full || due) {
             trace!(logged_bytes, memtable_bytes, "checkpoint");
