@@ -21,6 +21,7 @@
 //! - [`spawn`](spawn()): a server on the caller's tokio runtime (tests): any free port, in
 //!   memory, its address known.
 
+mod answer;
 pub mod auth;
 pub mod authz;
 pub mod clock;

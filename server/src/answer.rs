@@ -1,0 +1,248 @@
+//! From a request envelope to its answer frame: decode, handle, encode, in the request's
+//! span, with a panic answered as SERVER_ERROR. Connections drive these futures, on their own
+//! task or handed to another (`crate::offload`).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use cql::frame::response::Response;
+use cql::frame::{self, FrameHeader, Opcode};
+use futures::FutureExt;
+use tracing::{debug, error, Instrument};
+
+use crate::envelope::Envelope;
+use crate::error::CqlError;
+use crate::handler;
+use crate::metrics::StatementKind;
+use crate::node::Node;
+use crate::session::Session;
+use crate::trace;
+
+/// Handles one envelope, in the span of its request; a handler that panics answers
+/// SERVER_ERROR.
+pub(crate) fn serve_request<'a>(
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    envelope: Envelope,
+) -> impl std::future::Future<Output = Answer> + Send + 'a {
+    let span = tracing::debug_span!(
+        "request",
+        stream = envelope.header.stream,
+        opcode = envelope.header.opcode
+    );
+    let stream = envelope.header.stream;
+    // Boxed: the handler's state is a few kilobytes, which would otherwise be copied at each
+    // of the wrappers below and again into the connection's set of requests.
+    let answering =
+        Box::pin(async move { answer(node, session, &envelope.header, envelope.body).await });
+    // A panic is a bug; it fails its own request, not every request of the connection.
+    AssertUnwindSafe(answering)
+        .catch_unwind()
+        .map(move |answered| {
+            answered.unwrap_or_else(|_| {
+                error!("request handler panicked");
+                let failure = CqlError::Server("internal error handling the request".into());
+                let response = Response::Error(failure.error_body());
+                Answer {
+                    frame: encode(session, stream, response, &[]),
+                    start_events: false,
+                    start_segments: false,
+                }
+            })
+        })
+        .instrument(span)
+}
+
+/// The answer to one request: its encoded frame, and whether the connection must start
+/// forwarding events (the first successful REGISTER).
+pub struct Answer {
+    /// The response frame, on the request's stream.
+    pub frame: BytesMut,
+    /// Whether event forwarding must start.
+    pub start_events: bool,
+    /// Whether this frame ends a v5 handshake (READY): everything after it, both ways,
+    /// travels in segments.
+    pub start_segments: bool,
+}
+
+/// Requests at least this large are answered inside `block_in_place`: parsing them and
+/// converting their values can take milliseconds, and meanwhile the worker's other tasks and
+/// its I/O driver must move to another thread, or every connection sharing the worker waits.
+const HEAVY_REQUEST: usize = 64 * 1024;
+
+/// Decodes, handles and encodes one request: what a connection does with each envelope it
+/// reads. Public so benchmarks can drive the whole request path without a socket.
+pub async fn answer(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    body: Bytes,
+) -> Answer {
+    let runtime = tokio::runtime::Handle::current();
+    if body.len() >= HEAVY_REQUEST
+        && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+    {
+        let answering = answer_here(node, session, header, body);
+        // This thread waits here for the request's write: it must not be deferred to the
+        // end of the connection's pass, which this call is inside.
+        let _not_deferring = storage::NotDeferring::new();
+        return tokio::task::block_in_place(|| runtime.block_on(answering));
+    }
+    answer_here(node, session, header, body).await
+}
+
+/// [`answer`] on the current thread.
+async fn answer_here(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    body: Bytes,
+) -> Answer {
+    let started = std::time::Instant::now();
+    let mut kind = StatementKind::None;
+    let request = match Opcode::try_from(header.opcode) {
+        // Decompression and custom payloads are handled by `decode_request`.
+        Ok(_) => frame::decode_request(
+            header,
+            &body,
+            session.envelope_compression(),
+            node.config.max_frame_size,
+        )
+        .map_err(decode_error),
+        Err(_) => Err(CqlError::Protocol(format!(
+            "Unknown opcode {}",
+            header.opcode
+        ))),
+    };
+    let mut tracing_id = None;
+    let outcome = match request {
+        Ok(request)
+            if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) =>
+        {
+            // Boxed: only traced requests pay for the trace's state.
+            let (outcome, id) = Box::pin(traced(node, session, request, &mut kind)).await;
+            tracing_id = Some(id);
+            outcome
+        }
+        Ok(request) => handler::handle(node, session, request, &mut kind).await,
+        Err(err) => Err(err),
+    };
+    let (response, warnings, start_events) = match outcome {
+        Ok(reply) => (reply.response, reply.warnings, reply.start_events),
+        Err(err) => {
+            // A failed login names the role it tried: logs show only that it failed.
+            if matches!(err, CqlError::BadCredentials(_)) {
+                debug!("authentication failed");
+            } else {
+                debug!(cause = %err, "request failed");
+            }
+            let body = err.error_body();
+            node.metrics.error(body.code);
+            (Response::Error(body), Vec::new(), false)
+        }
+    };
+    // The answer to STARTUP (READY, or AUTHENTICATE) ends the v5 handshake.
+    let ready = matches!(response, Response::Ready | Response::Authenticate { .. })
+        && header.opcode == Opcode::Startup.as_u8();
+    let frame = if ready {
+        // The answer to STARTUP is never compressed, and ends the v5 handshake.
+        frame::encode_response_frame_for(
+            session.protocol(),
+            header.stream,
+            &response,
+            &warnings,
+            None,
+        )
+    } else {
+        encode_traced(session, header.stream, response, tracing_id, &warnings)
+    };
+    node.metrics.warnings(warnings.len());
+    node.metrics.request(header.opcode, kind, started.elapsed());
+    Answer {
+        frame,
+        start_events,
+        start_segments: ready && session.protocol().is_v5(),
+    }
+}
+
+/// Handles a request sent with the TRACING flag in a trace session (see [`trace`]); returns
+/// the outcome and the session id the response carries.
+async fn traced(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    request: frame::request::Request,
+    kind: &mut StatementKind,
+) -> (crate::error::CqlResult<handler::Reply>, uuid::Uuid) {
+    let begun = trace::describe(node, &request);
+    trace::run(
+        node,
+        session,
+        begun,
+        handler::handle(node, session, request, kind),
+    )
+    .await
+}
+
+/// A request that does not decode: Cassandra's own words where it has them (an unknown
+/// consistency code or event type), else ours after "Invalid or malformed message".
+fn decode_error(err: frame::FrameError) -> CqlError {
+    match err {
+        frame::FrameError::UnknownConsistency(_) | frame::FrameError::InvalidEnumValue { .. } => {
+            CqlError::Protocol(err.to_string())
+        }
+        other => CqlError::Protocol(format!("Invalid or malformed message: {other}")),
+    }
+}
+
+/// A response frame in the connection's protocol version and body compression.
+pub(crate) fn encode(
+    session: &Session,
+    stream: i16,
+    response: Response,
+    warnings: &[String],
+) -> BytesMut {
+    encode_traced(session, stream, response, None, warnings)
+}
+
+/// [`encode`], carrying the id of the request's trace session if it was traced.
+fn encode_traced(
+    session: &Session,
+    stream: i16,
+    response: Response,
+    tracing_id: Option<uuid::Uuid>,
+    warnings: &[String],
+) -> BytesMut {
+    frame::encode_response_frame_traced(
+        session.protocol(),
+        stream,
+        &response,
+        tracing_id,
+        warnings,
+        session.envelope_compression(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every request's future is moved into the connection's set when it starts, and its
+    /// size is the largest of any opcode's: rare, large paths (BATCH, DDL, LWT) are boxed.
+    #[test]
+    fn request_futures_stay_small() {
+        let node = Arc::new(Node::open(crate::config::Config::default()).expect("node"));
+        let addr = "127.0.0.1:9042".parse().expect("an address");
+        let session = Arc::new(Session::new(addr, addr));
+        let header = frame::parse_header(&[4, 0, 0, 1, 5, 0, 0, 0, 0]).expect("a header");
+        let envelope = Envelope {
+            header,
+            body: Bytes::new(),
+        };
+        let future = serve_request(&node, &session, envelope);
+        let size = std::mem::size_of_val(&future);
+        assert!(size <= 4096, "the request future takes {size} bytes");
+        drop(future);
+        node.close();
+    }
+}
