@@ -53,8 +53,9 @@ pub struct Config {
     /// page cache serves the rest.
     pub file_cache_size: usize,
     /// `memtable_heap_space`: bytes the memtables may hold, a full one being flushed and the
-    /// one taking writes; the one taking writes is frozen and flushed at half of it. 128 MiB
-    /// by default (Cassandra's default is a quarter of its heap).
+    /// one taking writes; the one taking writes is frozen and flushed at half of it. 64 MiB
+    /// by default (Cassandra's default is a quarter of its heap): with two memtables of 32 MiB
+    /// the server stays within its memory bound under pipelined large writes.
     pub memtable_heap_space: usize,
     /// `native_transport_max_request_data_in_flight_per_ip`: bytes of requests (and their
     /// responses, until written) in flight from one client address.
@@ -147,7 +148,7 @@ impl Default for Config {
             hot_partition_window: 1000,
             hot_partition_warn_share: 0.5,
             file_cache_size: 64 << 20,
-            memtable_heap_space: 128 << 20,
+            memtable_heap_space: 64 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
             client_encryption: ClientEncryption::default(),

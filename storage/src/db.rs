@@ -74,7 +74,7 @@ impl Default for StoreOptions {
             sync_period: Duration::from_secs(10),
             group_window: Duration::from_millis(15),
             cache_size: 64 << 20,
-            memtable_size: 64 << 20,
+            memtable_size: 32 << 20,
         }
     }
 }

@@ -19,7 +19,7 @@
 //!
 //! A *checkpoint* is a durable redb commit: it makes every logged record redundant, so the
 //! log starts a new segment and deletes the old ones. One happens after `memtable_size` of log
-//! or of memtable (64 MiB by default), after 30 s with unflushed writes, with every durable group and purge
+//! or of memtable (32 MiB by default), after 30 s with unflushed writes, with every durable group and purge
 //! chunk, and at shutdown. A checkpoint with rows in the memtable freezes it and hands it to
 //! the flusher thread (`crate::flush`), so writes go on meanwhile; every other writer
 //! transaction takes the memtable's rows with it (`Writer::begin`). Every write transaction stores the sequence number of the last record it holds
