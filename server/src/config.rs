@@ -894,7 +894,7 @@ mod tests {
     fn memtable_heap_space_sizes_the_memtable_the_store_flushes_at_half() {
         assert_eq!(
             Config::default().store_options().unwrap().memtable_size,
-            64 << 20
+            32 << 20
         );
         for yaml in [
             "memtable_heap_space: 32MiB\n",
