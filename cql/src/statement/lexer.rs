@@ -330,9 +330,14 @@ fn uuid_text(i: &str) -> IResult<&str, &str> {
 }
 
 /// `INTEGER`, or `FLOAT`: `DIGIT+ ('.' DIGIT*)? EXPONENT?`, except that `1..` is an integer
-/// followed by a range.
+/// followed by a range and `1...` the float `1.` followed by one (Cassandra's lexer
+/// predicates on `FLOAT`).
 fn number(i: &str) -> IResult<&str, &str> {
     let (after_digits, digits) = digit1(i)?;
+    if after_digits.starts_with("...") {
+        let len = digits.len() + 1;
+        return Ok((&i[len..], &i[..len]));
+    }
     if after_digits.starts_with("..") {
         return Ok((after_digits, digits));
     }
@@ -463,7 +468,7 @@ mod tests {
             .collect::<Vec<_>>()
         );
         assert_eq!(
-            kinds("0xCAFE 0x 1.5 1e10 1. 1..2 $$a'b$$ 'it''s' \"Q\"\"x\" \"\" TRUE"),
+            kinds("0xCAFE 0x 1.5 1e10 1. 1..2 0...3. $$a'b$$ 'it''s' \"Q\"\"x\" \"\" TRUE"),
             vec![
                 TokenKind::Hex(vec![0xca, 0xfe]),
                 TokenKind::Hex(vec![]),
@@ -473,6 +478,9 @@ mod tests {
                 TokenKind::Integer("1".into()),
                 TokenKind::Range,
                 TokenKind::Integer("2".into()),
+                TokenKind::Float("0.".into()),
+                TokenKind::Range,
+                TokenKind::Float("3.".into()),
                 TokenKind::String("a'b".into()),
                 TokenKind::String("it's".into()),
                 TokenKind::QuotedName("Q\"x".into()),

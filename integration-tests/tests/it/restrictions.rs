@@ -1,5 +1,5 @@
 //! WHERE-clause restrictions as Cassandra 5.0 plans them: multi-column relations used for
-//! filtering, the relations it refuses (`!=`, whole non-frozen collections and UDTs,
+//! filtering, NOT IN filtering on every kind of column, the relations it refuses (`!=`, whole non-frozen collections and UDTs,
 //! CONTAINS on clustering columns without filtering) and the messages for null and unset
 //! operands of filtering and index expressions.
 
@@ -47,7 +47,7 @@ async fn first_columns(session: &Session, cql: &str) -> Vec<i32> {
     let mut firsts: Vec<i32> = rows
         .into_rows_result()
         .unwrap()
-        .rows::<(i32, i32, i32, i32, i32)>()
+        .rows::<(i32, i32, i32, i32, Option<i32>)>()
         .unwrap()
         .map(|row| row.unwrap().0)
         .collect();
@@ -148,6 +148,69 @@ async fn multi_column_relations_filter_rows_of_every_partition() {
         &session,
         "SELECT * FROM ks.cl WHERE b > 20 AND c CONTAINS 2",
         "Clustering column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)",
+    )
+    .await;
+}
+
+/// `NOT IN` filters partition key components, clustering and regular columns (ALLOW
+/// FILTERING required); a null cell matches no NOT IN, nor does any row when the list holds
+/// null (`x != null` is unknown); a bound list works as a literal one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn not_in_filters_rows_on_any_column() {
+    let server = TestServer::start().await;
+    let session = setup(&server).await;
+    session
+        .query_unpaged("INSERT INTO ks.t (a, b, c, d) VALUES (41, 42, 43, 44)", &[])
+        .await
+        .unwrap();
+    let cases = [
+        (
+            "SELECT * FROM ks.t WHERE a NOT IN (21, 41) ALLOW FILTERING",
+            vec![11, 31],
+        ),
+        (
+            "SELECT * FROM ks.t WHERE c NOT IN (13) ALLOW FILTERING",
+            vec![21, 31, 41],
+        ),
+        (
+            "SELECT * FROM ks.t WHERE e NOT IN (25) ALLOW FILTERING",
+            vec![11, 31],
+        ),
+        (
+            "SELECT * FROM ks.t WHERE a = 11 AND d NOT IN (1, 2) ALLOW FILTERING",
+            vec![11],
+        ),
+        (
+            "SELECT * FROM ks.t WHERE e NOT IN (15, null) ALLOW FILTERING",
+            vec![],
+        ),
+    ];
+    for (cql, expected) in cases {
+        assert_eq!(first_columns(&session, cql).await, expected, "{cql}");
+    }
+    let prepared = session
+        .prepare("SELECT * FROM ks.t WHERE b NOT IN ? ALLOW FILTERING")
+        .await
+        .unwrap();
+    let rows = session
+        .execute_unpaged(&prepared, (vec![12, 32],))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let firsts: Vec<i32> = rows
+        .rows::<(i32, i32, i32, i32, Option<i32>)>()
+        .unwrap()
+        .map(|row| row.unwrap().0)
+        .collect();
+    assert_eq!(firsts.len(), 2);
+    assert!(firsts.contains(&21) && firsts.contains(&41), "{firsts:?}");
+    expect_invalid(
+        &session,
+        "SELECT * FROM ks.t WHERE a NOT IN (1, 2)",
+        "Cannot execute this query as it might involve data filtering and thus may have \
+         unpredictable performance. If you want to execute this query despite the performance \
+         unpredictability, use ALLOW FILTERING",
     )
     .await;
 }

@@ -93,6 +93,39 @@ pub(crate) fn filter_values(
     }
 }
 
+/// The values `col NOT IN (...)` excludes, each serialized (`term` is the planner's tuple of
+/// them or the bind marker of their list); `None` when one of them is null: `x != null` is
+/// unknown, so no row passes, as in SQL. Unset values are refused.
+pub(crate) fn excluded_values(
+    term: &Term,
+    col: &storage::ColumnDef,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<Vec<Bytes>>> {
+    let items = match term {
+        Term::Tuple(items) => items.as_slice(),
+        Term::Bind(marker) => return bound_list(marker, col, ctx, "Unsupported").map(Some),
+        one => std::slice::from_ref(one),
+    };
+    let receiver = Receiver {
+        name: &col.name,
+        ty: &col.ty,
+    };
+    let mut values = Vec::with_capacity(items.len());
+    for item in items {
+        match evaluate(item, receiver, ctx)? {
+            Evaluated::Value(value) => values.push(value),
+            Evaluated::Null => return Ok(None),
+            Evaluated::Unset => {
+                return Err(CqlError::invalid(format!(
+                    "Unsupported unset value for column {}",
+                    col.name
+                )))
+            }
+        }
+    }
+    Ok(Some(values))
+}
+
 /// The elements of the list bound to `IN ?` on `col`, each serialized; a null or unset list
 /// is refused with `<adjective> null|unset value for column c` (keys say "Invalid", filters
 /// "Unsupported", as Cassandra's restrictions and row filters do).

@@ -58,6 +58,8 @@ struct BoundFilter {
     /// `CONTAINS` (`false`) and `CONTAINS KEY` (`true`) checks an analyzing SAI index on
     /// the collection's values or keys answers, with their analyzed operands.
     analyzed_contains: Vec<(bool, storage::index::Analyzer, Bytes)>,
+    /// A `NOT IN` list holding null: no row passes (`x != null` is unknown).
+    never: bool,
 }
 
 /// Everything the blocking scan needs, with all terms evaluated.
@@ -640,8 +642,13 @@ fn bind_filter(
             vec![value(&b.term)?],
         ));
     }
+    let mut never = false;
     for (op, term) in &r.other {
         match op {
+            Operator::NotIn => match keys::excluded_values(term, col, ctx)? {
+                Some(values) => checks.push((Operator::NotIn, values)),
+                None => never = true,
+            },
             Operator::Neq => checks.push((Operator::Neq, vec![value(term)?])),
             Operator::Contains => checks.push((
                 Operator::Contains,
@@ -675,6 +682,7 @@ fn bind_filter(
         elements,
         analyzer,
         analyzed_contains,
+        never,
     })
 }
 
@@ -743,6 +751,9 @@ fn ann_candidates(
 fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
     let ty = &def.columns[filter.column].ty;
     let Some(value) = value else { return false };
+    if filter.never {
+        return false;
+    }
     if !collection_filter::passes(ty, value, &filter.checks, &filter.elements) {
         return false;
     }
@@ -764,6 +775,7 @@ fn passes(filter: &BoundFilter, def: &TableDef, value: Option<&Bytes>) -> bool {
             Operator::Lt => cmp(&operands[0]) == Ordering::Less,
             Operator::Lte => cmp(&operands[0]) != Ordering::Greater,
             Operator::Neq => cmp(&operands[0]) != Ordering::Equal,
+            Operator::NotIn => operands.iter().all(|b| cmp(b) != Ordering::Equal),
             Operator::Contains | Operator::ContainsKey => true,
             _ => false,
         }

@@ -46,7 +46,8 @@ pub struct ColumnRestriction {
     pub eq: Option<ValueSet>,
     pub lower: Option<Bound>,
     pub upper: Option<Bound>,
-    /// Relations that can only be filtered (`!=`, CONTAINS, LIKE, ...).
+    /// Relations that can only be filtered (CONTAINS, LIKE, NOT IN, ...). For NOT IN the
+    /// term is a `Term::Tuple` of the excluded values or the bind marker of their list.
     pub other: Vec<(Operator, Term)>,
     /// `m[key] = value` relations: (key, value).
     pub elements: Vec<(Term, Term)>,
@@ -126,6 +127,21 @@ pub(crate) fn collect(
                     )));
                 }
                 r.eq = Some(ValueSet::In(values.clone()));
+            }
+            Relation::In {
+                column,
+                values,
+                negated: true,
+            } => {
+                // NOT IN can only be filtered: a tuple of the excluded values, or the bind
+                // marker of a list of them.
+                let i = column_index(table, column)?;
+                check_whole_value(table, &table.columns[i], Operator::NotIn)?;
+                let excluded = match values {
+                    InValues::List(terms) => Term::Tuple(terms.clone()),
+                    InValues::Bind(marker) => Term::Bind(marker.clone()),
+                };
+                by_column[i].other.push((Operator::NotIn, excluded));
             }
             Relation::Element {
                 column,
