@@ -178,6 +178,23 @@ async fn wrongly_sized_bound_values_are_rejected() {
         err.message,
         "There were 2 markers(?) in CQL but 0 bound variables"
     );
+    // A statement the planner refuses gets the planner's error first, as Cassandra prepares
+    // before it counts the values.
+    let query = Query {
+        query: "SELECT * FROM ks.t WHERE v = ?".into(),
+        params: default_params(),
+    };
+    raw.send(3, &Request::Query(query)).await;
+    let (_, _, response) = raw.recv().await.unwrap();
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert!(
+        err.message
+            .starts_with("Cannot execute this query as it might involve data filtering"),
+        "{}",
+        err.message
+    );
     let rows = session
         .query_unpaged("SELECT * FROM ks.t", &[])
         .await

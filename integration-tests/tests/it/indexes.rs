@@ -497,6 +497,87 @@ async fn a_clustering_index_serves_its_column_out_of_prefix_order() {
     assert_eq!(rows.len(), 4);
 }
 
+/// Without a partition key, a multi-column equality is its columns' equalities: an index on
+/// one of them serves it (`(c1) = (1)` needs no ALLOW FILTERING), the other columns filter,
+/// and the indexed value is held to the 64 KiB limit. With the partition key it stays a
+/// clustering prefix.
+#[tokio::test]
+async fn an_index_serves_a_multi_column_equality_on_its_column() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(
+        &session,
+        "CREATE TABLE mc (p int, c1 int, c2 int, v int, PRIMARY KEY (p, c1, c2))",
+    )
+    .await;
+    for (p, c1, c2, v) in [(0, 1, 1, 1), (0, 0, 1, 2), (0, 1, 0, 3), (1, 1, 1, 4)] {
+        run(
+            &session,
+            &format!("INSERT INTO mc (p, c1, c2, v) VALUES ({p}, {c1}, {c2}, {v})"),
+        )
+        .await;
+    }
+    let (code, message) = query_error(&session, "SELECT v FROM mc WHERE (c1) = (1)").await;
+    assert_eq!(
+        (code, message.as_str()),
+        (DbError::Invalid, ALLOW_FILTERING)
+    );
+    run(&session, "CREATE INDEX ON mc (c1)").await;
+    run(&session, "CREATE INDEX ON mc (v)").await;
+    let mut served: Vec<(i32,)> =
+        query_rows(&session, "SELECT v FROM mc WHERE (c1) = (1)", &[]).await;
+    served.sort();
+    assert_eq!(served, [(1,), (3,), (4,)]);
+    for needs_filtering in [
+        "SELECT v FROM mc WHERE (c1, c2) = (1, 1)",
+        "SELECT v FROM mc WHERE (c1, c2) = (1, 1) AND v = 4",
+    ] {
+        let (code, message) = query_error(&session, needs_filtering).await;
+        assert_eq!(
+            (code, message.as_str()),
+            (DbError::Invalid, ALLOW_FILTERING),
+            "{needs_filtering}"
+        );
+    }
+    let mut filtered: Vec<(i32,)> = query_rows(
+        &session,
+        "SELECT v FROM mc WHERE (c1, c2) = (1, 1) ALLOW FILTERING",
+        &[],
+    )
+    .await;
+    filtered.sort();
+    assert_eq!(filtered, [(1,), (4,)]);
+    let prefix: Vec<(i32,)> = query_rows(
+        &session,
+        "SELECT v FROM mc WHERE p = 0 AND (c1, c2) = (1, 1) AND v = 1",
+        &[],
+    )
+    .await;
+    assert_eq!(prefix, [(1,)]);
+
+    run(
+        &session,
+        "CREATE TABLE mb (p int, b blob, c int, d int, PRIMARY KEY (p, b, c))",
+    )
+    .await;
+    run(&session, "CREATE INDEX ON mb (b)").await;
+    let too_big = vec![7u8; 65 * 1024];
+    let err = session
+        .query_unpaged(
+            "SELECT * FROM mb WHERE (b, c) = (?, ?) AND d = ? ALLOW FILTERING",
+            (too_big, 1, 2),
+        )
+        .await
+        .expect_err("a 65 KiB index expression");
+    assert_eq!(
+        integration_tests::db_error(&err),
+        Some((
+            DbError::Invalid,
+            "Index expression values may not be larger than 64K".to_string()
+        ))
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn indexes_and_their_entries_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();

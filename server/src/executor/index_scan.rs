@@ -90,6 +90,16 @@ pub(crate) fn element_operand(
 /// short length in Cassandra.
 const MAX_INDEX_VALUE: usize = 0xFFFF;
 
+/// Refuses an index expression value over 64 KiB, as Cassandra does.
+fn check_index_value(value: &[u8]) -> CqlResult<()> {
+    if value.len() > MAX_INDEX_VALUE {
+        return Err(CqlError::invalid(
+            "Index expression values may not be larger than 64K",
+        ));
+    }
+    Ok(())
+}
+
 /// The lookup `plan` does, if it reads an index's entries. A query that names its
 /// partitions reads them directly and filters instead.
 pub(crate) fn bind(
@@ -100,10 +110,18 @@ pub(crate) fn bind(
     let Some(index) = &plan.index else {
         return Ok(None);
     };
-    if !index.has_entries || matches!(plan.partitions, PartitionSelection::Keys(_)) {
+    if matches!(plan.partitions, PartitionSelection::Keys(_)) {
         return Ok(None);
     }
     let col = &def.columns[index.column];
+    if !index.has_entries {
+        // An index on a key column serves by filtering the base table, with the limit
+        // Cassandra puts on every index expression.
+        if index.range.is_none() {
+            check_index_value(&operand(&index.value, &col.name, &col.ty, ctx)?)?;
+        }
+        return Ok(None);
+    }
     if let Some((lower, upper)) = &index.range {
         return bind_range(def, plan, lower.as_ref(), upper.as_ref(), ctx).map(Some);
     }
@@ -124,10 +142,8 @@ pub(crate) fn bind(
             vec![key, value]
         }
     };
-    if parts.iter().any(|part| part.len() > MAX_INDEX_VALUE) {
-        return Err(CqlError::invalid(
-            "Index expression values may not be larger than 64K",
-        ));
+    for part in &parts {
+        check_index_value(part)?;
     }
     let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_ref()).collect();
     let prefix = match refs.as_slice() {

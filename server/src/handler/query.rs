@@ -49,6 +49,15 @@ pub(super) async fn handle(
         .collect();
     let values = positional_values(&query.params, &names, info.as_ref())?;
     crate::executor::view_ddl::check_no_bind_markers(&parsed.statement)?;
+    if parsed.bind_count != values.len() {
+        // Cassandra prepares a statement before it counts the values: a statement its
+        // planner refuses gets the planner's error, not the count's.
+        crate::planner::plan::plan_statement(
+            &node.schema(),
+            &parsed.statement,
+            keyspace.as_deref(),
+        )?;
+    }
     check_value_count(parsed.bind_count, values.len())?;
     let planning = executor::Planning::Now {
         statement: &parsed.statement,

@@ -164,6 +164,65 @@ pub(crate) fn collect(
     Ok((by_column, rest))
 }
 
+/// `(c1, c2) = (v1, v2)` as `c1 = v1 AND c2 = v2`, for a read whose partition key is not
+/// fully restricted: its clustering relations then only filter, and Cassandra serves a
+/// multi-column equality by an index on any of its columns, as it serves `c1 = v1`. Only
+/// equalities to a tuple of the right width over consecutive clustering columns in key order
+/// are split (the others keep their own messages); `None` when there is none.
+pub(crate) fn split_multi_equalities(
+    table: &TableDef,
+    relations: &[Relation],
+) -> Option<Vec<Relation>> {
+    let splittable = |relation: &Relation| match relation {
+        Relation::Multi {
+            columns,
+            op: Operator::Eq,
+            value: Term::Tuple(items),
+        } => items.len() == columns.len() && in_key_order(table, columns),
+        _ => false,
+    };
+    if !relations.iter().any(splittable) {
+        return None;
+    }
+    let mut split = Vec::with_capacity(relations.len() + 1);
+    for relation in relations {
+        match relation {
+            Relation::Multi {
+                columns,
+                value: Term::Tuple(items),
+                ..
+            } if splittable(relation) => {
+                split.extend(
+                    columns
+                        .iter()
+                        .zip(items)
+                        .map(|(column, item)| Relation::Single {
+                            column: column.clone(),
+                            op: Operator::Eq,
+                            value: item.clone(),
+                        }),
+                );
+            }
+            other => split.push(other.clone()),
+        }
+    }
+    Some(split)
+}
+
+/// Whether `columns` are consecutive clustering columns in key order.
+fn in_key_order(table: &TableDef, columns: &[cql::statement::ast::Ident]) -> bool {
+    let positions: Option<Vec<usize>> = columns
+        .iter()
+        .map(|c| {
+            table
+                .clustering_key
+                .iter()
+                .position(|&i| table.columns[i].name == c.name)
+        })
+        .collect();
+    positions.is_some_and(|p| !p.is_empty() && p.windows(2).all(|w| w[1] == w[0] + 1))
+}
+
 /// Cassandra 5.0 has no `!=` in WHERE clauses (`Relation.toRestriction`).
 fn unsupported_neq(relation: &Relation) -> CqlError {
     CqlError::invalid(format!("Unsupported \"!=\" relation: {relation}"))

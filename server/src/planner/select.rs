@@ -77,6 +77,14 @@ pub enum PartitionSelection {
     Tokens(TokenRange),
 }
 
+/// Whether every partition key component is restricted by = or IN, and by nothing else.
+fn partition_key_full(def: &TableDef, by_column: &[restrictions::ColumnRestriction]) -> bool {
+    def.partition_key.iter().all(|&i| {
+        let r = &by_column[i];
+        r.eq.is_some() && !r.is_slice() && r.other.is_empty()
+    })
+}
+
 /// Plans `stmt` against `schema`.
 pub fn plan_select(
     schema: &Schema,
@@ -87,6 +95,13 @@ pub fn plan_select(
     let def = &table.def;
     let selection = plan_selection(&table, stmt)?;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
+    let split = (!partition_key_full(def, &by_column))
+        .then(|| restrictions::split_multi_equalities(def, &stmt.where_clause))
+        .flatten();
+    let (by_column, rest) = match &split {
+        Some(relations) => restrictions::collect(def, relations)?,
+        None => (by_column, rest),
+    };
     let token_relations: Vec<&Relation> = rest
         .iter()
         .filter(|r| matches!(r, Relation::Token { .. }))
@@ -109,11 +124,7 @@ pub fn plan_select(
     let mut needs_filtering = false;
     let mut needs = FilteringNeeds::default();
 
-    // Partition key: every component restricted by = or IN, nothing else.
-    let pk_full = def.partition_key.iter().all(|&i| {
-        let r = &by_column[i];
-        r.eq.is_some() && !r.is_slice() && r.other.is_empty()
-    });
+    let pk_full = partition_key_full(def, &by_column);
     let mut token_filter = None;
     let partitions = if pk_full {
         token_filter = token.clone();
