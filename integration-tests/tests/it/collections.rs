@@ -206,6 +206,18 @@ async fn invalid_collection_operations_are_refused_as_cassandra_does() {
             "UPDATE t SET k = k + 1 WHERE k = 3",
             "PRIMARY KEY part k found in SET part",
         ),
+        (
+            "UPDATE t SET m = m + {1} WHERE k = 3",
+            "Value for a map addition has to be a map, but was: '{1}'",
+        ),
+        (
+            "UPDATE t SET m = m - {'a': 1} WHERE k = 3",
+            "Value for a map substraction has to be a set, but was: '{'a': 1}'",
+        ),
+        (
+            "UPDATE t SET s = s + {'a'} WHERE k = 3",
+            "Invalid set literal for s: value 'a' is not of type int",
+        ),
     ] {
         let (code, message) = query_error(&session, cql).await;
         assert_eq!(
@@ -214,6 +226,16 @@ async fn invalid_collection_operations_are_refused_as_cassandra_does() {
             "{cql}"
         );
     }
+    // A constant operand of the wrong kind is refused when the statement is prepared.
+    let err = session
+        .prepare("UPDATE t SET m = m - {'a': 1} WHERE k = ?")
+        .await
+        .expect_err("a map subtracted from a map");
+    assert!(
+        err.to_string()
+            .contains("Value for a map substraction has to be a set"),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

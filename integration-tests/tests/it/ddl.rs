@@ -253,6 +253,42 @@ async fn alter_drop_and_truncate() {
     let (a,): (Option<i32>,) =
         query_single_row(&session, "SELECT a FROM ks.t WHERE k = 1", &[]).await;
     assert_eq!(a, None);
+    // Re-added under a type its old cells cannot be read as, or of another kind: refused.
+    session
+        .query_unpaged("ALTER TABLE ks.t DROP b", &[])
+        .await
+        .unwrap();
+    let err = session
+        .query_unpaged("ALTER TABLE ks.t ADD b set<int>", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(
+        db_error(&err),
+        Some((
+            DbError::Invalid,
+            "Cannot re-add previously dropped column 'b' of type set<int>, incompatible with previous type text".into()
+        ))
+    );
+    session
+        .query_unpaged("ALTER TABLE ks.t ADD b blob", &[])
+        .await
+        .unwrap();
+    // A row whose only cells belong to a dropped column is gone with it.
+    session
+        .query_unpaged("UPDATE ks.t SET b = 0x01 WHERE k = 2", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("ALTER TABLE ks.t DROP b", &[])
+        .await
+        .unwrap();
+    let rows = session
+        .query_unpaged("SELECT k FROM ks.t WHERE k = 2", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    assert_eq!(rows.rows_num(), 0);
     let err = session
         .query_unpaged("ALTER TABLE ks.t DROP k", &[])
         .await

@@ -260,6 +260,11 @@ fn live_cells(
         let run = rest.iter().take_while(|(c, _)| c == id).count();
         let (column, tail) = rest.split_at(run);
         rest = tail;
+        // A dropped column's cells stay stored until compaction but are not part of the row
+        // (a row holding only such cells is not live); only tables with dropped columns look.
+        if !def.dropped_columns.is_empty() && def.column_by_id(*id).is_none() {
+            continue;
+        }
         if run == 1 && first.path.is_none() {
             let value = match &first.value {
                 CellValue::Live(value) if live(first) => Some(value),

@@ -278,6 +278,7 @@ pub fn added_columns(
                 "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
             ));
         }
+        crate::planner::dropped_columns::check_readded(table, &col.name.name, &ty, col.is_static)?;
         let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());
         if is_counter_table != ty.is_counter()
             && table.regular_and_static_columns().next().is_some()

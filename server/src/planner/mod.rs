@@ -10,6 +10,7 @@ pub(crate) mod compression;
 pub mod conditions;
 pub mod counters;
 pub mod ddl;
+pub(crate) mod dropped_columns;
 pub mod explain;
 pub mod grouping;
 pub mod index_choice;

@@ -4,6 +4,7 @@
 use cql::statement::ast::{
     Delete, Insert, InsertValues, Literal, Operator, Relation, Term, Update, UsingClause,
 };
+use cql::types::ColumnType;
 use storage::ColumnKind;
 
 use crate::error::{CqlError, CqlResult};
@@ -188,6 +189,57 @@ fn constant_value_error(
         }
         _ => None,
     })
+}
+
+/// Checks the constant operands of `c = c + x`, `c = c - x` and `c = x + c` on collections
+/// against what they receive, as Cassandra does while preparing (`Operation.Addition` and
+/// `Substraction`): a map takes a map to add and a set of its keys to remove, with their
+/// own messages when the value is not one.
+fn check_constant_collection_operands(
+    def: &storage::TableDef,
+    operations: &[ColumnOperation],
+) -> CqlResult<()> {
+    let ctx = crate::values::EvalContext {
+        binds: &[],
+        now_micros: 0,
+    };
+    for operation in operations {
+        let column = &def.columns[operation.column];
+        let (term, receiver_ty, refused) = match (&operation.op, &column.ty) {
+            (Operation::Add(term), ColumnType::Map { .. }) => (
+                term,
+                column.ty.clone(),
+                Some("map addition has to be a map"),
+            ),
+            (Operation::Remove(term), ColumnType::Map { key, .. }) => {
+                let keys = ColumnType::Set {
+                    element: key.clone(),
+                    frozen: false,
+                };
+                (term, keys, Some("map substraction has to be a set"))
+            }
+            (Operation::Add(term) | Operation::Remove(term) | Operation::Prepend(term), ty)
+                if ty.is_collection() =>
+            {
+                (term, ty.clone(), None)
+            }
+            _ => continue,
+        };
+        if !is_constant(term) {
+            continue;
+        }
+        let receiver = crate::values::Receiver {
+            name: &column.name,
+            ty: &receiver_ty,
+        };
+        if let Err(err) = crate::values::evaluate(term, receiver, &ctx) {
+            return Err(match refused {
+                Some(what) => CqlError::invalid(format!("Value for a {what}, but was: '{term}'")),
+                None => err,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Checks the constant operands of single-column relations against their column's type, as
@@ -440,6 +492,7 @@ pub fn plan_update(
         .iter()
         .map(|a| operations::plan_assignment(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
+    check_constant_collection_operands(def, &operations)?;
     let (relations, clustering_tuples) = take_clustering_tuples(def, &stmt.where_clause);
     let (pk, mut ck) = where_keys(&table, &relations, "UPDATE")?;
     if let Some(tuples) = &clustering_tuples {
