@@ -180,6 +180,19 @@ async fn bad_json_is_rejected_with_cassandras_messages() {
         assert_eq!(code, DbError::Invalid, "{cql}");
         assert_eq!(message, expected, "{cql}");
     }
+    // toJson() outside a selection clause is refused when the statement is prepared.
+    for cql in [
+        "INSERT INTO t (k, v) VALUES (?, toJson(?))",
+        "UPDATE t SET v = toJson(?) WHERE k = ?",
+        "DELETE FROM t WHERE k = fromJson(toJson(?))",
+    ] {
+        let err = session.prepare(cql).await.expect_err(cql);
+        assert!(
+            err.to_string()
+                .contains("toJson() may only be used within the selection clause"),
+            "{cql}: {err}"
+        );
+    }
     let (code, message) = query_error(&session, "INSERT INTO t JSON '\"notamap\"'").await;
     assert_eq!(code, DbError::Invalid);
     assert!(

@@ -129,6 +129,7 @@ async fn type_statements_use_cassandra_messages() {
     let session = session_in(&server, "ks").await;
     run(&session, "CREATE TYPE addr (street text, zip int)").await;
     run(&session, "CREATE TYPE IF NOT EXISTS addr (other int)").await;
+    run(&session, "CREATE TYPE holder (tags set<text>)").await;
     run(
         &session,
         "CREATE TABLE t (k int PRIMARY KEY, a frozen<addr>)",
@@ -165,6 +166,14 @@ async fn type_statements_use_cassandra_messages() {
             "Non-frozen UDTs are not allowed inside collections: list<addr>",
         ),
         (
+            "CREATE TABLE bad (k int PRIMARY KEY, h holder)",
+            "Non-frozen UDTs with nested non-frozen collections are not supported",
+        ),
+        (
+            "ALTER TABLE t ADD h holder",
+            "Non-frozen UDTs with nested non-frozen collections are not supported for column h",
+        ),
+        (
             "INSERT INTO t (k, a) VALUES (1, {nope: 1})",
             "Unknown field 'nope' in value of user defined type addr",
         ),
@@ -181,6 +190,7 @@ async fn type_statements_use_cassandra_messages() {
         );
     }
     run(&session, "DROP TABLE t").await;
+    run(&session, "DROP TYPE holder").await;
     run(&session, "DROP TYPE addr").await;
     run(&session, "DROP TYPE IF EXISTS addr").await;
 }

@@ -103,7 +103,7 @@ impl Collector<'_> {
                     self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
                 }
             }
-            // toJson is rejected outside the selection clause when the statement runs.
+            // toJson outside the selection clause is refused when the statement is planned.
             Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("tojson") => {
                 if let [Term::Bind(marker)] = args.as_slice() {
                     self.put(marker, "arg0(system.tojson)".into(), ColumnType::Blob);

@@ -10,7 +10,9 @@ use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
 use crate::planner::options::table_params;
-use crate::planner::types::{resolve_type, TypeScope, UserTypes};
+use crate::planner::types::{
+    non_frozen_udt_with_non_frozen_collection, resolve_type, TypeScope, UserTypes,
+};
 
 /// A column of a table being built, before ids are assigned.
 #[derive(Debug, Clone)]
@@ -64,6 +66,14 @@ pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> C
         if col.primary_key {
             inline_pk.push(&col.name);
         }
+    }
+    if types
+        .values()
+        .any(|(ty, _)| non_frozen_udt_with_non_frozen_collection(ty))
+    {
+        return Err(CqlError::invalid(
+            "Non-frozen UDTs with nested non-frozen collections are not supported",
+        ));
     }
     let (partition, clustering) = primary_key(stmt, &inline_pk, table)?;
     validate_key_columns(&partition, &clustering, &types, table)?;
@@ -277,6 +287,12 @@ pub fn added_columns(
             return Err(CqlError::invalid(
                 "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
             ));
+        }
+        if non_frozen_udt_with_non_frozen_collection(&ty) {
+            return Err(CqlError::invalid(format!(
+                "Non-frozen UDTs with nested non-frozen collections are not supported for column {}",
+                col.name.name
+            )));
         }
         crate::planner::dropped_columns::check_readded(table, &col.name.name, &ty, col.is_static)?;
         let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());

@@ -23,6 +23,7 @@ pub(crate) mod relation_order;
 pub mod restrictions;
 pub mod select;
 pub mod selection;
+pub(crate) mod selection_only;
 pub mod selector;
 pub mod token;
 pub mod types;

@@ -13,6 +13,7 @@ use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation, Operation};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
+use crate::planner::selection_only;
 use crate::planner::{column_index, resolve_table};
 use crate::schema::{is_system_keyspace, Schema, TableKind, TableRef};
 
@@ -120,6 +121,7 @@ pub fn plan_insert(
             default_unset,
         } => json_terms(def, stmt, json, *default_unset),
     };
+    selection_only::refuse_to_json_in_values(&by_column)?;
     let key_set = |indexes: &[usize]| -> Vec<Option<ValueSet>> {
         indexes
             .iter()
@@ -492,6 +494,7 @@ pub fn plan_update(
         .iter()
         .map(|a| operations::plan_assignment(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
+    selection_only::refuse_to_json(&operations, &stmt.where_clause)?;
     check_constant_collection_operands(def, &operations)?;
     let (relations, clustering_tuples) = take_clustering_tuples(def, &stmt.where_clause);
     let (pk, mut ck) = where_keys(&table, &relations, "UPDATE")?;
@@ -571,6 +574,7 @@ pub fn plan_delete(
         &stmt.using,
     )?;
     let def = &table.def;
+    selection_only::refuse_to_json(&[], &stmt.where_clause)?;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
     check_constant_relations(def, &stmt.where_clause)?;
     let multi: Vec<&Relation> = rest

@@ -209,3 +209,16 @@ mod tests {
         );
     }
 }
+
+/// Whether `ty` is a non-frozen UDT with a non-frozen collection field, which Cassandra 5.0
+/// refuses as a column type (`CreateTableStatement.builder`, `AlterTableStatement`).
+pub(crate) fn non_frozen_udt_with_non_frozen_collection(ty: &ColumnType) -> bool {
+    match ty {
+        ColumnType::Udt {
+            frozen: false,
+            fields,
+            ..
+        } => fields.iter().any(|(_, field)| field.is_multi_cell()),
+        _ => false,
+    }
+}
