@@ -157,6 +157,19 @@ fn check_nested_frozen(top_level: bool, frozen: bool, ty: &CqlType) -> CqlResult
     Ok(())
 }
 
+/// Whether `ty` is a non-frozen UDT with a non-frozen collection field, which Cassandra 5.0
+/// refuses as a column type (`CreateTableStatement.builder`, `AlterTableStatement`).
+pub(crate) fn non_frozen_udt_with_non_frozen_collection(ty: &ColumnType) -> bool {
+    match ty {
+        ColumnType::Udt {
+            frozen: false,
+            fields,
+            ..
+        } => fields.iter().any(|(_, field)| field.is_multi_cell()),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,18 +220,5 @@ mod tests {
             )))),
             "frozen<> is only allowed on collections, tuples, and user-defined types"
         );
-    }
-}
-
-/// Whether `ty` is a non-frozen UDT with a non-frozen collection field, which Cassandra 5.0
-/// refuses as a column type (`CreateTableStatement.builder`, `AlterTableStatement`).
-pub(crate) fn non_frozen_udt_with_non_frozen_collection(ty: &ColumnType) -> bool {
-    match ty {
-        ColumnType::Udt {
-            frozen: false,
-            fields,
-            ..
-        } => fields.iter().any(|(_, field)| field.is_multi_cell()),
-        _ => false,
     }
 }
