@@ -397,6 +397,55 @@ async fn aggregates_take_function_selectors() {
     assert_eq!(rows, [(50, 8 + 4 + 5 + 6)]);
 }
 
+/// Functions, casts and operators apply to an aggregate's result, once per group, named as
+/// Cassandra names them; with a marker bound like any selector's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn functions_apply_to_aggregate_results() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    session
+        .query_unpaged(
+            "INSERT INTO t (k, c, i, u) VALUES (1, 3, 9, 6b1b3620-33fd-11eb-8080-808080808080)",
+            &[],
+        )
+        .await
+        .unwrap();
+    let cql =
+        "SELECT todate(max(u)), cast(count(*) AS int), max(i) + 1, -sum(i) FROM t WHERE k = 1";
+    let names: Vec<String> = columns(&session, cql)
+        .await
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "system.todate(system.max(u))",
+            "cast(count as int)",
+            "system.max(i) + 1",
+            "-system.sum(i)"
+        ]
+    );
+    let rows: Vec<(CqlDate, i32, i32, i32)> = query_rows(&session, cql, &[]).await;
+    // 2020-12-01 is day 18,597 since the epoch; dates count from 2^31.
+    assert_eq!(rows, [(CqlDate((1 << 31) + 18_597), 2, 10, -16)]);
+    let prepared = session
+        .prepare("SELECT max(i) * (int) ? FROM t WHERE k = 1")
+        .await
+        .unwrap();
+    let rows = session
+        .execute_unpaged(&prepared, (3,))
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let values: Vec<(i32,)> = rows.rows().unwrap().map(|r| r.unwrap()).collect();
+    assert_eq!(values, [(27,)]);
+    let empty: Vec<(Option<CqlDate>,)> =
+        query_rows(&session, "SELECT todate(max(u)) FROM t WHERE k = 5", &[]).await;
+    assert_eq!(empty, [(None,)]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn function_errors_are_cassandras() {
     let server = TestServer::start().await;

@@ -302,6 +302,7 @@ mod tests {
         let aggregate = Aggregate {
             function,
             input: Some((crate::planner::selector::Scalar::Column(0), ty.clone())),
+            then: None,
         };
         let mut acc = Accumulator::new(&aggregate, Some(&ty));
         for v in values {
@@ -412,6 +413,7 @@ mod tests {
                 crate::planner::selector::Scalar::Column(0),
                 ColumnType::Decimal,
             )),
+            then: None,
         };
         let mut acc = Accumulator::new(&aggregate, Some(&ColumnType::Decimal));
         acc.add(Some(&dec("1e500000000"))).expect("first");

@@ -97,7 +97,7 @@ fn merge_sorted<T: Clone>(into: &mut Vec<(u32, T)>, other: &[(u32, T)]) {
 }
 
 /// A live row: decoded key values and the live cells.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LiveRow {
     /// The partition's token.
     pub token: i64,

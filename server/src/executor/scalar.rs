@@ -67,6 +67,7 @@ impl Scalar {
             Scalar::Column(_)
             | Scalar::Token
             | Scalar::Const(_)
+            | Scalar::Aggregated
             | Scalar::WriteTime(_)
             | Scalar::Ttl(_)
             | Scalar::ElementTime { .. } => {}
@@ -89,6 +90,9 @@ impl Scalar {
             Scalar::Column(i) => Ok(row.value(def, *i).cloned()),
             Scalar::Token => Ok(Some(Bytes::copy_from_slice(&row.token.to_be_bytes()))),
             Scalar::Const(value) => Ok(value.clone()),
+            Scalar::Aggregated => Err(CqlError::Server(
+                "an aggregate's result read outside its group".into(),
+            )),
             Scalar::Term { term, .. } => Err(CqlError::Server(format!(
                 "selector term {term} was not bound before the scan"
             ))),
@@ -141,6 +145,38 @@ impl Scalar {
                 Some(udt) => udt_field(&udt, *index),
                 None => Ok(None),
             },
+        }
+    }
+}
+
+impl Scalar {
+    /// The value of functions applied to an aggregate (`todate(max(t))`) for the group
+    /// whose aggregate result is `aggregated`.
+    ///
+    /// # Errors
+    ///
+    /// A failing function.
+    pub(crate) fn eval_applied(
+        &self,
+        def: &TableDef,
+        aggregated: &Option<Bytes>,
+        ctx: &CallContext,
+    ) -> CqlResult<Option<Bytes>> {
+        let mut applied = self.clone();
+        applied.substitute_aggregated(aggregated);
+        // The planner allows no column here: an empty row stands for the group.
+        applied.eval(def, &LiveRow::default(), ctx)
+    }
+
+    fn substitute_aggregated(&mut self, aggregated: &Option<Bytes>) {
+        match self {
+            Scalar::Aggregated => *self = Scalar::Const(aggregated.clone()),
+            Scalar::Call { args, .. } => {
+                args.iter_mut()
+                    .for_each(|a| a.substitute_aggregated(aggregated));
+            }
+            Scalar::Field { value, .. } => value.substitute_aggregated(aggregated),
+            _ => {}
         }
     }
 }

@@ -190,7 +190,9 @@ fn bind_outputs(plan: Arc<SelectPlan>, ctx: &EvalContext<'_>) -> CqlResult<Arc<S
     let computed = |output: &&crate::planner::select::Output| {
         matches!(
             output.source,
-            OutputSource::Scalar(_) | OutputSource::Aggregate(Aggregate { input: Some(_), .. })
+            OutputSource::Scalar(_)
+                | OutputSource::Aggregate(Aggregate { input: Some(_), .. })
+                | OutputSource::Aggregate(Aggregate { then: Some(_), .. })
         )
     };
     if !plan.outputs.iter().any(|o| computed(&o)) {
@@ -199,11 +201,15 @@ fn bind_outputs(plan: Arc<SelectPlan>, ctx: &EvalContext<'_>) -> CqlResult<Arc<S
     let mut plan = SelectPlan::clone(&plan);
     for output in &mut plan.outputs {
         match &mut output.source {
-            OutputSource::Scalar(scalar)
-            | OutputSource::Aggregate(Aggregate {
-                input: Some((scalar, _)),
-                ..
-            }) => scalar.bind(ctx)?,
+            OutputSource::Scalar(scalar) => scalar.bind(ctx)?,
+            OutputSource::Aggregate(Aggregate { input, then, .. }) => {
+                if let Some((scalar, _)) = input {
+                    scalar.bind(ctx)?;
+                }
+                if let Some(then) = then {
+                    then.bind(ctx)?;
+                }
+            }
             _ => {}
         }
     }

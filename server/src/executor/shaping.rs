@@ -12,6 +12,7 @@ use crate::executor::row::LiveRow;
 use crate::functions::CallContext;
 use crate::planner::grouping::Grouping;
 use crate::planner::select::{Output, OutputSource};
+use crate::planner::selection::Aggregate;
 use crate::planner::selector::Scalar;
 
 /// What the scan does after handing a row over.
@@ -294,9 +295,16 @@ impl<'a> Shaper<'a> {
 
     fn finish_group(&self, group: OpenGroup) -> CqlResult<(ResultRow, Vec<u8>)> {
         let mut result = group.first;
-        for (value, acc) in result.values.iter_mut().zip(&group.accumulators) {
+        let applied = self.outputs.iter().zip(&group.accumulators);
+        for (value, (output, acc)) in result.values.iter_mut().zip(applied) {
             if let Some(acc) = acc {
                 *value = acc.result()?;
+            }
+            if let OutputSource::Aggregate(Aggregate {
+                then: Some(then), ..
+            }) = &output.source
+            {
+                *value = then.eval_applied(self.def, value, &self.call)?;
             }
         }
         Ok((result, group.last_key))

@@ -3,6 +3,7 @@
 //! is planned against the schema and evaluated per execution.
 
 pub mod ann;
+pub(crate) mod applied_aggregate;
 pub mod batch_bind;
 pub mod bind;
 pub mod clustering;

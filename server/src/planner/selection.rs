@@ -11,6 +11,7 @@ use crate::error::{CqlError, CqlResult};
 // The numeric types `sum` and `avg` accept, in Cassandra's signature order.
 use crate::functions::registry::lookup;
 use crate::functions::NUMERIC;
+use crate::planner::applied_aggregate;
 use crate::planner::selector::{plan_scalar, Scalar};
 use crate::planner::{column_index, token};
 use crate::schema::TableRef;
@@ -43,6 +44,9 @@ pub struct Aggregate {
     pub function: AggregateFunction,
     /// What is aggregated and its type; `None` for `count(*)`.
     pub input: Option<(Scalar, ColumnType)>,
+    /// Functions applied to the aggregate's result (`todate(max(t))`), reading it as
+    /// [`Scalar::Aggregated`]; the output is their value.
+    pub then: Option<Box<Scalar>>,
 }
 
 /// Cassandra's native aggregates.
@@ -59,7 +63,7 @@ pub enum AggregateFunction {
 }
 
 impl AggregateFunction {
-    fn from_name(name: &str) -> Option<AggregateFunction> {
+    pub(crate) fn from_name(name: &str) -> Option<AggregateFunction> {
         Some(match name.to_ascii_lowercase().as_str() {
             "count" => AggregateFunction::Count,
             "min" => AggregateFunction::Min,
@@ -148,11 +152,15 @@ impl Selection {
         let mut out = Vec::new();
         for output in &self.outputs {
             match &output.source {
-                OutputSource::Aggregate(Aggregate {
-                    input: Some((scalar, _)),
-                    ..
-                })
-                | OutputSource::Scalar(scalar) => scalar.markers(&mut out),
+                OutputSource::Aggregate(Aggregate { input, then, .. }) => {
+                    if let Some((scalar, _)) = input {
+                        scalar.markers(&mut out);
+                    }
+                    if let Some(then) = then {
+                        then.markers(&mut out);
+                    }
+                }
+                OutputSource::Scalar(scalar) => scalar.markers(&mut out),
                 _ => {}
             }
         }
@@ -223,7 +231,11 @@ fn to_json_arg(expr: &SelectExpr) -> Option<&SelectExpr> {
     }
 }
 
-fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
+/// Plans one selector.
+pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
+    if let Some(aggregate) = applied_aggregate::inner_aggregate(expr) {
+        return applied_aggregate::plan(table, expr, aggregate);
+    }
     let def = &table.def;
     match expr {
         SelectExpr::Column(ident) => {
@@ -241,6 +253,7 @@ fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
             source: OutputSource::Aggregate(Aggregate {
                 function: AggregateFunction::CountRows,
                 input: None,
+                then: None,
             }),
         }),
         SelectExpr::Function { name, args } => {
@@ -336,6 +349,7 @@ fn plan_aggregate(
         source: OutputSource::Aggregate(Aggregate {
             function,
             input: Some((input.scalar, input.ty)),
+            then: None,
         }),
     })
 }

@@ -28,6 +28,9 @@ pub enum Scalar {
     Term { term: Term, ty: ColumnType },
     /// A value fixed for the execution (a bound term).
     Const(Option<Bytes>),
+    /// The result of the aggregate that functions are applied to (`max(t)` in
+    /// `todate(max(t))`); only in an aggregate's `then`, replaced by the group's result.
+    Aggregated,
     /// A native function applied to the values of its arguments.
     Call {
         function: &'static NativeFunction,
@@ -81,7 +84,7 @@ impl Scalar {
             Scalar::Column(i) | Scalar::WriteTime(i) | Scalar::Ttl(i) => out.push(*i),
             Scalar::Call { args, .. } => args.iter().for_each(|a| a.columns(out)),
             Scalar::Field { value, .. } => value.columns(out),
-            Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => {}
+            Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) | Scalar::Aggregated => {}
             Scalar::Element { .. } | Scalar::Slice { .. } => {
                 self.children().into_iter().for_each(|c| c.columns(out));
             }
@@ -124,7 +127,11 @@ impl Scalar {
             Scalar::Element { .. } | Scalar::Slice { .. } => {
                 self.children().into_iter().any(Scalar::reads_write_times)
             }
-            Scalar::Column(_) | Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) => false,
+            Scalar::Column(_)
+            | Scalar::Token
+            | Scalar::Term { .. }
+            | Scalar::Const(_)
+            | Scalar::Aggregated => false,
         }
     }
 

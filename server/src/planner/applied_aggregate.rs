@@ -1,0 +1,124 @@
+//! Scalar functions applied to an aggregate's result: `todate(max(t))`,
+//! `cast(count(*) AS int)`, `max(v) + 1`. The aggregate is planned as any other, and the
+//! expression around it as a scalar whose operand is the aggregate's value
+//! ([`Scalar::Aggregated`]), computed once per group from the aggregate's result.
+
+use cql::statement::ast::{BindMarker, CqlType, Ident, SelectExpr, Term};
+
+use crate::error::{CqlError, CqlResult};
+use crate::functions::registry::lookup;
+use crate::planner::selection::{plan_expr, AggregateFunction, Output, OutputSource};
+use crate::planner::selector::{plan_scalar, Scalar};
+use crate::schema::TableRef;
+
+/// The name of the placeholder marker that stands for the aggregate while the expression
+/// around it is planned (no statement can name a marker so).
+const PLACEHOLDER: &str = "\u{1}aggregate";
+
+/// The one aggregate call inside `expr` below its top level, if any (`max(t)` in
+/// `todate(max(t))`).
+pub(crate) fn inner_aggregate(expr: &SelectExpr) -> Option<&SelectExpr> {
+    let children: Vec<&SelectExpr> = match expr {
+        SelectExpr::Function { args, .. } => args.iter().collect(),
+        SelectExpr::Cast(inner, _)
+        | SelectExpr::Negate(inner)
+        | SelectExpr::Field(inner, _)
+        | SelectExpr::TypeHint(_, inner) => vec![inner],
+        SelectExpr::Arith(_, left, right) => vec![left, right],
+        _ => return None,
+    };
+    children.into_iter().find_map(|child| {
+        is_aggregate(child)
+            .then_some(child)
+            .or_else(|| inner_aggregate(child))
+    })
+}
+
+/// Whether `expr` itself is a call of a native aggregate.
+fn is_aggregate(expr: &SelectExpr) -> bool {
+    match expr {
+        SelectExpr::CountAll => true,
+        SelectExpr::Function { name, .. } => {
+            let system = name
+                .keyspace
+                .as_ref()
+                .is_none_or(|ks| ks.name.eq_ignore_ascii_case("system"));
+            system
+                && AggregateFunction::from_name(&name.name.name).is_some()
+                && lookup(name).is_empty()
+        }
+        _ => false,
+    }
+}
+
+/// Plans `expr`, which applies scalar functions to the aggregate `aggregate` inside it.
+pub(crate) fn plan(
+    table: &TableRef,
+    expr: &SelectExpr,
+    aggregate: &SelectExpr,
+) -> CqlResult<Output> {
+    let inner = plan_expr(table, aggregate)?;
+    let OutputSource::Aggregate(mut planned) = inner.source else {
+        return Err(CqlError::invalid(format!("Unsupported selector: {expr}")));
+    };
+    let placeholder = SelectExpr::Term(Term::TypeCast(
+        CqlType::Native(inner.ty.clone()),
+        Box::new(Term::Bind(BindMarker::Named(
+            Ident {
+                name: PLACEHOLDER.into(),
+                quoted: false,
+            },
+            usize::MAX,
+        ))),
+    ));
+    let outer = plan_scalar(&table.def, &replaced(expr, aggregate, &placeholder))?;
+    let shown = plan_scalar(&table.def, &placeholder)?.name;
+    let mut then = outer.scalar;
+    let mut columns = Vec::new();
+    then.columns(&mut columns);
+    if !columns.is_empty() || then.reads_write_times() {
+        return Err(CqlError::invalid(format!(
+            "Unsupported selector: {expr} (a function applied to an aggregate may not also read columns)"
+        )));
+    }
+    mark_aggregated(&mut then);
+    planned.then = Some(Box::new(then));
+    Ok(Output {
+        name: outer.name.replace(&shown, &inner.name),
+        ty: outer.ty,
+        source: OutputSource::Aggregate(planned),
+    })
+}
+
+/// `expr` with `target` (compared structurally) replaced by `with`.
+fn replaced(expr: &SelectExpr, target: &SelectExpr, with: &SelectExpr) -> SelectExpr {
+    if expr == target {
+        return with.clone();
+    }
+    let inner = |e: &SelectExpr| Box::new(replaced(e, target, with));
+    match expr {
+        SelectExpr::Function { name, args } => SelectExpr::Function {
+            name: name.clone(),
+            args: args.iter().map(|a| replaced(a, target, with)).collect(),
+        },
+        SelectExpr::Cast(e, ty) => SelectExpr::Cast(inner(e), ty.clone()),
+        SelectExpr::Negate(e) => SelectExpr::Negate(inner(e)),
+        SelectExpr::Field(e, field) => SelectExpr::Field(inner(e), field.clone()),
+        SelectExpr::TypeHint(ty, e) => SelectExpr::TypeHint(ty.clone(), inner(e)),
+        SelectExpr::Arith(op, left, right) => SelectExpr::Arith(*op, inner(left), inner(right)),
+        other => other.clone(),
+    }
+}
+
+/// Turns the placeholder's term into [`Scalar::Aggregated`].
+fn mark_aggregated(scalar: &mut Scalar) {
+    match scalar {
+        Scalar::Term {
+            term: Term::Bind(BindMarker::Named(ident, _)),
+            ..
+        } if ident.name == PLACEHOLDER => *scalar = Scalar::Aggregated,
+        Scalar::Call { args, .. } => args.iter_mut().for_each(mark_aggregated),
+        Scalar::Field { value, .. } => mark_aggregated(value),
+        _ => {}
+    }
+}
