@@ -162,3 +162,64 @@ async fn keyspace_restricted_schema_reads_match_the_whole_table() {
         .collect();
     assert_eq!(sorted(rows), expected);
 }
+
+/// `system.size_estimates` and `system.table_estimates`: per user table, the node's ring
+/// unwrapped into two ranges at its token, whose partition counts add up to the table's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn size_estimates_count_every_partition_by_token_range() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    for cql in [
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+        "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    let insert = session
+        .prepare("INSERT INTO ks.t (k, c, v) VALUES (?, ?, 'value')")
+        .await
+        .unwrap();
+    for k in 0..200 {
+        for c in 0..2 {
+            session.execute_unpaged(&insert, (k, c)).await.unwrap();
+        }
+    }
+    let (tokens,): (Vec<String>,) =
+        query_single_row(&session, "SELECT tokens FROM system.local", &[]).await;
+    let token = tokens[0].clone();
+    let min = i64::MIN.to_string();
+    let rows: Vec<(String, String, i64, i64)> = query_rows(
+        &session,
+        "SELECT range_start, range_end, mean_partition_size, partitions_count \
+         FROM system.size_estimates WHERE keyspace_name = 'ks' AND table_name = 't'",
+        &[],
+    )
+    .await;
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let ranges: Vec<(&str, &str)> = rows.iter().map(|r| (r.0.as_str(), r.1.as_str())).collect();
+    assert!(
+        ranges.contains(&(token.as_str(), min.as_str())),
+        "{ranges:?}"
+    );
+    assert!(
+        ranges.contains(&(min.as_str(), token.as_str())),
+        "{ranges:?}"
+    );
+    assert_eq!(rows.iter().map(|r| r.3).sum::<i64>(), 200);
+    assert!(rows.iter().all(|r| r.3 == 0 || r.2 > 0), "{rows:?}");
+    let typed: Vec<(String, i64)> = query_rows(
+        &session,
+        "SELECT range_type, partitions_count FROM system.table_estimates \
+         WHERE keyspace_name = 'ks' AND table_name = 't'",
+        &[],
+    )
+    .await;
+    for range_type in ["primary", "local_primary"] {
+        let total: i64 = typed
+            .iter()
+            .filter(|(t, _)| t == range_type)
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(total, 200, "{range_type}");
+    }
+}

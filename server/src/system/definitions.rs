@@ -34,6 +34,14 @@ const SYSTEM: &[&str] = &[
      PRIMARY KEY ((table_name), index_name))",
     "CREATE TABLE built_views (keyspace_name text, view_name text, status_replicated boolean,
      PRIMARY KEY ((keyspace_name), view_name))",
+    "CREATE TABLE size_estimates (keyspace_name text, table_name text, range_start text,
+     range_end text, mean_partition_size bigint, partitions_count bigint,
+     PRIMARY KEY ((keyspace_name), table_name, range_start, range_end))
+     WITH comment = 'per-table primary range size estimates, table is deprecated in favor of table_estimates'",
+    "CREATE TABLE table_estimates (keyspace_name text, table_name text, range_type text,
+     range_start text, range_end text, mean_partition_size bigint, partitions_count bigint,
+     PRIMARY KEY ((keyspace_name), table_name, range_type, range_start, range_end))
+     WITH comment = 'per-table range size estimates'",
 ];
 
 const OPTION_COLUMNS: &str = "additional_write_policy text, allow_auto_snapshot boolean,

@@ -7,6 +7,7 @@ pub mod definitions;
 pub(crate) mod key_distribution;
 pub mod local;
 mod schema_tables;
+mod size_estimates;
 
 use bytes::Bytes;
 use cql::types::{codec, CqlValue};
@@ -33,6 +34,8 @@ pub fn rows(
         ("system", "local") => vec![local::local_row(node, schema, session)],
         ("system", "IndexInfo") => schema_tables::built_indexes(schema),
         ("system", "built_views") => schema_tables::built_views(schema),
+        ("system", "size_estimates") => size_estimates::rows(node, schema, false)?,
+        ("system", "table_estimates") => size_estimates::rows(node, schema, true)?,
         ("system_distributed", "view_build_status") => {
             schema_tables::view_build_status(schema, node.host_id)
         }
