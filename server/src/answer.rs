@@ -32,6 +32,7 @@ pub(crate) fn serve_request<'a>(
         opcode = envelope.header.opcode
     );
     let stream = envelope.header.stream;
+    session.count_request();
     // Boxed: the handler's state is a few kilobytes, which would otherwise be copied at each
     // of the wrappers below and again into the connection's set of requests.
     let answering =

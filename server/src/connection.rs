@@ -121,6 +121,7 @@ impl Connection {
         let peer = socket.peer_addr()?;
         let local = socket.local_addr()?;
         let session = Arc::new(Session::new(peer, local));
+        node.clients.register(&session);
         let Some(tls) = tls else {
             // Plain text: the socket's own halves, no lock between them.
             let (reader, writer) = socket.split();
@@ -144,6 +145,7 @@ impl Connection {
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }
             Ok(Ok(Stream::Tls(stream))) => {
+                session.mark_encrypted();
                 let (reader, writer) = tokio::io::split(*stream);
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }

@@ -24,6 +24,7 @@
 mod answer;
 pub mod auth;
 pub mod authz;
+pub mod clients;
 pub mod clock;
 pub mod config;
 pub mod connection;

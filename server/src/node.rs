@@ -56,6 +56,8 @@ pub struct Node {
     pub metrics: crate::metrics::Metrics,
     /// The graphs of the SAI vector indexes queried so far (see [`crate::vector`]).
     pub vectors: crate::vector::VectorIndexes,
+    /// The open connections' sessions (`system_views.clients`).
+    pub clients: crate::clients::Clients,
 }
 
 impl Node {
@@ -114,6 +116,7 @@ impl Node {
             traces: crate::trace::TraceLog::default(),
             metrics: crate::metrics::Metrics::default(),
             vectors,
+            clients: crate::clients::Clients::default(),
         }
     }
 

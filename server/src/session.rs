@@ -4,7 +4,7 @@
 //! Guarded by a `std` mutex that is never held across an `.await`.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use cql::frame::{Compression, ProtocolVersion};
@@ -22,6 +22,10 @@ pub struct Session {
     protocol: AtomicU8,
     /// Set to `true` when the connection ends, so background tasks (event forwarding) stop.
     closed: watch::Sender<bool>,
+    /// Requests received (`system_views.clients.request_count`).
+    requests: AtomicU64,
+    /// Whether the connection runs over TLS.
+    encrypted: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -35,6 +39,8 @@ struct SessionState {
     authenticating: bool,
     /// The role logged in with PasswordAuthenticator; `None` for an anonymous client.
     user: Option<String>,
+    /// The options STARTUP carried (driver name and version, ...).
+    startup_options: Vec<(String, String)>,
 }
 
 impl Session {
@@ -47,6 +53,8 @@ impl Session {
             state: Mutex::new(SessionState::default()),
             protocol: AtomicU8::new(0),
             closed,
+            requests: AtomicU64::new(0),
+            encrypted: AtomicBool::new(false),
         }
     }
 
@@ -129,6 +137,36 @@ impl Session {
         let mut state = self.state();
         state.authenticating = false;
         state.user = Some(role);
+    }
+
+    /// Counts a request received.
+    pub fn count_request(&self) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Requests received so far.
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Marks the connection as running over TLS.
+    pub fn mark_encrypted(&self) {
+        self.encrypted.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the connection runs over TLS.
+    pub fn is_encrypted(&self) -> bool {
+        self.encrypted.load(Ordering::Relaxed)
+    }
+
+    /// Keeps the options STARTUP carried.
+    pub fn set_startup_options(&self, options: Vec<(String, String)>) {
+        self.state().startup_options = options;
+    }
+
+    /// The options STARTUP carried.
+    pub fn startup_options(&self) -> Vec<(String, String)> {
+        self.state().startup_options.clone()
     }
 
     /// The role this connection logged in as; `None` when anonymous.

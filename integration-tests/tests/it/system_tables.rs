@@ -223,3 +223,52 @@ async fn size_estimates_count_every_partition_by_token_range() {
         assert_eq!(total, 200, "{range_type}");
     }
 }
+
+/// `system_views.clients` lists each open connection with its driver, stage, protocol,
+/// keyspace and requests; `system_views.settings` the settings by cassandra.yaml name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_and_settings_views() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session
+        .query_unpaged(
+            "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+            &[],
+        )
+        .await
+        .unwrap();
+    session.use_keyspace("ks", false).await.unwrap();
+    let rows: Vec<(String, Option<String>, i32, i64, Option<String>, bool)> = query_rows(
+        &session,
+        "SELECT connection_stage, driver_name, protocol_version, request_count, keyspace_name, \
+         ssl_enabled FROM system_views.clients",
+        &[],
+    )
+    .await;
+    assert!(!rows.is_empty());
+    for (stage, driver, protocol, requests, _, ssl) in &rows {
+        assert_eq!(stage, "ready");
+        assert!(
+            driver.as_deref().is_some_and(|d| d.contains("Rust")),
+            "{driver:?}"
+        );
+        assert_eq!(*protocol, 4);
+        assert!(*requests >= 1);
+        assert!(!ssl);
+    }
+    assert!(
+        rows.iter().any(|r| r.4.as_deref() == Some("ks")),
+        "a connection that ran USE ks: {rows:?}"
+    );
+    let (value,): (String,) = query_single_row(
+        &session,
+        "SELECT value FROM system_views.settings WHERE name = 'commitlog_sync'",
+        &[],
+    )
+    .await;
+    assert_eq!(value, "periodic");
+    let names: Vec<(String,)> =
+        query_rows(&session, "SELECT name FROM system_views.settings", &[]).await;
+    assert!(names.iter().any(|(n,)| n == "native_transport_port"));
+    assert!(names.iter().all(|(n,)| !n.contains("password")));
+}

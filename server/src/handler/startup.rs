@@ -59,6 +59,7 @@ pub(super) fn handle(node: &Node, session: &Session, startup: &Startup) -> CqlRe
     // Cassandra's StartupMessage takes exactly "1" as set.
     let throw = option("THROW_ON_OVERLOAD") == Some("1");
     session.set_throw_on_overload(throw);
+    session.set_startup_options(startup.options.clone());
     session.start(compression);
     if node.config.authenticator == Authenticator::Password {
         session.await_authentication();

@@ -111,8 +111,16 @@ const SYSTEM_VIRTUAL_SCHEMA: &[&str] = &[
      PRIMARY KEY ((keyspace_name), table_name, column_name))",
 ];
 
-/// Virtual tables of ours (Cassandra 5.0's own `system_views` tables are not served yet).
+/// Cassandra 5.0's `system_views` tables the server serves, and virtual tables of ours.
 const SYSTEM_VIEWS: &[&str] = &[
+    "CREATE TABLE settings (name text, value text, PRIMARY KEY ((name)))
+     WITH comment = 'current settings'",
+    "CREATE TABLE clients (address inet, port int, authentication_metadata frozen<map<text, text>>,
+     authentication_mode text, client_options frozen<map<text, text>>, connection_stage text,
+     driver_name text, driver_version text, hostname text, keyspace_name text,
+     protocol_version int, request_count bigint, ssl_cipher_suite text, ssl_enabled boolean,
+     ssl_protocol text, username text, PRIMARY KEY ((address), port))
+     WITH comment = 'currently connected clients'",
     "CREATE TABLE key_distribution (keyspace_name text, table_name text, partitions bigint,
      rows bigint, bytes bigint, largest_partitions_by_rows frozen<list<text>>,
      largest_partitions_by_bytes frozen<list<text>>,

@@ -3,10 +3,12 @@
 //! serve both (and `system_schema` scans come out in token order, as in Cassandra).
 
 mod auth_tables;
+mod clients_table;
 pub mod definitions;
 pub(crate) mod key_distribution;
 pub mod local;
 mod schema_tables;
+mod settings;
 mod size_estimates;
 
 use bytes::Bytes;
@@ -46,6 +48,8 @@ pub fn rows(
         ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),
         ("system_traces", name) => node.traces.rows(name, session.local.ip()),
         ("system_views", "key_distribution") => key_distribution::rows(node, schema)?,
+        ("system_views", "settings") => settings::rows(&node.config),
+        ("system_views", "clients") => clients_table::rows(node),
         _ => Vec::new(),
     };
     let mut rows = named
