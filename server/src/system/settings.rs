@@ -126,7 +126,7 @@ fn millis(duration: Duration) -> String {
 
 /// A byte size as cassandra.yaml writes it: `64MiB`, or bytes when not whole mebibytes.
 fn size(bytes: u64) -> String {
-    if bytes > 0 && bytes % (1 << 20) == 0 {
+    if bytes > 0 && bytes.is_multiple_of(1 << 20) {
         format!("{}MiB", bytes >> 20)
     } else {
         format!("{bytes}B")
