@@ -224,6 +224,9 @@ async fn size_estimates_count_every_partition_by_token_range() {
     }
 }
 
+/// Stage, driver name, protocol version, requests, keyspace and TLS of a client.
+type ClientRow = (String, Option<String>, i32, i64, Option<String>, bool);
+
 /// `system_views.clients` lists each open connection with its driver, stage, protocol,
 /// keyspace and requests; `system_views.settings` the settings by cassandra.yaml name.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,7 +241,7 @@ async fn clients_and_settings_views() {
         .await
         .unwrap();
     session.use_keyspace("ks", false).await.unwrap();
-    let rows: Vec<(String, Option<String>, i32, i64, Option<String>, bool)> = query_rows(
+    let rows: Vec<ClientRow> = query_rows(
         &session,
         "SELECT connection_stage, driver_name, protocol_version, request_count, keyspace_name, \
          ssl_enabled FROM system_views.clients",
