@@ -132,6 +132,12 @@ impl Node {
     /// Installs a new user catalog (after it was durably written) and bumps the schema version.
     pub fn install_catalog(&self, catalog: Catalog) {
         self.vectors.follow_catalog(&self.store, &catalog);
+        let tables: std::collections::HashSet<Uuid> = catalog
+            .keyspaces
+            .values()
+            .flat_map(|ks| ks.tables.values().map(|t| t.id))
+            .collect();
+        self.metrics.tables.retain(|id| tables.contains(id));
         let schema = Arc::new(Schema::new(catalog));
         *self.schema.write().unwrap_or_else(|p| p.into_inner()) = schema;
     }

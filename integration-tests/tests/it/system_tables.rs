@@ -275,3 +275,50 @@ async fn clients_and_settings_views() {
     assert!(names.iter().any(|(n,)| n == "native_transport_port"));
     assert!(names.iter().all(|(n,)| !n.contains("password")));
 }
+
+/// `system_views.local_{read,scan,write}_latency`: each user table's timed operations, a
+/// read of named partitions counted as a read and any other as a scan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn latency_views_count_each_tables_operations() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    for cql in [
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+        "CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
+        "CREATE TABLE ks.idle (k int PRIMARY KEY)",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    for k in 0..5 {
+        session
+            .query_unpaged("INSERT INTO ks.t (k, v) VALUES (?, 1)", (k,))
+            .await
+            .unwrap();
+    }
+    for k in 0..3 {
+        session
+            .query_unpaged("SELECT v FROM ks.t WHERE k = ?", (k,))
+            .await
+            .unwrap();
+    }
+    session
+        .query_unpaged("SELECT v FROM ks.t", &[])
+        .await
+        .unwrap();
+    for (view, expected) in [
+        ("local_write_latency", 5),
+        ("local_read_latency", 3),
+        ("local_scan_latency", 1),
+    ] {
+        let cql = format!(
+            "SELECT table_name, count, max_ms, p50th_ms, p99th_ms FROM system_views.{view} \
+             WHERE keyspace_name = 'ks'"
+        );
+        let rows: Vec<(String, i64, f64, f64, f64)> = query_rows(&session, cql.as_str(), &[]).await;
+        let t = rows.iter().find(|r| r.0 == "t").expect(view);
+        assert_eq!(t.1, expected, "{view}");
+        assert!(t.2 > 0.0 && t.3 <= t.2 && t.4 <= t.2, "{view}: {t:?}");
+        let idle = rows.iter().find(|r| r.0 == "idle").expect(view);
+        assert_eq!(idle.1, 0, "{view}");
+    }
+}

@@ -55,6 +55,7 @@ use cql::statement::ast::{BatchKind, Statement, UsingClause};
 
 use crate::describe;
 use crate::error::{CqlError, CqlResult};
+use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
 use crate::planner::plan::{plan_statement, StatementPlan};
@@ -63,6 +64,7 @@ use crate::prepared::PreparedStatement;
 use crate::schema::Schema;
 use crate::session::Session;
 use crate::values::EvalContext;
+use std::time::Instant;
 
 /// Where the executor gets a statement's plan.
 #[derive(Clone, Copy)]
@@ -159,13 +161,24 @@ pub async fn execute(
         Statement::Select(statement) => {
             crate::consistency::check_read(params.consistency)?;
             let (schema, plan) = planning.select(node)?;
+            let timed = timed_read(&plan);
+            let started = Instant::now();
             let (result, _) =
                 select::execute(node, session, schema, plan, params, &ctx, statement).await?;
+            if let Some((table, kind)) = timed {
+                node.metrics.tables.record(table, kind, started.elapsed());
+            }
             Ok(result)
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
             let plan = planning.modification(node)?;
-            execute_modification(node, &plan, params, ctx).await
+            let started = Instant::now();
+            let result = execute_modification(node, &plan, params, ctx).await?;
+            let table = plan.table.def.id;
+            node.metrics
+                .tables
+                .record(table, LatencyKind::Write, started.elapsed());
+            Ok(result)
         }
         Statement::Batch(batch) => {
             let header = batch_exec::BatchHeader {
@@ -237,6 +250,19 @@ pub async fn execute(
             Ok(result)
         }
     }
+}
+
+/// The table and kind of latency a read records: a read of named partitions is a read,
+/// any other a scan; reads of virtual tables are not timed.
+fn timed_read(plan: &SelectPlan) -> Option<(uuid::Uuid, LatencyKind)> {
+    if plan.table.kind != crate::schema::TableKind::User {
+        return None;
+    }
+    let kind = match plan.partitions {
+        crate::planner::select::PartitionSelection::Keys(_) => LatencyKind::Read,
+        _ => LatencyKind::Scan,
+    };
+    Some((plan.table.def.id, kind))
 }
 
 /// The keyspace or table a CREATE statement makes, whose creator is granted its permissions.

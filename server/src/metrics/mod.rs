@@ -10,12 +10,14 @@
 //! - [`exposition`]: the metric families a scrape writes.
 //! - [`http`]: the plain-HTTP responder.
 //! - [`table_bytes`]: each table's stored bytes, read at most every 30 s.
+//! - [`table_latency`]: each table's read, scan and write latencies.
 
 pub(crate) mod exposition;
 mod histogram;
 pub mod http;
 mod labels;
 mod table_bytes;
+pub mod table_latency;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
@@ -41,6 +43,8 @@ pub struct Metrics {
     warnings: AtomicU64,
     /// The last reading of each table's stored bytes.
     table_bytes: table_bytes::TableBytesCache,
+    /// Each table's read, scan and write latencies (`system_views.local_*_latency`).
+    pub tables: table_latency::TableLatencies,
 }
 
 impl Metrics {

@@ -6,6 +6,7 @@ mod auth_tables;
 mod clients_table;
 pub mod definitions;
 pub(crate) mod key_distribution;
+mod latency_tables;
 pub mod local;
 mod schema_tables;
 mod settings;
@@ -16,6 +17,7 @@ use cql::types::{codec, CqlValue};
 use storage::{Cell, CellValue, Liveness, StoredRow, TableDef};
 
 use crate::error::CqlResult;
+use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::schema::Schema;
 use crate::session::Session;
@@ -50,6 +52,15 @@ pub fn rows(
         ("system_views", "key_distribution") => key_distribution::rows(node, schema)?,
         ("system_views", "settings") => settings::rows(&node.config),
         ("system_views", "clients") => clients_table::rows(node),
+        ("system_views", "local_read_latency") => {
+            latency_tables::rows(node, schema, LatencyKind::Read)
+        }
+        ("system_views", "local_scan_latency") => {
+            latency_tables::rows(node, schema, LatencyKind::Scan)
+        }
+        ("system_views", "local_write_latency") => {
+            latency_tables::rows(node, schema, LatencyKind::Write)
+        }
         _ => Vec::new(),
     };
     let mut rows = named
