@@ -1,8 +1,8 @@
 //! Schema statements through the driver: keyspaces, tables of every key form, driver metadata,
 //! ALTER, DROP, TRUNCATE, and their errors.
 
-use integration_tests::query_single_row;
 use integration_tests::{db_error, TestServer};
+use integration_tests::{query_rows, query_single_row};
 use scylla::errors::DbError;
 
 const KS: &str =
@@ -454,5 +454,49 @@ async fn missing_replication_factors_default_as_in_cassandra_5() {
             DbError::ConfigError,
             "Missing replication strategy class".into()
         ))
+    );
+}
+
+/// `ALTER TABLE DROP ... USING TIMESTAMP`: once the column is added back, its cells written
+/// after the drop's timestamp show again and older ones stay hidden, for regular and static
+/// columns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_readded_column_shows_only_cells_newer_than_its_drop() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    session.query_unpaged(KS, &[]).await.unwrap();
+    session
+        .query_unpaged(
+            "CREATE TABLE ks.d (k int, c int, v int, s int static, PRIMARY KEY (k, c))",
+            &[],
+        )
+        .await
+        .unwrap();
+    for c in 0..4 {
+        session
+            .query_unpaged(
+                "INSERT INTO ks.d (k, c, v, s) VALUES (1, ?, ?, ?) USING TIMESTAMP ?",
+                (c, c, c, 10_000 * i64::from(c)),
+            )
+            .await
+            .unwrap();
+    }
+    for cql in [
+        "ALTER TABLE ks.d DROP (v, s) USING TIMESTAMP 15000",
+        "ALTER TABLE ks.d ADD v int",
+        "ALTER TABLE ks.d ADD s int static",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    let rows: Vec<(i32, Option<i32>, Option<i32>)> =
+        query_rows(&session, "SELECT c, v, s FROM ks.d WHERE k = 1", &[]).await;
+    assert_eq!(
+        rows,
+        [
+            (0, None, Some(3)),
+            (1, None, Some(3)),
+            (2, Some(2), Some(3)),
+            (3, Some(3), Some(3))
+        ]
     );
 }

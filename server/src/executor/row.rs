@@ -245,6 +245,15 @@ fn write_time(cell: &Cell) -> WriteTime {
 
 /// Live cell values by column id: a simple column's live cell, or a multi-cell column's live
 /// elements assembled into one value.
+/// The latest drop time of the dropped column whose id re-added column `id` took back.
+fn hidden_until(def: &TableDef, id: ColumnId) -> Option<i64> {
+    def.dropped_columns
+        .iter()
+        .filter(|d| d.id == Some(id))
+        .map(|d| d.dropped_time_micros)
+        .max()
+}
+
 fn live_cells(
     def: &TableDef,
     cells: Vec<(ColumnId, Cell)>,
@@ -260,11 +269,18 @@ fn live_cells(
         let run = rest.iter().take_while(|(c, _)| c == id).count();
         let (column, tail) = rest.split_at(run);
         rest = tail;
-        // A dropped column's cells stay stored until compaction but are not part of the row
-        // (a row holding only such cells is not live); only tables with dropped columns look.
-        if !def.dropped_columns.is_empty() && def.column_by_id(*id).is_none() {
+        // A dropped column's cells stay stored but are not part of the row (a row holding
+        // only such cells is not live); a re-added column shows only the cells written after
+        // its drop. Only tables with dropped columns look.
+        let hidden_until = if def.dropped_columns.is_empty() {
+            None
+        } else if def.column_by_id(*id).is_none() {
             continue;
-        }
+        } else {
+            hidden_until(def, *id)
+        };
+        let visible = |cell: &Cell| hidden_until.is_none_or(|t| cell.timestamp > t) && live(cell);
+        let live: &dyn Fn(&Cell) -> bool = &visible;
         if run == 1 && first.path.is_none() {
             let value = match &first.value {
                 CellValue::Live(value) if live(first) => Some(value),

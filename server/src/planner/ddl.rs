@@ -324,7 +324,9 @@ pub fn added_columns(
     Ok(added)
 }
 
-/// A new definition of `table` with `added` columns appended (fresh ids) and `dropped` removed.
+/// A new definition of `table` with `added` columns appended and `dropped` removed. An added
+/// column takes back the id of a dropped column of its name (its cells written before the
+/// drop stay hidden, newer ones show, as in Cassandra); any other takes a fresh id.
 pub fn altered_table(
     table: &TableDef,
     added: Vec<NewColumn>,
@@ -340,19 +342,30 @@ pub fn altered_table(
                 ty: col.ty,
                 kind: col.kind,
                 dropped_time_micros: drop_time_micros,
+                id: Some(col.id),
             });
         }
     }
     for c in added {
+        let previous = def
+            .dropped_columns
+            .iter()
+            .rev()
+            .find(|d| d.name == c.name)
+            .and_then(|d| d.id)
+            .filter(|&id| def.column_by_id(id).is_none());
+        let id = previous.unwrap_or_else(|| {
+            def.next_column_id += 1;
+            ColumnId(def.next_column_id - 1)
+        });
         def.columns.push(ColumnDef {
-            id: ColumnId(def.next_column_id),
+            id,
             name: c.name,
             ty: c.ty,
             kind: c.kind,
             position: -1,
             order: ClusteringOrder::None,
         });
-        def.next_column_id += 1;
     }
     def.reindex();
     def

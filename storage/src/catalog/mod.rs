@@ -291,6 +291,10 @@ pub struct DroppedColumn {
     pub kind: ColumnKind,
     /// When it was dropped, in microseconds since the epoch.
     pub dropped_time_micros: i64,
+    /// The id its cells are stored under (absent in records written before it was kept).
+    /// A column re-added under the same name takes this id back, and its cells written at
+    /// or before `dropped_time_micros` stay hidden.
+    pub id: Option<ColumnId>,
 }
 
 impl TableDef {

@@ -76,6 +76,9 @@ struct DroppedRecord {
     ty: String,
     kind: String,
     dropped_time_micros: i64,
+    /// Absent in records written before dropped columns kept their id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -164,6 +167,7 @@ pub(crate) fn encode_table(t: &TableDef) -> Vec<u8> {
                 ty: d.ty.to_string(),
                 kind: d.kind.as_str().into(),
                 dropped_time_micros: d.dropped_time_micros,
+                id: d.id.map(|id| id.0),
             })
             .collect(),
         indexes: t
@@ -280,6 +284,7 @@ fn decode_table(
                 ty: parse_type(&d.ty).map_err(|e| corrupt(key, e))?,
                 kind: kind(&d.kind)?,
                 dropped_time_micros: d.dropped_time_micros,
+                id: d.id.map(ColumnId),
                 name: d.name,
             })
         })
@@ -371,6 +376,7 @@ mod tests {
             },
             kind: ColumnKind::Regular,
             dropped_time_micros: 42,
+            id: Some(ColumnId(5)),
         });
         t.indexes.push(IndexDef {
             id: Uuid::from_u128(7),
