@@ -476,12 +476,26 @@ async fn a_clustering_index_serves_its_column_out_of_prefix_order() {
         query_rows(&session, "SELECT p, c1 FROM cc WHERE c2 = 1", &[]).await;
     everywhere.sort();
     assert_eq!(everywhere, [(0, 0), (0, 1), (1, 5)]);
-    // A second clustering restriction is filtering; so is IN, which indexes do not serve.
-    let (code, message) = query_error(&session, "SELECT p FROM cc WHERE c1 = 1 AND c2 = 1").await;
-    assert_eq!(
-        (code, message.as_str()),
-        (DbError::Invalid, ALLOW_FILTERING)
-    );
+    // A second clustering restriction is filtering, with or without the partition key;
+    // so is IN, which indexes do not serve.
+    for cql in [
+        "SELECT p FROM cc WHERE c1 = 1 AND c2 = 1",
+        "SELECT p FROM cc WHERE p = 0 AND c1 > 0 AND c2 = 1",
+    ] {
+        let (code, message) = query_error(&session, cql).await;
+        assert_eq!(
+            (code, message.as_str()),
+            (DbError::Invalid, ALLOW_FILTERING),
+            "{cql}"
+        );
+    }
+    let sliced: Vec<(i32,)> = query_rows(
+        &session,
+        "SELECT c1 FROM cc WHERE p = 0 AND c1 > 0 AND c2 = 1 ALLOW FILTERING",
+        &[],
+    )
+    .await;
+    assert_eq!(sliced, [(1,)]);
     run(&session, "CREATE INDEX ON cc (v)").await;
     let (code, message) = query_error(&session, "SELECT p FROM cc WHERE v IN (0, 7)").await;
     assert_eq!(

@@ -179,6 +179,17 @@ pub fn plan_select(
         .filters
         .len()
         .max(usize::from(clustering.needs_filtering));
+    if let Some(chosen) = index.as_ref().filter(|_| indexed_clustering) {
+        // An index serving a clustering column out of prefix order brings every clustering
+        // restriction into the row filter, as Cassandra's does: more than one is filtering.
+        if clustering.filters.iter().any(|(i, _)| *i == chosen.column) {
+            needs.clustering_columns = def
+                .clustering_key
+                .iter()
+                .filter(|&&i| by_column[i].is_restricted())
+                .count();
+        }
+    }
     filters.append(&mut clustering.filters);
     let mut clustering_filter = None;
     if !pk_full && (!clustering.prefix.is_empty() || clustering.slice.is_some()) {
