@@ -394,6 +394,10 @@ async fn compression_options_are_validated_and_stored_as_cassandra_does() {
             "{'class': 'SnappyCompressor', 'unknownOption': 32}",
             "Unknown compression options unknownOption",
         ),
+        (
+            "{'class': 'LZ4Compressor', 'min_compress_ratio': 0.5}",
+            "min_compress_ratio can either be 0 or greater than or equal to 1",
+        ),
     ] {
         let cql = format!("CREATE TABLE ks.bad (k int PRIMARY KEY) WITH compression = {options}");
         let err = session.query_unpaged(cql.as_str(), &[]).await.unwrap_err();

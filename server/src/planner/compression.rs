@@ -52,6 +52,17 @@ pub(crate) fn compression_map(
     };
     let chunk_kib = remove_chunk_length(&mut options)?;
     let min_ratio = remove_min_compress_ratio(&mut options)?;
+    // Cassandra checks the largest compressed chunk the ratio allows, `chunk / ratio`: more
+    // than a chunk (a ratio in (0, 1)) is refused unless it reaches `Integer.MAX_VALUE`.
+    let chunk_bytes = chunk_kib as f64 * 1024.0;
+    if min_ratio > 0.0 && chunk_bytes / min_ratio > chunk_bytes {
+        let max_compressed = (chunk_bytes / min_ratio).ceil();
+        if max_compressed < f64::from(i32::MAX) {
+            return Err(config(
+                "min_compress_ratio can either be 0 or greater than or equal to 1".into(),
+            ));
+        }
+    }
     let Some(class) = class.filter(|c| !c.is_empty()) else {
         return Ok(BTreeMap::from([("enabled".into(), "false".into())]));
     };
@@ -190,7 +201,7 @@ mod tests {
 
     #[test]
     fn bad_options_get_cassandras_configuration_messages() {
-        let cases: [(&[(&str, &str)], &str); 9] = [
+        let cases: [(&[(&str, &str)], &str); 10] = [
             (&[("chunk_length_in_kb", "32")], "Missing sub-option 'class' for the 'compression' option."),
             (&[("class", "")], "The 'class' option must not be empty. To disable compression use 'enabled' : false"),
             (&[("enabled", "false"), ("class", "SnappyCompressor")], "If the 'enabled' option is set to false no other options must be specified"),
@@ -199,6 +210,7 @@ mod tests {
             (&[("class", "SnappyCompressor"), ("chunk_length_in_kb", "31")], "chunk_length_in_kb must be a power of 2"),
             (&[("class", "SnappyCompressor"), ("chunk_length_in_kb", "-1")], "Invalid negative or null chunk_length_in_kb"),
             (&[("class", "SnappyCompressor"), ("min_compress_ratio", "-1")], "Invalid negative min_compress_ratio"),
+            (&[("class", "SnappyCompressor"), ("min_compress_ratio", "0.5")], "min_compress_ratio can either be 0 or greater than or equal to 1"),
             (&[("class", "SnappyCompressor"), ("unknownOption", "32")], "Unknown compression options unknownOption"),
         ];
         for (entries, message) in cases {
