@@ -26,6 +26,7 @@ pub fn execute(
     describe: &Describe,
     session_keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
+    let internals = describe.with_internals;
     let (elements, with_statement) = match &describe.target {
         DescribeTarget::Cluster => return Ok(cluster()),
         DescribeTarget::Keyspaces => (
@@ -55,7 +56,7 @@ pub fn execute(
             let mut out = Vec::new();
             for ks in schema.all_keyspaces() {
                 if *full || !crate::schema::is_system_keyspace(&ks.name) {
-                    out.extend(keyspace_elements(ks, false));
+                    out.extend(keyspace_elements(ks, false, internals));
                 }
             }
             (out, true)
@@ -73,11 +74,11 @@ pub fn execute(
             let ks = schema
                 .keyspace(&name)
                 .ok_or_else(|| CqlError::invalid(format!("'{name}' not found in keyspaces")))?;
-            (keyspace_elements(ks, *only), true)
+            (keyspace_elements(ks, *only, internals), true)
         }
         DescribeTarget::Table(name) => {
             let (ks, table) = find_table(schema, name, session_keyspace)?;
-            let mut out = vec![table_element(ks, table)];
+            let mut out = vec![table_element(ks, table, internals)];
             out.extend(index_elements(table));
             out.extend(crate::describe_view::view_elements(ks, table));
             (out, true)
@@ -112,7 +113,7 @@ pub fn execute(
         DescribeTarget::Name(name) => {
             if name.keyspace.is_none() {
                 if let Some(ks) = schema.keyspace(&name.name.name) {
-                    return Ok(rows(keyspace_elements(ks, false), true));
+                    return Ok(rows(keyspace_elements(ks, false, internals), true));
                 }
             }
             let keyspace = keyspace_name(name, session_keyspace)?;
@@ -124,7 +125,7 @@ pub fn execute(
                     (vec![crate::describe_view::view_element(ks, view)], true)
                 }
                 Some(table) => {
-                    let mut out = vec![table_element(ks, table)];
+                    let mut out = vec![table_element(ks, table, internals)];
                     out.extend(index_elements(table));
                     (out, true)
                 }
@@ -200,7 +201,7 @@ fn listing(keyspace: &str, kind: &'static str, name: &str) -> Element {
     }
 }
 
-fn keyspace_elements(ks: &KeyspaceDef, only: bool) -> Vec<Element> {
+fn keyspace_elements(ks: &KeyspaceDef, only: bool, internals: bool) -> Vec<Element> {
     let mut out = vec![Element {
         keyspace: ks.name.clone(),
         kind: "keyspace",
@@ -210,7 +211,7 @@ fn keyspace_elements(ks: &KeyspaceDef, only: bool) -> Vec<Element> {
     if !only {
         out.extend(types_in_dependency_order(ks).into_iter().map(type_element));
         for t in ks.tables.values().filter(|t| !t.is_view()) {
-            out.push(table_element(ks, t));
+            out.push(table_element(ks, t, internals));
             out.extend(index_elements(t));
             out.extend(crate::describe_view::view_elements(ks, t));
         }
@@ -273,12 +274,12 @@ fn type_element(t: &storage::UserTypeDef) -> Element {
     }
 }
 
-fn table_element(ks: &KeyspaceDef, table: &TableDef) -> Element {
+fn table_element(ks: &KeyspaceDef, table: &TableDef, internals: bool) -> Element {
     Element {
         keyspace: ks.name.clone(),
         kind: "table",
         name: table.name.clone(),
-        statement: Some(create_table(ks, table)),
+        statement: Some(create_table_with(ks, table, internals)),
     }
 }
 
@@ -357,13 +358,28 @@ pub fn create_keyspace(ks: &KeyspaceDef) -> String {
 
 /// `CREATE TABLE` text as `TableMetadata.appendCqlTo` writes it.
 pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
+    create_table_with(ks, t, false)
+}
+
+/// `CREATE TABLE` for `t`; `internals` (`DESCRIBE ... WITH INTERNALS`) adds the table's id
+/// and its dropped columns (see [`crate::describe_internals`]).
+pub fn create_table_with(ks: &KeyspaceDef, t: &TableDef, internals: bool) -> String {
     let mut out = format!(
         "CREATE TABLE {}.{} (\n",
         maybe_quote(&ks.name),
         maybe_quote(&t.name)
     );
     let single_pk = t.partition_key.len() == 1 && t.clustering_key.is_empty();
+    let dropped = if internals {
+        crate::describe_internals::dropped(t)
+    } else {
+        Vec::new()
+    };
     for col in &t.columns {
+        if dropped.iter().any(|d| d.name == col.name) {
+            // Re-added after a drop: it comes back in the ALTER TABLE ... ADD below.
+            continue;
+        }
         out.push_str(&format!(
             "    {} {}",
             maybe_quote(&col.name),
@@ -375,6 +391,10 @@ pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
         if single_pk && col.kind == ColumnKind::PartitionKey {
             out.push_str(" PRIMARY KEY");
         }
+        out.push_str(",\n");
+    }
+    for d in &dropped {
+        out.push_str(&crate::describe_internals::dropped_definition(d));
         out.push_str(",\n");
     }
     if single_pk {
@@ -397,9 +417,15 @@ pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
         out.push_str(&format!("    PRIMARY KEY ({})\n", key.join(", ")));
     }
     out.push_str(") WITH ");
-    let options = table_options(t);
+    let mut options = table_options(t);
+    if internals {
+        options.insert(0, format!("ID = {}", t.id));
+    }
     out.push_str(&options.join("\n    AND "));
     out.push(';');
+    if internals {
+        out.push_str(&crate::describe_internals::drop_statements(ks, t));
+    }
     out
 }
 

@@ -30,6 +30,7 @@ pub mod config;
 pub mod connection;
 pub mod consistency;
 pub mod describe;
+mod describe_internals;
 mod describe_view;
 mod envelope;
 pub mod error;

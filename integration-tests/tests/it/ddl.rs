@@ -503,4 +503,19 @@ async fn a_readded_column_shows_only_cells_newer_than_its_drop() {
             (3, Some(3), Some(3))
         ]
     );
+    // DESCRIBE WITH INTERNALS replays that history after the table's id.
+    let rows: Vec<(String, String, String, String)> =
+        query_rows(&session, "DESCRIBE TABLE ks.d WITH INTERNALS", &[]).await;
+    let statement = &rows[0].3;
+    assert!(statement.contains("\n) WITH ID = "), "{statement}");
+    assert!(
+        statement.ends_with(
+            "\nALTER TABLE ks.d DROP s USING TIMESTAMP 15000;\nALTER TABLE ks.d ADD s int static;\
+             \nALTER TABLE ks.d DROP v USING TIMESTAMP 15000;\nALTER TABLE ks.d ADD v int;"
+        ),
+        "{statement}"
+    );
+    let rows: Vec<(String, String, String, String)> =
+        query_rows(&session, "DESCRIBE TABLE ks.d", &[]).await;
+    assert!(!rows[0].3.contains("ALTER TABLE"), "{}", rows[0].3);
 }
