@@ -38,7 +38,7 @@ pub fn execute(
         ),
         DescribeTarget::Tables => {
             let mut out = Vec::new();
-            for ks in schema.all_keyspaces() {
+            for ks in listed_keyspaces(schema, session_keyspace)? {
                 let tables = ks.tables.values().filter(|t| !t.is_view());
                 out.extend(tables.map(|t| listing(&ks.name, "table", &t.name)));
             }
@@ -46,7 +46,7 @@ pub fn execute(
         }
         DescribeTarget::Types => {
             let mut out = Vec::new();
-            for ks in schema.all_keyspaces() {
+            for ks in listed_keyspaces(schema, session_keyspace)? {
                 out.extend(ks.types.keys().map(|t| listing(&ks.name, "type", t)));
             }
             (out, false)
@@ -130,10 +130,20 @@ pub fn execute(
                     (out, true)
                 }
                 None => {
-                    return Err(CqlError::invalid(format!(
-                        "'{}' not found in keyspace '{}'",
-                        name.name.name, keyspace
-                    )))
+                    // Then an index of that name, as Cassandra's generic DESCRIBE looks.
+                    let index = ks
+                        .tables
+                        .values()
+                        .find_map(|t| t.index(&name.name.name).map(|i| index_element(t, i)));
+                    match index {
+                        Some(element) => (vec![element], true),
+                        None => {
+                            return Err(CqlError::invalid(format!(
+                                "'{}' not found in keyspace '{}'",
+                                name.name.name, keyspace
+                            )))
+                        }
+                    }
                 }
             }
         }
@@ -161,6 +171,23 @@ pub fn execute(
         }
     };
     Ok(rows(elements, with_statement))
+}
+
+/// The keyspaces `DESCRIBE TABLES` and `DESCRIBE TYPES` list: the session's keyspace when
+/// one is in use, else every keyspace (Cassandra's `DescribeStatement.Listing`).
+fn listed_keyspaces<'a>(
+    schema: &'a Schema,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Vec<&'a KeyspaceDef>> {
+    match session_keyspace {
+        None => Ok(schema.all_keyspaces().collect()),
+        Some(name) => match schema.keyspace(name) {
+            Some(ks) => Ok(vec![ks]),
+            None => Err(CqlError::invalid(format!(
+                "'{name}' not found in keyspaces"
+            ))),
+        },
+    }
 }
 
 fn keyspace_name(name: &QualifiedName, session_keyspace: Option<&str>) -> CqlResult<String> {
@@ -526,10 +553,11 @@ fn rows(elements: Vec<Element>, with_statement: bool) -> ResultBody {
     let rows = elements
         .into_iter()
         .map(|e| {
+            // Names as CQL writes them (`DescribeStatement`'s `...QuotedIfNeeded`).
             let mut row = vec![
-                text_bytes(&e.keyspace),
+                text_bytes(&maybe_quote(&e.keyspace)),
                 text_bytes(e.kind),
-                text_bytes(&e.name),
+                text_bytes(&maybe_quote(&e.name)),
             ];
             if with_statement {
                 row.push(e.statement.as_deref().and_then(text_bytes));

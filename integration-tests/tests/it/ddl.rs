@@ -345,10 +345,37 @@ async fn alter_drop_and_truncate() {
     assert_eq!(
         db_error(&err).unwrap(),
         (
-            DbError::Invalid,
-            "System keyspace 'system' is not user-modifiable".into()
+            DbError::Unauthorized,
+            "system keyspace is not user-modifiable.".into()
         )
     );
+    // The replicated system keyspaces refuse by permission and resource; the virtual ones
+    // refuse in the statement.
+    for (cql, code, message) in [
+        (
+            "DROP TABLE system_auth.roles",
+            DbError::Unauthorized,
+            "Cannot DROP <table system_auth.roles>",
+        ),
+        (
+            "CREATE TABLE system_traces.t (k int PRIMARY KEY)",
+            DbError::Unauthorized,
+            "Cannot CREATE <keyspace system_traces>",
+        ),
+        (
+            "ALTER TABLE system_schema.tables ADD x int",
+            DbError::Unauthorized,
+            "system_schema keyspace is not user-modifiable.",
+        ),
+        (
+            "CREATE TABLE system_views.t (k int PRIMARY KEY)",
+            DbError::Invalid,
+            "Virtual keyspace 'system_views' is not user-modifiable",
+        ),
+    ] {
+        let err = session.query_unpaged(cql, &[]).await.unwrap_err();
+        assert_eq!(db_error(&err).unwrap(), (code, message.into()), "{cql}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -518,4 +545,44 @@ async fn a_readded_column_shows_only_cells_newer_than_its_drop() {
     let rows: Vec<(String, String, String, String)> =
         query_rows(&session, "DESCRIBE TABLE ks.d", &[]).await;
     assert!(!rows[0].3.contains("ALTER TABLE"), "{}", rows[0].3);
+}
+
+/// DESCRIBE rows name keyspaces and elements as CQL writes them (quoted when needed), a
+/// listing under `USE` covers the session's keyspace only, and `DESCRIBE name` finds an
+/// index too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn describe_quotes_names_and_lists_the_keyspace_in_use() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    for cql in [
+        "CREATE KEYSPACE \"Quoted_KS\" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+        "CREATE TABLE \"Quoted_KS\".\"Quoted_TABLE\" (k int PRIMARY KEY, v int)",
+        "CREATE INDEX v_idx ON \"Quoted_KS\".\"Quoted_TABLE\" (v)",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    let tables: Vec<(String, String, String)> = query_rows(&session, "DESCRIBE TABLES", &[]).await;
+    assert!(tables.contains(&(
+        "\"Quoted_KS\"".into(),
+        "table".into(),
+        "\"Quoted_TABLE\"".into()
+    )));
+    assert!(tables.contains(&("system".into(), "table".into(), "\"IndexInfo\"".into())));
+    session.use_keyspace("Quoted_KS", true).await.unwrap();
+    let in_use: Vec<(String, String, String)> = query_rows(&session, "DESCRIBE TABLES", &[]).await;
+    assert_eq!(
+        in_use,
+        [(
+            "\"Quoted_KS\"".into(),
+            "table".into(),
+            "\"Quoted_TABLE\"".into()
+        )]
+    );
+    let index: Vec<(String, String, String, String)> =
+        query_rows(&session, "DESCRIBE v_idx", &[]).await;
+    assert_eq!(index.len(), 1);
+    assert_eq!(
+        (index[0].1.as_str(), index[0].2.as_str()),
+        ("index", "v_idx")
+    );
 }

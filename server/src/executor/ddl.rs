@@ -11,9 +11,14 @@ use storage::{Catalog, CatalogOp, KeyspaceDef, WriteBatch};
 use tracing::info;
 use uuid::Uuid;
 
+use crate::authz::Resource;
 use crate::error::{CqlError, CqlResult};
 use crate::executor::index_ddl;
 use crate::executor::modify::submit;
+use crate::executor::system_guard::{
+    check as guard,
+    SchemaPermission::{Alter, Create, Drop},
+};
 use crate::executor::user_types;
 use crate::executor::view_ddl;
 use crate::node::Node;
@@ -57,6 +62,7 @@ pub async fn execute(
         Statement::CreateKeyspace(stmt) => create_keyspace(current, stmt)?,
         Statement::AlterKeyspace(stmt) => {
             let name = &stmt.name.name;
+            guard(Alter, &Resource::Keyspace(name.clone()))?;
             if is_system_keyspace(name) {
                 return Err(not_modifiable(name));
             }
@@ -83,6 +89,7 @@ pub async fn execute(
         }
         Statement::DropKeyspace { name, if_exists } => {
             let name = &name.name;
+            guard(Drop, &Resource::Keyspace(name.clone()))?;
             if is_system_keyspace(name) {
                 return Err(not_modifiable(name));
             }
@@ -113,6 +120,7 @@ pub async fn execute(
         Statement::DropTable { name, if_exists } => {
             let keyspace = keyspace_of(name, session_keyspace)?;
             let table = &name.name.name;
+            guard(Drop, &Resource::Table(keyspace.clone(), table.clone()))?;
             if is_system_keyspace(&keyspace) {
                 return Err(not_modifiable(&keyspace));
             }
@@ -267,6 +275,7 @@ fn create_table(
 ) -> CqlResult<Option<Change>> {
     let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
     let table = &stmt.name.name.name;
+    guard(Create, &Resource::Keyspace(keyspace.clone()))?;
     if is_system_keyspace(&keyspace) {
         return Err(not_modifiable(&keyspace));
     }
@@ -329,6 +338,7 @@ fn alter_table(
 ) -> CqlResult<Option<Change>> {
     let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
     let table = &stmt.name.name.name;
+    guard(Alter, &Resource::Table(keyspace.clone(), table.clone()))?;
     if is_system_keyspace(&keyspace) {
         return Err(not_modifiable(&keyspace));
     }

@@ -42,6 +42,10 @@ pub(crate) fn create_index(
         stmt
     };
     let keyspace = keyspace_of(&stmt.table, session_keyspace)?;
+    crate::executor::system_guard::check(
+        crate::executor::system_guard::SchemaPermission::Alter,
+        &crate::authz::Resource::Table(keyspace.clone(), stmt.table.name.name.clone()),
+    )?;
     if is_system_keyspace(&keyspace) {
         return Err(CqlError::invalid(format!(
             "System keyspace '{keyspace}' is not user-modifiable"

@@ -41,6 +41,7 @@ pub mod select;
 mod shaping;
 pub mod source;
 mod statics;
+mod system_guard;
 mod user_types;
 pub(crate) mod view_ddl;
 mod view_where;

@@ -10,13 +10,21 @@ use cql::statement::ast::{AlterType, CreateType, QualifiedName};
 use cql::types::ColumnType;
 use storage::{references_type, replace_type, Catalog, CatalogOp, KeyspaceDef, UserTypeDef};
 
+use crate::authz::Resource;
 use crate::error::{CqlError, CqlResult};
 use crate::executor::ddl::Change;
+use crate::executor::system_guard::SchemaPermission;
 use crate::planner::keyspace_of;
 use crate::planner::types::{resolve_type, TypeScope};
 use crate::schema::is_system_keyspace;
 
-fn keyspace<'a>(current: &'a Catalog, name: &str) -> CqlResult<&'a KeyspaceDef> {
+/// The user keyspace `name`, for a type statement needing `permission` on it.
+fn keyspace<'a>(
+    current: &'a Catalog,
+    name: &str,
+    permission: SchemaPermission,
+) -> CqlResult<&'a KeyspaceDef> {
+    crate::executor::system_guard::check(permission, &Resource::Keyspace(name.to_string()))?;
     if is_system_keyspace(name) {
         return Err(CqlError::invalid(format!(
             "System keyspace '{name}' is not user-modifiable"
@@ -59,7 +67,7 @@ pub(crate) fn create_type(
     session_keyspace: Option<&str>,
 ) -> CqlResult<Option<Change>> {
     let ks_name = keyspace_of(&stmt.name, session_keyspace)?;
-    let ks = keyspace(current, &ks_name)?;
+    let ks = keyspace(current, &ks_name, SchemaPermission::Create)?;
     let name = &stmt.name.name.name;
     if ks.types.contains_key(name) {
         if stmt.if_not_exists {
@@ -116,7 +124,7 @@ pub(crate) fn alter_type(
         .get(&ks_name)
         .and_then(|ks| ks.types.get(name))
         .ok_or_else(|| CqlError::invalid(format!("Type {ks_name}.{name} doesn't exist")))?;
-    let ks = keyspace(current, &ks_name)?;
+    let ks = keyspace(current, &ks_name, SchemaPermission::Alter)?;
     let mut def = UserTypeDef::clone(existing);
     match stmt {
         AlterType::Add { field, ty, .. } => {
@@ -270,7 +278,7 @@ pub(crate) fn drop_type(
             "Type '{ks_name}.{type_name}' doesn't exist"
         )));
     };
-    keyspace(current, &ks_name)?;
+    keyspace(current, &ks_name, SchemaPermission::Drop)?;
     let users: Vec<&str> = ks
         .types
         .values()

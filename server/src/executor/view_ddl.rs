@@ -79,6 +79,10 @@ pub(crate) fn create_view(
     enabled: bool,
 ) -> CqlResult<Option<Change>> {
     let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
+    crate::executor::system_guard::check(
+        crate::executor::system_guard::SchemaPermission::Alter,
+        &crate::authz::Resource::Table(keyspace.clone(), stmt.base.name.name.clone()),
+    )?;
     check_raw(stmt, &keyspace)?;
     if !enabled {
         return Err(invalid(

@@ -1,0 +1,101 @@
+//! Schema changes in the system keyspaces, refused as Cassandra refuses them before it looks
+//! at anything else (`ClientState.preventSystemKSSchemaModification`, whatever the
+//! authorizer): `system` and `system_schema` are never user-modifiable, the replicated ones
+//! (`system_auth`, `system_distributed`, `system_traces`) only take a keyspace-level ALTER,
+//! and the virtual ones are refused by the statement itself (`AlterSchemaStatement`).
+
+use crate::authz::Resource;
+use crate::error::{CqlError, CqlResult};
+use crate::system::definitions::VIRTUAL_KEYSPACES;
+
+/// The permission a schema statement needs on its resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SchemaPermission {
+    Create,
+    Alter,
+    Drop,
+}
+
+impl SchemaPermission {
+    fn name(self) -> &'static str {
+        match self {
+            SchemaPermission::Create => "CREATE",
+            SchemaPermission::Alter => "ALTER",
+            SchemaPermission::Drop => "DROP",
+        }
+    }
+}
+
+const LOCAL: &[&str] = &["system", "system_schema"];
+const REPLICATED: &[&str] = &["system_auth", "system_distributed", "system_traces"];
+
+/// Refuses `permission` on `resource` (a keyspace or a table) when it lies in a system
+/// keyspace, with Cassandra's error.
+pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlResult<()> {
+    let keyspace = match resource {
+        Resource::Keyspace(ks) | Resource::Table(ks, _) => ks.as_str(),
+        _ => return Ok(()),
+    };
+    if LOCAL.contains(&keyspace) {
+        return Err(CqlError::Unauthorized(format!(
+            "{keyspace} keyspace is not user-modifiable."
+        )));
+    }
+    if REPLICATED.contains(&keyspace) {
+        let keyspace_alter =
+            permission == SchemaPermission::Alter && matches!(resource, Resource::Keyspace(_));
+        if !keyspace_alter {
+            return Err(CqlError::Unauthorized(format!(
+                "Cannot {} {resource}",
+                permission.name()
+            )));
+        }
+    }
+    if VIRTUAL_KEYSPACES.contains(&keyspace) {
+        return Err(CqlError::invalid(format!(
+            "Virtual keyspace '{keyspace}' is not user-modifiable"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(permission: SchemaPermission, resource: Resource) -> String {
+        match check(permission, &resource) {
+            Err(err) => err.to_string(),
+            Ok(()) => "allowed".into(),
+        }
+    }
+
+    #[test]
+    fn system_keyspaces_refuse_schema_changes_as_cassandra_does() {
+        use SchemaPermission::*;
+        let table = |ks: &str, t: &str| Resource::Table(ks.into(), t.into());
+        let keyspace = |ks: &str| Resource::Keyspace(ks.into());
+        assert_eq!(
+            message(Drop, keyspace("system")),
+            "system keyspace is not user-modifiable."
+        );
+        assert_eq!(
+            message(Alter, table("system_schema", "tables")),
+            "system_schema keyspace is not user-modifiable."
+        );
+        assert_eq!(
+            message(Drop, table("system_auth", "roles")),
+            "Cannot DROP <table system_auth.roles>"
+        );
+        assert_eq!(
+            message(Create, keyspace("system_traces")),
+            "Cannot CREATE <keyspace system_traces>"
+        );
+        assert_eq!(message(Alter, keyspace("system_distributed")), "allowed");
+        assert_eq!(
+            message(Create, keyspace("system_views")),
+            "Virtual keyspace 'system_views' is not user-modifiable"
+        );
+        assert_eq!(message(Drop, keyspace("ks")), "allowed");
+    }
+}
