@@ -394,16 +394,7 @@ fn split_tuple_equalities(
                 op: Operator::Eq,
                 value: Term::Tuple(items),
             } if items.len() == columns.len() && all_clustering(def, columns) => {
-                out.extend(
-                    columns
-                        .iter()
-                        .zip(items)
-                        .map(|(column, item)| Relation::Single {
-                            column: column.clone(),
-                            op: Operator::Eq,
-                            value: item.clone(),
-                        }),
-                );
+                out.extend(restrictions::column_equalities(columns, items));
             }
             Relation::MultiIn {
                 columns,

@@ -191,22 +191,26 @@ pub(crate) fn split_multi_equalities(
                 columns,
                 value: Term::Tuple(items),
                 ..
-            } if splittable(relation) => {
-                split.extend(
-                    columns
-                        .iter()
-                        .zip(items)
-                        .map(|(column, item)| Relation::Single {
-                            column: column.clone(),
-                            op: Operator::Eq,
-                            value: item.clone(),
-                        }),
-                );
-            }
+            } if splittable(relation) => split.extend(column_equalities(columns, items)),
             other => split.push(other.clone()),
         }
     }
     Some(split)
+}
+
+/// `(c1, c2) = (v1, v2)` as `c1 = v1`, `c2 = v2`.
+pub(crate) fn column_equalities<'a>(
+    columns: &'a [cql::statement::ast::Ident],
+    items: &'a [Term],
+) -> impl Iterator<Item = Relation> + 'a {
+    columns
+        .iter()
+        .zip(items)
+        .map(|(column, item)| Relation::Single {
+            column: column.clone(),
+            op: Operator::Eq,
+            value: item.clone(),
+        })
 }
 
 /// Whether `columns` are consecutive clustering columns in key order.
