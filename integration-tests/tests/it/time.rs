@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use integration_tests::{query_all_pages, query_error, query_rows, session_in, TestServer};
+use integration_tests::{
+    query_all_pages, query_error, query_rows, query_single_row, session_in, TestServer,
+};
 use scylla::client::session::Session;
 use scylla::errors::DbError;
 use scylla::statement::unprepared::Statement;
@@ -193,7 +195,7 @@ async fn ttls_expire_on_the_servers_clock() {
         ),
         (
             "SELECT writetime(k) FROM t",
-            "Cannot use selection function writeTime on PRIMARY KEY part k",
+            "Cannot use selection function writetime on PRIMARY KEY part k",
         ),
     ] {
         let (error, message) = query_error(&session, cql).await;
@@ -203,12 +205,63 @@ async fn ttls_expire_on_the_servers_clock() {
             "{cql}"
         );
     }
-    run(&session, "CREATE TABLE l (k int PRIMARY KEY, l list<int>)").await;
-    let (_, message) = query_error(&session, "SELECT ttl(l) FROM l").await;
+    let (_, message) = query_error(&session, "SELECT maxwritetime(k) FROM t").await;
     assert_eq!(
         message,
-        "Cannot use selection function ttl on non-frozen collection l"
+        "Cannot use selection function maxwritetime on PRIMARY KEY part k"
     );
+}
+
+/// Cassandra 5.0's write times and TTLs of non-frozen collections and UDTs: one list entry
+/// per live element or field (a null TTL for an element written without one), and
+/// `maxwritetime` the latest of them.
+#[tokio::test]
+async fn write_times_and_ttls_of_collections_and_udts() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "times").await;
+    run(&session, "CREATE TYPE pt (x int, y int)").await;
+    run(
+        &session,
+        "CREATE TABLE l (k int PRIMARY KEY, v int, l list<int>, m map<int, int>, p pt)",
+    )
+    .await;
+    run(
+        &session,
+        "INSERT INTO l (k, v, l, m, p) VALUES (1, 1, [1, 2], {1: 1}, {x: 1, y: 2}) \
+         USING TIMESTAMP 1000 AND TTL 5000",
+    )
+    .await;
+    run(
+        &session,
+        "UPDATE l USING TIMESTAMP 3000 SET m[2] = 2 WHERE k = 1",
+    )
+    .await;
+    let (l, m, p, max_m, max_v): (Vec<i64>, Vec<i64>, Vec<i64>, i64, i64) = query_single_row(
+        &session,
+        "SELECT writetime(l), writetime(m), writetime(p), maxwritetime(m), maxwritetime(v) \
+         FROM l WHERE k = 1",
+        &[],
+    )
+    .await;
+    assert_eq!(
+        (l, m, p, max_m, max_v),
+        (
+            vec![1000, 1000],
+            vec![1000, 3000],
+            vec![1000, 1000],
+            3000,
+            1000
+        )
+    );
+    let (ttls,): (Vec<Option<i32>>,) =
+        query_single_row(&session, "SELECT ttl(m) FROM l WHERE k = 1", &[]).await;
+    assert_eq!(ttls.len(), 2);
+    assert!(ttls[0].is_some_and(|t| t > 4900 && t <= 5000), "{ttls:?}");
+    assert_eq!(ttls[1], None);
+    run(&session, "INSERT INTO l (k, v) VALUES (2, 2)").await;
+    let (empty,): (Option<Vec<i64>>,) =
+        query_single_row(&session, "SELECT writetime(l) FROM l WHERE k = 2", &[]).await;
+    assert_eq!(empty, None);
 }
 
 #[tokio::test]

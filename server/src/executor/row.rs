@@ -187,6 +187,20 @@ impl LiveRow {
             .map(|i| times[i].1)
     }
 
+    /// When each live element of multi-cell column `index` was written, in element order,
+    /// when the read keeps write times.
+    pub fn element_write_times(&self, def: &TableDef, index: usize) -> Vec<WriteTime> {
+        let Some(id) = def.columns.get(index).map(|c| c.id.0) else {
+            return Vec::new();
+        };
+        self.cells
+            .element_times
+            .iter()
+            .filter(|(c, _, _)| *c == id)
+            .map(|(_, _, t)| *t)
+            .collect()
+    }
+
     /// When the live element at `path` of multi-cell column `index` was written, when the
     /// read keeps write times.
     pub fn element_write_time(
@@ -243,8 +257,6 @@ fn write_time(cell: &Cell) -> WriteTime {
     }
 }
 
-/// Live cell values by column id: a simple column's live cell, or a multi-cell column's live
-/// elements assembled into one value.
 /// The latest drop time of the dropped column whose id re-added column `id` took back.
 fn hidden_until(def: &TableDef, id: ColumnId) -> Option<i64> {
     def.dropped_columns
@@ -254,6 +266,8 @@ fn hidden_until(def: &TableDef, id: ColumnId) -> Option<i64> {
         .max()
 }
 
+/// Live cell values by column id: a simple column's live cell, or a multi-cell column's live
+/// elements assembled into one value.
 fn live_cells(
     def: &TableDef,
     cells: Vec<(ColumnId, Cell)>,

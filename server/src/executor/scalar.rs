@@ -12,6 +12,7 @@ use crate::executor::elements;
 use crate::executor::multicell;
 use crate::executor::row::{LiveRow, WriteTime};
 use crate::functions::CallContext;
+use crate::planner::selector::CellTimeKind;
 use crate::planner::selector::{ElementKey, Scalar};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
@@ -68,6 +69,7 @@ impl Scalar {
             | Scalar::Token
             | Scalar::Const(_)
             | Scalar::Aggregated
+            | Scalar::CellTimes { .. }
             | Scalar::WriteTime(_)
             | Scalar::Ttl(_)
             | Scalar::ElementTime { .. } => {}
@@ -130,6 +132,7 @@ impl Scalar {
                     to.flatten().as_deref(),
                 )
             }
+            Scalar::CellTimes { column, kind } => Ok(cell_times(def, row, ctx, *column, *kind)),
             Scalar::WriteTime(i) => Ok(time_value(row.write_time(def, *i), false, ctx)),
             Scalar::Ttl(i) => Ok(time_value(row.write_time(def, *i), true, ctx)),
             Scalar::ElementTime {
@@ -179,6 +182,51 @@ impl Scalar {
             _ => {}
         }
     }
+}
+
+/// What [`Scalar::CellTimes`] reads of column `column`: each live cell's write time or TTL
+/// (null without one) as a list, null when it has none, or their latest write time.
+fn cell_times(
+    def: &TableDef,
+    row: &LiveRow,
+    ctx: &CallContext,
+    column: usize,
+    kind: CellTimeKind,
+) -> Option<Bytes> {
+    let times = match def.columns.get(column) {
+        Some(col) if col.ty.is_multi_cell() => row.element_write_times(def, column),
+        Some(_) => row.write_time(def, column).into_iter().collect(),
+        None => Vec::new(),
+    };
+    if times.is_empty() {
+        return None;
+    }
+    let values: Vec<Option<Bytes>> = match kind {
+        CellTimeKind::MaxWriteTime => {
+            let latest = times.iter().map(|t| t.timestamp).max()?;
+            return Some(Bytes::copy_from_slice(&latest.to_be_bytes()));
+        }
+        CellTimeKind::WriteTimes => times
+            .iter()
+            .map(|&t| time_value(Some(t), false, ctx))
+            .collect(),
+        CellTimeKind::Ttls => times
+            .iter()
+            .map(|&t| time_value(Some(t), true, ctx))
+            .collect(),
+    };
+    let mut out = Vec::with_capacity(4 + values.len() * 12);
+    out.extend_from_slice(&(values.len() as i32).to_be_bytes());
+    for value in &values {
+        match value {
+            Some(bytes) => {
+                out.extend_from_slice(&(bytes.len() as i32).to_be_bytes());
+                out.extend_from_slice(bytes);
+            }
+            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
+        }
+    }
+    Some(Bytes::from(out))
 }
 
 /// A write time as `writetime()` (the timestamp) or `ttl()` (the seconds left, null without

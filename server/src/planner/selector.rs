@@ -55,6 +55,9 @@ pub enum Scalar {
     },
     /// `writetime(c)`: the write timestamp of column `c`'s cell, by index.
     WriteTime(usize),
+    /// `writetime(c)` / `ttl(c)` of a non-frozen collection or UDT (a list, one entry per
+    /// live element or field) and `maxwritetime(c)` of any column (Cassandra 5.0).
+    CellTimes { column: usize, kind: CellTimeKind },
     /// `ttl(c)`: the seconds left before column `c`'s cell expires, by index.
     Ttl(usize),
     /// `writetime(c[k])` / `ttl(c[k])` / `writetime(u.f)` / `ttl(u.f)`: of one element or
@@ -66,6 +69,17 @@ pub enum Scalar {
         /// `ttl` rather than `writetime`.
         ttl: bool,
     },
+}
+
+/// What [`Scalar::CellTimes`] reads of a column's cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellTimeKind {
+    /// Each live cell's write timestamp (`list<bigint>`).
+    WriteTimes,
+    /// Each live cell's remaining TTL, null without one (`list<int>`).
+    Ttls,
+    /// The latest write timestamp of the column's live cells (`bigint`).
+    MaxWriteTime,
 }
 
 /// Which element of a column [`Scalar::ElementTime`] reads.
@@ -81,7 +95,10 @@ impl Scalar {
     /// The table columns this expression reads, in order of appearance.
     pub fn columns(&self, out: &mut Vec<usize>) {
         match self {
-            Scalar::Column(i) | Scalar::WriteTime(i) | Scalar::Ttl(i) => out.push(*i),
+            Scalar::Column(i)
+            | Scalar::WriteTime(i)
+            | Scalar::Ttl(i)
+            | Scalar::CellTimes { column: i, .. } => out.push(*i),
             Scalar::Call { args, .. } => args.iter().for_each(|a| a.columns(out)),
             Scalar::Field { value, .. } => value.columns(out),
             Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) | Scalar::Aggregated => {}
@@ -121,7 +138,10 @@ impl Scalar {
     /// Whether this expression reads cells' write timestamps or TTLs.
     pub fn reads_write_times(&self) -> bool {
         match self {
-            Scalar::WriteTime(_) | Scalar::Ttl(_) | Scalar::ElementTime { .. } => true,
+            Scalar::WriteTime(_)
+            | Scalar::Ttl(_)
+            | Scalar::ElementTime { .. }
+            | Scalar::CellTimes { .. } => true,
             Scalar::Call { args, .. } => args.iter().any(Scalar::reads_write_times),
             Scalar::Field { value, .. } => value.reads_write_times(),
             Scalar::Element { .. } | Scalar::Slice { .. } => {
@@ -310,40 +330,69 @@ fn column(def: &TableDef, ident: &Ident) -> CqlResult<Planned> {
     })
 }
 
-/// `writetime(c)` (a `bigint`) or `ttl(c)` (an `int`), on a column with one cell per row,
-/// with Cassandra 4.1's `Selectable.WritetimeOrTTL` checks.
+/// `writetime(c)` (a `bigint`) or `ttl(c)` (an `int`) of a column's cell; of a non-frozen
+/// collection or UDT, a list with one entry per live element or field (Cassandra 5.0's
+/// `Selectable.WritetimeOrTTL`).
 fn write_time_or_ttl(def: &TableDef, ident: &Ident, writetime: bool) -> CqlResult<Planned> {
+    let function = if writetime { "writetime" } else { "ttl" };
+    let i = cell_time_column(def, ident, function)?;
+    let col = &def.columns[i];
+    let (scalar, ty) = match (writetime, col.ty.is_multi_cell()) {
+        (true, false) => (Scalar::WriteTime(i), ColumnType::Bigint),
+        (false, false) => (Scalar::Ttl(i), ColumnType::Int),
+        (true, true) => (
+            cell_times(i, CellTimeKind::WriteTimes),
+            list_of(ColumnType::Bigint),
+        ),
+        (false, true) => (cell_times(i, CellTimeKind::Ttls), list_of(ColumnType::Int)),
+    };
+    Ok(Planned {
+        scalar,
+        ty,
+        name: format!("{function}({})", col.name),
+        precedence: Precedence::Atom,
+    })
+}
+
+/// `maxwritetime(c)`: the latest write timestamp of column `c`'s live cells, a `bigint`.
+fn max_write_time(def: &TableDef, args: &[SelectExpr]) -> CqlResult<Planned> {
+    let [SelectExpr::Column(ident)] = args else {
+        return Err(CqlError::invalid(format!(
+            "Invalid number of arguments in call to function system.maxwritetime: 1 required but {} provided",
+            args.len()
+        )));
+    };
+    let i = cell_time_column(def, ident, "maxwritetime")?;
+    Ok(Planned {
+        scalar: cell_times(i, CellTimeKind::MaxWriteTime),
+        ty: ColumnType::Bigint,
+        name: format!("maxwritetime({})", def.columns[i].name),
+        precedence: Precedence::Atom,
+    })
+}
+
+/// The column a write-time or TTL selector reads: never a primary key column.
+fn cell_time_column(def: &TableDef, ident: &Ident, function: &str) -> CqlResult<usize> {
     let i = column_index(def, ident)?;
     let col = &def.columns[i];
-    let function = if writetime { "writeTime" } else { "ttl" };
     if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
         return Err(CqlError::invalid(format!(
             "Cannot use selection function {function} on PRIMARY KEY part {}",
             col.name
         )));
     }
-    if col.ty.is_multi_cell() {
-        let what = if matches!(col.ty, ColumnType::Udt { .. }) {
-            "user type"
-        } else {
-            "collection"
-        };
-        return Err(CqlError::invalid(format!(
-            "Cannot use selection function {function} on non-frozen {what} {}",
-            col.name
-        )));
+    Ok(i)
+}
+
+fn cell_times(column: usize, kind: CellTimeKind) -> Scalar {
+    Scalar::CellTimes { column, kind }
+}
+
+fn list_of(element: ColumnType) -> ColumnType {
+    ColumnType::List {
+        element: Box::new(element),
+        frozen: false,
     }
-    let (scalar, ty, name) = if writetime {
-        (Scalar::WriteTime(i), ColumnType::Bigint, "writetime")
-    } else {
-        (Scalar::Ttl(i), ColumnType::Int, "ttl")
-    };
-    Ok(Planned {
-        scalar,
-        ty,
-        name: format!("{name}({})", col.name),
-        precedence: Precedence::Atom,
-    })
 }
 
 fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlResult<Planned> {
@@ -360,6 +409,9 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
             name: format!("system.token({})", names.join(", ")),
             precedence: Precedence::Atom,
         });
+    }
+    if system && name.name.name == "maxwritetime" {
+        return max_write_time(def, args);
     }
     if let Some(kind) = system
         .then(|| Similarity::from_function_name(&name.name.name))

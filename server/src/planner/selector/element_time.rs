@@ -36,7 +36,7 @@ pub(super) fn plan(
     let i = column_index(def, column)?;
     let col = &def.columns[i];
     if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
-        let function = if writetime { "writeTime" } else { "ttl" };
+        let function = if writetime { "writetime" } else { "ttl" };
         return Err(CqlError::invalid(format!(
             "Cannot use selection function {function} on PRIMARY KEY part {}",
             col.name
