@@ -444,6 +444,16 @@ async fn functions_apply_to_aggregate_results() {
     let empty: Vec<(Option<CqlDate>,)> =
         query_rows(&session, "SELECT todate(max(u)) FROM t WHERE k = 5", &[]).await;
     assert_eq!(empty, [(None,)]);
+    for cql in [
+        "SELECT count(count(i)) FROM t",
+        "SELECT todate(max(min(u))) FROM t",
+    ] {
+        assert_eq!(
+            invalid(&session, cql).await,
+            "aggregate functions cannot be used as arguments of aggregate functions",
+            "{cql}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -57,6 +57,11 @@ pub(crate) fn plan(
     expr: &SelectExpr,
     aggregate: &SelectExpr,
 ) -> CqlResult<Output> {
+    if is_aggregate(expr) || inner_aggregate(aggregate).is_some() {
+        return Err(CqlError::invalid(
+            "aggregate functions cannot be used as arguments of aggregate functions",
+        ));
+    }
     let inner = plan_expr(table, aggregate)?;
     let OutputSource::Aggregate(mut planned) = inner.source else {
         return Err(CqlError::invalid(format!("Unsupported selector: {expr}")));
@@ -71,7 +76,13 @@ pub(crate) fn plan(
             usize::MAX,
         ))),
     ));
-    let outer = plan_scalar(&table.def, &replaced(expr, aggregate, &placeholder))?;
+    let applied = replaced(expr, aggregate, &placeholder);
+    if inner_aggregate(&applied).is_some() {
+        return Err(CqlError::invalid(format!(
+            "Unsupported selector: {expr} (one aggregate per selector)"
+        )));
+    }
+    let outer = plan_scalar(&table.def, &applied)?;
     let shown = plan_scalar(&table.def, &placeholder)?.name;
     let mut then = outer.scalar;
     let mut columns = Vec::new();
