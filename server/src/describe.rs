@@ -368,15 +368,15 @@ pub(crate) fn quoted_map<'a>(
 
 /// `CREATE KEYSPACE` text as `KeyspaceMetadata.toCqlString` writes it.
 pub fn create_keyspace(ks: &KeyspaceDef) -> String {
-    let prefix = if VIRTUAL_KEYSPACES.contains(&ks.name.as_str()) {
-        "/*\nWarning: Keyspace ".to_string()
-            + &ks.name
-            + " is a virtual keyspace and cannot be recreated with CQL.\n*/\n"
-    } else {
-        String::new()
-    };
+    if VIRTUAL_KEYSPACES.contains(&ks.name.as_str()) {
+        let name = maybe_quote(&ks.name);
+        return format!(
+            "/*\nWarning: Keyspace {name} is a virtual keyspace and cannot be recreated with CQL.\n\
+             Structure, for reference:\nVIRTUAL KEYSPACE {name};\n*/"
+        );
+    }
     format!(
-        "{prefix}CREATE KEYSPACE {} WITH replication = {}  AND durable_writes = {};",
+        "CREATE KEYSPACE {} WITH replication = {}  AND durable_writes = {};",
         maybe_quote(&ks.name),
         quoted_map(&ks.replication),
         ks.durable_writes
@@ -391,11 +391,16 @@ pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
 /// `CREATE TABLE` for `t`; `internals` (`DESCRIBE ... WITH INTERNALS`) adds the table's id
 /// and its dropped columns (see [`crate::describe_internals`]).
 pub fn create_table_with(ks: &KeyspaceDef, t: &TableDef, internals: bool) -> String {
-    let mut out = format!(
-        "CREATE TABLE {}.{} (\n",
-        maybe_quote(&ks.name),
-        maybe_quote(&t.name)
-    );
+    let full_name = format!("{}.{}", maybe_quote(&ks.name), maybe_quote(&t.name));
+    let virtual_table = VIRTUAL_KEYSPACES.contains(&ks.name.as_str());
+    let mut out = if virtual_table {
+        format!(
+            "/*\nWarning: Table {full_name} is a virtual table and cannot be recreated with CQL.\n\
+             Structure, for reference:\nVIRTUAL TABLE {full_name} (\n"
+        )
+    } else {
+        format!("CREATE TABLE {full_name} (\n")
+    };
     let single_pk = t.partition_key.len() == 1 && t.clustering_key.is_empty();
     let dropped = if internals {
         crate::describe_internals::dropped(t)
@@ -444,12 +449,28 @@ pub fn create_table_with(ks: &KeyspaceDef, t: &TableDef, internals: bool) -> Str
         out.push_str(&format!("    PRIMARY KEY ({})\n", key.join(", ")));
     }
     out.push_str(") WITH ");
-    let mut options = table_options(t);
+    let mut options = if virtual_table {
+        // A virtual table shows its clustering order and comment only.
+        let mut options: Vec<String> = table_options(t)
+            .into_iter()
+            .filter(|o| o.starts_with("CLUSTERING ORDER BY"))
+            .collect();
+        options.push(format!(
+            "comment = '{}'",
+            t.params.comment.replace('\'', "''")
+        ));
+        options
+    } else {
+        table_options(t)
+    };
     if internals {
         options.insert(0, format!("ID = {}", t.id));
     }
     out.push_str(&options.join("\n    AND "));
     out.push(';');
+    if virtual_table {
+        out.push_str("\n*/");
+    }
     if internals {
         out.push_str(&crate::describe_internals::drop_statements(ks, t));
     }

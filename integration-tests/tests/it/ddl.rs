@@ -585,4 +585,19 @@ async fn describe_quotes_names_and_lists_the_keyspace_in_use() {
         (index[0].1.as_str(), index[0].2.as_str()),
         ("index", "v_idx")
     );
+    // Virtual keyspaces and tables print as Cassandra 5.0's commented structure.
+    let views: Vec<(String, String, String, String)> =
+        query_rows(&session, "DESCRIBE KEYSPACE system_views", &[]).await;
+    assert_eq!(
+        views[0].3,
+        "/*\nWarning: Keyspace system_views is a virtual keyspace and cannot be recreated with \
+         CQL.\nStructure, for reference:\nVIRTUAL KEYSPACE system_views;\n*/"
+    );
+    let settings = views.iter().find(|r| r.2 == "settings").expect("settings");
+    assert_eq!(
+        settings.3,
+        "/*\nWarning: Table system_views.settings is a virtual table and cannot be recreated \
+         with CQL.\nStructure, for reference:\nVIRTUAL TABLE system_views.settings (\n    \
+         name text PRIMARY KEY,\n    value text\n) WITH comment = 'current settings';\n*/"
+    );
 }
