@@ -444,6 +444,14 @@ async fn functions_apply_to_aggregate_results() {
     let empty: Vec<(Option<CqlDate>,)> =
         query_rows(&session, "SELECT todate(max(u)) FROM t WHERE k = 5", &[]).await;
     assert_eq!(empty, [(None,)]);
+    // Several aggregates in one selector, with a bound operand.
+    let spread: Vec<(i32, i64, i32)> = query_rows(
+        &session,
+        "SELECT max(i) - min(i), count(*) * 10, -max(i) + (int) ? FROM t WHERE k = 1",
+        (100,),
+    )
+    .await;
+    assert_eq!(spread, [(2, 20, 91)]);
     for cql in [
         "SELECT count(count(i)) FROM t",
         "SELECT todate(max(min(u))) FROM t",

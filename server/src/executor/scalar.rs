@@ -68,7 +68,7 @@ impl Scalar {
             Scalar::Column(_)
             | Scalar::Token
             | Scalar::Const(_)
-            | Scalar::Aggregated
+            | Scalar::Aggregated(_)
             | Scalar::CellTimes { .. }
             | Scalar::WriteTime(_)
             | Scalar::Ttl(_)
@@ -92,7 +92,7 @@ impl Scalar {
             Scalar::Column(i) => Ok(row.value(def, *i).cloned()),
             Scalar::Token => Ok(Some(Bytes::copy_from_slice(&row.token.to_be_bytes()))),
             Scalar::Const(value) => Ok(value.clone()),
-            Scalar::Aggregated => Err(CqlError::Server(
+            Scalar::Aggregated(_) => Err(CqlError::Server(
                 "an aggregate's result read outside its group".into(),
             )),
             Scalar::Term { term, .. } => Err(CqlError::Server(format!(
@@ -153,8 +153,8 @@ impl Scalar {
 }
 
 impl Scalar {
-    /// The value of functions applied to an aggregate (`todate(max(t))`) for the group
-    /// whose aggregate result is `aggregated`.
+    /// The value of functions applied to aggregates (`todate(max(t))`, `max(v) - min(v)`)
+    /// for the group whose aggregate results are `aggregated`, in the selector's order.
     ///
     /// # Errors
     ///
@@ -162,7 +162,7 @@ impl Scalar {
     pub(crate) fn eval_applied(
         &self,
         def: &TableDef,
-        aggregated: &Option<Bytes>,
+        aggregated: &[Option<Bytes>],
         ctx: &CallContext,
     ) -> CqlResult<Option<Bytes>> {
         let mut applied = self.clone();
@@ -171,9 +171,11 @@ impl Scalar {
         applied.eval(def, &LiveRow::default(), ctx)
     }
 
-    fn substitute_aggregated(&mut self, aggregated: &Option<Bytes>) {
+    fn substitute_aggregated(&mut self, aggregated: &[Option<Bytes>]) {
         match self {
-            Scalar::Aggregated => *self = Scalar::Const(aggregated.clone()),
+            Scalar::Aggregated(k) => {
+                *self = Scalar::Const(aggregated.get(*k).cloned().flatten());
+            }
             Scalar::Call { args, .. } => {
                 args.iter_mut()
                     .for_each(|a| a.substitute_aggregated(aggregated));

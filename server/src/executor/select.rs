@@ -202,18 +202,26 @@ fn bind_outputs(plan: Arc<SelectPlan>, ctx: &EvalContext<'_>) -> CqlResult<Arc<S
     for output in &mut plan.outputs {
         match &mut output.source {
             OutputSource::Scalar(scalar) => scalar.bind(ctx)?,
-            OutputSource::Aggregate(Aggregate { input, then, .. }) => {
-                if let Some((scalar, _)) = input {
-                    scalar.bind(ctx)?;
-                }
-                if let Some(then) = then {
-                    then.bind(ctx)?;
-                }
-            }
+            OutputSource::Aggregate(aggregate) => bind_aggregate(aggregate, ctx)?,
             _ => {}
         }
     }
     Ok(Arc::new(plan))
+}
+
+/// Evaluates the terms of an aggregate output: its aggregates' inputs and the expression
+/// applied to them.
+fn bind_aggregate(aggregate: &mut Aggregate, ctx: &EvalContext<'_>) -> CqlResult<()> {
+    if let Some((scalar, _)) = &mut aggregate.input {
+        scalar.bind(ctx)?;
+    }
+    if let Some(then) = &mut aggregate.then {
+        then.scalar.bind(ctx)?;
+        for other in &mut then.others {
+            bind_aggregate(other, ctx)?;
+        }
+    }
+    Ok(())
 }
 
 /// The most key ranges (point lookups, partitions of an `IN`) a read tries inline.

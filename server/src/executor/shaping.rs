@@ -12,7 +12,6 @@ use crate::executor::row::LiveRow;
 use crate::functions::CallContext;
 use crate::planner::grouping::Grouping;
 use crate::planner::select::{Output, OutputSource};
-use crate::planner::selection::Aggregate;
 use crate::planner::selector::Scalar;
 
 /// What the scan does after handing a row over.
@@ -48,7 +47,8 @@ struct OpenGroup {
     /// The grouped clustering prefix.
     prefix: Vec<Bytes>,
     first: ResultRow,
-    accumulators: Vec<Option<Accumulator>>,
+    /// Per output, the accumulators of its aggregates (none for other outputs).
+    accumulators: Vec<Vec<Accumulator>>,
     last_key: Vec<u8>,
 }
 
@@ -267,14 +267,15 @@ impl<'a> Shaper<'a> {
         prefix: &[Bytes],
         row: Option<&LiveRow>,
     ) -> CqlResult<OpenGroup> {
-        let accumulators: Vec<Option<Accumulator>> = self
+        let accumulators: Vec<Vec<Accumulator>> = self
             .outputs
             .iter()
             .map(|o| match &o.source {
-                OutputSource::Aggregate(a) => {
-                    Some(Accumulator::new(a, a.input.as_ref().map(|(_, ty)| ty)))
-                }
-                _ => None,
+                OutputSource::Aggregate(aggregate) => aggregate
+                    .all()
+                    .map(|a| Accumulator::new(a, a.input.as_ref().map(|(_, ty)| ty)))
+                    .collect(),
+                _ => Vec::new(),
             })
             .collect();
         let first = match row {
@@ -296,16 +297,18 @@ impl<'a> Shaper<'a> {
     fn finish_group(&self, group: OpenGroup) -> CqlResult<(ResultRow, Vec<u8>)> {
         let mut result = group.first;
         let applied = self.outputs.iter().zip(&group.accumulators);
-        for (value, (output, acc)) in result.values.iter_mut().zip(applied) {
-            if let Some(acc) = acc {
-                *value = acc.result()?;
-            }
-            if let OutputSource::Aggregate(Aggregate {
-                then: Some(then), ..
-            }) = &output.source
-            {
-                *value = then.eval_applied(self.def, value, &self.call)?;
-            }
+        for (value, (output, accumulators)) in result.values.iter_mut().zip(applied) {
+            let OutputSource::Aggregate(aggregate) = &output.source else {
+                continue;
+            };
+            let results = accumulators
+                .iter()
+                .map(Accumulator::result)
+                .collect::<CqlResult<Vec<_>>>()?;
+            *value = match &aggregate.then {
+                Some(then) => then.scalar.eval_applied(self.def, &results, &self.call)?,
+                None => results.into_iter().next().flatten(),
+            };
         }
         Ok((result, group.last_key))
     }
@@ -346,12 +349,15 @@ fn add_row(
     def: &TableDef,
     outputs: &[Output],
     call: &CallContext,
-    accumulators: &mut [Option<Accumulator>],
+    accumulators: &mut [Vec<Accumulator>],
     row: &LiveRow,
 ) -> CqlResult<()> {
     static PRESENT: Bytes = Bytes::from_static(&[1]);
-    for (output, acc) in outputs.iter().zip(accumulators) {
-        if let (OutputSource::Aggregate(a), Some(acc)) = (&output.source, acc) {
+    for (output, accs) in outputs.iter().zip(accumulators) {
+        let OutputSource::Aggregate(aggregate) = &output.source else {
+            continue;
+        };
+        for (a, acc) in aggregate.all().zip(accs.iter_mut()) {
             match &a.input {
                 None => acc.add(Some(&PRESENT))?,
                 Some((Scalar::Column(i), _)) => acc.add(row.value(def, *i))?,

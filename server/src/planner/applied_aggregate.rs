@@ -1,13 +1,16 @@
 //! Scalar functions applied to an aggregate's result: `todate(max(t))`,
 //! `cast(count(*) AS int)`, `max(v) + 1`. The aggregate is planned as any other, and the
 //! expression around it as a scalar whose operand is the aggregate's value
-//! ([`Scalar::Aggregated`]), computed once per group from the aggregate's result.
+//! ([`Scalar::Aggregated`]), computed once per group from the aggregates' results; a selector
+//! may combine several (`max(v) - min(v)`).
 
 use cql::statement::ast::{BindMarker, CqlType, Ident, SelectExpr, Term};
 
 use crate::error::{CqlError, CqlResult};
 use crate::functions::registry::lookup;
-use crate::planner::selection::{plan_expr, AggregateFunction, Output, OutputSource};
+use crate::planner::selection::{
+    plan_expr, Aggregate, AggregateFunction, Applied, Output, OutputSource,
+};
 use crate::planner::selector::{plan_scalar, Scalar};
 use crate::schema::TableRef;
 
@@ -62,28 +65,25 @@ pub(crate) fn plan(
             "aggregate functions cannot be used as arguments of aggregate functions",
         ));
     }
-    let inner = plan_expr(table, aggregate)?;
-    let OutputSource::Aggregate(mut planned) = inner.source else {
-        return Err(CqlError::invalid(format!("Unsupported selector: {expr}")));
-    };
-    let placeholder = SelectExpr::Term(Term::TypeCast(
-        CqlType::Native(inner.ty.clone()),
-        Box::new(Term::Bind(BindMarker::Named(
-            Ident {
-                name: PLACEHOLDER.into(),
-                quoted: false,
-            },
-            usize::MAX,
-        ))),
-    ));
-    let applied = replaced(expr, aggregate, &placeholder);
-    if inner_aggregate(&applied).is_some() {
-        return Err(CqlError::invalid(format!(
-            "Unsupported selector: {expr} (one aggregate per selector)"
-        )));
+    // Each aggregate in turn is planned and replaced by its numbered placeholder.
+    let mut applied = expr.clone();
+    let mut aggregates: Vec<(Aggregate, String, String)> = Vec::new();
+    while let Some(found) = inner_aggregate(&applied).cloned() {
+        if inner_aggregate(&found).is_some() {
+            return Err(CqlError::invalid(
+                "aggregate functions cannot be used as arguments of aggregate functions",
+            ));
+        }
+        let inner = plan_expr(table, &found)?;
+        let OutputSource::Aggregate(planned) = inner.source else {
+            return Err(CqlError::invalid(format!("Unsupported selector: {expr}")));
+        };
+        let placeholder = placeholder(aggregates.len(), &inner.ty);
+        let shown = plan_scalar(&table.def, &placeholder)?.name;
+        applied = replaced(&applied, &found, &placeholder);
+        aggregates.push((planned, shown, inner.name));
     }
     let outer = plan_scalar(&table.def, &applied)?;
-    let shown = plan_scalar(&table.def, &placeholder)?.name;
     let mut then = outer.scalar;
     let mut columns = Vec::new();
     then.columns(&mut columns);
@@ -93,12 +93,38 @@ pub(crate) fn plan(
         )));
     }
     mark_aggregated(&mut then);
-    planned.then = Some(Box::new(then));
+    let mut name = outer.name;
+    for (_, shown, inner_name) in &aggregates {
+        name = name.replace(shown, inner_name);
+    }
+    let mut planned = aggregates.into_iter().map(|(a, _, _)| a);
+    let Some(mut first) = planned.next() else {
+        return Err(CqlError::invalid(format!("Unsupported selector: {expr}")));
+    };
+    first.then = Some(Box::new(Applied {
+        scalar: then,
+        others: planned.collect(),
+    }));
     Ok(Output {
-        name: outer.name.replace(&shown, &inner.name),
+        name,
         ty: outer.ty,
-        source: OutputSource::Aggregate(planned),
+        source: OutputSource::Aggregate(first),
     })
+}
+
+/// The placeholder standing for aggregate number `k` (of type `ty`) while the expression
+/// around it is planned.
+fn placeholder(k: usize, ty: &cql::types::ColumnType) -> SelectExpr {
+    SelectExpr::Term(Term::TypeCast(
+        CqlType::Native(ty.clone()),
+        Box::new(Term::Bind(BindMarker::Named(
+            Ident {
+                name: format!("{PLACEHOLDER}{k}"),
+                quoted: false,
+            },
+            usize::MAX,
+        ))),
+    ))
 }
 
 /// `expr` with `target` (compared structurally) replaced by `with`.
@@ -121,13 +147,21 @@ fn replaced(expr: &SelectExpr, target: &SelectExpr, with: &SelectExpr) -> Select
     }
 }
 
-/// Turns the placeholder's term into [`Scalar::Aggregated`].
+/// Turns each placeholder's term into [`Scalar::Aggregated`] with its aggregate's number.
 fn mark_aggregated(scalar: &mut Scalar) {
     match scalar {
         Scalar::Term {
             term: Term::Bind(BindMarker::Named(ident, _)),
             ..
-        } if ident.name == PLACEHOLDER => *scalar = Scalar::Aggregated,
+        } => {
+            if let Some(k) = ident
+                .name
+                .strip_prefix(PLACEHOLDER)
+                .and_then(|k| k.parse().ok())
+            {
+                *scalar = Scalar::Aggregated(k);
+            }
+        }
         Scalar::Call { args, .. } => args.iter_mut().for_each(mark_aggregated),
         Scalar::Field { value, .. } => mark_aggregated(value),
         _ => {}

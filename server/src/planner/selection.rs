@@ -44,9 +44,24 @@ pub struct Aggregate {
     pub function: AggregateFunction,
     /// What is aggregated and its type; `None` for `count(*)`.
     pub input: Option<(Scalar, ColumnType)>,
-    /// Functions applied to the aggregate's result (`todate(max(t))`), reading it as
-    /// [`Scalar::Aggregated`]; the output is their value.
-    pub then: Option<Box<Scalar>>,
+    /// Functions applied to this aggregate's result and to others' (`todate(max(t))`,
+    /// `max(v) - min(v)`); the output is their value.
+    pub then: Option<Box<Applied>>,
+}
+
+/// The expression a selector applies to aggregates: it reads this aggregate's result as
+/// `Scalar::Aggregated(0)` and `others[k]`'s as `Scalar::Aggregated(k + 1)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub scalar: Scalar,
+    pub others: Vec<Aggregate>,
+}
+
+impl Aggregate {
+    /// This aggregate, then the others its selector combines with it, in result order.
+    pub fn all(&self) -> impl Iterator<Item = &Aggregate> {
+        std::iter::once(self).chain(self.then.iter().flat_map(|t| t.others.iter()))
+    }
 }
 
 /// Cassandra's native aggregates.
@@ -117,12 +132,13 @@ pub fn output_columns(outputs: &[Output]) -> Vec<usize> {
     for output in outputs {
         match &output.source {
             OutputSource::Column(i) => out.push(*i),
-            OutputSource::Aggregate(Aggregate {
-                input: Some((scalar, _)),
-                ..
-            })
-            | OutputSource::Scalar(scalar) => scalar.columns(&mut out),
-            OutputSource::Aggregate(_) | OutputSource::Token => {}
+            OutputSource::Aggregate(aggregate) => {
+                for (scalar, _) in aggregate.all().filter_map(|a| a.input.as_ref()) {
+                    scalar.columns(&mut out);
+                }
+            }
+            OutputSource::Scalar(scalar) => scalar.columns(&mut out),
+            OutputSource::Token => {}
         }
     }
     out
@@ -131,12 +147,12 @@ pub fn output_columns(outputs: &[Output]) -> Vec<usize> {
 /// Whether any of `outputs` reads cells' write timestamps or TTLs (`writetime()`, `ttl()`).
 pub fn reads_write_times(outputs: &[Output]) -> bool {
     outputs.iter().any(|output| match &output.source {
-        OutputSource::Aggregate(Aggregate {
-            input: Some((scalar, _)),
-            ..
-        })
-        | OutputSource::Scalar(scalar) => scalar.reads_write_times(),
-        OutputSource::Column(_) | OutputSource::Aggregate(_) | OutputSource::Token => false,
+        OutputSource::Aggregate(aggregate) => aggregate
+            .all()
+            .filter_map(|a| a.input.as_ref())
+            .any(|(scalar, _)| scalar.reads_write_times()),
+        OutputSource::Scalar(scalar) => scalar.reads_write_times(),
+        OutputSource::Column(_) | OutputSource::Token => false,
     })
 }
 
@@ -152,12 +168,12 @@ impl Selection {
         let mut out = Vec::new();
         for output in &self.outputs {
             match &output.source {
-                OutputSource::Aggregate(Aggregate { input, then, .. }) => {
-                    if let Some((scalar, _)) = input {
+                OutputSource::Aggregate(aggregate) => {
+                    for (scalar, _) in aggregate.all().filter_map(|a| a.input.as_ref()) {
                         scalar.markers(&mut out);
                     }
-                    if let Some(then) = then {
-                        then.markers(&mut out);
+                    if let Some(then) = &aggregate.then {
+                        then.scalar.markers(&mut out);
                     }
                 }
                 OutputSource::Scalar(scalar) => scalar.markers(&mut out),

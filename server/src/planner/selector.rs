@@ -28,9 +28,10 @@ pub enum Scalar {
     Term { term: Term, ty: ColumnType },
     /// A value fixed for the execution (a bound term).
     Const(Option<Bytes>),
-    /// The result of the aggregate that functions are applied to (`max(t)` in
-    /// `todate(max(t))`); only in an aggregate's `then`, replaced by the group's result.
-    Aggregated,
+    /// The result of aggregate number `k` of the selector that applies functions to
+    /// aggregates (`max(t)` in `todate(max(t))`); only in an aggregate's `then`, replaced by
+    /// the group's result.
+    Aggregated(usize),
     /// A native function applied to the values of its arguments.
     Call {
         function: &'static NativeFunction,
@@ -101,7 +102,7 @@ impl Scalar {
             | Scalar::CellTimes { column: i, .. } => out.push(*i),
             Scalar::Call { args, .. } => args.iter().for_each(|a| a.columns(out)),
             Scalar::Field { value, .. } => value.columns(out),
-            Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) | Scalar::Aggregated => {}
+            Scalar::Token | Scalar::Term { .. } | Scalar::Const(_) | Scalar::Aggregated(_) => {}
             Scalar::Element { .. } | Scalar::Slice { .. } => {
                 self.children().into_iter().for_each(|c| c.columns(out));
             }
@@ -151,7 +152,7 @@ impl Scalar {
             | Scalar::Token
             | Scalar::Term { .. }
             | Scalar::Const(_)
-            | Scalar::Aggregated => false,
+            | Scalar::Aggregated(_) => false,
         }
     }
 
