@@ -6,7 +6,7 @@ use bytes::Bytes;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::{Describe, DescribeTarget, QualifiedName};
 use cql::types::{maybe_quote, ColumnType};
-use storage::{ClusteringOrder, ColumnKind, KeyspaceDef, TableDef};
+use storage::{ClusteringOrder, KeyspaceDef, TableDef};
 
 use crate::error::{CqlError, CqlResult};
 use crate::schema::Schema;
@@ -383,99 +383,7 @@ pub fn create_keyspace(ks: &KeyspaceDef) -> String {
     )
 }
 
-/// `CREATE TABLE` text as `TableMetadata.appendCqlTo` writes it.
-pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
-    create_table_with(ks, t, false)
-}
-
-/// `CREATE TABLE` for `t`; `internals` (`DESCRIBE ... WITH INTERNALS`) adds the table's id
-/// and its dropped columns (see [`crate::describe_internals`]).
-pub fn create_table_with(ks: &KeyspaceDef, t: &TableDef, internals: bool) -> String {
-    let full_name = format!("{}.{}", maybe_quote(&ks.name), maybe_quote(&t.name));
-    let virtual_table = VIRTUAL_KEYSPACES.contains(&ks.name.as_str());
-    let mut out = if virtual_table {
-        format!(
-            "/*\nWarning: Table {full_name} is a virtual table and cannot be recreated with CQL.\n\
-             Structure, for reference:\nVIRTUAL TABLE {full_name} (\n"
-        )
-    } else {
-        format!("CREATE TABLE {full_name} (\n")
-    };
-    let single_pk = t.partition_key.len() == 1 && t.clustering_key.is_empty();
-    let dropped = if internals {
-        crate::describe_internals::dropped(t)
-    } else {
-        Vec::new()
-    };
-    for col in &t.columns {
-        if dropped.iter().any(|d| d.name == col.name) {
-            // Re-added after a drop: it comes back in the ALTER TABLE ... ADD below.
-            continue;
-        }
-        out.push_str(&format!(
-            "    {} {}",
-            maybe_quote(&col.name),
-            type_text(&col.ty)
-        ));
-        if col.kind == ColumnKind::Static {
-            out.push_str(" static");
-        }
-        if single_pk && col.kind == ColumnKind::PartitionKey {
-            out.push_str(" PRIMARY KEY");
-        }
-        out.push_str(",\n");
-    }
-    for d in &dropped {
-        out.push_str(&crate::describe_internals::dropped_definition(d));
-        out.push_str(",\n");
-    }
-    if single_pk {
-        out.truncate(out.len() - 2);
-        out.push('\n');
-    } else {
-        let names = |idx: &[usize]| -> Vec<String> {
-            idx.iter()
-                .map(|&i| maybe_quote(&t.columns[i].name))
-                .collect()
-        };
-        let pk = names(&t.partition_key);
-        let pk_text = if pk.len() == 1 {
-            pk[0].clone()
-        } else {
-            format!("({})", pk.join(", "))
-        };
-        let mut key = vec![pk_text];
-        key.extend(names(&t.clustering_key));
-        out.push_str(&format!("    PRIMARY KEY ({})\n", key.join(", ")));
-    }
-    out.push_str(") WITH ");
-    let mut options = if virtual_table {
-        // A virtual table shows its clustering order and comment only.
-        let mut options: Vec<String> = table_options(t)
-            .into_iter()
-            .filter(|o| o.starts_with("CLUSTERING ORDER BY"))
-            .collect();
-        options.push(format!(
-            "comment = '{}'",
-            t.params.comment.replace('\'', "''")
-        ));
-        options
-    } else {
-        table_options(t)
-    };
-    if internals {
-        options.insert(0, format!("ID = {}", t.id));
-    }
-    out.push_str(&options.join("\n    AND "));
-    out.push(';');
-    if virtual_table {
-        out.push_str("\n*/");
-    }
-    if internals {
-        out.push_str(&crate::describe_internals::drop_statements(ks, t));
-    }
-    out
-}
+pub use crate::describe_table::{create_table, create_table_with};
 
 /// The `WITH` options of `CREATE TABLE` (and of `CREATE MATERIALIZED VIEW`), clustering
 /// order first, as `TableMetadata.appendTableOptions` writes them.
@@ -549,7 +457,7 @@ pub(crate) fn table_options(t: &TableDef) -> Vec<String> {
     options
 }
 
-fn type_text(ty: &ColumnType) -> String {
+pub(crate) fn type_text(ty: &ColumnType) -> String {
     ty.to_string()
 }
 

@@ -31,6 +31,7 @@ pub mod connection;
 pub mod consistency;
 pub mod describe;
 mod describe_internals;
+mod describe_table;
 mod describe_view;
 mod envelope;
 pub mod error;
