@@ -91,6 +91,13 @@ fn settings(config: &Config) -> Vec<(&'static str, Option<String>)> {
             set(size(config.prepared_cache_size as u64)),
         ),
     ];
+    out.extend(guardrails(config));
+    out
+}
+
+/// The guardrail thresholds, warn then fail.
+fn guardrails(config: &Config) -> Vec<(&'static str, Option<String>)> {
+    let mut out = Vec::new();
     let guardrails: [(&'static str, &'static str, Threshold); 4] = [
         (
             "partition_keys_in_select_warn_threshold",
@@ -114,8 +121,8 @@ fn settings(config: &Config) -> Vec<(&'static str, Option<String>)> {
         ),
     ];
     for (warn, fail, threshold) in guardrails {
-        out.push((warn, set(threshold.warn.to_string())));
-        out.push((fail, set(threshold.fail.to_string())));
+        out.push((warn, Some(threshold.warn.to_string())));
+        out.push((fail, Some(threshold.fail.to_string())));
     }
     out
 }
