@@ -167,3 +167,28 @@ async fn explain_analyze_runs_the_statement_and_counts_its_read() {
     assert_eq!(rows, [(7,)]);
     server.stop().await;
 }
+
+/// An index on a regular column is read for its entries; one on a clustering column has
+/// none, and EXPLAIN says the rows read are checked instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explain_tells_which_indexes_are_read() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    table(&session).await;
+    for cql in [
+        "CREATE INDEX v_idx ON ks.t (v)",
+        "CREATE INDEX c_idx ON ks.t (c)",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    let read = plan(&session, "EXPLAIN SELECT k FROM ks.t WHERE v = 10").await;
+    assert!(
+        read.contains(&"Secondary index: v_idx on v (its entries list the candidate rows; each is checked against its row)".to_string()),
+        "{read:?}"
+    );
+    let filtered = plan(&session, "EXPLAIN SELECT k FROM ks.t WHERE c = 1").await;
+    assert!(
+        filtered.contains(&"Secondary index: c_idx on c (allows the query; the rows read are checked against its restriction)".to_string()),
+        "{filtered:?}"
+    );
+}

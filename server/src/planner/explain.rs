@@ -77,11 +77,22 @@ pub fn describe_select(plan: &SelectPlan) -> Vec<String> {
     }
     lines.extend(clustering_lines(def, &plan.clustering));
     if let Some(index) = &plan.index {
-        lines.push(format!(
-            "Secondary index: {} on {} (its entries list the candidate rows; each is checked against its row)",
-            index.name,
-            maybe_quote(&def.columns[index.column].name)
-        ));
+        let column = maybe_quote(&def.columns[index.column].name);
+        let read_directly =
+            !index.has_entries || matches!(plan.partitions, PartitionSelection::Keys(_));
+        lines.push(if read_directly {
+            // An index on a key column has no entries, and named partitions are read directly:
+            // the index only allows the query, its restriction filters the rows read.
+            format!(
+                "Secondary index: {} on {column} (allows the query; the rows read are checked against its restriction)",
+                index.name
+            )
+        } else {
+            format!(
+                "Secondary index: {} on {column} (its entries list the candidate rows; each is checked against its row)",
+                index.name
+            )
+        });
     }
     let filtered: Vec<String> = plan
         .filters
