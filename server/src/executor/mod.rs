@@ -199,7 +199,7 @@ pub async fn execute(
                 })
                 .collect();
             // Rare paths are boxed so they do not size every request's future.
-            Box::pin(batch_exec::run(node, &header, &entries, params)).await
+            Box::pin(run_timed_batch(node, &header, &entries, params)).await
         }
         Statement::Use(ident) => {
             let schema = node.schema();
@@ -345,5 +345,43 @@ pub async fn execute_batch(
             },
         })
         .collect();
-    batch_exec::run(node, &header, &entries, params).await
+    run_timed_batch(node, &header, &entries, params).await
+}
+
+/// Runs a batch, timed as one write of each table it writes (`local_write_latency`).
+async fn run_timed_batch(
+    node: &Arc<Node>,
+    header: &batch_exec::BatchHeader<'_>,
+    entries: &[batch_exec::Entry<'_>],
+    params: &QueryParameters,
+) -> CqlResult<ResultBody> {
+    let started = Instant::now();
+    let result = batch_exec::run(node, header, entries, params).await?;
+    let elapsed = started.elapsed();
+    let schema = node.schema();
+    let mut tables: Vec<uuid::Uuid> = entries
+        .iter()
+        .filter_map(|entry| written_table(&schema, &entry.planning))
+        .collect();
+    tables.sort_unstable();
+    tables.dedup();
+    for table in tables {
+        node.metrics
+            .tables
+            .record(table, LatencyKind::Write, elapsed);
+    }
+    Ok(result)
+}
+
+/// The table a batch entry writes, if it names one that exists.
+fn written_table(schema: &Schema, planning: &Planning<'_>) -> Option<uuid::Uuid> {
+    let name = match planning.statement() {
+        Statement::Insert(s) => &s.table,
+        Statement::Update(s) => &s.table,
+        Statement::Delete(s) => &s.table,
+        _ => return None,
+    };
+    crate::planner::resolve_table(schema, name, planning.keyspace())
+        .ok()
+        .map(|table| table.def.id)
 }
