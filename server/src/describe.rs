@@ -30,8 +30,8 @@ pub fn execute(
     let (elements, with_statement) = match &describe.target {
         DescribeTarget::Cluster => return Ok(cluster()),
         DescribeTarget::Keyspaces => (
-            schema
-                .all_keyspaces()
+            sorted_keyspaces(schema)
+                .into_iter()
                 .map(|ks| listing(&ks.name, "keyspace", &ks.name))
                 .collect(),
             false,
@@ -39,22 +39,24 @@ pub fn execute(
         DescribeTarget::Tables => {
             let mut out = Vec::new();
             for ks in listed_keyspaces(schema, session_keyspace)? {
-                let tables = ks.tables.values().filter(|t| !t.is_view());
-                out.extend(tables.map(|t| listing(&ks.name, "table", &t.name)));
+                let tables = sorted_tables(ks);
+                out.extend(tables.iter().map(|t| listing(&ks.name, "table", &t.name)));
             }
             (out, false)
         }
         DescribeTarget::Types => {
             let mut out = Vec::new();
             for ks in listed_keyspaces(schema, session_keyspace)? {
-                out.extend(ks.types.keys().map(|t| listing(&ks.name, "type", t)));
+                let mut types: Vec<&String> = ks.types.keys().collect();
+                types.sort_by(|a, b| by_name(a, b));
+                out.extend(types.into_iter().map(|t| listing(&ks.name, "type", t)));
             }
             (out, false)
         }
         DescribeTarget::Functions | DescribeTarget::Aggregates => (Vec::new(), false),
         DescribeTarget::Schema { full } => {
             let mut out = Vec::new();
-            for ks in schema.all_keyspaces() {
+            for ks in sorted_keyspaces(schema) {
                 if *full || !crate::schema::is_system_keyspace(&ks.name) {
                     out.extend(keyspace_elements(ks, false, internals));
                 }
@@ -173,6 +175,31 @@ pub fn execute(
     Ok(rows(elements, with_statement))
 }
 
+/// Cassandra's order for described elements: by name, ignoring case
+/// (`SchemaElement.NAME_COMPARATOR`).
+fn by_name(a: &str, b: &str) -> std::cmp::Ordering {
+    a.to_lowercase().cmp(&b.to_lowercase())
+}
+
+/// Every keyspace, system ones included, in name order.
+fn sorted_keyspaces(schema: &Schema) -> Vec<&KeyspaceDef> {
+    let mut keyspaces: Vec<&KeyspaceDef> = schema.all_keyspaces().collect();
+    keyspaces.sort_by(|a, b| by_name(&a.name, &b.name));
+    keyspaces
+}
+
+/// A keyspace's tables (views apart) in name order.
+fn sorted_tables(ks: &KeyspaceDef) -> Vec<&TableDef> {
+    let mut tables: Vec<&TableDef> = ks
+        .tables
+        .values()
+        .map(|t| t.as_ref())
+        .filter(|t| !t.is_view())
+        .collect();
+    tables.sort_by(|a, b| by_name(&a.name, &b.name));
+    tables
+}
+
 /// The keyspaces `DESCRIBE TABLES` and `DESCRIBE TYPES` list: the session's keyspace when
 /// one is in use, else every keyspace (Cassandra's `DescribeStatement.Listing`).
 fn listed_keyspaces<'a>(
@@ -180,7 +207,7 @@ fn listed_keyspaces<'a>(
     session_keyspace: Option<&str>,
 ) -> CqlResult<Vec<&'a KeyspaceDef>> {
     match session_keyspace {
-        None => Ok(schema.all_keyspaces().collect()),
+        None => Ok(sorted_keyspaces(schema)),
         Some(name) => match schema.keyspace(name) {
             Some(ks) => Ok(vec![ks]),
             None => Err(CqlError::invalid(format!(
@@ -237,7 +264,7 @@ fn keyspace_elements(ks: &KeyspaceDef, only: bool, internals: bool) -> Vec<Eleme
     }];
     if !only {
         out.extend(types_in_dependency_order(ks).into_iter().map(type_element));
-        for t in ks.tables.values().filter(|t| !t.is_view()) {
+        for t in sorted_tables(ks) {
             out.push(table_element(ks, t, internals));
             out.extend(index_elements(t));
             out.extend(crate::describe_view::view_elements(ks, t));

@@ -568,6 +568,14 @@ async fn describe_quotes_names_and_lists_the_keyspace_in_use() {
         "\"Quoted_TABLE\"".into()
     )));
     assert!(tables.contains(&("system".into(), "table".into(), "\"IndexInfo\"".into())));
+    // Keyspaces and tables list in name order, ignoring case, as Cassandra lists them.
+    let keyspaces: Vec<(String, String, String)> =
+        query_rows(&session, "DESCRIBE KEYSPACES", &[]).await;
+    let names: Vec<&str> = keyspaces.iter().map(|k| k.0.trim_matches('"')).collect();
+    let mut sorted = names.clone();
+    sorted.sort_by_key(|n| n.to_lowercase());
+    assert_eq!(names, sorted);
+    assert_eq!(names.first(), Some(&"Quoted_KS"));
     session.use_keyspace("Quoted_KS", true).await.unwrap();
     let in_use: Vec<(String, String, String)> = query_rows(&session, "DESCRIBE TABLES", &[]).await;
     assert_eq!(
