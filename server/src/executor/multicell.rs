@@ -119,6 +119,20 @@ fn put_value(out: &mut BytesMut, value: &[u8]) {
     out.put_slice(value);
 }
 
+/// Serializes a list whose elements may be null (a -1 length), as Cassandra's
+/// `CollectionSerializer.pack` writes one.
+pub(crate) fn list_of_nullable(values: &[Option<Bytes>]) -> Bytes {
+    let mut out = BytesMut::with_capacity(4 + values.len() * 12);
+    out.put_i32(values.len() as i32);
+    for value in values {
+        match value {
+            Some(value) => put_value(&mut out, value),
+            None => out.put_i32(-1),
+        }
+    }
+    out.freeze()
+}
+
 /// Serializes the live elements of a multi-cell column (in path byte order) as one value
 /// of `ty`; `None` when there are none (an empty non-frozen collection is null).
 pub(crate) fn assemble(ty: &ColumnType, mut elements: Vec<Element>) -> Option<Bytes> {

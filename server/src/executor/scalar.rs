@@ -217,18 +217,7 @@ fn cell_times(
             .map(|&t| time_value(Some(t), true, ctx))
             .collect(),
     };
-    let mut out = Vec::with_capacity(4 + values.len() * 12);
-    out.extend_from_slice(&(values.len() as i32).to_be_bytes());
-    for value in &values {
-        match value {
-            Some(bytes) => {
-                out.extend_from_slice(&(bytes.len() as i32).to_be_bytes());
-                out.extend_from_slice(bytes);
-            }
-            None => out.extend_from_slice(&(-1i32).to_be_bytes()),
-        }
-    }
-    Some(Bytes::from(out))
+    Some(multicell::list_of_nullable(&values))
 }
 
 /// A write time as `writetime()` (the timestamp) or `ttl()` (the seconds left, null without
