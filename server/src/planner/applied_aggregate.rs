@@ -7,9 +7,8 @@
 use cql::statement::ast::{BindMarker, CqlType, Ident, SelectExpr, Term};
 
 use crate::error::{CqlError, CqlResult};
-use crate::functions::registry::lookup;
 use crate::planner::selection::{
-    plan_expr, Aggregate, AggregateFunction, Applied, Output, OutputSource,
+    native_aggregate, plan_expr, Aggregate, Applied, Output, OutputSource,
 };
 use crate::planner::selector::{plan_scalar, Scalar};
 use crate::schema::TableRef;
@@ -41,15 +40,7 @@ pub(crate) fn inner_aggregate(expr: &SelectExpr) -> Option<&SelectExpr> {
 fn is_aggregate(expr: &SelectExpr) -> bool {
     match expr {
         SelectExpr::CountAll => true,
-        SelectExpr::Function { name, .. } => {
-            let system = name
-                .keyspace
-                .as_ref()
-                .is_none_or(|ks| ks.name.eq_ignore_ascii_case("system"));
-            system
-                && AggregateFunction::from_name(&name.name.name).is_some()
-                && lookup(name).is_empty()
-        }
+        SelectExpr::Function { name, .. } => native_aggregate(name).is_some(),
         _ => false,
     }
 }

@@ -78,7 +78,7 @@ pub enum AggregateFunction {
 }
 
 impl AggregateFunction {
-    pub(crate) fn from_name(name: &str) -> Option<AggregateFunction> {
+    fn from_name(name: &str) -> Option<AggregateFunction> {
         Some(match name.to_ascii_lowercase().as_str() {
             "count" => AggregateFunction::Count,
             "min" => AggregateFunction::Min,
@@ -247,6 +247,18 @@ fn to_json_arg(expr: &SelectExpr) -> Option<&SelectExpr> {
     }
 }
 
+/// The native aggregate `name` calls: `count`, `min`, `max`, `sum` or `avg`, unqualified or
+/// in `system`, unless a native scalar function has that name.
+pub(crate) fn native_aggregate(
+    name: &cql::statement::ast::QualifiedName,
+) -> Option<AggregateFunction> {
+    let system = name
+        .keyspace
+        .as_ref()
+        .is_none_or(|ks| ks.name.eq_ignore_ascii_case("system"));
+    AggregateFunction::from_name(&name.name.name).filter(|_| system && lookup(name).is_empty())
+}
+
 /// Plans one selector.
 pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
     if let Some(aggregate) = applied_aggregate::inner_aggregate(expr) {
@@ -292,10 +304,9 @@ pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output
                     "fromJson() cannot be used in the selection clause of a SELECT statement",
                 ));
             }
-            let aggregate = AggregateFunction::from_name(fname).filter(|_| system);
-            match aggregate {
-                Some(function) if lookup(name).is_empty() => plan_aggregate(table, function, args),
-                _ => scalar_output(table, expr),
+            match native_aggregate(name) {
+                Some(function) => plan_aggregate(table, function, args),
+                None => scalar_output(table, expr),
             }
         }
         _ => scalar_output(table, expr),
