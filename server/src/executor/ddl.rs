@@ -90,9 +90,6 @@ pub async fn execute(
         Statement::DropKeyspace { name, if_exists } => {
             let name = &name.name;
             guard(Drop, &Resource::Keyspace(name.clone()))?;
-            if is_system_keyspace(name) {
-                return Err(not_modifiable(name));
-            }
             match current.keyspaces.get(name) {
                 None if *if_exists => None,
                 None => {
@@ -121,9 +118,6 @@ pub async fn execute(
             let keyspace = keyspace_of(name, session_keyspace)?;
             let table = &name.name.name;
             guard(Drop, &Resource::Table(keyspace.clone(), table.clone()))?;
-            if is_system_keyspace(&keyspace) {
-                return Err(not_modifiable(&keyspace));
-            }
             let existing = current
                 .keyspaces
                 .get(&keyspace)
@@ -276,9 +270,6 @@ fn create_table(
     let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
     let table = &stmt.name.name.name;
     guard(Create, &Resource::Keyspace(keyspace.clone()))?;
-    if is_system_keyspace(&keyspace) {
-        return Err(not_modifiable(&keyspace));
-    }
     let Some(ks) = current.keyspaces.get(&keyspace) else {
         return Err(CqlError::invalid(format!(
             "Keyspace '{keyspace}' doesn't exist"
@@ -339,9 +330,6 @@ fn alter_table(
     let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
     let table = &stmt.name.name.name;
     guard(Alter, &Resource::Table(keyspace.clone(), table.clone()))?;
-    if is_system_keyspace(&keyspace) {
-        return Err(not_modifiable(&keyspace));
-    }
     let Some(def) = current
         .keyspaces
         .get(&keyspace)

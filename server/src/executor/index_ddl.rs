@@ -15,7 +15,6 @@ use crate::error::{CqlError, CqlResult};
 use crate::executor::ddl::{put_table, Change};
 use crate::executor::sai_options;
 use crate::planner::{column_index, keyspace_of};
-use crate::schema::is_system_keyspace;
 
 /// The SASI class, disabled by default in Cassandra 5.
 const SASI_CLASS: &str = "org.apache.cassandra.index.sasi.sasiindex";
@@ -46,11 +45,6 @@ pub(crate) fn create_index(
         crate::executor::system_guard::SchemaPermission::Alter,
         &crate::authz::Resource::Table(keyspace.clone(), stmt.table.name.name.clone()),
     )?;
-    if is_system_keyspace(&keyspace) {
-        return Err(CqlError::invalid(format!(
-            "System keyspace '{keyspace}' is not user-modifiable"
-        )));
-    }
     if let Some(class) = &stmt.custom_class {
         if class.eq_ignore_ascii_case(SASI_CLASS) {
             return Err(CqlError::invalid(

@@ -36,12 +36,17 @@ pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlRes
         Resource::Keyspace(ks) | Resource::Table(ks, _) => ks.as_str(),
         _ => return Ok(()),
     };
-    if LOCAL.contains(&keyspace) {
+    let replicated = REPLICATED.contains(&keyspace);
+    let virtual_keyspace = VIRTUAL_KEYSPACES.contains(&keyspace);
+    // Any other system keyspace is refused as the local ones are.
+    let local = LOCAL.contains(&keyspace)
+        || (!replicated && !virtual_keyspace && crate::schema::is_system_keyspace(keyspace));
+    if local {
         return Err(CqlError::Unauthorized(format!(
             "{keyspace} keyspace is not user-modifiable."
         )));
     }
-    if REPLICATED.contains(&keyspace) {
+    if replicated {
         let keyspace_alter =
             permission == SchemaPermission::Alter && matches!(resource, Resource::Keyspace(_));
         if !keyspace_alter {
@@ -51,7 +56,7 @@ pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlRes
             )));
         }
     }
-    if VIRTUAL_KEYSPACES.contains(&keyspace) {
+    if virtual_keyspace {
         return Err(CqlError::invalid(format!(
             "Virtual keyspace '{keyspace}' is not user-modifiable"
         )));

@@ -18,7 +18,6 @@ use crate::executor::ddl::Change;
 use crate::executor::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
 use crate::planner::options::table_params;
-use crate::schema::is_system_keyspace;
 
 /// Cassandra's `View.USAGE_WARNING`, sent with every CREATE MATERIALIZED VIEW.
 pub(crate) const USAGE_WARNING: &str =
@@ -88,11 +87,6 @@ pub(crate) fn create_view(
         return Err(invalid(
             "Materialized views are disabled. Enable in cassandra.yaml to use.",
         ));
-    }
-    if is_system_keyspace(&keyspace) {
-        return Err(invalid(format!(
-            "System keyspace '{keyspace}' is not user-modifiable"
-        )));
     }
     let Some(ks) = current.keyspaces.get(&keyspace) else {
         return Err(invalid(format!("Keyspace '{keyspace}' doesn't exist")));
