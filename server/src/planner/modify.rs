@@ -521,21 +521,12 @@ fn take_clustering_tuples(
     def: &storage::TableDef,
     relations: &[Relation],
 ) -> (Vec<Relation>, Option<ClusteringTuples>) {
-    let positions = |columns: &[cql::statement::ast::Ident]| -> Option<Vec<usize>> {
-        columns
-            .iter()
-            .map(|c| {
-                let i = column_index(def, c).ok()?;
-                def.clustering_key.iter().position(|&k| k == i)
-            })
-            .collect()
-    };
     let mut tuples = None;
     let mut rest = Vec::with_capacity(relations.len());
     for relation in relations {
         if let (None, Relation::MultiIn { columns, values }) = (&tuples, relation) {
-            let consecutive = positions(columns)
-                .filter(|p| p.len() > 1 && p.windows(2).all(|w| w[1] == w[0] + 1));
+            let consecutive = restrictions::consecutive_clustering_positions(def, columns)
+                .filter(|p| p.len() > 1);
             if let Some(p) = consecutive {
                 tuples = Some(ClusteringTuples {
                     start: p[0],

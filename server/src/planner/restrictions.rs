@@ -215,7 +215,16 @@ pub(crate) fn column_equalities<'a>(
 
 /// Whether `columns` are consecutive clustering columns in key order.
 fn in_key_order(table: &TableDef, columns: &[cql::statement::ast::Ident]) -> bool {
-    let positions: Option<Vec<usize>> = columns
+    consecutive_clustering_positions(table, columns).is_some_and(|p| !p.is_empty())
+}
+
+/// The clustering positions of `columns` when they are consecutive clustering columns in key
+/// order; `None` otherwise.
+pub(crate) fn consecutive_clustering_positions(
+    table: &TableDef,
+    columns: &[cql::statement::ast::Ident],
+) -> Option<Vec<usize>> {
+    let positions: Vec<usize> = columns
         .iter()
         .map(|c| {
             table
@@ -223,8 +232,11 @@ fn in_key_order(table: &TableDef, columns: &[cql::statement::ast::Ident]) -> boo
                 .iter()
                 .position(|&i| table.columns[i].name == c.name)
         })
-        .collect();
-    positions.is_some_and(|p| !p.is_empty() && p.windows(2).all(|w| w[1] == w[0] + 1))
+        .collect::<Option<_>>()?;
+    positions
+        .windows(2)
+        .all(|w| w[1] == w[0] + 1)
+        .then_some(positions)
 }
 
 /// Cassandra 5.0 has no `!=` in WHERE clauses (`Relation.toRestriction`).
