@@ -1,12 +1,17 @@
 //! Schema statements through the driver: keyspaces, tables of every key form, driver metadata,
 //! ALTER, DROP, TRUNCATE, and their errors.
 
-use integration_tests::{db_error, TestServer};
+use integration_tests::{db_error, query_error, TestServer};
 use integration_tests::{query_rows, query_single_row};
 use scylla::errors::DbError;
 
 const KS: &str =
     "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}";
+
+/// Runs `cql`, which must succeed.
+async fn run(session: &scylla::client::session::Session, cql: &str) {
+    session.query_unpaged(cql, &[]).await.expect(cql);
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tables_of_every_key_form_show_in_driver_metadata() {
@@ -254,41 +259,20 @@ async fn alter_drop_and_truncate() {
         query_single_row(&session, "SELECT a FROM ks.t WHERE k = 1", &[]).await;
     assert_eq!(a, None);
     // Re-added under a type its old cells cannot be read as, or of another kind: refused.
-    session
-        .query_unpaged("ALTER TABLE ks.t DROP b", &[])
-        .await
-        .unwrap();
-    let err = session
-        .query_unpaged("ALTER TABLE ks.t ADD b set<int>", &[])
-        .await
-        .unwrap_err();
+    run(&session, "ALTER TABLE ks.t DROP b").await;
     assert_eq!(
-        db_error(&err),
-        Some((
+        query_error(&session, "ALTER TABLE ks.t ADD b set<int>").await,
+        (
             DbError::Invalid,
             "Cannot re-add previously dropped column 'b' of type set<int>, incompatible with previous type text".into()
-        ))
+        )
     );
-    session
-        .query_unpaged("ALTER TABLE ks.t ADD b blob", &[])
-        .await
-        .unwrap();
+    run(&session, "ALTER TABLE ks.t ADD b blob").await;
     // A row whose only cells belong to a dropped column is gone with it.
-    session
-        .query_unpaged("UPDATE ks.t SET b = 0x01 WHERE k = 2", &[])
-        .await
-        .unwrap();
-    session
-        .query_unpaged("ALTER TABLE ks.t DROP b", &[])
-        .await
-        .unwrap();
-    let rows = session
-        .query_unpaged("SELECT k FROM ks.t WHERE k = 2", &[])
-        .await
-        .unwrap()
-        .into_rows_result()
-        .unwrap();
-    assert_eq!(rows.rows_num(), 0);
+    run(&session, "UPDATE ks.t SET b = 0x01 WHERE k = 2").await;
+    run(&session, "ALTER TABLE ks.t DROP b").await;
+    let rows: Vec<(i32,)> = query_rows(&session, "SELECT k FROM ks.t WHERE k = 2", &[]).await;
+    assert_eq!(rows, []);
     let err = session
         .query_unpaged("ALTER TABLE ks.t DROP k", &[])
         .await
