@@ -197,3 +197,61 @@ fn readers_never_see_half_a_batch() {
         Some(&b"300"[..])
     );
 }
+
+/// Whether the store holds a flushed layer for point lookups.
+fn has_clean_layer(store: &Store) -> bool {
+    store.inner.memtables.load().clean.is_some()
+}
+
+/// After a background flush its rows stay in memory as the clean layer: point reads and the
+/// writer's merges find them there as redb holds them, and any other commit (a TRUNCATE
+/// here) drops the layer, so no row it held shows again.
+#[test]
+fn a_flushed_layer_serves_point_reads_until_another_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_sized(&dir.path().join("db"), SyncMode::Periodic, 1 << 20);
+    let table = create_schema(&store);
+    let value = "v".repeat(2000);
+    let mut c = 0;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !has_clean_layer(&store) {
+        assert!(std::time::Instant::now() < deadline, "no background flush");
+        store
+            .write_blocking(rows(vec![put(&table, 3, c, &format!("{c}{value}"))]))
+            .unwrap();
+        c += 1;
+    }
+    assert!(stored_rows(&store, &table) > 0, "the flush reached redb");
+    for i in 0..c {
+        let got = value_of(&store, &table, 3, i).expect("every written row");
+        assert!(got.starts_with(format!("{i}v").as_bytes()));
+    }
+    // A partial update of a flushed row merges over the clean layer's copy.
+    let mut update = put(&table, 3, 0, "");
+    update.update.liveness = None;
+    update.update.cells = vec![(ColumnId(5), Cell::live(i64::MAX / 2, b"new".to_vec()))];
+    store.write_blocking(rows(vec![update])).unwrap();
+    let snapshot = store.snapshot().unwrap();
+    let row = snapshot.get(table.id, &key(&table, 3, 0)).unwrap().unwrap();
+    assert!(row.cell(ColumnId(4)).is_some(), "the flushed cell is kept");
+    assert!(row.cell(ColumnId(5)).is_some(), "the new cell is added");
+    drop(snapshot);
+    let truncate = crate::WriteBatch {
+        rows: vec![],
+        catalog: vec![crate::CatalogOp::TruncateTable { id: table.id }],
+        range_tombstones: Vec::new(),
+        counters: Vec::new(),
+    };
+    store.write_blocking(truncate).unwrap();
+    assert!(
+        !has_clean_layer(&store),
+        "the commit dropped the clean layer"
+    );
+    for i in 0..c {
+        assert_eq!(
+            value_of(&store, &table, 3, i),
+            None,
+            "row {i} after TRUNCATE"
+        );
+    }
+}

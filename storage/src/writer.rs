@@ -31,7 +31,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, WriteTransaction};
@@ -47,7 +47,7 @@ use crate::flush::{write_rows, Flusher};
 use crate::index::{IndexChanges, IndexFeed};
 use crate::key_filter::KeyFilters;
 use crate::mem_apply::{apply_group, IndexedTables};
-use crate::memtable::{self, Layer, Layers, Memtables};
+use crate::memtable::{self, Layers, Mem, Memtables};
 use crate::mutation::{apply, ApplyError, CatalogOp, WriteBatch};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
 use crate::read_view::{View, ViewCache};
@@ -391,10 +391,18 @@ impl Writer {
         let position = self.log.as_ref().map_or(0, CommitLog::last_seq);
         let first_kept = self.log.as_mut().map_or(0, CommitLog::rotate);
         let frozen = layers.active.clone();
+        let active = Mem::sized_like(&memtable::read(&frozen));
         self.memtables.publish(Layers {
-            active: Layer::default(),
+            active: Arc::new(RwLock::new(active)),
             frozen: Some(frozen.clone()),
+            clean: None,
         });
+        // The last flush's rows go with their layer: memory holds two layers at most.
+        let clean = layers.clean.clone();
+        drop(layers);
+        if let Some(clean) = clean {
+            flusher.dispose(clean);
+        }
         trace!(position, "memtable frozen");
         flusher.send(db.clone(), frozen, position, self.db_path.clone());
         self.flushing = Some(first_kept);
@@ -418,15 +426,13 @@ impl Writer {
         match outcome {
             Ok(()) => {
                 self.views.invalidate();
+                // Its rows are now what redb holds for their keys: point lookups go on
+                // finding them here until the next flush starts or another commit.
                 self.memtables.publish(Layers {
                     active: layers.active.clone(),
                     frozen: None,
+                    clean: layers.frozen.clone(),
                 });
-                let frozen = layers.frozen.clone();
-                drop(layers);
-                if let (Some(frozen), Some(flusher)) = (frozen, &self.flusher) {
-                    flusher.dispose(frozen);
-                }
                 if let Some(log) = &self.log {
                     log.delete_segments_before(first_kept);
                 }
@@ -439,6 +445,7 @@ impl Writer {
                 self.memtables.publish(Layers {
                     active: layers.active.clone(),
                     frozen: None,
+                    clean: None,
                 });
                 self.dirty = true;
                 self.flush_pause_until = Some(Instant::now() + REOPEN_PAUSE);
@@ -452,12 +459,16 @@ impl Writer {
     fn committed(&mut self) {
         self.views.invalidate();
         let old = self.memtables.load();
-        if !memtable::read(&old.active).is_empty() {
+        let has_rows = !memtable::read(&old.active).is_empty();
+        if has_rows || old.clean.is_some() {
+            // A clean layer may no longer be what redb holds: it goes too.
             self.memtables.publish(Layers::default());
-            let active = old.active.clone();
+            let gone = [has_rows.then(|| old.active.clone()), old.clean.clone()];
             drop(old);
             if let Some(flusher) = &self.flusher {
-                flusher.dispose(active);
+                gone.into_iter()
+                    .flatten()
+                    .for_each(|layer| flusher.dispose(layer));
             }
         }
     }
