@@ -5,13 +5,15 @@
 //! ([`memtable_only`]); catalog changes, counters, range tombstones and indexed tables go
 //! through a redb transaction (`mutation`), which also takes the memtable's rows with it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, HashSet};
 
 use redb::TableError;
 use uuid::Uuid;
 
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
+use crate::fast_hash::BuildFastHasher;
 use crate::key_filter::KeyFilters;
 use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
@@ -28,7 +30,7 @@ pub(crate) fn rows_only(batch: &WriteBatch) -> bool {
 /// the catalog changes.
 #[derive(Default)]
 pub(crate) struct IndexedTables {
-    known: HashMap<Uuid, bool, crate::fast_hash::BuildFastHasher>,
+    known: HashMap<Uuid, bool, BuildFastHasher>,
 }
 
 impl IndexedTables {
@@ -77,8 +79,58 @@ impl IndexedTables {
     }
 }
 
-/// Rows a group wrote so far, encoded, by table and key.
-type Pending = BTreeMap<(Uuid, MemKey), MemRow>;
+/// Rows a group wrote so far, encoded, by table and key (found by the key's bytes, so a
+/// lookup builds no key).
+#[derive(Default)]
+struct Pending {
+    tables: HashMap<Uuid, HashMap<MemKey, MemRow, RandomState>, BuildFastHasher>,
+}
+
+impl Pending {
+    fn get(&self, table: Uuid, key: &[u8]) -> Option<&MemRow> {
+        self.tables.get(&table)?.get(key)
+    }
+
+    fn insert(&mut self, table: Uuid, key: MemKey, row: MemRow) {
+        self.tables.entry(table).or_default().insert(key, row);
+    }
+
+    fn into_rows(self) -> impl Iterator<Item = (Uuid, MemKey, MemRow)> {
+        self.tables
+            .into_iter()
+            .flat_map(|(table, rows)| rows.into_iter().map(move |(key, row)| (table, key, row)))
+    }
+}
+
+/// A row as one batch leaves it: the batch's own update when nothing was there before (so
+/// encoded straight from the request), or the merge of what was there with the updates.
+enum Merged<'b> {
+    Update(&'b StoredRow),
+    Row(StoredRow),
+}
+
+impl Merged<'_> {
+    fn row(&self) -> &StoredRow {
+        match self {
+            Merged::Update(row) => row,
+            Merged::Row(row) => row,
+        }
+    }
+
+    fn into_owned(self) -> StoredRow {
+        match self {
+            Merged::Update(row) => row.clone(),
+            Merged::Row(row) => row,
+        }
+    }
+}
+
+/// A batch's row: its table, key and content.
+type MergedRow<'b> = (Uuid, &'b [u8], Merged<'b>);
+
+/// Batches up to this many rows find a key written earlier in the batch by a linear search;
+/// longer ones through a hash map.
+const SHORT_BATCH: usize = 16;
 
 /// Applies each batch to the active layer as group `seq`; the layers and `view` give the rows
 /// as they were before the group, and `filters` which keys cannot be there (their lookups are
@@ -98,13 +150,15 @@ pub(crate) fn apply_group(
     filters: &mut KeyFilters,
 ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
     let mut results = Vec::with_capacity(batches.len());
-    let mut pending = Pending::new();
+    let mut pending = Pending::default();
     {
         let active = memtable::read(&layers.active);
         let frozen = layers.frozen.as_ref().map(memtable::read);
+        let clean = layers.clean.as_ref().map(memtable::read);
         let before = Before {
             active: &active,
             frozen: frozen.as_deref(),
+            clean: clean.as_deref(),
             view,
             filters,
         };
@@ -122,15 +176,16 @@ pub(crate) fn apply_group(
                 }
                 Err(e) => return Err(e),
             };
-            for ((table, key), row) in merged {
-                let value = (!row.is_empty()).then(|| bytes::Bytes::from(row::encode(&row)));
-                pending.insert((table, MemKey::from(key)), value);
+            for (table, key, row) in merged {
+                let row = row.row();
+                let value = (!row.is_empty()).then(|| bytes::Bytes::from(row::encode(row)));
+                pending.insert(table, MemKey::from(key), value);
             }
             results.push(Ok(()));
         }
     }
     let mut active = memtable::write(&layers.active);
-    for ((table, key), row) in pending {
+    for (table, key, row) in pending.into_rows() {
         filters.add(table, &key);
         active.insert(table, key, seq, row);
     }
@@ -141,28 +196,41 @@ pub(crate) fn apply_group(
 struct Before<'a> {
     active: &'a Mem,
     frozen: Option<&'a Mem>,
+    clean: Option<&'a Mem>,
     view: &'a View,
     filters: &'a KeyFilters,
 }
 
-/// The batch's rows merged with their newest versions, by table and key.
+/// The batch's rows merged with their newest versions, one entry per table and key, in the
+/// order the batch first writes them.
 fn merge_batch<'b>(
     pending: &Pending,
     before: &Before<'_>,
     batch: &'b WriteBatch,
-) -> Result<BTreeMap<(Uuid, &'b [u8]), StoredRow>, StorageError> {
-    let mut merged: BTreeMap<(Uuid, &[u8]), StoredRow> = BTreeMap::new();
+) -> Result<Vec<MergedRow<'b>>, StorageError> {
+    let mut merged: Vec<MergedRow<'b>> = Vec::with_capacity(batch.rows.len());
+    let long = batch.rows.len() > SHORT_BATCH;
+    let mut index: HashMap<(Uuid, &[u8]), usize> = HashMap::new();
     for write in &batch.rows {
         let slot = (write.table_id, write.key.as_slice());
-        let existing = match merged.remove(&slot) {
-            Some(row) => Some(row),
-            None => newest(pending, before, write.table_id, &write.key)?,
+        let earlier = if long {
+            index.get(&slot).copied()
+        } else {
+            merged.iter().position(|(t, k, _)| (*t, *k) == slot)
         };
-        let row = match existing {
-            Some(existing) => row::merge(existing, write.update.clone()),
-            None => write.update.clone(),
+        if let Some(i) = earlier {
+            let row = std::mem::replace(&mut merged[i].2, Merged::Row(StoredRow::default()));
+            merged[i].2 = Merged::Row(row::merge(row.into_owned(), write.update.clone()));
+            continue;
+        }
+        let row = match newest(pending, before, write.table_id, &write.key)? {
+            Some(existing) => Merged::Row(row::merge(existing, write.update.clone())),
+            None => Merged::Update(&write.update),
         };
-        merged.insert(slot, row);
+        if long {
+            index.insert(slot, merged.len());
+        }
+        merged.push((slot.0, slot.1, row));
     }
     Ok(merged)
 }
@@ -175,20 +243,16 @@ fn newest(
     table: Uuid,
     key: &[u8],
 ) -> Result<Option<StoredRow>, StorageError> {
-    if !before.filters.may_hold(table, key) {
-        // Not written since the table was known empty: not in this group either (its keys
-        // join the filter only at the end, so look there first).
-        if !pending.contains_key(&(table, MemKey::from(key))) {
-            return Ok(None);
-        }
-    }
-    let key = MemKey::from(key);
-    let entry = match pending.get(&(table, key.clone())) {
+    let entry = match pending.get(table, key) {
         Some(entry) => Some(entry),
+        // Not written since the table was known empty (and not in this group: its keys join
+        // the filter only at the end).
+        None if !before.filters.may_hold(table, key) => return Ok(None),
         None => before
             .active
-            .newest(table, &key, u64::MAX)
-            .or_else(|| before.frozen.and_then(|f| f.newest(table, &key, u64::MAX))),
+            .newest(table, key, u64::MAX)
+            .or_else(|| before.frozen.and_then(|f| f.newest(table, key, u64::MAX)))
+            .or_else(|| before.clean.and_then(|c| c.newest(table, key, u64::MAX))),
     };
     if let Some(entry) = entry {
         return entry.as_deref().map(row::decode).transpose();
@@ -196,6 +260,6 @@ fn newest(
     let Some(stored) = before.view.table(TableKind::Data, table)? else {
         return Ok(None);
     };
-    let value = stored.get(&*key)?;
+    let value = stored.get(key)?;
     value.map(|v| row::decode(v.value())).transpose()
 }
