@@ -21,12 +21,23 @@ const COUNTER_DELETE: u8 = 1;
 /// `len:u32` then the body.
 pub(crate) fn encode_batch(batch: &WriteBatch, out: &mut Vec<u8>) {
     let len_at = out.len();
+    let rows: usize = batch
+        .rows
+        .iter()
+        .map(|w| 24 + w.key.len() + row::encoded_len(&w.update))
+        .sum();
+    out.reserve(16 + rows);
     out.extend_from_slice(&[0; 4]);
     put_u32(out, batch.rows.len());
     for write in &batch.rows {
         out.extend_from_slice(write.table_id.as_bytes());
         put_bytes(out, &write.key);
-        put_bytes(out, &row::encode(&write.update));
+        // The row's length goes before it once it is encoded in place.
+        let row_at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        row::encode_into(&write.update, out);
+        let row_len = (out.len() - row_at - 4) as u32;
+        out[row_at..row_at + 4].copy_from_slice(&row_len.to_be_bytes());
     }
     put_u32(out, batch.range_tombstones.len());
     for write in &batch.range_tombstones {

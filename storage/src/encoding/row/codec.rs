@@ -34,7 +34,31 @@ const CELL_TOMBSTONE: u8 = 0x04;
 /// Serializes a row. Cells are written in the order given; keep them sorted by
 /// `(ColumnId, path)`, as [`decode`] checks.
 pub fn encode(row: &StoredRow) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + row.cells.len() * 24);
+    let mut out = Vec::new();
+    encode_into(row, &mut out);
+    out
+}
+
+/// At least the bytes [`encode`] writes for `row`: the row header, and each cell's fixed
+/// part (column, flags, timestamp, expiry, lengths) plus its path and value.
+pub fn encoded_len(row: &StoredRow) -> usize {
+    let cells: usize = row
+        .cells
+        .iter()
+        .map(|(_, cell)| {
+            let value = match &cell.value {
+                CellValue::Live(v) => v.len(),
+                CellValue::Tombstone { .. } => 8,
+            };
+            40 + cell.path.as_ref().map_or(0, Bytes::len) + value
+        })
+        .sum();
+    48 + cells
+}
+
+/// Appends `row`'s encoding (as [`encode`]) to `out`, reserving its size once.
+pub fn encode_into(row: &StoredRow, out: &mut Vec<u8>) {
+    out.reserve(encoded_len(row));
     out.push(ROW_FORMAT_VERSION);
     let mut flags = 0;
     if let Some(l) = &row.liveness {
@@ -50,7 +74,7 @@ pub fn encode(row: &StoredRow) -> Vec<u8> {
     if let Some(l) = &row.liveness {
         out.extend_from_slice(&l.timestamp.to_be_bytes());
         if let Some(e) = &l.ttl {
-            put_expiry(e, &mut out);
+            put_expiry(e, out);
         }
     }
     if let Some(d) = &row.deletion {
@@ -61,9 +85,8 @@ pub fn encode(row: &StoredRow) -> Vec<u8> {
     // are bounded by the 2 GiB value limit.
     out.extend_from_slice(&(row.cells.len() as u32).to_be_bytes());
     for (id, cell) in &row.cells {
-        put_cell(*id, cell, &mut out);
+        put_cell(*id, cell, out);
     }
-    out
 }
 
 fn put_expiry(e: &Expiry, out: &mut Vec<u8>) {
