@@ -341,7 +341,8 @@ struct RowCells<'a> {
 
 impl RowCells<'_> {
     fn cells(&self, ops: &[&ColumnOperation], key: &[u8]) -> CqlResult<Vec<(ColumnId, Cell)>> {
-        let mut cells: Vec<(ColumnId, Cell)> = Vec::new();
+        let mut cells: Vec<(ColumnId, Cell)> = Vec::with_capacity(ops.len());
+        let mut produced = Vec::new();
         for op in ops {
             let col = &self.def.columns[op.column];
             // Later operations see what earlier ones did (`l[2] = 8, l = l - [8]`).
@@ -352,14 +353,17 @@ impl RowCells<'_> {
                     pending,
                 ))
             };
-            let mut produced = Vec::new();
             self.writer.cells(col, &op.op, &current, &mut produced)?;
-            cells.extend(produced);
+            cells.append(&mut produced);
         }
         // Sorted by (column, path), one cell each: two operations on one cell are reconciled
         // as Cassandra merges the statement's cells (at one timestamp, a tombstone beats a
         // value, then the greater value wins), so `s = s + {3}, s = s - {3}` removes 3.
         cells.sort_by(|(a, x), (b, y)| (a, &x.path).cmp(&(b, &y.path)));
+        let distinct = |w: &[(ColumnId, Cell)]| (w[0].0, &w[0].1.path) != (w[1].0, &w[1].1.path);
+        if cells.windows(2).all(distinct) {
+            return Ok(cells);
+        }
         let mut unique: Vec<(ColumnId, Cell)> = Vec::with_capacity(cells.len());
         for (id, cell) in cells {
             match unique.pop() {

@@ -107,9 +107,20 @@ impl CellWriter<'_> {
         current: &dyn Fn() -> CqlResult<Vec<Element>>,
         out: &mut Vec<(ColumnId, Cell)>,
     ) -> CqlResult<()> {
-        let mut cells = Vec::new();
         let ty = &col.ty;
         let name = col.name.as_str();
+        if let (Operation::Set(term), false) = (op, ty.is_multi_cell()) {
+            // The common case, one cell, straight into `out`.
+            let cell = match self.eval(term, name, ty)? {
+                Evaluated::Unset => return Ok(()),
+                Evaluated::Null => self.tombstone(None),
+                Evaluated::Value(bytes) => self.live(None, bytes),
+            };
+            write_guards::check(&self.node.config, col, op, std::slice::from_ref(&cell))?;
+            out.push((col.id, cell));
+            return Ok(());
+        }
+        let mut cells = Vec::new();
         match op {
             Operation::Set(term) => match self.eval(term, name, ty)? {
                 Evaluated::Unset => {}
