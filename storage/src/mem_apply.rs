@@ -255,7 +255,7 @@ fn newest(
             .or_else(|| before.clean.and_then(|c| c.newest(table, key, u64::MAX))),
     };
     if let Some(entry) = entry {
-        return entry.as_deref().map(row::decode).transpose();
+        return entry.as_ref().map(row::decode_shared).transpose();
     }
     let Some(stored) = before.view.table(TableKind::Data, table)? else {
         return Ok(None);

@@ -172,7 +172,7 @@ impl Snapshot {
         if let Some(entry) = self.layers.get(table_id, key) {
             let Some(value) = entry else { return Ok(None) };
             self.rows_read.fetch_add(1, Ordering::Relaxed);
-            return row::decode(&value).map(Some);
+            return row::decode_shared(&value).map(Some);
         }
         let Some(table) = self.open(table_id)? else {
             return Ok(None);
@@ -181,7 +181,7 @@ impl Snapshot {
             return Ok(None);
         };
         self.rows_read.fetch_add(1, Ordering::Relaxed);
-        row::decode(value.value()).map(Some)
+        decode_stored(value.value()).map(Some)
     }
 
     /// Iterates the rows of table `table_id` whose keys fall in `range`, in key order (or
@@ -215,6 +215,19 @@ impl Snapshot {
             reverse,
             rows_read: self.rows_read.clone(),
         })
+    }
+}
+
+/// Rows up to this size are copied out of redb once and their cells share the copy; larger
+/// ones cell by cell, so a kept cell never holds a large unread one in memory.
+const SHARED_ROW_MAX: usize = 4096;
+
+/// A row read from redb.
+fn decode_stored(value: &[u8]) -> Result<StoredRow, StorageError> {
+    if value.len() <= SHARED_ROW_MAX {
+        row::decode_shared(&bytes::Bytes::copy_from_slice(value))
+    } else {
+        row::decode(value)
     }
 }
 
@@ -303,7 +316,7 @@ impl RowIter {
 
     fn decode(&self, key: Vec<u8>, value: &[u8]) -> Result<(Vec<u8>, StoredRow), StorageError> {
         self.rows_read.fetch_add(1, Ordering::Relaxed);
-        row::decode(value).map(|row| (key, row))
+        decode_stored(value).map(|row| (key, row))
     }
 }
 
@@ -322,7 +335,10 @@ impl Iterator for RowIter {
                     self.next_stored = None;
                 }
                 match value {
-                    Some(value) => return Some(self.decode(key.to_vec(), &value)),
+                    Some(value) => {
+                        self.rows_read.fetch_add(1, Ordering::Relaxed);
+                        return Some(row::decode_shared(&value).map(|row| (key.to_vec(), row)));
+                    }
                     None => continue,
                 }
             }

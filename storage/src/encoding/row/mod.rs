@@ -14,7 +14,7 @@ use bytes::Bytes;
 
 use crate::catalog::ColumnId;
 
-pub use codec::{decode, encode, encode_into, encoded_len, ROW_FORMAT_VERSION};
+pub use codec::{decode, decode_shared, encode, encode_into, encoded_len, ROW_FORMAT_VERSION};
 pub use merge::{merge, reconcile};
 
 /// A row as stored under its key.
