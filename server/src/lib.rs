@@ -29,6 +29,7 @@ pub mod clock;
 pub mod config;
 pub mod connection;
 pub mod consistency;
+pub(crate) mod datetime;
 pub mod describe;
 mod describe_internals;
 mod describe_table;

@@ -4,7 +4,6 @@
 mod call;
 pub(crate) mod literal;
 mod normalize;
-mod time;
 mod tuple_string;
 
 use bytes::Bytes;
@@ -15,8 +14,6 @@ use cql::types::{codec, ColumnType, CqlValue};
 use crate::error::{CqlError, CqlResult};
 
 pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
-pub(crate) use time::days_from_civil;
-pub use time::{parse_date, parse_time, parse_timestamp};
 
 /// A term's value once evaluated.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,10 +6,10 @@ use bytes::Bytes;
 use cql::types::{codec, ColumnType, CqlValue};
 
 use super::operation::ArithKind;
-use super::text::civil_from_days;
 use super::{Body, NativeFunction};
+use crate::datetime::calendar::add_months;
+use crate::datetime::print::duration_string;
 use crate::error::{CqlError, CqlResult};
-use crate::values::days_from_civil;
 
 const DAY_MILLIS: i64 = 86_400_000;
 
@@ -34,26 +34,6 @@ struct Shift {
     months: i64,
     days: i64,
     nanos: i64,
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    let next = if month == 12 {
-        days_from_civil(year + 1, 1, 1)
-    } else {
-        days_from_civil(year, month + 1, 1)
-    };
-    (next - days_from_civil(year, month, 1)) as u32
-}
-
-/// `days` (since the epoch) moved by `months` on the calendar, the day of month clamped.
-fn add_months(days: i64, months: i64) -> i64 {
-    if months == 0 {
-        return days;
-    }
-    let (y, m, d) = civil_from_days(days);
-    let total = y * 12 + i64::from(m) - 1 + months;
-    let (year, month) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u32);
-    days_from_civil(year, month, d.min(days_in_month(year, month)))
 }
 
 /// Runs `temporal ± duration`; a null or empty operand gives null. The caller wraps errors
@@ -89,7 +69,7 @@ pub(super) fn execute(
             if nanoseconds % 1_000_000 != 0 {
                 return Err(CqlError::invalid(format!(
                     "The duration must have a millisecond precision. Was: {}",
-                    format_duration(months, days, nanoseconds)
+                    duration_string(months, days, nanoseconds)
                 )));
             }
             let day = millis.div_euclid(DAY_MILLIS);
@@ -102,7 +82,7 @@ pub(super) fn execute(
             if nanoseconds != 0 {
                 return Err(CqlError::invalid(format!(
                     "The duration must have a day precision. Was: {}",
-                    format_duration(months, days, nanoseconds)
+                    duration_string(months, days, nanoseconds)
                 )));
             }
             let day = i64::from(value) - (1i64 << 31);
@@ -115,45 +95,9 @@ pub(super) fn execute(
     }
 }
 
-/// Cassandra's `Duration.toString()`: `-1y2mo3d4h5m6s7ms8us9ns`, zero units left out.
-fn format_duration(months: i32, days: i32, nanos: i64) -> String {
-    let negative = months < 0 || days < 0 || nanos < 0;
-    let mut out = String::from(if negative { "-" } else { "" });
-    let mut unit = |value: u64, suffix: &str| {
-        if value != 0 {
-            out.push_str(&format!("{value}{suffix}"));
-        }
-    };
-    let months = u64::from(months.unsigned_abs());
-    unit(months / 12, "y");
-    unit(months % 12, "mo");
-    unit(u64::from(days.unsigned_abs()), "d");
-    let mut rest = nanos.unsigned_abs();
-    for (size, suffix) in [
-        (3_600_000_000_000u64, "h"),
-        (60_000_000_000, "m"),
-        (1_000_000_000, "s"),
-        (1_000_000, "ms"),
-        (1_000, "us"),
-        (1, "ns"),
-    ] {
-        unit(rest / size, suffix);
-        rest %= size;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn months_clamp_to_the_end_of_the_month() {
-        let jan31 = days_from_civil(2015, 1, 31);
-        assert_eq!(add_months(jan31, 1), days_from_civil(2015, 2, 28));
-        assert_eq!(add_months(jan31, -2), days_from_civil(2014, 11, 30));
-        assert_eq!(add_months(jan31, 13), days_from_civil(2016, 2, 29));
-    }
 
     #[test]
     fn timestamps_and_dates_move_by_durations() {

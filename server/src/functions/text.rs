@@ -7,6 +7,7 @@ use std::net::IpAddr;
 use cql::types::number_text::{decimal_to_text, varint_to_text, NumberTextError};
 use cql::types::{codec, ColumnType, CqlValue};
 
+use crate::datetime::print::{format_date, format_time, format_timestamp};
 use crate::error::{CqlError, CqlResult};
 use crate::functions::numeric::Number;
 
@@ -65,61 +66,6 @@ pub(crate) fn java_float(f: f32) -> String {
     } else {
         java_layout(f < 0.0, &format!("{:e}", f.abs()))
     }
-}
-
-/// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-/// `yyyy-MM-dd`, with at least four year digits.
-fn format_day(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days);
-    if y < 0 {
-        format!("-{:04}-{m:02}-{d:02}", -y)
-    } else {
-        format!("{y:04}-{m:02}-{d:02}")
-    }
-}
-
-/// A timestamp as `yyyy-MM-ddTHH:mm:ss.SSSZ`.
-pub(crate) fn format_timestamp(millis: i64) -> String {
-    format_timestamp_with(millis, 'T')
-}
-
-/// A timestamp as `yyyy-MM-dd<separator>HH:mm:ss.SSSZ`, in UTC.
-pub(crate) fn format_timestamp_with(millis: i64, separator: char) -> String {
-    let days = millis.div_euclid(86_400_000);
-    let ms = millis.rem_euclid(86_400_000);
-    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
-    let (min, rest) = (rest / 60_000, rest % 60_000);
-    let (s, milli) = (rest / 1000, rest % 1000);
-    format!(
-        "{}{separator}{h:02}:{min:02}:{s:02}.{milli:03}Z",
-        format_day(days)
-    )
-}
-
-/// A `date` wire value (days + 2^31) as `yyyy-MM-dd`.
-pub(crate) fn format_date(value: u32) -> String {
-    format_day(i64::from(value) - (1i64 << 31))
-}
-
-/// A `time` value (nanoseconds of the day) as `HH:mm:ss.nnnnnnnnn`.
-pub(crate) fn format_time(nanos: i64) -> String {
-    let (h, rest) = (nanos / 3_600_000_000_000, nanos % 3_600_000_000_000);
-    let (m, rest) = (rest / 60_000_000_000, rest % 60_000_000_000);
-    let (s, n) = (rest / 1_000_000_000, rest % 1_000_000_000);
-    format!("{h:02}:{m:02}:{s:02}.{n:09}")
 }
 
 /// Java's `InetAddress.getHostAddress()`: dotted IPv4, uncompressed lower-case IPv6.

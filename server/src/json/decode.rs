@@ -7,7 +7,6 @@ use cql::statement::ast::Literal;
 use cql::types::number_text::NumberTextError;
 use cql::types::{ColumnType, CqlValue};
 
-use super::duration::parse_duration;
 use super::value::{is_integer, Json};
 use crate::values::{decimal, literal_value, sort_map, sort_set, Receiver};
 
@@ -84,7 +83,15 @@ pub fn decode(ty: &ColumnType, json: &Json) -> Decoded {
         },
         T::Inet => string_only(ty, json, "a string representation of an inet value"),
         T::Duration => match json {
-            Json::String(s) => parse_duration(s).map(Some),
+            Json::String(s) => cql::types::duration::parse_duration(s)
+                .map(|d| {
+                    Some(CqlValue::Duration {
+                        months: d.months,
+                        days: d.days,
+                        nanoseconds: d.nanoseconds,
+                    })
+                })
+                .map_err(|e| DecodeError(e.to_string())),
             _ => Err(got("a string representation of a duration", json)),
         },
         T::List { element, .. } => match json {

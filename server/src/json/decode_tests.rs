@@ -231,3 +231,26 @@ fn collections_tuples_udts() {
         "Unknown field 'xxx' in value of user defined type u"
     );
 }
+
+#[test]
+fn durations_in_every_form_cassandra_reads() {
+    let d = |months, days, nanoseconds| CqlValue::Duration {
+        months,
+        days,
+        nanoseconds,
+    };
+    let t = ColumnType::Duration;
+    assert_eq!(ok(&t, "\"12µs\""), d(0, 0, 12_000));
+    assert_eq!(ok(&t, "\"1y1mo2d10h5m\""), d(13, 2, 36_300_000_000_000));
+    assert_eq!(ok(&t, "\"-2w\""), d(0, -14, 0));
+    assert_eq!(ok(&t, "\"P1Y1M2DT10H5M\""), d(13, 2, 36_300_000_000_000));
+    assert_eq!(
+        ok(&t, "\"P0001-01-02T10:05:00\""),
+        d(13, 2, 36_300_000_000_000)
+    );
+    assert_eq!(err(&t, "\"-xyz\""), "Unable to convert 'xyz' to a duration");
+    assert_eq!(
+        err(&t, "\"2m3m\""),
+        "Invalid duration. The minutes are specified multiple times"
+    );
+}

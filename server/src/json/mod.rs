@@ -9,11 +9,9 @@
 //! The planner and executor call in here; nothing here reads storage.
 
 pub mod decode;
-mod duration;
 pub mod functions;
 pub mod insert;
 pub mod render;
-mod time;
 pub mod value;
 
 use bytes::Bytes;

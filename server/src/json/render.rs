@@ -6,7 +6,7 @@
 use cql::types::number_text::{decimal_to_text, varint_to_text, NumberTextError};
 use cql::types::CqlValue;
 
-use super::time::{date_string, duration_string, time_string, timestamp_string};
+use crate::datetime::print::{duration_string, format_date, format_time, format_timestamp_with};
 
 /// `s` as a JSON string literal, escaped as Jackson's `JsonStringEncoder` does.
 pub fn quote(s: &str) -> String {
@@ -72,9 +72,9 @@ fn write_value(value: &CqlValue, out: &mut String) -> Result<(), NumberTextError
         CqlValue::Float(v) => out.push_str(&java_float(*v)),
         CqlValue::Uuid(u) | CqlValue::Timeuuid(u) => out.push_str(&quote(&u.to_string())),
         CqlValue::Inet(ip) => out.push_str(&quote(&crate::functions::text::java_inet(ip))),
-        CqlValue::Timestamp(ms) => out.push_str(&quote(&timestamp_string(*ms))),
-        CqlValue::Date(d) => out.push_str(&quote(&date_string(*d))),
-        CqlValue::Time(ns) => out.push_str(&quote(&time_string(*ns))),
+        CqlValue::Timestamp(ms) => out.push_str(&quote(&format_timestamp_with(*ms, ' '))),
+        CqlValue::Date(d) => out.push_str(&quote(&format_date(*d))),
+        CqlValue::Time(ns) => out.push_str(&quote(&format_time(*ns))),
         CqlValue::Duration {
             months,
             days,

@@ -11,7 +11,8 @@ use cql::types::duration::parse_duration;
 use cql::types::number_text::{varint_from_text, NumberTextError};
 use cql::types::{codec, ordering, ColumnType, CqlValue};
 
-use super::{time, Receiver};
+use super::Receiver;
+use crate::datetime::parse as time;
 use crate::error::{CqlError, CqlResult};
 
 fn kind(lit: &Literal) -> &'static str {

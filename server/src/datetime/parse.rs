@@ -1,26 +1,7 @@
-//! Date and time literals: the `timestamp`, `date` and `time` string forms Cassandra accepts.
+//! The `timestamp`, `date` and `time` string forms Cassandra accepts, with its messages.
 //! The time functions (`now()`, `toTimestamp()`...) live in `crate::functions::time`.
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = i64::from((m + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Days in `month` of `year` (proleptic Gregorian).
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
+use super::calendar::{days_from_civil, days_in_month};
 
 /// Splits off a run of ASCII digits of `min..=max` length and parses it.
 fn digits(text: &str, min: usize, max: usize) -> Option<(i64, &str)> {
@@ -80,11 +61,6 @@ fn strict_time(text: &str) -> Option<i64> {
     Some(((h * 60 + m) * 60 + s) * 1_000_000_000 + nanos)
 }
 
-/// Parses `HH:MM:SS[.fraction]` into nanoseconds since midnight.
-pub fn parse_time(text: &str) -> Option<i64> {
-    time_from_string(text).ok()
-}
-
 /// Earliest and latest `date` (days from the epoch fit an i32), as Cassandra prints them.
 const MIN_DATE: &str = "-5877641-06-23T00:00Z";
 const MAX_DATE: &str = "+5881580-07-11T00:00Z";
@@ -140,11 +116,6 @@ fn iso_local_date(text: &str) -> Option<i64> {
         return None;
     }
     Some(days_from_civil(year, month, day))
-}
-
-/// Parses `yyyy-mm-dd` (or a raw day count) into the wire form of `date`.
-pub fn parse_date(text: &str) -> Option<u32> {
-    date_from_string(text).ok()
 }
 
 /// `timestamp` from a string (`TimestampSerializer.dateStringToTimestamp`): `now`, a raw count
@@ -242,14 +213,21 @@ fn zone_offset_minutes(zone: &str) -> Option<i64> {
     (hh <= 18 && mm <= 59).then_some(sign * (hh * 60 + mm))
 }
 
-/// Parses the timestamp string forms Cassandra accepts into milliseconds since the epoch.
-pub fn parse_timestamp(text: &str) -> Option<i64> {
-    timestamp_from_string(text).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_time(text: &str) -> Option<i64> {
+        time_from_string(text).ok()
+    }
+
+    fn parse_date(text: &str) -> Option<u32> {
+        date_from_string(text).ok()
+    }
+
+    fn parse_timestamp(text: &str) -> Option<i64> {
+        timestamp_from_string(text).ok()
+    }
 
     #[test]
     fn timestamps_parse_like_cassandra() {
