@@ -443,7 +443,7 @@ pub(crate) fn table_options(t: &TableDef) -> Vec<String> {
     }
     options.push(format!(
         "bloom_filter_fp_chance = {}",
-        crate::functions::text::java_double(p.bloom_filter_fp_chance)
+        crate::java_text::java_double(p.bloom_filter_fp_chance)
     ));
     options.push(format!("caching = {}", quoted_map(&p.caching)));
     if let Some(v) = p.cdc {
@@ -457,7 +457,7 @@ pub(crate) fn table_options(t: &TableDef) -> Vec<String> {
     }
     options.push(format!(
         "crc_check_chance = {}",
-        crate::functions::text::java_double(p.crc_check_chance)
+        crate::java_text::java_double(p.crc_check_chance)
     ));
     options.push(format!("default_time_to_live = {}", p.default_time_to_live));
     let extensions: Vec<String> = p

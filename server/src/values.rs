@@ -2,9 +2,8 @@
 //! serialized bytes of a receiving column's type, with Cassandra's messages for mismatches.
 
 mod call;
-pub(crate) mod literal;
-mod normalize;
-mod tuple_string;
+pub mod json_functions;
+pub mod json_insert;
 
 use bytes::Bytes;
 use cql::frame::request::Value;
@@ -13,7 +12,8 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
-pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
+pub use crate::literals::Receiver;
+use crate::literals::{literal, normalize};
 
 /// A term's value once evaluated.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,13 +43,6 @@ pub struct EvalContext<'a> {
     pub binds: &'a [Value],
     /// The request's time in microseconds (for `now()` and friends).
     pub now_micros: i64,
-}
-
-/// The receiving column of a term: its name (for messages) and type.
-#[derive(Debug, Clone, Copy)]
-pub struct Receiver<'a> {
-    pub name: &'a str,
-    pub ty: &'a ColumnType,
 }
 
 /// Evaluates `term` for `receiver`.
@@ -139,10 +132,10 @@ fn to_value(
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
         Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
-            crate::json::functions::from_json(args, receiver, ctx)
+            json_functions::from_json(args, receiver, ctx)
         }
         Term::Function { name, .. } if name.name.name.eq_ignore_ascii_case("tojson") => {
-            Err(crate::json::functions::to_json_outside_selection())
+            Err(json_functions::to_json_outside_selection())
         }
         Term::Function { .. } | Term::Arith(..) | Term::Cast(..) => {
             call::call_value(term, receiver, ctx)

@@ -183,7 +183,9 @@ fn prepare<'p>(items: &'p [CasItem<'_>], is_batch: bool) -> CqlResult<Request<'p
         }
         // INSERT JSON binds its synthetic key markers from the JSON object.
         let json_binds = match &plan.json {
-            Some(json) => Some(crate::json::insert::bind_values(json, def, &item.ctx)?),
+            Some(json) => Some(crate::values::json_insert::bind_values(
+                json, def, &item.ctx,
+            )?),
             None => None,
         };
         let key_ctx = EvalContext {

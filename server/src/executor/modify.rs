@@ -211,7 +211,7 @@ pub fn build_writes(
     let json_ctx;
     let ctx = match &plan.json {
         Some(json) => {
-            json_binds = crate::json::insert::bind_values(json, def, ctx)?;
+            json_binds = crate::values::json_insert::bind_values(json, def, ctx)?;
             json_ctx = EvalContext {
                 binds: &json_binds,
                 ..*ctx

@@ -1034,7 +1034,7 @@ fn run(
     }
     let mut columns = bound.plan.columns.clone();
     let mut rows: Vec<_> = rows.into_iter().map(|r| r.values).collect();
-    crate::json::functions::apply_to_json(&bound.plan.to_json, &mut rows)?;
+    crate::values::json_functions::apply_to_json(&bound.plan.to_json, &mut rows)?;
     if bound.plan.json {
         let (spec, json_rows) = crate::json::select_json(&columns, rows)?;
         columns = Arc::from([spec]);

@@ -334,7 +334,7 @@ pub(crate) fn java_string(d: &BigDecimal) -> String {
 
 /// `new BigDecimal(String)`: `-12.50`, `1e10`, `1.5E-3`.
 pub(crate) fn parse(text: &str) -> Option<BigDecimal> {
-    match crate::values::literal::decimal(text).ok()? {
+    match crate::literals::decimal(text).ok()? {
         cql::types::CqlValue::Decimal { unscaled, scale } => Some(BigDecimal::new(
             BigInt::from_signed_bytes_be(&unscaled),
             i64::from(scale),
@@ -349,7 +349,7 @@ pub(crate) fn from_f64(d: f64) -> Option<BigDecimal> {
     if !d.is_finite() {
         return None;
     }
-    parse(&crate::functions::text::java_double(d))
+    parse(&crate::java_text::java_double(d))
 }
 
 /// `BigDecimal.doubleValue()`: the nearest double.

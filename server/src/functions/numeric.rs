@@ -162,10 +162,8 @@ impl Number {
     pub(crate) fn to_decimal_cast(&self) -> CqlResult<BigDecimal> {
         match self {
             Number::Integer(n) => Ok(BigDecimal::new(BigInt::from(*n), 0)),
-            Number::Float(f) if f.is_finite() => {
-                decimal::parse(&crate::functions::text::java_float(*f))
-                    .ok_or_else(|| CqlError::invalid("Invalid float value"))
-            }
+            Number::Float(f) if f.is_finite() => decimal::parse(&crate::java_text::java_float(*f))
+                .ok_or_else(|| CqlError::invalid("Invalid float value")),
             Number::Float(f) => double_to_decimal(f64::from(*f)),
             other => other.to_decimal_operand(),
         }

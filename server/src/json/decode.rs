@@ -8,7 +8,7 @@ use cql::types::number_text::NumberTextError;
 use cql::types::{ColumnType, CqlValue};
 
 use super::value::{is_integer, Json};
-use crate::values::{decimal, literal_value, sort_map, sort_set, Receiver};
+use crate::literals::{decimal, literal_value, sort_map, sort_set, Receiver};
 
 /// A JSON value that does not fit its receiving type; the text is Cassandra's message.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -65,7 +65,7 @@ fn floats_decimals_booleans() {
     assert!(dec(&ColumnType::Double, "true").is_err());
     assert_eq!(
         ok(&ColumnType::Decimal, "\"-1.23E-12\""),
-        crate::values::decimal("-1.23E-12").unwrap()
+        crate::literals::decimal("-1.23E-12").unwrap()
     );
     assert_eq!(
         err(&ColumnType::Decimal, "\"xyzz\""),

@@ -3,14 +3,14 @@
 //! - [`value`]: a JSON reader that keeps numbers as text and members in order.
 //! - [`render`]: values to JSON text per type (Cassandra's `toJSONString`).
 //! - [`decode`]: JSON to values per type (Cassandra's `fromJSONObject`), with its messages.
-//! - [`insert`]: the per-column values of an `INSERT JSON`.
-//! - [`functions`]: `toJson(x)` and `fromJson(x)`.
+//!
+//! `toJson`/`fromJson` and the values of an `INSERT JSON` evaluate terms, so they live with
+//! term evaluation (`crate::values::json_functions`, `crate::values::json_insert`); this
+//! module only converts between JSON text and values.
 //!
 //! The planner and executor call in here; nothing here reads storage.
 
 pub mod decode;
-pub mod functions;
-pub mod insert;
 pub mod render;
 pub mod value;
 

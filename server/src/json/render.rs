@@ -71,7 +71,7 @@ fn write_value(value: &CqlValue, out: &mut String) -> Result<(), NumberTextError
         CqlValue::Double(v) => out.push_str(&java_double(*v)),
         CqlValue::Float(v) => out.push_str(&java_float(*v)),
         CqlValue::Uuid(u) | CqlValue::Timeuuid(u) => out.push_str(&quote(&u.to_string())),
-        CqlValue::Inet(ip) => out.push_str(&quote(&crate::functions::text::java_inet(ip))),
+        CqlValue::Inet(ip) => out.push_str(&quote(&crate::java_text::java_inet(ip))),
         CqlValue::Timestamp(ms) => out.push_str(&quote(&format_timestamp_with(*ms, ' '))),
         CqlValue::Date(d) => out.push_str(&quote(&format_date(*d))),
         CqlValue::Time(ns) => out.push_str(&quote(&format_time(*ns))),
@@ -144,7 +144,7 @@ fn map_key(key: &CqlValue) -> Result<String, NumberTextError> {
 /// Java's `Double.toString`; JSON has no NaN or infinities, so Cassandra writes `null`.
 pub(crate) fn java_double(v: f64) -> String {
     if v.is_finite() {
-        crate::functions::text::java_double(v)
+        crate::java_text::java_double(v)
     } else {
         "null".into()
     }
@@ -153,7 +153,7 @@ pub(crate) fn java_double(v: f64) -> String {
 /// Java's `Float.toString` (see [`java_double`]).
 pub(crate) fn java_float(v: f32) -> String {
     if v.is_finite() {
-        crate::functions::text::java_float(v)
+        crate::java_text::java_float(v)
     } else {
         "null".into()
     }

@@ -8,7 +8,6 @@ use cql::types::ColumnType;
 use storage::ColumnKind;
 
 use crate::error::{CqlError, CqlResult};
-use crate::json::insert::{self, JsonInsert};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation, Operation};
@@ -16,6 +15,7 @@ use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::selection_only;
 use crate::planner::{column_index, resolve_table};
 use crate::schema::{is_system_keyspace, Schema, TableKind, TableRef};
+use crate::values::json_insert::{self as insert, JsonInsert};
 
 /// What the mutation does to each addressed row.
 #[derive(Debug, Clone, PartialEq)]
@@ -310,7 +310,7 @@ fn column_terms(
 }
 
 /// `INSERT JSON`: every column takes a synthetic marker numbered after the statement's own
-/// markers; the executor binds them from the JSON object (`crate::json::insert`).
+/// markers; the executor binds them from the JSON object (`crate::values::json_insert`).
 fn json_terms(
     def: &storage::TableDef,
     stmt: &Insert,

@@ -122,7 +122,7 @@ pub struct Selection {
     /// Whether any output is an aggregate.
     pub has_aggregates: bool,
     /// `toJson(x)` outputs: the output index and the type of `x`; the executor computes `x`
-    /// and turns it into JSON text (`crate::json::functions::to_json`).
+    /// and turns it into JSON text (`crate::values::json_functions::to_json`).
     pub to_json: Vec<(usize, ColumnType)>,
 }
 
@@ -212,7 +212,7 @@ pub fn plan_selection(table: &TableRef, stmt: &Select) -> CqlResult<Selection> {
                 let inner = plan_expr(table, arg)?;
                 to_json.push((outputs.len(), inner.ty));
                 Output {
-                    name: format!("{}({})", crate::json::functions::TO_JSON, inner.name),
+                    name: format!("{}({})", crate::values::json_functions::TO_JSON, inner.name),
                     ty: ColumnType::Text,
                     source: inner.source,
                 }

@@ -23,7 +23,7 @@ pub(crate) fn refuse_to_json(
         Operation::Delete | Operation::DeleteField(_) => false,
     });
     if in_operations || relations.iter().any(relation_calls_to_json) {
-        return Err(crate::json::functions::to_json_outside_selection());
+        return Err(crate::values::json_functions::to_json_outside_selection());
     }
     Ok(())
 }
@@ -31,7 +31,7 @@ pub(crate) fn refuse_to_json(
 /// Refuses `toJson()` in an INSERT's values (by column).
 pub(crate) fn refuse_to_json_in_values(values: &[Option<Term>]) -> CqlResult<()> {
     if values.iter().flatten().any(calls_to_json) {
-        return Err(crate::json::functions::to_json_outside_selection());
+        return Err(crate::values::json_functions::to_json_outside_selection());
     }
     Ok(())
 }

@@ -162,7 +162,7 @@ fn parse_float(s: &str) -> Option<f64> {
 }
 
 /// Negates a typed numeric value.
-pub(super) fn negate(value: CqlValue, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+pub(crate) fn negate(value: CqlValue, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
     Ok(match value {
         CqlValue::Int(v) => CqlValue::Int(v.wrapping_neg()),
         CqlValue::Bigint(v) => CqlValue::Bigint(v.wrapping_neg()),

@@ -8,10 +8,10 @@ use bytes::Bytes;
 use cql::statement::ast::Term;
 use cql::types::{ColumnType, CqlValue};
 
-use super::decode::decode;
-use super::value::parse;
+use super::{evaluate, EvalContext, Evaluated, Receiver};
 use crate::error::{CqlError, CqlResult};
-use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+use crate::json::decode::decode;
+use crate::json::value::parse;
 
 /// The function names as Cassandra reports them.
 pub const TO_JSON: &str = "system.tojson";
@@ -23,7 +23,7 @@ pub const FROM_JSON: &str = "system.fromjson";
 /// # Errors
 /// `Server` when the bytes do not decode as `ty`.
 pub fn to_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<Bytes> {
-    super::value_json(ty, value).map(Bytes::from)
+    crate::json::value_json(ty, value).map(Bytes::from)
 }
 
 fn failure(message: String) -> CqlError {

@@ -10,10 +10,10 @@ use cql::statement::ast::{BindMarker, Term};
 use cql::types::{codec, ColumnType};
 use storage::{ColumnKind, TableDef};
 
-use super::decode::{decode, unquote_name};
-use super::value::{parse, Json};
+use super::{evaluate, EvalContext, Evaluated, Receiver};
 use crate::error::{CqlError, CqlResult};
-use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+use crate::json::decode::{decode, unquote_name};
+use crate::json::value::{parse, Json};
 
 /// The JSON source of an INSERT, carried by its plan.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +47,7 @@ pub fn marker_count<'a>(terms: impl IntoIterator<Item = &'a Term>) -> usize {
 
 fn json_text(json: &JsonInsert, ctx: &EvalContext<'_>) -> CqlResult<String> {
     let receiver = Receiver {
-        name: super::JSON_COLUMN,
+        name: crate::json::JSON_COLUMN,
         ty: &ColumnType::Text,
     };
     match evaluate(&json.source, receiver, ctx)? {

@@ -1,0 +1,21 @@
+//! Values from CQL text, before any evaluation: literals converted for a receiving column
+//! ([`literal`]), tuples written as strings ([`tuple_string`]), and collections put in
+//! Cassandra's canonical order ([`normalize`]). Below `values` (term evaluation), `json` and
+//! `functions`, which all convert text this way.
+
+pub(crate) mod literal;
+pub(crate) mod normalize;
+mod tuple_string;
+
+use cql::types::ColumnType;
+
+pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
+
+/// The receiving column of a term: its name (for messages) and type.
+#[derive(Debug, Clone, Copy)]
+pub struct Receiver<'a> {
+    /// The column's name, as messages quote it.
+    pub name: &'a str,
+    /// The column's type.
+    pub ty: &'a ColumnType,
+}
