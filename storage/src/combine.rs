@@ -24,7 +24,8 @@ use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use crate::error::StorageError;
-use crate::writer::{Request, Writer, MAX_GROUP, MAX_GROUP_BYTES};
+use crate::request::{Request, MAX_GROUP, MAX_GROUP_BYTES};
+use crate::writer::Writer;
 
 /// The longest the writer thread sleeps without looking at the queue.
 const LONGEST_SLEEP: Duration = Duration::from_millis(100);

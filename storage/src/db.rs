@@ -8,7 +8,6 @@ use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use redb::backends::InMemoryBackend;
 use redb::{Builder, Database, Durability, ReadableDatabase, TableError};
@@ -22,62 +21,19 @@ use crate::error::StorageError;
 use crate::index::IndexFeed;
 use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
+use crate::options::StoreOptions;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
+use crate::request::{Callback, Request, WriteRequest};
+use crate::slot::DbSlot;
 use crate::stats::{WriterCounts, WriterStats};
+use crate::tables::write_position;
 use crate::tables::{FORMAT_VERSION_KEY, META};
-use crate::writer::{write_position, Callback, Published, Request, WriteRequest, Writer};
+use crate::writer::{Published, Writer};
 
 /// The storage format version this build writes and reads. Any layout change (key
 /// encoding, row format, schema records, table naming) needs a new version.
 pub const FORMAT_VERSION: u32 = 1;
-
-/// When writes become durable; the names are Cassandra's `commitlog_sync` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SyncMode {
-    /// Acknowledge once the write is in the commit log through the OS (`write(2)`); fsync the
-    /// log every `sync_period`. A killed process loses nothing acknowledged; a machine crash
-    /// may lose up to one period.
-    #[default]
-    Periodic,
-    /// Acknowledge only after the commit log is fsynced; one fsync serves every write that
-    /// waits for it. An acknowledged write survives a machine crash.
-    Batch,
-    /// As `Batch`, with at most one fsync per `group_window` (Cassandra's
-    /// `commitlog_sync_group_window`): fewer fsyncs, more latency.
-    Group,
-}
-
-/// Options for [`Store::open`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StoreOptions {
-    /// The sync mode.
-    pub sync: SyncMode,
-    /// In `Periodic` mode, the longest time between durable commits (Cassandra's
-    /// `commitlog_sync_period`, default 10 s).
-    pub sync_period: Duration,
-    /// In `Group` mode, the least time between two fsyncs of the commit log.
-    pub group_window: Duration,
-    /// Bytes of redb's page cache (read cache and write buffer together). redb's own default
-    /// is 1 GiB; pages beyond it are read through the OS page cache.
-    pub cache_size: usize,
-    /// Bytes of rows the active memtable takes before it is frozen and flushed to redb, and
-    /// of commit log written before a checkpoint (so replay after a crash reads at most
-    /// about this much). A frozen layer and a full active one hold twice this at most.
-    pub memtable_size: usize,
-}
-
-impl Default for StoreOptions {
-    fn default() -> StoreOptions {
-        StoreOptions {
-            sync: SyncMode::Periodic,
-            sync_period: Duration::from_secs(10),
-            group_window: Duration::from_millis(15),
-            cache_size: 64 << 20,
-            memtable_size: 32 << 20,
-        }
-    }
-}
 
 /// A handle to the store. Cheap to clone; every clone shares one database and one writer
 /// thread. The writer stops at [`Store::shutdown`] or when the last handle is dropped, after
@@ -108,17 +64,6 @@ pub(crate) struct Inner {
     pub(crate) memtables: Arc<Memtables>,
     /// The entry changes of watched indexes ([`Store::index_feed`]).
     feed: Arc<IndexFeed>,
-}
-
-/// The open database, shared by readers and the writer.
-pub(crate) type DbSlot = Arc<RwLock<Option<Arc<Database>>>>;
-
-/// The database in `slot`, or [`StorageError::Recovering`] while it is being reopened.
-pub(crate) fn current(slot: &DbSlot) -> Result<Arc<Database>, StorageError> {
-    slot.read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone()
-        .ok_or(StorageError::Recovering)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -12,8 +12,8 @@ use tracing::trace;
 
 use crate::error::StorageError;
 use crate::memtable::{self, Layer, Mem};
+use crate::tables::write_position;
 use crate::tables::{data_table, data_table_name};
-use crate::writer::write_position;
 
 /// Writes every row of `mem` into `txn` (a `None` entry removes the stored row).
 ///

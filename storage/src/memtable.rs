@@ -39,7 +39,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use uuid::Uuid;
 
 use crate::fast_hash::BuildFastHasher;
-use crate::read::KeyRange;
+use crate::range::KeyRange;
 
 /// A row's encoded value (`encoding::row`), or `None` when it was removed.
 pub(crate) type MemRow = Option<bytes::Bytes>;

@@ -17,11 +17,9 @@ use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::memtable::{self, MemKey, MemRow, MemView};
+use crate::range::{is_empty_range, KeyRange};
 use crate::read_view::{TableKind, View};
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
-
-/// A key range of a data table: `(start, end)` bounds over encoded row keys.
-pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
 /// How much one CQL table holds on disk (its data and range-tombstone tables).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -51,7 +49,7 @@ impl Store {
     /// # Errors
     /// A redb error beginning the read transaction.
     pub fn snapshot(&self) -> Result<Snapshot, StorageError> {
-        let begin = || Ok(crate::db::current(&self.inner.db)?.begin_read()?);
+        let begin = || Ok(crate::slot::current(&self.inner.db)?.begin_read()?);
         // The memtable first, then the view (see `memtable`): a row flushed in between is in
         // both.
         let layers = self.inner.memtables.view();
@@ -67,7 +65,7 @@ impl Store {
 impl Store {
     /// The raw read transaction, for tests that inspect tables directly.
     pub(crate) fn snapshot_txn(&self) -> redb::ReadTransaction {
-        crate::db::current(&self.inner.db)
+        crate::slot::current(&self.inner.db)
             .unwrap()
             .begin_read()
             .unwrap()
@@ -240,15 +238,6 @@ fn as_slice(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 }
 
 /// Whether no key can fall in `range` (redb, like `BTreeMap`, must not see start > end).
-fn is_empty_range(range: &KeyRange) -> bool {
-    match range {
-        (Bound::Included(s), Bound::Included(e)) => s > e,
-        (Bound::Included(s) | Bound::Excluded(s), Bound::Excluded(e))
-        | (Bound::Excluded(s), Bound::Included(e)) => s >= e,
-        _ => false,
-    }
-}
-
 /// A stored row not yet returned: its key and undecoded value.
 type StoredEntry = (Vec<u8>, redb::AccessGuard<'static, &'static [u8]>);
 

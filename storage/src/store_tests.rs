@@ -166,7 +166,7 @@ fn one_bad_request_does_not_fail_its_group() {
         .unwrap();
     store.flush().unwrap();
     {
-        let txn = crate::db::current(&store.inner.db)
+        let txn = crate::slot::current(&store.inner.db)
             .unwrap()
             .begin_write()
             .unwrap();

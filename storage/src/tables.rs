@@ -69,6 +69,13 @@ pub(crate) fn stored_range_tombstones(
     value.map_or(Ok(Vec::new()), |v| range_tombstone::decode(v.value()))
 }
 
+/// Stores `seq`, the last commit log record a transaction holds, in `meta`.
+pub(crate) fn write_position(txn: &WriteTransaction, seq: u64) -> Result<(), StorageError> {
+    let mut meta = txn.open_table(META)?;
+    meta.insert(COMMITLOG_POSITION_KEY, seq.to_be_bytes().as_slice())?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

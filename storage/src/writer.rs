@@ -2,8 +2,8 @@
 //!
 //! Every write goes through one writer state, held by one thread at a time: the writer thread,
 //! or a thread that queued plain writes and applies them itself (`crate::combine`). Its holder
-//! takes every request already queued (up to [`MAX_GROUP`]: the group grows with the load)
-//! and handles them as one group:
+//! takes every request already queued (up to `request::MAX_GROUP`: the group grows with the
+//! load) and handles them as one group:
 //!
 //! - **Logged groups** (data writes only, on a store with a commit log): the group is appended
 //!   to the commit log as one record with one `write(2)`, applied to the memtable (plain row
@@ -41,7 +41,6 @@ use uuid::Uuid;
 use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::sync::{SyncJob, Syncer};
 use crate::commitlog::CommitLog;
-use crate::db::{current, DbSlot, StoreOptions, SyncMode};
 use crate::error::StorageError;
 use crate::flush::{write_rows, Flusher};
 use crate::index::{IndexChanges, IndexFeed};
@@ -49,17 +48,13 @@ use crate::key_filter::KeyFilters;
 use crate::mem_apply::{apply_group, IndexedTables};
 use crate::memtable::{self, Layers, Mem, Memtables};
 use crate::mutation::{apply, ApplyError, CatalogOp, WriteBatch};
+use crate::options::{StoreOptions, SyncMode};
 use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
 use crate::read_view::{View, ViewCache};
+use crate::request::{Callback, Request, WriteRequest};
+use crate::slot::{current, DbSlot};
 use crate::stats::WriterStats;
-use crate::tables::{data_table, data_table_name, COMMITLOG_POSITION_KEY, META};
-
-/// The most requests applied in one transaction; bounds the memory a group holds.
-pub(crate) const MAX_GROUP: usize = 1024;
-
-/// A group stops growing once its commit-log bytes reach this, so a record stays far below
-/// what the log reader accepts.
-pub(crate) const MAX_GROUP_BYTES: usize = 64 << 20;
+use crate::tables::{data_table, data_table_name, write_position};
 
 /// How often the writer looks for the flusher's outcome while it waits for requests.
 const FLUSH_POLL: Duration = Duration::from_millis(1);
@@ -69,56 +64,6 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
 
 /// The least time between two attempts to reopen the database after an engine failure.
 const REOPEN_PAUSE: Duration = Duration::from_secs(1);
-
-/// A request's acknowledgement, called on the writer (or sync) thread once the outcome is
-/// known. It must be quick (send on a channel); it must not block or call back into the
-/// store's writer.
-pub(crate) type Callback = Box<dyn FnOnce(Result<(), StorageError>) + Send>;
-
-/// A purge chunk's acknowledgement (same rules as [`Callback`]).
-pub(crate) type PurgeCallback = Box<dyn FnOnce(Result<PurgeProgress, StorageError>) + Send>;
-
-/// A write request: the batch, its commit-log bytes (`None`: not loggable, so its group
-/// commits durably), and its acknowledgement.
-pub(crate) struct WriteRequest {
-    pub(crate) batch: WriteBatch,
-    pub(crate) logged: Option<Vec<u8>>,
-    pub(crate) done: Callback,
-}
-
-/// A message to the writer.
-pub(crate) enum Request {
-    /// Apply a batch.
-    Write(Box<WriteRequest>),
-    /// Make every acknowledged write durable.
-    Flush(Callback),
-    /// Run one chunk of a purge pass, in its own transaction after the group's.
-    Purge(Box<PurgeRequest>, PurgeCallback),
-    /// Reopen the database as after an I/O error (tests).
-    #[cfg(test)]
-    Reopen(Callback),
-}
-
-impl Request {
-    /// Its commit-log bytes.
-    pub(crate) fn logged_len(&self) -> usize {
-        match self {
-            Request::Write(write) => write.logged.as_ref().map_or(0, Vec::len),
-            _ => 0,
-        }
-    }
-
-    /// Answers the request with an error.
-    pub(crate) fn fail(self, error: impl Fn() -> StorageError) {
-        match self {
-            Request::Write(write) => (write.done)(Err(error())),
-            Request::Flush(done) => done(Err(error())),
-            Request::Purge(_, done) => done(Err(error())),
-            #[cfg(test)]
-            Request::Reopen(done) => done(Err(error())),
-        }
-    }
-}
 
 /// What the writer publishes to readers: the shared redb view and the memtable layers.
 pub(crate) struct Published {
@@ -897,13 +842,6 @@ fn open_when_released(path: &std::path::Path) -> Result<Database, StorageError> 
             Err(e) => return Err(e.into()),
         }
     }
-}
-
-/// Stores `seq`, the last commit log record a transaction holds, in `meta`.
-pub(crate) fn write_position(txn: &WriteTransaction, seq: u64) -> Result<(), StorageError> {
-    let mut meta = txn.open_table(META)?;
-    meta.insert(COMMITLOG_POSITION_KEY, seq.to_be_bytes().as_slice())?;
-    Ok(())
 }
 
 /// Fails every callback with `error`: itself for one request; for several, the same commit

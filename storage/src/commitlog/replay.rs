@@ -10,8 +10,8 @@ use crate::commitlog::record::decode_group;
 use crate::commitlog::Record;
 use crate::error::StorageError;
 use crate::mutation::{apply, ApplyError};
+use crate::tables::write_position;
 use crate::tables::{COMMITLOG_POSITION_KEY, META};
-use crate::writer::write_position;
 
 /// The sequence number of the last record the committed state holds (0: none).
 ///

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use tracing::error;
 
 use crate::error::StorageError;
-use crate::writer::Callback;
+use crate::request::Callback;
 
 /// Writes waiting for an fsync: each callback with its request's own outcome.
 pub(crate) struct SyncJob {

@@ -1,0 +1,63 @@
+//! What the store's handles send the writer: requests, their acknowledgements, and the
+//! bounds of one group of them.
+
+use crate::error::StorageError;
+use crate::mutation::WriteBatch;
+use crate::purge::{PurgeProgress, PurgeRequest};
+
+/// The most requests applied in one transaction; bounds the memory a group holds.
+pub(crate) const MAX_GROUP: usize = 1024;
+
+/// A group stops growing once its commit-log bytes reach this, so a record stays far below
+/// what the log reader accepts.
+pub(crate) const MAX_GROUP_BYTES: usize = 64 << 20;
+
+/// A request's acknowledgement, called on the writer (or sync) thread once the outcome is
+/// known. It must be quick (send on a channel); it must not block or call back into the
+/// store's writer.
+pub(crate) type Callback = Box<dyn FnOnce(Result<(), StorageError>) + Send>;
+
+/// A purge chunk's acknowledgement (same rules as [`Callback`]).
+pub(crate) type PurgeCallback = Box<dyn FnOnce(Result<PurgeProgress, StorageError>) + Send>;
+
+/// A write request: the batch, its commit-log bytes (`None`: not loggable, so its group
+/// commits durably), and its acknowledgement.
+pub(crate) struct WriteRequest {
+    pub(crate) batch: WriteBatch,
+    pub(crate) logged: Option<Vec<u8>>,
+    pub(crate) done: Callback,
+}
+
+/// A message to the writer.
+pub(crate) enum Request {
+    /// Apply a batch.
+    Write(Box<WriteRequest>),
+    /// Make every acknowledged write durable.
+    Flush(Callback),
+    /// Run one chunk of a purge pass, in its own transaction after the group's.
+    Purge(Box<PurgeRequest>, PurgeCallback),
+    /// Reopen the database as after an I/O error (tests).
+    #[cfg(test)]
+    Reopen(Callback),
+}
+
+impl Request {
+    /// Its commit-log bytes.
+    pub(crate) fn logged_len(&self) -> usize {
+        match self {
+            Request::Write(write) => write.logged.as_ref().map_or(0, Vec::len),
+            _ => 0,
+        }
+    }
+
+    /// Answers the request with an error.
+    pub(crate) fn fail(self, error: impl Fn() -> StorageError) {
+        match self {
+            Request::Write(write) => (write.done)(Err(error())),
+            Request::Flush(done) => done(Err(error())),
+            Request::Purge(_, done) => done(Err(error())),
+            #[cfg(test)]
+            Request::Reopen(done) => done(Err(error())),
+        }
+    }
+}
