@@ -5,8 +5,8 @@
 use cql::types::maybe_quote;
 use storage::{ColumnKind, DroppedColumn, KeyspaceDef, TableDef};
 
-use crate::describe::{table_options, type_text};
 use crate::describe_internals::{drop_statements, dropped, dropped_definition};
+use crate::describe_text::{table_options, type_text};
 use crate::system::definitions::VIRTUAL_KEYSPACES;
 
 /// `CREATE TABLE` text as `TableMetadata.appendCqlTo` writes it.

@@ -4,7 +4,7 @@
 use cql::types::maybe_quote;
 use storage::{KeyspaceDef, TableDef};
 
-use crate::describe::{table_options, Element};
+use crate::describe_text::{table_options, Element};
 use crate::error::{CqlError, CqlResult};
 
 /// The views of `base`, each as its element.

@@ -33,6 +33,7 @@ pub(crate) mod datetime;
 pub mod describe;
 mod describe_internals;
 mod describe_table;
+mod describe_text;
 mod describe_view;
 mod envelope;
 pub mod error;

@@ -9,7 +9,7 @@ use cql::types::ColumnType;
 use storage::index::{is_string, term_type, Analyzer, ANALYZER_OPTIONS};
 use storage::{ColumnDef, ColumnKind, IndexTargetKind};
 
-use crate::describe::quoted_map;
+use crate::describe_text::quoted_map;
 use crate::error::{CqlError, CqlResult};
 
 /// The analysis options among `options`.

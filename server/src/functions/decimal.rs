@@ -417,9 +417,22 @@ pub(crate) fn low_i64(d: &BigDecimal) -> i64 {
 /// The low 64 bits of `n`'s two's complement.
 pub(crate) fn low_bits(n: &BigInt) -> i64 {
     let bytes = n.to_signed_bytes_be();
-    let low = super::numeric::varint_low_bytes(&bytes, 8);
+    let low = varint_low_bytes(&bytes, 8);
     // `varint_low_bytes` returns exactly 8 bytes.
     low.try_into().map_or(0, i64::from_be_bytes)
+}
+
+/// The low `width` bytes of a big-endian two's complement integer, sign-extended when it is
+/// shorter: Java's narrowing of a `BigInteger`. Always `width` bytes long.
+pub(crate) fn varint_low_bytes(bytes: &[u8], width: usize) -> Vec<u8> {
+    let fill = if bytes.first().is_some_and(|b| b & 0x80 != 0) {
+        0xFF
+    } else {
+        0x00
+    };
+    let mut out = vec![fill; width.saturating_sub(bytes.len())];
+    out.extend_from_slice(&bytes[bytes.len().saturating_sub(width)..]);
+    out
 }
 
 #[cfg(test)]

@@ -25,19 +25,6 @@ pub(crate) enum Number {
     Decimal(BigDecimal),
 }
 
-/// The low `width` bytes of a big-endian two's complement integer, sign-extended when it is
-/// shorter: Java's narrowing of a `BigInteger`. Always `width` bytes long.
-pub(crate) fn varint_low_bytes(bytes: &[u8], width: usize) -> Vec<u8> {
-    let fill = if bytes.first().is_some_and(|b| b & 0x80 != 0) {
-        0xFF
-    } else {
-        0x00
-    };
-    let mut out = vec![fill; width.saturating_sub(bytes.len())];
-    out.extend_from_slice(&bytes[bytes.len().saturating_sub(width)..]);
-    out
-}
-
 fn fixed<const N: usize>(bytes: &[u8]) -> CqlResult<[u8; N]> {
     bytes
         .try_into()
@@ -284,7 +271,10 @@ mod tests {
             0x11u8, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee,
             0xff, 0x01, 0x23,
         ];
-        assert_eq!(varint_low_bytes(&big, 4), vec![0xee, 0xff, 0x01, 0x23]);
-        assert_eq!(varint_low_bytes(&[0x80], 2), vec![0xff, 0x80]);
+        assert_eq!(
+            decimal::varint_low_bytes(&big, 4),
+            vec![0xee, 0xff, 0x01, 0x23]
+        );
+        assert_eq!(decimal::varint_low_bytes(&[0x80], 2), vec![0xff, 0x80]);
     }
 }
