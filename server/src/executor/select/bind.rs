@@ -1,0 +1,545 @@
+//! Binding a SELECT: its terms evaluated against the request's values into key ranges,
+//! filters, limits and selectors ([`bind`]), with Cassandra's messages.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use cql::frame::request::QueryParameters;
+use cql::statement::ast::Operator;
+use storage::{ColumnKind, TableDef};
+
+use crate::config::Config;
+use crate::error::{CqlError, CqlResult};
+use crate::executor::ann_rank;
+use crate::executor::clustering;
+use crate::executor::index_scan;
+use crate::executor::keys;
+use crate::executor::paging::PagingState;
+use crate::executor::point;
+use crate::executor::read_ranges::{RangeProduct, ReadRanges};
+use crate::executor::sai_filter;
+use crate::executor::source::KeyRange;
+use crate::executor::virtual_read;
+use crate::functions::CallContext;
+use crate::guardrails;
+use crate::planner::clustering::PrefixPart;
+use crate::planner::grouping::Grouping;
+use crate::planner::restrictions::Bound as TermBound;
+use crate::planner::select::{Aggregate, OutputSource, PartitionSelection, SelectPlan};
+use crate::planner::token::TokenRange;
+use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+
+use super::*;
+
+/// Evaluates the terms of computed selectors (literals and markers inside function calls);
+/// plans selecting only columns are shared as they are.
+pub(super) fn bind_outputs(
+    plan: Arc<SelectPlan>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Arc<SelectPlan>> {
+    let computed = |output: &&crate::planner::select::Output| {
+        matches!(
+            output.source,
+            OutputSource::Scalar(_)
+                | OutputSource::Aggregate(Aggregate { input: Some(_), .. })
+                | OutputSource::Aggregate(Aggregate { then: Some(_), .. })
+        )
+    };
+    if !plan.outputs.iter().any(|o| computed(&o)) {
+        return Ok(plan);
+    }
+    let mut plan = SelectPlan::clone(&plan);
+    for output in &mut plan.outputs {
+        match &mut output.source {
+            OutputSource::Scalar(scalar) => scalar.bind(ctx)?,
+            OutputSource::Aggregate(aggregate) => bind_aggregate(aggregate, ctx)?,
+            _ => {}
+        }
+    }
+    Ok(Arc::new(plan))
+}
+
+/// Evaluates the terms of an aggregate output: its aggregates' inputs and the expression
+/// applied to them.
+pub(super) fn bind_aggregate(aggregate: &mut Aggregate, ctx: &EvalContext<'_>) -> CqlResult<()> {
+    if let Some((scalar, _)) = &mut aggregate.input {
+        scalar.bind(ctx)?;
+    }
+    if let Some(then) = &mut aggregate.then {
+        then.scalar.bind(ctx)?;
+        for other in &mut then.others {
+            bind_aggregate(other, ctx)?;
+        }
+    }
+    Ok(())
+}
+
+/// Cassandra's guardrails on partition-key IN lists, checked before the keys are built.
+pub(super) fn guard_partition_keys(
+    config: &Config,
+    table: &str,
+    values: &[Vec<Bytes>],
+) -> CqlResult<()> {
+    if values.iter().all(|v| v.len() <= 1) {
+        return Ok(());
+    }
+    let size = values
+        .iter()
+        .fold(1u64, |n, v| n.saturating_mul(v.len() as u64));
+    guardrails::in_select_cartesian_product(
+        config.in_select_cartesian_product,
+        "partition key",
+        size,
+    )?;
+    guardrails::partition_keys_in_select(config.partition_keys_in_select, table, size)
+}
+
+pub(super) fn bind(
+    plan: Arc<SelectPlan>,
+    params: &QueryParameters,
+    ctx: &EvalContext<'_>,
+    config: &Config,
+) -> CqlResult<BoundSelect> {
+    let plan = bind_outputs(plan, ctx)?;
+    let def = plan.table.def.clone();
+    let (ranges, tuple_check) = match point::single_row_key(&plan, &def, ctx)? {
+        Some(key) => (
+            ReadRanges::Listed(vec![(Bound::Included(key.clone()), Bound::Included(key))]),
+            None,
+        ),
+        None => key_ranges(&plan, &def, ctx, config)?,
+    };
+    let filters = plan
+        .filters
+        .iter()
+        .map(|(column, r)| bind_filter(&def, *column, r, ctx))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let (clustering_filter, tuple_check) = match &plan.clustering_filter {
+        Some(filter) => {
+            let guard = config.in_select_cartesian_product;
+            let (ranges, check) = clustering::suffix_ranges(filter, &def, ctx, guard)?;
+            (Some(ranges.all()), tuple_check.or(check))
+        }
+        None => (None, tuple_check),
+    };
+    let limit = match &plan.limit {
+        None => None,
+        Some(term) => Some(limit_value(term, ctx, LIMIT)?),
+    };
+    let per_partition_limit = match &plan.per_partition_limit {
+        None => None,
+        Some(term) => Some(limit_value(term, ctx, PER_PARTITION_LIMIT)?),
+    };
+    let ann = match &plan.ann {
+        Some(ann) => Some(ann_rank::BoundAnn::bind(ann, &def, ctx)?),
+        None => None,
+    };
+    if let (Some(_), Some(limit)) = (&ann, limit) {
+        if limit > crate::planner::ann::MAX_TOP_K {
+            return Err(crate::planner::ann::limit_error(limit));
+        }
+    }
+    let page_size = params.page_size.filter(|&n| n > 0).map(|n| n as usize);
+    let page_size = match plan.grouping {
+        // Vector search returns its LIMIT best rows in one page.
+        _ if ann.is_some() => None,
+        // An aggregate over everything is one row: read it all, whatever the page size.
+        Grouping::All => None,
+        _ if !plan.post_order.is_empty() && page_size.is_some() => {
+            return Err(CqlError::invalid(POST_ORDER_PAGING_MESSAGE));
+        }
+        _ => page_size,
+    };
+    let paging = match &params.paging_state {
+        Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
+        _ => None,
+    };
+    let index = index_scan::bind(&def, &plan, ctx)?;
+    let keyspaces = virtual_read::keyspaces(&plan, &def, ctx)?;
+    Ok(BoundSelect {
+        index,
+        keyspaces,
+        ann,
+        plan,
+        ranges,
+        filters,
+        tuple_check,
+        clustering_filter,
+        limit,
+        per_partition_limit,
+        page_size,
+        paging,
+        skip_metadata: params.skip_metadata,
+        call: CallContext {
+            now_micros: ctx.now_micros,
+        },
+    })
+}
+
+/// The key ranges a SELECT reads, in read order, and the tuple check of a slice over
+/// mixed-direction clustering columns. Partitions given by key are a product of value lists,
+/// walked lazily.
+pub(super) fn key_ranges(
+    plan: &SelectPlan,
+    def: &TableDef,
+    ctx: &EvalContext<'_>,
+    config: &Config,
+) -> CqlResult<(ReadRanges, Option<clustering::TupleCheck>)> {
+    let partition_values = match &plan.partitions {
+        PartitionSelection::Keys(sets) => {
+            let values = sets
+                .iter()
+                .zip(&def.partition_key)
+                .map(|(set, &i)| keys::key_values(set, def, i, ctx))
+                .collect::<CqlResult<Vec<_>>>()?;
+            guard_partition_keys(config, &def.name, &values)?;
+            Some(values)
+        }
+        _ => None,
+    };
+    let (clustering, tuple_check) = clustering::suffix_ranges(
+        &plan.clustering,
+        def,
+        ctx,
+        config.in_select_cartesian_product,
+    )?;
+    let ranges = match (&plan.partitions, partition_values) {
+        (PartitionSelection::Tokens(range), _) => {
+            ReadRanges::Listed(token_key_range(def, range, ctx)?.into_iter().collect())
+        }
+        (_, Some(mut values)) => {
+            let token_range = match &plan.token_filter {
+                Some(range) => match token_key_range(def, range, ctx)? {
+                    Some(range) => Some(range),
+                    None => {
+                        values.iter_mut().for_each(Vec::clear);
+                        None
+                    }
+                },
+                None => None,
+            };
+            let points = fixes_rows(plan, def) && tuple_check.is_none();
+            ReadRanges::Product(Box::new(RangeProduct::new(
+                def,
+                values,
+                token_range,
+                clustering,
+                plan.reversed,
+                points,
+            )?))
+        }
+        _ => ReadRanges::Listed(vec![(Bound::Unbounded, Bound::Unbounded)]),
+    };
+    Ok((ranges, tuple_check))
+}
+
+/// The token a token-relation bound stands for: a bigint, or `token(values...)` of values
+/// typed as the partition key columns.
+pub(super) fn token_value(
+    def: &TableDef,
+    bound: &TermBound,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<i64> {
+    if let cql::statement::ast::Term::Function { name, args } = &bound.term {
+        if name.name.name.eq_ignore_ascii_case("token") {
+            return token_of_values(def, args, ctx);
+        }
+    }
+    let ty = cql::types::ColumnType::Bigint;
+    match evaluate(
+        &bound.term,
+        Receiver {
+            name: "partition key token",
+            ty: &ty,
+        },
+        ctx,
+    )? {
+        Evaluated::Value(b) if b.len() == 8 => {
+            let mut raw = [0u8; 8];
+            raw.copy_from_slice(&b);
+            Ok(i64::from_be_bytes(raw))
+        }
+        _ => Err(CqlError::invalid("Invalid null token value")),
+    }
+}
+
+/// `token(v1, .., vn)` over values of the partition key's types.
+pub(super) fn token_of_values(
+    def: &TableDef,
+    args: &[cql::statement::ast::Term],
+    ctx: &EvalContext<'_>,
+) -> CqlResult<i64> {
+    if args.len() != def.partition_key.len() {
+        return Err(CqlError::invalid(format!(
+            "Invalid number of arguments in call to function system.token: {} required but {} provided",
+            def.partition_key.len(),
+            args.len()
+        )));
+    }
+    let mut values = Vec::with_capacity(args.len());
+    for (n, (arg, &i)) in args.iter().zip(&def.partition_key).enumerate() {
+        let name = format!("arg{n}(system.token)");
+        let receiver = Receiver {
+            name: &name,
+            ty: &def.columns[i].ty,
+        };
+        match evaluate(arg, receiver, ctx)? {
+            Evaluated::Value(b) => values.push(b),
+            Evaluated::Unset => {
+                return Err(CqlError::invalid(
+                    "Invalid unset value for argument in call to function token",
+                ))
+            }
+            Evaluated::Null => return Err(CqlError::invalid("Invalid null token value")),
+        }
+    }
+    let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
+    Ok(storage::encoding::token::token_of(&parts))
+}
+
+/// The storage key range of a token range. Keys start with the token's 8 order-preserving
+/// bytes, so `token > t` starts at the first key of token `t + 1`. Like Cassandra, a range whose
+/// start is past its end selects nothing (it does not wrap around the ring).
+pub(super) fn token_key_range(
+    def: &TableDef,
+    range: &TokenRange,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Option<KeyRange>> {
+    let key = |t: i64| storage::encoding::key::token_bytes(t).to_vec();
+    let start = match &range.lower {
+        None => Some(i64::MIN),
+        Some(b) => {
+            let t = token_value(def, b, ctx)?;
+            if b.inclusive {
+                Some(t)
+            } else {
+                t.checked_add(1)
+            }
+        }
+    };
+    // Exclusive end token; `None` means past the last token.
+    let end = match &range.upper {
+        None => None,
+        Some(b) => {
+            let t = token_value(def, b, ctx)?;
+            if b.inclusive {
+                t.checked_add(1)
+            } else {
+                Some(t)
+            }
+        }
+    };
+    let Some(start) = start else { return Ok(None) };
+    if end.is_some_and(|e| e <= start) {
+        return Ok(None);
+    }
+    let end_bound = end.map_or(Bound::Unbounded, |e| Bound::Excluded(key(e)));
+    Ok(Some((Bound::Included(key(start)), end_bound)))
+}
+
+/// How a LIMIT-like clause is named in bind metadata and messages.
+pub(super) struct LimitKind {
+    receiver: &'static str,
+    clause: &'static str,
+    null_name: &'static str,
+}
+
+pub(super) const LIMIT: LimitKind = LimitKind {
+    receiver: "[limit]",
+    clause: "LIMIT",
+    null_name: "limit",
+};
+
+pub(super) const PER_PARTITION_LIMIT: LimitKind = LimitKind {
+    receiver: "[per_partition_limit]",
+    clause: "PER PARTITION LIMIT",
+    null_name: "per partition limit",
+};
+
+pub(super) fn limit_value(
+    term: &cql::statement::ast::Term,
+    ctx: &EvalContext<'_>,
+    kind: LimitKind,
+) -> CqlResult<usize> {
+    let ty = cql::types::ColumnType::Int;
+    match evaluate(
+        term,
+        Receiver {
+            name: kind.receiver,
+            ty: &ty,
+        },
+        ctx,
+    )? {
+        Evaluated::Value(b) if b.len() == 4 => {
+            let n = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            if n <= 0 {
+                return Err(CqlError::invalid(format!(
+                    "{} must be strictly positive",
+                    kind.clause
+                )));
+            }
+            Ok(n as usize)
+        }
+        Evaluated::Unset => Ok(usize::MAX),
+        _ => Err(CqlError::invalid(format!(
+            "Invalid null value of {}",
+            kind.null_name
+        ))),
+    }
+}
+
+/// Whether the plan fixes whole primary keys once its partitions are: every clustering
+/// column is restricted by `=`/`IN` (or there are none), so each range of a partition holds
+/// at most one row, the one whose key is the range's start.
+pub(super) fn fixes_rows(plan: &SelectPlan, def: &TableDef) -> bool {
+    let width: usize = plan
+        .clustering
+        .prefix
+        .iter()
+        .map(|part| match part {
+            PrefixPart::Single(_) => 1,
+            PrefixPart::Multi { width, .. } => *width,
+        })
+        .sum();
+    plan.clustering.slice.is_none() && width == def.clustering_key.len()
+}
+
+pub(super) fn bind_filter(
+    def: &TableDef,
+    column: usize,
+    r: &crate::planner::restrictions::ColumnRestriction,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<BoundFilter> {
+    let col = &def.columns[column];
+    let receiver = Receiver {
+        name: &col.name,
+        ty: &col.ty,
+    };
+    let is_key = matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering);
+    let value = |term| -> CqlResult<Bytes> {
+        if !is_key {
+            return index_scan::operand(term, &col.name, &col.ty, ctx);
+        }
+        match evaluate(term, receiver, ctx)? {
+            Evaluated::Value(b) => Ok(b),
+            Evaluated::Null => Err(CqlError::invalid(format!(
+                "Invalid null value in condition for column {}",
+                col.name
+            ))),
+            Evaluated::Unset => Err(CqlError::invalid(format!(
+                "Invalid unset value for column {}",
+                col.name
+            ))),
+        }
+    };
+    let mut checks = Vec::new();
+    let (key_ty, value_ty) = index_scan::element_types(&col.ty);
+    let elements = r
+        .elements
+        .iter()
+        .map(|(key, value)| {
+            Ok((
+                index_scan::element_operand(key, &col.name, "key", key_ty, ctx)?,
+                index_scan::element_operand(value, &col.name, "value", value_ty, ctx)?,
+            ))
+        })
+        .collect::<CqlResult<Vec<_>>>()?;
+    if let Some(set) = &r.eq {
+        let values = if is_key {
+            keys::key_values(set, def, column, ctx)?
+        } else {
+            keys::filter_values(set, col, ctx)?
+        };
+        checks.push((Operator::In, values));
+    }
+    if let Some(b) = &r.lower {
+        checks.push((
+            if b.inclusive {
+                Operator::Gte
+            } else {
+                Operator::Gt
+            },
+            vec![value(&b.term)?],
+        ));
+    }
+    if let Some(b) = &r.upper {
+        checks.push((
+            if b.inclusive {
+                Operator::Lte
+            } else {
+                Operator::Lt
+            },
+            vec![value(&b.term)?],
+        ));
+    }
+    let mut never = false;
+    for (op, term) in &r.other {
+        match op {
+            Operator::NotIn => match keys::excluded_values(term, col, ctx)? {
+                Some(values) => checks.push((Operator::NotIn, values)),
+                None => never = true,
+            },
+            Operator::Neq => checks.push((Operator::Neq, vec![value(term)?])),
+            Operator::Contains => checks.push((
+                Operator::Contains,
+                vec![index_scan::operand(term, &col.name, value_ty, ctx)?],
+            )),
+            Operator::ContainsKey => checks.push((
+                Operator::ContainsKey,
+                vec![index_scan::operand(term, &col.name, key_ty, ctx)?],
+            )),
+            other => {
+                return Err(CqlError::invalid(format!(
+                    "Filtering with {other:?} is not supported yet"
+                )))
+            }
+        }
+    }
+    let analyzed_contains = take_analyzed_contains(def, column, &mut checks);
+    let analyzer = sai_filter::analyzer(def, column, storage::IndexTargetKind::Simple);
+    if let Some(analyzer) = &analyzer {
+        for (op, operands) in checks.iter_mut() {
+            if *op == Operator::In {
+                for operand in operands.iter_mut() {
+                    *operand = Bytes::from(analyzer.analyze_bytes(operand));
+                }
+            }
+        }
+    }
+    Ok(BoundFilter {
+        column,
+        checks,
+        elements,
+        analyzer,
+        analyzed_contains,
+        never,
+    })
+}
+
+/// Moves the `CONTAINS` / `CONTAINS KEY` checks an analyzing SAI index answers out of
+/// `checks`, with their operands analyzed.
+pub(super) fn take_analyzed_contains(
+    def: &TableDef,
+    column: usize,
+    checks: &mut Vec<(Operator, Vec<Bytes>)>,
+) -> Vec<(bool, storage::index::Analyzer, Bytes)> {
+    let values = sai_filter::analyzer(def, column, storage::IndexTargetKind::Values);
+    let keys = sai_filter::analyzer(def, column, storage::IndexTargetKind::Keys);
+    let mut out = Vec::new();
+    checks.retain(|(op, operands)| {
+        let (key, analyzer) = match op {
+            Operator::Contains => (false, values),
+            Operator::ContainsKey => (true, keys),
+            _ => return true,
+        };
+        let Some(analyzer) = analyzer else {
+            return true;
+        };
+        for operand in operands {
+            out.push((key, analyzer, Bytes::from(analyzer.analyze_bytes(operand))));
+        }
+        false
+    });
+    out
+}
