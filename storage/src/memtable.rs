@@ -19,8 +19,10 @@
 //! redb commit: its rows are then exactly what redb holds for their keys, so a point lookup
 //! that misses the newer layers finds a recently written row there (a hash probe) instead of
 //! walking redb's B-tree. Scans skip it: redb holds the same rows in order. Memory stays within
-//! two layers: `clean` goes when the next `frozen` comes (as RocksDB's flush-only block cache
-//! prepopulation, or a page cache holding what was just written).
+//! two layers: `clean` goes when the next `frozen` comes, or as soon as it and `active` hold
+//! more than two layers' worth, and a layer of large rows (over 16 KiB on average) is never
+//! kept (as RocksDB's flush-only block cache prepopulation, or a page cache holding what was
+//! just written).
 //!
 //! Ordering with redb (see `writer`): the writer publishes layers without `frozen` only after
 //! the commit holding its rows is visible to new read views; a reader takes its number, then

@@ -282,6 +282,7 @@ impl Writer {
         // A flush that falls behind the writes makes the writer wait for it, so the memtable
         // never holds much more than two layers' worth.
         self.finish_flush(memtable_bytes >= 2 * self.options.memtable_size);
+        self.trim_clean(memtable_bytes);
         let logged_bytes = self.log.as_ref().map_or(0, CommitLog::since_checkpoint);
         let due = now >= self.last_durable + self.checkpoint_interval();
         let full =
@@ -373,11 +374,20 @@ impl Writer {
                 self.views.invalidate();
                 // Its rows are now what redb holds for their keys: point lookups go on
                 // finding them here until the next flush starts or another commit.
+                let clean = layers
+                    .frozen
+                    .clone()
+                    .filter(|frozen| worth_keeping(&memtable::read(frozen)));
+                let dropped = layers.frozen.clone().filter(|_| clean.is_none());
                 self.memtables.publish(Layers {
                     active: layers.active.clone(),
                     frozen: None,
-                    clean: layers.frozen.clone(),
+                    clean,
                 });
+                drop(layers);
+                if let (Some(dropped), Some(flusher)) = (dropped, &self.flusher) {
+                    flusher.dispose(dropped);
+                }
                 if let Some(log) = &self.log {
                     log.delete_segments_before(first_kept);
                 }
@@ -396,6 +406,28 @@ impl Writer {
                 self.flush_pause_until = Some(Instant::now() + REOPEN_PAUSE);
                 self.note_failure(&e);
             }
+        }
+    }
+
+    /// Drops the clean layer once it and the active one hold more than two layers' worth
+    /// (`memtable_heap_space`): the clean layer is a cache, and memory stays within the bound
+    /// the active and frozen layers keep.
+    fn trim_clean(&mut self, active_bytes: usize) {
+        let layers = self.memtables.load();
+        let Some(clean) = layers.clean.clone() else {
+            return;
+        };
+        if active_bytes + memtable::read(&clean).bytes() <= 2 * self.options.memtable_size {
+            return;
+        }
+        self.memtables.publish(Layers {
+            active: layers.active.clone(),
+            frozen: layers.frozen.clone(),
+            clean: None,
+        });
+        drop(layers);
+        if let Some(flusher) = &self.flusher {
+            flusher.dispose(clean);
         }
     }
 
@@ -842,6 +874,16 @@ fn open_when_released(path: &std::path::Path) -> Result<Database, StorageError> 
             Err(e) => return Err(e.into()),
         }
     }
+}
+
+/// Rows this large on average are not kept in memory once flushed: a point lookup of such a
+/// row costs its copy, not the B-tree walk the clean layer saves, and a few of them would
+/// hold as much memory as a layer of small rows.
+const CLEAN_ROW_MAX_AVERAGE: usize = 16 << 10;
+
+/// Whether a flushed layer is worth keeping as the clean layer (see `memtable`).
+fn worth_keeping(layer: &Mem) -> bool {
+    layer.bytes() <= layer.rows().saturating_mul(CLEAN_ROW_MAX_AVERAGE)
 }
 
 /// Fails every callback with `error`: itself for one request; for several, the same commit
