@@ -31,6 +31,9 @@ use crate::session::Session;
 use crate::trace;
 
 use super::*;
+use crate::executor::paging::PagingState;
+use crate::read_thresholds::TombstoneGuard;
+use storage::StoredRow;
 
 /// The rows the vector graph proposes for an ANN query over many rows, as ranges to read;
 /// `None` to read every row the restrictions select (see [`ann_graph`]).
@@ -112,55 +115,305 @@ pub(super) fn run(
     budget: usize,
     consistency: u16,
 ) -> CqlResult<Option<(ResultBody, ReadStats)>> {
-    let def = bound.plan.table.def.clone();
+    let def: &TableDef = &bound.plan.table.def;
     let source = match bound.plan.table.kind {
         TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
         TableKind::Virtual => {
             let keyspaces = bound.keyspaces.as_deref();
-            RowSource::Virtual(crate::system::rows(node, schema, session, &def, keyspaces)?)
+            RowSource::Virtual(crate::system::rows(node, schema, session, def, keyspaces)?)
         }
     };
     // One moment for the whole read: liveness, `ttl()` and the time functions agree.
     let liveness = Liveness::at(bound.call.now_micros)
         .keeping_write_times(reads_write_times(&bound.plan.outputs));
-    let reversed = bound.plan.reversed;
-    let post_order = !bound.plan.post_order.is_empty() || bound.ann.is_some();
-    let mut scores: Vec<f32> = Vec::new();
-    let resume = match &bound.paging {
-        Some(state) => {
-            let decoded = storage::encoding::key::decode_row_key(&def, &state.last_key)?;
-            let partition = state
-                .last_key
-                .get(..decoded.partition_len)
-                .unwrap_or_default();
-            Some((partition.to_vec(), state.partition_emitted))
+    // A resumed read starts in the range holding the last key returned: ranges follow the
+    // read order (IN partitions by key value), which is not the storage key order.
+    let candidates;
+    let ranges = match &bound.index {
+        Some(index) => {
+            let listed = bound.ranges.to_vec(def)?;
+            candidates = ReadRanges::Listed(index_scan::candidate_ranges(&source, index, &listed)?);
+            &candidates
         }
-        None => None,
+        None => &bound.ranges,
     };
-    let resume_partition = resume.as_ref().map(|(partition, _)| partition.clone());
-    let limits = Limits {
-        // Rows sorted after the read are trimmed to the LIMIT after the sort.
-        remaining: match &bound.paging {
-            _ if post_order => None,
-            Some(state) => state.remaining,
-            None => bound.limit,
-        },
-        per_partition: bound.per_partition_limit,
-        page_size: bound.page_size,
+    let indexed = match (&bound.index, ranges) {
+        (Some(_), ReadRanges::Listed(listed)) => Some(listed.as_slice()),
+        _ => None,
     };
-    let plan = &bound.plan;
-    let mut shaper = Shaper::new(
-        &def,
-        &plan.outputs,
-        bound.call,
-        plan.grouping,
-        plan.distinct,
-        limits,
-        resume,
-        post_order,
+    let proposed = ann_candidates(node, bound, &source, indexed, &liveness)?;
+    let ranges = proposed.as_ref().unwrap_or(ranges);
+    let tombstones = node.config.read_thresholds.tombstone_guard(
+        bound.plan.table.kind == TableKind::User,
+        consistency,
+        session.local.ip(),
     );
-    // Cassandra's `queriesFullPartitions`: restrictions on static and partition-key columns
-    // still read whole partitions; a static restriction also fetches the static row.
+    let mut walk = Walk::new(bound, &source, liveness, tombstones, budget)?;
+    let Some(stopped) = walk.ranges(ranges)? else {
+        return Ok(None);
+    };
+    if !stopped && bound.ann.is_none() {
+        walk.leave_partition()?;
+    }
+    let (rows, paging_state, stats) = walk.finish()?;
+    result(bound, rows, paging_state, stats).map(Some)
+}
+
+/// What the walk does after one stored row.
+enum Step {
+    /// Go on with the next row.
+    Next,
+    /// The page is full.
+    Stop,
+    /// Go on after the partition this row is in.
+    SkipPartition,
+}
+
+/// One read's walk over its key ranges: the rows it examined, the page being shaped, and the
+/// partition it is in (its range tombstones and static row).
+struct Walk<'r> {
+    def: &'r TableDef,
+    bound: &'r BoundSelect,
+    source: &'r RowSource,
+    liveness: Liveness,
+    shaper: Shaper<'r>,
+    statics: PartitionStatics,
+    /// The partition being read and its range tombstones, loaded once per partition.
+    partition: (Vec<u8>, Vec<RangeTombstone>),
+    /// The partition a resumed page starts in.
+    resume_partition: Option<Vec<u8>>,
+    tombstones: TombstoneGuard,
+    stats: ReadStats,
+    /// The ANN score of each row shaped, in order.
+    scores: Vec<f32>,
+    budget: u64,
+}
+
+impl<'r> Walk<'r> {
+    fn new(
+        bound: &'r BoundSelect,
+        source: &'r RowSource,
+        liveness: Liveness,
+        tombstones: TombstoneGuard,
+        budget: usize,
+    ) -> CqlResult<Self> {
+        let def: &TableDef = &bound.plan.table.def;
+        let plan = &bound.plan;
+        let post_order = !plan.post_order.is_empty() || bound.ann.is_some();
+        let resume = match &bound.paging {
+            Some(state) => {
+                let decoded = storage::encoding::key::decode_row_key(def, &state.last_key)?;
+                let partition = state
+                    .last_key
+                    .get(..decoded.partition_len)
+                    .unwrap_or_default();
+                Some((partition.to_vec(), state.partition_emitted))
+            }
+            None => None,
+        };
+        let resume_partition = resume.as_ref().map(|(partition, _)| partition.clone());
+        let limits = Limits {
+            // Rows sorted after the read are trimmed to the LIMIT after the sort.
+            remaining: match &bound.paging {
+                _ if post_order => None,
+                Some(state) => state.remaining,
+                None => bound.limit,
+            },
+            per_partition: bound.per_partition_limit,
+            page_size: bound.page_size,
+        };
+        let shaper = Shaper::new(
+            def,
+            &plan.outputs,
+            bound.call,
+            plan.grouping,
+            plan.distinct,
+            limits,
+            resume,
+            post_order,
+        );
+        Ok(Walk {
+            def,
+            bound,
+            source,
+            liveness,
+            shaper,
+            statics: PartitionStatics::new(def, static_only_rows(bound)),
+            partition: (Vec::new(), Vec::new()),
+            resume_partition,
+            tombstones,
+            stats: ReadStats::default(),
+            scores: Vec::new(),
+            budget: u64::try_from(budget).unwrap_or(u64::MAX),
+        })
+    }
+
+    /// Walks `ranges` in the read's order; whether the page filled (`Some(true)`), or `None`
+    /// past the budget.
+    fn ranges(&mut self, ranges: &ReadRanges) -> CqlResult<Option<bool>> {
+        let (def, source, reversed) = (self.def, self.source, self.bound.plan.reversed);
+        let resume_key = self.bound.paging.as_ref().map(|s| s.last_key.as_slice());
+        for range in ranges.walk(def, resume_key, reversed) {
+            let mut range = range?;
+            'range: loop {
+                for item in source.scan(range.clone(), reversed)? {
+                    self.stats.rows_examined += 1;
+                    if self.stats.rows_examined > self.budget {
+                        return Ok(None);
+                    }
+                    let (key, stored) = item?;
+                    match self.step(&key, stored)? {
+                        Step::Next => {}
+                        Step::Stop => return Ok(Some(true)),
+                        Step::SkipPartition => {
+                            match skip_partition(&range, &self.partition.0, reversed) {
+                                Some(rest) => range = rest,
+                                None => break 'range,
+                            }
+                            continue 'range;
+                        }
+                    }
+                }
+                break;
+            }
+        }
+        Ok(Some(false))
+    }
+
+    /// One stored row: into its partition, then through liveness, the filters and the shaper.
+    fn step(&mut self, key: &[u8], stored: StoredRow) -> CqlResult<Step> {
+        let def = self.def;
+        let decoded = storage::encoding::key::decode_row_key(def, key)?;
+        let partition_len = decoded.partition_len;
+        let prefix = key.get(..partition_len).unwrap_or(key);
+        let is_static = decoded.clustering.len() < def.clustering_key.len();
+        if self.partition.0 != prefix {
+            if let Next::Stop = self.leave_partition()? {
+                return Ok(Step::Stop);
+            }
+            self.enter_partition(prefix, &decoded, is_static.then_some(&stored))?;
+        }
+        if is_static {
+            return Ok(Step::Next);
+        }
+        let suffix = key.get(partition_len..).unwrap_or_default();
+        let range_deleted_at = RangeTombstone::shadowing(&self.partition.1, suffix);
+        let Some(row) = LiveRow::new(def, decoded, stored, &self.liveness, range_deleted_at)?
+        else {
+            self.tombstones.add(&mut self.stats, 1, def)?;
+            return Ok(Step::Next);
+        };
+        self.stats.live_rows += 1;
+        if row.cells.dead > 0 {
+            self.tombstones
+                .add(&mut self.stats, u64::from(row.cells.dead), def)?;
+        }
+        let row = self.statics.row(row);
+        if !self.keeps(&row, suffix) {
+            return Ok(Step::Next);
+        }
+        let score = match &self.bound.ann {
+            Some(ann) => match row.value(def, ann.column).and_then(|v| ann.score(v)) {
+                Some(score) => Some(score),
+                None => return Ok(Step::Next),
+            },
+            None => None,
+        };
+        let built = self.shaper.len();
+        let next = self.shaper.accept(key, partition_len, &row)?;
+        if let Some(score) = score.filter(|_| self.shaper.len() > built) {
+            self.scores.push(score);
+        }
+        Ok(match next {
+            Next::Continue => Step::Next,
+            Next::Stop => Step::Stop,
+            Next::SkipPartition => Step::SkipPartition,
+        })
+    }
+
+    /// Whether a live row passes the read's filters, tuple bounds and clustering ranges.
+    fn keeps(&self, row: &LiveRow, suffix: &[u8]) -> bool {
+        let (def, bound) = (self.def, self.bound);
+        bound
+            .filters
+            .iter()
+            .all(|f| passes(f, def, row.value(def, f.column)))
+            && bound
+                .tuple_check
+                .as_ref()
+                .is_none_or(|c| c.passes(def, &row.clustering))
+            && bound
+                .clustering_filter
+                .as_ref()
+                .is_none_or(|ranges| ranges.iter().any(|r| within(suffix, r)))
+    }
+
+    /// Leaves the partition being read: its static-only row (when it showed no other row and
+    /// passes the filters) goes to the page. A partition's static-only row has no vector to
+    /// rank by.
+    fn leave_partition(&mut self) -> CqlResult<Next> {
+        let (def, bound) = (self.def, self.bound);
+        let leaving = self.statics.leave().filter(|_| bound.ann.is_none());
+        match leaving.filter(|(_, row)| {
+            bound
+                .filters
+                .iter()
+                .all(|f| passes(f, def, row.value(def, f.column)))
+        }) {
+            Some((static_key, row)) => self.shaper.accept(&static_key, static_key.len(), &row),
+            None => Ok(Next::Continue),
+        }
+    }
+
+    /// Enters the partition `prefix`: loads its range tombstones (counting them) and its
+    /// static row.
+    fn enter_partition(
+        &mut self,
+        prefix: &[u8],
+        decoded: &storage::encoding::key::DecodedKey,
+        static_row: Option<&StoredRow>,
+    ) -> CqlResult<()> {
+        self.partition = (prefix.to_vec(), self.source.range_tombstones(prefix)?);
+        self.stats.enter_partition(prefix);
+        if !self.partition.1.is_empty() {
+            let n = self.partition.1.len() as u64;
+            self.tombstones.add(&mut self.stats, n, self.def)?;
+        }
+        let resumed = self.resume_partition.as_deref() == Some(prefix);
+        self.statics.enter(
+            self.source,
+            self.def,
+            prefix,
+            decoded,
+            static_row,
+            &self.partition.1,
+            &self.liveness,
+            resumed,
+        )
+    }
+
+    /// The page's rows in the order asked for (ranked by ANN score, or sorted after the read,
+    /// then trimmed to the LIMIT), its paging state, and what the read examined.
+    fn finish(self) -> CqlResult<(Vec<ResultRow>, Option<PagingState>, ReadStats)> {
+        let bound = self.bound;
+        let (mut rows, paging_state) = self.shaper.finish()?;
+        if bound.ann.is_some() {
+            rows = ann_rank::top(rows, &self.scores, bound.limit);
+        } else if !bound.plan.post_order.is_empty() {
+            sort_rows(self.def, &bound.plan.post_order, &mut rows);
+            if let Some(limit) = bound.limit {
+                rows.truncate(limit);
+            }
+        }
+        Ok((rows, paging_state, self.stats))
+    }
+}
+
+/// Cassandra's `queriesFullPartitions`: restrictions on static and partition-key columns still
+/// read whole partitions; a static restriction also fetches the static row. Whether a
+/// partition's static row stands as a row when the partition shows no other.
+fn static_only_rows(bound: &BoundSelect) -> bool {
+    let (plan, def) = (&bound.plan, &bound.plan.table.def);
     let whole_partitions = plan.clustering.prefix.is_empty()
         && plan.clustering.slice.is_none()
         && plan.filters.iter().all(|(i, _)| {
@@ -174,169 +427,19 @@ pub(super) fn run(
         .filters
         .iter()
         .any(|(i, _)| def.columns[*i].kind == storage::ColumnKind::Static);
-    let static_only_rows = whole_partitions
+    whole_partitions
         && def.has_static_columns()
-        && (plan.distinct || filters_static || fetches_static_row(&def, plan));
-    let mut statics = PartitionStatics::new(&def, static_only_rows);
-    // Range tombstones of the partition being read, loaded once per partition.
-    let mut partition_tombstones: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
-    // A resumed read starts in the range holding the last key returned: ranges follow the
-    // read order (IN partitions by key value), which is not the storage key order.
-    let candidates;
-    let ranges = match &bound.index {
-        Some(index) => {
-            let listed = bound.ranges.to_vec(&def)?;
-            candidates = ReadRanges::Listed(index_scan::candidate_ranges(&source, index, &listed)?);
-            &candidates
-        }
-        None => &bound.ranges,
-    };
-    let indexed = match (&bound.index, ranges) {
-        (Some(_), ReadRanges::Listed(listed)) => Some(listed.as_slice()),
-        _ => None,
-    };
-    let proposed = ann_candidates(node, bound, &source, indexed, &liveness)?;
-    let ranges = proposed.as_ref().unwrap_or(ranges);
-    let mut stats = ReadStats::default();
-    let tombstones = node.config.read_thresholds.tombstone_guard(
-        bound.plan.table.kind == TableKind::User,
-        consistency,
-        session.local.ip(),
-    );
-    let budget = u64::try_from(budget).unwrap_or(u64::MAX);
-    let resume_key = bound.paging.as_ref().map(|state| state.last_key.as_slice());
-    let mut stopped = false;
-    'ranges: for range in ranges.walk(&def, resume_key, reversed) {
-        let mut range = range?;
-        loop {
-            let mut skip_to = None;
-            for item in source.scan(range.clone(), reversed)? {
-                stats.rows_examined += 1;
-                if stats.rows_examined > budget {
-                    return Ok(None);
-                }
-                let (key, stored) = item?;
-                let decoded = storage::encoding::key::decode_row_key(&def, &key)?;
-                let partition_len = decoded.partition_len;
-                let prefix = key.get(..partition_len).unwrap_or(&key);
-                let is_static = decoded.clustering.len() < def.clustering_key.len();
-                if partition_tombstones.0 != prefix {
-                    // A partition's static-only row has no vector to rank by.
-                    let leaving = statics.leave().filter(|_| bound.ann.is_none());
-                    if let Some((static_key, row)) = leaving.filter(|(_, row)| {
-                        bound
-                            .filters
-                            .iter()
-                            .all(|f| passes(f, &def, row.value(&def, f.column)))
-                    }) {
-                        if let Next::Stop = shaper.accept(&static_key, static_key.len(), &row)? {
-                            stopped = true;
-                            break 'ranges;
-                        }
-                    }
-                    partition_tombstones = (prefix.to_vec(), source.range_tombstones(prefix)?);
-                    stats.enter_partition(prefix);
-                    if !partition_tombstones.1.is_empty() {
-                        let n = partition_tombstones.1.len() as u64;
-                        tombstones.add(&mut stats, n, &def)?;
-                    }
-                    let resumed = resume_partition.as_deref() == Some(prefix);
-                    statics.enter(
-                        &source,
-                        &def,
-                        prefix,
-                        &decoded,
-                        is_static.then_some(&stored),
-                        &partition_tombstones.1,
-                        &liveness,
-                        resumed,
-                    )?;
-                }
-                if is_static {
-                    continue;
-                }
-                let suffix = key.get(partition_len..).unwrap_or_default();
-                let range_deleted_at = RangeTombstone::shadowing(&partition_tombstones.1, suffix);
-                let Some(row) = LiveRow::new(&def, decoded, stored, &liveness, range_deleted_at)?
-                else {
-                    tombstones.add(&mut stats, 1, &def)?;
-                    continue;
-                };
-                stats.live_rows += 1;
-                if row.cells.dead > 0 {
-                    tombstones.add(&mut stats, u64::from(row.cells.dead), &def)?;
-                }
-                let row = statics.row(row);
-                if !bound
-                    .filters
-                    .iter()
-                    .all(|f| passes(f, &def, row.value(&def, f.column)))
-                {
-                    continue;
-                }
-                if bound
-                    .tuple_check
-                    .as_ref()
-                    .is_some_and(|c| !c.passes(&def, &row.clustering))
-                {
-                    continue;
-                }
-                if bound
-                    .clustering_filter
-                    .as_ref()
-                    .is_some_and(|ranges| !ranges.iter().any(|r| within(suffix, r)))
-                {
-                    continue;
-                }
-                let score = match &bound.ann {
-                    Some(ann) => match row.value(&def, ann.column).and_then(|v| ann.score(v)) {
-                        Some(score) => Some(score),
-                        None => continue,
-                    },
-                    None => None,
-                };
-                let built = shaper.len();
-                let next = shaper.accept(&key, partition_len, &row)?;
-                if let Some(score) = score.filter(|_| shaper.len() > built) {
-                    scores.push(score);
-                }
-                match next {
-                    Next::Continue => {}
-                    Next::Stop => {
-                        stopped = true;
-                        break 'ranges;
-                    }
-                    Next::SkipPartition => {
-                        skip_to = Some(skip_partition(&range, prefix, reversed));
-                        break;
-                    }
-                }
-            }
-            match skip_to {
-                Some(Some(rest)) => range = rest,
-                Some(None) | None => break,
-            }
-        }
-    }
-    if !stopped && bound.ann.is_none() {
-        if let Some((static_key, row)) = statics.leave().filter(|(_, row)| {
-            bound
-                .filters
-                .iter()
-                .all(|f| passes(f, &def, row.value(&def, f.column)))
-        }) {
-            shaper.accept(&static_key, static_key.len(), &row)?;
-        }
-    }
-    let (mut rows, paging_state) = shaper.finish()?;
-    if bound.ann.is_some() {
-        rows = ann_rank::top(rows, &scores, bound.limit);
-    } else if post_order {
-        sort_rows(&def, &bound.plan.post_order, &mut rows);
-        if let Some(limit) = bound.limit {
-            rows.truncate(limit);
-        }
-    }
+        && (plan.distinct || filters_static || fetches_static_row(def, plan))
+}
+
+/// The ROWS result of a page: JSON applied, the read traced, the paging state encoded.
+fn result(
+    bound: &BoundSelect,
+    rows: Vec<ResultRow>,
+    paging_state: Option<PagingState>,
+    mut stats: ReadStats,
+) -> CqlResult<(ResultBody, ReadStats)> {
+    let def = &bound.plan.table.def;
     let mut columns = bound.plan.columns.clone();
     let mut rows: Vec<_> = rows.into_iter().map(|r| r.values).collect();
     crate::values::json_functions::apply_to_json(&bound.plan.to_json, &mut rows)?;
@@ -365,11 +468,11 @@ pub(super) fn run(
     }
     let metadata = ResultMetadata {
         columns,
-        paging_state: paging_state.map(|state| state.encode(&def)),
+        paging_state: paging_state.map(|state| state.encode(def)),
         no_metadata: bound.skip_metadata,
         new_metadata_id: None,
     };
-    Ok(Some((ResultBody::Rows(Rows { metadata, rows }), stats)))
+    Ok((ResultBody::Rows(Rows { metadata, rows }), stats))
 }
 
 /// Whether the query fetches the partition's static row, so that a partition without rows
