@@ -110,15 +110,7 @@ impl CellWriter<'_> {
         let ty = &col.ty;
         let name = col.name.as_str();
         if let (Operation::Set(term), false) = (op, ty.is_multi_cell()) {
-            // The common case, one cell, straight into `out`.
-            let cell = match self.eval(term, name, ty)? {
-                Evaluated::Unset => return Ok(()),
-                Evaluated::Null => self.tombstone(None),
-                Evaluated::Value(bytes) => self.live(None, bytes),
-            };
-            write_guards::check(&self.node.config, col, op, std::slice::from_ref(&cell))?;
-            out.push((col.id, cell));
-            return Ok(());
+            return self.single_cell(col, op, term, out);
         }
         let mut cells = Vec::new();
         match op {
@@ -189,6 +181,25 @@ impl CellWriter<'_> {
         }
         write_guards::check(&self.node.config, col, op, &cells)?;
         out.extend(cells.into_iter().map(|c| (col.id, c)));
+        Ok(())
+    }
+
+    /// `c = term` on a single-cell column, the common case: its one cell, straight into
+    /// `out`.
+    fn single_cell(
+        &self,
+        col: &ColumnDef,
+        op: &Operation,
+        term: &Term,
+        out: &mut Vec<(ColumnId, Cell)>,
+    ) -> CqlResult<()> {
+        let cell = match self.eval(term, &col.name, &col.ty)? {
+            Evaluated::Unset => return Ok(()),
+            Evaluated::Null => self.tombstone(None),
+            Evaluated::Value(bytes) => self.live(None, bytes),
+        };
+        write_guards::check(&self.node.config, col, op, std::slice::from_ref(&cell))?;
+        out.push((col.id, cell));
         Ok(())
     }
 
