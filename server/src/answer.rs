@@ -175,9 +175,17 @@ async fn traced(
     request: frame::request::Request,
     kind: &mut StatementKind,
 ) -> (crate::error::CqlResult<handler::Reply>, uuid::Uuid) {
-    let begun = trace::describe(node, &request);
+    let prepared = match &request {
+        frame::request::Request::Execute(execute) => node.prepared.get(&execute.id),
+        _ => None,
+    };
+    let statement = prepared
+        .as_deref()
+        .map(|p| (p.query.as_str(), p.bind.specs.as_slice()));
+    let begun = trace::describe(&request, statement);
     trace::run(
-        node,
+        &node.clock,
+        &node.traces,
         session,
         begun,
         handler::handle(node, session, request, kind),

@@ -19,11 +19,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use cql::frame::request::{QueryParameters, Request};
+use cql::frame::response::ColumnSpec;
 use uuid::Uuid;
 
 pub use log::TraceLog;
 
-use crate::node::Node;
+use crate::clock::Clock;
 use crate::session::Session;
 
 /// The thread name of events recorded on the connection's task (Cassandra's request pool).
@@ -182,8 +183,10 @@ fn option_parameters(params: &QueryParameters, out: &mut Vec<(String, String)>) 
     ));
 }
 
-/// The session row's description of `request` (`QueryMessage.traceQuery` and its siblings).
-pub fn describe(node: &Node, request: &Request) -> Begun {
+/// The session row's description of `request` (`QueryMessage.traceQuery` and its siblings);
+/// `prepared` is an EXECUTE's statement, when the node still holds it: its text and the
+/// specs of its bind markers.
+pub fn describe(request: &Request, prepared: Option<(&str, &[ColumnSpec])>) -> Begun {
     let mut parameters = Vec::new();
     let request = match request {
         Request::Query(query) => {
@@ -193,9 +196,9 @@ pub fn describe(node: &Node, request: &Request) -> Begun {
         }
         Request::Execute(execute) => {
             option_parameters(&execute.params, &mut parameters);
-            if let Some(prepared) = node.prepared.get(&execute.id) {
-                parameters.push(("query".into(), log::truncate(prepared.query.clone())));
-                for (i, spec) in prepared.bind.specs.iter().enumerate() {
+            if let Some((query, specs)) = prepared {
+                parameters.push(("query".into(), log::truncate(query.to_string())));
+                for (i, spec) in specs.iter().enumerate() {
                     let value = execute.params.values.get(i);
                     parameters.push((
                         format!("bound_var_{i}_{}", spec.name),
@@ -236,12 +239,13 @@ pub fn describe(node: &Node, request: &Request) -> Begun {
 /// and records the finished session in the node's log. Returns the handler's outcome and
 /// the session id for the response.
 pub async fn run<F: std::future::Future>(
-    node: &Node,
+    clock: &Clock,
+    traces: &TraceLog,
     session: &Session,
     begun: Begun,
     request: F,
 ) -> (F::Output, Uuid) {
-    let started_micros = node.clock.now_micros();
+    let started_micros = clock.now_micros();
     let active = Arc::new(Active {
         id: crate::functions::time::time_uuid(started_micros),
         started: Instant::now(),
@@ -255,7 +259,7 @@ pub async fn run<F: std::future::Future>(
     let output = ACTIVE.scope(tracer, request).await;
     let duration = i32::try_from(active.started.elapsed().as_micros()).unwrap_or(i32::MAX);
     let events = std::mem::take(&mut *active.events.lock().unwrap_or_else(|p| p.into_inner()));
-    node.traces.record(log::Recorded {
+    traces.record(log::Recorded {
         id: active.id,
         session: Some(log::SessionRow {
             client: session.peer.ip(),
@@ -279,6 +283,7 @@ fn coordinator(session: &Session) -> IpAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::node::Node;
 
     #[tokio::test]
     async fn events_belong_to_the_traced_request_only() {
@@ -293,7 +298,7 @@ mod tests {
             request: "Execute CQL3 query",
             parameters: vec![("query".into(), "SELECT 1".into())],
         };
-        let ((), id) = run(&node, &session, begun, async {
+        let ((), id) = run(&node.clock, &node.traces, &session, begun, async {
             event(|| "Parsing SELECT 1");
             let tracer = current().map(|t| t.on(READ_THREAD));
             tokio::task::spawn_blocking(move || within(tracer, || event(|| "on the pool")))
