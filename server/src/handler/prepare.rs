@@ -9,7 +9,7 @@ use cql::frame::response::{Prepared, PreparedMetadata, Response, ResultBody, Res
 use super::Reply;
 use crate::error::CqlResult;
 use crate::node::Node;
-use crate::planner::bind::bind_info;
+use crate::planner::bind_info::bind_info;
 use crate::planner::plan::{plan_statement, StatementPlan};
 use crate::prepared::{result_metadata_id, statement_id, PlanCache, PreparedStatement};
 use crate::session::Session;

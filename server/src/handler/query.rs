@@ -11,7 +11,7 @@ use crate::error::CqlResult;
 use crate::executor;
 use crate::metrics::StatementKind;
 use crate::node::Node;
-use crate::planner::bind::bind_info;
+use crate::planner::bind_info::bind_info;
 use crate::session::Session;
 use crate::trace;
 

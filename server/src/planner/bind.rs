@@ -424,49 +424,6 @@ fn tuple_name(columns: &[cql::statement::ast::Ident]) -> String {
     format!("({})", names.join(","))
 }
 
-/// Computes bind metadata for `statement` with `bind_count` markers.
-pub fn bind_info(
-    schema: &Schema,
-    statement: &Statement,
-    bind_count: usize,
-    session_keyspace: Option<&str>,
-) -> CqlResult<BindInfo> {
-    if bind_count == 0 {
-        // Still compute pk indexes? With no markers there are none to report.
-        return Ok(BindInfo::default());
-    }
-    let (specs, pk_markers) = match statement {
-        Statement::Batch(batch) => {
-            crate::planner::batch_bind::collect(schema, batch, bind_count, session_keyspace)?
-        }
-        // EXPLAIN binds exactly as the statement it explains.
-        Statement::Explain(explain) => {
-            collect(schema, &explain.statement, bind_count, session_keyspace)?
-        }
-        _ => collect(schema, statement, bind_count, session_keyspace)?,
-    };
-    let mut complete = Vec::with_capacity(bind_count);
-    for (i, spec) in specs.into_iter().enumerate() {
-        match spec {
-            Some(spec) => complete.push(spec),
-            None => {
-                return Err(CqlError::invalid(format!(
-                    "Bind marker {i} is in a position this server cannot prepare yet"
-                )))
-            }
-        }
-    }
-    let pk_indexes = if pk_markers.iter().all(Option::is_some) {
-        pk_markers.into_iter().flatten().collect()
-    } else {
-        Vec::new()
-    };
-    Ok(BindInfo {
-        specs: complete,
-        pk_indexes,
-    })
-}
-
 /// Marker receivers found in one statement (`None` where it has none), and the marker of
 /// each partition key column given by `=`.
 pub(crate) type PartialSpecs = (Vec<Option<ColumnSpec>>, Vec<Option<u16>>);

@@ -6,6 +6,7 @@ pub mod ann;
 pub(crate) mod applied_aggregate;
 pub mod batch_bind;
 pub mod bind;
+pub mod bind_info;
 pub mod clustering;
 pub(crate) mod compression;
 pub mod conditions;
