@@ -3,12 +3,6 @@
 //! superuser `cassandra`/`cassandra` created on the first start, as Cassandra's
 //! `CassandraRoleManager` does. Passwords never reach a log.
 
-use std::sync::Arc;
-
-use storage::{CatalogOp, RoleDef};
-use tracing::info;
-
-use crate::config::Authenticator;
 use crate::error::{CqlError, CqlResult};
 use crate::node::Node;
 
@@ -88,33 +82,6 @@ pub fn authenticate(node: &Node, username: &str, password: &str) -> CqlResult<St
         )));
     }
     Ok(role.name.clone())
-}
-
-/// Creates the default superuser when PasswordAuthenticator is in force and no role exists.
-///
-/// # Errors
-/// The role cannot be stored.
-pub async fn ensure_default_role(node: &Arc<Node>) -> CqlResult<()> {
-    if node.config.authenticator != Authenticator::Password {
-        return Ok(());
-    }
-    let _guard = node.ddl_lock.lock().await;
-    let schema = node.schema();
-    if !schema.catalog.roles.is_empty() {
-        return Ok(());
-    }
-    let role = RoleDef {
-        name: DEFAULT_ROLE.into(),
-        is_superuser: true,
-        can_login: true,
-        salted_hash: Some(hash_password(DEFAULT_ROLE)?),
-        ..RoleDef::default()
-    };
-    let mut catalog = schema.catalog.clone();
-    catalog.roles.insert(role.name.clone(), role.clone());
-    crate::executor::roles::commit(node, vec![CatalogOp::PutRole(role)], catalog).await?;
-    info!("created the default superuser role {DEFAULT_ROLE}");
-    Ok(())
 }
 
 #[cfg(test)]

@@ -115,7 +115,7 @@ pub async fn serve_node(
     node: Arc<Node>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    auth::ensure_default_role(&node)
+    executor::roles::ensure_default_role(&node)
         .await
         .map_err(|err| ServerError::DefaultRole(err.to_string()))?;
     if let Some(every) = node.config.purge_interval {

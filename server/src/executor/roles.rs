@@ -12,13 +12,15 @@ use cql::statement::ast::{RoleOptions, RoleStatement};
 use cql::types::{codec, ColumnType, CqlValue};
 use storage::{Catalog, CatalogOp, RoleDef, WriteBatch};
 
-use crate::auth::{hash_password, is_bcrypt_hash};
+use crate::auth::{hash_password, is_bcrypt_hash, DEFAULT_ROLE};
 use crate::authz::{self, Resource};
+use crate::config::Authenticator;
 use crate::config::Authorizer;
 use crate::error::{CqlError, CqlResult};
 use crate::executor::modify::submit;
 use crate::node::Node;
 use crate::session::Session;
+use tracing::info;
 
 /// What every role statement needs first: a logged-in (not anonymous) role.
 const ANONYMOUS: &str = "You have to be logged in and not anonymous to perform this request";
@@ -126,6 +128,33 @@ pub(crate) async fn commit(node: &Node, ops: Vec<CatalogOp>, catalog: Catalog) -
     };
     submit(node, batch).await?;
     node.install_catalog(catalog);
+    Ok(())
+}
+
+/// Creates the default superuser when PasswordAuthenticator is in force and no role exists.
+///
+/// # Errors
+/// The role cannot be stored.
+pub(crate) async fn ensure_default_role(node: &Arc<Node>) -> CqlResult<()> {
+    if node.config.authenticator != Authenticator::Password {
+        return Ok(());
+    }
+    let _guard = node.ddl_lock.lock().await;
+    let schema = node.schema();
+    if !schema.catalog.roles.is_empty() {
+        return Ok(());
+    }
+    let role = RoleDef {
+        name: DEFAULT_ROLE.into(),
+        is_superuser: true,
+        can_login: true,
+        salted_hash: Some(hash_password(DEFAULT_ROLE)?),
+        ..RoleDef::default()
+    };
+    let mut catalog = schema.catalog.clone();
+    catalog.roles.insert(role.name.clone(), role.clone());
+    commit(node, vec![CatalogOp::PutRole(role)], catalog).await?;
+    info!("created the default superuser role {DEFAULT_ROLE}");
     Ok(())
 }
 
