@@ -53,7 +53,6 @@ pub mod node;
 pub mod planner;
 pub mod prepared;
 pub mod purge;
-pub mod read_thresholds;
 pub mod schema;
 pub mod session;
 pub mod shutdown;

@@ -5,7 +5,7 @@
 use integration_tests::{query_error, session_in, TestServer};
 use scylla::client::session::Session;
 use scylla::errors::DbError;
-use server::read_thresholds::ReadThresholds;
+use server::config::ReadThresholds;
 use server::Config;
 
 async fn start(thresholds: ReadThresholds) -> (TestServer, Session) {

@@ -9,8 +9,10 @@
 
 mod encryption;
 mod known;
+mod read_thresholds;
 
 pub use encryption::{ClientAuth, ClientEncryption, PemSource, Secret, TlsPolicy, TlsVersion};
+pub use read_thresholds::ReadThresholds;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -21,7 +23,6 @@ use serde::Deserialize;
 use storage::SyncMode;
 
 use crate::guardrails::Threshold;
-use crate::read_thresholds::ReadThresholds;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult};
 use crate::executor::ddl::{put_table, Change};
-use crate::executor::sai_options;
+use crate::planner::sai_options;
 use crate::planner::{column_index, keyspace_of};
 
 /// The SASI class, disabled by default in Cassandra 5.

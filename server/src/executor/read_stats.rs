@@ -1,6 +1,6 @@
 //! `ReadStats`: what one read request examined, counted by the scan in `select::run` with
 //! plain integer increments. EXPLAIN ANALYZE reports it and the read-side warnings
-//! (`crate::read_thresholds`) judge it.
+//! (`crate::executor::read_thresholds`) judge it.
 
 /// Counts of one SELECT's read (one page when paged).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -12,11 +12,11 @@ use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlError, CqlResult};
-use crate::executor::sai_options;
 use crate::functions::vector_fcts::Similarity;
 use crate::planner::column_index;
 use crate::planner::grouping::Grouping;
 use crate::planner::restrictions::ColumnRestriction;
+use crate::planner::sai_options;
 
 /// The largest LIMIT an ANN query takes (Cassandra's `MAX_TOP_K`).
 pub const MAX_TOP_K: usize = 1000;

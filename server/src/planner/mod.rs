@@ -23,6 +23,8 @@ pub mod ordering;
 pub mod plan;
 pub(crate) mod relation_order;
 pub mod restrictions;
+pub(crate) mod sai_options;
+pub(crate) mod sai_terms;
 pub mod select;
 pub mod selection;
 pub(crate) mod selection_only;

@@ -30,8 +30,8 @@ use tracing::{debug, info, warn};
 use uuid::Uuid;
 
 use crate::error::CqlResult;
-use crate::executor::sai_options;
 use crate::functions::vector_fcts::Similarity;
+use crate::planner::sai_options;
 use graph::IndexGraph;
 
 /// Indexes with at most this many entries are built by the query that needs them.

@@ -77,7 +77,7 @@ struct BoundSelect {
 /// Cassandra's refusal to page a query whose rows are sorted after the read.
 const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query";
 
-/// Runs a planned SELECT with the warnings it earns (`crate::read_thresholds`: Cassandra's on
+/// Runs a planned SELECT with the warnings it earns (`crate::executor::read_thresholds`: Cassandra's on
 /// aggregates before the read, the tombstone and filtering ones after it), returning what
 /// its read examined with the result (EXPLAIN ANALYZE reports it); `statement` is the SELECT
 /// as written, named in those warnings.
@@ -92,7 +92,7 @@ pub async fn execute(
 ) -> CqlResult<(ResultBody, ReadStats)> {
     let user_table = plan.table.kind == TableKind::User;
     if user_table {
-        crate::read_thresholds::warn_aggregation(&plan);
+        crate::executor::read_thresholds::warn_aggregation(&plan);
     }
     let bound = bind(plan, params, ctx, &node.config)?;
     trace_read_start(&bound);
@@ -138,9 +138,12 @@ fn warn_after_read(
     params: &QueryParameters,
 ) {
     if plan.table.kind == TableKind::User {
-        crate::read_thresholds::warn_after_read(&node.config.read_thresholds, plan, stats, || {
-            query_text(statement, plan, params.page_size)
-        });
+        crate::executor::read_thresholds::warn_after_read(
+            &node.config.read_thresholds,
+            plan,
+            stats,
+            || query_text(statement, plan, params.page_size),
+        );
     }
 }
 

@@ -32,7 +32,7 @@ use crate::trace;
 
 use super::*;
 use crate::executor::paging::PagingState;
-use crate::read_thresholds::TombstoneGuard;
+use crate::executor::read_thresholds::TombstoneGuard;
 use storage::StoredRow;
 
 /// The rows the vector graph proposes for an ANN query over many rows, as ranges to read;

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use cql::types::ColumnType;
 
 use crate::error::{CqlError, CqlResult};
-use crate::executor::sai_terms;
 use crate::functions::vector_fcts::Similarity;
+use crate::planner::sai_terms;
 
 /// The option names an SAI index accepts.
 const VALID_OPTIONS: &[&str] = &[
