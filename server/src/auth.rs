@@ -8,17 +8,17 @@ use crate::node::Node;
 
 /// What logs and traces show instead of a statement that may carry a password
 /// (`CREATE ROLE ... WITH PASSWORD`), so secrets never leave the request.
-pub const HIDDEN_STATEMENT: &str = "<a statement with a password>";
+pub(crate) const HIDDEN_STATEMENT: &str = "<a statement with a password>";
 
 /// Whether a statement's text may carry a password and must not be logged or traced.
-pub fn may_carry_password(text: &str) -> bool {
+pub(crate) fn may_carry_password(text: &str) -> bool {
     text.as_bytes()
         .windows(8)
         .any(|w| w.eq_ignore_ascii_case(b"password"))
 }
 
 /// The default superuser's name and password.
-pub const DEFAULT_ROLE: &str = "cassandra";
+pub(crate) const DEFAULT_ROLE: &str = "cassandra";
 
 /// bcrypt's log2 rounds (`auth_bcrypt_gensalt_log2_rounds`, Cassandra's default 10).
 const BCRYPT_ROUNDS: u32 = 10;
@@ -27,14 +27,14 @@ const BCRYPT_ROUNDS: u32 = 10;
 ///
 /// # Errors
 /// [`CqlError::Server`] if hashing fails (it does not for any input bcrypt accepts).
-pub fn hash_password(password: &str) -> CqlResult<String> {
+pub(crate) fn hash_password(password: &str) -> CqlResult<String> {
     bcrypt::hash_with_result(password, BCRYPT_ROUNDS)
         .map(|parts| parts.format_for_version(bcrypt::Version::TwoA))
         .map_err(|err| CqlError::Server(format!("cannot hash the password: {err}")))
 }
 
 /// Whether `hash` is a bcrypt hash Cassandra would accept as `HASHED PASSWORD`.
-pub fn is_bcrypt_hash(hash: &str) -> bool {
+pub(crate) fn is_bcrypt_hash(hash: &str) -> bool {
     bcrypt::verify("", hash).is_ok()
 }
 
@@ -43,7 +43,7 @@ pub fn is_bcrypt_hash(hash: &str) -> bool {
 ///
 /// # Errors
 /// [`CqlError::BadCredentials`] for a malformed token.
-pub fn decode_plain(token: &[u8]) -> CqlResult<(String, String)> {
+pub(crate) fn decode_plain(token: &[u8]) -> CqlResult<(String, String)> {
     let mut parts = token.rsplitn(3, |&b| b == 0);
     let password = parts.next().unwrap_or_default();
     let Some(username) = parts.next() else {
@@ -66,7 +66,7 @@ pub fn decode_plain(token: &[u8]) -> CqlResult<(String, String)> {
 ///
 /// # Errors
 /// [`CqlError::BadCredentials`] with Cassandra's message.
-pub fn authenticate(node: &Node, username: &str, password: &str) -> CqlResult<String> {
+pub(crate) fn authenticate(node: &Node, username: &str, password: &str) -> CqlResult<String> {
     let schema = node.schema();
     let role = schema.catalog.roles.get(username);
     let hash = role.and_then(|r| r.salted_hash.as_deref());

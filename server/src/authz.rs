@@ -17,7 +17,7 @@ use crate::session::Session;
 
 /// A resource permissions apply to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resource {
+pub(crate) enum Resource {
     /// Every keyspace (`data`).
     AllKeyspaces,
     /// A keyspace and its tables (`data/ks`).
@@ -63,7 +63,7 @@ const READABLE_KEYSPACES: &[&str] = &[
 
 impl Resource {
     /// The stored name (`data/ks/t`).
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Resource::AllKeyspaces => "data".into(),
             Resource::Keyspace(ks) => format!("data/{ks}"),
@@ -74,7 +74,7 @@ impl Resource {
     }
 
     /// The resource a stored name stands for.
-    pub fn from_name(name: &str) -> Option<Resource> {
+    pub(crate) fn from_name(name: &str) -> Option<Resource> {
         let parts: Vec<&str> = name.split('/').collect();
         Some(match parts.as_slice() {
             ["data"] => Resource::AllKeyspaces,
@@ -87,7 +87,7 @@ impl Resource {
     }
 
     /// This resource, then its parents up to the root.
-    pub fn chain(&self) -> Vec<Resource> {
+    pub(crate) fn chain(&self) -> Vec<Resource> {
         match self {
             Resource::Table(ks, _) => vec![
                 self.clone(),
@@ -101,7 +101,7 @@ impl Resource {
     }
 
     /// The permissions this resource can be granted.
-    pub fn applicable(&self) -> &'static [&'static str] {
+    pub(crate) fn applicable(&self) -> &'static [&'static str] {
         match self {
             Resource::AllKeyspaces | Resource::Keyspace(_) => KEYSPACE_PERMISSIONS,
             Resource::Table(..) => TABLE_PERMISSIONS,
@@ -128,7 +128,7 @@ impl std::fmt::Display for Resource {
 ///
 /// # Errors
 /// A table named without a keyspace and no keyspace in use.
-pub fn resource_of(resource: &AuthResource, keyspace: Option<&str>) -> CqlResult<Resource> {
+pub(crate) fn resource_of(resource: &AuthResource, keyspace: Option<&str>) -> CqlResult<Resource> {
     Ok(match resource {
         AuthResource::AllKeyspaces => Resource::AllKeyspaces,
         AuthResource::Keyspace(ks) => Resource::Keyspace(ks.name.clone()),
@@ -141,7 +141,7 @@ pub fn resource_of(resource: &AuthResource, keyspace: Option<&str>) -> CqlResult
 }
 
 /// `role` and every role granted to it, directly or not.
-pub fn roles_of(catalog: &Catalog, role: &str) -> BTreeSet<String> {
+pub(crate) fn roles_of(catalog: &Catalog, role: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::from([role.to_string()]);
     let mut pending = vec![role.to_string()];
     while let Some(next) = pending.pop() {
@@ -157,7 +157,7 @@ pub fn roles_of(catalog: &Catalog, role: &str) -> BTreeSet<String> {
 }
 
 /// Whether `user` holds `permission` on `resource` or a parent of it.
-pub fn holds(catalog: &Catalog, user: &str, permission: &str, resource: &Resource) -> bool {
+pub(crate) fn holds(catalog: &Catalog, user: &str, permission: &str, resource: &Resource) -> bool {
     let roles = roles_of(catalog, user);
     if roles
         .iter()
@@ -183,7 +183,7 @@ pub fn holds(catalog: &Catalog, user: &str, permission: &str, resource: &Resourc
 ///
 /// # Errors
 /// [`CqlError::Unauthorized`] with Cassandra's message.
-pub fn ensure(
+pub(crate) fn ensure(
     node: &Node,
     session: &Session,
     permission: &str,
@@ -222,7 +222,7 @@ fn table(name: &QualifiedName, keyspace: Option<&str>) -> CqlResult<Resource> {
 ///
 /// # Errors
 /// A table named without a keyspace and no keyspace in use.
-pub fn required(
+pub(crate) fn required(
     statement: &Statement,
     keyspace: Option<&str>,
 ) -> CqlResult<Vec<(&'static str, Resource)>> {
@@ -273,7 +273,7 @@ pub fn required(
 ///
 /// # Errors
 /// [`CqlError::Unauthorized`] for the first one the role lacks.
-pub fn authorize(
+pub(crate) fn authorize(
     node: &Node,
     session: &Session,
     statement: &Statement,
@@ -290,7 +290,9 @@ pub fn authorize(
 
 /// The permission a role statement needs (Cassandra: CREATE on all roles, ALTER or DROP on
 /// the role, AUTHORIZE on the role granted); `None` for those that check themselves.
-pub fn role_statement_permission(statement: &RoleStatement) -> Option<(&'static str, Resource)> {
+pub(crate) fn role_statement_permission(
+    statement: &RoleStatement,
+) -> Option<(&'static str, Resource)> {
     match statement {
         RoleStatement::Create { .. } => Some(("CREATE", Resource::AllRoles)),
         RoleStatement::Drop { name, .. } => Some(("DROP", Resource::Role(name.clone()))),

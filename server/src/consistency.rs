@@ -5,14 +5,14 @@
 use crate::error::{CqlError, CqlResult};
 
 /// `ANY` (protocol code 0x0000).
-pub const ANY: u16 = 0x0000;
+pub(crate) const ANY: u16 = 0x0000;
 /// `SERIAL` (protocol code 0x0008).
-pub const SERIAL: u16 = 0x0008;
+pub(crate) const SERIAL: u16 = 0x0008;
 /// `LOCAL_SERIAL` (protocol code 0x0009).
-pub const LOCAL_SERIAL: u16 = 0x0009;
+pub(crate) const LOCAL_SERIAL: u16 = 0x0009;
 
 /// A read (SELECT) at `consistency`.
-pub fn check_read(consistency: u16) -> CqlResult<()> {
+pub(crate) fn check_read(consistency: u16) -> CqlResult<()> {
     if consistency == ANY {
         return Err(CqlError::invalid(
             "ANY ConsistencyLevel is only supported for writes",
@@ -22,7 +22,7 @@ pub fn check_read(consistency: u16) -> CqlResult<()> {
 }
 
 /// A write to the counter table `table` at `consistency`.
-pub fn check_counter_write(consistency: u16, table: &str) -> CqlResult<()> {
+pub(crate) fn check_counter_write(consistency: u16, table: &str) -> CqlResult<()> {
     if consistency == ANY {
         return Err(CqlError::invalid(format!(
             "Consistency level ANY is not yet supported for counter table {table}"

@@ -14,7 +14,7 @@ use crate::schema::Schema;
 use crate::system::definitions::VIRTUAL_KEYSPACES;
 
 /// Runs a DESCRIBE.
-pub fn execute(
+pub(crate) fn execute(
     schema: &Schema,
     describe: &Describe,
     session_keyspace: Option<&str>,
@@ -377,7 +377,7 @@ fn index_element(table: &TableDef, index: &storage::IndexDef) -> Element {
 }
 
 /// `CREATE KEYSPACE` text as `KeyspaceMetadata.toCqlString` writes it.
-pub fn create_keyspace(ks: &KeyspaceDef) -> String {
+pub(crate) fn create_keyspace(ks: &KeyspaceDef) -> String {
     if VIRTUAL_KEYSPACES.contains(&ks.name.as_str()) {
         let name = maybe_quote(&ks.name);
         return format!(
@@ -393,7 +393,7 @@ pub fn create_keyspace(ks: &KeyspaceDef) -> String {
     )
 }
 
-pub use crate::describe_table::{create_table, create_table_with};
+pub(crate) use crate::describe_table::create_table_with;
 
 fn text_bytes(s: &str) -> Option<Bytes> {
     Some(Bytes::copy_from_slice(s.as_bytes()))

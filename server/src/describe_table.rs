@@ -9,14 +9,9 @@ use crate::describe_internals::{drop_statements, dropped, dropped_definition};
 use crate::describe_text::{table_options, type_text};
 use crate::system::definitions::VIRTUAL_KEYSPACES;
 
-/// `CREATE TABLE` text as `TableMetadata.appendCqlTo` writes it.
-pub fn create_table(ks: &KeyspaceDef, t: &TableDef) -> String {
-    create_table_with(ks, t, false)
-}
-
 /// `CREATE TABLE` for `t`; `internals` (`DESCRIBE ... WITH INTERNALS`) adds the table's id
 /// and its dropped columns.
-pub fn create_table_with(ks: &KeyspaceDef, t: &TableDef, internals: bool) -> String {
+pub(crate) fn create_table_with(ks: &KeyspaceDef, t: &TableDef, internals: bool) -> String {
     let full_name = format!("{}.{}", maybe_quote(&ks.name), maybe_quote(&t.name));
     let virtual_table = VIRTUAL_KEYSPACES.contains(&ks.name.as_str());
     let mut out = if virtual_table {

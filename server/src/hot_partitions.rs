@@ -120,7 +120,7 @@ impl HotPartitions {
 
 /// The warning for a hot partition of `table`: its key, its share of the window, and the
 /// key design that spreads the writes.
-pub fn warning(table: &TableDef, hot: &Hot) -> String {
+pub(crate) fn warning(table: &TableDef, hot: &Hot) -> String {
     let percent = hot.writes * 100 / hot.total.max(1);
     format!(
         "Hot partition: {}.{} partition ({}) took {} of the table's last {} partition writes \
@@ -137,7 +137,7 @@ pub fn warning(table: &TableDef, hot: &Hot) -> String {
 }
 
 /// `k1 = v1, k2 = v2`: partition-key values as CQL literals.
-pub fn key_text(table: &TableDef, key: &[Bytes]) -> String {
+pub(crate) fn key_text(table: &TableDef, key: &[Bytes]) -> String {
     key_literals(table, key)
         .map(|(name, literal)| format!("{name} = {literal}"))
         .collect::<Vec<_>>()
@@ -145,7 +145,7 @@ pub fn key_text(table: &TableDef, key: &[Bytes]) -> String {
 }
 
 /// Each partition-key column's name with its value in `key` as a CQL literal.
-pub fn key_literals<'a>(
+pub(crate) fn key_literals<'a>(
     table: &'a TableDef,
     key: &'a [Bytes],
 ) -> impl Iterator<Item = (&'a str, String)> + 'a {

@@ -94,7 +94,7 @@ impl PlanCache {
 }
 
 /// Cassandra's prepared id: MD5 of `keyspace + query`.
-pub fn statement_id(keyspace: Option<&str>, query: &str) -> Bytes {
+pub(crate) fn statement_id(keyspace: Option<&str>, query: &str) -> Bytes {
     let mut hasher = Md5::new();
     if let Some(ks) = keyspace {
         hasher.update(ks.as_bytes());
@@ -106,7 +106,7 @@ pub fn statement_id(keyspace: Option<&str>, query: &str) -> Bytes {
 /// The v5 result metadata id of a statement returning `columns` (an MD5 of their keyspaces,
 /// tables, names and types, as Cassandra digests its `ResultMetadata`): EXECUTE compares the
 /// id the client holds with it to tell the client when the columns changed.
-pub fn result_metadata_id(columns: &[ColumnSpec]) -> Bytes {
+pub(crate) fn result_metadata_id(columns: &[ColumnSpec]) -> Bytes {
     let mut hasher = Md5::new();
     for column in columns {
         for part in [&column.keyspace, &column.table, &column.name] {

@@ -41,13 +41,13 @@ pub struct Schema {
 }
 
 /// The system keyspaces, built once.
-pub fn system_keyspaces() -> &'static BTreeMap<String, KeyspaceDef> {
+pub(crate) fn system_keyspaces() -> &'static BTreeMap<String, KeyspaceDef> {
     static SYSTEM: OnceLock<BTreeMap<String, KeyspaceDef>> = OnceLock::new();
     SYSTEM.get_or_init(definitions::system_keyspaces)
 }
 
 /// Whether `name` is one of the system keyspaces (not user-modifiable).
-pub fn is_system_keyspace(name: &str) -> bool {
+pub(crate) fn is_system_keyspace(name: &str) -> bool {
     system_keyspaces().contains_key(name)
 }
 

@@ -17,7 +17,7 @@ tokio::task_local! {
 ///
 /// A plain function around combinators rather than an `async fn`: each `async` layer would
 /// keep its own copy of `request`'s state, and request futures are moved as they start.
-pub fn collect<F: Future>(request: F) -> impl Future<Output = (F::Output, Vec<String>)> {
+pub(crate) fn collect<F: Future>(request: F) -> impl Future<Output = (F::Output, Vec<String>)> {
     let request = request.map(|output| {
         let warnings = WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()));
         (output, warnings)
@@ -26,7 +26,7 @@ pub fn collect<F: Future>(request: F) -> impl Future<Output = (F::Output, Vec<St
 }
 
 /// Adds a warning to the current request's response; outside [`collect`] it is only logged.
-pub fn warn(message: String) {
+pub(crate) fn warn(message: String) {
     tracing::warn!(%message, "client warning");
     let _ = WARNINGS.try_with(|w| w.borrow_mut().push(message));
 }

@@ -35,13 +35,13 @@ const SERIAL: u16 = 0x0008;
 const LOCAL_SERIAL: u16 = 0x0009;
 
 /// One statement of a conditional request with the values it is bound to.
-pub struct CasItem<'a> {
+pub(crate) struct CasItem<'a> {
     pub plan: &'a ModifyPlan,
     pub ctx: EvalContext<'a>,
 }
 
 /// `ConsistencyLevel.validateForWrite` for a plain (unconditional) write.
-pub fn check_write_consistency(params: &QueryParameters) -> CqlResult<()> {
+pub(crate) fn check_write_consistency(params: &QueryParameters) -> CqlResult<()> {
     if matches!(params.consistency, SERIAL | LOCAL_SERIAL) {
         return Err(CqlError::invalid(
             "You must use conditional updates for serializable writes",
@@ -98,7 +98,7 @@ struct Request<'p> {
 }
 
 /// Runs a conditional statement or batch.
-pub async fn execute(
+pub(crate) async fn execute(
     node: &Arc<Node>,
     items: &[CasItem<'_>],
     params: &QueryParameters,

@@ -50,7 +50,7 @@ fn not_modifiable(keyspace: &str) -> CqlError {
 }
 
 /// Runs a schema statement.
-pub async fn execute(
+pub(crate) async fn execute(
     node: &Arc<Node>,
     statement: &Statement,
     session_keyspace: Option<&str>,
@@ -429,7 +429,7 @@ fn alter_table(
 }
 
 /// TRUNCATE: removes every row of a user table.
-pub async fn truncate(
+pub(crate) async fn truncate(
     node: &Arc<Node>,
     name: &cql::statement::ast::QualifiedName,
     session_keyspace: Option<&str>,

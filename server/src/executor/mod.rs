@@ -7,12 +7,12 @@ mod ann_rank;
 mod batch_exec;
 mod batch_rules;
 mod batch_size;
-pub mod cas;
+pub(crate) mod cas;
 mod clustering;
 mod collection_filter;
 mod conditions;
 mod counters;
-pub mod ddl;
+pub(crate) mod ddl;
 mod disabled_ddl;
 mod elements;
 mod explain;
@@ -20,25 +20,25 @@ mod index_ddl;
 mod index_limits;
 mod index_scan;
 mod keys;
-pub mod modify;
+pub(crate) mod modify;
 mod multicell;
 mod odometer;
 mod operations;
-pub mod paging;
+pub(crate) mod paging;
 mod permissions;
 mod point;
 mod query_text;
 mod read_ranges;
-pub mod read_stats;
+pub(crate) mod read_stats;
 pub(crate) mod read_thresholds;
 mod rename;
 pub(crate) mod roles;
-pub mod row;
+pub(crate) mod row;
 pub(crate) mod sai_filter;
 mod scalar;
-pub mod select;
+pub(crate) mod select;
 mod shaping;
-pub mod source;
+pub(crate) mod source;
 mod statics;
 mod system_guard;
 mod user_types;
@@ -68,7 +68,7 @@ use std::time::Instant;
 
 /// Where the executor gets a statement's plan.
 #[derive(Clone, Copy)]
-pub enum Planning<'a> {
+pub(crate) enum Planning<'a> {
     /// Plan the statement now, against the current schema (QUERY, statements of a text
     /// batch); `keyspace` is the session's.
     Now {
@@ -81,7 +81,7 @@ pub enum Planning<'a> {
 
 impl<'a> Planning<'a> {
     /// The statement being run.
-    pub fn statement(&self) -> &'a Statement {
+    pub(crate) fn statement(&self) -> &'a Statement {
         match self {
             Planning::Now { statement, .. } => statement,
             Planning::Prepared(prepared) => &prepared.statement,
@@ -89,7 +89,7 @@ impl<'a> Planning<'a> {
     }
 
     /// The keyspace unqualified names resolve in.
-    pub fn keyspace(&self) -> Option<&'a str> {
+    pub(crate) fn keyspace(&self) -> Option<&'a str> {
         match self {
             Planning::Now { keyspace, .. } => *keyspace,
             Planning::Prepared(prepared) => prepared.keyspace.as_deref(),
@@ -144,7 +144,7 @@ fn not_planned() -> CqlError {
 }
 
 /// Executes a statement with bound `values` (by marker index).
-pub async fn execute(
+pub(crate) async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
     planning: Planning<'_>,
@@ -303,7 +303,7 @@ async fn execute_modification(
 }
 
 /// One statement of a BATCH message with its own values and keyspace.
-pub struct BatchItem {
+pub(crate) struct BatchItem {
     pub statement: Arc<Statement>,
     pub values: Vec<Value>,
     pub keyspace: Option<String>,
@@ -313,7 +313,7 @@ pub struct BatchItem {
 
 /// Executes a BATCH message of `kind`: all row updates are committed in one storage
 /// transaction.
-pub async fn execute_batch(
+pub(crate) async fn execute_batch(
     node: &Arc<Node>,
     kind: BatchKind,
     items: &[BatchItem],

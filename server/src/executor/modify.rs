@@ -25,10 +25,10 @@ use crate::trace;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// Cassandra's maximum TTL: 20 years in seconds.
-pub const MAX_TTL: i64 = 630_720_000;
+pub(crate) const MAX_TTL: i64 = 630_720_000;
 
 /// Runs a planned modification and waits for the write to be acknowledged.
-pub async fn execute(
+pub(crate) async fn execute(
     node: &Arc<Node>,
     plan: &ModifyPlan,
     params: &QueryParameters,
@@ -41,7 +41,7 @@ pub async fn execute(
 
 /// Submits a batch to the writer (waiting for room in its bounded queue) and waits for its
 /// commit.
-pub async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
+pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
     crate::executor::index_limits::check(node, &batch)?;
     // A slot in the bounded write queue, held until the writer answers: when the queue is
     // full this waits, which stops the connection reading (backpressure).
@@ -198,7 +198,7 @@ fn expiry(plan: &ModifyPlan, ctx: &EvalContext<'_>) -> CqlResult<Option<Expiry>>
 
 /// Builds the row updates of a modification: the static row of each partition for static
 /// columns, and each addressed clustering row for the rest.
-pub fn build_writes(
+pub(crate) fn build_writes(
     node: &Node,
     plan: &ModifyPlan,
     params: &QueryParameters,

@@ -13,7 +13,7 @@ const HEADER: usize = 33;
 
 /// Resume position of a paged query.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PagingState {
+pub(crate) struct PagingState {
     /// Storage key of the last row returned.
     pub last_key: Vec<u8>,
     /// Rows the LIMIT still allows (`None` without a LIMIT).
@@ -28,7 +28,7 @@ fn invalid() -> CqlError {
 
 impl PagingState {
     /// Serializes the state for `table`.
-    pub fn encode(&self, table: &TableDef) -> Bytes {
+    pub(crate) fn encode(&self, table: &TableDef) -> Bytes {
         let mut out = Vec::with_capacity(self.last_key.len() + HEADER);
         out.push(VERSION);
         out.extend_from_slice(table.id.as_bytes());
@@ -43,7 +43,7 @@ impl PagingState {
     }
 
     /// Reads a state produced by `encode` for the same table.
-    pub fn decode(bytes: &[u8], table: &TableDef) -> CqlResult<PagingState> {
+    pub(crate) fn decode(bytes: &[u8], table: &TableDef) -> CqlResult<PagingState> {
         if bytes.len() < HEADER || bytes[0] != VERSION || &bytes[1..17] != table.id.as_bytes() {
             return Err(invalid());
         }

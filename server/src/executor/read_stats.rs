@@ -4,7 +4,7 @@
 
 /// Counts of one SELECT's read (one page when paged).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReadStats {
+pub(crate) struct ReadStats {
     /// Partitions the scan entered.
     pub partitions: u64,
     /// Stored rows the scan examined, live or not (static rows included).

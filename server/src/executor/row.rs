@@ -9,14 +9,14 @@ use crate::executor::multicell;
 
 /// The moment rows are read at, and whether the read keeps cells' write times.
 #[derive(Debug, Clone, Copy)]
-pub struct Liveness {
+pub(crate) struct Liveness {
     now_seconds: i64,
     keep_write_times: bool,
 }
 
 impl Liveness {
     /// Liveness as of `micros` since the epoch.
-    pub fn at(micros: i64) -> Liveness {
+    pub(crate) fn at(micros: i64) -> Liveness {
         Liveness {
             now_seconds: micros.div_euclid(1_000_000),
             keep_write_times: false,
@@ -25,7 +25,7 @@ impl Liveness {
 
     /// The same moment, keeping each simple cell's timestamp and expiry in the row (for
     /// `writetime()` and `ttl()` selectors).
-    pub fn keeping_write_times(self, keep: bool) -> Liveness {
+    pub(crate) fn keeping_write_times(self, keep: bool) -> Liveness {
         Liveness {
             keep_write_times: keep,
             ..self
@@ -41,7 +41,7 @@ impl Liveness {
 
 /// When a live simple cell was written and when it expires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteTime {
+pub(crate) struct WriteTime {
     /// The write timestamp (microseconds).
     pub timestamp: i64,
     /// When the cell expires (seconds since the epoch), for a cell written with a TTL.
@@ -51,7 +51,7 @@ pub struct WriteTime {
 /// Live cells by column id (sorted by id): values, and the write times of simple cells when
 /// the read keeps them ([`Liveness::keeping_write_times`]).
 #[derive(Debug, Clone, Default)]
-pub struct LiveCells {
+pub(crate) struct LiveCells {
     pub values: Vec<(u32, Bytes)>,
     pub write_times: Vec<(u32, WriteTime)>,
     /// The write times of multi-cell columns' live elements, by column id then cell path,
@@ -64,7 +64,7 @@ pub struct LiveCells {
 
 impl LiveCells {
     /// No live cell.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
 
@@ -98,7 +98,7 @@ fn merge_sorted<T: Clone>(into: &mut Vec<(u32, T)>, other: &[(u32, T)]) {
 
 /// A live row: decoded key values and the live cells.
 #[derive(Debug, Clone, Default)]
-pub struct LiveRow {
+pub(crate) struct LiveRow {
     /// The partition's token.
     pub token: i64,
     pub partition: Vec<Bytes>,
@@ -110,7 +110,7 @@ pub struct LiveRow {
 impl LiveRow {
     /// Applies liveness to `stored`; `None` when nothing of the row is live, and for the
     /// partition's static row (see [`static_cells`]).
-    pub fn new(
+    pub(crate) fn new(
         def: &TableDef,
         decoded: storage::DecodedKey,
         stored: StoredRow,
@@ -145,14 +145,14 @@ impl LiveRow {
     }
 
     /// Adds the partition's static cells to this row's cells.
-    pub fn with_static(mut self, static_cells: &LiveCells) -> LiveRow {
+    pub(crate) fn with_static(mut self, static_cells: &LiveCells) -> LiveRow {
         self.cells.merge(static_cells);
         self
     }
 
     /// The row a partition with live static cells but no live clustering row reads as: its
     /// static cells, with null clustering and regular columns.
-    pub fn static_only(decoded: storage::DecodedKey, static_cells: LiveCells) -> LiveRow {
+    pub(crate) fn static_only(decoded: storage::DecodedKey, static_cells: LiveCells) -> LiveRow {
         LiveRow {
             token: decoded.token,
             partition: decoded.partition,
@@ -162,7 +162,7 @@ impl LiveRow {
     }
 
     /// The value of column `index` of `def` in this row.
-    pub fn value<'a>(&'a self, def: &TableDef, index: usize) -> Option<&'a Bytes> {
+    pub(crate) fn value<'a>(&'a self, def: &TableDef, index: usize) -> Option<&'a Bytes> {
         let col = def.columns.get(index)?;
         match col.kind {
             ColumnKind::PartitionKey => self.partition.get(usize::try_from(col.position).ok()?),
@@ -178,7 +178,7 @@ impl LiveRow {
 
     /// When the simple cell of column `index` was written, if it is live and the read kept
     /// write times.
-    pub fn write_time(&self, def: &TableDef, index: usize) -> Option<WriteTime> {
+    pub(crate) fn write_time(&self, def: &TableDef, index: usize) -> Option<WriteTime> {
         let id = def.columns.get(index)?.id.0;
         let times = &self.cells.write_times;
         times
@@ -189,7 +189,7 @@ impl LiveRow {
 
     /// When each live element of multi-cell column `index` was written, in element order,
     /// when the read keeps write times.
-    pub fn element_write_times(&self, def: &TableDef, index: usize) -> Vec<WriteTime> {
+    pub(crate) fn element_write_times(&self, def: &TableDef, index: usize) -> Vec<WriteTime> {
         let Some(id) = def.columns.get(index).map(|c| c.id.0) else {
             return Vec::new();
         };
@@ -203,7 +203,7 @@ impl LiveRow {
 
     /// When the live element at `path` of multi-cell column `index` was written, when the
     /// read keeps write times.
-    pub fn element_write_time(
+    pub(crate) fn element_write_time(
         &self,
         def: &TableDef,
         index: usize,
@@ -219,7 +219,7 @@ impl LiveRow {
 }
 
 /// The live cells of a partition's static row (none are live past a partition deletion).
-pub fn static_cells(
+pub(crate) fn static_cells(
     def: &TableDef,
     stored: StoredRow,
     at: &Liveness,
@@ -238,7 +238,7 @@ pub fn static_cells(
 /// The highest deletion among `tombstones` covering the row with clustering suffix
 /// `suffix`. The static row is outside every clustering range: a partition deletion reaches
 /// it as a row deletion of its own (see `executor::modify`).
-pub fn range_deleted_at(
+pub(crate) fn range_deleted_at(
     tombstones: &[RangeTombstone],
     suffix: &[u8],
     is_static: bool,

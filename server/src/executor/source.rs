@@ -9,10 +9,10 @@ use uuid::Uuid;
 use crate::error::CqlResult;
 
 /// A key range over storage keys.
-pub type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+pub(crate) type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
 /// Rows of one table, stored or generated.
-pub enum RowSource {
+pub(crate) enum RowSource {
     /// A redb snapshot and the table's id.
     Stored(Snapshot, Uuid),
     /// Generated rows, sorted by key.
@@ -20,10 +20,10 @@ pub enum RowSource {
 }
 
 /// An iterator of rows in key order.
-pub type RowIter<'a> = Box<dyn Iterator<Item = CqlResult<(Vec<u8>, StoredRow)>> + 'a>;
+pub(crate) type RowIter<'a> = Box<dyn Iterator<Item = CqlResult<(Vec<u8>, StoredRow)>> + 'a>;
 
 /// Whether `key` lies in `range`.
-pub fn within(key: &[u8], range: &KeyRange) -> bool {
+pub(crate) fn within(key: &[u8], range: &KeyRange) -> bool {
     let above = match &range.0 {
         Bound::Included(lo) => key >= lo.as_slice(),
         Bound::Excluded(lo) => key > lo.as_slice(),
@@ -39,7 +39,7 @@ pub fn within(key: &[u8], range: &KeyRange) -> bool {
 
 /// The key of a range that holds exactly one key (`[k, k]`), read with a point lookup
 /// rather than a range scan.
-pub fn exact_key(range: &KeyRange) -> Option<&[u8]> {
+pub(crate) fn exact_key(range: &KeyRange) -> Option<&[u8]> {
     match range {
         (Bound::Included(start), Bound::Included(end)) if start == end => Some(start),
         _ => None,
@@ -56,7 +56,10 @@ fn into_exact_key(range: KeyRange) -> Result<Vec<u8>, KeyRange> {
 
 impl RowSource {
     /// The range tombstones of the partition with prefix `partition` (none for virtual tables).
-    pub fn range_tombstones(&self, partition: &[u8]) -> CqlResult<Vec<storage::RangeTombstone>> {
+    pub(crate) fn range_tombstones(
+        &self,
+        partition: &[u8],
+    ) -> CqlResult<Vec<storage::RangeTombstone>> {
         match self {
             RowSource::Stored(snapshot, table_id) => {
                 Ok(snapshot.range_tombstones(*table_id, partition)?)
@@ -66,7 +69,7 @@ impl RowSource {
     }
 
     /// The row stored under `key`, if any.
-    pub fn get(&self, key: &[u8]) -> CqlResult<Option<StoredRow>> {
+    pub(crate) fn get(&self, key: &[u8]) -> CqlResult<Option<StoredRow>> {
         match self {
             RowSource::Stored(snapshot, table_id) => Ok(snapshot.get(*table_id, key)?),
             RowSource::Virtual(rows) => Ok(rows
@@ -77,7 +80,7 @@ impl RowSource {
     }
 
     /// Scans `range`, backwards when `reverse`; a one-key range is a point lookup.
-    pub fn scan(&self, range: KeyRange, reverse: bool) -> CqlResult<RowIter<'_>> {
+    pub(crate) fn scan(&self, range: KeyRange, reverse: bool) -> CqlResult<RowIter<'_>> {
         let range = match into_exact_key(range) {
             Ok(key) => {
                 let row = self.get(&key)?;

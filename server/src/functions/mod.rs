@@ -20,7 +20,7 @@ mod temporal;
 pub(crate) mod term;
 pub(crate) mod text;
 pub(crate) mod time;
-pub mod vector_fcts;
+pub(crate) mod vector_fcts;
 
 use std::fmt;
 

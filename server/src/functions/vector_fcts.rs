@@ -124,7 +124,7 @@ pub(crate) fn function(kind: Similarity, dimension: u32) -> &'static NativeFunct
 
 /// The floats of a serialized `vector<float, n>`; `None` when it is not a whole number of
 /// floats.
-pub fn floats(bytes: &[u8]) -> Option<Vec<f32>> {
+pub(crate) fn floats(bytes: &[u8]) -> Option<Vec<f32>> {
     if !bytes.len().is_multiple_of(4) {
         return None;
     }

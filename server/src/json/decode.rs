@@ -13,7 +13,7 @@ use crate::literals::{decimal, literal_value, sort_map, sort_set, Receiver};
 /// A JSON value that does not fit its receiving type; the text is Cassandra's message.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{0}")]
-pub struct DecodeError(pub String);
+pub(crate) struct DecodeError(pub String);
 
 type Decoded = Result<Option<CqlValue>, DecodeError>;
 
@@ -35,7 +35,7 @@ fn literal(ty: &ColumnType, lit: Literal) -> Decoded {
 ///
 /// # Errors
 /// Cassandra's message when the value does not fit the type.
-pub fn decode(ty: &ColumnType, json: &Json) -> Decoded {
+pub(crate) fn decode(ty: &ColumnType, json: &Json) -> Decoded {
     if *json == Json::Null {
         return Ok(None);
     }
@@ -290,7 +290,7 @@ fn tuple(types: &[ColumnType], json: &Json) -> Decoded {
 
 /// A JSON object key as a column or field name: `"\"Name\""` keeps its case, anything
 /// else is lower-cased (Cassandra's `Json.handleCaseSensitivity`).
-pub fn unquote_name(key: &str) -> String {
+pub(crate) fn unquote_name(key: &str) -> String {
     match key.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
         Some(inner) if key.len() >= 2 => inner.to_string(),
         _ => key.to_lowercase(),

@@ -10,9 +10,9 @@
 //!
 //! The planner and executor call in here; nothing here reads storage.
 
-pub mod decode;
-pub mod render;
-pub mod value;
+pub(crate) mod decode;
+pub(crate) mod render;
+pub(crate) mod value;
 
 use bytes::Bytes;
 use cql::frame::response::ColumnSpec;
@@ -21,7 +21,7 @@ use cql::types::{codec, ColumnType};
 use crate::error::{CqlError, CqlResult};
 
 /// The name of the one result column of `SELECT JSON`.
-pub const JSON_COLUMN: &str = "[json]";
+pub(crate) const JSON_COLUMN: &str = "[json]";
 
 /// The JSON text of one serialized value of `ty` (`None` is `null`). An empty value of a
 /// non-collection type shows as `""`, as Cassandra's `Selection.rowToJson` writes it.
@@ -29,7 +29,7 @@ pub const JSON_COLUMN: &str = "[json]";
 /// # Errors
 /// `Server` when stored bytes do not decode as `ty`; `Invalid` for a `varint` or `decimal`
 /// too long to print.
-pub fn value_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<String> {
+pub(crate) fn value_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<String> {
     match value {
         None => Ok("null".into()),
         Some(bytes) if bytes.is_empty() && !empty_is_a_value(ty) => Ok("\"\"".into()),
@@ -52,7 +52,7 @@ fn empty_is_a_value(ty: &ColumnType) -> bool {
 ///
 /// # Errors
 /// `Server` when stored bytes do not decode as their column's type.
-pub fn select_json(
+pub(crate) fn select_json(
     columns: &[ColumnSpec],
     rows: Vec<Vec<Option<Bytes>>>,
 ) -> CqlResult<(ColumnSpec, Vec<Vec<Option<Bytes>>>)> {

@@ -9,7 +9,7 @@ use cql::types::CqlValue;
 use crate::datetime::print::{duration_string, format_date, format_time, format_timestamp_with};
 
 /// `s` as a JSON string literal, escaped as Jackson's `JsonStringEncoder` does.
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -31,7 +31,7 @@ pub fn quote(s: &str) -> String {
 
 /// A column or field name as a JSON object key: names that are not all lower case are
 /// wrapped in double quotes first, as CQL would need to write them.
-pub fn name_key(name: &str) -> String {
+pub(crate) fn name_key(name: &str) -> String {
     if name == name.to_lowercase() {
         quote(name)
     } else {
@@ -44,7 +44,7 @@ pub fn name_key(name: &str) -> String {
 /// # Errors
 ///
 /// A `varint` or `decimal` too long to print (`cql::types::number_text::MAX_DIGITS`).
-pub fn to_json(value: Option<&CqlValue>) -> Result<String, NumberTextError> {
+pub(crate) fn to_json(value: Option<&CqlValue>) -> Result<String, NumberTextError> {
     let mut out = String::new();
     match value {
         Some(v) => write_value(v, &mut out)?,

@@ -6,7 +6,7 @@ use std::fmt;
 
 /// A parsed JSON value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     /// The number's text exactly as written (`-1.5e3`).
@@ -19,7 +19,7 @@ pub enum Json {
 
 impl Json {
     /// Jackson's class name for the value, used in Cassandra's "but got a X" messages.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "Boolean",
@@ -33,7 +33,7 @@ impl Json {
 }
 
 /// Whether a JSON number's text is an integer (no fraction, no exponent).
-pub fn is_integer(number: &str) -> bool {
+pub(crate) fn is_integer(number: &str) -> bool {
     !number.contains(['.', 'e', 'E'])
 }
 
@@ -72,7 +72,7 @@ impl fmt::Display for Json {
 /// A syntax error with the byte offset where reading stopped.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message} at character {offset}")]
-pub struct JsonSyntaxError {
+pub(crate) struct JsonSyntaxError {
     pub message: &'static str,
     pub offset: usize,
 }
@@ -81,7 +81,7 @@ pub struct JsonSyntaxError {
 const MAX_DEPTH: usize = 128;
 
 /// Parses one JSON document (surrounding whitespace allowed).
-pub fn parse(text: &str) -> Result<Json, JsonSyntaxError> {
+pub(crate) fn parse(text: &str) -> Result<Json, JsonSyntaxError> {
     let mut reader = Reader {
         bytes: text.as_bytes(),
         pos: 0,

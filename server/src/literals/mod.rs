@@ -13,7 +13,7 @@ pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
 
 /// The receiving column of a term: its name (for messages) and type.
 #[derive(Debug, Clone, Copy)]
-pub struct Receiver<'a> {
+pub(crate) struct Receiver<'a> {
     /// The column's name, as messages quote it.
     pub name: &'a str,
     /// The column's type.

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::planner::ddl::create_table_def;
 
 /// Keyspaces that live only in `system_virtual_schema` (not in `system_schema.keyspaces`).
-pub const VIRTUAL_KEYSPACES: &[&str] = &["system_virtual_schema", "system_views"];
+pub(crate) const VIRTUAL_KEYSPACES: &[&str] = &["system_virtual_schema", "system_views"];
 
 const LOCAL_STRATEGY: &str = "org.apache.cassandra.locator.LocalStrategy";
 const SIMPLE_STRATEGY: &str = "org.apache.cassandra.locator.SimpleStrategy";
@@ -161,7 +161,7 @@ const SYSTEM_TRACES: &[&str] = &[
 ];
 
 /// Cassandra's id for a system table: `UUID.nameUUIDFromBytes(keyspace ++ table)`.
-pub fn system_table_id(keyspace: &str, table: &str) -> Uuid {
+pub(crate) fn system_table_id(keyspace: &str, table: &str) -> Uuid {
     let mut hasher = Md5::new();
     hasher.update(keyspace.as_bytes());
     hasher.update(table.as_bytes());
@@ -207,7 +207,7 @@ fn owned(texts: &[&str]) -> Vec<String> {
 }
 
 /// Builds every system keyspace.
-pub fn system_keyspaces() -> BTreeMap<String, KeyspaceDef> {
+pub(crate) fn system_keyspaces() -> BTreeMap<String, KeyspaceDef> {
     let local = [("class", LOCAL_STRATEGY)];
     let list = [
         keyspace("system", &local, &owned(SYSTEM)),

@@ -9,11 +9,11 @@ use crate::system::{text, NamedRow};
 
 /// The version reported to clients: `5.0.0` keeps cqlsh 6.2 free of its version warning and
 /// selects the drivers' Cassandra 4+ code paths (server-side DESCRIBE, virtual schema).
-pub const RELEASE_VERSION: &str = "5.0.0";
+pub(crate) const RELEASE_VERSION: &str = "5.0.0";
 /// The CQL language version, as Cassandra 5.0 reports it.
-pub const CQL_VERSION: &str = "3.4.7";
+pub(crate) const CQL_VERSION: &str = "3.4.7";
 /// The only partitioner.
-pub const PARTITIONER: &str = "org.apache.cassandra.dht.Murmur3Partitioner";
+pub(crate) const PARTITIONER: &str = "org.apache.cassandra.dht.Murmur3Partitioner";
 
 /// The `system.local` row as seen by `session` (its `rpc_address` is the address the client
 /// connected to, which is what drivers must dial back).

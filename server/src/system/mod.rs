@@ -4,10 +4,10 @@
 
 mod auth_tables;
 mod clients_table;
-pub mod definitions;
+pub(crate) mod definitions;
 pub(crate) mod key_distribution;
 mod latency_tables;
-pub mod local;
+pub(crate) mod local;
 mod schema_tables;
 mod settings;
 mod size_estimates;
@@ -27,7 +27,7 @@ pub(crate) type NamedRow = Vec<(&'static str, Option<CqlValue>)>;
 
 /// Every row of the virtual table `table`, sorted by storage key; for a `system_schema` or
 /// `system_virtual_schema` table, only the rows of `keyspaces` when given.
-pub fn rows(
+pub(crate) fn rows(
     node: &Node,
     schema: &Schema,
     session: &Session,

@@ -10,7 +10,7 @@ use crate::json::render::to_json;
 const MAX_BOUND_VALUE: usize = 1_000;
 
 /// The literal of `value` bound to a marker of type `ty`.
-pub fn bound_value(ty: &ColumnType, value: Option<&Value>) -> String {
+pub(crate) fn bound_value(ty: &ColumnType, value: Option<&Value>) -> String {
     let text = match value {
         None | Some(Value::Null) => "null".to_string(),
         Some(Value::Unset) => "unset".to_string(),
@@ -27,7 +27,7 @@ pub fn bound_value(ty: &ColumnType, value: Option<&Value>) -> String {
 
 /// A value as CQL text: strings quoted with `''` escapes, uuids and numbers bare, blobs
 /// `0x...`, collections, tuples and UDTs in their literal syntax.
-pub fn literal(value: &CqlValue) -> String {
+pub(crate) fn literal(value: &CqlValue) -> String {
     let items = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(", ");
     match value {
         CqlValue::Ascii(s) | CqlValue::Text(s) => quote(s),

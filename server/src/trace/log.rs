@@ -16,14 +16,14 @@ use super::{Event, INTERNODE_PORT};
 use crate::system::{text, NamedRow};
 
 /// Sessions kept, oldest dropped first.
-pub const MAX_SESSIONS: usize = 10_000;
+pub(crate) const MAX_SESSIONS: usize = 10_000;
 /// Events kept per session (ours record about ten per request).
-pub const MAX_EVENTS: usize = 100;
+pub(crate) const MAX_EVENTS: usize = 100;
 /// Characters kept of a query text or activity (Cassandra cuts bound values at 1,000 too).
-pub const MAX_TEXT: usize = 1_000;
+pub(crate) const MAX_TEXT: usize = 1_000;
 
 /// `text` cut to [`MAX_TEXT`] characters, marked with `...` when cut.
-pub fn truncate(mut text: String) -> String {
+pub(crate) fn truncate(mut text: String) -> String {
     if crate::auth::may_carry_password(&text) {
         return crate::auth::HIDDEN_STATEMENT.to_string();
     }

@@ -11,8 +11,8 @@
 //! node's [`TraceLog`], a bounded in-memory ring that the `system_traces` tables are read
 //! from (Cassandra keeps them a day with a TTL; we keep the last [`log::MAX_SESSIONS`]).
 
-pub mod literal;
-pub mod log;
+pub(crate) mod literal;
+pub(crate) mod log;
 
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
@@ -22,21 +22,21 @@ use cql::frame::request::{QueryParameters, Request};
 use cql::frame::response::ColumnSpec;
 use uuid::Uuid;
 
-pub use log::TraceLog;
+pub(crate) use log::TraceLog;
 
 use crate::clock::Clock;
 use crate::session::Session;
 
 /// The thread name of events recorded on the connection's task (Cassandra's request pool).
-pub const REQUEST_THREAD: &str = "Native-Transport-Requests-1";
+pub(crate) const REQUEST_THREAD: &str = "Native-Transport-Requests-1";
 /// The thread name of events recorded by reads on the blocking pool (Cassandra's read stage).
-pub const READ_THREAD: &str = "ReadStage-1";
+pub(crate) const READ_THREAD: &str = "ReadStage-1";
 /// The thread name of events recorded by the storage writer (Cassandra's mutation stage).
-pub const MUTATION_THREAD: &str = "MutationStage-1";
+pub(crate) const MUTATION_THREAD: &str = "MutationStage-1";
 
 /// The port Cassandra reports as `coordinator_port` and `source_port`: the internode port of
 /// the broadcast address (`system.local.broadcast_port`).
-pub const INTERNODE_PORT: i32 = 7000;
+pub(crate) const INTERNODE_PORT: i32 = 7000;
 
 tokio::task_local! {
     static ACTIVE: Tracer;
@@ -66,14 +66,14 @@ struct Active {
 
 /// A handle on the traced request, with the thread name its events are recorded under.
 #[derive(Debug, Clone)]
-pub struct Tracer {
+pub(crate) struct Tracer {
     active: Arc<Active>,
     thread: &'static str,
 }
 
 impl Tracer {
     /// The same request's tracer, recording under another thread name.
-    pub fn on(&self, thread: &'static str) -> Tracer {
+    pub(crate) fn on(&self, thread: &'static str) -> Tracer {
         Tracer {
             active: self.active.clone(),
             thread,
@@ -81,7 +81,7 @@ impl Tracer {
     }
 
     /// Records a step now (at most [`log::MAX_EVENTS`] per session).
-    pub fn record(&self, activity: impl Into<String>) {
+    pub(crate) fn record(&self, activity: impl Into<String>) {
         let elapsed = self.active.started.elapsed();
         let elapsed_micros = i32::try_from(elapsed.as_micros()).unwrap_or(i32::MAX);
         let id = crate::functions::time::time_uuid(
@@ -97,29 +97,24 @@ impl Tracer {
             });
         }
     }
-
-    /// The session id.
-    pub fn id(&self) -> Uuid {
-        self.active.id
-    }
 }
 
 /// Records a step of the current request if it is traced; `activity` is only called then.
 #[inline]
-pub fn event<S: Into<String>>(activity: impl FnOnce() -> S) {
+pub(crate) fn event<S: Into<String>>(activity: impl FnOnce() -> S) {
     let _ = ACTIVE.try_with(|tracer| tracer.record(activity()));
 }
 
 /// The current request's tracer, to take along where the task-local does not reach (the
 /// blocking pool, the storage writer); `None` when the request is not traced.
 #[inline]
-pub fn current() -> Option<Tracer> {
+pub(crate) fn current() -> Option<Tracer> {
     ACTIVE.try_with(Clone::clone).ok()
 }
 
 /// Runs `f` with `tracer` as the current one (on a blocking-pool thread), or plainly.
 #[inline]
-pub fn within<R>(tracer: Option<Tracer>, f: impl FnOnce() -> R) -> R {
+pub(crate) fn within<R>(tracer: Option<Tracer>, f: impl FnOnce() -> R) -> R {
     match tracer {
         Some(tracer) => ACTIVE.sync_scope(tracer, f),
         None => f(),
@@ -127,7 +122,7 @@ pub fn within<R>(tracer: Option<Tracer>, f: impl FnOnce() -> R) -> R {
 }
 
 /// Whether Cassandra traces this request when asked (`Message.Request.isTraceable`).
-pub fn is_traceable(request: &Request) -> bool {
+pub(crate) fn is_traceable(request: &Request) -> bool {
     matches!(
         request,
         Request::Query(_) | Request::Execute(_) | Request::Batch(_) | Request::Prepare(_)
@@ -136,7 +131,7 @@ pub fn is_traceable(request: &Request) -> bool {
 
 /// What a traced request's session row says about it, fixed when it starts.
 #[derive(Debug, Clone)]
-pub struct Begun {
+pub(crate) struct Begun {
     /// `request`: Cassandra's description of the message.
     pub request: &'static str,
     /// `parameters`, in the order Cassandra adds them.
@@ -144,7 +139,7 @@ pub struct Begun {
 }
 
 /// Cassandra's name of a consistency level code (`ConsistencyLevel.name()`).
-pub fn consistency_name(code: u16) -> String {
+pub(crate) fn consistency_name(code: u16) -> String {
     let name = match code {
         0x0000 => "ANY",
         0x0001 => "ONE",
@@ -186,7 +181,7 @@ fn option_parameters(params: &QueryParameters, out: &mut Vec<(String, String)>) 
 /// The session row's description of `request` (`QueryMessage.traceQuery` and its siblings);
 /// `prepared` is an EXECUTE's statement, when the node still holds it: its text and the
 /// specs of its bind markers.
-pub fn describe(request: &Request, prepared: Option<(&str, &[ColumnSpec])>) -> Begun {
+pub(crate) fn describe(request: &Request, prepared: Option<(&str, &[ColumnSpec])>) -> Begun {
     let mut parameters = Vec::new();
     let request = match request {
         Request::Query(query) => {
@@ -238,7 +233,7 @@ pub fn describe(request: &Request, prepared: Option<(&str, &[ColumnSpec])>) -> B
 /// Runs a traced request: starts the session, handles the request with the tracer in scope,
 /// and records the finished session in the node's log. Returns the handler's outcome and
 /// the session id for the response.
-pub async fn run<F: std::future::Future>(
+pub(crate) async fn run<F: std::future::Future>(
     clock: &Clock,
     traces: &TraceLog,
     session: &Session,

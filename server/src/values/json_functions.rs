@@ -14,15 +14,15 @@ use crate::json::decode::decode;
 use crate::json::value::parse;
 
 /// The function names as Cassandra reports them.
-pub const TO_JSON: &str = "system.tojson";
+pub(crate) const TO_JSON: &str = "system.tojson";
 /// See [`TO_JSON`].
-pub const FROM_JSON: &str = "system.fromjson";
+pub(crate) const FROM_JSON: &str = "system.fromjson";
 
 /// `toJson(value)` over a serialized value of `ty`: the text value of the result.
 ///
 /// # Errors
 /// `Server` when the bytes do not decode as `ty`.
-pub fn to_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<Bytes> {
+pub(crate) fn to_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<Bytes> {
     crate::json::value_json(ty, value).map(Bytes::from)
 }
 
@@ -41,7 +41,7 @@ fn failure(message: String) -> CqlError {
 /// # Errors
 /// `Invalid` for a wrong argument count; `FunctionFailure` for text that is not JSON or does
 /// not fit the receiver's type.
-pub fn from_json(
+pub(crate) fn from_json(
     args: &[Term],
     receiver: Receiver<'_>,
     ctx: &EvalContext<'_>,
@@ -74,7 +74,7 @@ pub fn from_json(
 }
 
 /// The error for `toJson` where a value is expected (it only makes sense as a selector).
-pub fn to_json_outside_selection() -> CqlError {
+pub(crate) fn to_json_outside_selection() -> CqlError {
     CqlError::invalid("toJson() may only be used within the selection clause")
 }
 
@@ -82,7 +82,7 @@ pub fn to_json_outside_selection() -> CqlError {
 ///
 /// # Errors
 /// `Server` when stored bytes do not decode as their type.
-pub fn apply_to_json(
+pub(crate) fn apply_to_json(
     outputs: &[(usize, ColumnType)],
     rows: &mut [Vec<Option<Bytes>>],
 ) -> CqlResult<()> {

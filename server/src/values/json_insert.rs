@@ -34,7 +34,7 @@ impl JsonInsert {
 }
 
 /// One more than the highest marker index in `terms` (0 without markers).
-pub fn marker_count<'a>(terms: impl IntoIterator<Item = &'a Term>) -> usize {
+pub(crate) fn marker_count<'a>(terms: impl IntoIterator<Item = &'a Term>) -> usize {
     terms
         .into_iter()
         .filter_map(|t| match t {
@@ -86,7 +86,7 @@ fn members(text: &str) -> CqlResult<Vec<(String, Json)>> {
 /// # Errors
 /// Cassandra's messages for a null or non-object JSON text, an unknown column, or a value
 /// that does not fit its column's type.
-pub fn bind_values(
+pub(crate) fn bind_values(
     json: &JsonInsert,
     def: &TableDef,
     ctx: &EvalContext<'_>,

@@ -2,8 +2,8 @@
 //! serialized bytes of a receiving column's type, with Cassandra's messages for mismatches.
 
 mod call;
-pub mod json_functions;
-pub mod json_insert;
+pub(crate) mod json_functions;
+pub(crate) mod json_insert;
 
 use bytes::Bytes;
 use cql::frame::request::Value;
@@ -12,12 +12,12 @@ use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::error::{CqlError, CqlResult};
 
-pub use crate::literals::Receiver;
+pub(crate) use crate::literals::Receiver;
 use crate::literals::{literal, normalize};
 
 /// A term's value once evaluated.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Evaluated {
+pub(crate) enum Evaluated {
     /// `null`.
     Null,
     /// A protocol v4 `unset` bound value: leave the column untouched.
@@ -26,19 +26,9 @@ pub enum Evaluated {
     Value(Bytes),
 }
 
-impl Evaluated {
-    /// The bytes, or `None` for null/unset.
-    pub fn bytes(&self) -> Option<&Bytes> {
-        match self {
-            Evaluated::Value(b) => Some(b),
-            Evaluated::Null | Evaluated::Unset => None,
-        }
-    }
-}
-
 /// What evaluation needs besides the term: the bound values and the time of the request.
 #[derive(Debug, Clone, Copy)]
-pub struct EvalContext<'a> {
+pub(crate) struct EvalContext<'a> {
     /// Bound values by marker index.
     pub binds: &'a [Value],
     /// The request's time in microseconds (for `now()` and friends).
@@ -46,7 +36,7 @@ pub struct EvalContext<'a> {
 }
 
 /// Evaluates `term` for `receiver`.
-pub fn evaluate(
+pub(crate) fn evaluate(
     term: &Term,
     receiver: Receiver<'_>,
     ctx: &EvalContext<'_>,

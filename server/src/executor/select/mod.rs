@@ -81,7 +81,7 @@ const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY 
 /// aggregates before the read, the tombstone and filtering ones after it), returning what
 /// its read examined with the result (EXPLAIN ANALYZE reports it); `statement` is the SELECT
 /// as written, named in those warnings.
-pub async fn execute(
+pub(crate) async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
     schema: Arc<Schema>,
