@@ -73,11 +73,6 @@ impl CqlError {
         CqlError::Invalid(message.into())
     }
 
-    /// Whether this error must close the connection after it is sent.
-    pub fn closes_connection(&self) -> bool {
-        matches!(self, CqlError::Protocol(_))
-    }
-
     /// The wire form of this error: code, message and the code's extra fields.
     pub fn error_body(&self) -> ErrorBody {
         let message = self.to_string();
@@ -141,16 +136,40 @@ impl CqlError {
 }
 
 impl From<StorageError> for CqlError {
+    /// A key the request gave that storage cannot encode is the request's fault (Invalid);
+    /// every other storage failure is the server's, with storage's own words.
     fn from(err: StorageError) -> Self {
-        CqlError::Server(format!("storage error: {err}"))
+        match err {
+            StorageError::UnsupportedKeyType { .. } | StorageError::InvalidKeyValue { .. } => {
+                CqlError::Invalid(err.to_string())
+            }
+            StorageError::Database(_)
+            | StorageError::Transaction(_)
+            | StorageError::Table(_)
+            | StorageError::Engine(_)
+            | StorageError::Commit(_)
+            | StorageError::Durability(_)
+            | StorageError::Corrupt { .. }
+            | StorageError::FormatVersion { .. }
+            | StorageError::UnknownTable { .. }
+            | StorageError::GroupFailed { .. }
+            | StorageError::CommitLog { .. }
+            | StorageError::DiskFull { .. }
+            | StorageError::Recovering
+            | StorageError::WriterStart(_)
+            | StorageError::WriterGone => CqlError::Server(format!("storage error: {err}")),
+        }
     }
 }
 
 impl From<cql::statement::ParseError> for CqlError {
     fn from(err: cql::statement::ParseError) -> Self {
+        use cql::statement::ParseErrorKind as Kind;
         match err.kind {
-            cql::statement::ParseErrorKind::Invalid(message) => CqlError::Invalid(message),
-            _ => CqlError::Syntax(err.to_string()),
+            Kind::Invalid(message) => CqlError::Invalid(message),
+            Kind::Syntax { .. } | Kind::Lexer(_) | Kind::Recognition(_) | Kind::TooDeep { .. } => {
+                CqlError::Syntax(err.to_string())
+            }
         }
     }
 }
@@ -161,6 +180,25 @@ pub type CqlResult<T> = Result<T, CqlError>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn storage_errors_split_into_the_requests_and_the_servers() {
+        let bad_key = CqlError::from(StorageError::InvalidKeyValue {
+            ty: "int".into(),
+            reason: "expected 4 bytes".into(),
+        });
+        assert_eq!(bad_key.error_body().code, 0x2200);
+        assert_eq!(
+            bad_key.error_body().message,
+            "invalid int key value: expected 4 bytes"
+        );
+        let full = CqlError::from(StorageError::DiskFull { free: 1, needed: 2 });
+        assert_eq!(full.error_body().code, 0x0000);
+        assert!(full
+            .error_body()
+            .message
+            .starts_with("storage error: not enough free disk space"));
+    }
 
     #[test]
     fn already_exists_carries_keyspace_and_table() {
