@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
-use cql::statement::ast::{Describe, DescribeTarget, QualifiedName};
+use cql::statement::ast::{Describe, DescribeTarget, Ident, QualifiedName};
 use cql::types::{maybe_quote, ColumnType};
 use storage::{KeyspaceDef, TableDef};
 
@@ -19,153 +19,174 @@ pub(crate) fn execute(
     describe: &Describe,
     session_keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
-    let internals = describe.with_internals;
-    let (elements, with_statement) = match &describe.target {
-        DescribeTarget::Cluster => return Ok(cluster()),
-        DescribeTarget::Keyspaces => (
-            sorted_keyspaces(schema)
-                .into_iter()
-                .map(|ks| listing(&ks.name, "keyspace", &ks.name))
-                .collect(),
-            false,
-        ),
-        DescribeTarget::Tables => {
-            let mut out = Vec::new();
-            for ks in listed_keyspaces(schema, session_keyspace)? {
-                let tables = sorted_tables(ks);
-                out.extend(tables.iter().map(|t| listing(&ks.name, "table", &t.name)));
-            }
-            (out, false)
-        }
-        DescribeTarget::Types => {
-            let mut out = Vec::new();
-            for ks in listed_keyspaces(schema, session_keyspace)? {
-                let mut types: Vec<&String> = ks.types.keys().collect();
-                types.sort_by(|a, b| by_name(a, b));
-                out.extend(types.into_iter().map(|t| listing(&ks.name, "type", t)));
-            }
-            (out, false)
-        }
-        DescribeTarget::Functions | DescribeTarget::Aggregates => (Vec::new(), false),
-        DescribeTarget::Schema { full } => {
-            let mut out = Vec::new();
-            for ks in sorted_keyspaces(schema) {
-                if *full || !crate::schema::is_system_keyspace(&ks.name) {
-                    out.extend(keyspace_elements(ks, false, internals));
-                }
-            }
-            (out, true)
-        }
-        DescribeTarget::Keyspace { name, only } => {
-            let name = match (name, session_keyspace) {
-                (Some(n), _) => n.name.clone(),
-                (None, Some(ks)) => ks.to_string(),
-                (None, None) => {
-                    return Err(CqlError::invalid(
-                        "No keyspace specified and no current keyspace",
-                    ))
-                }
-            };
-            let ks = schema
-                .keyspace(&name)
-                .ok_or_else(|| CqlError::invalid(format!("'{name}' not found in keyspaces")))?;
-            (keyspace_elements(ks, *only, internals), true)
-        }
-        DescribeTarget::Table(name) => {
-            let (ks, table) = find_table(schema, name, session_keyspace)?;
-            let mut out = vec![table_element(ks, table, internals)];
-            out.extend(index_elements(table));
-            out.extend(crate::describe_view::view_elements(ks, table));
-            (out, true)
-        }
-        DescribeTarget::MaterializedView(name) => {
-            let keyspace = keyspace_name(name, session_keyspace)?;
-            let ks = schema
-                .keyspace(&keyspace)
-                .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
-            (
-                vec![crate::describe_view::find_view(ks, &name.name.name)?],
-                true,
-            )
-        }
-        DescribeTarget::Index(name) => {
-            let keyspace = keyspace_name(name, session_keyspace)?;
-            let index = &name.name.name;
-            let found = schema.keyspace(&keyspace).and_then(|ks| {
-                ks.tables
-                    .values()
-                    .find_map(|t| t.index(index).map(|i| index_element(t, i)))
-            });
-            match found {
-                Some(element) => (vec![element], true),
-                None => {
-                    return Err(CqlError::invalid(format!(
-                        "'{index}' not found in keyspace '{keyspace}'"
-                    )))
-                }
-            }
-        }
-        DescribeTarget::Name(name) => {
-            if name.keyspace.is_none() {
-                if let Some(ks) = schema.keyspace(&name.name.name) {
-                    return Ok(rows(keyspace_elements(ks, false, internals), true));
-                }
-            }
-            let keyspace = keyspace_name(name, session_keyspace)?;
-            let ks = schema
-                .keyspace(&keyspace)
-                .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
-            match ks.tables.get(&name.name.name) {
-                Some(view) if view.is_view() => {
-                    (vec![crate::describe_view::view_element(ks, view)], true)
-                }
-                Some(table) => {
-                    let mut out = vec![table_element(ks, table, internals)];
-                    out.extend(index_elements(table));
-                    (out, true)
-                }
-                None => {
-                    // Then an index of that name, as Cassandra's generic DESCRIBE looks.
-                    let index = ks
-                        .tables
-                        .values()
-                        .find_map(|t| t.index(&name.name.name).map(|i| index_element(t, i)));
-                    match index {
-                        Some(element) => (vec![element], true),
-                        None => {
-                            return Err(CqlError::invalid(format!(
-                                "'{}' not found in keyspace '{}'",
-                                name.name.name, keyspace
-                            )))
-                        }
-                    }
-                }
-            }
-        }
-        DescribeTarget::Type(name) => {
-            let keyspace = keyspace_name(name, session_keyspace)?;
-            let found = schema
-                .keyspace(&keyspace)
-                .and_then(|ks| ks.types.get(&name.name.name));
-            match found {
-                Some(t) => (vec![type_element(t)], true),
-                None => {
-                    return Err(CqlError::invalid(format!(
-                        "User defined type '{}' not found in '{}'",
-                        name.name.name, keyspace
-                    )))
-                }
-            }
-        }
+    let scope = Scope {
+        schema,
+        session_keyspace,
+        internals: describe.with_internals,
+    };
+    let listed = |elements| Ok(rows(elements, false));
+    let described = |elements| Ok(rows(elements, true));
+    match &describe.target {
+        DescribeTarget::Cluster => Ok(cluster()),
+        DescribeTarget::Keyspaces => listed(scope.keyspace_listing()),
+        DescribeTarget::Tables => listed(scope.table_listing()?),
+        DescribeTarget::Types => listed(scope.type_listing()?),
+        DescribeTarget::Functions | DescribeTarget::Aggregates => listed(Vec::new()),
+        DescribeTarget::Schema { full } => described(scope.schema_elements(*full)),
+        DescribeTarget::Keyspace { name, only } => described(scope.keyspace(name.as_ref(), *only)?),
+        DescribeTarget::Table(name) => described(scope.table(name)?),
+        DescribeTarget::MaterializedView(name) => described(scope.view(name)?),
+        DescribeTarget::Index(name) => described(scope.index(name)?),
+        DescribeTarget::Name(name) => described(scope.named(name)?),
+        DescribeTarget::Type(name) => described(scope.user_type(name)?),
         DescribeTarget::Function(name) | DescribeTarget::Aggregate(name) => {
             let keyspace = keyspace_name(name, session_keyspace)?;
-            return Err(CqlError::invalid(format!(
+            Err(CqlError::invalid(format!(
                 "'{}' not found in keyspace '{}'",
                 name.name.name, keyspace
-            )));
+            )))
         }
-    };
-    Ok(rows(elements, with_statement))
+    }
+}
+
+/// What a DESCRIBE looks in: the schema, the session's keyspace, and whether it shows
+/// internals.
+struct Scope<'a> {
+    schema: &'a Schema,
+    session_keyspace: Option<&'a str>,
+    internals: bool,
+}
+
+impl<'a> Scope<'a> {
+    fn keyspace_listing(&self) -> Vec<Element> {
+        sorted_keyspaces(self.schema)
+            .into_iter()
+            .map(|ks| listing(&ks.name, "keyspace", &ks.name))
+            .collect()
+    }
+
+    fn table_listing(&self) -> CqlResult<Vec<Element>> {
+        let mut out = Vec::new();
+        for ks in listed_keyspaces(self.schema, self.session_keyspace)? {
+            let tables = sorted_tables(ks);
+            out.extend(tables.iter().map(|t| listing(&ks.name, "table", &t.name)));
+        }
+        Ok(out)
+    }
+
+    fn type_listing(&self) -> CqlResult<Vec<Element>> {
+        let mut out = Vec::new();
+        for ks in listed_keyspaces(self.schema, self.session_keyspace)? {
+            let mut types: Vec<&String> = ks.types.keys().collect();
+            types.sort_by(|a, b| by_name(a, b));
+            out.extend(types.into_iter().map(|t| listing(&ks.name, "type", t)));
+        }
+        Ok(out)
+    }
+
+    fn schema_elements(&self, full: bool) -> Vec<Element> {
+        let mut out = Vec::new();
+        for ks in sorted_keyspaces(self.schema) {
+            if full || !crate::schema::is_system_keyspace(&ks.name) {
+                out.extend(keyspace_elements(ks, false, self.internals));
+            }
+        }
+        out
+    }
+
+    /// The keyspace named, else the session's.
+    fn keyspace(&self, name: Option<&Ident>, only: bool) -> CqlResult<Vec<Element>> {
+        let name = match (name, self.session_keyspace) {
+            (Some(n), _) => n.name.clone(),
+            (None, Some(ks)) => ks.to_string(),
+            (None, None) => {
+                return Err(CqlError::invalid(
+                    "No keyspace specified and no current keyspace",
+                ))
+            }
+        };
+        Ok(keyspace_elements(
+            self.find_keyspace(&name)?,
+            only,
+            self.internals,
+        ))
+    }
+
+    fn find_keyspace(&self, name: &str) -> CqlResult<&'a KeyspaceDef> {
+        self.schema
+            .keyspace(name)
+            .ok_or_else(|| CqlError::invalid(format!("'{name}' not found in keyspaces")))
+    }
+
+    fn table(&self, name: &QualifiedName) -> CqlResult<Vec<Element>> {
+        let (ks, table) = find_table(self.schema, name, self.session_keyspace)?;
+        let mut out = vec![table_element(ks, table, self.internals)];
+        out.extend(index_elements(table));
+        out.extend(crate::describe_view::view_elements(ks, table));
+        Ok(out)
+    }
+
+    fn view(&self, name: &QualifiedName) -> CqlResult<Vec<Element>> {
+        let ks = self.find_keyspace(&keyspace_name(name, self.session_keyspace)?)?;
+        Ok(vec![crate::describe_view::find_view(ks, &name.name.name)?])
+    }
+
+    fn index(&self, name: &QualifiedName) -> CqlResult<Vec<Element>> {
+        let keyspace = keyspace_name(name, self.session_keyspace)?;
+        let index = &name.name.name;
+        let found = self.schema.keyspace(&keyspace).and_then(|ks| {
+            ks.tables
+                .values()
+                .find_map(|t| t.index(index).map(|i| index_element(t, i)))
+        });
+        found.map(|element| vec![element]).ok_or_else(|| {
+            CqlError::invalid(format!("'{index}' not found in keyspace '{keyspace}'"))
+        })
+    }
+
+    /// A bare name: a keyspace, else a table or view, else an index, as Cassandra's generic
+    /// DESCRIBE looks.
+    fn named(&self, name: &QualifiedName) -> CqlResult<Vec<Element>> {
+        if name.keyspace.is_none() {
+            if let Some(ks) = self.schema.keyspace(&name.name.name) {
+                return Ok(keyspace_elements(ks, false, self.internals));
+            }
+        }
+        let keyspace = keyspace_name(name, self.session_keyspace)?;
+        let ks = self.find_keyspace(&keyspace)?;
+        match ks.tables.get(&name.name.name) {
+            Some(view) if view.is_view() => Ok(vec![crate::describe_view::view_element(ks, view)]),
+            Some(table) => {
+                let mut out = vec![table_element(ks, table, self.internals)];
+                out.extend(index_elements(table));
+                Ok(out)
+            }
+            None => ks
+                .tables
+                .values()
+                .find_map(|t| t.index(&name.name.name).map(|i| vec![index_element(t, i)]))
+                .ok_or_else(|| {
+                    CqlError::invalid(format!(
+                        "'{}' not found in keyspace '{}'",
+                        name.name.name, keyspace
+                    ))
+                }),
+        }
+    }
+
+    fn user_type(&self, name: &QualifiedName) -> CqlResult<Vec<Element>> {
+        let keyspace = keyspace_name(name, self.session_keyspace)?;
+        let found = self
+            .schema
+            .keyspace(&keyspace)
+            .and_then(|ks| ks.types.get(&name.name.name));
+        found.map(|t| vec![type_element(t)]).ok_or_else(|| {
+            CqlError::invalid(format!(
+                "User defined type '{}' not found in '{}'",
+                name.name.name, keyspace
+            ))
+        })
+    }
 }
 
 /// Cassandra's order for described elements: by name, ignoring case
