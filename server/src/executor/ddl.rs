@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use cql::frame::response::{Event, ResultBody, SchemaChange, SchemaChangeTarget, SchemaChangeType};
-use cql::statement::ast::{AlterTable, AlterTableAction, CreateKeyspace, CreateTable, Statement};
+use cql::statement::ast::{
+    AlterKeyspace, AlterTable, AlterTableAction, CreateKeyspace, CreateTable, QualifiedName,
+    Statement,
+};
 use storage::{Catalog, CatalogOp, KeyspaceDef, WriteBatch};
 use tracing::info;
 use uuid::Uuid;
@@ -60,108 +63,13 @@ pub(crate) async fn execute(
     let current = &schema.catalog;
     let change = match statement {
         Statement::CreateKeyspace(stmt) => create_keyspace(current, stmt)?,
-        Statement::AlterKeyspace(stmt) => {
-            let name = &stmt.name.name;
-            guard(Alter, &Resource::Keyspace(name.clone()))?;
-            if is_system_keyspace(name) {
-                return Err(not_modifiable(name));
-            }
-            match current.keyspaces.get(name) {
-                None if stmt.if_exists => None,
-                None => {
-                    return Err(CqlError::invalid(format!(
-                        "Keyspace '{name}' doesn't exist"
-                    )))
-                }
-                Some(ks) => {
-                    let (replication, durable_writes) = keyspace_params(
-                        name,
-                        &stmt.properties,
-                        ks.replication.clone(),
-                        ks.durable_writes,
-                    )?;
-                    let mut new = ks.clone();
-                    new.replication = replication;
-                    new.durable_writes = durable_writes;
-                    Some(put_keyspace(current, new, SchemaChangeType::Updated))
-                }
-            }
-        }
+        Statement::AlterKeyspace(stmt) => alter_keyspace(current, stmt)?,
         Statement::DropKeyspace { name, if_exists } => {
-            let name = &name.name;
-            guard(Drop, &Resource::Keyspace(name.clone()))?;
-            match current.keyspaces.get(name) {
-                None if *if_exists => None,
-                None => {
-                    return Err(CqlError::invalid(format!(
-                        "Keyspace '{name}' doesn't exist"
-                    )))
-                }
-                Some(_) => {
-                    let mut catalog = current.clone();
-                    catalog.keyspaces.remove(name);
-                    Some(Change {
-                        ops: vec![CatalogOp::DropKeyspace(name.clone())],
-                        catalog,
-                        event: event(
-                            SchemaChangeType::Dropped,
-                            SchemaChangeTarget::Keyspace {
-                                keyspace: name.clone(),
-                            },
-                        ),
-                    })
-                }
-            }
+            drop_keyspace(current, &name.name, *if_exists)?
         }
         Statement::CreateTable(stmt) => create_table(current, stmt, session_keyspace)?,
         Statement::DropTable { name, if_exists } => {
-            let keyspace = keyspace_of(name, session_keyspace)?;
-            let table = &name.name.name;
-            guard(Drop, &Resource::Table(keyspace.clone(), table.clone()))?;
-            let existing = current
-                .keyspaces
-                .get(&keyspace)
-                .and_then(|ks| ks.tables.get(table));
-            match existing {
-                None if *if_exists => None,
-                None => {
-                    return Err(CqlError::invalid(format!(
-                        "Table '{keyspace}.{table}' doesn't exist"
-                    )))
-                }
-                Some(def) if def.is_view() => {
-                    return Err(CqlError::invalid(
-                        "Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.",
-                    ))
-                }
-                Some(def) if !current.views_of(def.id).is_empty() => {
-                    // Cassandra formats the keyspace name here, not the views' names.
-                    return Err(CqlError::invalid(format!(
-                        "Cannot drop a table when materialized views still depend on it ({keyspace})"
-                    )));
-                }
-                Some(def) => {
-                    let mut catalog = current.clone();
-                    if let Some(ks) = catalog.keyspaces.get_mut(&keyspace) {
-                        ks.tables.remove(table);
-                    }
-                    Some(Change {
-                        ops: vec![CatalogOp::DropTable {
-                            keyspace: keyspace.clone(),
-                            name: table.clone(),
-                            id: def.id,
-                        }],
-                        catalog,
-                        event: event(
-                            SchemaChangeType::Dropped,
-                            SchemaChangeTarget::Table {
-                                keyspace,
-                                table: table.clone(),
-                            },
-                        ),
-                    })
-                }
-            }
+            drop_table(current, name, *if_exists, session_keyspace)?
         }
         Statement::AlterTable(stmt) => {
             alter_table(current, stmt, session_keyspace, node.clock.now_micros())?
@@ -197,9 +105,116 @@ pub(crate) async fn execute(
             )))
         }
     };
-    let Some(change) = change else {
-        return Ok(ResultBody::Void);
-    };
+    match change {
+        Some(change) => apply(node, change).await,
+        None => Ok(ResultBody::Void),
+    }
+}
+
+/// `ALTER KEYSPACE`: its replication and durable writes, checked as Cassandra does.
+fn alter_keyspace(current: &Catalog, stmt: &AlterKeyspace) -> CqlResult<Option<Change>> {
+    let name = &stmt.name.name;
+    guard(Alter, &Resource::Keyspace(name.clone()))?;
+    if is_system_keyspace(name) {
+        return Err(not_modifiable(name));
+    }
+    match current.keyspaces.get(name) {
+        None if stmt.if_exists => Ok(None),
+        None => Err(CqlError::invalid(format!(
+            "Keyspace '{name}' doesn't exist"
+        ))),
+        Some(ks) => {
+            let (replication, durable_writes) = keyspace_params(
+                name,
+                &stmt.properties,
+                ks.replication.clone(),
+                ks.durable_writes,
+            )?;
+            let mut new = ks.clone();
+            new.replication = replication;
+            new.durable_writes = durable_writes;
+            Ok(Some(put_keyspace(current, new, SchemaChangeType::Updated)))
+        }
+    }
+}
+
+/// `DROP KEYSPACE`.
+fn drop_keyspace(current: &Catalog, name: &str, if_exists: bool) -> CqlResult<Option<Change>> {
+    guard(Drop, &Resource::Keyspace(name.to_string()))?;
+    match current.keyspaces.get(name) {
+        None if if_exists => Ok(None),
+        None => Err(CqlError::invalid(format!(
+            "Keyspace '{name}' doesn't exist"
+        ))),
+        Some(_) => {
+            let mut catalog = current.clone();
+            catalog.keyspaces.remove(name);
+            Ok(Some(Change {
+                ops: vec![CatalogOp::DropKeyspace(name.to_string())],
+                catalog,
+                event: event(
+                    SchemaChangeType::Dropped,
+                    SchemaChangeTarget::Keyspace {
+                        keyspace: name.to_string(),
+                    },
+                ),
+            }))
+        }
+    }
+}
+
+/// `DROP TABLE` (not of a view, nor of a table views still depend on).
+fn drop_table(
+    current: &Catalog,
+    name: &QualifiedName,
+    if_exists: bool,
+    session_keyspace: Option<&str>,
+) -> CqlResult<Option<Change>> {
+    let keyspace = keyspace_of(name, session_keyspace)?;
+    let table = &name.name.name;
+    guard(Drop, &Resource::Table(keyspace.clone(), table.clone()))?;
+    let existing = current
+        .keyspaces
+        .get(&keyspace)
+        .and_then(|ks| ks.tables.get(table));
+    match existing {
+        None if if_exists => Ok(None),
+        None => Err(CqlError::invalid(format!(
+                "Table '{keyspace}.{table}' doesn't exist"
+            ))),
+        Some(def) if def.is_view() => Err(CqlError::invalid(
+                "Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.",
+            )),
+        // Cassandra formats the keyspace name here, not the views' names.
+        Some(def) if !current.views_of(def.id).is_empty() => Err(CqlError::invalid(format!(
+            "Cannot drop a table when materialized views still depend on it ({keyspace})"
+        ))),
+        Some(def) => {
+            let mut catalog = current.clone();
+            if let Some(ks) = catalog.keyspaces.get_mut(&keyspace) {
+                ks.tables.remove(table);
+            }
+            Ok(Some(Change {
+                ops: vec![CatalogOp::DropTable {
+                    keyspace: keyspace.clone(),
+                    name: table.clone(),
+                    id: def.id,
+                }],
+                catalog,
+                event: event(
+                    SchemaChangeType::Dropped,
+                    SchemaChangeTarget::Table {
+                        keyspace,
+                        table: table.clone(),
+                    },
+                ),
+            }))
+        }
+    }
+}
+
+/// Makes a schema change durable, installs the new catalog and announces the change.
+async fn apply(node: &Arc<Node>, change: Change) -> CqlResult<ResultBody> {
     submit(
         node,
         WriteBatch {
