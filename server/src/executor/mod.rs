@@ -180,37 +180,9 @@ pub(crate) async fn execute(
                 .record(table, LatencyKind::Write, started.elapsed());
             Ok(result)
         }
-        Statement::Batch(batch) => {
-            let header = batch_exec::BatchHeader {
-                kind: batch.kind,
-                using: &batch.using,
-                ctx,
-            };
-            let entries: Vec<batch_exec::Entry<'_>> = batch
-                .statements
-                .iter()
-                .map(|statement| batch_exec::Entry {
-                    planning: Planning::Now {
-                        statement,
-                        keyspace,
-                    },
-                    ctx,
-                })
-                .collect();
-            // Rare paths are boxed so they do not size every request's future.
-            Box::pin(run_timed_batch(node, &header, &entries, params)).await
-        }
-        Statement::Use(ident) => {
-            let schema = node.schema();
-            if schema.keyspace(&ident.name).is_none() {
-                return Err(CqlError::invalid(format!(
-                    "Keyspace '{}' does not exist",
-                    ident.name
-                )));
-            }
-            session.set_keyspace(ident.name.clone());
-            Ok(ResultBody::SetKeyspace(ident.name.clone()))
-        }
+        // Rare paths are boxed so they do not size every request's future.
+        Statement::Batch(batch) => Box::pin(query_batch(node, batch, keyspace, params, ctx)).await,
+        Statement::Use(ident) => use_keyspace(node, session, &ident.name),
         Statement::Truncate(name) => Box::pin(ddl::truncate(node, name, keyspace)).await,
         Statement::Describe(describe) => {
             let schema = node.schema();
@@ -243,13 +215,61 @@ pub(crate) async fn execute(
         | Statement::CreateType(_)
         | Statement::AlterType(_)
         | Statement::DropType { .. }) => {
-            let result = Box::pin(ddl::execute(node, statement, keyspace)).await?;
-            if let Some(created) = created_resource(statement, keyspace) {
-                Box::pin(permissions::grant_to_creator(node, session, created)).await?;
-            }
-            Ok(result)
+            Box::pin(schema_change(node, session, statement, keyspace)).await
         }
     }
+}
+
+/// A BATCH statement in a QUERY: each statement planned now, then the batch run and timed.
+async fn query_batch(
+    node: &Arc<Node>,
+    batch: &cql::statement::ast::Batch,
+    keyspace: Option<&str>,
+    params: &QueryParameters,
+    ctx: EvalContext<'_>,
+) -> CqlResult<ResultBody> {
+    let header = batch_exec::BatchHeader {
+        kind: batch.kind,
+        using: &batch.using,
+        ctx,
+    };
+    let entries: Vec<batch_exec::Entry<'_>> = batch
+        .statements
+        .iter()
+        .map(|statement| batch_exec::Entry {
+            planning: Planning::Now {
+                statement,
+                keyspace,
+            },
+            ctx,
+        })
+        .collect();
+    run_timed_batch(node, &header, &entries, params).await
+}
+
+/// `USE ks`: the session's keyspace, once it exists.
+fn use_keyspace(node: &Node, session: &Session, name: &str) -> CqlResult<ResultBody> {
+    if node.schema().keyspace(name).is_none() {
+        return Err(CqlError::invalid(format!(
+            "Keyspace '{name}' does not exist"
+        )));
+    }
+    session.set_keyspace(name.to_string());
+    Ok(ResultBody::SetKeyspace(name.to_string()))
+}
+
+/// A schema statement; what it creates is granted to its creator, as Cassandra does.
+async fn schema_change(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    statement: &Statement,
+    keyspace: Option<&str>,
+) -> CqlResult<ResultBody> {
+    let result = ddl::execute(node, statement, keyspace).await?;
+    if let Some(created) = created_resource(statement, keyspace) {
+        Box::pin(permissions::grant_to_creator(node, session, created)).await?;
+    }
+    Ok(result)
 }
 
 /// The table and kind of latency a read records: a read of named partitions is a read,
