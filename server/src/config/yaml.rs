@@ -1,0 +1,548 @@
+//! Reading `cassandra.yaml`: Cassandra's setting names (and the older `_in_kb`/`_in_ms`
+//! spellings), unknown keys refused with Cassandra's message, settings Cassandra has but this
+//! server does not act on reported, and the security classes checked.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use storage::SyncMode;
+
+use super::*;
+
+/// The `cassandra.yaml` settings this server acts on; every other key lands in `others`.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct YamlSettings {
+    cluster_name: Option<String>,
+    rpc_address: Option<String>,
+    native_transport_address: Option<String>,
+    native_transport_port: Option<u16>,
+    data_file_directories: Option<Vec<PathBuf>>,
+    /// Ours, not Cassandra's: `true` keeps everything in memory (no data directory).
+    in_memory: Option<bool>,
+    /// Ours: `HOST:PORT` of the metrics endpoint.
+    metrics_address: Option<String>,
+    commitlog_sync: Option<String>,
+    commitlog_sync_period: Option<String>,
+    commitlog_sync_period_in_ms: Option<u64>,
+    commitlog_sync_group_window: Option<String>,
+    file_cache_size: Option<String>,
+    memtable_heap_space: Option<String>,
+    memtable_heap_space_in_mb: Option<u64>,
+    native_transport_max_request_data_in_flight_per_ip: Option<String>,
+    native_transport_max_request_data_in_flight: Option<String>,
+    native_transport_handshake_timeout: Option<String>,
+    native_transport_idle_timeout: Option<String>,
+    partition_keys_in_select_warn_threshold: Option<i64>,
+    partition_keys_in_select_fail_threshold: Option<i64>,
+    in_select_cartesian_product_warn_threshold: Option<i64>,
+    in_select_cartesian_product_fail_threshold: Option<i64>,
+    column_value_size_warn_threshold: Option<String>,
+    column_value_size_fail_threshold: Option<String>,
+    collection_size_warn_threshold: Option<String>,
+    collection_size_fail_threshold: Option<String>,
+    items_per_collection_warn_threshold: Option<i64>,
+    items_per_collection_fail_threshold: Option<i64>,
+    partition_size_warn_threshold: Option<String>,
+    partition_size_fail_threshold: Option<String>,
+    hot_partition_window: Option<u64>,
+    hot_partition_warn_share: Option<f64>,
+    file_cache_size_in_mb: Option<u64>,
+    commitlog_sync_group_window_in_ms: Option<u64>,
+    native_transport_max_frame_size: Option<String>,
+    native_transport_max_frame_size_in_mb: Option<u64>,
+    native_transport_max_concurrent_connections: Option<i64>,
+    tombstone_warn_threshold: Option<i64>,
+    tombstone_failure_threshold: Option<i64>,
+    materialized_views_enabled: Option<bool>,
+    /// The 4.0 name of `materialized_views_enabled`, which 5.0 still reads.
+    enable_materialized_views: Option<bool>,
+    /// Ours, not Cassandra's: see [`Config::vector_search_exact_rows`].
+    vector_search_exact_rows: Option<u64>,
+    /// Ours, not Cassandra's: see [`Config::vector_search_ef`].
+    vector_search_ef: Option<u64>,
+    /// Ours, not Cassandra's: see [`ReadThresholds`].
+    filtering_examined_warn_ratio: Option<u64>,
+    /// Ours, not Cassandra's: see [`ReadThresholds`].
+    filtering_examined_warn_min_rows: Option<u64>,
+    /// Every other top-level key: the security settings `check_security` reads, Cassandra
+    /// settings accepted without acting on them, and unknown keys.
+    #[serde(flatten)]
+    others: BTreeMap<String, serde_yaml::Value>,
+}
+
+/// Class-valued security settings and the one value (short class name) this server runs
+/// with; a file asking for another class refuses the start.
+const SECURITY_CLASSES: [(&str, &str); 3] = [
+    ("role_manager", "CassandraRoleManager"),
+    ("network_authorizer", "AllowAllNetworkAuthorizer"),
+    ("cidr_authorizer", "AllowAllCIDRAuthorizer"),
+];
+
+/// Encryption settings this server cannot honour yet, and the flags that would turn them
+/// on: the file may only leave them off.
+const SECURITY_ENCRYPTION: [(&str, &[&str]); 1] =
+    [("transparent_data_encryption_options", &["enabled"])];
+
+/// The package Cassandra prefixes to a short authenticator or authorizer class name.
+const AUTH_PACKAGE: &str = "org.apache.cassandra.auth.";
+
+impl Config {
+    /// Applies the settings of a YAML file over `self`.
+    ///
+    /// Returns the Cassandra settings the file sets that this server accepts without acting
+    /// on them (e.g. `num_tokens`), sorted, for the caller to report.
+    ///
+    /// # Errors
+    /// The file cannot be read or is not YAML; a key is no Cassandra 5.0 setting (Cassandra's
+    /// message, naming every such key); a security setting asks for what is not implemented
+    /// yet; or a value is malformed.
+    pub fn apply_yaml_file(&mut self, path: &Path) -> Result<Vec<String>, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.apply_yaml_text(&text, path)
+    }
+
+    /// [`Config::apply_yaml_file`] on the file's text; `path` only names it in errors.
+    pub(super) fn apply_yaml_text(
+        &mut self,
+        text: &str,
+        path: &Path,
+    ) -> Result<Vec<String>, ConfigError> {
+        let mut settings = parse_settings(text, path)?;
+        let others = std::mem::take(&mut settings.others);
+        check_keys(&others)?;
+        check_security(&others)?;
+        if let Some(value) = others.get("authenticator") {
+            self.authenticator = authenticator(value)?;
+        }
+        if let Some(value) = others.get("authorizer") {
+            self.authorizer = authorizer(value)?;
+        }
+        if self.authenticator == Authenticator::AllowAll && self.authorizer != Authorizer::AllowAll
+        {
+            return Err(ConfigError::Unsupported {
+                setting: "authorizer",
+                value: format!(
+                    "AllowAllAuthenticator can't be used with {}",
+                    self.authorizer.class_name()
+                ),
+                supported: "PasswordAuthenticator with CassandraAuthorizer",
+            });
+        }
+        let mut ignored = Vec::new();
+        if let Some(section) = others.get(encryption::SECTION) {
+            let (options, not_acted_on) = encryption::parse(section)?;
+            self.client_encryption = options;
+            ignored = not_acted_on;
+        }
+        self.apply(settings)?;
+        ignored.extend(others.into_keys().filter(|key| !is_security_setting(key)));
+        ignored.sort();
+        Ok(ignored)
+    }
+
+    pub(super) fn apply(&mut self, s: YamlSettings) -> Result<(), ConfigError> {
+        if let Some(name) = s.cluster_name {
+            self.cluster_name = name;
+        }
+        if let Some(addr) = s.native_transport_address.or(s.rpc_address) {
+            self.listen_address = addr.parse().map_err(|_| ConfigError::Value {
+                setting: "rpc_address",
+                value: addr,
+            })?;
+        }
+        if let Some(port) = s.native_transport_port {
+            self.port = port;
+        }
+        if let Some(address) = s.metrics_address {
+            let parsed = address.parse().map_err(|_| ConfigError::Value {
+                setting: "metrics_address",
+                value: address,
+            })?;
+            self.metrics_address = Some(parsed);
+        }
+        let data_dir = s.data_file_directories.and_then(|d| d.into_iter().next());
+        match (s.in_memory, data_dir) {
+            (Some(true), Some(_)) => {
+                return Err(ConfigError::Conflict(
+                    "in_memory: true keeps no data; remove data_file_directories",
+                ))
+            }
+            (Some(true), None) => self.data_dir = None,
+            (_, Some(dir)) => self.data_dir = Some(dir),
+            (_, None) => {}
+        }
+        let period_given =
+            s.commitlog_sync_period.is_some() || s.commitlog_sync_period_in_ms.is_some();
+        if let Some(mode) = s.commitlog_sync {
+            self.commitlog_sync = parse_sync_mode(&mode).ok_or(ConfigError::Value {
+                setting: "commitlog_sync",
+                value: mode,
+            })?;
+        }
+        if let Some(ms) = s.commitlog_sync_period_in_ms {
+            self.commitlog_sync_period = Duration::from_millis(ms);
+        }
+        if let Some(period) = s.commitlog_sync_period {
+            self.commitlog_sync_period = parse_duration(&period).ok_or(ConfigError::Value {
+                setting: "commitlog_sync_period",
+                value: period,
+            })?;
+        }
+        if let Some(ms) = s.commitlog_sync_group_window_in_ms {
+            self.commitlog_sync_group_window = Some(Duration::from_millis(ms));
+        }
+        if let Some(window) = s.commitlog_sync_group_window {
+            let parsed = parse_duration(&window).ok_or(ConfigError::Value {
+                setting: "commitlog_sync_group_window",
+                value: window,
+            })?;
+            self.commitlog_sync_group_window = Some(parsed);
+        }
+        if self.commitlog_sync == SyncMode::Group && period_given {
+            return Err(ConfigError::Conflict(
+                "Group sync specified, but commitlog_sync_period found. Only specify commitlog_sync_group_window when using group sync",
+            ));
+        }
+        let budgets = [
+            (
+                &mut self.max_request_data_in_flight_per_ip,
+                s.native_transport_max_request_data_in_flight_per_ip,
+                "native_transport_max_request_data_in_flight_per_ip",
+            ),
+            (
+                &mut self.max_request_data_in_flight,
+                s.native_transport_max_request_data_in_flight,
+                "native_transport_max_request_data_in_flight",
+            ),
+        ];
+        for (slot, value, setting) in budgets {
+            if let Some(value) = value {
+                *slot = parse_size(&value).ok_or(ConfigError::Value { setting, value })? as u64;
+            }
+        }
+        let timeouts = [
+            (
+                &mut self.handshake_timeout,
+                s.native_transport_handshake_timeout,
+                "native_transport_handshake_timeout",
+            ),
+            (
+                &mut self.idle_timeout,
+                s.native_transport_idle_timeout,
+                "native_transport_idle_timeout",
+            ),
+        ];
+        for (slot, value, setting) in timeouts {
+            if let Some(value) = value {
+                *slot = parse_duration(&value).ok_or(ConfigError::Value { setting, value })?;
+            }
+        }
+        let guards = [
+            (
+                &mut self.partition_keys_in_select.warn,
+                s.partition_keys_in_select_warn_threshold,
+            ),
+            (
+                &mut self.partition_keys_in_select.fail,
+                s.partition_keys_in_select_fail_threshold,
+            ),
+            (
+                &mut self.in_select_cartesian_product.warn,
+                s.in_select_cartesian_product_warn_threshold,
+            ),
+            (
+                &mut self.in_select_cartesian_product.fail,
+                s.in_select_cartesian_product_fail_threshold,
+            ),
+            (
+                &mut self.items_per_collection.warn,
+                s.items_per_collection_warn_threshold,
+            ),
+            (
+                &mut self.items_per_collection.fail,
+                s.items_per_collection_fail_threshold,
+            ),
+        ];
+        for (slot, value) in guards {
+            if let Some(value) = value {
+                *slot = value;
+            }
+        }
+        if let Some(window) = s.hot_partition_window {
+            self.hot_partition_window = window;
+        }
+        if let Some(share) = s.hot_partition_warn_share {
+            self.hot_partition_warn_share = share;
+        }
+        let size_guards = [
+            (
+                &mut self.column_value_size.warn,
+                s.column_value_size_warn_threshold,
+                "column_value_size_warn_threshold",
+            ),
+            (
+                &mut self.column_value_size.fail,
+                s.column_value_size_fail_threshold,
+                "column_value_size_fail_threshold",
+            ),
+            (
+                &mut self.collection_size.warn,
+                s.collection_size_warn_threshold,
+                "collection_size_warn_threshold",
+            ),
+            (
+                &mut self.collection_size.fail,
+                s.collection_size_fail_threshold,
+                "collection_size_fail_threshold",
+            ),
+            (
+                &mut self.partition_size.warn,
+                s.partition_size_warn_threshold,
+                "partition_size_warn_threshold",
+            ),
+            (
+                &mut self.partition_size.fail,
+                s.partition_size_fail_threshold,
+                "partition_size_fail_threshold",
+            ),
+        ];
+        for (slot, value, setting) in size_guards {
+            if let Some(value) = value {
+                let bytes = parse_size(&value).and_then(|b| i64::try_from(b).ok());
+                *slot = bytes.ok_or(ConfigError::Value { setting, value })?;
+            }
+        }
+        if let Some(mb) = s.file_cache_size_in_mb {
+            self.file_cache_size = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.file_cache_size {
+            self.file_cache_size = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "file_cache_size",
+                value: size,
+            })?;
+        }
+        if let Some(mb) = s.memtable_heap_space_in_mb {
+            self.memtable_heap_space = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.memtable_heap_space {
+            self.memtable_heap_space = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "memtable_heap_space",
+                value: size,
+            })?;
+        }
+        if let Some(mb) = s.native_transport_max_frame_size_in_mb {
+            self.max_frame_size = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.native_transport_max_frame_size {
+            self.max_frame_size = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "native_transport_max_frame_size",
+                value: size,
+            })?;
+        }
+        if let Some(n) = s.native_transport_max_concurrent_connections {
+            if n > 0 {
+                self.max_connections = n as usize;
+            }
+        }
+        if let Some(enabled) = s.enable_materialized_views {
+            self.materialized_views_enabled = enabled;
+        }
+        if let Some(enabled) = s.materialized_views_enabled {
+            self.materialized_views_enabled = enabled;
+        }
+        if let Some(rows) = s.vector_search_exact_rows {
+            self.vector_search_exact_rows = usize::try_from(rows).unwrap_or(usize::MAX);
+        }
+        if let Some(ef) = s.vector_search_ef {
+            self.vector_search_ef = usize::try_from(ef).unwrap_or(usize::MAX).clamp(1, 100_000);
+        }
+        let read = &mut self.read_thresholds;
+        read.tombstone_warn = s.tombstone_warn_threshold.unwrap_or(read.tombstone_warn);
+        read.tombstone_failure = s
+            .tombstone_failure_threshold
+            .unwrap_or(read.tombstone_failure);
+        read.filtering_ratio = s
+            .filtering_examined_warn_ratio
+            .unwrap_or(read.filtering_ratio);
+        read.filtering_min_rows = s
+            .filtering_examined_warn_min_rows
+            .unwrap_or(read.filtering_min_rows);
+        Ok(())
+    }
+}
+
+/// Parses the file's text; an empty file (or one of comments only) sets nothing, as in
+/// Cassandra.
+fn parse_settings(text: &str, path: &Path) -> Result<YamlSettings, ConfigError> {
+    let yaml_error = |source| ConfigError::Yaml {
+        path: path.to_path_buf(),
+        source,
+    };
+    let document: serde_yaml::Value = serde_yaml::from_str(text).map_err(yaml_error)?;
+    if document.is_null() {
+        return Ok(YamlSettings::default());
+    }
+    serde_yaml::from_str(text).map_err(yaml_error)
+}
+
+/// Refuses keys that are no Cassandra 5.0 setting (those this server acts on are not in
+/// `others`), naming them all as Cassandra does.
+fn check_keys(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), ConfigError> {
+    let unknown: Vec<String> = others
+        .keys()
+        .filter(|key| {
+            known::CASSANDRA_SETTINGS
+                .binary_search(&key.as_str())
+                .is_err()
+        })
+        .cloned()
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(ConfigError::UnknownProperties(unknown))
+    }
+}
+
+/// Whether `key` is one of the security settings [`check_security`] reads.
+fn is_security_setting(key: &str) -> bool {
+    key == "authenticator"
+        || key == "authorizer"
+        || key == encryption::SECTION
+        || SECURITY_CLASSES.iter().any(|(setting, _)| *setting == key)
+        || SECURITY_ENCRYPTION
+            .iter()
+            .any(|(setting, _)| *setting == key)
+}
+
+/// Refuses security settings that ask for what this server does not implement yet.
+fn check_security(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), ConfigError> {
+    for (setting, supported) in SECURITY_CLASSES {
+        if let Some(value) = others.get(setting) {
+            check_class(setting, value, supported)?;
+        }
+    }
+    for (setting, flags) in SECURITY_ENCRYPTION {
+        if let Some(value) = others.get(setting) {
+            check_encryption_off(setting, value, flags)?;
+        }
+    }
+    Ok(())
+}
+
+/// The short class name a class-valued setting names (`PasswordAuthenticator`, its full
+/// name, or `{class_name: ...}`); `None` when unset (null: Cassandra's default).
+fn class_name<'a>(
+    setting: &'static str,
+    value: &'a serde_yaml::Value,
+) -> Result<Option<&'a str>, ConfigError> {
+    let class = match value {
+        serde_yaml::Value::Null => return Ok(None),
+        serde_yaml::Value::String(class) => class.as_str(),
+        serde_yaml::Value::Mapping(map) => match map.get("class_name") {
+            Some(serde_yaml::Value::String(class)) => class.as_str(),
+            _ => return Err(invalid(setting, value)),
+        },
+        _ => return Err(invalid(setting, value)),
+    };
+    Ok(Some(class.strip_prefix(AUTH_PACKAGE).unwrap_or(class)))
+}
+
+/// The choice a class-valued setting names among `choices` (short class name, value); the
+/// first choice, Cassandra's default, when unset.
+fn choose<T: Copy>(
+    setting: &'static str,
+    value: &serde_yaml::Value,
+    choices: [(&'static str, T); 2],
+    supported: &'static str,
+) -> Result<T, ConfigError> {
+    let Some(class) = class_name(setting, value)? else {
+        return Ok(choices[0].1);
+    };
+    match choices.iter().find(|(name, _)| *name == class) {
+        Some((_, chosen)) => Ok(*chosen),
+        None => Err(ConfigError::Unsupported {
+            setting,
+            value: class.to_string(),
+            supported,
+        }),
+    }
+}
+
+/// `authenticator`: `AllowAllAuthenticator` or `PasswordAuthenticator`.
+fn authenticator(value: &serde_yaml::Value) -> Result<Authenticator, ConfigError> {
+    let choices = [
+        ("AllowAllAuthenticator", Authenticator::AllowAll),
+        ("PasswordAuthenticator", Authenticator::Password),
+    ];
+    let supported = "AllowAllAuthenticator or PasswordAuthenticator";
+    choose("authenticator", value, choices, supported)
+}
+
+/// `authorizer`: `AllowAllAuthorizer` or `CassandraAuthorizer`.
+fn authorizer(value: &serde_yaml::Value) -> Result<Authorizer, ConfigError> {
+    let choices = [
+        ("AllowAllAuthorizer", Authorizer::AllowAll),
+        ("CassandraAuthorizer", Authorizer::Cassandra),
+    ];
+    choose(
+        "authorizer",
+        value,
+        choices,
+        "AllowAllAuthorizer or CassandraAuthorizer",
+    )
+}
+
+/// A class-valued setting must name `supported`; unset (null) means Cassandra's default,
+/// which is `supported`.
+fn check_class(
+    setting: &'static str,
+    value: &serde_yaml::Value,
+    supported: &'static str,
+) -> Result<(), ConfigError> {
+    let Some(short) = class_name(setting, value)? else {
+        return Ok(());
+    };
+    let class = short;
+    if short == supported {
+        Ok(())
+    } else {
+        Err(ConfigError::Unsupported {
+            setting,
+            value: class.to_string(),
+            supported,
+        })
+    }
+}
+
+/// An encryption options map must leave every flag of `flags` false or unset.
+fn check_encryption_off(
+    setting: &'static str,
+    value: &serde_yaml::Value,
+    flags: &[&str],
+) -> Result<(), ConfigError> {
+    let map = match value {
+        serde_yaml::Value::Null => return Ok(()),
+        serde_yaml::Value::Mapping(map) => map,
+        _ => return Err(invalid(setting, value)),
+    };
+    for flag in flags {
+        match map.get(*flag) {
+            None | Some(serde_yaml::Value::Null) | Some(serde_yaml::Value::Bool(false)) => {}
+            Some(serde_yaml::Value::Bool(true)) => {
+                return Err(ConfigError::Unsupported {
+                    setting,
+                    value: format!("{{{flag}: true}}"),
+                    supported: "enabled: false",
+                })
+            }
+            Some(_) => return Err(invalid(setting, value)),
+        }
+    }
+    Ok(())
+}
