@@ -12,6 +12,7 @@ pub(crate) mod compression;
 pub mod conditions;
 pub mod counters;
 pub mod ddl;
+pub(crate) mod delete;
 pub(crate) mod dropped_columns;
 pub mod explain;
 pub mod grouping;

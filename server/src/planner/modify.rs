@@ -2,13 +2,13 @@
 //! `=`/`IN`, the full clustering key for writes, no slices, no non-key columns in WHERE.
 
 use cql::statement::ast::{
-    Delete, Insert, InsertValues, Literal, Operator, Relation, Term, Update, UsingClause,
+    Insert, InsertValues, Literal, Operator, Relation, Term, Update, UsingClause,
 };
 use cql::types::ColumnType;
 use storage::ColumnKind;
 
 use crate::error::{CqlError, CqlResult};
-use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
+use crate::planner::clustering::ClusteringPlan;
 use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation, Operation};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
@@ -69,7 +69,7 @@ pub struct ClusteringTuples {
 }
 
 /// The user table an UPDATE/DELETE addresses, and its planned `IF` clause.
-fn target_table(
+pub(super) fn target_table(
     schema: &Schema,
     name: &cql::statement::ast::QualifiedName,
     session_keyspace: Option<&str>,
@@ -83,7 +83,7 @@ fn target_table(
     Ok((table, planned))
 }
 
-fn check_modifiable(table: &TableRef) -> CqlResult<()> {
+pub(super) fn check_modifiable(table: &TableRef) -> CqlResult<()> {
     if table.kind == TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
         return Err(CqlError::invalid(format!(
             "System keyspace '{}' is not user-modifiable",
@@ -247,7 +247,10 @@ fn check_constant_collection_operands(
 /// Checks the constant operands of single-column relations against their column's type, as
 /// Cassandra does while preparing the WHERE clause, before any check of which columns it
 /// restricts.
-fn check_constant_relations(def: &storage::TableDef, relations: &[Relation]) -> CqlResult<()> {
+pub(super) fn check_constant_relations(
+    def: &storage::TableDef,
+    relations: &[Relation],
+) -> CqlResult<()> {
     let ctx = crate::values::EvalContext {
         binds: &[],
         now_micros: 0,
@@ -336,7 +339,7 @@ fn json_terms(
 }
 
 /// Whether the operations touch static columns only (and at least one).
-fn static_only(def: &storage::TableDef, operations: &[ColumnOperation]) -> bool {
+pub(super) fn static_only(def: &storage::TableDef, operations: &[ColumnOperation]) -> bool {
     !operations.is_empty()
         && operations
             .iter()
@@ -345,7 +348,7 @@ fn static_only(def: &storage::TableDef, operations: &[ColumnOperation]) -> bool 
 
 /// The clustering key of a write: all of its columns, or none at all when only static
 /// columns are written (the partition's static row).
-fn clustering_or_static(
+pub(super) fn clustering_or_static(
     def: &storage::TableDef,
     sets: Vec<Option<ValueSet>>,
     static_only: bool,
@@ -356,7 +359,7 @@ fn clustering_or_static(
     require_all(def, &def.clustering_key, sets, "clustering keys")
 }
 
-fn require_all(
+pub(super) fn require_all(
     def: &storage::TableDef,
     indexes: &[usize],
     sets: Vec<Option<ValueSet>>,
@@ -381,7 +384,7 @@ fn require_all(
 /// many as the columns), and `(c) IN ((a), (b))` as `c IN (a, b)`: for UPDATE they name the
 /// same rows. Other relations are kept as they are (a multi-column IN of several columns is
 /// not a product of per-column sets).
-fn split_tuple_equalities(
+pub(super) fn split_tuple_equalities(
     def: &storage::TableDef,
     relations: &[cql::statement::ast::Relation],
 ) -> Vec<cql::statement::ast::Relation> {
@@ -423,7 +426,10 @@ fn split_tuple_equalities(
 }
 
 /// Whether every column named is a clustering column of `def`.
-fn all_clustering(def: &storage::TableDef, columns: &[cql::statement::ast::Ident]) -> bool {
+pub(super) fn all_clustering(
+    def: &storage::TableDef,
+    columns: &[cql::statement::ast::Ident],
+) -> bool {
     columns.iter().all(|column| {
         super::column_index(def, column).is_ok_and(|i| def.clustering_key.contains(&i))
     })
@@ -433,7 +439,7 @@ fn all_clustering(def: &storage::TableDef, columns: &[cql::statement::ast::Ident
 type KeySets = Vec<Option<ValueSet>>;
 
 /// Key restrictions of UPDATE/DELETE: `=`/`IN` on key columns only.
-fn where_keys(
+pub(super) fn where_keys(
     table: &TableRef,
     relations: &[cql::statement::ast::Relation],
     statement: &str,
@@ -517,7 +523,7 @@ pub fn plan_update(
 
 /// Takes out of `relations` the first multi-column `IN` on two or more consecutive clustering
 /// columns, which no per-column value set can express.
-fn take_clustering_tuples(
+pub(super) fn take_clustering_tuples(
     def: &storage::TableDef,
     relations: &[Relation],
 ) -> (Vec<Relation>, Option<ClusteringTuples>) {
@@ -541,141 +547,8 @@ fn take_clustering_tuples(
     (rest, tuples)
 }
 
-/// Plans a DELETE: of rows or columns by full primary key, or — with a clustering prefix, a
-/// clustering slice, or only the partition key — of a range (a range tombstone).
-pub fn plan_delete(
-    schema: &Schema,
-    stmt: &Delete,
-    session_keyspace: Option<&str>,
-) -> CqlResult<ModifyPlan> {
-    let (table, cas) = target_table(
-        schema,
-        &stmt.table,
-        session_keyspace,
-        &stmt.condition,
-        &stmt.using,
-    )?;
-    let def = &table.def;
-    selection_only::refuse_to_json(&[], &stmt.where_clause)?;
-    let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
-    check_constant_relations(def, &stmt.where_clause)?;
-    let multi: Vec<&Relation> = rest
-        .iter()
-        .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
-        .collect();
-    if rest.iter().any(|r| matches!(r, Relation::Token { .. })) {
-        return Err(CqlError::invalid(
-            "The token function cannot be used in WHERE clauses for DELETE statements",
-        ));
-    }
-    if let Some(relation) = rest
-        .iter()
-        .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
-    {
-        return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation}"
-        )));
-    }
-    check_non_key_columns(def, &by_column)?;
-    check_partition_relations(def, &by_column, "DELETE")?;
-    let clustering_contains = def.clustering_key.iter().any(|&i| {
-        by_column[i]
-            .other
-            .iter()
-            .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
-    });
-    if clustering_contains {
-        return Err(CqlError::invalid(
-            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
-        ));
-    }
-    let pk = def
-        .partition_key
-        .iter()
-        .map(|&i| by_column[i].eq.clone())
-        .collect();
-    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
-    let range = clustering::plan(def, &by_column, &multi, false)?;
-    if range.needs_filtering {
-        return Err(CqlError::invalid(
-            "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
-        ));
-    }
-    let full_row = range.slice.is_none()
-        && range.prefix.len() == def.clustering_key.len()
-        && range
-            .prefix
-            .iter()
-            .all(|p| matches!(p, PrefixPart::Single(_)));
-    let columns = stmt
-        .columns
-        .iter()
-        .map(|t| operations::plan_delete_target(def, t))
-        .collect::<CqlResult<Vec<_>>>()?;
-    let statics_only = !columns.is_empty()
-        && conditions::static_only(def, static_only(def, &columns), &columns, &cas);
-    let restricted = !multi.is_empty()
-        || def
-            .clustering_key
-            .iter()
-            .any(|&i| by_column[i].is_restricted());
-    conditions::check_static_only_restrictions("DELETE", statics_only, restricted)?;
-    let whole_partition = range.slice.is_none() && range.prefix.is_empty();
-    let (kind, clustering_key, range) = if statics_only && whole_partition {
-        (ModifyKind::DeleteColumns, Vec::new(), None)
-    } else if full_row {
-        let keys = range
-            .prefix
-            .into_iter()
-            .filter_map(|p| match p {
-                PrefixPart::Single(set) => Some(set),
-                PrefixPart::Multi { .. } => None,
-            })
-            .collect();
-        let kind = if columns.is_empty() {
-            ModifyKind::DeleteRows
-        } else {
-            ModifyKind::DeleteColumns
-        };
-        (kind, keys, None)
-    } else {
-        conditions::check_range_delete(def, &columns, cas.as_ref())?;
-        if range.slice.is_some() && !columns.is_empty() {
-            return Err(CqlError::invalid(
-                "Range deletions are not supported for specific columns",
-            ));
-        }
-        if let Some(regular) = columns
-            .iter()
-            .find(|o| def.columns[o.column].kind != ColumnKind::Static)
-        {
-            let missing = def.clustering_key[range
-                .prefix
-                .len()
-                .min(def.clustering_key.len().saturating_sub(1))];
-            return Err(CqlError::invalid(format!(
-                "Primary key column '{}' must be specified in order to delete column '{}'",
-                def.columns[missing].name, def.columns[regular.column].name
-            )));
-        }
-        (ModifyKind::DeleteRange, Vec::new(), Some(range))
-    };
-    Ok(ModifyPlan {
-        table: table.clone(),
-        kind,
-        partition_key,
-        clustering_key,
-        operations: columns,
-        using: stmt.using.clone(),
-        range,
-        json: None,
-        conditions: cas,
-        clustering_tuples: None,
-    })
-}
-
 /// Modifications take only `=`/`IN` on partition key columns.
-fn check_partition_relations(
+pub(super) fn check_partition_relations(
     def: &storage::TableDef,
     by_column: &[ColumnRestriction],
     statement: &str,
@@ -692,7 +565,7 @@ fn check_partition_relations(
 }
 
 /// Modifications cannot restrict regular or static columns.
-fn check_non_key_columns(
+pub(super) fn check_non_key_columns(
     def: &storage::TableDef,
     by_column: &[ColumnRestriction],
 ) -> CqlResult<()> {

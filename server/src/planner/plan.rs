@@ -8,7 +8,8 @@ use std::sync::Arc;
 use cql::statement::ast::Statement;
 
 use crate::error::CqlResult;
-use crate::planner::modify::{plan_delete, plan_insert, plan_update, ModifyPlan};
+use crate::planner::delete::plan_delete;
+use crate::planner::modify::{plan_insert, plan_update, ModifyPlan};
 use crate::planner::select::{plan_select, SelectPlan};
 use crate::schema::Schema;
 

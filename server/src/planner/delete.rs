@@ -1,0 +1,148 @@
+//! Planning DELETE: whole rows, columns or collection elements of the rows its WHERE clause
+//! selects, a range of rows, or a whole partition, with Cassandra's refusals.
+
+use cql::statement::ast::{Delete, Operator, Relation};
+use storage::ColumnKind;
+
+use crate::error::{CqlError, CqlResult};
+use crate::planner::clustering::{self, PrefixPart};
+use crate::planner::conditions::{self};
+use crate::planner::operations::{self};
+use crate::planner::restrictions::{self};
+use crate::planner::selection_only;
+use crate::schema::Schema;
+
+use super::modify::*;
+
+/// Plans a DELETE: of rows or columns by full primary key, or — with a clustering prefix, a
+/// clustering slice, or only the partition key — of a range (a range tombstone).
+pub(crate) fn plan_delete(
+    schema: &Schema,
+    stmt: &Delete,
+    session_keyspace: Option<&str>,
+) -> CqlResult<ModifyPlan> {
+    let (table, cas) = target_table(
+        schema,
+        &stmt.table,
+        session_keyspace,
+        &stmt.condition,
+        &stmt.using,
+    )?;
+    let def = &table.def;
+    selection_only::refuse_to_json(&[], &stmt.where_clause)?;
+    let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
+    check_constant_relations(def, &stmt.where_clause)?;
+    let multi: Vec<&Relation> = rest
+        .iter()
+        .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+        .collect();
+    if rest.iter().any(|r| matches!(r, Relation::Token { .. })) {
+        return Err(CqlError::invalid(
+            "The token function cannot be used in WHERE clauses for DELETE statements",
+        ));
+    }
+    if let Some(relation) = rest
+        .iter()
+        .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+    {
+        return Err(CqlError::invalid(format!(
+            "Unsupported restriction: {relation}"
+        )));
+    }
+    check_non_key_columns(def, &by_column)?;
+    check_partition_relations(def, &by_column, "DELETE")?;
+    let clustering_contains = def.clustering_key.iter().any(|&i| {
+        by_column[i]
+            .other
+            .iter()
+            .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
+    });
+    if clustering_contains {
+        return Err(CqlError::invalid(
+            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
+        ));
+    }
+    let pk = def
+        .partition_key
+        .iter()
+        .map(|&i| by_column[i].eq.clone())
+        .collect();
+    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
+    let range = clustering::plan(def, &by_column, &multi, false)?;
+    if range.needs_filtering {
+        return Err(CqlError::invalid(
+            "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
+        ));
+    }
+    let full_row = range.slice.is_none()
+        && range.prefix.len() == def.clustering_key.len()
+        && range
+            .prefix
+            .iter()
+            .all(|p| matches!(p, PrefixPart::Single(_)));
+    let columns = stmt
+        .columns
+        .iter()
+        .map(|t| operations::plan_delete_target(def, t))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let statics_only = !columns.is_empty()
+        && conditions::static_only(def, static_only(def, &columns), &columns, &cas);
+    let restricted = !multi.is_empty()
+        || def
+            .clustering_key
+            .iter()
+            .any(|&i| by_column[i].is_restricted());
+    conditions::check_static_only_restrictions("DELETE", statics_only, restricted)?;
+    let whole_partition = range.slice.is_none() && range.prefix.is_empty();
+    let (kind, clustering_key, range) = if statics_only && whole_partition {
+        (ModifyKind::DeleteColumns, Vec::new(), None)
+    } else if full_row {
+        let keys = range
+            .prefix
+            .into_iter()
+            .filter_map(|p| match p {
+                PrefixPart::Single(set) => Some(set),
+                PrefixPart::Multi { .. } => None,
+            })
+            .collect();
+        let kind = if columns.is_empty() {
+            ModifyKind::DeleteRows
+        } else {
+            ModifyKind::DeleteColumns
+        };
+        (kind, keys, None)
+    } else {
+        conditions::check_range_delete(def, &columns, cas.as_ref())?;
+        if range.slice.is_some() && !columns.is_empty() {
+            return Err(CqlError::invalid(
+                "Range deletions are not supported for specific columns",
+            ));
+        }
+        if let Some(regular) = columns
+            .iter()
+            .find(|o| def.columns[o.column].kind != ColumnKind::Static)
+        {
+            let missing = def.clustering_key[range
+                .prefix
+                .len()
+                .min(def.clustering_key.len().saturating_sub(1))];
+            return Err(CqlError::invalid(format!(
+                "Primary key column '{}' must be specified in order to delete column '{}'",
+                def.columns[missing].name, def.columns[regular.column].name
+            )));
+        }
+        (ModifyKind::DeleteRange, Vec::new(), Some(range))
+    };
+    Ok(ModifyPlan {
+        table: table.clone(),
+        kind,
+        partition_key,
+        clustering_key,
+        operations: columns,
+        using: stmt.using.clone(),
+        range,
+        json: None,
+        conditions: cas,
+        clustering_tuples: None,
+    })
+}
