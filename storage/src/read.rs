@@ -237,7 +237,6 @@ fn as_slice(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     }
 }
 
-/// Whether no key can fall in `range` (redb, like `BTreeMap`, must not see start > end).
 /// A stored row not yet returned: its key and undecoded value.
 type StoredEntry = (Vec<u8>, redb::AccessGuard<'static, &'static [u8]>);
 
