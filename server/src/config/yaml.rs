@@ -145,28 +145,42 @@ impl Config {
         Ok(ignored)
     }
 
-    pub(super) fn apply(&mut self, s: YamlSettings) -> Result<(), ConfigError> {
-        if let Some(name) = s.cluster_name {
+    pub(super) fn apply(&mut self, mut s: YamlSettings) -> Result<(), ConfigError> {
+        self.apply_node(&mut s)?;
+        self.apply_commitlog(&mut s)?;
+        self.apply_transport(&mut s)?;
+        self.apply_guardrails(&mut s)?;
+        self.apply_memory(&mut s)?;
+        self.apply_features(&mut s)?;
+        Ok(())
+    }
+
+    /// The cluster name, the addresses and port, and where data lives (or `in_memory`).
+    fn apply_node(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
+        if let Some(name) = s.cluster_name.take() {
             self.cluster_name = name;
         }
-        if let Some(addr) = s.native_transport_address.or(s.rpc_address) {
+        if let Some(addr) = s.native_transport_address.take().or(s.rpc_address.take()) {
             self.listen_address = addr.parse().map_err(|_| ConfigError::Value {
                 setting: "rpc_address",
                 value: addr,
             })?;
         }
-        if let Some(port) = s.native_transport_port {
+        if let Some(port) = s.native_transport_port.take() {
             self.port = port;
         }
-        if let Some(address) = s.metrics_address {
+        if let Some(address) = s.metrics_address.take() {
             let parsed = address.parse().map_err(|_| ConfigError::Value {
                 setting: "metrics_address",
                 value: address,
             })?;
             self.metrics_address = Some(parsed);
         }
-        let data_dir = s.data_file_directories.and_then(|d| d.into_iter().next());
-        match (s.in_memory, data_dir) {
+        let data_dir = s
+            .data_file_directories
+            .take()
+            .and_then(|d| d.into_iter().next());
+        match (s.in_memory.take(), data_dir) {
             (Some(true), Some(_)) => {
                 return Err(ConfigError::Conflict(
                     "in_memory: true keeps no data; remove data_file_directories",
@@ -176,27 +190,32 @@ impl Config {
             (_, Some(dir)) => self.data_dir = Some(dir),
             (_, None) => {}
         }
+        Ok(())
+    }
+
+    /// `commitlog_sync` and its period or group window, checked together as Cassandra does.
+    fn apply_commitlog(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
         let period_given =
             s.commitlog_sync_period.is_some() || s.commitlog_sync_period_in_ms.is_some();
-        if let Some(mode) = s.commitlog_sync {
+        if let Some(mode) = s.commitlog_sync.take() {
             self.commitlog_sync = parse_sync_mode(&mode).ok_or(ConfigError::Value {
                 setting: "commitlog_sync",
                 value: mode,
             })?;
         }
-        if let Some(ms) = s.commitlog_sync_period_in_ms {
+        if let Some(ms) = s.commitlog_sync_period_in_ms.take() {
             self.commitlog_sync_period = Duration::from_millis(ms);
         }
-        if let Some(period) = s.commitlog_sync_period {
+        if let Some(period) = s.commitlog_sync_period.take() {
             self.commitlog_sync_period = parse_duration(&period).ok_or(ConfigError::Value {
                 setting: "commitlog_sync_period",
                 value: period,
             })?;
         }
-        if let Some(ms) = s.commitlog_sync_group_window_in_ms {
+        if let Some(ms) = s.commitlog_sync_group_window_in_ms.take() {
             self.commitlog_sync_group_window = Some(Duration::from_millis(ms));
         }
-        if let Some(window) = s.commitlog_sync_group_window {
+        if let Some(window) = s.commitlog_sync_group_window.take() {
             let parsed = parse_duration(&window).ok_or(ConfigError::Value {
                 setting: "commitlog_sync_group_window",
                 value: window,
@@ -208,15 +227,20 @@ impl Config {
                 "Group sync specified, but commitlog_sync_period found. Only specify commitlog_sync_group_window when using group sync",
             ));
         }
+        Ok(())
+    }
+
+    /// The native transport's in-flight budgets and timeouts.
+    fn apply_transport(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
         let budgets = [
             (
                 &mut self.max_request_data_in_flight_per_ip,
-                s.native_transport_max_request_data_in_flight_per_ip,
+                s.native_transport_max_request_data_in_flight_per_ip.take(),
                 "native_transport_max_request_data_in_flight_per_ip",
             ),
             (
                 &mut self.max_request_data_in_flight,
-                s.native_transport_max_request_data_in_flight,
+                s.native_transport_max_request_data_in_flight.take(),
                 "native_transport_max_request_data_in_flight",
             ),
         ];
@@ -228,12 +252,12 @@ impl Config {
         let timeouts = [
             (
                 &mut self.handshake_timeout,
-                s.native_transport_handshake_timeout,
+                s.native_transport_handshake_timeout.take(),
                 "native_transport_handshake_timeout",
             ),
             (
                 &mut self.idle_timeout,
-                s.native_transport_idle_timeout,
+                s.native_transport_idle_timeout.take(),
                 "native_transport_idle_timeout",
             ),
         ];
@@ -242,30 +266,35 @@ impl Config {
                 *slot = parse_duration(&value).ok_or(ConfigError::Value { setting, value })?;
             }
         }
+        Ok(())
+    }
+
+    /// The guardrails' warn and fail thresholds, and the hot-partition warning.
+    fn apply_guardrails(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
         let guards = [
             (
                 &mut self.partition_keys_in_select.warn,
-                s.partition_keys_in_select_warn_threshold,
+                s.partition_keys_in_select_warn_threshold.take(),
             ),
             (
                 &mut self.partition_keys_in_select.fail,
-                s.partition_keys_in_select_fail_threshold,
+                s.partition_keys_in_select_fail_threshold.take(),
             ),
             (
                 &mut self.in_select_cartesian_product.warn,
-                s.in_select_cartesian_product_warn_threshold,
+                s.in_select_cartesian_product_warn_threshold.take(),
             ),
             (
                 &mut self.in_select_cartesian_product.fail,
-                s.in_select_cartesian_product_fail_threshold,
+                s.in_select_cartesian_product_fail_threshold.take(),
             ),
             (
                 &mut self.items_per_collection.warn,
-                s.items_per_collection_warn_threshold,
+                s.items_per_collection_warn_threshold.take(),
             ),
             (
                 &mut self.items_per_collection.fail,
-                s.items_per_collection_fail_threshold,
+                s.items_per_collection_fail_threshold.take(),
             ),
         ];
         for (slot, value) in guards {
@@ -273,41 +302,41 @@ impl Config {
                 *slot = value;
             }
         }
-        if let Some(window) = s.hot_partition_window {
+        if let Some(window) = s.hot_partition_window.take() {
             self.hot_partition_window = window;
         }
-        if let Some(share) = s.hot_partition_warn_share {
+        if let Some(share) = s.hot_partition_warn_share.take() {
             self.hot_partition_warn_share = share;
         }
         let size_guards = [
             (
                 &mut self.column_value_size.warn,
-                s.column_value_size_warn_threshold,
+                s.column_value_size_warn_threshold.take(),
                 "column_value_size_warn_threshold",
             ),
             (
                 &mut self.column_value_size.fail,
-                s.column_value_size_fail_threshold,
+                s.column_value_size_fail_threshold.take(),
                 "column_value_size_fail_threshold",
             ),
             (
                 &mut self.collection_size.warn,
-                s.collection_size_warn_threshold,
+                s.collection_size_warn_threshold.take(),
                 "collection_size_warn_threshold",
             ),
             (
                 &mut self.collection_size.fail,
-                s.collection_size_fail_threshold,
+                s.collection_size_fail_threshold.take(),
                 "collection_size_fail_threshold",
             ),
             (
                 &mut self.partition_size.warn,
-                s.partition_size_warn_threshold,
+                s.partition_size_warn_threshold.take(),
                 "partition_size_warn_threshold",
             ),
             (
                 &mut self.partition_size.fail,
-                s.partition_size_fail_threshold,
+                s.partition_size_fail_threshold.take(),
                 "partition_size_fail_threshold",
             ),
         ];
@@ -317,52 +346,65 @@ impl Config {
                 *slot = bytes.ok_or(ConfigError::Value { setting, value })?;
             }
         }
-        if let Some(mb) = s.file_cache_size_in_mb {
+        Ok(())
+    }
+
+    /// Cache, memtable and frame sizes, and the connection limit.
+    fn apply_memory(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
+        if let Some(mb) = s.file_cache_size_in_mb.take() {
             self.file_cache_size = (mb as usize).saturating_mul(1024 * 1024);
         }
-        if let Some(size) = s.file_cache_size {
+        if let Some(size) = s.file_cache_size.take() {
             self.file_cache_size = parse_size(&size).ok_or(ConfigError::Value {
                 setting: "file_cache_size",
                 value: size,
             })?;
         }
-        if let Some(mb) = s.memtable_heap_space_in_mb {
+        if let Some(mb) = s.memtable_heap_space_in_mb.take() {
             self.memtable_heap_space = (mb as usize).saturating_mul(1024 * 1024);
         }
-        if let Some(size) = s.memtable_heap_space {
+        if let Some(size) = s.memtable_heap_space.take() {
             self.memtable_heap_space = parse_size(&size).ok_or(ConfigError::Value {
                 setting: "memtable_heap_space",
                 value: size,
             })?;
         }
-        if let Some(mb) = s.native_transport_max_frame_size_in_mb {
+        if let Some(mb) = s.native_transport_max_frame_size_in_mb.take() {
             self.max_frame_size = (mb as usize).saturating_mul(1024 * 1024);
         }
-        if let Some(size) = s.native_transport_max_frame_size {
+        if let Some(size) = s.native_transport_max_frame_size.take() {
             self.max_frame_size = parse_size(&size).ok_or(ConfigError::Value {
                 setting: "native_transport_max_frame_size",
                 value: size,
             })?;
         }
-        if let Some(n) = s.native_transport_max_concurrent_connections {
+        if let Some(n) = s.native_transport_max_concurrent_connections.take() {
             if n > 0 {
                 self.max_connections = n as usize;
             }
         }
-        if let Some(enabled) = s.enable_materialized_views {
+        Ok(())
+    }
+
+    /// Materialized views, vector search, and the read thresholds.
+    fn apply_features(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
+        if let Some(enabled) = s.enable_materialized_views.take() {
             self.materialized_views_enabled = enabled;
         }
-        if let Some(enabled) = s.materialized_views_enabled {
+        if let Some(enabled) = s.materialized_views_enabled.take() {
             self.materialized_views_enabled = enabled;
         }
-        if let Some(rows) = s.vector_search_exact_rows {
+        if let Some(rows) = s.vector_search_exact_rows.take() {
             self.vector_search_exact_rows = usize::try_from(rows).unwrap_or(usize::MAX);
         }
-        if let Some(ef) = s.vector_search_ef {
+        if let Some(ef) = s.vector_search_ef.take() {
             self.vector_search_ef = usize::try_from(ef).unwrap_or(usize::MAX).clamp(1, 100_000);
         }
         let read = &mut self.read_thresholds;
-        read.tombstone_warn = s.tombstone_warn_threshold.unwrap_or(read.tombstone_warn);
+        read.tombstone_warn = s
+            .tombstone_warn_threshold
+            .take()
+            .unwrap_or(read.tombstone_warn);
         read.tombstone_failure = s
             .tombstone_failure_threshold
             .unwrap_or(read.tombstone_failure);
