@@ -25,21 +25,7 @@ pub(crate) fn create_index(
     stmt: &CreateIndex,
     session_keyspace: Option<&str>,
 ) -> CqlResult<Option<Change>> {
-    // `USING 'legacy_local_table'` names the built-in secondary index.
-    let legacy;
-    let stmt = if stmt
-        .custom_class
-        .as_deref()
-        .is_some_and(|c| c.eq_ignore_ascii_case("legacy_local_table"))
-    {
-        legacy = CreateIndex {
-            custom_class: None,
-            ..stmt.clone()
-        };
-        &legacy
-    } else {
-        stmt
-    };
+    let stmt = &builtin_named(stmt);
     let keyspace = keyspace_of(&stmt.table, session_keyspace)?;
     crate::executor::system_guard::check(
         crate::executor::system_guard::SchemaPermission::Alter,
@@ -74,45 +60,8 @@ pub(crate) fn create_index(
             )));
         }
     }
-    if table.is_counter_table() {
-        return Err(CqlError::invalid(
-            "Secondary indexes on counter tables aren't supported",
-        ));
-    }
-    if table.is_view() {
-        return Err(CqlError::invalid(
-            "Secondary indexes on materialized views aren't supported",
-        ));
-    }
-    let targets = stmt
-        .targets
-        .iter()
-        .map(|t| prepare_target(table, t))
-        .collect::<CqlResult<Vec<_>>>()?;
-    let custom = stmt.custom_class.is_some();
-    let (column, kind) = match targets.as_slice() {
-        [] if custom => {
-            return Err(CqlError::invalid(
-                "CUSTOM indexes without a target column are not supported",
-            ))
-        }
-        [] => {
-            return Err(CqlError::invalid(
-                "Only CUSTOM indexes can be created without specifying a target column",
-            ))
-        }
-        [one] => *one,
-        _ if !custom => {
-            return Err(CqlError::invalid(
-                "Only CUSTOM indexes support multiple columns",
-            ))
-        }
-        _ => {
-            return Err(CqlError::invalid(
-                "CUSTOM indexes over several columns are not supported",
-            ))
-        }
-    };
+    check_indexable(table)?;
+    let (column, kind) = single_target(table, stmt)?;
     let column_def = &table.columns[column];
     validate_target(table, column_def, kind)?;
     if let Some(class) = &stmt.custom_class {
@@ -138,12 +87,7 @@ pub(crate) fn create_index(
         custom_class: stmt.custom_class.clone(),
         options,
     };
-    if let Some(equal) = table.indexes.iter().find(|i| {
-        i.column == index.column
-            && i.target == index.target
-            && i.custom_class == index.custom_class
-            && i.options == index.options
-    }) {
+    if let Some(equal) = duplicate_of(table, &index) {
         if stmt.if_not_exists {
             return Ok(None);
         }
@@ -153,17 +97,90 @@ pub(crate) fn create_index(
         )));
     }
     if index.custom_class.is_some() {
-        // `StorageAttachedIndex.validateOptions`, in its order.
-        sai_options::check_known(&index.options)?;
-        check_one_sai_per_target(table, &index, &column_def.name)?;
-        sai_options::validate(&name, column_def, kind, &index.options)?;
-        if matches!(column_def.ty, ColumnType::Vector { .. }) {
-            crate::warnings::warn(sai_options::VECTOR_USAGE_WARNING.into());
-        }
+        validate_sai(table, &index, column_def)?;
     }
     let mut def = TableDef::clone(table);
     def.indexes.push(index);
     Ok(Some(put_table(current, def, SchemaChangeType::Updated)))
+}
+
+/// The statement with `USING 'legacy_local_table'`, which names the built-in secondary
+/// index, read as no class at all.
+fn builtin_named(stmt: &CreateIndex) -> std::borrow::Cow<'_, CreateIndex> {
+    let legacy = stmt
+        .custom_class
+        .as_deref()
+        .is_some_and(|c| c.eq_ignore_ascii_case("legacy_local_table"));
+    if !legacy {
+        return std::borrow::Cow::Borrowed(stmt);
+    }
+    std::borrow::Cow::Owned(CreateIndex {
+        custom_class: None,
+        ..stmt.clone()
+    })
+}
+
+/// An index of the table equal to `index` but for its name.
+fn duplicate_of<'t>(table: &'t TableDef, index: &IndexDef) -> Option<&'t IndexDef> {
+    table.indexes.iter().find(|i| {
+        i.column == index.column
+            && i.target == index.target
+            && i.custom_class == index.custom_class
+            && i.options == index.options
+    })
+}
+
+/// Tables that cannot be indexed: counter tables and materialized views.
+fn check_indexable(table: &TableDef) -> CqlResult<()> {
+    if table.is_counter_table() {
+        return Err(CqlError::invalid(
+            "Secondary indexes on counter tables aren't supported",
+        ));
+    }
+    if table.is_view() {
+        return Err(CqlError::invalid(
+            "Secondary indexes on materialized views aren't supported",
+        ));
+    }
+    Ok(())
+}
+
+/// The one column (and what of it) the index targets; CUSTOM or not, indexes here take
+/// exactly one target, with Cassandra's messages for none and several.
+fn single_target(table: &TableDef, stmt: &CreateIndex) -> CqlResult<(usize, IndexTargetKind)> {
+    let targets = stmt
+        .targets
+        .iter()
+        .map(|t| prepare_target(table, t))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let custom = stmt.custom_class.is_some();
+    match targets.as_slice() {
+        [] if custom => Err(CqlError::invalid(
+            "CUSTOM indexes without a target column are not supported",
+        )),
+        [] => Err(CqlError::invalid(
+            "Only CUSTOM indexes can be created without specifying a target column",
+        )),
+        [one] => Ok(*one),
+        _ if !custom => Err(CqlError::invalid(
+            "Only CUSTOM indexes support multiple columns",
+        )),
+        _ => Err(CqlError::invalid(
+            "CUSTOM indexes over several columns are not supported",
+        )),
+    }
+}
+
+/// `StorageAttachedIndex.validateOptions`, in its order; a vector index gets 5.0's usage
+/// warning.
+fn validate_sai(table: &TableDef, index: &IndexDef, column_def: &ColumnDef) -> CqlResult<()> {
+    sai_options::check_known(&index.options)?;
+    check_one_sai_per_target(table, index, &column_def.name)?;
+    sai_options::validate(&index.name, column_def, index.target, &index.options)?;
+    if matches!(column_def.ty, ColumnType::Vector { .. }) {
+        crate::warnings::warn(sai_options::VECTOR_USAGE_WARNING.into());
+    }
+    Ok(())
 }
 
 /// Cassandra 5.0 allows one storage-attached index per column and target.
