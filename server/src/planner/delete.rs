@@ -2,13 +2,13 @@
 //! selects, a range of rows, or a whole partition, with Cassandra's refusals.
 
 use cql::statement::ast::{Delete, Operator, Relation};
-use storage::ColumnKind;
+use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlError, CqlResult};
-use crate::planner::clustering::{self, PrefixPart};
-use crate::planner::conditions::{self};
-use crate::planner::operations::{self};
-use crate::planner::restrictions::{self};
+use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
+use crate::planner::conditions::{self, CasConditions};
+use crate::planner::operations::{self, ColumnOperation};
+use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
 use crate::planner::selection_only;
 use crate::schema::Schema;
 
@@ -32,36 +32,7 @@ pub(crate) fn plan_delete(
     selection_only::refuse_to_json(&[], &stmt.where_clause)?;
     let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
     check_constant_relations(def, &stmt.where_clause)?;
-    let multi: Vec<&Relation> = rest
-        .iter()
-        .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
-        .collect();
-    if rest.iter().any(|r| matches!(r, Relation::Token { .. })) {
-        return Err(CqlError::invalid(
-            "The token function cannot be used in WHERE clauses for DELETE statements",
-        ));
-    }
-    if let Some(relation) = rest
-        .iter()
-        .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
-    {
-        return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation}"
-        )));
-    }
-    check_non_key_columns(def, &by_column)?;
-    check_partition_relations(def, &by_column, "DELETE")?;
-    let clustering_contains = def.clustering_key.iter().any(|&i| {
-        by_column[i]
-            .other
-            .iter()
-            .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
-    });
-    if clustering_contains {
-        return Err(CqlError::invalid(
-            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
-        ));
-    }
+    let multi = check_where(def, &rest, &by_column)?;
     let pk = def
         .partition_key
         .iter()
@@ -96,42 +67,8 @@ pub(crate) fn plan_delete(
     let whole_partition = range.slice.is_none() && range.prefix.is_empty();
     let (kind, clustering_key, range) = if statics_only && whole_partition {
         (ModifyKind::DeleteColumns, Vec::new(), None)
-    } else if full_row {
-        let keys = range
-            .prefix
-            .into_iter()
-            .filter_map(|p| match p {
-                PrefixPart::Single(set) => Some(set),
-                PrefixPart::Multi { .. } => None,
-            })
-            .collect();
-        let kind = if columns.is_empty() {
-            ModifyKind::DeleteRows
-        } else {
-            ModifyKind::DeleteColumns
-        };
-        (kind, keys, None)
     } else {
-        conditions::check_range_delete(def, &columns, cas.as_ref())?;
-        if range.slice.is_some() && !columns.is_empty() {
-            return Err(CqlError::invalid(
-                "Range deletions are not supported for specific columns",
-            ));
-        }
-        if let Some(regular) = columns
-            .iter()
-            .find(|o| def.columns[o.column].kind != ColumnKind::Static)
-        {
-            let missing = def.clustering_key[range
-                .prefix
-                .len()
-                .min(def.clustering_key.len().saturating_sub(1))];
-            return Err(CqlError::invalid(format!(
-                "Primary key column '{}' must be specified in order to delete column '{}'",
-                def.columns[missing].name, def.columns[regular.column].name
-            )));
-        }
-        (ModifyKind::DeleteRange, Vec::new(), Some(range))
+        rows_or_range(def, range, full_row, &columns, cas.as_ref())?
     };
     Ok(ModifyPlan {
         table: table.clone(),
@@ -145,4 +82,92 @@ pub(crate) fn plan_delete(
         conditions: cas,
         clustering_tuples: None,
     })
+}
+
+/// DELETE's WHERE checks beyond the key restrictions: no `token()`, only multi-column
+/// relations besides single-column ones, only key columns, the partition key by equality,
+/// and no CONTAINS on clustering columns; the multi-column relations, for the clustering plan.
+fn check_where<'r>(
+    def: &TableDef,
+    rest: &'r [Relation],
+    by_column: &[ColumnRestriction],
+) -> CqlResult<Vec<&'r Relation>> {
+    let multi: Vec<&Relation> = rest
+        .iter()
+        .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+        .collect();
+    if rest.iter().any(|r| matches!(r, Relation::Token { .. })) {
+        return Err(CqlError::invalid(
+            "The token function cannot be used in WHERE clauses for DELETE statements",
+        ));
+    }
+    if let Some(relation) = rest
+        .iter()
+        .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+    {
+        return Err(CqlError::invalid(format!(
+            "Unsupported restriction: {relation}"
+        )));
+    }
+    check_non_key_columns(def, by_column)?;
+    check_partition_relations(def, by_column, "DELETE")?;
+    let clustering_contains = def.clustering_key.iter().any(|&i| {
+        by_column[i]
+            .other
+            .iter()
+            .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
+    });
+    if clustering_contains {
+        return Err(CqlError::invalid(
+            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
+        ));
+    }
+    Ok(multi)
+}
+
+/// What a DELETE below the whole partition removes: whole rows or their columns when every
+/// clustering column is fixed, else a range of rows (never of specific regular columns).
+fn rows_or_range(
+    def: &TableDef,
+    range: ClusteringPlan,
+    full_row: bool,
+    columns: &[ColumnOperation],
+    cas: Option<&CasConditions>,
+) -> CqlResult<(ModifyKind, Vec<ValueSet>, Option<ClusteringPlan>)> {
+    if full_row {
+        let keys = range
+            .prefix
+            .into_iter()
+            .filter_map(|p| match p {
+                PrefixPart::Single(set) => Some(set),
+                PrefixPart::Multi { .. } => None,
+            })
+            .collect();
+        let kind = if columns.is_empty() {
+            ModifyKind::DeleteRows
+        } else {
+            ModifyKind::DeleteColumns
+        };
+        return Ok((kind, keys, None));
+    }
+    conditions::check_range_delete(def, columns, cas)?;
+    if range.slice.is_some() && !columns.is_empty() {
+        return Err(CqlError::invalid(
+            "Range deletions are not supported for specific columns",
+        ));
+    }
+    if let Some(regular) = columns
+        .iter()
+        .find(|o| def.columns[o.column].kind != ColumnKind::Static)
+    {
+        let missing = def.clustering_key[range
+            .prefix
+            .len()
+            .min(def.clustering_key.len().saturating_sub(1))];
+        return Err(CqlError::invalid(format!(
+            "Primary key column '{}' must be specified in order to delete column '{}'",
+            def.columns[missing].name, def.columns[regular.column].name
+        )));
+    }
+    Ok((ModifyKind::DeleteRange, Vec::new(), Some(range)))
 }
