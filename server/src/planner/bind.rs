@@ -4,7 +4,8 @@
 
 use cql::frame::response::ColumnSpec;
 use cql::statement::ast::{
-    Assignment, BindMarker, InValues, InsertValues, Relation, Statement, Term, UsingClause,
+    Assignment, BindMarker, Delete, InValues, Insert, InsertValues, Relation, Select, Statement,
+    Term, Update, UsingClause,
 };
 use cql::types::ColumnType;
 use storage::TableDef;
@@ -14,7 +15,7 @@ use crate::functions::term as function_term;
 use crate::functions::NativeFunction;
 use crate::planner::resolve_table;
 use crate::planner::selection::plan_selection;
-use crate::schema::Schema;
+use crate::schema::{Schema, TableRef};
 
 /// Marker receivers and partition-key indexes of a statement.
 #[derive(Debug, Clone, Default)]
@@ -38,6 +39,111 @@ struct Collector<'a> {
 fn marker_index(marker: &BindMarker) -> usize {
     match marker {
         BindMarker::Anonymous(i) | BindMarker::Named(_, i) => *i,
+    }
+}
+
+impl Collector<'_> {
+    /// A SELECT's markers: selectors, WHERE, ANN vector, limits.
+    fn select(&mut self, table: &TableRef, s: &Select) -> CqlResult<()> {
+        for (marker, ty) in plan_selection(table, s)?.markers() {
+            self.put(&marker, "[selection]".into(), ty);
+        }
+        for r in &s.where_clause {
+            self.relation(r);
+        }
+        for (column, vector, _) in &s.ann {
+            if let Some(ty) = self.column_type(&column.name) {
+                self.term(vector, &column.name, &ty);
+            }
+        }
+        if let Some(Term::Bind(m)) = &s.per_partition_limit {
+            self.put(m, "[per_partition_limit]".into(), ColumnType::Int);
+        }
+        if let Some(Term::Bind(m)) = &s.limit {
+            self.put(m, "[limit]".into(), ColumnType::Int);
+        }
+        Ok(())
+    }
+
+    /// An INSERT's markers: values (or the JSON object) and USING.
+    fn insert(&mut self, s: &Insert) {
+        if let InsertValues::Json {
+            json: Term::Bind(m),
+            ..
+        } = &s.values
+        {
+            self.put(m, crate::json::JSON_COLUMN.into(), ColumnType::Text);
+        }
+        if let InsertValues::Columns { columns, values } = &s.values {
+            for (col, value) in columns.iter().zip(values) {
+                if let Some(ty) = self.column_type(&col.name) {
+                    self.term(value, &col.name, &ty);
+                    if let Term::Bind(m) = value {
+                        self.note_pk(&col.name, m);
+                    }
+                }
+            }
+        }
+        self.using(&s.using);
+    }
+
+    /// An UPDATE's markers: USING, assignments, WHERE, IF.
+    fn update(&mut self, s: &Update) {
+        self.using(&s.using);
+        for a in &s.assignments {
+            match a {
+                Assignment::Modify {
+                    column,
+                    value,
+                    op: cql::statement::ast::ArithOp::Sub,
+                } => {
+                    // Removing from a map takes a set of its keys.
+                    let ty = match self.column_type(&column.name) {
+                        Some(ColumnType::Map { key, .. }) => Some(ColumnType::Set {
+                            element: key,
+                            frozen: false,
+                        }),
+                        other => other,
+                    };
+                    if let Some(ty) = ty {
+                        self.term(value, &column.name, &ty);
+                    }
+                }
+                Assignment::Set { column, value }
+                | Assignment::Modify { column, value, .. }
+                | Assignment::Prepend { column, value } => {
+                    if let Some(ty) = self.column_type(&column.name) {
+                        self.term(value, &column.name, &ty);
+                    }
+                }
+                Assignment::Element { column, key, value } => {
+                    self.element(&column.name, key, Some(value));
+                }
+                Assignment::Field {
+                    column,
+                    field,
+                    value,
+                } => self.field(&column.name, &field.name, value),
+            }
+        }
+        for r in &s.where_clause {
+            self.relation(r);
+        }
+        self.condition(&s.condition);
+    }
+
+    /// A DELETE's markers: element keys, USING, WHERE, IF.
+    fn delete(&mut self, s: &Delete) {
+        for target in &s.columns {
+            if let cql::statement::ast::DeleteTarget::Element(column, key) = target {
+                self.element(&column.name, key, None);
+            }
+        }
+        self.using(&s.using);
+        for r in &s.where_clause {
+            self.relation(r);
+        }
+        self.condition(&s.condition);
     }
 }
 
@@ -453,100 +559,10 @@ pub(crate) fn collect(
         error: None,
     };
     match statement {
-        Statement::Select(s) => {
-            for (marker, ty) in plan_selection(&table, s)?.markers() {
-                c.put(&marker, "[selection]".into(), ty);
-            }
-            for r in &s.where_clause {
-                c.relation(r);
-            }
-            for (column, vector, _) in &s.ann {
-                if let Some(ty) = c.column_type(&column.name) {
-                    c.term(vector, &column.name, &ty);
-                }
-            }
-            if let Some(Term::Bind(m)) = &s.per_partition_limit {
-                c.put(m, "[per_partition_limit]".into(), ColumnType::Int);
-            }
-            if let Some(Term::Bind(m)) = &s.limit {
-                c.put(m, "[limit]".into(), ColumnType::Int);
-            }
-        }
-        Statement::Insert(s) => {
-            if let InsertValues::Json {
-                json: Term::Bind(m),
-                ..
-            } = &s.values
-            {
-                c.put(m, crate::json::JSON_COLUMN.into(), ColumnType::Text);
-            }
-            if let InsertValues::Columns { columns, values } = &s.values {
-                for (col, value) in columns.iter().zip(values) {
-                    if let Some(ty) = c.column_type(&col.name) {
-                        c.term(value, &col.name, &ty);
-                        if let Term::Bind(m) = value {
-                            c.note_pk(&col.name, m);
-                        }
-                    }
-                }
-            }
-            c.using(&s.using);
-        }
-        Statement::Update(s) => {
-            c.using(&s.using);
-            for a in &s.assignments {
-                match a {
-                    Assignment::Modify {
-                        column,
-                        value,
-                        op: cql::statement::ast::ArithOp::Sub,
-                    } => {
-                        // Removing from a map takes a set of its keys.
-                        let ty = match c.column_type(&column.name) {
-                            Some(ColumnType::Map { key, .. }) => Some(ColumnType::Set {
-                                element: key,
-                                frozen: false,
-                            }),
-                            other => other,
-                        };
-                        if let Some(ty) = ty {
-                            c.term(value, &column.name, &ty);
-                        }
-                    }
-                    Assignment::Set { column, value }
-                    | Assignment::Modify { column, value, .. }
-                    | Assignment::Prepend { column, value } => {
-                        if let Some(ty) = c.column_type(&column.name) {
-                            c.term(value, &column.name, &ty);
-                        }
-                    }
-                    Assignment::Element { column, key, value } => {
-                        c.element(&column.name, key, Some(value));
-                    }
-                    Assignment::Field {
-                        column,
-                        field,
-                        value,
-                    } => c.field(&column.name, &field.name, value),
-                }
-            }
-            for r in &s.where_clause {
-                c.relation(r);
-            }
-            c.condition(&s.condition);
-        }
-        Statement::Delete(s) => {
-            for target in &s.columns {
-                if let cql::statement::ast::DeleteTarget::Element(column, key) = target {
-                    c.element(&column.name, key, None);
-                }
-            }
-            c.using(&s.using);
-            for r in &s.where_clause {
-                c.relation(r);
-            }
-            c.condition(&s.condition);
-        }
+        Statement::Select(s) => c.select(&table, s)?,
+        Statement::Insert(s) => c.insert(s),
+        Statement::Update(s) => c.update(s),
+        Statement::Delete(s) => c.delete(s),
         _ => {}
     }
     if let Some(err) = c.error {
