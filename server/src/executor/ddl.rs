@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use cql::frame::response::{Event, ResultBody, SchemaChange, SchemaChangeTarget, SchemaChangeType};
 use cql::statement::ast::{
-    AlterKeyspace, AlterTable, AlterTableAction, CreateKeyspace, CreateTable, QualifiedName,
+    AlterKeyspace, AlterTable, AlterTableAction, CreateKeyspace, CreateTable, Ident, QualifiedName,
     Statement,
 };
-use storage::{Catalog, CatalogOp, KeyspaceDef, WriteBatch};
+use storage::{Catalog, CatalogOp, KeyspaceDef, TableDef, WriteBatch};
 use tracing::info;
 use uuid::Uuid;
 
@@ -384,39 +384,7 @@ fn alter_table(
             columns,
             timestamp,
         } => {
-            let mut dropped = Vec::new();
-            for ident in columns {
-                match def.column(&ident.name) {
-                    None if *if_exists => {}
-                    None => {
-                        return Err(CqlError::invalid(format!(
-                            "Column {} was not found in table '{}'",
-                            ident.name, table
-                        )))
-                    }
-                    Some(col)
-                        if matches!(
-                            col.kind,
-                            storage::ColumnKind::PartitionKey | storage::ColumnKind::Clustering
-                        ) =>
-                    {
-                        return Err(CqlError::invalid(format!(
-                            "Cannot drop PRIMARY KEY column {}",
-                            ident.name
-                        )))
-                    }
-                    Some(_) if has_views => {
-                        return Err(CqlError::invalid(format!(
-                            "Cannot drop column {} on base table {} with materialized views",
-                            ident.name, def.name
-                        )))
-                    }
-                    Some(col) => {
-                        index_ddl::check_no_dependent_indexes(def, col)?;
-                        dropped.push(ident.name.clone())
-                    }
-                }
-            }
+            let dropped = dropped_columns(def, columns, *if_exists, has_views)?;
             if dropped.is_empty() {
                 return Ok(None);
             }
@@ -441,6 +409,51 @@ fn alter_table(
         view_ddl::follow_base(&mut change, def.id);
     }
     Ok(Some(change))
+}
+
+/// The columns `ALTER TABLE ... DROP` removes, with Cassandra's refusals: a missing column
+/// (unless IF EXISTS), a primary key column, any column of a table with views, a column an
+/// index depends on.
+fn dropped_columns(
+    def: &TableDef,
+    columns: &[Ident],
+    if_exists: bool,
+    has_views: bool,
+) -> CqlResult<Vec<String>> {
+    let mut dropped = Vec::new();
+    for ident in columns {
+        match def.column(&ident.name) {
+            None if if_exists => {}
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "Column {} was not found in table '{}'",
+                    ident.name, def.name
+                )))
+            }
+            Some(col)
+                if matches!(
+                    col.kind,
+                    storage::ColumnKind::PartitionKey | storage::ColumnKind::Clustering
+                ) =>
+            {
+                return Err(CqlError::invalid(format!(
+                    "Cannot drop PRIMARY KEY column {}",
+                    ident.name
+                )))
+            }
+            Some(_) if has_views => {
+                return Err(CqlError::invalid(format!(
+                    "Cannot drop column {} on base table {} with materialized views",
+                    ident.name, def.name
+                )))
+            }
+            Some(col) => {
+                index_ddl::check_no_dependent_indexes(def, col)?;
+                dropped.push(ident.name.clone())
+            }
+        }
+    }
+    Ok(dropped)
 }
 
 /// TRUNCATE: removes every row of a user table.
