@@ -1,6 +1,7 @@
 //! Statement execution: dispatches a parsed statement to its executor and returns the RESULT
 //! body (plus any warnings).
 
+mod access_catalog;
 mod aggregate;
 mod ann_graph;
 mod ann_rank;

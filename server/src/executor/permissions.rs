@@ -12,7 +12,7 @@ use storage::{Catalog, CatalogOp};
 use crate::authz::{self, Resource};
 use crate::config::Authorizer;
 use crate::error::{CqlError, CqlResult};
-use crate::executor::roles::commit;
+use crate::executor::access_catalog::commit;
 use crate::node::Node;
 use crate::session::Session;
 

@@ -10,14 +10,14 @@ use bytes::Bytes;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::{RoleOptions, RoleStatement};
 use cql::types::{codec, ColumnType, CqlValue};
-use storage::{Catalog, CatalogOp, RoleDef, WriteBatch};
+use storage::{Catalog, CatalogOp, RoleDef};
 
 use crate::auth::{hash_password, is_bcrypt_hash, DEFAULT_ROLE};
 use crate::authz::{self, Resource};
 use crate::config::Authenticator;
 use crate::config::Authorizer;
 use crate::error::{CqlError, CqlResult};
-use crate::executor::modify::submit;
+use crate::executor::access_catalog::commit;
 use crate::node::Node;
 use crate::session::Session;
 use tracing::info;
@@ -112,23 +112,6 @@ fn check_permission(catalog: &Catalog, user: &str, statement: &RoleStatement) ->
         }
         _ => Ok(()),
     }
-}
-
-/// Stores role changes (`ops`) durably, then installs `catalog`, which holds them.
-///
-/// # Errors
-/// The write fails (a full disk, storage failure).
-pub(crate) async fn commit(node: &Node, ops: Vec<CatalogOp>, catalog: Catalog) -> CqlResult<()> {
-    if ops.is_empty() {
-        return Ok(());
-    }
-    let batch = WriteBatch {
-        catalog: ops,
-        ..WriteBatch::default()
-    };
-    submit(node, batch).await?;
-    node.install_catalog(catalog);
-    Ok(())
 }
 
 /// Creates the default superuser when PasswordAuthenticator is in force and no role exists.
