@@ -20,7 +20,7 @@
 //! that misses the newer layers finds a recently written row there (a hash probe) instead of
 //! walking redb's B-tree. Scans skip it: redb holds the same rows in order. Memory stays within
 //! two layers: `clean` goes when the next `frozen` comes, or as soon as it and `active` hold
-//! more than two layers' worth, and a layer of large rows (over 16 KiB on average) is never
+//! more than a layer and a half, and a layer of large rows (over 16 KiB on average) is never
 //! kept (as RocksDB's flush-only block cache prepopulation, or a page cache holding what was
 //! just written).
 //!

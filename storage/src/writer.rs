@@ -409,15 +409,17 @@ impl Writer {
         }
     }
 
-    /// Drops the clean layer once it and the active one hold more than two layers' worth
-    /// (`memtable_heap_space`): the clean layer is a cache, and memory stays within the bound
-    /// the active and frozen layers keep.
+    /// Drops the clean layer once it and the active one hold more than a layer and a half:
+    /// the clean layer is a cache, so it gives way while writes fill the next layer, and
+    /// memory stays well within the two layers (`memtable_heap_space`) active and frozen
+    /// may hold.
     fn trim_clean(&mut self, active_bytes: usize) {
         let layers = self.memtables.load();
         let Some(clean) = layers.clean.clone() else {
             return;
         };
-        if active_bytes + memtable::read(&clean).bytes() <= 2 * self.options.memtable_size {
+        let budget = self.options.memtable_size + self.options.memtable_size / 2;
+        if active_bytes + memtable::read(&clean).bytes() <= budget {
             return;
         }
         self.memtables.publish(Layers {
