@@ -114,16 +114,16 @@ impl CellWriter<'_> {
         }
         let mut cells = Vec::new();
         match op {
+            // A multi-cell column (single-cell ones took `single_cell` above).
             Operation::Set(term) => match self.eval(term, name, ty)? {
                 Evaluated::Unset => {}
                 Evaluated::Null => cells.push(self.tombstone(None)),
-                Evaluated::Value(bytes) if ty.is_multi_cell() => {
+                Evaluated::Value(bytes) => {
                     // Overwrite: clear what was there just before this write.
                     cells.push(self.tombstone_at(self.timestamp - 1, None));
                     let elements = self.elements(ty, &bytes, false)?;
                     self.live_elements(elements, &mut cells);
                 }
-                Evaluated::Value(bytes) => cells.push(self.live(None, bytes)),
             },
             Operation::Add(term) | Operation::Prepend(term) => {
                 if let Evaluated::Value(bytes) = self.eval(term, name, ty)? {
