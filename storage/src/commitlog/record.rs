@@ -20,40 +20,43 @@ const COUNTER_DELETE: u8 = 1;
 /// Appends `batch` (its data writes; `catalog` must be empty) to `out` as one request:
 /// `len:u32` then the body.
 pub(crate) fn encode_batch(batch: &WriteBatch, out: &mut Vec<u8>) {
-    let len_at = out.len();
     let rows: usize = batch
         .rows
         .iter()
         .map(|w| 24 + w.key.len() + row::encoded_len(&w.update))
         .sum();
     out.reserve(16 + rows);
+    length_prefixed(out, |out| {
+        put_u32(out, batch.rows.len());
+        for write in &batch.rows {
+            out.extend_from_slice(write.table_id.as_bytes());
+            put_bytes(out, &write.key);
+            length_prefixed(out, |out| row::encode_into(&write.update, out));
+        }
+        put_u32(out, batch.range_tombstones.len());
+        for write in &batch.range_tombstones {
+            out.extend_from_slice(write.table_id.as_bytes());
+            put_bytes(out, &write.partition);
+            put_bytes(
+                out,
+                &range_tombstone::encode(std::slice::from_ref(&write.tombstone)),
+            );
+        }
+        put_u32(out, batch.counters.len());
+        for write in &batch.counters {
+            encode_counter(write, out);
+        }
+    });
+}
+
+/// Appends what `write` writes after a `u32` of its length (as [`put_bytes`] lays bytes out),
+/// writing it in place instead of into a buffer of its own.
+fn length_prefixed(out: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    let at = out.len();
     out.extend_from_slice(&[0; 4]);
-    put_u32(out, batch.rows.len());
-    for write in &batch.rows {
-        out.extend_from_slice(write.table_id.as_bytes());
-        put_bytes(out, &write.key);
-        // The row's length goes before it once it is encoded in place.
-        let row_at = out.len();
-        out.extend_from_slice(&[0; 4]);
-        row::encode_into(&write.update, out);
-        let row_len = (out.len() - row_at - 4) as u32;
-        out[row_at..row_at + 4].copy_from_slice(&row_len.to_be_bytes());
-    }
-    put_u32(out, batch.range_tombstones.len());
-    for write in &batch.range_tombstones {
-        out.extend_from_slice(write.table_id.as_bytes());
-        put_bytes(out, &write.partition);
-        put_bytes(
-            out,
-            &range_tombstone::encode(std::slice::from_ref(&write.tombstone)),
-        );
-    }
-    put_u32(out, batch.counters.len());
-    for write in &batch.counters {
-        encode_counter(write, out);
-    }
-    let body_len = (out.len() - len_at - 4) as u32;
-    out[len_at..len_at + 4].copy_from_slice(&body_len.to_be_bytes());
+    write(out);
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_be_bytes());
 }
 
 fn encode_counter(write: &CounterWrite, out: &mut Vec<u8>) {
