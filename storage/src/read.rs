@@ -302,9 +302,14 @@ impl RowIter {
         }
     }
 
-    fn decode(&self, key: Vec<u8>, value: &[u8]) -> Result<(Vec<u8>, StoredRow), StorageError> {
+    /// A decoded row returned, counted as read.
+    fn counted(
+        &self,
+        key: Vec<u8>,
+        row: Result<StoredRow, StorageError>,
+    ) -> Result<(Vec<u8>, StoredRow), StorageError> {
         self.rows_read.fetch_add(1, Ordering::Relaxed);
-        decode_stored(value).map(|row| (key, row))
+        row.map(|row| (key, row))
     }
 }
 
@@ -324,14 +329,13 @@ impl Iterator for RowIter {
                 }
                 match value {
                     Some(value) => {
-                        self.rows_read.fetch_add(1, Ordering::Relaxed);
-                        return Some(row::decode_shared(&value).map(|row| (key.to_vec(), row)));
+                        return Some(self.counted(key.to_vec(), row::decode_shared(&value)))
                     }
                     None => continue,
                 }
             }
             let (key, value) = self.next_stored.take()?;
-            return Some(self.decode(key, value.value()));
+            return Some(self.counted(key, decode_stored(value.value())));
         }
     }
 }
