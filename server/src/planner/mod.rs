@@ -36,7 +36,7 @@ pub mod types;
 use cql::statement::ast::{Ident, QualifiedName};
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SchemaError};
 use crate::schema::{Schema, TableRef};
 
 pub use restrictions::ValueSet;
@@ -46,9 +46,7 @@ pub fn keyspace_of(name: &QualifiedName, session_keyspace: Option<&str>) -> CqlR
     match (&name.keyspace, session_keyspace) {
         (Some(ks), _) => Ok(ks.name.clone()),
         (None, Some(ks)) => Ok(ks.to_string()),
-        (None, None) => Err(CqlError::invalid(
-            "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename",
-        )),
+        (None, None) => Err(SchemaError::NoKeyspace.into()),
     }
 }
 
@@ -60,13 +58,14 @@ pub fn resolve_table(
 ) -> CqlResult<TableRef> {
     let keyspace = keyspace_of(name, session_keyspace)?;
     if schema.keyspace(&keyspace).is_none() {
-        return Err(CqlError::invalid(format!(
-            "keyspace {keyspace} does not exist"
-        )));
+        return Err(SchemaError::KeyspaceNotFound { keyspace }.into());
     }
-    schema
-        .table(&keyspace, &name.name.name)
-        .ok_or_else(|| CqlError::invalid(format!("table {} does not exist", name.name.name)))
+    schema.table(&keyspace, &name.name.name).ok_or_else(|| {
+        SchemaError::TableNotFound {
+            table: name.name.name.clone(),
+        }
+        .into()
+    })
 }
 
 /// Index of a column by name, or Cassandra's "Undefined column name" error.
@@ -76,12 +75,12 @@ pub fn column_index(table: &TableDef, ident: &Ident) -> CqlResult<usize> {
         .iter()
         .position(|c| c.name == ident.name)
         .ok_or_else(|| {
-            CqlError::invalid(format!(
-                "Undefined column name {} in table {}.{}",
-                cql::types::maybe_quote(&ident.name),
-                table.keyspace,
-                table.name
-            ))
+            SchemaError::UndefinedColumnInTable {
+                column: ident.name.clone(),
+                keyspace: table.keyspace.clone(),
+                table: table.name.clone(),
+            }
+            .into()
         })
 }
 

@@ -1,6 +1,42 @@
 //! `CqlError`: every failure a request can meet, and the only place that chooses its CQL error
 //! code (`error_body`). The `match` there has no `_` arm, so a new variant cannot compile
 //! without a code.
+//!
+//! The planner and executor raise typed errors, one enum per concern (the submodules); each
+//! variant carries the facts (keyspace, table, column, value, limit) and prints Cassandra's
+//! message. `CqlError` wraps them, and `error_body` gives every enum its code.
+
+mod access;
+mod credentials;
+mod ddl;
+mod describe;
+mod function;
+mod index;
+mod modify;
+mod options;
+mod restriction;
+mod schema;
+mod select;
+mod unauthorized;
+mod user_type;
+mod value;
+mod view;
+
+pub use access::AccessError;
+pub use credentials::CredentialsError;
+pub use ddl::DdlError;
+pub use describe::DescribeError;
+pub use function::FunctionError;
+pub use index::IndexError;
+pub use modify::ModifyError;
+pub use options::OptionsError;
+pub use restriction::RestrictionError;
+pub use schema::SchemaError;
+pub use select::SelectError;
+pub use unauthorized::UnauthorizedError;
+pub use user_type::UserTypeError;
+pub use value::ValueError;
+pub use view::ViewError;
 
 use bytes::Bytes;
 use cql::frame::response::{error_code, ErrorBody, ErrorExtra};
@@ -60,6 +96,51 @@ pub enum CqlError {
     /// Storage failure or server bug (0x0000).
     #[error("{0}")]
     Server(String),
+    /// A name the schema does not have (0x2200).
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// Keyspace or table DDL against the rules (0x2200).
+    #[error(transparent)]
+    Ddl(#[from] DdlError),
+    /// DDL options refused as configuration (0x2300).
+    #[error(transparent)]
+    Options(#[from] OptionsError),
+    /// Index DDL against the rules (0x2200).
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// User-type DDL against the rules (0x2200).
+    #[error(transparent)]
+    UserType(#[from] UserTypeError),
+    /// Materialized-view DDL against the rules (0x2200).
+    #[error(transparent)]
+    View(#[from] ViewError),
+    /// DESCRIBE of something missing (0x2200).
+    #[error(transparent)]
+    Describe(#[from] DescribeError),
+    /// Role or permission management that cannot be done (0x2200).
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    /// A role without the permission (0x2100).
+    #[error(transparent)]
+    Denied(#[from] UnauthorizedError),
+    /// Authentication that failed (0x0100).
+    #[error(transparent)]
+    Credentials(#[from] CredentialsError),
+    /// A WHERE clause against the primary-key rules (0x2200).
+    #[error(transparent)]
+    Restriction(#[from] RestrictionError),
+    /// A SELECT clause Cassandra refuses (0x2200).
+    #[error(transparent)]
+    Select(#[from] SelectError),
+    /// An INSERT, UPDATE, DELETE or BATCH against the rules (0x2200).
+    #[error(transparent)]
+    Modify(#[from] ModifyError),
+    /// A value that does not fit its receiver (0x2200).
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    /// A function call refused before it runs (0x2200).
+    #[error(transparent)]
+    Function(#[from] FunctionError),
 }
 
 /// Lower-case hex of `bytes`, as Cassandra prints prepared ids.
@@ -126,6 +207,21 @@ impl CqlError {
                 },
             ),
             CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
+            CqlError::Schema(_)
+            | CqlError::Ddl(_)
+            | CqlError::Index(_)
+            | CqlError::UserType(_)
+            | CqlError::View(_)
+            | CqlError::Describe(_)
+            | CqlError::Access(_)
+            | CqlError::Restriction(_)
+            | CqlError::Select(_)
+            | CqlError::Modify(_)
+            | CqlError::Value(_)
+            | CqlError::Function(_) => (error_code::INVALID, ErrorExtra::None),
+            CqlError::Options(_) => (error_code::CONFIG_ERROR, ErrorExtra::None),
+            CqlError::Denied(_) => (error_code::UNAUTHORIZED, ErrorExtra::None),
+            CqlError::Credentials(_) => (error_code::BAD_CREDENTIALS, ErrorExtra::None),
         };
         ErrorBody {
             code,
