@@ -204,7 +204,9 @@ mod tests {
             "planned again once after the schema changed"
         );
         let failed = Arc::new(schema(&["CREATE TABLE t (k int PRIMARY KEY)"]));
-        let error = cache.get_or_replan(&failed, || Err(crate::error::CqlError::invalid("gone")));
+        let error = cache.get_or_replan(&failed, || {
+            Err(crate::error::SchemaError::TableNotFound { table: "t".into() }.into())
+        });
         assert!(error.is_err());
         cache.get_or_replan(&altered, replan).unwrap();
         assert_eq!(replans.get(), 1, "a failed re-plan leaves the cached plan");

@@ -14,6 +14,7 @@ mod function;
 mod index;
 mod modify;
 mod options;
+mod request;
 mod restriction;
 mod schema;
 mod select;
@@ -30,6 +31,7 @@ pub use function::FunctionError;
 pub use index::IndexError;
 pub use modify::ModifyError;
 pub use options::OptionsError;
+pub use request::RequestError;
 pub use restriction::RestrictionError;
 pub use schema::SchemaError;
 pub use select::SelectError;
@@ -138,6 +140,9 @@ pub enum CqlError {
     /// A value that does not fit its receiver (0x2200).
     #[error(transparent)]
     Value(#[from] ValueError),
+    /// Bound values or statement kinds that do not fit the request (0x2200).
+    #[error(transparent)]
+    Request(#[from] RequestError),
     /// A function call refused before it runs (0x2200).
     #[error(transparent)]
     Function(#[from] FunctionError),
@@ -218,6 +223,7 @@ impl CqlError {
             | CqlError::Select(_)
             | CqlError::Modify(_)
             | CqlError::Value(_)
+            | CqlError::Request(_)
             | CqlError::Function(_) => (error_code::INVALID, ErrorExtra::None),
             CqlError::Options(_) => (error_code::CONFIG_ERROR, ErrorExtra::None),
             CqlError::Denied(_) => (error_code::UNAUTHORIZED, ErrorExtra::None),

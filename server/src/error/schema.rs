@@ -32,6 +32,9 @@ pub enum SchemaError {
     /// DDL or a schema query naming a keyspace that does not exist.
     #[error("Keyspace '{keyspace}' doesn't exist")]
     UnknownKeyspace { keyspace: String },
+    /// `USE` of a keyspace that does not exist.
+    #[error("Keyspace '{keyspace}' does not exist")]
+    KeyspaceDoesNotExist { keyspace: String },
     /// DDL naming a table that does not exist.
     #[error("Table '{keyspace}.{table}' doesn't exist")]
     UnknownTable { keyspace: String, table: String },

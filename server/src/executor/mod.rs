@@ -55,7 +55,7 @@ use cql::frame::response::ResultBody;
 use cql::statement::ast::{BatchKind, Statement, UsingClause};
 
 use crate::describe;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, RequestError, SchemaError};
 use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
@@ -126,9 +126,7 @@ impl<'a> Planning<'a> {
             self.statement(),
             Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
         ) {
-            return Err(CqlError::invalid(
-                "Only INSERT, UPDATE and DELETE statements are allowed in a batch",
-            ));
+            return Err(RequestError::NotAModification.into());
         }
         match self.plan(&node.schema())? {
             StatementPlan::Modify(plan) => Ok(plan),
@@ -251,9 +249,10 @@ async fn query_batch(
 /// `USE ks`: the session's keyspace, once it exists.
 fn use_keyspace(node: &Node, session: &Session, name: &str) -> CqlResult<ResultBody> {
     if node.schema().keyspace(name).is_none() {
-        return Err(CqlError::invalid(format!(
-            "Keyspace '{name}' does not exist"
-        )));
+        return Err(SchemaError::KeyspaceDoesNotExist {
+            keyspace: name.to_string(),
+        }
+        .into());
     }
     session.set_keyspace(name.to_string());
     Ok(ResultBody::SetKeyspace(name.to_string()))

@@ -19,7 +19,7 @@ use futures::FutureExt;
 use cql::frame::request::{QueryParameters, Request, Value};
 use cql::frame::response::Response;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, RequestError};
 use crate::metrics::StatementKind;
 use crate::node::Node;
 use crate::planner::bind::BindInfo;
@@ -122,20 +122,14 @@ fn positional_values<'p>(
                 .map(|s| s.name.clone())
         });
         let Some(marker_name) = marker_name else {
-            return Err(CqlError::invalid(format!(
-                "No value name for bind marker {i}"
-            )));
+            return Err(RequestError::UnnamedMarker { index: i }.into());
         };
         let position = names
             .iter()
             .position(|n| n.eq_ignore_ascii_case(&marker_name));
         match position.and_then(|p| params.values.get(p)) {
             Some(v) => out.push(v.clone()),
-            None => {
-                return Err(CqlError::invalid(format!(
-                    "Invalid unset value for column {marker_name}"
-                )))
-            }
+            None => return Err(RequestError::MissingNamedValue { name: marker_name }.into()),
         }
     }
     Ok(Cow::Owned(out))
@@ -144,9 +138,7 @@ fn positional_values<'p>(
 /// Checks the number of bound values against the number of markers.
 fn check_value_count(markers: usize, values: usize) -> CqlResult<()> {
     if markers != values {
-        return Err(CqlError::invalid(format!(
-            "There were {markers} markers(?) in CQL but {values} bound variables"
-        )));
+        return Err(RequestError::ValueCount { markers, values }.into());
     }
     Ok(())
 }
