@@ -52,6 +52,7 @@ pub mod metrics;
 pub mod node;
 pub mod planner;
 pub(crate) mod prepared;
+pub(crate) mod prometheus;
 pub mod purge;
 pub(crate) mod schema;
 pub mod session;
@@ -142,5 +143,8 @@ async fn serve_metrics(
         .map_err(|err| ServerError::Config(format!("metrics_address {address}: {err}")))?;
     let bound = listener.local_addr()?;
     tracing::info!(address = %bound, "serving metrics at /metrics");
-    Ok(tokio::spawn(metrics::http::serve(listener, node.clone())))
+    Ok(tokio::spawn(prometheus::http::serve(
+        listener,
+        node.clone(),
+    )))
 }

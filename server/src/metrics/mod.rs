@@ -1,22 +1,16 @@
-//! Server metrics, served in the Prometheus (OpenMetrics) text format at `/metrics` when
-//! `metrics_address` is set ([`http`]).
+//! Server metrics: the counters a request records. `crate::prometheus` serves them in the
+//! Prometheus (OpenMetrics) text format at `/metrics` when `metrics_address` is set.
 //!
 //! Requests record into fixed tables of atomics found by index (opcode, statement kind,
 //! error code): relaxed atomic additions, no lock and no allocation on the request path.
-//! A scrape reads them and hands them to `prometheus-client`'s encoder ([`exposition`]).
+//! A scrape reads them and hands them to `prometheus-client`'s encoder.
 //!
 //! - [`labels`]: opcodes, statement kinds, error codes.
 //! - [`histogram`]: the latency histogram.
-//! - [`exposition`]: the metric families a scrape writes.
-//! - [`http`]: the plain-HTTP responder.
-//! - [`table_bytes`]: each table's stored bytes, read at most every 30 s.
 //! - [`table_latency`]: each table's read, scan and write latencies.
 
-pub(crate) mod exposition;
 mod histogram;
-pub mod http;
-mod labels;
-mod table_bytes;
+pub(crate) mod labels;
 pub mod table_latency;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -30,19 +24,17 @@ use labels::{error_index, opcode_index, ERROR_CODES, KINDS, OPCODES};
 #[derive(Debug, Default)]
 pub struct Metrics {
     /// Request latencies by opcode and statement kind.
-    requests: [[LatencyHistogram; KINDS.len()]; OPCODES.len()],
+    pub(crate) requests: [[LatencyHistogram; KINDS.len()]; OPCODES.len()],
     /// Error responses by code.
-    errors: [AtomicU64; ERROR_CODES.len()],
+    pub(crate) errors: [AtomicU64; ERROR_CODES.len()],
     /// Client connections open now.
-    connections_open: AtomicI64,
+    pub(crate) connections_open: AtomicI64,
     /// Client connections accepted since the start.
-    connections_accepted: AtomicU64,
+    pub(crate) connections_accepted: AtomicU64,
     /// Rows written by client requests (row and counter writes).
-    rows_written: AtomicU64,
+    pub(crate) rows_written: AtomicU64,
     /// Client warnings sent with responses.
-    warnings: AtomicU64,
-    /// The last reading of each table's stored bytes.
-    table_bytes: table_bytes::TableBytesCache,
+    pub(crate) warnings: AtomicU64,
     /// Each table's read, scan and write latencies (`system_views.local_*_latency`).
     pub tables: table_latency::TableLatencies,
 }

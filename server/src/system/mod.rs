@@ -11,6 +11,7 @@ pub(crate) mod local;
 mod schema_tables;
 mod settings;
 mod size_estimates;
+pub(crate) mod traces;
 
 use bytes::Bytes;
 use cql::types::{codec, CqlValue};
@@ -48,7 +49,7 @@ pub(crate) fn rows(
         ("system_auth", "roles") => auth_tables::roles(schema),
         ("system_auth", "role_members") => auth_tables::role_members(schema),
         ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),
-        ("system_traces", name) => node.traces.rows(name, session.local.ip()),
+        ("system_traces", name) => traces::rows(&node.traces, name, session.local.ip()),
         ("system_views", "key_distribution") => key_distribution::rows(node, schema)?,
         ("system_views", "settings") => settings::rows(&node.config),
         ("system_views", "clients") => clients_table::rows(node),

@@ -3,17 +3,16 @@
 //! Cassandra writes `system_traces` rows with a one-day TTL into ordinary tables; we keep the
 //! last [`MAX_SESSIONS`] sessions (oldest dropped first), each with at most [`MAX_EVENTS`]
 //! events and texts cut at [`MAX_TEXT`] characters, and nothing on disk: a restart forgets
-//! them, as the TTL eventually would. The `system_traces` virtual tables are read from here.
+//! them, as the TTL eventually would. The `system_traces` virtual tables are read from here
+//! (`crate::system::traces`).
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::Mutex;
 
-use cql::types::CqlValue;
 use uuid::Uuid;
 
-use super::{Event, INTERNODE_PORT};
-use crate::system::{text, NamedRow};
+use super::Event;
 
 /// Sessions kept, oldest dropped first.
 pub(crate) const MAX_SESSIONS: usize = 10_000;
@@ -112,62 +111,10 @@ impl TraceLog {
         sessions.retain(|r| r.session.is_some() || !r.events.is_empty());
     }
 
-    /// The rows of `system_traces.<table>`.
-    pub(crate) fn rows(&self, table: &str, source: IpAddr) -> Vec<NamedRow> {
-        let sessions = self.lock();
-        match table {
-            "sessions" => sessions
-                .iter()
-                .filter_map(|r| r.session.as_ref().map(|s| session_row(r.id, s)))
-                .collect(),
-            "events" => sessions
-                .iter()
-                .flat_map(|r| r.events.iter().map(move |e| event_row(r.id, e, source)))
-                .collect(),
-            _ => Vec::new(),
-        }
+    /// Calls `read` with the kept sessions, oldest first (for the `system_traces` tables).
+    pub(crate) fn read<R>(&self, read: impl FnOnce(&VecDeque<Recorded>) -> R) -> R {
+        read(&self.lock())
     }
-}
-
-fn session_row(id: Uuid, s: &SessionRow) -> NamedRow {
-    vec![
-        ("session_id", Some(CqlValue::Uuid(id))),
-        ("client", Some(CqlValue::Inet(s.client))),
-        ("command", text(s.command)),
-        ("coordinator", Some(CqlValue::Inet(s.coordinator))),
-        ("coordinator_port", Some(CqlValue::Int(INTERNODE_PORT))),
-        ("duration", Some(CqlValue::Int(s.duration_micros))),
-        (
-            "parameters",
-            (!s.parameters.is_empty()).then(|| {
-                let mut entries: Vec<_> = s
-                    .parameters
-                    .iter()
-                    .map(|(k, v)| (CqlValue::Text(k.clone()), CqlValue::Text(v.clone())))
-                    .collect();
-                // A map<text, text> is ordered by key, as Cassandra stores it.
-                entries.sort_by(|a, b| match (&a.0, &b.0) {
-                    (CqlValue::Text(a), CqlValue::Text(b)) => a.cmp(b),
-                    _ => std::cmp::Ordering::Equal,
-                });
-                CqlValue::Map(entries)
-            }),
-        ),
-        ("request", text(s.request)),
-        ("started_at", Some(CqlValue::Timestamp(s.started_at_millis))),
-    ]
-}
-
-fn event_row(id: Uuid, e: &Event, source: IpAddr) -> NamedRow {
-    vec![
-        ("session_id", Some(CqlValue::Uuid(id))),
-        ("event_id", Some(CqlValue::Timeuuid(e.id))),
-        ("activity", text(e.activity.clone())),
-        ("source", Some(CqlValue::Inet(source))),
-        ("source_elapsed", Some(CqlValue::Int(e.elapsed_micros))),
-        ("source_port", Some(CqlValue::Int(INTERNODE_PORT))),
-        ("thread", text(e.thread)),
-    ]
 }
 
 #[cfg(test)]
@@ -212,8 +159,8 @@ mod tests {
         log.record(recorded(1));
         let ip: IpAddr = "127.0.0.1".parse().expect("ip");
         log.truncate("sessions");
-        assert!(log.rows("sessions", ip).is_empty());
-        assert_eq!(log.rows("events", ip).len(), 1);
+        assert!(crate::system::traces::rows(&log, "sessions", ip).is_empty());
+        assert_eq!(crate::system::traces::rows(&log, "events", ip).len(), 1);
         log.truncate("events");
         assert!(log.is_empty());
     }

@@ -22,7 +22,7 @@ use cql::frame::request::{QueryParameters, Request};
 use cql::frame::response::ColumnSpec;
 use uuid::Uuid;
 
-pub(crate) use log::TraceLog;
+pub(crate) use log::{SessionRow, TraceLog};
 
 use crate::clock::Clock;
 use crate::session::Session;

@@ -20,7 +20,7 @@ const MAX_HEAD: usize = 8 * 1024;
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Answers scrapes on `listener` until the task is dropped.
-pub async fn serve(listener: TcpListener, node: Arc<Node>) {
+pub(crate) async fn serve(listener: TcpListener, node: Arc<Node>) {
     let registry = Arc::new(exposition::registry(node));
     loop {
         let stream = match listener.accept().await {

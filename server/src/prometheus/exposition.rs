@@ -1,4 +1,4 @@
-//! The metric families a scrape writes, read from a node's [`Metrics`](super::Metrics) and
+//! The metric families a scrape writes, read from a node's [`Metrics`](crate::metrics::Metrics) and
 //! storage, and encoded by `prometheus-client` in the OpenMetrics text format.
 
 use std::fmt;
@@ -12,14 +12,20 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 
-use super::labels::{ERROR_CODES, KINDS, OPCODES};
+use super::table_bytes::TableBytesCache;
+use crate::metrics::labels::{ERROR_CODES, KINDS, OPCODES};
+use crate::metrics::Metrics;
 use crate::node::Node;
 
 /// The `Content-Type` of [`render`]'s text.
 pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// A node's metrics as one `prometheus-client` collector.
-struct NodeCollector(Arc<Node>);
+/// A node's metrics as one `prometheus-client` collector, with the last reading of the
+/// tables' sizes (see [`TableBytesCache`]).
+struct NodeCollector {
+    node: Arc<Node>,
+    table_bytes: TableBytesCache,
+}
 
 impl fmt::Debug for NodeCollector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -30,7 +36,10 @@ impl fmt::Debug for NodeCollector {
 /// A registry holding `node`'s metrics; [`render`] encodes it on each scrape.
 pub(crate) fn registry(node: Arc<Node>) -> Registry {
     let mut registry = Registry::default();
-    registry.register_collector(Box::new(NodeCollector(node)));
+    registry.register_collector(Box::new(NodeCollector {
+        node,
+        table_bytes: TableBytesCache::default(),
+    }));
     registry
 }
 
@@ -46,12 +55,12 @@ pub(crate) fn render(registry: &Registry) -> Result<String, fmt::Error> {
 
 impl Collector for NodeCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> fmt::Result {
-        let node = &self.0;
+        let node = &self.node;
         let metrics = &node.metrics;
         let writer = node.store.writer_stats();
         encode_requests(&mut encoder, metrics)?;
         encode_errors(&mut encoder, metrics)?;
-        encode_table_bytes(&mut encoder, node)?;
+        encode_table_bytes(&mut encoder, &self.table_bytes, node)?;
         let counters = [
             (
                 "cql_connections_accepted",
@@ -112,7 +121,7 @@ impl Collector for NodeCollector {
 }
 
 /// `cql_request_duration_seconds{opcode, kind}`: the series that saw requests.
-fn encode_requests(encoder: &mut DescriptorEncoder, metrics: &super::Metrics) -> fmt::Result {
+fn encode_requests(encoder: &mut DescriptorEncoder, metrics: &Metrics) -> fmt::Result {
     let mut family = encoder.encode_descriptor(
         "cql_request_duration",
         "CQL requests by opcode and statement kind: time from the request's frame read to \
@@ -142,14 +151,18 @@ fn encode_requests(encoder: &mut DescriptorEncoder, metrics: &super::Metrics) ->
 
 /// `storage_table_bytes{keyspace, table}`: each user table's stored bytes (keys and rows),
 /// as of the last reading (at most 30 s old).
-fn encode_table_bytes(encoder: &mut DescriptorEncoder, node: &Node) -> fmt::Result {
+fn encode_table_bytes(
+    encoder: &mut DescriptorEncoder,
+    cache: &TableBytesCache,
+    node: &Node,
+) -> fmt::Result {
     let mut family = encoder.encode_descriptor(
         "storage_table",
         "Bytes each user table stores (keys and encoded rows), read at most every 30 s",
         Some(&Unit::Bytes),
         MetricType::Gauge,
     )?;
-    for table in node.metrics.table_bytes.get(node) {
+    for table in cache.get(node) {
         let labels = [
             ("keyspace", table.keyspace.as_str()),
             ("table", table.table.as_str()),
@@ -161,7 +174,7 @@ fn encode_table_bytes(encoder: &mut DescriptorEncoder, node: &Node) -> fmt::Resu
 }
 
 /// `cql_errors_total{code, error}`: the codes that were answered.
-fn encode_errors(encoder: &mut DescriptorEncoder, metrics: &super::Metrics) -> fmt::Result {
+fn encode_errors(encoder: &mut DescriptorEncoder, metrics: &Metrics) -> fmt::Result {
     let mut family = encoder.encode_descriptor(
         "cql_errors",
         "Error responses by CQL error code",
