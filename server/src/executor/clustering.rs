@@ -9,7 +9,7 @@ use cql::statement::ast::Term;
 use cql::types::{codec, ordering, ColumnType, CqlValue};
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, RestrictionError};
 use crate::executor::keys::{self, SliceBound as KeyBound};
 use crate::executor::odometer::Odometer;
 use crate::executor::source::KeyRange;
@@ -60,19 +60,21 @@ fn column_receiver(def: &TableDef, position: usize) -> CqlResult<(&str, &ColumnT
     let &i = def
         .clustering_key
         .get(position)
-        .ok_or_else(|| CqlError::invalid("Too many values for the clustering columns"))?;
+        .ok_or(RestrictionError::TooManyValuesForClustering)?;
     Ok((def.columns[i].name.as_str(), &def.columns[i].ty))
 }
 
 fn value_of(term: &Term, name: &str, ty: &ColumnType, ctx: &EvalContext<'_>) -> CqlResult<Bytes> {
     match evaluate(term, Receiver { name, ty }, ctx)? {
         Evaluated::Value(b) => Ok(b),
-        Evaluated::Null => Err(CqlError::invalid(format!(
-            "Invalid null value in condition for column {name}"
-        ))),
-        Evaluated::Unset => Err(CqlError::invalid(format!(
-            "Invalid unset value for column {name}"
-        ))),
+        Evaluated::Null => Err(RestrictionError::NullKeyValue {
+            column: name.to_string(),
+        }
+        .into()),
+        Evaluated::Unset => Err(RestrictionError::UnsetKeyValue {
+            column: name.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -85,7 +87,7 @@ fn tuple_type(def: &TableDef, start: usize, width: usize) -> CqlResult<ColumnTyp
 
 fn split_tuple(value: CqlValue, def: &TableDef, start: usize) -> CqlResult<Vec<Bytes>> {
     let CqlValue::Tuple(items) = value else {
-        return Err(CqlError::invalid("Expected a tuple value"));
+        return Err(RestrictionError::ExpectedTuple.into());
     };
     items
         .into_iter()
@@ -97,12 +99,10 @@ fn split_tuple(value: CqlValue, def: &TableDef, start: usize) -> CqlResult<Vec<B
                 Ok(Bytes::from(out))
             }
             None => {
-                let name = column_receiver(def, start + n)
+                let column = column_receiver(def, start + n)
                     .map(|(name, _)| name.to_string())
                     .unwrap_or_default();
-                Err(CqlError::invalid(format!(
-                    "Invalid null value in condition for column {name}"
-                )))
+                Err(RestrictionError::NullKeyValue { column }.into())
             }
         })
         .collect()
@@ -119,10 +119,12 @@ fn tuple_values(
     match term {
         Term::Tuple(items) => {
             if items.len() != width {
-                return Err(CqlError::invalid(format!(
-                    "Expected {width} elements in value tuple, but got {}: {term}",
-                    items.len()
-                )));
+                return Err(RestrictionError::TupleArity {
+                    expected: width,
+                    got: items.len(),
+                    value: term.to_string(),
+                }
+                .into());
             }
             items
                 .iter()
@@ -136,8 +138,8 @@ fn tuple_values(
         other => {
             let ty = tuple_type(def, start, width)?;
             let bytes = value_of(other, "tuple", &ty, ctx)?;
-            let value = codec::deserialize_value(&ty, &bytes)
-                .map_err(|e| CqlError::invalid(e.to_string()))?;
+            let value =
+                codec::deserialize_value(&ty, &bytes).map_err(RestrictionError::MalformedValue)?;
             split_tuple(value, def, start)
         }
     }
@@ -155,7 +157,7 @@ fn part_choices(
             let &column = def
                 .clustering_key
                 .get(start)
-                .ok_or_else(|| CqlError::invalid("Too many clustering values"))?;
+                .ok_or(RestrictionError::TooManyClusteringValues)?;
             Ok(keys::key_values(set, def, column, ctx)?
                 .into_iter()
                 .map(|v| vec![v])
@@ -178,7 +180,7 @@ fn part_choices(
             };
             let bytes = value_of(&Term::Bind(marker.clone()), "in", &list, ctx)?;
             match codec::deserialize_value(&list, &bytes)
-                .map_err(|e| CqlError::invalid(e.to_string()))?
+                .map_err(RestrictionError::MalformedValue)?
             {
                 CqlValue::List(items) => items
                     .into_iter()
@@ -296,7 +298,7 @@ fn encode_after(
             let &i = def
                 .clustering_key
                 .get(start + n)
-                .ok_or_else(|| CqlError::invalid("Too many clustering values"))?;
+                .ok_or(RestrictionError::TooManyClusteringValues)?;
             Ok((&def.columns[i].ty, def.columns[i].order, v.as_ref()))
         })
         .collect::<CqlResult<Vec<_>>>()?;

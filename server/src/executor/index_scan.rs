@@ -11,7 +11,7 @@ use storage::index::TermKeying;
 use storage::{ColumnKind, IndexTargetKind, TableDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, RestrictionError};
 use crate::executor::source::{within, KeyRange, RowSource};
 use crate::planner::restrictions::Bound as RangeBound;
 use crate::planner::select::{PartitionSelection, SelectPlan};
@@ -57,12 +57,14 @@ pub(crate) fn operand(
 ) -> CqlResult<Bytes> {
     match evaluate(term, Receiver { name, ty }, ctx)? {
         Evaluated::Value(b) => Ok(b),
-        Evaluated::Null => Err(CqlError::invalid(format!(
-            "Unsupported null value for column {name}"
-        ))),
-        Evaluated::Unset => Err(CqlError::invalid(format!(
-            "Unsupported unset value for column {name}"
-        ))),
+        Evaluated::Null => Err(RestrictionError::NullFilterValue {
+            column: name.to_string(),
+        }
+        .into()),
+        Evaluated::Unset => Err(RestrictionError::UnsetFilterValue {
+            column: name.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -77,12 +79,16 @@ pub(crate) fn element_operand(
 ) -> CqlResult<Bytes> {
     match evaluate(term, Receiver { name, ty }, ctx)? {
         Evaluated::Value(b) => Ok(b),
-        Evaluated::Null => Err(CqlError::invalid(format!(
-            "Unsupported null map {part} for column {name}"
-        ))),
-        Evaluated::Unset => Err(CqlError::invalid(format!(
-            "Unsupported unset map {part} for column {name}"
-        ))),
+        Evaluated::Null => Err(RestrictionError::NullMapEntryPart {
+            part: part.to_string(),
+            column: name.to_string(),
+        }
+        .into()),
+        Evaluated::Unset => Err(RestrictionError::UnsetMapEntryPart {
+            part: part.to_string(),
+            column: name.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -93,9 +99,10 @@ const MAX_INDEX_VALUE: usize = 0xFFFF;
 /// Refuses an index expression value over 64 KiB, as Cassandra does.
 fn check_index_value(value: &[u8]) -> CqlResult<()> {
     if value.len() > MAX_INDEX_VALUE {
-        return Err(CqlError::invalid(
-            "Index expression values may not be larger than 64K",
-        ));
+        return Err(RestrictionError::IndexValueTooLarge {
+            length: value.len(),
+        }
+        .into());
     }
     Ok(())
 }

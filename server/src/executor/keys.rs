@@ -7,7 +7,7 @@ use cql::statement::ast::{InValues, Term};
 use cql::types::{codec, ordering, ColumnType, CqlValue};
 use storage::{ClusteringOrder, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, RestrictionError};
 use crate::executor::source::KeyRange;
 use crate::planner::ValueSet;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -57,20 +57,20 @@ fn evaluate_key_values(
     let one = |term: &Term| -> CqlResult<Bytes> {
         match evaluate(term, receiver, ctx)? {
             Evaluated::Value(b) => check_key_length(b),
-            Evaluated::Null => Err(CqlError::invalid(format!(
-                "Invalid null value in condition for column {}",
-                col.name
-            ))),
-            Evaluated::Unset => Err(CqlError::invalid(format!(
-                "Invalid unset value for column {}",
-                col.name
-            ))),
+            Evaluated::Null => Err(RestrictionError::NullKeyValue {
+                column: col.name.clone(),
+            }
+            .into()),
+            Evaluated::Unset => Err(RestrictionError::UnsetKeyValue {
+                column: col.name.clone(),
+            }
+            .into()),
         }
     };
     match set {
         ValueSet::Eq(term) => Ok(vec![one(term)?]),
         ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),
-        ValueSet::In(InValues::Bind(marker)) => bound_list(marker, col, ctx, "Invalid")?
+        ValueSet::In(InValues::Bind(marker)) => bound_list(marker, col, ctx, Operand::Key)?
             .into_iter()
             .map(check_key_length)
             .collect(),
@@ -89,7 +89,7 @@ pub(crate) fn filter_values(
     match set {
         ValueSet::Eq(term) => Ok(vec![one(term)?]),
         ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),
-        ValueSet::In(InValues::Bind(marker)) => bound_list(marker, col, ctx, "Unsupported"),
+        ValueSet::In(InValues::Bind(marker)) => bound_list(marker, col, ctx, Operand::Filter),
     }
 }
 
@@ -103,7 +103,7 @@ pub(crate) fn excluded_values(
 ) -> CqlResult<Option<Vec<Bytes>>> {
     let items = match term {
         Term::Tuple(items) => items.as_slice(),
-        Term::Bind(marker) => return bound_list(marker, col, ctx, "Unsupported").map(Some),
+        Term::Bind(marker) => return bound_list(marker, col, ctx, Operand::Filter).map(Some),
         one => std::slice::from_ref(one),
     };
     let receiver = Receiver {
@@ -116,24 +116,50 @@ pub(crate) fn excluded_values(
             Evaluated::Value(value) => values.push(value),
             Evaluated::Null => return Ok(None),
             Evaluated::Unset => {
-                return Err(CqlError::invalid(format!(
-                    "Unsupported unset value for column {}",
-                    col.name
-                )))
+                return Err(RestrictionError::UnsetFilterValue {
+                    column: col.name.clone(),
+                }
+                .into())
             }
         }
     }
     Ok(Some(values))
 }
 
+/// Whose operand a bound `IN ?` list is: a key restriction's or a row filter's. Each refuses a
+/// null or unset list in its own words (`Invalid ...` and `Unsupported ...`, as Cassandra's
+/// restrictions and row filters do).
+#[derive(Clone, Copy)]
+enum Operand {
+    Key,
+    Filter,
+}
+
+impl Operand {
+    fn null(self, column: &str) -> RestrictionError {
+        let column = column.to_string();
+        match self {
+            Operand::Key => RestrictionError::NullKeyList { column },
+            Operand::Filter => RestrictionError::NullFilterValue { column },
+        }
+    }
+
+    fn unset(self, column: &str) -> RestrictionError {
+        let column = column.to_string();
+        match self {
+            Operand::Key => RestrictionError::UnsetKeyValue { column },
+            Operand::Filter => RestrictionError::UnsetFilterValue { column },
+        }
+    }
+}
+
 /// The elements of the list bound to `IN ?` on `col`, each serialized; a null or unset list
-/// is refused with `<adjective> null|unset value for column c` (keys say "Invalid", filters
-/// "Unsupported", as Cassandra's restrictions and row filters do).
+/// is refused in the words of `operand`.
 fn bound_list(
     marker: &cql::statement::ast::BindMarker,
     col: &storage::ColumnDef,
     ctx: &EvalContext<'_>,
-    adjective: &str,
+    operand: Operand,
 ) -> CqlResult<Vec<Bytes>> {
     let list_ty = ColumnType::List {
         element: Box::new(col.ty.clone()),
@@ -146,18 +172,8 @@ fn bound_list(
     };
     let bytes = match evaluate(&Term::Bind(marker.clone()), receiver, ctx)? {
         Evaluated::Value(bytes) => bytes,
-        Evaluated::Null => {
-            return Err(CqlError::invalid(format!(
-                "{adjective} null value for column {}",
-                col.name
-            )))
-        }
-        Evaluated::Unset => {
-            return Err(CqlError::invalid(format!(
-                "{adjective} unset value for column {}",
-                col.name
-            )))
-        }
+        Evaluated::Null => return Err(operand.null(&col.name).into()),
+        Evaluated::Unset => return Err(operand.unset(&col.name).into()),
     };
     match codec::deserialize_value(&list_ty, &bytes) {
         Ok(CqlValue::List(items)) => Ok(items
@@ -169,7 +185,7 @@ fn bound_list(
             })
             .collect()),
         Ok(_) => Ok(Vec::new()),
-        Err(err) => Err(CqlError::invalid(err.to_string())),
+        Err(err) => Err(RestrictionError::MalformedValue(err).into()),
     }
 }
 
@@ -178,10 +194,11 @@ const MAX_KEY_COMPONENT: usize = 65_535;
 
 fn check_key_length(value: Bytes) -> CqlResult<Bytes> {
     if value.len() > MAX_KEY_COMPONENT {
-        return Err(CqlError::invalid(format!(
-            "Key length of {} is longer than maximum of {MAX_KEY_COMPONENT}",
-            value.len()
-        )));
+        return Err(RestrictionError::KeyTooLong {
+            length: value.len(),
+            max: MAX_KEY_COMPONENT,
+        }
+        .into());
     }
     Ok(value)
 }
@@ -230,7 +247,7 @@ pub(crate) fn partition_prefixes(
 /// key components.
 pub(crate) fn partition_prefix(def: &TableDef, values: &[Bytes]) -> CqlResult<Vec<u8>> {
     if values.iter().any(|value| value.is_empty()) {
-        return Err(CqlError::invalid("Key may not be empty"));
+        return Err(RestrictionError::EmptyKey.into());
     }
     let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
     let token = storage::encoding::token::token_of(&parts);

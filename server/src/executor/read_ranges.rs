@@ -10,7 +10,7 @@ use bytes::Bytes;
 use cql::types::ordering;
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, RestrictionError};
 use crate::executor::clustering::SuffixRanges;
 use crate::executor::keys;
 use crate::executor::odometer::Odometer;
@@ -43,7 +43,7 @@ impl RangeProduct {
     /// clustering ranges.
     ///
     /// # Errors
-    /// [`CqlError::Invalid`] for an empty partition-key value.
+    /// [`RestrictionError::EmptyKey`] for an empty partition-key value.
     pub(crate) fn new(
         def: &TableDef,
         mut partitions: Vec<Vec<Bytes>>,
@@ -54,7 +54,7 @@ impl RangeProduct {
     ) -> CqlResult<RangeProduct> {
         for (values, &column) in partitions.iter_mut().zip(&def.partition_key) {
             if values.iter().any(|v| v.is_empty()) {
-                return Err(CqlError::invalid("Key may not be empty"));
+                return Err(RestrictionError::EmptyKey.into());
             }
             let ty = &def.columns[column].ty;
             values.sort_by(|a, b| ordering::compare(ty, a, b));

@@ -10,7 +10,7 @@ use cql::statement::ast::{
 use cql::types::ColumnType;
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, RestrictionError};
 use crate::functions::term as function_term;
 use crate::functions::NativeFunction;
 use crate::planner::resolve_table;
@@ -415,11 +415,12 @@ impl Collector<'_> {
         match value {
             Term::Tuple(items) if items.len() != columns.len() => {
                 self.error.get_or_insert_with(|| {
-                    CqlError::invalid(format!(
-                        "Expected {} elements in value tuple, but got {}: {value}",
-                        columns.len(),
-                        items.len()
-                    ))
+                    RestrictionError::TupleArity {
+                        expected: columns.len(),
+                        got: items.len(),
+                        value: value.to_string(),
+                    }
+                    .into()
                 });
             }
             Term::Tuple(items) => {
@@ -541,16 +542,13 @@ pub(crate) fn collect(
     bind_count: usize,
     session_keyspace: Option<&str>,
 ) -> CqlResult<PartialSpecs> {
-    let table_name =
-        match statement {
-            Statement::Select(s) => &s.table,
-            Statement::Insert(s) => &s.table,
-            Statement::Update(s) => &s.table,
-            Statement::Delete(s) => &s.table,
-            _ => return Err(CqlError::invalid(
-                "Bind markers are only supported in SELECT, INSERT, UPDATE and DELETE statements",
-            )),
-        };
+    let table_name = match statement {
+        Statement::Select(s) => &s.table,
+        Statement::Insert(s) => &s.table,
+        Statement::Update(s) => &s.table,
+        Statement::Delete(s) => &s.table,
+        _ => return Err(RestrictionError::BindMarkersUnsupportedStatement.into()),
+    };
     let table = resolve_table(schema, table_name, session_keyspace)?;
     let mut c = Collector {
         def: &table.def,

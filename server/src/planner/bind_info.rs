@@ -3,7 +3,7 @@
 
 use cql::statement::ast::Statement;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, RestrictionError};
 use crate::planner::batch_bind;
 use crate::planner::bind::{self, BindInfo};
 use crate::schema::Schema;
@@ -33,11 +33,7 @@ pub fn bind_info(
     for (i, spec) in specs.into_iter().enumerate() {
         match spec {
             Some(spec) => complete.push(spec),
-            None => {
-                return Err(CqlError::invalid(format!(
-                    "Bind marker {i} is in a position this server cannot prepare yet"
-                )))
-            }
+            None => return Err(RestrictionError::UnpreparableMarker { index: i }.into()),
         }
     }
     let pk_indexes = if pk_markers.iter().all(Option::is_some) {

@@ -7,7 +7,7 @@ use std::fmt;
 use cql::statement::ast::{BindMarker, Ident, InValues, Operator, Relation, Term};
 use storage::{ClusteringOrder, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, RestrictionError};
 use crate::planner::column_index;
 use crate::planner::restrictions::{ColumnRestriction, ValueSet};
 
@@ -75,14 +75,6 @@ enum MultiTerm {
     In(InValues),
 }
 
-fn names(columns: &[Ident]) -> String {
-    columns
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// Validates a multi-column relation's columns; returns the first clustering position.
 fn multi_start(def: &TableDef, columns: &[Ident]) -> CqlResult<usize> {
     let mut positions = Vec::with_capacity(columns.len());
@@ -91,19 +83,19 @@ fn multi_start(def: &TableDef, columns: &[Ident]) -> CqlResult<usize> {
         match def.clustering_key.iter().position(|&c| c == i) {
             Some(p) => positions.push(p),
             None => {
-                return Err(CqlError::invalid(format!(
-                    "Multi-column relations can only be applied to clustering columns but was applied to: {}",
-                    column.name
-                )))
+                return Err(RestrictionError::MultiColumnOnNonClustering {
+                    column: column.name.clone(),
+                }
+                .into())
             }
         }
     }
     let start = positions.first().copied().unwrap_or(0);
     if positions.iter().enumerate().any(|(n, &p)| p != start + n) {
-        return Err(CqlError::invalid(format!(
-            "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: ({})",
-            names(columns)
-        )));
+        return Err(RestrictionError::MultiColumnOutOfOrder {
+            columns: columns.iter().map(|c| c.name.clone()).collect(),
+        }
+        .into());
     }
     Ok(start)
 }
@@ -139,16 +131,16 @@ pub(crate) fn plan(
                 continue;
             }
             if is_slice && pure_slice(&single[i]) {
-                return Err(CqlError::invalid(format!(
-                    "Column \"{}\" cannot be restricted by two inequalities not starting with the same column",
-                    column.name
-                )));
+                return Err(RestrictionError::TwoInequalities {
+                    column: column.name.clone(),
+                }
+                .into());
             }
             if single[i].is_restricted() {
-                return Err(CqlError::invalid(format!(
-                    "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
-                    column.name
-                )));
+                return Err(RestrictionError::MultiAndSingleColumn {
+                    column: column.name.clone(),
+                }
+                .into());
             }
         }
         if let Some(slot) = by_start.get_mut(start) {
@@ -195,10 +187,10 @@ pub(crate) fn plan(
             .find(|m| matches!(m.op, Operator::Eq | Operator::In))
         {
             if multis.len() > 1 {
-                return Err(CqlError::invalid(format!(
-                    "{} cannot be restricted by more than one relation if it includes an Equal",
-                    def.columns[i].name
-                )));
+                return Err(RestrictionError::EqWithOtherRelation {
+                    column: def.columns[i].name.clone(),
+                }
+                .into());
             }
             let values = match &m.value {
                 MultiTerm::One(term) => MultiValues::Tuples(vec![term.clone()]),
@@ -282,9 +274,7 @@ pub(crate) fn plan(
                 )
             });
             if allow_filtering && slice {
-                return Err(CqlError::invalid(
-                    "Multi-column slice restrictions cannot be used for filtering.",
-                ));
+                return Err(RestrictionError::MultiColumnSliceFiltering.into());
             }
             let (prev, non_eq) = preceding.unwrap_or((i, false));
             return Err(key_order_error(def, i, prev, non_eq));
@@ -310,9 +300,7 @@ pub(crate) fn plan(
                 )
             });
             if allow_filtering && slice {
-                return Err(CqlError::invalid(
-                    "Multi-column slice restrictions cannot be used for filtering.",
-                ));
+                return Err(RestrictionError::MultiColumnSliceFiltering.into());
             }
             let (prev, non_eq) = preceding.unwrap_or((i, false));
             return Err(key_order_error(def, i, prev, non_eq));
@@ -329,16 +317,12 @@ pub(crate) fn plan(
 /// Cassandra's message for clustering column `column` restricted out of key order, after
 /// `preceding` (restricted by a slice when `non_eq`, else unrestricted).
 fn key_order_error(def: &TableDef, column: usize, preceding: usize, non_eq: bool) -> CqlError {
-    let (name, prev) = (&def.columns[column].name, &def.columns[preceding].name);
-    CqlError::invalid(if non_eq {
-        format!(
-            "Clustering column \"{name}\" cannot be restricted (preceding column \"{prev}\" is restricted by a non-EQ relation)"
-        )
-    } else {
-        format!(
-            "PRIMARY KEY column \"{name}\" cannot be restricted as preceding column \"{prev}\" is not restricted"
-        )
-    })
+    RestrictionError::ClusteringKeyOrder {
+        column: def.columns[column].name.clone(),
+        preceding: def.columns[preceding].name.clone(),
+        preceding_non_eq: non_eq,
+    }
+    .into()
 }
 
 /// A multi-column equality to a tuple literal that starts after the key prefix, as one
@@ -422,24 +406,18 @@ fn multi_slice(
         match m.op {
             Operator::Gt | Operator::Gte => {
                 if slice.lower.is_some() {
-                    return Err(CqlError::invalid(format!(
-                        "More than one restriction was found for the start bound on {first}"
-                    )));
+                    return Err(RestrictionError::DuplicateStartBound { column: first }.into());
                 }
                 slice.lower = Some(bound);
             }
             Operator::Lt | Operator::Lte => {
                 if slice.upper.is_some() {
-                    return Err(CqlError::invalid(format!(
-                        "More than one restriction was found for the end bound on {first}"
-                    )));
+                    return Err(RestrictionError::DuplicateEndBound { column: first }.into());
                 }
                 slice.upper = Some(bound);
             }
             other => {
-                return Err(CqlError::invalid(format!(
-                    "Unsupported \"{other}\" relation on multiple clustering columns"
-                )))
+                return Err(RestrictionError::UnsupportedMultiColumnOperator { op: other }.into())
             }
         }
     }

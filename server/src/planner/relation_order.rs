@@ -6,7 +6,7 @@
 use cql::statement::ast::{Operator, Relation};
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, RestrictionError};
 
 /// One clustering restriction: the positions of its columns and whether it is a slice.
 struct Added {
@@ -30,10 +30,10 @@ pub(crate) fn check(def: &TableDef, relations: &[Relation], filtering: bool) -> 
         {
             if overlap.slice && new.slice && overlap.start != new.start {
                 let column = overlap.start.max(new.start);
-                return Err(CqlError::invalid(format!(
-                    "Column \"{}\" cannot be restricted by two inequalities not starting with the same column",
-                    name(def, column)
-                )));
+                return Err(RestrictionError::TwoInequalities {
+                    column: name(def, column).to_string(),
+                }
+                .into());
             }
             added.push(new);
             continue;
@@ -41,18 +41,19 @@ pub(crate) fn check(def: &TableDef, relations: &[Relation], filtering: bool) -> 
         let last = added.iter().max_by_key(|a| a.start);
         if let (false, Some(last)) = (filtering, last) {
             if last.slice && new.start > last.start {
-                return Err(CqlError::invalid(format!(
-                    "Clustering column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
-                    name(def, new.start),
-                    name(def, last.start)
-                )));
+                return Err(RestrictionError::ClusteringKeyOrder {
+                    column: name(def, new.start).to_string(),
+                    preceding: name(def, last.start).to_string(),
+                    preceding_non_eq: true,
+                }
+                .into());
             }
             if new.slice && new.start < last.start {
-                return Err(CqlError::invalid(format!(
-                    "PRIMARY KEY column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
-                    name(def, last.start),
-                    name(def, new.start)
-                )));
+                return Err(RestrictionError::SliceBeforeRestricted {
+                    column: name(def, last.start).to_string(),
+                    sliced: name(def, new.start).to_string(),
+                }
+                .into());
             }
         }
         added.push(new);

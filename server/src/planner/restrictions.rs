@@ -7,7 +7,7 @@ use cql::statement::ast::{InValues, Operator, Relation, Term};
 use cql::types::ColumnType;
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, RestrictionError};
 use crate::planner::column_index;
 
 /// The values an `=` or `IN` restriction admits.
@@ -81,9 +81,10 @@ pub(crate) fn collect(
             } => {
                 // Only a materialized view's WHERE takes IS NOT NULL
                 // (`StatementRestrictions`, before any relation is looked at).
-                return Err(CqlError::invalid(format!(
-                    "Unsupported restriction: {relation}"
-                )));
+                return Err(RestrictionError::UnsupportedRestriction {
+                    relation: relation.to_string(),
+                }
+                .into());
             }
             Relation::Single {
                 op: Operator::Neq, ..
@@ -96,11 +97,11 @@ pub(crate) fn collect(
                 op: Operator::Neq,
                 value,
             } => {
-                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                return Err(CqlError::invalid(format!(
-                    "Unsupported \"!=\" relation: token({}) != {value}",
-                    names.join(", ")
-                )));
+                return Err(RestrictionError::UnsupportedTokenNeq {
+                    columns: columns.iter().map(|c| c.name.clone()).collect(),
+                    value: value.to_string(),
+                }
+                .into());
             }
             Relation::Single { column, op, value } => {
                 let i = column_index(table, column)?;
@@ -121,10 +122,10 @@ pub(crate) fn collect(
                     return Err(conflict(&column.name, r));
                 }
                 if r.is_slice() {
-                    return Err(CqlError::invalid(format!(
-                        "{} cannot be restricted by more than one relation if it includes a IN",
-                        column.name
-                    )));
+                    return Err(RestrictionError::InWithOtherRelation {
+                        column: column.name.clone(),
+                    }
+                    .into());
                 }
                 r.eq = Some(ValueSet::In(values.clone()));
             }
@@ -151,10 +152,10 @@ pub(crate) fn collect(
             } => {
                 let i = column_index(table, column)?;
                 if let cql::types::ColumnType::Map { frozen: true, .. } = table.columns[i].ty {
-                    return Err(CqlError::invalid(format!(
-                        "Map-entry equality predicates on frozen map column {} are not supported",
-                        column.name
-                    )));
+                    return Err(RestrictionError::FrozenMapEntry {
+                        column: column.name.clone(),
+                    }
+                    .into());
                 }
                 by_column[i].elements.push((key.clone(), value.clone()));
             }
@@ -241,7 +242,10 @@ pub(crate) fn consecutive_clustering_positions(
 
 /// Cassandra 5.0 has no `!=` in WHERE clauses (`Relation.toRestriction`).
 fn unsupported_neq(relation: &Relation) -> CqlError {
-    CqlError::invalid(format!("Unsupported \"!=\" relation: {relation}"))
+    RestrictionError::UnsupportedNeq {
+        relation: relation.to_string(),
+    }
+    .into()
 }
 
 /// A non-frozen UDT cannot be restricted at all, a non-frozen collection only by CONTAINS,
@@ -250,21 +254,23 @@ fn check_whole_value(table: &TableDef, column: &storage::ColumnDef, op: Operator
     if !column.ty.is_multi_cell() || matches!(op, Operator::Contains | Operator::ContainsKey) {
         return Ok(());
     }
-    let name = &column.name;
     if let ColumnType::Udt {
         name: type_name, ..
     } = &column.ty
     {
-        return Err(CqlError::invalid(format!(
-            "Non-frozen UDT column '{name}' ({}.{}) cannot be restricted by any relation",
-            cql::types::maybe_quote(&table.keyspace),
-            cql::types::maybe_quote(type_name)
-        )));
+        return Err(RestrictionError::NonFrozenUdt {
+            column: column.name.clone(),
+            keyspace: table.keyspace.clone(),
+            type_name: type_name.clone(),
+        }
+        .into());
     }
-    Err(CqlError::invalid(format!(
-        "Collection column '{name}' ({}) cannot be restricted by a '{op}' relation",
-        column.ty
-    )))
+    Err(RestrictionError::CollectionRelation {
+        column: column.name.clone(),
+        ty: column.ty.clone(),
+        op,
+    }
+    .into())
 }
 
 /// Durations have no order: a slice on a column whose type references `duration` is refused
@@ -277,44 +283,40 @@ fn check_duration_slice(column: &storage::ColumnDef, op: Operator) -> CqlResult<
     if !slice || !column.ty.references_duration() {
         return Ok(());
     }
-    let message = match &column.ty {
-        ty if ty.is_collection() => {
-            "Slice restrictions are not supported on collections containing durations"
-        }
-        ColumnType::Tuple(_) => {
-            "Slice restrictions are not supported on tuples containing durations"
-        }
-        ColumnType::Udt { .. } => {
-            "Slice restrictions are not supported on UDTs containing durations"
-        }
-        _ => "Slice restrictions are not supported on duration columns",
+    let refused = match &column.ty {
+        ty if ty.is_collection() => RestrictionError::DurationCollectionSlice,
+        ColumnType::Tuple(_) => RestrictionError::DurationTupleSlice,
+        ColumnType::Udt { .. } => RestrictionError::DurationUdtSlice,
+        _ => RestrictionError::DurationSlice,
     };
-    Err(CqlError::invalid(message))
+    Err(refused.into())
 }
 
 /// `CONTAINS` needs a collection and `CONTAINS KEY` a map (`SingleColumnRelation`'s checks).
 fn check_contains(column: &storage::ColumnDef, op: Operator) -> CqlResult<()> {
     let refused = match op {
-        Operator::Contains if !column.ty.is_collection() => "CONTAINS on non-collection",
+        Operator::Contains if !column.ty.is_collection() => {
+            RestrictionError::ContainsOnNonCollection {
+                column: column.name.clone(),
+            }
+        }
         Operator::ContainsKey if !matches!(column.ty, ColumnType::Map { .. }) => {
-            "CONTAINS KEY on non-map"
+            RestrictionError::ContainsKeyOnNonMap {
+                column: column.name.clone(),
+            }
         }
         _ => return Ok(()),
     };
-    Err(CqlError::invalid(format!(
-        "Cannot use {refused} column {}",
-        column.name
-    )))
+    Err(refused.into())
 }
 
 fn conflict(name: &str, r: &ColumnRestriction) -> CqlError {
-    let what = match r.eq {
-        Some(ValueSet::In(_)) => "a IN",
-        _ => "an Equal",
-    };
-    CqlError::invalid(format!(
-        "{name} cannot be restricted by more than one relation if it includes {what}"
-    ))
+    let column = name.to_string();
+    match r.eq {
+        Some(ValueSet::In(_)) => RestrictionError::InWithOtherRelation { column },
+        _ => RestrictionError::EqWithOtherRelation { column },
+    }
+    .into()
 }
 
 fn add_single(r: &mut ColumnRestriction, name: &str, op: Operator, value: Term) -> CqlResult<()> {
@@ -324,9 +326,10 @@ fn add_single(r: &mut ColumnRestriction, name: &str, op: Operator, value: Term) 
                 return Err(if r.eq.is_some() {
                     conflict(name, r)
                 } else {
-                    CqlError::invalid(format!(
-                        "{name} cannot be restricted by more than one relation if it includes an Equal"
-                    ))
+                    RestrictionError::EqWithOtherRelation {
+                        column: name.to_string(),
+                    }
+                    .into()
                 });
             }
             r.eq = Some(ValueSet::Eq(value));
@@ -336,9 +339,10 @@ fn add_single(r: &mut ColumnRestriction, name: &str, op: Operator, value: Term) 
                 return Err(conflict(name, r));
             }
             if r.lower.is_some() {
-                return Err(CqlError::invalid(format!(
-                    "More than one restriction was found for the start bound on {name}"
-                )));
+                return Err(RestrictionError::DuplicateStartBound {
+                    column: name.to_string(),
+                }
+                .into());
             }
             r.lower = Some(Bound {
                 term: value,
@@ -350,9 +354,10 @@ fn add_single(r: &mut ColumnRestriction, name: &str, op: Operator, value: Term) 
                 return Err(conflict(name, r));
             }
             if r.upper.is_some() {
-                return Err(CqlError::invalid(format!(
-                    "More than one restriction was found for the end bound on {name}"
-                )));
+                return Err(RestrictionError::DuplicateEndBound {
+                    column: name.to_string(),
+                }
+                .into());
             }
             r.upper = Some(Bound {
                 term: value,

@@ -9,8 +9,7 @@ use cql::types::ColumnType;
 use storage::index::{is_string, term_type, Analyzer, ANALYZER_OPTIONS};
 use storage::{ColumnDef, ColumnKind, IndexTargetKind};
 
-use crate::describe_text::quoted_map;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, RestrictionError};
 
 /// The analysis options among `options`.
 fn analysis_options(options: &BTreeMap<String, String>) -> Vec<(&String, &String)> {
@@ -35,19 +34,22 @@ pub(crate) fn check_analysis(
         return Ok(());
     }
     if !matches!(column.kind, ColumnKind::Regular | ColumnKind::Static) {
-        return Err(CqlError::invalid(format!(
-            "Analysis options are not supported on primary key columns, but found {}",
-            quoted_map(analysis)
-        )));
+        return Err(RestrictionError::AnalysisOnKeyColumn {
+            options: analysis
+                .into_iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+        .into());
     }
     match term_type(&column.ty, target) {
         Some(ty) if is_string(ty) => {
-            Analyzer::validate(options).map_err(|e| CqlError::invalid(e.to_string()))
+            Analyzer::validate(options).map_err(|e| RestrictionError::AnalysisOption(e).into())
         }
-        ty => Err(CqlError::invalid(format!(
-            "CQL type {} cannot be analyzed.",
-            cql_name(ty, &column.ty, target)
-        ))),
+        ty => Err(RestrictionError::NotAnalyzable {
+            ty: cql_name(ty, &column.ty, target),
+        }
+        .into()),
     }
 }
 
@@ -98,10 +100,10 @@ fn supported(ty: &ColumnType) -> bool {
 /// # Errors
 /// `Unsupported type: <type>` (blob, counter, duration, non-frozen UDTs, ...).
 pub(crate) fn check_type(column: &ColumnDef, target: IndexTargetKind) -> CqlResult<()> {
-    let unsupported = |ty: &ColumnType| CqlError::invalid(format!("Unsupported type: {ty}"));
+    let unsupported = |ty: &ColumnType| RestrictionError::UnsupportedIndexType { ty: ty.clone() };
     match (term_type(&column.ty, target), &column.ty) {
         (Some(ty), _) if supported(ty) => Ok(()),
-        (Some(ty), _) => Err(unsupported(ty)),
+        (Some(ty), _) => Err(unsupported(ty).into()),
         (
             None,
             ColumnType::Map {
@@ -112,7 +114,7 @@ pub(crate) fn check_type(column: &ColumnDef, target: IndexTargetKind) -> CqlResu
         ) => {
             for part in [key.as_ref(), value.as_ref()] {
                 if !supported(part) {
-                    return Err(unsupported(part));
+                    return Err(unsupported(part).into());
                 }
             }
             Ok(())

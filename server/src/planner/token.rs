@@ -4,7 +4,7 @@
 use cql::statement::ast::{Ident, Operator, Relation, SelectExpr};
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, RestrictionError};
 use crate::planner::column_index;
 use crate::planner::restrictions::Bound;
 
@@ -28,23 +28,19 @@ fn check_columns(def: &TableDef, columns: &[Ident]) -> CqlResult<()> {
     for column in columns {
         let i = column_index(def, column)?;
         if seen.contains(&i) {
-            return Err(CqlError::invalid(
-                "The token() function contains duplicate partition key components",
-            ));
+            return Err(RestrictionError::TokenDuplicateComponents.into());
         }
         seen.push(i);
     }
     let names = key_names(def);
     if columns.len() != names.len() {
-        return Err(CqlError::invalid(
-            "The token() function must be applied to all partition key components or none of them",
-        ));
+        return Err(RestrictionError::TokenPartialKey.into());
     }
     if columns.iter().zip(&names).any(|(c, n)| c.name != *n) {
-        return Err(CqlError::invalid(format!(
-            "The token function arguments must be in the partition key order: {}",
-            names.join(", ")
-        )));
+        return Err(RestrictionError::TokenKeyOrder {
+            partition_key: names.iter().map(|n| n.to_string()).collect(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -69,34 +65,24 @@ pub(crate) fn token_range(
         match op {
             Operator::Gt | Operator::Gte => {
                 if r.lower.is_some() {
-                    return Err(CqlError::invalid(format!(
-                        "More than one restriction was found for the start bound on {what}"
-                    )));
+                    return Err(RestrictionError::DuplicateStartBound { column: what }.into());
                 }
                 r.lower = Some(bound(*op == Operator::Gte));
             }
             Operator::Lt | Operator::Lte => {
                 if r.upper.is_some() {
-                    return Err(CqlError::invalid(format!(
-                        "More than one restriction was found for the end bound on {what}"
-                    )));
+                    return Err(RestrictionError::DuplicateEndBound { column: what }.into());
                 }
                 r.upper = Some(bound(*op == Operator::Lte));
             }
             Operator::Eq => {
                 if r.lower.is_some() || r.upper.is_some() {
-                    return Err(CqlError::invalid(format!(
-                        "{what} cannot be restricted by more than one relation if it includes an Equal"
-                    )));
+                    return Err(RestrictionError::EqWithOtherRelation { column: what }.into());
                 }
                 r.lower = Some(bound(true));
                 r.upper = Some(bound(true));
             }
-            other => {
-                return Err(CqlError::invalid(format!(
-                    "Unsupported operator {other:?} on the token function"
-                )))
-            }
+            other => return Err(RestrictionError::UnsupportedTokenOperator { op: *other }.into()),
         }
     }
     Ok(range)
@@ -106,28 +92,27 @@ pub(crate) fn token_range(
 pub(crate) fn check_selector(def: &TableDef, args: &[SelectExpr]) -> CqlResult<()> {
     let names = key_names(def);
     if args.len() != names.len() {
-        return Err(CqlError::invalid(format!(
-            "Invalid number of arguments in call to function system.token: {} required but {} provided",
-            names.len(),
-            args.len()
-        )));
+        return Err(RestrictionError::TokenArgumentCount {
+            required: names.len(),
+            provided: args.len(),
+        }
+        .into());
     }
     for (position, (arg, &expected)) in args.iter().zip(&names).enumerate() {
         let SelectExpr::Column(ident) = arg else {
-            return Err(CqlError::invalid(
-                "The token function only accepts partition key columns",
-            ));
+            return Err(RestrictionError::TokenNonColumnArgument.into());
         };
         let i = column_index(def, ident)?;
         if def.columns[i].name != expected {
-            let expected_ty = def
-                .column(expected)
-                .map(|c| c.ty.to_string())
-                .unwrap_or_default();
-            return Err(CqlError::invalid(format!(
-                "Type error: {} cannot be passed as argument {position} of function system.token of type {expected_ty}",
-                ident.name
-            )));
+            return Err(RestrictionError::TokenArgumentType {
+                argument: ident.name.clone(),
+                position,
+                expected: def
+                    .column(expected)
+                    .map(|c| c.ty.to_string())
+                    .unwrap_or_default(),
+            }
+            .into());
         }
     }
     Ok(())
