@@ -4,7 +4,7 @@
 //! client warning, past the fail threshold it is refused with an Invalid error; -1 turns
 //! either off. The messages are Cassandra's.
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DdlError};
 use crate::warnings;
 
 /// A guardrail's two thresholds (`*_warn_threshold`, `*_fail_threshold`); -1 disables one.
@@ -25,20 +25,17 @@ impl Threshold {
     }
 }
 
-/// Fails past `threshold.fail`, warns past `threshold.warn`, with Cassandra's
-/// "Guardrail <name> violated: " before each message.
+/// Fails past `threshold.fail` with the guardrail's error (`fail`, given the threshold), warns
+/// past `threshold.warn` with Cassandra's "Guardrail <name> violated: " before `warn`'s message.
 fn guard(
     threshold: Threshold,
     name: &str,
     value: u64,
-    fail: impl FnOnce(i64) -> String,
+    fail: impl FnOnce(i64) -> DdlError,
     warn: impl FnOnce(i64) -> String,
 ) -> CqlResult<()> {
     if Threshold::exceeded(threshold.fail, value) {
-        let message = fail(threshold.fail);
-        return Err(CqlError::invalid(format!(
-            "Guardrail {name} violated: {message}"
-        )));
+        return Err(fail(threshold.fail).into());
     }
     if Threshold::exceeded(threshold.warn, value) {
         let message = warn(threshold.warn);
@@ -50,14 +47,16 @@ fn guard(
 /// Guards the number of partition keys an IN restriction selects on `table`.
 ///
 /// # Errors
-/// [`CqlError::Invalid`] past the fail threshold.
+/// [`DdlError::PartitionKeysInSelect`] past the fail threshold.
 pub fn partition_keys_in_select(threshold: Threshold, table: &str, keys: u64) -> CqlResult<()> {
     guard(
         threshold,
         "partition_keys_in_select",
         keys,
-        |fail| {
-            format!("Aborting query with partition keys in IN clause on table {table}, number of partition keys {keys} exceeds fail threshold of {fail}.")
+        |threshold| DdlError::PartitionKeysInSelect {
+            table: table.to_string(),
+            keys,
+            threshold,
         },
         |warn| {
             format!("Query with partition keys in IN clause on table {table}, with number of partition keys {keys} exceeds warning threshold of {warn}.")
@@ -69,14 +68,16 @@ pub fn partition_keys_in_select(threshold: Threshold, table: &str, keys: u64) ->
 /// (`"partition key"` or `"clustering key"`).
 ///
 /// # Errors
-/// [`CqlError::Invalid`] past the fail threshold.
+/// [`DdlError::InSelectCartesianProduct`] past the fail threshold.
 pub fn in_select_cartesian_product(threshold: Threshold, what: &str, size: u64) -> CqlResult<()> {
     guard(
         threshold,
         "in_select_cartesian_product",
         size,
-        |fail| {
-            format!("Aborting query because the cartesian product of the IN restrictions on {what} produces {size} values, this exceeds fail threshold of {fail}.")
+        |threshold| DdlError::InSelectCartesianProduct {
+            what: what.to_string(),
+            size,
+            threshold,
         },
         |warn| {
             format!("The cartesian product of the IN restrictions on {what} produces {size} values, this exceeds warning threshold of {warn}.")
@@ -84,57 +85,64 @@ pub fn in_select_cartesian_product(threshold: Threshold, what: &str, size: u64) 
     )
 }
 
-/// Cassandra's message for the size and count guardrails (`MaxThreshold`): `{what} ...
-/// exceeds the warning|failure threshold of {limit}.`
-fn max_threshold(
-    threshold: Threshold,
-    name: &str,
-    value: u64,
-    message: impl Fn(&str, i64) -> String,
-) -> CqlResult<()> {
-    guard(
-        threshold,
-        name,
-        value,
-        |fail| message("failure", fail),
-        |warn| message("warning", warn),
-    )
-}
-
 /// Guards the size in bytes of one value (or collection element key) written to `column`.
 ///
 /// # Errors
-/// [`CqlError::Invalid`] past the fail threshold.
+/// [`DdlError::ColumnValueSize`] past the fail threshold.
 pub fn column_value_size(threshold: Threshold, column: &str, size: u64) -> CqlResult<()> {
-    max_threshold(threshold, "column_value_size", size, |level, limit| {
-        format!(
-            "Value of column {column} has size {size}, this exceeds the {level} threshold of {limit}."
-        )
-    })
+    guard(
+        threshold,
+        "column_value_size",
+        size,
+        |threshold| DdlError::ColumnValueSize {
+            column: column.to_string(),
+            size,
+            threshold,
+        },
+        |warn| {
+            format!("Value of column {column} has size {size}, this exceeds the warning threshold of {warn}.")
+        },
+    )
 }
 
 /// Guards the size of the collection a statement writes to `column` (its cells' data size).
 ///
 /// # Errors
-/// [`CqlError::Invalid`] past the fail threshold.
+/// [`DdlError::CollectionSize`] past the fail threshold.
 pub fn collection_size(threshold: Threshold, column: &str, size: u64) -> CqlResult<()> {
-    max_threshold(threshold, "collection_size", size, |level, limit| {
-        format!(
-            "Detected collection {column} of size {size}, this exceeds the {level} threshold of {limit}."
-        )
-    })
+    guard(
+        threshold,
+        "collection_size",
+        size,
+        |threshold| DdlError::CollectionSize {
+            column: column.to_string(),
+            size,
+            threshold,
+        },
+        |warn| {
+            format!("Detected collection {column} of size {size}, this exceeds the warning threshold of {warn}.")
+        },
+    )
 }
 
 /// Guards the number of items a statement writes to the collection `column`.
 ///
 /// # Errors
-/// [`CqlError::Invalid`] past the fail threshold.
+/// [`DdlError::ItemsPerCollection`] past the fail threshold.
 pub fn items_per_collection(threshold: Threshold, column: &str, items: u64) -> CqlResult<()> {
-    max_threshold(threshold, "items_per_collection", items, |level, limit| {
-        format!(
-            "Detected collection {column} with {items} items, this exceeds the {level} threshold of {limit}."
-        )
-    })
+    guard(
+        threshold,
+        "items_per_collection",
+        items,
+        |threshold| DdlError::ItemsPerCollection {
+            column: column.to_string(),
+            items,
+            threshold,
+        },
+        |warn| {
+            format!("Detected collection {column} with {items} items, this exceeds the warning threshold of {warn}.")
+        },
+    )
 }
 
 /// Checks a partition's size as Cassandra's SSTable writer does (no client to tell: the

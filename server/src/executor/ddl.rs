@@ -15,7 +15,7 @@ use tracing::info;
 use uuid::Uuid;
 
 use crate::authz::Resource;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, DdlError, SchemaError};
 use crate::executor::index_ddl;
 use crate::executor::modify::submit;
 use crate::executor::system_guard::{
@@ -47,9 +47,10 @@ pub(crate) fn valid_name(name: &str) -> bool {
 }
 
 fn not_modifiable(keyspace: &str) -> CqlError {
-    CqlError::invalid(format!(
-        "System keyspace '{keyspace}' is not user-modifiable"
-    ))
+    DdlError::SystemKeyspaceNotModifiable {
+        keyspace: keyspace.to_string(),
+    }
+    .into()
 }
 
 /// Runs a schema statement.
@@ -100,9 +101,10 @@ pub(crate) async fn execute(
             user_types::drop_type(current, name, *if_exists, session_keyspace)?
         }
         other => {
-            return Err(CqlError::invalid(format!(
-                "This schema statement is not supported yet: {other}"
-            )))
+            return Err(DdlError::UnsupportedStatement {
+                statement: other.to_string(),
+            }
+            .into())
         }
     };
     match change {
@@ -120,9 +122,10 @@ fn alter_keyspace(current: &Catalog, stmt: &AlterKeyspace) -> CqlResult<Option<C
     }
     match current.keyspaces.get(name) {
         None if stmt.if_exists => Ok(None),
-        None => Err(CqlError::invalid(format!(
-            "Keyspace '{name}' doesn't exist"
-        ))),
+        None => Err(SchemaError::UnknownKeyspace {
+            keyspace: name.clone(),
+        }
+        .into()),
         Some(ks) => {
             let (replication, durable_writes) = keyspace_params(
                 name,
@@ -143,9 +146,10 @@ fn drop_keyspace(current: &Catalog, name: &str, if_exists: bool) -> CqlResult<Op
     guard(Drop, &Resource::Keyspace(name.to_string()))?;
     match current.keyspaces.get(name) {
         None if if_exists => Ok(None),
-        None => Err(CqlError::invalid(format!(
-            "Keyspace '{name}' doesn't exist"
-        ))),
+        None => Err(SchemaError::UnknownKeyspace {
+            keyspace: name.to_string(),
+        }
+        .into()),
         Some(_) => {
             let mut catalog = current.clone();
             catalog.keyspaces.remove(name);
@@ -179,16 +183,15 @@ fn drop_table(
         .and_then(|ks| ks.tables.get(table));
     match existing {
         None if if_exists => Ok(None),
-        None => Err(CqlError::invalid(format!(
-                "Table '{keyspace}.{table}' doesn't exist"
-            ))),
-        Some(def) if def.is_view() => Err(CqlError::invalid(
-                "Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.",
-            )),
-        // Cassandra formats the keyspace name here, not the views' names.
-        Some(def) if !current.views_of(def.id).is_empty() => Err(CqlError::invalid(format!(
-            "Cannot drop a table when materialized views still depend on it ({keyspace})"
-        ))),
+        None => Err(SchemaError::UnknownTable {
+            keyspace,
+            table: table.clone(),
+        }
+        .into()),
+        Some(def) if def.is_view() => Err(DdlError::DropTableOnView.into()),
+        Some(def) if !current.views_of(def.id).is_empty() => {
+            Err(DdlError::DropTableWithViews { keyspace }.into())
+        }
         Some(def) => {
             let mut catalog = current.clone();
             if let Some(ks) = catalog.keyspaces.get_mut(&keyspace) {
@@ -251,9 +254,11 @@ fn put_keyspace(current: &Catalog, ks: KeyspaceDef, change: SchemaChangeType) ->
 fn create_keyspace(current: &Catalog, stmt: &CreateKeyspace) -> CqlResult<Option<Change>> {
     let name = &stmt.name.name;
     if !valid_name(name) {
-        return Err(CqlError::invalid(format!(
-            "Keyspace name must not be empty, more than {NAME_LENGTH} characters long, or contain non-alphanumeric-underscore characters (got '{name}')"
-        )));
+        return Err(DdlError::InvalidKeyspaceName {
+            keyspace: name.clone(),
+            max_length: NAME_LENGTH,
+        }
+        .into());
     }
     let (replication, durable_writes) =
         keyspace_params(name, &stmt.properties, Default::default(), true)?;
@@ -286,14 +291,14 @@ fn create_table(
     let table = &stmt.name.name.name;
     guard(Create, &Resource::Keyspace(keyspace.clone()))?;
     let Some(ks) = current.keyspaces.get(&keyspace) else {
-        return Err(CqlError::invalid(format!(
-            "Keyspace '{keyspace}' doesn't exist"
-        )));
+        return Err(SchemaError::UnknownKeyspace { keyspace }.into());
     };
     if !valid_name(table) {
-        return Err(CqlError::invalid(format!(
-            "Table name must not be empty, more than {NAME_LENGTH} characters long, or contain non-alphanumeric-underscore characters (got '{table}')"
-        )));
+        return Err(DdlError::InvalidTableName {
+            table: table.clone(),
+            max_length: NAME_LENGTH,
+        }
+        .into());
     }
     let scope = TypeScope {
         keyspace: &keyspace,
@@ -353,14 +358,14 @@ fn alter_table(
         if stmt.if_exists {
             return Ok(None);
         }
-        return Err(CqlError::invalid(format!(
-            "Table '{keyspace}.{table}' doesn't exist"
-        )));
+        return Err(SchemaError::UnknownTable {
+            keyspace,
+            table: table.clone(),
+        }
+        .into());
     };
     if def.is_view() {
-        return Err(CqlError::invalid(
-            "Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead",
-        ));
+        return Err(DdlError::AlterTableOnView.into());
     }
     let has_views = !current.views_of(def.id).is_empty();
     let new_def = match &stmt.action {
@@ -398,11 +403,7 @@ fn alter_table(
         AlterTableAction::Rename { if_exists, renames } => {
             return crate::executor::rename::rename_columns(current, def, renames, *if_exists)
         }
-        AlterTableAction::AlterType { .. } => {
-            return Err(CqlError::invalid(
-                "Altering column types is no longer supported",
-            ))
-        }
+        AlterTableAction::AlterType { .. } => return Err(DdlError::AlterColumnType.into()),
     };
     let mut change = put_table(current, new_def, SchemaChangeType::Updated);
     if has_views {
@@ -425,10 +426,11 @@ fn dropped_columns(
         match def.column(&ident.name) {
             None if if_exists => {}
             None => {
-                return Err(CqlError::invalid(format!(
-                    "Column {} was not found in table '{}'",
-                    ident.name, def.name
-                )))
+                return Err(DdlError::DropColumnNotFound {
+                    column: ident.name.clone(),
+                    table: def.name.clone(),
+                }
+                .into())
             }
             Some(col)
                 if matches!(
@@ -436,16 +438,17 @@ fn dropped_columns(
                     storage::ColumnKind::PartitionKey | storage::ColumnKind::Clustering
                 ) =>
             {
-                return Err(CqlError::invalid(format!(
-                    "Cannot drop PRIMARY KEY column {}",
-                    ident.name
-                )))
+                return Err(DdlError::DropPrimaryKeyColumn {
+                    column: ident.name.clone(),
+                }
+                .into())
             }
             Some(_) if has_views => {
-                return Err(CqlError::invalid(format!(
-                    "Cannot drop column {} on base table {} with materialized views",
-                    ident.name, def.name
-                )))
+                return Err(DdlError::DropColumnWithViews {
+                    column: ident.name.clone(),
+                    table: def.name.clone(),
+                }
+                .into())
             }
             Some(col) => {
                 index_ddl::check_no_dependent_indexes(def, col)?;
@@ -473,9 +476,7 @@ pub(crate) async fn truncate(
         return Err(not_modifiable(&table.def.keyspace));
     }
     if table.def.is_view() {
-        return Err(CqlError::invalid(
-            "Cannot TRUNCATE materialized view directly; must truncate base table instead",
-        ));
+        return Err(DdlError::TruncateView.into());
     }
     // A base table's views are truncated with it, in the same transaction.
     let mut catalog = vec![CatalogOp::TruncateTable { id: table.def.id }];

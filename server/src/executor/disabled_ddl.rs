@@ -8,12 +8,8 @@ use cql::frame::response::ResultBody;
 use cql::statement::ast::DisabledDdl;
 use storage::Catalog;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DdlError, SchemaError};
 use crate::planner::keyspace_of;
-
-/// `UDFunction.assertUdfsEnabled`'s message on a node with UDFs disabled.
-pub(crate) const UDFS_DISABLED: &str =
-    "User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable";
 
 /// Refuses (or, for a drop with `IF EXISTS`, accepts as a no-op) `statement`.
 ///
@@ -26,7 +22,7 @@ pub(crate) fn execute(
     session_keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
     match statement {
-        DisabledDdl::CreateFunction { .. } => Err(CqlError::invalid(UDFS_DISABLED)),
+        DisabledDdl::CreateFunction { .. } => Err(DdlError::UdfsDisabled.into()),
         DisabledDdl::DropFunction {
             name,
             aggregate,
@@ -37,30 +33,40 @@ pub(crate) fn execute(
             if *if_exists {
                 return Ok(ResultBody::Void);
             }
-            let mut shown = format!("{keyspace}.{}", name.name.name);
-            if let Some(args) = args {
-                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
-                shown = format!("{shown}({})", args.join(", "));
+            let function = name.name.name.clone();
+            let args = args
+                .as_ref()
+                .map(|args| args.iter().map(ToString::to_string).collect());
+            Err(if *aggregate {
+                DdlError::AggregateNotFound {
+                    keyspace,
+                    function,
+                    args,
+                }
+            } else {
+                DdlError::FunctionNotFound {
+                    keyspace,
+                    function,
+                    args,
+                }
             }
-            let what = if *aggregate { "Aggregate" } else { "Function" };
-            Err(CqlError::invalid(format!("{what} '{shown}' doesn't exist")))
+            .into())
         }
         DisabledDdl::CreateTrigger { table, class, .. } => {
             let keyspace = keyspace_of(table, session_keyspace)?;
             let Some(ks) = catalog.keyspaces.get(&keyspace) else {
-                return Err(CqlError::invalid(format!(
-                    "Keyspace '{keyspace}' doesn't exist"
-                )));
+                return Err(SchemaError::UnknownKeyspace { keyspace }.into());
             };
             if !ks.tables.contains_key(&table.name.name) {
-                return Err(CqlError::invalid(format!(
-                    "Table '{}' doesn't exist",
-                    table.name.name
-                )));
+                return Err(DdlError::TriggerTableNotFound {
+                    table: table.name.name.clone(),
+                }
+                .into());
             }
-            Err(CqlError::invalid(format!(
-                "Trigger class '{class}' couldn't be loaded"
-            )))
+            Err(DdlError::TriggerClassNotLoaded {
+                class: class.clone(),
+            }
+            .into())
         }
         DisabledDdl::DropTrigger {
             name,
@@ -71,10 +77,12 @@ pub(crate) fn execute(
             if *if_exists {
                 return Ok(ResultBody::Void);
             }
-            Err(CqlError::invalid(format!(
-                "Trigger '{}' on '{keyspace}.{}' doesn't exist",
-                name.name, table.name.name
-            )))
+            Err(DdlError::TriggerNotFound {
+                trigger: name.name.clone(),
+                keyspace,
+                table: table.name.name.clone(),
+            }
+            .into())
         }
     }
 }

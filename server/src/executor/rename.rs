@@ -9,7 +9,7 @@ use cql::frame::response::SchemaChangeType;
 use cql::statement::ast::{Ident, Statement};
 use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DdlError};
 use crate::executor::ddl::{put_table, Change};
 use crate::executor::view_where::{for_each_column, where_text};
 
@@ -23,43 +23,47 @@ pub(crate) fn rename_columns(
     let mut table = (**def).clone();
     let mut done: Vec<(String, String)> = Vec::new();
     for (old, new) in renames {
-        let qualified = format!(
-            "{}.{}",
-            cql::types::maybe_quote(&def.keyspace),
-            cql::types::maybe_quote(&def.name)
-        );
         let Some(column) = table.column(&old.name).cloned() else {
             if if_exists {
                 continue;
             }
-            return Err(CqlError::invalid(format!(
-                "Column {old} was not found in table {qualified}"
-            )));
+            return Err(DdlError::RenameColumnNotFound {
+                column: old.to_string(),
+                keyspace: def.keyspace.clone(),
+                table: def.name.clone(),
+            }
+            .into());
         };
         if !matches!(
             column.kind,
             ColumnKind::PartitionKey | ColumnKind::Clustering
         ) {
-            return Err(CqlError::invalid(format!(
-                "Cannot rename non PRIMARY KEY column {old}"
-            )));
+            return Err(DdlError::RenameNonPrimaryKey {
+                column: old.to_string(),
+            }
+            .into());
         }
         if table.column(&new.name).is_some() {
-            return Err(CqlError::invalid(format!(
-                "Cannot rename column {old} to {new} in table '{qualified}'; another column with that name already exists"
-            )));
+            return Err(DdlError::RenameTargetExists {
+                column: old.to_string(),
+                new_name: new.to_string(),
+                keyspace: def.keyspace.clone(),
+                table: def.name.clone(),
+            }
+            .into());
         }
-        let dependent: Vec<&str> = table
+        let dependent: Vec<String> = table
             .indexes
             .iter()
             .filter(|i| i.column == column.id)
-            .map(|i| i.name.as_str())
+            .map(|i| i.name.clone())
             .collect();
         if !dependent.is_empty() {
-            return Err(CqlError::invalid(format!(
-                "Cannot rename column {old} because it has dependent secondary indexes ({})",
-                dependent.join(", ")
-            )));
+            return Err(DdlError::RenameIndexedColumn {
+                column: old.to_string(),
+                indexes: dependent,
+            }
+            .into());
         }
         if let Some(c) = table.columns.iter_mut().find(|c| c.id == column.id) {
             c.name = new.name.clone();

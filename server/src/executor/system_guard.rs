@@ -5,7 +5,7 @@
 //! and the virtual ones are refused by the statement itself (`AlterSchemaStatement`).
 
 use crate::authz::Resource;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, DdlError};
 use crate::system::definitions::VIRTUAL_KEYSPACES;
 
 /// The permission a schema statement needs on its resource.
@@ -57,9 +57,10 @@ pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlRes
         }
     }
     if virtual_keyspace {
-        return Err(CqlError::invalid(format!(
-            "Virtual keyspace '{keyspace}' is not user-modifiable"
-        )));
+        return Err(DdlError::VirtualKeyspaceNotModifiable {
+            keyspace: keyspace.to_string(),
+        }
+        .into());
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, OptionsError};
 
 /// Where Cassandra's compressors live: a bare class name is qualified with it.
 const PACKAGE: &str = "org.apache.cassandra.io.compress.";
@@ -20,10 +20,6 @@ fn supported_options(class: &str) -> &'static [&'static str] {
     }
 }
 
-fn config(message: String) -> CqlError {
-    CqlError::Config(message)
-}
-
 /// The stored form of `WITH compression = {raw}`, or Cassandra's ConfigurationException.
 pub(crate) fn compression_map(
     raw: BTreeMap<String, String>,
@@ -37,16 +33,12 @@ pub(crate) fn compression_map(
         && !options.contains_key("class")
         && !options.contains_key("sstable_compression")
     {
-        return Err(config(
-            "Missing sub-option 'class' for the 'compression' option.".into(),
-        ));
+        return Err(OptionsError::MissingCompressionClass.into());
     }
     let class = if enabled {
         remove_class(&mut options)?
     } else if !options.is_empty() {
-        return Err(config(
-            "If the 'enabled' option is set to false no other options must be specified".into(),
-        ));
+        return Err(OptionsError::OptionsWhileDisabled.into());
     } else {
         None
     };
@@ -58,9 +50,7 @@ pub(crate) fn compression_map(
     if min_ratio > 0.0 && chunk_bytes / min_ratio > chunk_bytes {
         let max_compressed = (chunk_bytes / min_ratio).ceil();
         if max_compressed < f64::from(i32::MAX) {
-            return Err(config(
-                "min_compress_ratio can either be 0 or greater than or equal to 1".into(),
-            ));
+            return Err(OptionsError::MinCompressRatioBelowOne.into());
         }
     }
     let Some(class) = class.filter(|c| !c.is_empty()) else {
@@ -73,7 +63,10 @@ pub(crate) fn compression_map(
     };
     let supported = supported_options(&class);
     if let Some(unknown) = options.keys().find(|k| !supported.contains(&k.as_str())) {
-        return Err(config(format!("Unknown compression options {unknown}")));
+        return Err(OptionsError::UnknownCompressionOption {
+            option: unknown.clone(),
+        }
+        .into());
     }
     options.insert("class".into(), class);
     options.insert("chunk_length_in_kb".into(), chunk_kib.to_string());
@@ -84,27 +77,22 @@ pub(crate) fn compression_map(
 }
 
 /// `class`, or the old `sstable_compression`; never both; `class` never empty.
-fn remove_class(options: &mut BTreeMap<String, String>) -> CqlResult<Option<String>> {
+fn remove_class(options: &mut BTreeMap<String, String>) -> Result<Option<String>, OptionsError> {
     match options.remove("class") {
-        Some(_) if options.contains_key("sstable_compression") => Err(config(
-            "The 'sstable_compression' option must not be used if the compression algorithm is already specified by the 'class' option".into(),
-        )),
-        Some(class) if class.is_empty() => Err(config(
-            "The 'class' option must not be empty. To disable compression use 'enabled' : false"
-                .into(),
-        )),
+        Some(_) if options.contains_key("sstable_compression") => {
+            Err(OptionsError::ClassAndSstableCompression)
+        }
+        Some(class) if class.is_empty() => Err(OptionsError::EmptyCompressionClass),
         Some(class) => Ok(Some(class)),
         None => Ok(options.remove("sstable_compression")),
     }
 }
 
 /// `chunk_length_in_kb` (or the old `chunk_length_kb`, never both): positive, a power of 2.
-fn remove_chunk_length(options: &mut BTreeMap<String, String>) -> CqlResult<i64> {
+fn remove_chunk_length(options: &mut BTreeMap<String, String>) -> Result<i64, OptionsError> {
     let text = match options.remove("chunk_length_in_kb") {
         Some(_) if options.contains_key("chunk_length_kb") => {
-            return Err(config(
-                "The 'chunk_length_kb' option must not be used if the chunk length is already specified by the 'chunk_length_in_kb' option".into(),
-            ))
+            return Err(OptionsError::ChunkLengthBothNames)
         }
         Some(text) => text,
         None => match options.remove("chunk_length_kb") {
@@ -112,33 +100,33 @@ fn remove_chunk_length(options: &mut BTreeMap<String, String>) -> CqlResult<i64>
             None => return Ok(DEFAULT_CHUNK_KIB),
         },
     };
-    let kib: i64 = text
-        .parse()
-        .map_err(|_| config(format!("Invalid value for chunk_length_in_kb: {text}")))?;
+    let kib: i64 = text.parse().map_err(|_| OptionsError::InvalidChunkLength {
+        value: text.clone(),
+    })?;
     if kib <= 0 {
-        return Err(config("Invalid negative or null chunk_length_in_kb".into()));
+        return Err(OptionsError::NonPositiveChunkLength);
     }
     if kib > i64::from(i32::MAX) / 1024 {
-        return Err(config(format!(
-            "Value of chunk_length_in_kb is too large ({kib})"
-        )));
+        return Err(OptionsError::ChunkLengthTooLarge { kib });
     }
     if kib & (kib - 1) != 0 {
-        return Err(config("chunk_length_in_kb must be a power of 2".into()));
+        return Err(OptionsError::ChunkLengthNotPowerOfTwo);
     }
     Ok(kib)
 }
 
 /// `min_compress_ratio`: 0 (not stored) unless given; never negative.
-fn remove_min_compress_ratio(options: &mut BTreeMap<String, String>) -> CqlResult<f64> {
+fn remove_min_compress_ratio(options: &mut BTreeMap<String, String>) -> Result<f64, OptionsError> {
     let Some(text) = options.remove("min_compress_ratio") else {
         return Ok(0.0);
     };
     let ratio: f64 = text
         .parse()
-        .map_err(|_| config(format!("Invalid value for min_compress_ratio: {text}")))?;
+        .map_err(|_| OptionsError::InvalidMinCompressRatio {
+            value: text.clone(),
+        })?;
     if ratio < 0.0 {
-        return Err(config("Invalid negative min_compress_ratio".into()));
+        return Err(OptionsError::NegativeMinCompressRatio);
     }
     Ok(ratio)
 }
@@ -160,7 +148,7 @@ mod tests {
 
     fn refused(entries: &[(&str, &str)]) -> String {
         match compression_map(map(entries)) {
-            Err(CqlError::Config(message)) => message,
+            Err(err) if err.error_body().code == 0x2300 => err.to_string(),
             other => panic!("{entries:?}: {other:?}"),
         }
     }

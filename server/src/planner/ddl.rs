@@ -8,7 +8,7 @@ use cql::types::ColumnType;
 use storage::{ClusteringOrder, ColumnDef, ColumnId, ColumnKind, TableDef, TableParams};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DdlError};
 use crate::planner::options::table_params;
 use crate::planner::types::{
     non_frozen_udt_with_non_frozen_collection, resolve_type, TypeScope, UserTypes,
@@ -56,10 +56,11 @@ pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> C
     let mut inline_pk: Vec<&Ident> = Vec::new();
     for col in &stmt.columns {
         if types.contains_key(&col.name.name) {
-            return Err(CqlError::invalid(format!(
-                "Duplicate column '{}' declaration for table '{}'",
-                col.name.name, table
-            )));
+            return Err(DdlError::DuplicateColumn {
+                column: col.name.name.clone(),
+                table: table.to_string(),
+            }
+            .into());
         }
         let ty = resolve_type(&col.ty, scope, true)?;
         types.insert(col.name.name.clone(), (ty, col.is_static));
@@ -71,9 +72,7 @@ pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> C
         .values()
         .any(|(ty, _)| non_frozen_udt_with_non_frozen_collection(ty))
     {
-        return Err(CqlError::invalid(
-            "Non-frozen UDTs with nested non-frozen collections are not supported",
-        ));
+        return Err(DdlError::NestedNonFrozenCollection.into());
     }
     let (partition, clustering) = primary_key(stmt, &inline_pk, table)?;
     validate_key_columns(&partition, &clustering, &types, table)?;
@@ -106,9 +105,7 @@ pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> C
     }
     let has_statics = stmt.columns.iter().any(|c| c.is_static);
     if clustering.is_empty() && has_statics {
-        return Err(CqlError::invalid(
-            "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
-        ));
+        return Err(DdlError::StaticWithoutClustering.into());
     }
     let has_counters = types.values().any(|(ty, _)| ty.is_counter());
     for (name, (ty, is_static)) in &types {
@@ -116,9 +113,7 @@ pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> C
             continue;
         }
         if has_counters && !ty.is_counter() {
-            return Err(CqlError::invalid(
-                "Cannot mix counter and non counter columns in the same table",
-            ));
+            return Err(DdlError::MixedCounterColumns.into());
         }
         columns.push(NewColumn {
             name: name.clone(),
@@ -134,9 +129,7 @@ pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> C
     }
     let params = table_params(&stmt.properties, TableParams::default())?;
     if has_counters && params.default_time_to_live > 0 {
-        return Err(CqlError::invalid(
-            "Cannot set default_time_to_live on a table with counters",
-        ));
+        return Err(DdlError::CounterTableTtl.into());
     }
     Ok(build_table_def(keyspace, table, id, columns, params))
 }
@@ -148,17 +141,19 @@ fn primary_key<'a>(
 ) -> CqlResult<(Vec<&'a Ident>, Vec<&'a Ident>)> {
     let has_clause = !stmt.partition_key.is_empty();
     if inline_pk.len() + usize::from(has_clause) > 1 {
-        return Err(CqlError::invalid(format!(
-            "Multiple PRIMARY KEY specified for table '{table}' (exactly one required)"
-        )));
+        return Err(DdlError::MultiplePrimaryKeys {
+            table: table.to_string(),
+        }
+        .into());
     }
     if let Some(column) = inline_pk.first() {
         return Ok((vec![*column], Vec::new()));
     }
     if !has_clause {
-        return Err(CqlError::invalid(format!(
-            "No PRIMARY KEY specifed for table '{table}' (exactly one required)"
-        )));
+        return Err(DdlError::NoPrimaryKey {
+            table: table.to_string(),
+        }
+        .into());
     }
     Ok((
         stmt.partition_key.iter().collect(),
@@ -175,45 +170,43 @@ fn validate_key_columns(
     let mut seen = HashSet::new();
     for ident in partition.iter().chain(clustering.iter()) {
         let Some((ty, is_static)) = types.get(&ident.name) else {
-            return Err(CqlError::invalid(format!(
-                "Unknown column '{}' referenced in PRIMARY KEY for table '{}'",
-                ident.name, table
-            )));
+            return Err(DdlError::UnknownKeyColumn {
+                column: ident.name.clone(),
+                table: table.to_string(),
+            }
+            .into());
         };
         if !seen.insert(ident.name.as_str()) {
-            return Err(CqlError::invalid(format!(
-                "Duplicate column '{}' in PRIMARY KEY clause for table '{}'",
-                ident.name, table
-            )));
+            return Err(DdlError::DuplicateKeyColumn {
+                column: ident.name.clone(),
+                table: table.to_string(),
+            }
+            .into());
         }
         if ty.is_multi_cell() {
-            let what = if ty.is_collection() {
-                "collection"
-            } else {
-                "user-defined"
-            };
-            return Err(CqlError::invalid(format!(
-                "Invalid non-frozen {what} type {ty} for PRIMARY KEY column '{}'",
-                ident.name
-            )));
+            return Err(DdlError::NonFrozenKeyColumn {
+                column: ident.name.clone(),
+                ty: Box::new(ty.clone()),
+            }
+            .into());
         }
         if ty.is_counter() {
-            return Err(CqlError::invalid(format!(
-                "counter type is not supported for PRIMARY KEY column '{}'",
-                ident.name
-            )));
+            return Err(DdlError::CounterKeyColumn {
+                column: ident.name.clone(),
+            }
+            .into());
         }
         if ty.references_duration() {
-            return Err(CqlError::invalid(format!(
-                "duration type is not supported for PRIMARY KEY column '{}'",
-                ident.name
-            )));
+            return Err(DdlError::DurationKeyColumn {
+                column: ident.name.clone(),
+            }
+            .into());
         }
         if *is_static {
-            return Err(CqlError::invalid(format!(
-                "Static column '{}' cannot be part of the PRIMARY KEY",
-                ident.name
-            )));
+            return Err(DdlError::StaticKeyColumn {
+                column: ident.name.clone(),
+            }
+            .into());
         }
     }
     Ok(())
@@ -221,9 +214,7 @@ fn validate_key_columns(
 
 fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec<ClusteringOrder>> {
     if stmt.clustering_order.len() > clustering.len() {
-        return Err(CqlError::invalid(
-            "Only clustering columns can be defined in CLUSTERING ORDER directive",
-        ));
+        return Err(DdlError::ClusteringOrderNotClustering.into());
     }
     for (n, (ident, _)) in stmt.clustering_order.iter().enumerate() {
         let expected = clustering[n];
@@ -233,18 +224,19 @@ fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec
                 .iter()
                 .any(|(i, _)| i.name == expected.name);
             if !clustering.iter().any(|c| c.name == ident.name) {
-                return Err(CqlError::invalid(
-                    "Only clustering columns can be defined in CLUSTERING ORDER directive",
-                ));
+                return Err(DdlError::ClusteringOrderNotClustering.into());
             }
-            return Err(CqlError::invalid(if listed {
-                format!(
-                    "The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns ({} must appear before {})",
-                    expected.name, ident.name
-                )
+            return Err(if listed {
+                DdlError::ClusteringOrderMismatch {
+                    expected: expected.name.clone(),
+                    found: ident.name.clone(),
+                }
             } else {
-                format!("Missing CLUSTERING ORDER for column {}", expected.name)
-            }));
+                DdlError::MissingClusteringOrder {
+                    column: expected.name.clone(),
+                }
+            }
+            .into());
         }
     }
     Ok(clustering
@@ -273,10 +265,10 @@ pub fn added_columns(
             if if_not_exists {
                 continue;
             }
-            return Err(CqlError::invalid(format!(
-                "Column with name '{}' already exists",
-                col.name.name
-            )));
+            return Err(DdlError::ColumnExists {
+                column: col.name.name.clone(),
+            }
+            .into());
         }
         let scope = TypeScope {
             keyspace: &table.keyspace,
@@ -284,30 +276,26 @@ pub fn added_columns(
         };
         let ty = resolve_type(&col.ty, scope, true)?;
         if col.is_static && table.clustering_key.is_empty() {
-            return Err(CqlError::invalid(
-                "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
-            ));
+            return Err(DdlError::StaticWithoutClustering.into());
         }
         if non_frozen_udt_with_non_frozen_collection(&ty) {
-            return Err(CqlError::invalid(format!(
-                "Non-frozen UDTs with nested non-frozen collections are not supported for column {}",
-                col.name.name
-            )));
+            return Err(DdlError::NestedNonFrozenCollectionColumn {
+                column: col.name.name.clone(),
+            }
+            .into());
         }
         crate::planner::dropped_columns::check_readded(table, &col.name.name, &ty, col.is_static)?;
         let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());
         if is_counter_table != ty.is_counter()
             && table.regular_and_static_columns().next().is_some()
         {
-            return Err(CqlError::invalid(if ty.is_counter() {
-                "Cannot add a counter column (".to_string()
-                    + &col.name.name
-                    + ") in a non counter column family"
+            let column = col.name.name.clone();
+            return Err(if ty.is_counter() {
+                DdlError::CounterInNonCounterTable { column }
             } else {
-                "Cannot add a non counter column (".to_string()
-                    + &col.name.name
-                    + ") in a counter column family"
-            }));
+                DdlError::NonCounterInCounterTable { column }
+            }
+            .into());
         }
         added.push(NewColumn {
             name: col.name.name.clone(),

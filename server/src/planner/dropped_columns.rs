@@ -5,7 +5,7 @@
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DdlError};
 
 /// Refuses re-adding `name` as `ty` (static when `is_static`) where Cassandra does, with its
 /// messages; a column never dropped is always fine.
@@ -19,24 +19,27 @@ pub(crate) fn check_readded(
         return Ok(());
     };
     if !serialization_compatible(ty, &dropped.ty) {
-        return Err(CqlError::invalid(format!(
-            "Cannot re-add previously dropped column '{name}' of type {ty}, incompatible with previous type {}",
-            dropped.ty
-        )));
+        return Err(DdlError::ReaddedIncompatibleType {
+            column: name.to_string(),
+            ty: Box::new(ty.clone()),
+            previous: Box::new(dropped.ty.clone()),
+        }
+        .into());
     }
     let was_static = dropped.kind == ColumnKind::Static;
     if was_static != is_static {
-        let kind = |s: bool| if s { "STATIC" } else { "REGULAR" };
-        return Err(CqlError::invalid(format!(
-            "Cannot re-add previously dropped column '{name}' of kind {}, incompatible with previous kind {}",
-            kind(is_static),
-            kind(was_static)
-        )));
+        return Err(DdlError::ReaddedIncompatibleKind {
+            column: name.to_string(),
+            is_static,
+            was_static,
+        }
+        .into());
     }
     if table.columns.iter().any(|c| c.ty.is_counter()) {
-        return Err(CqlError::invalid(format!(
-            "Cannot re-add previously dropped counter column {name}"
-        )));
+        return Err(DdlError::ReaddedCounter {
+            column: name.to_string(),
+        }
+        .into());
     }
     Ok(())
 }

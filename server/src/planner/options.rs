@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use cql::statement::ast::{Literal, Property, PropertyValue};
 use storage::TableParams;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, OptionsError};
 
 /// The only datacenter of this single-node cluster (`system.local.data_center`).
 pub const DATACENTER: &str = "datacenter1";
@@ -103,9 +103,7 @@ pub fn keyspace_params(
         }
     }
     if !saw_replication {
-        return Err(CqlError::Config(
-            "Missing mandatory option 'replication'".into(),
-        ));
+        return Err(OptionsError::MissingReplication.into());
     }
     Ok((replication, durable_writes))
 }
@@ -123,9 +121,7 @@ fn replication_map(
     previous: &BTreeMap<String, String>,
 ) -> CqlResult<BTreeMap<String, String>> {
     let Some(class) = raw.get("class") else {
-        return Err(CqlError::Config(
-            "Missing replication strategy class".into(),
-        ));
+        return Err(OptionsError::MissingReplicationClass.into());
     };
     let class = qualify(class, STRATEGY_PACKAGE);
     let mut options: BTreeMap<String, String> =
@@ -147,15 +143,9 @@ fn replication_map(
             network_topology(keyspace, options, previous)?
         }
         "LocalStrategy" | "EverywhereStrategy" => {
-            return Err(CqlError::Config(format!(
-                "Unable to use given strategy class: {class} is reserved for internal use."
-            )))
+            return Err(OptionsError::ReservedStrategy { class }.into())
         }
-        _ => {
-            return Err(CqlError::Config(format!(
-                "Unable to find replication strategy class '{class}'"
-            )))
-        }
+        _ => return Err(OptionsError::UnknownStrategy { class }.into()),
     };
     map.insert("class".to_string(), class);
     Ok(map)
@@ -169,9 +159,12 @@ fn simple_strategy(
     let mut map = BTreeMap::new();
     for (key, rf) in options {
         if key != "replication_factor" {
-            return Err(CqlError::Config(format!(
-                "Unrecognized strategy option {{{key}}} passed to SimpleStrategy for keyspace {keyspace}"
-            )));
+            return Err(OptionsError::UnrecognizedStrategyOption {
+                option: key,
+                strategy: "SimpleStrategy",
+                keyspace: keyspace.to_string(),
+            }
+            .into());
         }
         validate_rf(&rf)?;
         map.insert(key, rf.trim().to_string());
@@ -198,9 +191,12 @@ fn network_topology(
     for (dc, value) in options {
         validate_rf(&value)?;
         if dc != DATACENTER {
-            return Err(CqlError::Config(format!(
-                "Unrecognized strategy option {{{dc}}} passed to NetworkTopologyStrategy for keyspace {keyspace}"
-            )));
+            return Err(OptionsError::UnrecognizedStrategyOption {
+                option: dc,
+                strategy: "NetworkTopologyStrategy",
+                keyspace: keyspace.to_string(),
+            }
+            .into());
         }
         map.insert(dc, value.trim().to_string());
     }
@@ -222,9 +218,10 @@ fn validate_rf(rf: &str) -> CqlResult<()> {
     if ok {
         Ok(())
     } else {
-        Err(CqlError::Config(format!(
-            "Replication factor must be non-negative; found {rf}"
-        )))
+        Err(OptionsError::NegativeReplicationFactor {
+            factor: rf.to_string(),
+        }
+        .into())
     }
 }
 
@@ -238,9 +235,7 @@ pub fn table_params(properties: &[Property], mut params: TableParams) -> CqlResu
             "default_time_to_live" => {
                 let ttl: i64 = parse_num(v, &name)?;
                 if !(0..=630_720_000).contains(&ttl) {
-                    return Err(CqlError::Config(format!(
-                        "default_time_to_live must be greater than or equal to 0 and less than or equal to 630720000 (got {ttl})"
-                    )));
+                    return Err(OptionsError::DefaultTtlOutOfRange { ttl }.into());
                 }
                 params.default_time_to_live = ttl as i32;
             }
@@ -280,9 +275,7 @@ pub fn table_params(properties: &[Property], mut params: TableParams) -> CqlResu
 
 fn compaction_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, String>> {
     let Some(class) = raw.get("class") else {
-        return Err(CqlError::Config(
-            "Missing sub-option 'class' for the 'compaction' option.".into(),
-        ));
+        return Err(OptionsError::MissingCompactionClass.into());
     };
     let class = qualify(class, COMPACTION_PACKAGE);
     let mut map = raw.clone();
@@ -345,8 +338,10 @@ mod tests {
         assert_eq!(nts("datacenter1").unwrap().0["datacenter1"], "1");
         assert_eq!(nts("replication_factor").unwrap().0["datacenter1"], "1");
         let err = nts("nowhere").unwrap_err();
-        assert!(
-            matches!(err, CqlError::Config(ref m) if m == "Unrecognized strategy option {nowhere} passed to NetworkTopologyStrategy for keyspace ks")
+        assert_eq!(err.error_body().code, 0x2300);
+        assert_eq!(
+            err.to_string(),
+            "Unrecognized strategy option {nowhere} passed to NetworkTopologyStrategy for keyspace ks"
         );
         assert!(nts("Replication_factor").is_err());
     }

@@ -8,7 +8,7 @@ use cql::statement::ast::CqlType;
 use cql::types::ColumnType;
 use storage::UserTypeDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DdlError};
 
 /// The user types of a keyspace, by name.
 pub type UserTypes = BTreeMap<String, Arc<UserTypeDef>>;
@@ -38,9 +38,7 @@ fn resolve(
         CqlType::Native(native) => Ok(native.clone()),
         CqlType::Frozen(inner) => {
             if matches!(**inner, CqlType::Native(_) | CqlType::Custom(_)) {
-                return Err(CqlError::invalid(
-                    "frozen<> is only allowed on collections, tuples, and user-defined types",
-                ));
+                return Err(DdlError::FrozenNonCollection.into());
             }
             check_durations(inner, || format!("frozen<{inner}>"))?;
             Ok(resolve(inner, scope, top_level, true)?.frozen())
@@ -74,32 +72,30 @@ fn resolve(
         CqlType::Udt(name) => {
             let ks = name.keyspace.as_ref().map_or(keyspace, |k| k.name.as_str());
             if ks != keyspace {
-                return Err(CqlError::invalid(format!(
-                    "Statement on keyspace {keyspace} cannot refer to a user type in keyspace {ks}; user types can only be used in the keyspace they are defined in"
-                )));
+                return Err(DdlError::ForeignUserType {
+                    keyspace: keyspace.to_string(),
+                    type_keyspace: ks.to_string(),
+                }
+                .into());
             }
             let Some(def) = scope.types.get(&name.name.name) else {
-                return Err(CqlError::invalid(format!(
-                    "Unknown type {}.{}",
-                    ks, name.name.name
-                )));
+                return Err(DdlError::UnknownType {
+                    keyspace: ks.to_string(),
+                    name: name.name.name.clone(),
+                }
+                .into());
             };
             if !top_level && !frozen {
-                return Err(CqlError::invalid(format!(
-                    "Non-frozen UDTs are not allowed inside collections: {ty}"
-                )));
+                return Err(DdlError::NonFrozenUdtInCollection { ty: ty.to_string() }.into());
             }
             Ok(def.column_type(frozen))
         }
         CqlType::Vector(element, dimension) => {
-            let dimension = u32::try_from(*dimension)
-                .ok()
-                .filter(|d| *d > 0)
-                .ok_or_else(|| {
-                    CqlError::invalid(format!(
-                        "vectors may only have positive dimensions; given {dimension}"
-                    ))
-                })?;
+            let dimension = u32::try_from(*dimension).ok().filter(|d| *d > 0).ok_or(
+                DdlError::NonPositiveVectorDimension {
+                    dimension: *dimension,
+                },
+            )?;
             // `VectorType.getInstance` freezes its element type.
             let element = Box::new(resolve(element, scope, false, true)?.frozen());
             Ok(ColumnType::Vector { element, dimension })
@@ -119,20 +115,17 @@ fn check_durations(ty: &CqlType, shown: impl FnOnce() -> String) -> CqlResult<()
         _ => false,
     };
     if counter {
-        return Err(CqlError::invalid(format!(
-            "Counters are not allowed inside collections: {}",
-            shown()
-        )));
+        return Err(DdlError::CounterInCollection { ty: shown() }.into());
     }
-    let what = match ty {
-        CqlType::Set(element) if is_duration(element) => "inside sets",
-        CqlType::Map(key, _) if is_duration(key) => "as map keys",
-        _ => return Ok(()),
-    };
-    Err(CqlError::invalid(format!(
-        "Durations are not allowed {what}: {}",
-        shown()
-    )))
+    match ty {
+        CqlType::Set(element) if is_duration(element) => {
+            Err(DdlError::DurationInSet { ty: shown() }.into())
+        }
+        CqlType::Map(key, _) if is_duration(key) => {
+            Err(DdlError::DurationMapKey { ty: shown() }.into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Checks a collection `ty`: nested in another, it must be frozen; its elements (`inner`)
@@ -140,9 +133,7 @@ fn check_durations(ty: &CqlType, shown: impl FnOnce() -> String) -> CqlResult<()
 /// as Cassandra's `throwNestedNonFrozenError` does.
 fn check_nested_frozen(top_level: bool, frozen: bool, ty: &CqlType) -> CqlResult<()> {
     if !top_level && !frozen {
-        return Err(CqlError::invalid(format!(
-            "Non-frozen collections are not allowed inside collections: {ty}"
-        )));
+        return Err(DdlError::NonFrozenCollectionInCollection { ty: ty.to_string() }.into());
     }
     let elements: Vec<&CqlType> = match ty {
         CqlType::List(e) | CqlType::Set(e) => vec![e],
@@ -150,9 +141,7 @@ fn check_nested_frozen(top_level: bool, frozen: bool, ty: &CqlType) -> CqlResult
         _ => Vec::new(),
     };
     if !frozen && elements.iter().any(|e| matches!(e, CqlType::Udt(_))) {
-        return Err(CqlError::invalid(format!(
-            "Non-frozen UDTs are not allowed inside collections: {ty}"
-        )));
+        return Err(DdlError::NonFrozenUdtInCollection { ty: ty.to_string() }.into());
     }
     Ok(())
 }
