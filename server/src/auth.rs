@@ -3,7 +3,7 @@
 //! superuser `cassandra`/`cassandra` created on the first start, as Cassandra's
 //! `CassandraRoleManager` does. Passwords never reach a log.
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, CredentialsError};
 use crate::node::Node;
 
 /// What logs and traces show instead of a statement that may carry a password
@@ -42,20 +42,18 @@ pub(crate) fn is_bcrypt_hash(hash: &str) -> bool {
 /// with Cassandra's messages for a token without them.
 ///
 /// # Errors
-/// [`CqlError::BadCredentials`] for a malformed token.
+/// [`CredentialsError`] for a malformed token.
 pub(crate) fn decode_plain(token: &[u8]) -> CqlResult<(String, String)> {
     let mut parts = token.rsplitn(3, |&b| b == 0);
     let password = parts.next().unwrap_or_default();
     let Some(username) = parts.next() else {
-        return Err(CqlError::BadCredentials("Password must not be null".into()));
+        return Err(CredentialsError::NullPassword.into());
     };
     if username.is_empty() {
-        return Err(CqlError::BadCredentials(
-            "Authentication ID must not be null".into(),
-        ));
+        return Err(CredentialsError::NullAuthenticationId.into());
     }
     if password.is_empty() {
-        return Err(CqlError::BadCredentials("Password must not be null".into()));
+        return Err(CredentialsError::NullPassword.into());
     }
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     Ok((text(username), text(password)))
@@ -65,21 +63,23 @@ pub(crate) fn decode_plain(token: &[u8]) -> CqlResult<(String, String)> {
 /// missing or the password wrong, so a failed attempt reveals nothing.
 ///
 /// # Errors
-/// [`CqlError::BadCredentials`] with Cassandra's message.
+/// [`CredentialsError`] with Cassandra's message.
 pub(crate) fn authenticate(node: &Node, username: &str, password: &str) -> CqlResult<String> {
     let schema = node.schema();
     let role = schema.catalog.roles.get(username);
     let hash = role.and_then(|r| r.salted_hash.as_deref());
     let matches = hash.is_some_and(|hash| bcrypt::verify(password, hash).unwrap_or(false));
     let Some(role) = role.filter(|_| matches) else {
-        return Err(CqlError::BadCredentials(format!(
-            "Provided username {username} and/or password are incorrect"
-        )));
+        return Err(CredentialsError::Incorrect {
+            username: username.to_string(),
+        }
+        .into());
     };
     if !role.can_login {
-        return Err(CqlError::BadCredentials(format!(
-            "{username} is not permitted to log in"
-        )));
+        return Err(CredentialsError::LoginNotPermitted {
+            username: username.to_string(),
+        }
+        .into());
     }
     Ok(role.name.clone())
 }

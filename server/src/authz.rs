@@ -10,7 +10,7 @@ use cql::statement::ast::{AlterType, AuthResource, QualifiedName, RoleStatement,
 use storage::Catalog;
 
 use crate::config::Authorizer;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, UnauthorizedError};
 use crate::node::Node;
 use crate::planner::keyspace_of;
 use crate::session::Session;
@@ -182,7 +182,7 @@ pub(crate) fn holds(catalog: &Catalog, user: &str, permission: &str, resource: &
 /// is in force.
 ///
 /// # Errors
-/// [`CqlError::Unauthorized`] with Cassandra's message.
+/// [`UnauthorizedError`] with Cassandra's message.
 pub(crate) fn ensure(
     node: &Node,
     session: &Session,
@@ -193,9 +193,7 @@ pub(crate) fn ensure(
         return Ok(());
     }
     let Some(user) = session.user() else {
-        return Err(CqlError::Unauthorized(
-            "You have to be logged in and not anonymous to perform this request".into(),
-        ));
+        return Err(UnauthorizedError::Anonymous.into());
     };
     if permission == "SELECT"
         && matches!(resource, Resource::Table(ks, _) if READABLE_KEYSPACES.contains(&ks.as_str()))
@@ -205,9 +203,12 @@ pub(crate) fn ensure(
     if holds(&node.schema().catalog, &user, permission, resource) {
         return Ok(());
     }
-    Err(CqlError::Unauthorized(format!(
-        "User {user} has no {permission} permission on {resource} or any of its parents"
-    )))
+    Err(UnauthorizedError::NoPermission {
+        user,
+        permission: permission.to_string(),
+        resource: resource.to_string(),
+    }
+    .into())
 }
 
 fn table(name: &QualifiedName, keyspace: Option<&str>) -> CqlResult<Resource> {
@@ -272,7 +273,7 @@ pub(crate) fn required(
 /// Checks every permission `statement` needs.
 ///
 /// # Errors
-/// [`CqlError::Unauthorized`] for the first one the role lacks.
+/// [`UnauthorizedError`] for the first one the role lacks.
 pub(crate) fn authorize(
     node: &Node,
     session: &Session,

@@ -9,7 +9,7 @@ use cql::types::{maybe_quote, ColumnType};
 use storage::{KeyspaceDef, TableDef};
 
 use crate::describe_text::{quoted_map, type_text, Element};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DescribeError};
 use crate::schema::Schema;
 use crate::system::definitions::VIRTUAL_KEYSPACES;
 
@@ -41,10 +41,11 @@ pub(crate) fn execute(
         DescribeTarget::Type(name) => described(scope.user_type(name)?),
         DescribeTarget::Function(name) | DescribeTarget::Aggregate(name) => {
             let keyspace = keyspace_name(name, session_keyspace)?;
-            Err(CqlError::invalid(format!(
-                "'{}' not found in keyspace '{}'",
-                name.name.name, keyspace
-            )))
+            Err(DescribeError::NotFoundInKeyspace {
+                name: name.name.name.clone(),
+                keyspace,
+            }
+            .into())
         }
     }
 }
@@ -99,11 +100,7 @@ impl<'a> Scope<'a> {
         let name = match (name, self.session_keyspace) {
             (Some(n), _) => n.name.clone(),
             (None, Some(ks)) => ks.to_string(),
-            (None, None) => {
-                return Err(CqlError::invalid(
-                    "No keyspace specified and no current keyspace",
-                ))
-            }
+            (None, None) => return Err(DescribeError::NoKeyspace.into()),
         };
         Ok(keyspace_elements(
             self.find_keyspace(&name)?,
@@ -113,9 +110,12 @@ impl<'a> Scope<'a> {
     }
 
     fn find_keyspace(&self, name: &str) -> CqlResult<&'a KeyspaceDef> {
-        self.schema
-            .keyspace(name)
-            .ok_or_else(|| CqlError::invalid(format!("'{name}' not found in keyspaces")))
+        self.schema.keyspace(name).ok_or_else(|| {
+            DescribeError::KeyspaceNotFound {
+                keyspace: name.to_string(),
+            }
+            .into()
+        })
     }
 
     fn table(&self, name: &QualifiedName) -> CqlResult<Vec<Element>> {
@@ -140,7 +140,11 @@ impl<'a> Scope<'a> {
                 .find_map(|t| t.index(index).map(|i| index_element(t, i)))
         });
         found.map(|element| vec![element]).ok_or_else(|| {
-            CqlError::invalid(format!("'{index}' not found in keyspace '{keyspace}'"))
+            DescribeError::NotFoundInKeyspace {
+                name: index.clone(),
+                keyspace,
+            }
+            .into()
         })
     }
 
@@ -166,10 +170,11 @@ impl<'a> Scope<'a> {
                 .values()
                 .find_map(|t| t.index(&name.name.name).map(|i| vec![index_element(t, i)]))
                 .ok_or_else(|| {
-                    CqlError::invalid(format!(
-                        "'{}' not found in keyspace '{}'",
-                        name.name.name, keyspace
-                    ))
+                    DescribeError::NotFoundInKeyspace {
+                        name: name.name.name.clone(),
+                        keyspace,
+                    }
+                    .into()
                 }),
         }
     }
@@ -181,10 +186,11 @@ impl<'a> Scope<'a> {
             .keyspace(&keyspace)
             .and_then(|ks| ks.types.get(&name.name.name));
         found.map(|t| vec![type_element(t)]).ok_or_else(|| {
-            CqlError::invalid(format!(
-                "User defined type '{}' not found in '{}'",
-                name.name.name, keyspace
-            ))
+            DescribeError::TypeNotFound {
+                keyspace,
+                name: name.name.name.clone(),
+            }
+            .into()
         })
     }
 }
@@ -224,9 +230,10 @@ fn listed_keyspaces<'a>(
         None => Ok(sorted_keyspaces(schema)),
         Some(name) => match schema.keyspace(name) {
             Some(ks) => Ok(vec![ks]),
-            None => Err(CqlError::invalid(format!(
-                "'{name}' not found in keyspaces"
-            ))),
+            None => Err(DescribeError::KeyspaceNotFound {
+                keyspace: name.to_string(),
+            }
+            .into()),
         },
     }
 }
@@ -235,9 +242,7 @@ fn keyspace_name(name: &QualifiedName, session_keyspace: Option<&str>) -> CqlRes
     match (&name.keyspace, session_keyspace) {
         (Some(ks), _) => Ok(ks.name.clone()),
         (None, Some(ks)) => Ok(ks.to_string()),
-        (None, None) => Err(CqlError::invalid(
-            "No keyspace specified and no current keyspace",
-        )),
+        (None, None) => Err(DescribeError::NoKeyspace.into()),
     }
 }
 
@@ -249,13 +254,13 @@ fn find_table<'a>(
     let keyspace = keyspace_name(name, session_keyspace)?;
     let ks = schema
         .keyspace(&keyspace)
-        .ok_or_else(|| CqlError::invalid(format!("'{keyspace}' not found in keyspaces")))?;
+        .ok_or_else(|| DescribeError::KeyspaceNotFound {
+            keyspace: keyspace.clone(),
+        })?;
     let table = ks.tables.get(&name.name.name).filter(|t| !t.is_view());
-    let table = table.ok_or_else(|| {
-        CqlError::invalid(format!(
-            "Table '{}' not found in keyspace '{}'",
-            name.name.name, keyspace
-        ))
+    let table = table.ok_or_else(|| DescribeError::TableNotFound {
+        keyspace,
+        table: name.name.name.clone(),
     })?;
     Ok((ks, table))
 }

@@ -5,7 +5,7 @@ use cql::types::maybe_quote;
 use storage::{KeyspaceDef, TableDef};
 
 use crate::describe_text::{table_options, Element};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, DescribeError};
 
 /// The views of `base`, each as its element.
 pub(crate) fn view_elements(ks: &KeyspaceDef, base: &TableDef) -> Vec<Element> {
@@ -20,10 +20,11 @@ pub(crate) fn view_elements(ks: &KeyspaceDef, base: &TableDef) -> Vec<Element> {
 pub(crate) fn find_view(ks: &KeyspaceDef, name: &str) -> CqlResult<Element> {
     match ks.tables.get(name).filter(|t| t.is_view()) {
         Some(view) => Ok(view_element(ks, view)),
-        None => Err(CqlError::invalid(format!(
-            "Materialized view '{name}' not found in '{}'",
-            ks.name
-        ))),
+        None => Err(DescribeError::ViewNotFound {
+            keyspace: ks.name.clone(),
+            view: name.to_string(),
+        }
+        .into()),
     }
 }
 

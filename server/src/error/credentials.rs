@@ -5,4 +5,16 @@
 
 /// Authentication that failed (code 0x0100).
 #[derive(Debug, thiserror::Error)]
-pub enum CredentialsError {}
+pub enum CredentialsError {
+    /// A SASL PLAIN token without a password.
+    #[error("Password must not be null")]
+    NullPassword,
+    /// A SASL PLAIN token with an empty username.
+    #[error("Authentication ID must not be null")]
+    NullAuthenticationId,
+    /// No such role, or a wrong password: the same message for both.
+    #[error("Provided username {username} and/or password are incorrect")]
+    Incorrect { username: String },
+    #[error("{username} is not permitted to log in")]
+    LoginNotPermitted { username: String },
+}

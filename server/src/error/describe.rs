@@ -5,4 +5,19 @@
 
 /// DESCRIBE of something the schema does not have.
 #[derive(Debug, thiserror::Error)]
-pub enum DescribeError {}
+pub enum DescribeError {
+    /// A name the keyspace has no element (index, function, aggregate...) for.
+    #[error("'{name}' not found in keyspace '{keyspace}'")]
+    NotFoundInKeyspace { name: String, keyspace: String },
+    /// A DESCRIBE needing a keyspace, without one named or in use.
+    #[error("No keyspace specified and no current keyspace")]
+    NoKeyspace,
+    #[error("'{keyspace}' not found in keyspaces")]
+    KeyspaceNotFound { keyspace: String },
+    #[error("User defined type '{name}' not found in '{keyspace}'")]
+    TypeNotFound { keyspace: String, name: String },
+    #[error("Table '{table}' not found in keyspace '{keyspace}'")]
+    TableNotFound { keyspace: String, table: String },
+    #[error("Materialized view '{view}' not found in '{keyspace}'")]
+    ViewNotFound { keyspace: String, view: String },
+}

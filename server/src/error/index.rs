@@ -3,6 +3,172 @@
 //! Each variant carries the facts of the failure and prints Cassandra's message word for word;
 //! its CQL code is chosen in `super::CqlError::error_body`.
 
+use cql::types::{maybe_quote, ColumnType};
+use storage::IndexTargetKind;
+
 /// CREATE and DROP INDEX (secondary, SAI, vector) that break Cassandra's rules.
 #[derive(Debug, thiserror::Error)]
-pub enum IndexError {}
+pub enum IndexError {
+    /// `USING 'org.apache.cassandra.index.sasi.SASIIndex'`.
+    #[error("SASI indexes are disabled. Enable in cassandra.yaml to use.")]
+    SasiDisabled,
+    /// The indexed table is not in its keyspace (Cassandra names the table alone).
+    #[error("Table '{table}' doesn't exist")]
+    UnknownTable { table: String },
+    #[error("Index '{index}' already exists")]
+    IndexExists { index: String },
+    /// An index equal to an existing one but for its name.
+    #[error("Index {index} is a duplicate of existing index {existing}")]
+    DuplicateIndex { index: String, existing: String },
+    #[error("Secondary indexes on counter tables aren't supported")]
+    CounterTable,
+    #[error("Secondary indexes on materialized views aren't supported")]
+    MaterializedView,
+    #[error("CUSTOM indexes without a target column are not supported")]
+    CustomWithoutTarget,
+    #[error("Only CUSTOM indexes can be created without specifying a target column")]
+    NoTarget,
+    #[error("Only CUSTOM indexes support multiple columns")]
+    MultipleTargets,
+    #[error("CUSTOM indexes over several columns are not supported")]
+    CustomMultipleTargets,
+    #[error("Cannot create more than one storage-attached index on the same column: {column}")]
+    SecondSaiOnColumn { column: String },
+    /// DROP INDEX of an index no table of the keyspace has (the stray quote is Cassandra's).
+    #[error("Index '{keyspace}.{index}' doesn't exist'")]
+    UnknownIndex { keyspace: String, index: String },
+    /// DROP of a column that indexes depend on.
+    #[error(
+        "Cannot drop column {column} because it has dependent secondary indexes ({})",
+        .indexes.join(", ")
+    )]
+    DependentIndexes {
+        column: String,
+        indexes: Vec<String>,
+    },
+    #[error("Secondary indexes are not supported on collections containing durations")]
+    DurationInCollection,
+    #[error("Secondary indexes are not supported on tuples containing durations")]
+    DurationInTuple,
+    #[error("Secondary indexes are not supported on UDTs containing durations")]
+    DurationInUdt,
+    #[error("Secondary indexes are not supported on duration columns")]
+    DurationColumn,
+    #[error(
+        "Cannot create secondary index on the only partition key column {}",
+        maybe_quote(.column)
+    )]
+    OnlyPartitionKey { column: String },
+    /// A `keys()`, `values()` or `entries()` index on a frozen collection.
+    #[error(
+        "Cannot create {}() index on frozen column {name}. Frozen collections are immutable and must be fully indexed by using the 'full({name})' modifier",
+        .kind.as_str(),
+        name = maybe_quote(.column)
+    )]
+    FrozenNotFull {
+        kind: IndexTargetKind,
+        column: String,
+    },
+    #[error("full() indexes can only be created on frozen collections")]
+    FullOnNonFrozen,
+    #[error(
+        "Cannot create {}() index on {}. Non-collection columns only support simple indexes",
+        .kind.as_str(),
+        maybe_quote(.column)
+    )]
+    NonSimpleOnNonCollection {
+        kind: IndexTargetKind,
+        column: String,
+    },
+    /// A `keys()` or `entries()` index on a column that is not a non-frozen map.
+    #[error(
+        "Cannot create index on {} of column {} with non-map type",
+        .kind.as_str(),
+        maybe_quote(.column)
+    )]
+    KeysOnNonMap {
+        kind: IndexTargetKind,
+        column: String,
+    },
+    #[error("Cannot create index on non-frozen UDT column {}", maybe_quote(.column))]
+    NonFrozenUdt { column: String },
+    /// A write giving an index a value of 64 KiB or more.
+    #[error(
+        "Cannot index value of size {size} for index {index} on {keyspace}.{table}({column}) (maximum allowed size={max})"
+    )]
+    ValueTooLarge {
+        size: usize,
+        index: String,
+        keyspace: String,
+        table: String,
+        column: String,
+        max: usize,
+    },
+    /// SAI vector options on a column that is not a vector.
+    #[error("CQL type {ty} cannot have vector options")]
+    VectorOptionsOnNonVector { ty: ColumnType },
+    /// A vector graph option (`maximum_node_connections`, `construction_beam_width`) that
+    /// is not an integer.
+    #[error(
+        "{} {value} is not a valid integer for index {index}",
+        graph_option_label(.option)
+    )]
+    GraphOptionNotInteger {
+        option: String,
+        value: String,
+        index: String,
+    },
+    #[error(
+        "{} for index {index} cannot be <= 0 or > {max}, was {value}",
+        graph_option_label(.option)
+    )]
+    GraphOptionOutOfRange {
+        option: String,
+        index: String,
+        max: i64,
+        value: i64,
+    },
+    #[error(
+        "Similarity function {} was not recognized for index {index}. Valid values are: EUCLIDEAN, DOT_PRODUCT, COSINE",
+        .value.to_uppercase()
+    )]
+    UnknownSimilarity { value: String, index: String },
+    #[error("SAI ANN indexes are only allowed on vector columns with float elements")]
+    NonFloatVector,
+    #[error("Cosine similarity is not supported for single-dimension vectors")]
+    CosineOnOneDimension,
+}
+
+/// How Cassandra's messages name a numeric option of a vector index's graph.
+fn graph_option_label(option: &str) -> &str {
+    match option {
+        "maximum_node_connections" => "Maximum number of connections",
+        "construction_beam_width" => "Construction beam width",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_messages_quote_the_column_as_cql_does() {
+        let err = IndexError::FrozenNotFull {
+            kind: IndexTargetKind::Keys,
+            column: "Odd".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "Cannot create keys() index on frozen column \"Odd\". Frozen collections are immutable and must be fully indexed by using the 'full(\"Odd\")' modifier"
+        );
+        let err = IndexError::KeysOnNonMap {
+            kind: IndexTargetKind::Entries,
+            column: "v".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "Cannot create index on entries of column v with non-map type"
+        );
+    }
+}

@@ -11,7 +11,7 @@ use cql::types::ColumnType;
 use storage::{Catalog, ColumnDef, ColumnKind, IndexDef, IndexTargetKind, KeyspaceDef, TableDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, IndexError, SchemaError};
 use crate::executor::ddl::{put_table, Change};
 use crate::planner::sai_options;
 use crate::planner::{column_index, keyspace_of};
@@ -33,31 +33,28 @@ pub(crate) fn create_index(
     )?;
     if let Some(class) = &stmt.custom_class {
         if class.eq_ignore_ascii_case(SASI_CLASS) {
-            return Err(CqlError::invalid(
-                "SASI indexes are disabled. Enable in cassandra.yaml to use.",
-            ));
+            return Err(IndexError::SasiDisabled.into());
         }
     }
     let Some(ks) = current.keyspaces.get(&keyspace) else {
-        return Err(CqlError::invalid(format!(
-            "Keyspace '{keyspace}' doesn't exist"
-        )));
+        return Err(SchemaError::UnknownKeyspace { keyspace }.into());
     };
     let table_name = &stmt.table.name.name;
     let Some(table) = ks.tables.get(table_name) else {
-        return Err(CqlError::invalid(format!(
-            "Table '{table_name}' doesn't exist"
-        )));
+        return Err(IndexError::UnknownTable {
+            table: table_name.clone(),
+        }
+        .into());
     };
     if let Some(name) = &stmt.name {
         if has_index(ks, &name.name) {
             if stmt.if_not_exists {
                 return Ok(None);
             }
-            return Err(CqlError::invalid(format!(
-                "Index '{}' already exists",
-                name.name
-            )));
+            return Err(IndexError::IndexExists {
+                index: name.name.clone(),
+            }
+            .into());
         }
     }
     check_indexable(table)?;
@@ -91,10 +88,11 @@ pub(crate) fn create_index(
         if stmt.if_not_exists {
             return Ok(None);
         }
-        return Err(CqlError::invalid(format!(
-            "Index {name} is a duplicate of existing index {}",
-            equal.name
-        )));
+        return Err(IndexError::DuplicateIndex {
+            index: name,
+            existing: equal.name.clone(),
+        }
+        .into());
     }
     if index.custom_class.is_some() {
         validate_sai(table, &index, column_def)?;
@@ -133,14 +131,10 @@ fn duplicate_of<'t>(table: &'t TableDef, index: &IndexDef) -> Option<&'t IndexDe
 /// Tables that cannot be indexed: counter tables and materialized views.
 fn check_indexable(table: &TableDef) -> CqlResult<()> {
     if table.is_counter_table() {
-        return Err(CqlError::invalid(
-            "Secondary indexes on counter tables aren't supported",
-        ));
+        return Err(IndexError::CounterTable.into());
     }
     if table.is_view() {
-        return Err(CqlError::invalid(
-            "Secondary indexes on materialized views aren't supported",
-        ));
+        return Err(IndexError::MaterializedView.into());
     }
     Ok(())
 }
@@ -155,19 +149,11 @@ fn single_target(table: &TableDef, stmt: &CreateIndex) -> CqlResult<(usize, Inde
         .collect::<CqlResult<Vec<_>>>()?;
     let custom = stmt.custom_class.is_some();
     match targets.as_slice() {
-        [] if custom => Err(CqlError::invalid(
-            "CUSTOM indexes without a target column are not supported",
-        )),
-        [] => Err(CqlError::invalid(
-            "Only CUSTOM indexes can be created without specifying a target column",
-        )),
+        [] if custom => Err(IndexError::CustomWithoutTarget.into()),
+        [] => Err(IndexError::NoTarget.into()),
         [one] => Ok(*one),
-        _ if !custom => Err(CqlError::invalid(
-            "Only CUSTOM indexes support multiple columns",
-        )),
-        _ => Err(CqlError::invalid(
-            "CUSTOM indexes over several columns are not supported",
-        )),
+        _ if !custom => Err(IndexError::MultipleTargets.into()),
+        _ => Err(IndexError::CustomMultipleTargets.into()),
     }
 }
 
@@ -188,9 +174,10 @@ fn check_one_sai_per_target(table: &TableDef, index: &IndexDef, column: &str) ->
     let is_sai = |i: &IndexDef| i.custom_class.is_some();
     let same = |i: &&IndexDef| is_sai(i) && i.column == index.column && i.target == index.target;
     if is_sai(index) && table.indexes.iter().any(|i| same(&i)) {
-        return Err(CqlError::invalid(format!(
-            "Cannot create more than one storage-attached index on the same column: {column}"
-        )));
+        return Err(IndexError::SecondSaiOnColumn {
+            column: column.to_string(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -212,9 +199,11 @@ pub(crate) fn drop_index(
         if if_exists {
             return Ok(None);
         }
-        return Err(CqlError::invalid(format!(
-            "Index '{keyspace}.{index}' doesn't exist'"
-        )));
+        return Err(IndexError::UnknownIndex {
+            keyspace,
+            index: index.clone(),
+        }
+        .into());
     };
     let mut def = TableDef::clone(table);
     def.indexes.retain(|i| &i.name != index);
@@ -223,20 +212,20 @@ pub(crate) fn drop_index(
 
 /// Cassandra's refusal to drop a column that an index depends on.
 pub(crate) fn check_no_dependent_indexes(table: &TableDef, column: &ColumnDef) -> CqlResult<()> {
-    let names: Vec<&str> = table
+    let indexes: Vec<String> = table
         .indexes
         .iter()
         .filter(|i| i.column == column.id)
-        .map(|i| i.name.as_str())
+        .map(|i| i.name.clone())
         .collect();
-    if names.is_empty() {
+    if indexes.is_empty() {
         return Ok(());
     }
-    Err(CqlError::invalid(format!(
-        "Cannot drop column {} because it has dependent secondary indexes ({})",
-        column.name,
-        names.join(", ")
-    )))
+    Err(IndexError::DependentIndexes {
+        column: column.name.clone(),
+        indexes,
+    }
+    .into())
 }
 
 /// Whether any table of the keyspace has an index called `name`.
@@ -268,25 +257,21 @@ fn prepare_target(table: &TableDef, target: &IndexTarget) -> CqlResult<(usize, I
 
 /// `CreateIndexStatement.validateIndexTarget`.
 fn validate_target(table: &TableDef, column: &ColumnDef, kind: IndexTargetKind) -> CqlResult<()> {
-    let name = cql::types::maybe_quote(&column.name);
+    let name = || column.name.clone();
     let ty = &column.ty;
     if references_duration(ty) {
-        let what = match ty {
+        return Err(match ty {
             ColumnType::List { .. } | ColumnType::Set { .. } | ColumnType::Map { .. } => {
-                "collections containing durations"
+                IndexError::DurationInCollection
             }
-            ColumnType::Tuple(_) => "tuples containing durations",
-            ColumnType::Udt { .. } => "UDTs containing durations",
-            _ => "duration columns",
-        };
-        return Err(CqlError::invalid(format!(
-            "Secondary indexes are not supported on {what}"
-        )));
+            ColumnType::Tuple(_) => IndexError::DurationInTuple,
+            ColumnType::Udt { .. } => IndexError::DurationInUdt,
+            _ => IndexError::DurationColumn,
+        }
+        .into());
     }
     if column.kind == ColumnKind::PartitionKey && table.partition_key.len() == 1 {
-        return Err(CqlError::invalid(format!(
-            "Cannot create secondary index on the only partition key column {name}"
-        )));
+        return Err(IndexError::OnlyPartitionKey { column: name() }.into());
     }
     let (is_collection, frozen_collection, multi_cell_map) = match ty {
         ColumnType::List { frozen, .. } | ColumnType::Set { frozen, .. } => (true, *frozen, false),
@@ -294,32 +279,31 @@ fn validate_target(table: &TableDef, column: &ColumnDef, kind: IndexTargetKind) 
         _ => (false, false, false),
     };
     if frozen_collection && kind != IndexTargetKind::Full {
-        let kind = kind.as_str();
-        return Err(CqlError::invalid(format!(
-            "Cannot create {kind}() index on frozen column {name}. Frozen collections are immutable and must be fully indexed by using the 'full({name})' modifier"
-        )));
+        return Err(IndexError::FrozenNotFull {
+            kind,
+            column: name(),
+        }
+        .into());
     }
     if !frozen_collection && kind == IndexTargetKind::Full {
-        return Err(CqlError::invalid(
-            "full() indexes can only be created on frozen collections",
-        ));
+        return Err(IndexError::FullOnNonFrozen.into());
     }
     if !is_collection && kind != IndexTargetKind::Simple {
-        return Err(CqlError::invalid(format!(
-            "Cannot create {}() index on {name}. Non-collection columns only support simple indexes",
-            kind.as_str()
-        )));
+        return Err(IndexError::NonSimpleOnNonCollection {
+            kind,
+            column: name(),
+        }
+        .into());
     }
     if !multi_cell_map && matches!(kind, IndexTargetKind::Keys | IndexTargetKind::Entries) {
-        return Err(CqlError::invalid(format!(
-            "Cannot create index on {} of column {name} with non-map type",
-            kind.as_str()
-        )));
+        return Err(IndexError::KeysOnNonMap {
+            kind,
+            column: name(),
+        }
+        .into());
     }
     if matches!(ty, ColumnType::Udt { frozen: false, .. }) {
-        return Err(CqlError::invalid(format!(
-            "Cannot create index on non-frozen UDT column {name}"
-        )));
+        return Err(IndexError::NonFrozenUdt { column: name() }.into());
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use storage::{CellValue, IndexTargetKind, TableDef, WriteBatch};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, IndexError};
 use crate::node::Node;
 
 /// Cassandra's `FBUtilities.MAX_UNSIGNED_SHORT`: indexed values must be shorter.
@@ -49,10 +49,15 @@ fn check_row(table: &TableDef, row: &storage::StoredRow) -> CqlResult<()> {
                 let column = table
                     .column_by_id(index.column)
                     .map_or("", |c| c.name.as_str());
-                return Err(CqlError::invalid(format!(
-                    "Cannot index value of size {size} for index {} on {}.{}({column}) (maximum allowed size={MAX_INDEXED_VALUE})",
-                    index.name, table.keyspace, table.name
-                )));
+                return Err(IndexError::ValueTooLarge {
+                    size,
+                    index: index.name.clone(),
+                    keyspace: table.keyspace.clone(),
+                    table: table.name.clone(),
+                    column: column.to_string(),
+                    max: MAX_INDEXED_VALUE,
+                }
+                .into());
             }
         }
     }

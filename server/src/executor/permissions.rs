@@ -11,7 +11,7 @@ use storage::{Catalog, CatalogOp};
 
 use crate::authz::{self, Resource};
 use crate::config::Authorizer;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{AccessError, CqlError, CqlResult, UnauthorizedError};
 use crate::executor::access_catalog::commit;
 use crate::node::Node;
 use crate::session::Session;
@@ -29,14 +29,13 @@ pub(crate) async fn execute(
             PermissionStatement::Revoke { .. } => "REVOKE",
             PermissionStatement::List { .. } => "LIST PERMISSIONS",
         };
-        return Err(CqlError::invalid(format!(
-            "{operation} operation is not supported by the AllowAllAuthorizer if it is not enabled"
-        )));
+        return Err(AccessError::AllowAllAuthorizer {
+            operation: operation.to_string(),
+        }
+        .into());
     }
     let Some(user) = session.user() else {
-        return Err(CqlError::Unauthorized(
-            "You have to be logged in and not anonymous to perform this request".into(),
-        ));
+        return Err(UnauthorizedError::Anonymous.into());
     };
     let _guard = node.ddl_lock.lock().await;
     let schema = node.schema();
@@ -76,18 +75,21 @@ pub(crate) async fn execute(
     let wanted = requested(permissions.as_deref(), &resource)?;
     check_exists(&catalog, &resource)?;
     if !catalog.roles.contains_key(role) {
-        return Err(CqlError::invalid(format!("{role} doesn't exist")));
+        return Err(role_not_found(role));
     }
     // The granter needs AUTHORIZE on the resource and every permission it hands out.
     for permission in std::iter::once("AUTHORIZE").chain(wanted.iter().copied()) {
         if !authz::holds(&catalog, &user, permission, &resource) {
-            return Err(CqlError::Unauthorized(format!(
-                "User {user} has no {permission} permission on {resource} or any of its parents"
-            )));
+            return Err(UnauthorizedError::NoPermission {
+                user: user.clone(),
+                permission: permission.to_string(),
+                resource: resource.to_string(),
+            }
+            .into());
         }
     }
     let Some(target) = catalog.roles.get_mut(role) else {
-        return Err(CqlError::invalid(format!("{role} doesn't exist")));
+        return Err(role_not_found(role));
     };
     let held = target.permissions.entry(resource.name()).or_default();
     for permission in wanted {
@@ -118,14 +120,12 @@ fn requested(names: Option<&[String]>, resource: &Resource) -> CqlResult<Vec<&'s
         .filter(|n| !applicable.contains(n))
         .collect();
     if !unsupported.is_empty() {
-        let kind = match resource {
-            Resource::AllRoles | Resource::Role(_) => "RoleResource",
-            _ => "DataResource",
-        };
-        return Err(CqlError::invalid(format!(
-            "Resource type {kind} does not support the requested permissions: {}",
-            unsupported.join(",")
-        )));
+        let permissions = unsupported.iter().map(|p| p.to_string()).collect();
+        return Err(match resource {
+            Resource::AllRoles | Resource::Role(_) => AccessError::NotForRoles { permissions },
+            _ => AccessError::NotForData { permissions },
+        }
+        .into());
     }
     Ok(applicable
         .iter()
@@ -151,10 +151,18 @@ fn check_exists(catalog: &Catalog, resource: &Resource) -> CqlResult<()> {
     if exists {
         Ok(())
     } else {
-        Err(CqlError::invalid(format!(
-            "Resource {resource} doesn't exist"
-        )))
+        Err(AccessError::ResourceNotFound {
+            resource: resource.to_string(),
+        }
+        .into())
     }
+}
+
+fn role_not_found(role: &str) -> CqlError {
+    AccessError::RoleNotFound {
+        role: role.to_string(),
+    }
+    .into()
 }
 
 /// `LIST ... PERMISSIONS`: `role`, `username`, `resource`, `permission` for each permission
@@ -173,12 +181,13 @@ fn list(
     let roles: Vec<String> = match of {
         Some(of) => {
             if !catalog.roles.contains_key(of) {
-                return Err(CqlError::invalid(format!("{of} doesn't exist")));
+                return Err(role_not_found(of));
             }
             if !is_super && !authz::roles_of(catalog, user).contains(of) {
-                return Err(CqlError::Unauthorized(format!(
-                    "You are not authorized to view {of}'s permissions"
-                )));
+                return Err(UnauthorizedError::ViewPermissionsOf {
+                    role: of.to_string(),
+                }
+                .into());
             }
             if recursive {
                 authz::roles_of(catalog, of).into_iter().collect()
@@ -187,11 +196,7 @@ fn list(
             }
         }
         None if is_super => catalog.roles.keys().cloned().collect(),
-        None => {
-            return Err(CqlError::Unauthorized(
-                "You are not authorized to view everyone's permissions".into(),
-            ))
-        }
+        None => return Err(UnauthorizedError::ViewEveryonesPermissions.into()),
     };
     let resources: Option<Vec<String>> = resource.map(|r| {
         let chain = r.chain();

@@ -16,14 +16,11 @@ use crate::auth::{hash_password, is_bcrypt_hash, DEFAULT_ROLE};
 use crate::authz::{self, Resource};
 use crate::config::Authenticator;
 use crate::config::Authorizer;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{AccessError, CqlError, CqlResult, UnauthorizedError};
 use crate::executor::access_catalog::commit;
 use crate::node::Node;
 use crate::session::Session;
 use tracing::info;
-
-/// What every role statement needs first: a logged-in (not anonymous) role.
-const ANONYMOUS: &str = "You have to be logged in and not anonymous to perform this request";
 
 /// Runs a role statement for the role logged in on `session`.
 pub(crate) async fn execute(
@@ -31,8 +28,9 @@ pub(crate) async fn execute(
     session: &Session,
     statement: &RoleStatement,
 ) -> CqlResult<ResultBody> {
+    // Every role statement needs a logged-in (not anonymous) role.
     let Some(user) = session.user() else {
-        return Err(CqlError::Unauthorized(ANONYMOUS.into()));
+        return Err(UnauthorizedError::Anonymous.into());
     };
     let _guard = node.ddl_lock.lock().await;
     let schema = node.schema();
@@ -57,9 +55,9 @@ pub(crate) async fn execute(
         if !everything {
             let own = authz::roles_of(&catalog, &user);
             return match of {
-                Some(of) if !own.contains(of.as_str()) => Err(CqlError::Unauthorized(format!(
-                    "You are not authorized to view roles granted to {of} "
-                ))),
+                Some(of) if !own.contains(of.as_str()) => {
+                    Err(UnauthorizedError::ViewRolesOf { role: of.clone() }.into())
+                }
                 Some(of) => list(&catalog, Some(of), *recursive, *users),
                 None => list(&catalog, Some(&user), *recursive, *users),
             };
@@ -106,9 +104,12 @@ fn check_permission(catalog: &Catalog, user: &str, statement: &RoleStatement) ->
     };
     match needed {
         Some((permission, resource)) if !authz::holds(catalog, user, permission, &resource) => {
-            Err(CqlError::Unauthorized(format!(
-                "User {user} has no {permission} permission on {resource} or any of its parents"
-            )))
+            Err(UnauthorizedError::NoPermission {
+                user: user.to_string(),
+                permission: permission.to_string(),
+                resource: resource.to_string(),
+            }
+            .into())
         }
         _ => Ok(()),
     }
@@ -148,7 +149,10 @@ struct Caller<'a> {
 }
 
 fn missing(name: &str) -> CqlError {
-    CqlError::invalid(format!("{name} doesn't exist"))
+    AccessError::RoleNotFound {
+        role: name.to_string(),
+    }
+    .into()
 }
 
 fn existing<'a>(catalog: &'a Catalog, name: &str) -> CqlResult<&'a RoleDef> {
@@ -158,23 +162,17 @@ fn existing<'a>(catalog: &'a Catalog, name: &str) -> CqlResult<&'a RoleDef> {
 /// The hash the options set: `PASSWORD` hashed here, `HASHED PASSWORD` checked and kept.
 fn new_hash(options: &RoleOptions) -> CqlResult<Option<String>> {
     match (&options.password, &options.hashed_password) {
-        (Some(_), Some(_)) => Err(CqlError::invalid(
-            "Properties 'password' and 'hashed password' are mutually exclusive",
-        )),
+        (Some(_), Some(_)) => Err(AccessError::PasswordAndHashedPassword.into()),
         (Some(password), None) => hash_password(password).map(Some),
         (None, Some(hash)) if is_bcrypt_hash(hash) => Ok(Some(hash.clone())),
-        (None, Some(_)) => Err(CqlError::invalid(
-            "Invalid hashed password value. Please use jBcrypt.",
-        )),
+        (None, Some(_)) => Err(AccessError::InvalidHashedPassword.into()),
         (None, None) => Ok(None),
     }
 }
 
 fn check_options(options: &RoleOptions) -> CqlResult<()> {
     match &options.options {
-        Some(entries) if !entries.is_empty() => Err(CqlError::invalid(
-            "Custom options are not supported by CassandraRoleManager",
-        )),
+        Some(entries) if !entries.is_empty() => Err(AccessError::CustomOptions.into()),
         _ => Ok(()),
     }
 }
@@ -187,19 +185,20 @@ fn create(
     options: &RoleOptions,
 ) -> CqlResult<Vec<CatalogOp>> {
     if name.is_empty() {
-        return Err(CqlError::invalid("Role name can't be an empty string"));
+        return Err(AccessError::EmptyRoleName.into());
     }
     check_options(options)?;
     if options.superuser == Some(true) && !me.is_super {
-        return Err(CqlError::Unauthorized(
-            "Only superusers can create a role with superuser status".into(),
-        ));
+        return Err(UnauthorizedError::CreateSuperuser.into());
     }
     if catalog.roles.contains_key(name) {
         if if_not_exists {
             return Ok(Vec::new());
         }
-        return Err(CqlError::invalid(format!("{name} already exists")));
+        return Err(AccessError::RoleExists {
+            role: name.to_string(),
+        }
+        .into());
     }
     let role = RoleDef {
         name: name.to_string(),
@@ -228,20 +227,14 @@ fn alter(
     };
     if options.superuser.is_some() {
         if name == me.name {
-            return Err(CqlError::Unauthorized(
-                "You aren't allowed to alter your own superuser status".into(),
-            ));
+            return Err(UnauthorizedError::AlterOwnSuperuser.into());
         }
         if !me.is_super {
-            return Err(CqlError::Unauthorized(
-                "Only superusers are allowed to alter superuser status".into(),
-            ));
+            return Err(UnauthorizedError::AlterSuperuser.into());
         }
     }
     if current.is_superuser && !me.is_super {
-        return Err(CqlError::Unauthorized(
-            "Only superusers are allowed to alter superuser status".into(),
-        ));
+        return Err(UnauthorizedError::AlterSuperuser.into());
     }
     let mut role = current.clone();
     if let Some(hash) = new_hash(options)? {
@@ -264,9 +257,7 @@ fn drop_role(
     if_exists: bool,
 ) -> CqlResult<Vec<CatalogOp>> {
     if name == me.name {
-        return Err(CqlError::invalid(
-            "Cannot DROP primary role for current login",
-        ));
+        return Err(AccessError::DropOwnRole.into());
     }
     let Some(role) = catalog.roles.get(name) else {
         if if_exists {
@@ -275,9 +266,7 @@ fn drop_role(
         return Err(missing(name));
     };
     if role.is_superuser && !me.is_super {
-        return Err(CqlError::Unauthorized(
-            "Only superusers can drop a role with superuser status".into(),
-        ));
+        return Err(UnauthorizedError::DropSuperuser.into());
     }
     catalog.roles.remove(name);
     let mut ops = vec![CatalogOp::DropRole(name.to_string())];
@@ -305,14 +294,18 @@ fn grant(catalog: &mut Catalog, role: &str, grantee: &str) -> CqlResult<Vec<Cata
     existing(catalog, role)?;
     existing(catalog, grantee)?;
     if granted(catalog, grantee, true).contains(role) {
-        return Err(CqlError::invalid(format!(
-            "{grantee} is a member of {role}"
-        )));
+        return Err(AccessError::AlreadyGranted {
+            role: role.to_string(),
+            grantee: grantee.to_string(),
+        }
+        .into());
     }
     if granted(catalog, role, true).contains(grantee) {
-        return Err(CqlError::invalid(format!(
-            "{role} is a member of {grantee}"
-        )));
+        return Err(AccessError::CircularGrant {
+            role: role.to_string(),
+            grantee: grantee.to_string(),
+        }
+        .into());
     }
     let Some(target) = catalog.roles.get_mut(grantee) else {
         return Err(missing(grantee));
@@ -328,9 +321,11 @@ fn revoke(catalog: &mut Catalog, role: &str, revokee: &str) -> CqlResult<Vec<Cat
         return Err(missing(revokee));
     };
     if !target.member_of.remove(role) {
-        return Err(CqlError::invalid(format!(
-            "{revokee} is not a member of {role}"
-        )));
+        return Err(AccessError::NotGranted {
+            role: role.to_string(),
+            revokee: revokee.to_string(),
+        }
+        .into());
     }
     Ok(vec![CatalogOp::PutRole(target.clone())])
 }

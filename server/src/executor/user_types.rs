@@ -11,7 +11,7 @@ use cql::types::ColumnType;
 use storage::{references_type, replace_type, Catalog, CatalogOp, KeyspaceDef, UserTypeDef};
 
 use crate::authz::Resource;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SchemaError, UserTypeError};
 use crate::executor::ddl::Change;
 use crate::executor::system_guard::SchemaPermission;
 use crate::planner::keyspace_of;
@@ -26,14 +26,17 @@ fn keyspace<'a>(
 ) -> CqlResult<&'a KeyspaceDef> {
     crate::executor::system_guard::check(permission, &Resource::Keyspace(name.to_string()))?;
     if is_system_keyspace(name) {
-        return Err(CqlError::invalid(format!(
-            "System keyspace '{name}' is not user-modifiable"
-        )));
+        return Err(UserTypeError::SystemKeyspace {
+            keyspace: name.to_string(),
+        }
+        .into());
     }
-    current
-        .keyspaces
-        .get(name)
-        .ok_or_else(|| CqlError::invalid(format!("Keyspace '{name}' doesn't exist")))
+    current.keyspaces.get(name).ok_or_else(|| {
+        SchemaError::UnknownKeyspace {
+            keyspace: name.to_string(),
+        }
+        .into()
+    })
 }
 
 fn type_event(change: SchemaChangeType, keyspace: &str, name: &str) -> SchemaChange {
@@ -50,12 +53,10 @@ fn type_event(change: SchemaChangeType, keyspace: &str, name: &str) -> SchemaCha
 fn field_type(ty: &cql::statement::ast::CqlType, scope: TypeScope<'_>) -> CqlResult<ColumnType> {
     let resolved = resolve_type(ty, scope, true)?;
     if resolved.is_counter() {
-        return Err(CqlError::invalid("A user type cannot contain counters"));
+        return Err(UserTypeError::CounterField.into());
     }
     if matches!(resolved, ColumnType::Udt { frozen: false, .. }) {
-        return Err(CqlError::invalid(
-            "A user type cannot contain non-frozen UDTs",
-        ));
+        return Err(UserTypeError::NonFrozenUdtField.into());
     }
     Ok(resolved)
 }
@@ -73,17 +74,16 @@ pub(crate) fn create_type(
         if stmt.if_not_exists {
             return Ok(None);
         }
-        return Err(CqlError::invalid(format!(
-            "A user type with name '{name}' already exists"
-        )));
+        return Err(UserTypeError::TypeExists { name: name.clone() }.into());
     }
     let mut seen = HashSet::new();
     for (field, _) in &stmt.fields {
         if !seen.insert(field.name.as_str()) {
-            return Err(CqlError::invalid(format!(
-                "Duplicate field name '{}' in type '{name}'",
-                field.name
-            )));
+            return Err(UserTypeError::DuplicateField {
+                field: field.name.clone(),
+                name: name.clone(),
+            }
+            .into());
         }
     }
     let scope = TypeScope {
@@ -123,18 +123,21 @@ pub(crate) fn alter_type(
         .keyspaces
         .get(&ks_name)
         .and_then(|ks| ks.types.get(name))
-        .ok_or_else(|| CqlError::invalid(format!("Type {ks_name}.{name} doesn't exist")))?;
+        .ok_or_else(|| UserTypeError::UnknownType {
+            keyspace: ks_name.clone(),
+            name: name.clone(),
+        })?;
     let ks = keyspace(current, &ks_name, SchemaPermission::Alter)?;
     let mut def = UserTypeDef::clone(existing);
     match stmt {
         AlterType::Add { field, ty, .. } => {
             if def.fields.iter().any(|(n, _)| *n == field.name) {
-                return Err(CqlError::invalid(format!(
-                    "Cannot add field {} to type {}: a field with name {} already exists",
-                    field.name,
-                    qualified(&ks_name, name),
-                    field.name
-                )));
+                return Err(UserTypeError::FieldExists {
+                    field: field.name.clone(),
+                    keyspace: ks_name,
+                    name: name.clone(),
+                }
+                .into());
             }
             let scope = TypeScope {
                 keyspace: &ks_name,
@@ -142,11 +145,13 @@ pub(crate) fn alter_type(
             };
             let resolved = field_type(ty, scope)?;
             if references_type(&resolved, &ks_name, name) {
-                return Err(CqlError::invalid(format!(
-                    "Cannot add new field {} of type {ty} to user type {} as it would create a circular reference",
-                    field.name,
-                    qualified(&ks_name, name)
-                )));
+                return Err(UserTypeError::CircularField {
+                    field: field.name.clone(),
+                    ty: ty.clone(),
+                    keyspace: ks_name,
+                    name: name.clone(),
+                }
+                .into());
             }
             let in_partition_key: Vec<String> = ks
                 .tables
@@ -160,32 +165,37 @@ pub(crate) fn alter_type(
                 .map(|t| format!("{}.{}", t.keyspace, t.name))
                 .collect();
             if !in_partition_key.is_empty() {
-                return Err(CqlError::invalid(format!(
-                    "Cannot add new field {} of type {ty} to user type {} as the type is being used in partition key by the following tables: {}",
-                    field.name,
-                    qualified(&ks_name, name),
-                    in_partition_key.join(", ")
-                )));
+                return Err(UserTypeError::UsedInPartitionKey {
+                    field: field.name.clone(),
+                    ty: ty.clone(),
+                    keyspace: ks_name,
+                    name: name.clone(),
+                    tables: in_partition_key,
+                }
+                .into());
             }
             def.fields.push((field.name.clone(), resolved));
         }
         AlterType::Rename { renames, .. } => {
             for (from, to) in renames {
                 let Some(slot) = def.fields.iter_mut().find(|(n, _)| *n == from.name) else {
-                    return Err(CqlError::invalid(format!(
-                        "Unkown field {} in user type {}",
-                        from.name,
-                        qualified(&ks_name, name)
-                    )));
+                    return Err(UserTypeError::UnknownField {
+                        field: from.name.clone(),
+                        keyspace: ks_name,
+                        name: name.clone(),
+                    }
+                    .into());
                 };
                 slot.0 = to.name.clone();
             }
             let mut seen = HashSet::new();
             if let Some((dup, _)) = def.fields.iter().find(|(n, _)| !seen.insert(n.as_str())) {
-                return Err(CqlError::invalid(format!(
-                    "Duplicate field name {dup} in type {}",
-                    qualified(&ks_name, name)
-                )));
+                return Err(UserTypeError::DuplicateFieldAfterRename {
+                    field: dup.clone(),
+                    keyspace: ks_name,
+                    name: name.clone(),
+                }
+                .into());
             }
         }
     }
@@ -205,15 +215,6 @@ pub(crate) fn alter_type(
         }
     }
     Ok(Some(put_type(current, def, ops, SchemaChangeType::Updated)))
-}
-
-/// `keyspace.name` as Cassandra's `getCqlTypeName` writes it.
-fn qualified(keyspace: &str, name: &str) -> String {
-    format!(
-        "{}.{}",
-        cql::types::maybe_quote(keyspace),
-        cql::types::maybe_quote(name)
-    )
 }
 
 fn put_type(
@@ -274,12 +275,14 @@ pub(crate) fn drop_type(
         if if_exists {
             return Ok(None);
         }
-        return Err(CqlError::invalid(format!(
-            "Type '{ks_name}.{type_name}' doesn't exist"
-        )));
+        return Err(UserTypeError::UnknownTypeToDrop {
+            keyspace: ks_name,
+            name: type_name.clone(),
+        }
+        .into());
     };
     keyspace(current, &ks_name, SchemaPermission::Drop)?;
-    let users: Vec<&str> = ks
+    let users: Vec<String> = ks
         .types
         .values()
         .filter(|t| {
@@ -288,15 +291,17 @@ pub(crate) fn drop_type(
                     .iter()
                     .any(|(_, f)| references_type(f, &ks_name, type_name))
         })
-        .map(|t| t.name.as_str())
+        .map(|t| t.name.clone())
         .collect();
     if !users.is_empty() {
-        return Err(CqlError::invalid(format!(
-            "Cannot drop user type '{ks_name}.{type_name}' as it is still used by user types {}",
-            users.join(", ")
-        )));
+        return Err(UserTypeError::UsedByTypes {
+            keyspace: ks_name,
+            name: type_name.clone(),
+            types: users,
+        }
+        .into());
     }
-    let tables: Vec<&str> = ks
+    let tables: Vec<String> = ks
         .tables
         .values()
         .filter(|t| {
@@ -304,13 +309,15 @@ pub(crate) fn drop_type(
                 .iter()
                 .any(|c| references_type(&c.ty, &ks_name, type_name))
         })
-        .map(|t| t.name.as_str())
+        .map(|t| t.name.clone())
         .collect();
     if !tables.is_empty() {
-        return Err(CqlError::invalid(format!(
-            "Cannot drop user type '{ks_name}.{type_name}' as it is still used by tables {}",
-            tables.join(", ")
-        )));
+        return Err(UserTypeError::UsedByTables {
+            keyspace: ks_name,
+            name: type_name.clone(),
+            tables,
+        }
+        .into());
     }
     let mut catalog = current.clone();
     if let Some(ks) = catalog.keyspaces.get_mut(&ks_name) {

@@ -13,7 +13,7 @@ use cql::statement::ast::{CreateView, Order, Property, QualifiedName, SelectExpr
 use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableDef, ViewDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, SchemaError, ViewError};
 use crate::executor::ddl::Change;
 use crate::executor::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
@@ -23,20 +23,17 @@ use crate::planner::options::table_params;
 pub(crate) const USAGE_WARNING: &str =
     "Materialized views are experimental and are not recommended for production use.";
 
-fn invalid(message: impl Into<String>) -> CqlError {
-    CqlError::invalid(message.into())
-}
-
 /// Checks made before the statement is applied (`CreateViewStatement.Raw.prepare`).
 fn check_raw(stmt: &CreateView, keyspace: &str) -> CqlResult<()> {
     let view = &stmt.name.name.name;
     let mut seen = HashSet::new();
     for (column, _) in &stmt.clustering_order {
         if !seen.insert(&column.name) {
-            return Err(invalid(format!(
-                "Duplicate column '{}' in CLUSTERING ORDER BY clause for view '{view}'",
-                column.name
-            )));
+            return Err(ViewError::DuplicateClusteringOrder {
+                column: column.name.clone(),
+                view: view.clone(),
+            }
+            .into());
         }
     }
     if stmt
@@ -45,18 +42,14 @@ fn check_raw(stmt: &CreateView, keyspace: &str) -> CqlResult<()> {
         .as_ref()
         .is_some_and(|k| k.name != keyspace)
     {
-        return Err(invalid(
-            "Cannot create a materialized view on a table in a different keyspace",
-        ));
+        return Err(ViewError::OtherKeyspace.into());
     }
     check_no_bind_markers_in(stmt)
 }
 
 fn check_no_bind_markers_in(stmt: &CreateView) -> CqlResult<()> {
     if stmt.has_bind_markers {
-        return Err(invalid(
-            "Bind variables are not allowed in CREATE MATERIALIZED VIEW statements",
-        ));
+        return Err(ViewError::BindMarkers.into());
     }
     Ok(())
 }
@@ -84,23 +77,25 @@ pub(crate) fn create_view(
     )?;
     check_raw(stmt, &keyspace)?;
     if !enabled {
-        return Err(invalid(
-            "Materialized views are disabled. Enable in cassandra.yaml to use.",
-        ));
+        return Err(ViewError::Disabled.into());
     }
     let Some(ks) = current.keyspaces.get(&keyspace) else {
-        return Err(invalid(format!("Keyspace '{keyspace}' doesn't exist")));
+        return Err(SchemaError::UnknownKeyspace { keyspace }.into());
     };
     let view_name = &stmt.name.name.name;
     let base_name = &stmt.base.name.name;
     let Some(base) = ks.tables.get(base_name).filter(|t| !t.is_view()) else {
-        return Err(invalid(format!("Base table '{base_name}' doesn't exist")));
+        return Err(ViewError::UnknownBaseTable {
+            table: base_name.clone(),
+        }
+        .into());
     };
     match ks.tables.get(view_name) {
         Some(existing) if !existing.is_view() => {
-            return Err(invalid(format!(
-                "Cannot create materialized view '{view_name}' - a table with the same name already exists"
-            )))
+            return Err(ViewError::TableNameTaken {
+                view: view_name.clone(),
+            }
+            .into())
         }
         Some(_) if stmt.if_not_exists => return Ok(None),
         Some(_) => {
@@ -151,27 +146,28 @@ fn event(change: SchemaChangeType, keyspace: &str, view: &str) -> SchemaChange {
 fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<TableDef> {
     let view_name = &stmt.name.name.name;
     if !crate::executor::ddl::valid_name(view_name) {
-        return Err(invalid(format!(
-            "Table name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got '{view_name}')"
-        )));
+        return Err(ViewError::InvalidName {
+            view: view_name.clone(),
+        }
+        .into());
     }
     if base.is_counter_table() {
-        return Err(invalid(
-            "Materialized views are not supported on counter tables",
-        ));
+        return Err(ViewError::CounterBase.into());
     }
     if base.params.gc_grace_seconds == 0 {
-        return Err(invalid(format!(
-            "Cannot create materialized view '{view_name}' for base table '{}' with gc_grace_seconds of 0, since this value is used to TTL undelivered updates. Setting gc_grace_seconds too low might cause undelivered updates to expire before being replayed.",
-            base.name
-        )));
+        return Err(ViewError::ZeroGcGraceBase {
+            view: view_name.clone(),
+            base: base.name.clone(),
+        }
+        .into());
     }
     let selected = selected_columns(base, stmt)?;
     if let Some(s) = selected.iter().find(|c| c.kind == ColumnKind::Static) {
-        return Err(invalid(format!(
-            "Cannot include static column '{}' in materialized view '{view_name}'",
-            s.name
-        )));
+        return Err(ViewError::StaticColumn {
+            column: s.name.clone(),
+            view: view_name.clone(),
+        }
+        .into());
     }
     let key = key_columns(base, stmt, &selected)?;
     check_where(base, stmt, &key)?;
@@ -182,7 +178,7 @@ fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<Tab
         .any(|p| p.name.eq_ignore_ascii_case("default_time_to_live"))
         && params.default_time_to_live != 0
     {
-        return Err(invalid("Cannot set default_time_to_live for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table."));
+        return Err(ViewError::DefaultTtl.into());
     }
     params.default_time_to_live = 0;
     let id = view_id(&stmt.properties)?;
@@ -229,21 +225,23 @@ fn selected_columns(base: &TableDef, stmt: &CreateView) -> CqlResult<Vec<ColumnD
     let mut out: Vec<ColumnDef> = Vec::new();
     for selector in &stmt.selectors {
         if selector.alias.is_some() {
-            return Err(invalid(format!(
-                "Cannot use aliases when defining a materialized view (got {selector})"
-            )));
+            return Err(ViewError::Alias {
+                selector: selector.to_string(),
+            }
+            .into());
         }
         let SelectExpr::Column(ident) = &selector.expr else {
-            return Err(invalid(format!(
-                "Can only select columns by name when defining a materialized view (got {})",
-                selector.expr
-            )));
+            return Err(ViewError::NotAColumn {
+                expression: selector.expr.to_string(),
+            }
+            .into());
         };
         let Some(column) = base.column(&ident.name) else {
-            return Err(invalid(format!(
-                "Undefined column name {ident} in table {}",
-                base.name
-            )));
+            return Err(ViewError::UndefinedColumn {
+                column: ident.clone(),
+                table: base.name.clone(),
+            }
+            .into());
         };
         if !out.iter().any(|c| c.id == column.id) {
             out.push(column.clone());
@@ -260,9 +258,10 @@ fn key_columns(
 ) -> CqlResult<Vec<ColumnDef>> {
     let view_name = &stmt.name.name.name;
     if stmt.partition_key.is_empty() {
-        return Err(invalid(format!(
-            "Must provide at least one partition key column for materialized view '{view_name}'"
-        )));
+        return Err(ViewError::NoPartitionKey {
+            view: view_name.clone(),
+        }
+        .into());
     }
     let mut key: Vec<ColumnDef> = Vec::new();
     let partition = stmt.partition_key.iter().map(|c| (c, true));
@@ -272,15 +271,16 @@ fn key_columns(
         let column = base
             .column(name)
             .filter(|c| selected.iter().any(|s| s.id == c.id))
-            .ok_or_else(|| {
-                invalid(format!(
-                    "Unknown column '{ident}' referenced in PRIMARY KEY for materialized view '{view_name}'"
-                ))
+            .ok_or_else(|| ViewError::UnknownKeyColumn {
+                column: ident.clone(),
+                view: view_name.clone(),
             })?;
         if key.iter().any(|k| k.id == column.id) {
-            return Err(invalid(format!(
-                "Duplicate column '{ident}' in PRIMARY KEY clause for materialized view '{view_name}'"
-            )));
+            return Err(ViewError::DuplicateKeyColumn {
+                column: ident.clone(),
+                view: view_name.clone(),
+            }
+            .into());
         }
         check_key_type(column, ident)?;
         let mut column = column.clone();
@@ -306,9 +306,7 @@ fn key_columns(
         .map(|(c, _)| c.name.as_str())
         .collect();
     if !ordered.is_empty() && names != ordered {
-        return Err(invalid(
-            "Clustering key columns must exactly match columns in CLUSTERING ORDER BY directive",
-        ));
+        return Err(ViewError::ClusteringOrderMismatch.into());
     }
     check_base_key_included(base, &key, stmt)?;
     Ok(key)
@@ -316,24 +314,20 @@ fn key_columns(
 
 fn check_key_type(column: &ColumnDef, ident: &cql::statement::ast::Ident) -> CqlResult<()> {
     let ty = &column.ty;
+    let column = ident.clone();
     if ty.is_multi_cell() {
-        let what = match ty {
-            cql::types::ColumnType::Udt { .. } => "user-defined type",
-            _ => "collection type",
-        };
-        return Err(invalid(format!(
-            "Invalid non-frozen {what} '{ty}' for PRIMARY KEY column '{ident}'"
-        )));
+        let ty = ty.clone();
+        return Err(match ty {
+            cql::types::ColumnType::Udt { .. } => ViewError::NonFrozenUdtKey { ty, column },
+            _ => ViewError::NonFrozenCollectionKey { ty, column },
+        }
+        .into());
     }
     if ty.is_counter() {
-        return Err(invalid(format!(
-            "counter type is not supported for PRIMARY KEY column '{ident}'"
-        )));
+        return Err(ViewError::CounterKey { column }.into());
     }
     if ty.references_duration() {
-        return Err(invalid(format!(
-            "duration type is not supported for PRIMARY KEY column '{ident}'"
-        )));
+        return Err(ViewError::DurationKey { column }.into());
     }
     Ok(())
 }
@@ -367,26 +361,23 @@ fn check_base_key_included(base: &TableDef, key: &[ColumnDef], stmt: &CreateView
     let missing: Vec<String> = base_key
         .iter()
         .filter(|c| !in_key(c))
-        .map(|c| cql::types::maybe_quote(&c.name))
+        .map(|c| c.name.clone())
         .collect();
     if !missing.is_empty() {
-        return Err(invalid(format!(
-            "Cannot create materialized view '{}' without primary key columns {} from base table '{}'",
-            stmt.name.name.name,
-            missing.join(", "),
-            base.name
-        )));
+        return Err(ViewError::MissingBaseKey {
+            view: stmt.name.name.name.clone(),
+            columns: missing,
+            base: base.name.clone(),
+        }
+        .into());
     }
     let extra: Vec<String> = key
         .iter()
         .filter(|k| !base_key.iter().any(|b| b.id == k.id))
-        .map(|c| cql::types::maybe_quote(&c.name))
+        .map(|c| c.name.clone())
         .collect();
     if extra.len() > 1 {
-        return Err(invalid(format!(
-            "Cannot include more than one non-primary key column in materialized view primary key (got {})",
-            extra.join(", ")
-        )));
+        return Err(ViewError::TooManyNonKeyColumns { columns: extra }.into());
     }
     Ok(())
 }
@@ -399,11 +390,7 @@ fn check_where(base: &TableDef, stmt: &CreateView, key: &[ColumnDef]) -> CqlResu
     let mut illegal: Vec<String> = Vec::new();
     for relation in &stmt.where_clause {
         let (column, is_not_null) = match relation {
-            Relation::Token { .. } => {
-                return Err(invalid(
-                    "Cannot use token relation when defining a materialized view",
-                ))
-            }
+            Relation::Token { .. } => return Err(ViewError::TokenRelation.into()),
             Relation::Single { column, op, .. } => (column, *op == Operator::IsNot),
             Relation::In { column, .. } | Relation::Element { column, .. } => (column, false),
             Relation::Multi { columns, .. } | Relation::MultiIn { columns, .. } => {
@@ -412,30 +399,34 @@ fn check_where(base: &TableDef, stmt: &CreateView, key: &[ColumnDef]) -> CqlResu
             }
         };
         let Some(def) = base.column(&column.name) else {
-            return Err(invalid(format!("Undefined column name {column}")));
+            return Err(SchemaError::UndefinedColumn {
+                column: column.to_string(),
+            }
+            .into());
         };
         let base_key = matches!(def.kind, ColumnKind::PartitionKey | ColumnKind::Clustering);
-        if !base_key && !is_not_null && !illegal.contains(&def.name) {
-            illegal.push(cql::types::maybe_quote(&def.name));
+        // Names are compared as printed: a name needing quotes may be listed twice.
+        let listed = illegal
+            .iter()
+            .any(|c| cql::types::maybe_quote(c) == def.name);
+        if !base_key && !is_not_null && !listed {
+            illegal.push(def.name.clone());
         }
         restricted.insert(column.name.clone());
     }
     let unrestricted: Vec<String> = key
         .iter()
         .filter(|c| !restricted.contains(&c.name))
-        .map(|c| cql::types::maybe_quote(&c.name))
+        .map(|c| c.name.clone())
         .collect();
     if !unrestricted.is_empty() {
-        return Err(invalid(format!(
-            "Primary key columns {} must be restricted with 'IS NOT NULL' or otherwise",
-            unrestricted.join(", ")
-        )));
+        return Err(ViewError::UnrestrictedKey {
+            columns: unrestricted,
+        }
+        .into());
     }
     if !illegal.is_empty() {
-        return Err(invalid(format!(
-            "Non-primary key columns can only be restricted with 'IS NOT NULL' (got: {} restricted illegally)",
-            illegal.join(",")
-        )));
+        return Err(ViewError::IllegalRestriction { columns: illegal }.into());
     }
     Ok(())
 }
@@ -452,9 +443,11 @@ fn existing_view<'a>(
     match current.table(&keyspace, view).filter(|t| t.is_view()) {
         Some(def) => Ok(Some((keyspace, def))),
         None if if_exists => Ok(None),
-        None => Err(invalid(format!(
-            "Materialized view '{keyspace}.{view}' doesn't exist"
-        ))),
+        None => Err(ViewError::UnknownView {
+            keyspace,
+            view: view.clone(),
+        }
+        .into()),
     }
 }
 
@@ -471,10 +464,10 @@ pub(crate) fn alter_view(
     };
     let params = table_params(properties, def.params.clone())?;
     if params.gc_grace_seconds == 0 {
-        return Err(invalid("Cannot alter gc_grace_seconds of a materialized view to 0, since this value is used to TTL undelivered updates. Setting gc_grace_seconds too low might cause undelivered updates to expire before being replayed."));
+        return Err(ViewError::ZeroGcGrace.into());
     }
     if params.default_time_to_live > 0 {
-        return Err(invalid("Forbidden default_time_to_live detected for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table. default_time_to_live must be set to zero, see CASSANDRA-12868 for more information"));
+        return Err(ViewError::ForbiddenDefaultTtl.into());
     }
     let mut new = (**def).clone();
     new.params = params;

@@ -4,7 +4,7 @@
 use cql::statement::ast::{Ident, InValues, Operator, Relation, Term};
 use storage::{ColumnKind, TableDef, ViewFilter, ViewFilterOp};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SchemaError, ViewError};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// The clause as Cassandra prints it: relations joined by ` AND `, column names quoted
@@ -41,7 +41,9 @@ pub(crate) fn for_each_column(relation: &mut Relation, f: &mut dyn FnMut(&mut Id
 pub(crate) fn view_filters(base: &TableDef, relations: &[Relation]) -> CqlResult<Vec<ViewFilter>> {
     let mut out = Vec::new();
     for relation in relations {
-        let unsupported = || CqlError::invalid(format!("Unsupported restriction: {relation}"));
+        let unsupported = || ViewError::UnsupportedRestriction {
+            relation: relation.to_string(),
+        };
         let (column, op, terms): (_, _, Vec<&Term>) = match relation {
             Relation::Single {
                 op: Operator::IsNot,
@@ -54,7 +56,7 @@ pub(crate) fn view_filters(base: &TableDef, relations: &[Relation]) -> CqlResult
                     Operator::Lte => ViewFilterOp::Lte,
                     Operator::Gt => ViewFilterOp::Gt,
                     Operator::Gte => ViewFilterOp::Gte,
-                    _ => return Err(unsupported()),
+                    _ => return Err(unsupported().into()),
                 };
                 (column, op, vec![value])
             }
@@ -63,13 +65,16 @@ pub(crate) fn view_filters(base: &TableDef, relations: &[Relation]) -> CqlResult
                 values: InValues::List(values),
                 negated: false,
             } => (column, ViewFilterOp::In, values.iter().collect()),
-            _ => return Err(unsupported()),
+            _ => return Err(unsupported().into()),
         };
         let Some(def) = base.column(&column.name) else {
-            return Err(CqlError::invalid(format!("Undefined column name {column}")));
+            return Err(SchemaError::UndefinedColumn {
+                column: column.to_string(),
+            }
+            .into());
         };
         if !matches!(def.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
-            return Err(unsupported());
+            return Err(unsupported().into());
         }
         let receiver = Receiver {
             name: &def.name,
@@ -84,10 +89,10 @@ pub(crate) fn view_filters(base: &TableDef, relations: &[Relation]) -> CqlResult
             match evaluate(term, receiver, &ctx)? {
                 Evaluated::Value(bytes) => values.push(bytes.to_vec()),
                 _ => {
-                    return Err(CqlError::invalid(format!(
-                        "Invalid null value in condition for column {}",
-                        def.name
-                    )))
+                    return Err(ViewError::NullRestriction {
+                        column: def.name.clone(),
+                    }
+                    .into())
                 }
             }
         }

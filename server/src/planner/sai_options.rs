@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use cql::types::ColumnType;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, IndexError};
 use crate::functions::vector_fcts::Similarity;
 use crate::planner::sai_terms;
 
@@ -100,56 +100,47 @@ pub(crate) fn validate(
     ];
     let ColumnType::Vector { element, dimension } = ty else {
         if vector_options.iter().any(|o| options.contains_key(*o)) {
-            return Err(CqlError::invalid(format!(
-                "CQL type {ty} cannot have vector options"
-            )));
+            return Err(IndexError::VectorOptionsOnNonVector { ty: ty.clone() }.into());
         }
         return sai_terms::check_type(column, target);
     };
-    let bounded = |option: &str, what: &str, max: i64| -> CqlResult<()> {
+    let bounded = |option: &str, max: i64| -> Result<(), IndexError> {
         let Some(text) = options.get(option) else {
             return Ok(());
         };
-        let value: i64 = text.parse().map_err(|_| {
-            CqlError::invalid(format!(
-                "{what} {text} is not a valid integer for index {index}"
-            ))
-        })?;
+        let value: i64 = text
+            .parse()
+            .map_err(|_| IndexError::GraphOptionNotInteger {
+                option: option.to_string(),
+                value: text.clone(),
+                index: index.to_string(),
+            })?;
         if value <= 0 || value > max {
-            let lower = what.to_string();
-            return Err(CqlError::invalid(format!(
-                "{lower} for index {index} cannot be <= 0 or > {max}, was {value}"
-            )));
+            return Err(IndexError::GraphOptionOutOfRange {
+                option: option.to_string(),
+                index: index.to_string(),
+                max,
+                value,
+            });
         }
         Ok(())
     };
-    bounded(
-        "maximum_node_connections",
-        "Maximum number of connections",
-        MAX_NODE_CONNECTIONS,
-    )?;
-    bounded(
-        "construction_beam_width",
-        "Construction beam width",
-        MAX_BEAM_WIDTH,
-    )?;
+    bounded("maximum_node_connections", MAX_NODE_CONNECTIONS)?;
+    bounded("construction_beam_width", MAX_BEAM_WIDTH)?;
     if let Some(value) = options.get("similarity_function") {
         if Similarity::from_option(value).is_none() {
-            return Err(CqlError::invalid(format!(
-                "Similarity function {} was not recognized for index {index}. Valid values are: EUCLIDEAN, DOT_PRODUCT, COSINE",
-                value.to_uppercase()
-            )));
+            return Err(IndexError::UnknownSimilarity {
+                value: value.clone(),
+                index: index.to_string(),
+            }
+            .into());
         }
     }
     if **element != ColumnType::Float {
-        return Err(CqlError::invalid(
-            "SAI ANN indexes are only allowed on vector columns with float elements",
-        ));
+        return Err(IndexError::NonFloatVector.into());
     }
     if *dimension == 1 && similarity_of(options) == Similarity::Cosine {
-        return Err(CqlError::invalid(
-            "Cosine similarity is not supported for single-dimension vectors",
-        ));
+        return Err(IndexError::CosineOnOneDimension.into());
     }
     Ok(())
 }
