@@ -133,7 +133,7 @@ async fn answer_here(
         Ok(reply) => (reply.response, reply.warnings, reply.start_events),
         Err(err) => {
             // A failed login names the role it tried: logs show only that it failed.
-            if matches!(err, CqlError::BadCredentials(_)) {
+            if matches!(err, CqlError::Credentials(_)) {
                 debug!("authentication failed");
             } else {
                 debug!(cause = %err, "request failed");

@@ -31,4 +31,13 @@ pub enum UnauthorizedError {
     AlterSuperuser,
     #[error("Only superusers can drop a role with superuser status")]
     DropSuperuser,
+    /// DDL on a local system keyspace (`system`, `system_schema`, ...).
+    #[error("{keyspace} keyspace is not user-modifiable.")]
+    NotUserModifiable { keyspace: String },
+    /// DDL other than ALTER KEYSPACE on a replicated system keyspace (`system_auth`, ...).
+    #[error("Cannot {permission} {resource}")]
+    ReplicatedSystemSchema {
+        permission: &'static str,
+        resource: String,
+    },
 }

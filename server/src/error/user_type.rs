@@ -45,7 +45,7 @@ pub enum UserTypeError {
     )]
     CircularField {
         field: String,
-        ty: CqlType,
+        ty: Box<CqlType>,
         keyspace: String,
         name: String,
     },
@@ -58,7 +58,7 @@ pub enum UserTypeError {
     )]
     UsedInPartitionKey {
         field: String,
-        ty: CqlType,
+        ty: Box<CqlType>,
         keyspace: String,
         name: String,
         tables: Vec<String>,

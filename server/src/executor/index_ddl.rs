@@ -11,7 +11,7 @@ use cql::types::ColumnType;
 use storage::{Catalog, ColumnDef, ColumnKind, IndexDef, IndexTargetKind, KeyspaceDef, TableDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult, IndexError, SchemaError};
+use crate::error::{CqlResult, IndexError, OptionsError, SchemaError};
 use crate::executor::ddl::{put_table, Change};
 use crate::planner::sai_options;
 use crate::planner::{column_index, keyspace_of};
@@ -63,9 +63,10 @@ pub(crate) fn create_index(
     validate_target(table, column_def, kind)?;
     if let Some(class) = &stmt.custom_class {
         if !sai_options::is_sai_class(class) {
-            return Err(CqlError::Config(format!(
-                "Unable to find custom indexer class '{class}'"
-            )));
+            return Err(OptionsError::UnknownIndexClass {
+                class: class.clone(),
+            }
+            .into());
         }
     }
     let name = match &stmt.name {

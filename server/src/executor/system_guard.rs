@@ -5,7 +5,7 @@
 //! and the virtual ones are refused by the statement itself (`AlterSchemaStatement`).
 
 use crate::authz::Resource;
-use crate::error::{CqlError, CqlResult, DdlError};
+use crate::error::{CqlResult, DdlError, UnauthorizedError};
 use crate::system::definitions::VIRTUAL_KEYSPACES;
 
 /// The permission a schema statement needs on its resource.
@@ -42,18 +42,20 @@ pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlRes
     let local = LOCAL.contains(&keyspace)
         || (!replicated && !virtual_keyspace && crate::schema::is_system_keyspace(keyspace));
     if local {
-        return Err(CqlError::Unauthorized(format!(
-            "{keyspace} keyspace is not user-modifiable."
-        )));
+        return Err(UnauthorizedError::NotUserModifiable {
+            keyspace: keyspace.to_string(),
+        }
+        .into());
     }
     if replicated {
         let keyspace_alter =
             permission == SchemaPermission::Alter && matches!(resource, Resource::Keyspace(_));
         if !keyspace_alter {
-            return Err(CqlError::Unauthorized(format!(
-                "Cannot {} {resource}",
-                permission.name()
-            )));
+            return Err(UnauthorizedError::ReplicatedSystemSchema {
+                permission: permission.name(),
+                resource: resource.to_string(),
+            }
+            .into());
         }
     }
     if virtual_keyspace {

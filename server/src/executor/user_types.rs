@@ -147,7 +147,7 @@ pub(crate) fn alter_type(
             if references_type(&resolved, &ks_name, name) {
                 return Err(UserTypeError::CircularField {
                     field: field.name.clone(),
-                    ty: ty.clone(),
+                    ty: Box::new(ty.clone()),
                     keyspace: ks_name,
                     name: name.clone(),
                 }
@@ -167,7 +167,7 @@ pub(crate) fn alter_type(
             if !in_partition_key.is_empty() {
                 return Err(UserTypeError::UsedInPartitionKey {
                     field: field.name.clone(),
-                    ty: ty.clone(),
+                    ty: Box::new(ty.clone()),
                     keyspace: ks_name,
                     name: name.clone(),
                     tables: in_partition_key,

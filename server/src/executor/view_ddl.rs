@@ -13,7 +13,7 @@ use cql::statement::ast::{CreateView, Order, Property, QualifiedName, SelectExpr
 use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableDef, ViewDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult, SchemaError, ViewError};
+use crate::error::{CqlError, CqlResult, OptionsError, SchemaError, ViewError};
 use crate::executor::ddl::Change;
 use crate::executor::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
@@ -214,7 +214,7 @@ fn view_id(properties: &[Property]) -> CqlResult<Uuid> {
     };
     let text = prop.value.to_string();
     let text = text.trim_matches('\'');
-    Uuid::parse_str(text).map_err(|_| CqlError::Config(format!("Invalid table id: {text}")))
+    Uuid::parse_str(text).map_err(|_| OptionsError::InvalidTableId { id: text.into() }.into())
 }
 
 /// The base columns the SELECT clause names (every column for `*`).

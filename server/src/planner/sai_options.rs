@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use cql::types::ColumnType;
 
-use crate::error::{CqlError, CqlResult, IndexError};
+use crate::error::{CqlResult, IndexError, OptionsError};
 use crate::functions::vector_fcts::Similarity;
 use crate::planner::sai_terms;
 
@@ -69,10 +69,10 @@ pub(crate) fn check_known(options: &BTreeMap<String, String>) -> CqlResult<()> {
         .filter(|k| !VALID_OPTIONS.contains(k))
         .collect();
     if !unknown.is_empty() {
-        return Err(CqlError::Config(format!(
-            "Properties specified [{}] are not understood by StorageAttachedIndex",
-            unknown.join(", ")
-        )));
+        return Err(OptionsError::UnknownSaiOptions {
+            options: unknown.into_iter().map(str::to_string).collect(),
+        }
+        .into());
     }
     Ok(())
 }
