@@ -11,7 +11,7 @@ use storage::WriteBatch;
 use super::batch_rules::{self, StatementTraits};
 use super::batch_size::{Footprint, Mark};
 use super::modify;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 use crate::node::Node;
 use crate::planner::counters::is_counter_table;
 use crate::values::EvalContext;
@@ -51,9 +51,7 @@ pub(crate) async fn run(
     batch_rules::validate(header.kind, header.using, &traits)?;
     if plans.iter().any(|p| p.conditions.is_some()) {
         if header.using.timestamp.is_some() {
-            return Err(CqlError::invalid(
-                "Cannot provide custom timestamp for conditional BATCH",
-            ));
+            return Err(ModifyError::ConditionalBatchTimestamp.into());
         }
         let items: Vec<super::cas::CasItem<'_>> = plans
             .iter()

@@ -4,7 +4,7 @@
 
 use cql::statement::ast::{BatchKind, UsingClause};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 
 /// What the rules need to know about one statement of a batch.
 #[derive(Debug, Clone, Copy)]
@@ -22,42 +22,28 @@ pub(crate) fn validate(
     statements: &[StatementTraits],
 ) -> CqlResult<()> {
     if using.ttl.is_some() {
-        return Err(CqlError::invalid(
-            "Global TTL on the BATCH statement is not supported.",
-        ));
+        return Err(ModifyError::BatchTtl.into());
     }
     let timestamp_set = using.timestamp.is_some();
     if timestamp_set && kind == BatchKind::Counter {
-        return Err(CqlError::invalid(
-            "Cannot provide custom timestamp for counter BATCH",
-        ));
+        return Err(ModifyError::CounterBatchTimestamp.into());
     }
     if timestamp_set && statements.iter().any(|s| s.has_timestamp) {
-        return Err(CqlError::invalid(
-            "Timestamp must be set either on BATCH or individual statements",
-        ));
+        return Err(ModifyError::BatchTimestampTwice.into());
     }
     let has_counters = statements.iter().any(|s| s.is_counter);
     let has_non_counters = statements.iter().any(|s| !s.is_counter);
     if timestamp_set && has_counters {
-        return Err(CqlError::invalid(
-            "Cannot provide custom timestamp for a BATCH containing counters",
-        ));
+        return Err(ModifyError::BatchWithCountersTimestamp.into());
     }
     if kind == BatchKind::Counter && has_non_counters {
-        return Err(CqlError::invalid(
-            "Cannot include non-counter statement in a counter batch",
-        ));
+        return Err(ModifyError::NonCounterInCounterBatch.into());
     }
     if has_counters && has_non_counters {
-        return Err(CqlError::invalid(
-            "Counter and non-counter mutations cannot exist in the same batch",
-        ));
+        return Err(ModifyError::MixedCounterBatch.into());
     }
     if kind == BatchKind::Logged && has_counters {
-        return Err(CqlError::invalid(
-            "Cannot include a counter statement in a logged batch",
-        ));
+        return Err(ModifyError::CounterInLoggedBatch.into());
     }
     Ok(())
 }

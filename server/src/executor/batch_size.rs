@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, HashSet};
 use cql::statement::ast::BatchKind;
 use storage::{CellValue, CounterChange, TableDef, WriteBatch};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 
 /// `batch_size_warn_threshold`, in bytes.
 pub(crate) const WARN_THRESHOLD: usize = 5 * 1024;
@@ -107,7 +107,7 @@ impl Footprint {
         let tables = self.tables_text();
         if self.size > WARN_THRESHOLD {
             if self.size > FAIL_THRESHOLD {
-                return Err(CqlError::invalid("Batch too large"));
+                return Err(ModifyError::BatchTooLarge.into());
             }
             warnings.push(format!(
                 "Batch for {tables} is of size {}, exceeding specified threshold of {WARN_THRESHOLD} by {}.",

@@ -10,12 +10,10 @@ use cql::statement::ast::{Operator, Term};
 use cql::types::{ordering, ColumnType};
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ModifyError};
 use crate::executor::{elements, multicell};
 use crate::planner::conditions::{Access, ColumnCondition, ConditionValues};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
-
-const UNSET: &str = "Invalid 'unset' value in condition";
 
 /// The serialized value of an empty collection (a zero element count).
 const EMPTY_COLLECTION: [u8; 4] = [0, 0, 0, 0];
@@ -109,10 +107,7 @@ fn satisfied(op: Operator, order: Ordering) -> bool {
 }
 
 fn null_comparison(op: Operator) -> CqlError {
-    CqlError::invalid(format!(
-        "Invalid comparison with null for operator \"{}\"",
-        op
-    ))
+    ModifyError::NullComparison { op }.into()
 }
 
 /// `CONTAINS` / `CONTAINS KEY` on a whole collection value.
@@ -156,12 +151,8 @@ fn element(
         ctx,
     )? {
         Evaluated::Value(b) => b,
-        Evaluated::Null => {
-            return Err(CqlError::invalid(format!(
-                "Invalid null value for {what} element access"
-            )))
-        }
-        Evaluated::Unset => return Err(CqlError::invalid(UNSET)),
+        Evaluated::Null => return Err(ModifyError::NullElementAccess { collection: what }.into()),
+        Evaluated::Unset => return Err(ModifyError::UnsetInCondition.into()),
     };
     if let ColumnType::Map { .. } = ty {
         let Some(current) = current else {
@@ -171,12 +162,10 @@ fn element(
     }
     let index = match key.as_ref() {
         [a, b, c, d] => i32::from_be_bytes([*a, *b, *c, *d]),
-        _ => return Err(CqlError::invalid("Invalid list index")),
+        _ => return Err(ModifyError::InvalidListIndex.into()),
     };
     if index < 0 {
-        return Err(CqlError::invalid(format!(
-            "Invalid negative list index {index}"
-        )));
+        return Err(ModifyError::NegativeListIndex { index }.into());
     }
     let Some(current) = current else {
         return Ok(None);
@@ -201,7 +190,7 @@ fn bind_values(
     match values {
         ConditionValues::Single(term) => match evaluate(term, receiver, ctx)? {
             Evaluated::Unset if contains => Ok(Vec::new()),
-            Evaluated::Unset => Err(CqlError::invalid(UNSET)),
+            Evaluated::Unset => Err(ModifyError::UnsetInCondition.into()),
             Evaluated::Null => Ok(vec![None]),
             Evaluated::Value(b) => Ok(vec![Some(b)]),
         },
@@ -228,8 +217,8 @@ fn bind_values(
                 ty: &list,
             };
             match evaluate(term, receiver, ctx)? {
-                Evaluated::Unset => Err(CqlError::invalid(UNSET)),
-                Evaluated::Null => Err(CqlError::invalid("Invalid null list in IN condition")),
+                Evaluated::Unset => Err(ModifyError::UnsetInCondition.into()),
+                Evaluated::Null => Err(ModifyError::NullInList.into()),
                 Evaluated::Value(b) => Ok(multicell::collection_elements(&b)?
                     .into_iter()
                     .map(Some)
@@ -250,19 +239,20 @@ fn in_marker_values(
         cql::statement::ast::BindMarker::Anonymous(i)
         | cql::statement::ast::BindMarker::Named(_, i) => *i,
     };
-    let malformed = || {
-        CqlError::invalid(format!(
-            "Exception while binding column in({name}): malformed list value"
-        ))
+    let malformed = || -> CqlError {
+        ModifyError::MalformedInList {
+            column: name.to_string(),
+        }
+        .into()
     };
     match ctx.binds.get(index) {
-        None => Err(CqlError::invalid(format!(
-            "No value bound for marker {index} (column in({name}))"
-        ))),
-        Some(cql::frame::request::Value::Unset) => Err(CqlError::invalid(UNSET)),
-        Some(cql::frame::request::Value::Null) => {
-            Err(CqlError::invalid("Invalid null list in IN condition"))
+        None => Err(ModifyError::UnboundInMarker {
+            index,
+            column: name.to_string(),
         }
+        .into()),
+        Some(cql::frame::request::Value::Unset) => Err(ModifyError::UnsetInCondition.into()),
+        Some(cql::frame::request::Value::Null) => Err(ModifyError::NullInList.into()),
         Some(cql::frame::request::Value::Bytes(bytes)) => {
             let mut input: &[u8] = bytes;
             let count = take_i32(&mut input).ok_or_else(malformed)?;
@@ -279,8 +269,11 @@ fn in_marker_values(
                 }
                 let (element, rest) = input.split_at(len);
                 input = rest;
-                cql::types::codec::validate_value(ty, element).map_err(|err| {
-                    CqlError::invalid(format!("Exception while binding column in({name}): {err}"))
+                cql::types::codec::validate_value(ty, element).map_err(|reason| {
+                    ModifyError::InListElement {
+                        column: name.to_string(),
+                        reason,
+                    }
                 })?;
                 out.push(Some(Bytes::copy_from_slice(element)));
             }

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use cql::types::ColumnType;
 use storage::{ColumnKind, CounterChange, CounterWrite, TableDef, WriteBatch};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 use crate::executor::keys;
 use crate::planner::operations::{ColumnOperation, Operation};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -40,7 +40,7 @@ impl CounterStatement<'_> {
             .collect::<CqlResult<Vec<_>>>()?;
         for pk in keys::cartesian(pk_values) {
             if pk.iter().any(Bytes::is_empty) {
-                return Err(CqlError::invalid("Key may not be empty"));
+                return Err(ModifyError::EmptyKey.into());
             }
             let partition = storage::row_key(def, &pk, &[])?;
             let mut row_keys = Vec::new();
@@ -88,10 +88,10 @@ impl CounterStatement<'_> {
                 }))
             }
             _ => {
-                return Err(CqlError::invalid(format!(
-                    "Invalid operation on counter column {}",
-                    col.name
-                )))
+                return Err(ModifyError::CounterOperation {
+                    column: col.name.clone(),
+                }
+                .into())
             }
         };
         let receiver = Receiver {
@@ -100,25 +100,17 @@ impl CounterStatement<'_> {
         };
         let bytes = match evaluate(term, receiver, ctx)? {
             Evaluated::Unset => return Ok(None),
-            Evaluated::Null => {
-                return Err(CqlError::invalid(
-                    "Invalid null value for counter increment",
-                ))
-            }
+            Evaluated::Null => return Err(ModifyError::NullCounterIncrement.into()),
             Evaluated::Value(bytes) => bytes,
         };
         let delta = <[u8; 8]>::try_from(bytes.as_ref())
             .map(i64::from_be_bytes)
-            .map_err(|_| {
-                CqlError::invalid(format!("Expected 8 bytes for a bigint ({})", bytes.len()))
-            })?;
+            .map_err(|_| ModifyError::CounterDeltaSize { size: bytes.len() })?;
         if !negate {
             return Ok(Some(CounterChange::Add(delta)));
         }
         if delta == i64::MIN {
-            return Err(CqlError::invalid(format!(
-                "The negation of {delta} overflows supported counter precision (signed 8 bytes integer)"
-            )));
+            return Err(ModifyError::CounterNegationOverflow { delta }.into());
         }
         Ok(Some(CounterChange::Add(-delta)))
     }

@@ -12,7 +12,7 @@ use storage::{
     RangeTombstoneWrite, RowWrite, StoredRow, WriteBatch,
 };
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ModifyError};
 use crate::executor::keys;
 use crate::executor::multicell::{self, Element};
 use crate::executor::operations::CellWriter;
@@ -121,16 +121,16 @@ pub(crate) fn using_timestamp(term: &Term, ctx: &EvalContext<'_>) -> CqlResult<O
     let ts = match evaluate(term, receiver, ctx)? {
         Evaluated::Value(bytes) => <[u8; 8]>::try_from(bytes.as_ref())
             .map(i64::from_be_bytes)
-            .map_err(|_| CqlError::invalid("Invalid value for [timestamp]"))?,
+            .map_err(|_| ModifyError::InvalidTimestamp)?,
         Evaluated::Unset => return Ok(None),
-        Evaluated::Null => return Err(CqlError::invalid("Invalid null value of timestamp")),
+        Evaluated::Null => return Err(ModifyError::NullTimestamp.into()),
     };
     if ts == i64::MIN {
-        return Err(CqlError::invalid(format!(
-            "Out of bound timestamp, must be in [{}, {}]",
-            i64::MIN + 1,
-            i64::MAX
-        )));
+        return Err(ModifyError::TimestampOutOfBounds {
+            min: i64::MIN + 1,
+            max: i64::MAX,
+        }
+        .into());
     }
     Ok(Some(ts))
 }
@@ -171,20 +171,16 @@ fn expiry(plan: &ModifyPlan, ctx: &EvalContext<'_>) -> CqlResult<Option<Expiry>>
                 Evaluated::Value(b) if b.is_empty() => 0,
                 Evaluated::Value(b) => match <[u8; 4]>::try_from(b.as_ref()) {
                     Ok(raw) => i64::from(i32::from_be_bytes(raw)),
-                    Err(_) => return Err(CqlError::invalid("Invalid TTL value")),
+                    Err(_) => return Err(ModifyError::InvalidTtl.into()),
                 },
             }
         }
     };
     if ttl < 0 {
-        return Err(CqlError::invalid(format!(
-            "A TTL must be greater or equal to 0, but was {ttl}"
-        )));
+        return Err(ModifyError::NegativeTtl { ttl }.into());
     }
     if ttl > MAX_TTL {
-        return Err(CqlError::invalid(format!(
-            "ttl is too large. requested ({ttl}) maximum ({MAX_TTL})"
-        )));
+        return Err(ModifyError::TtlTooLarge { ttl, max: MAX_TTL }.into());
     }
     if ttl == 0 {
         return Ok(None);
@@ -293,7 +289,7 @@ pub(crate) fn build_writes(
         && (liveness.is_some() || deletion.is_some() || !regular_ops.is_empty());
     for pk in keys::cartesian(pk_values) {
         if pk.iter().any(Bytes::is_empty) {
-            return Err(CqlError::invalid("Key may not be empty"));
+            return Err(ModifyError::EmptyKey.into());
         }
         if let Some(hot) = node.hot_partitions.record(def.id, &pk) {
             crate::warnings::warn(crate::hot_partitions::warning(def, &hot));
@@ -422,9 +418,7 @@ fn range_deletes(
         super::clustering::suffix_ranges(range, def, ctx, Threshold::DISABLED)?;
     let ranges = ranges.all();
     if tuple_check.is_some() {
-        return Err(CqlError::invalid(
-            "Range deletions over clustering columns of mixed order are not supported yet",
-        ));
+        return Err(ModifyError::MixedOrderRangeDeletion.into());
     }
     let whole_partition = range.prefix.is_empty() && range.slice.is_none();
     for partition in partitions {

@@ -17,13 +17,13 @@ use bytes::{BufMut, Bytes, BytesMut};
 use cql::types::{ordering, ColumnType};
 use storage::{Cell, CellValue};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ModifyError};
 
 /// A stored element: its cell path and value.
 pub(crate) type Element = (Bytes, Bytes);
 
 fn malformed() -> CqlError {
-    CqlError::invalid("Malformed collection value")
+    ModifyError::MalformedCollection.into()
 }
 
 fn read_i32(input: &mut &[u8]) -> CqlResult<i32> {
@@ -110,7 +110,7 @@ pub(crate) fn elements_of(
             .enumerate()
             .filter_map(|(i, v)| v.map(|v| (field_path(i), v)))
             .collect(),
-        _ => return Err(CqlError::invalid(format!("{ty} is not a multi-cell type"))),
+        _ => return Err(ModifyError::NotMultiCell { ty: ty.clone() }.into()),
     })
 }
 

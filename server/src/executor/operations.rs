@@ -7,7 +7,7 @@ use cql::statement::ast::Term;
 use cql::types::ColumnType;
 use storage::{Cell, CellValue, ColumnDef, ColumnId, Expiry};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 use crate::executor::multicell::{self, Element};
 use crate::executor::write_guards;
 use crate::node::Node;
@@ -58,10 +58,11 @@ impl CellWriter<'_> {
         let value = evaluate(term, Receiver { name, ty }, self.ctx)?;
         if let Evaluated::Value(bytes) = &value {
             if bytes.len() > MAX_CELL {
-                return Err(CqlError::invalid(format!(
-                    "Value of column {name} is too large ({} bytes)",
-                    bytes.len()
-                )));
+                return Err(ModifyError::ValueTooLarge {
+                    column: name.to_string(),
+                    size: bytes.len(),
+                }
+                .into());
             }
         }
         Ok(value)
@@ -149,7 +150,10 @@ impl CellWriter<'_> {
             }
             Operation::SetField { field, value } => {
                 let ColumnType::Udt { fields, .. } = ty else {
-                    return Err(CqlError::invalid(format!("{name} is not a UDT column")));
+                    return Err(ModifyError::NotUdtColumn {
+                        column: name.to_string(),
+                    }
+                    .into());
                 };
                 let (field_name, field_type) = &fields[*field];
                 let receiver = format!("{name}.{field_name}");
@@ -238,8 +242,8 @@ impl CellWriter<'_> {
     fn key_bytes(&self, key: &Term, name: &str, ty: &ColumnType) -> CqlResult<Bytes> {
         match self.eval(key, &format!("key({name})"), ty)? {
             Evaluated::Value(bytes) => Ok(bytes),
-            Evaluated::Null => Err(CqlError::invalid("Invalid null map key")),
-            Evaluated::Unset => Err(CqlError::invalid("Invalid unset map key")),
+            Evaluated::Null => Err(ModifyError::NullMapKey.into()),
+            Evaluated::Unset => Err(ModifyError::UnsetMapKey.into()),
         }
     }
 
@@ -249,7 +253,7 @@ impl CellWriter<'_> {
         col: &ColumnDef,
         key: &Term,
         current: &dyn Fn() -> CqlResult<Vec<Element>>,
-        action: &str,
+        action: &'static str,
     ) -> CqlResult<Bytes> {
         match &col.ty {
             ColumnType::Map { key: key_type, .. } => self.key_bytes(key, &col.name, key_type),
@@ -259,29 +263,24 @@ impl CellWriter<'_> {
                         .as_ref()
                         .try_into()
                         .map(i32::from_be_bytes)
-                        .map_err(|_| CqlError::invalid("Invalid list index"))?,
-                    Evaluated::Null => {
-                        return Err(CqlError::invalid("Invalid null value for list index"))
-                    }
-                    Evaluated::Unset => {
-                        return Err(CqlError::invalid("Invalid unset value for list index"))
-                    }
+                        .map_err(|_| ModifyError::InvalidListIndex)?,
+                    Evaluated::Null => return Err(ModifyError::NullListIndex.into()),
+                    Evaluated::Unset => return Err(ModifyError::UnsetListIndex.into()),
                 };
                 let elements = current()?;
                 if elements.is_empty() {
-                    return Err(CqlError::invalid(format!(
-                        "Attempted to {action} a list which is null"
-                    )));
+                    return Err(ModifyError::ElementOfNullList { action }.into());
                 }
                 usize::try_from(index)
                     .ok()
                     .and_then(|i| elements.get(i))
                     .map(|(path, _)| path.clone())
                     .ok_or_else(|| {
-                        CqlError::invalid(format!(
-                            "List index {index} out of bound, list has size {}",
-                            elements.len()
-                        ))
+                        ModifyError::ListIndexOutOfBound {
+                            index,
+                            size: elements.len(),
+                        }
+                        .into()
                     })
             }
         }

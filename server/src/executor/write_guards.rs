@@ -20,7 +20,8 @@ const CELL_OVERHEAD: u64 = 8 + 4 + 4;
 /// a written collection, each cell's value and path, then the collection's size.
 ///
 /// # Errors
-/// [`crate::error::CqlError::Invalid`] with Cassandra's message past a fail threshold.
+/// An Invalid (0x2200) [`crate::error::CqlError`] with Cassandra's message past a fail
+/// threshold.
 pub(crate) fn check(
     config: &Config,
     col: &ColumnDef,

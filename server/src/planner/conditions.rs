@@ -6,7 +6,7 @@ use cql::statement::ast::{Condition, Operator, Term, UsingClause};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ModifyError};
 use crate::planner::column_index;
 
 /// The conditions of a conditional modification.
@@ -139,44 +139,41 @@ fn plan_one(
     let column = column_index(def, &raw.column)?;
     let col = &def.columns[column];
     if col.ty.is_counter() {
-        return Err(CqlError::invalid(
-            "Conditions on counters are not supported",
-        ));
+        return Err(ModifyError::ConditionOnCounter.into());
     }
     let access = match (&raw.element, &raw.field) {
         (Some(element), _) => {
             match &col.ty {
                 ColumnType::List { .. } | ColumnType::Map { .. } => {}
                 ColumnType::Set { .. } => {
-                    return Err(CqlError::invalid(format!(
-                        "Invalid element access syntax for set column {}",
-                        col.name
-                    )))
+                    return Err(ModifyError::ElementAccessOnSet {
+                        column: col.name.clone(),
+                    }
+                    .into())
                 }
                 _ => {
-                    return Err(CqlError::invalid(format!(
-                        "Invalid element access syntax for non-collection column {}",
-                        col.name
-                    )))
+                    return Err(ModifyError::ElementAccessOnNonCollection {
+                        column: col.name.clone(),
+                    }
+                    .into())
                 }
             }
             Access::Element(element.clone())
         }
         (None, Some(field)) => {
             let ColumnType::Udt { fields, .. } = &col.ty else {
-                return Err(CqlError::invalid(format!(
-                    "Invalid field selection: {} of type {} is not a user type",
-                    col.name, col.ty
-                )));
+                return Err(ModifyError::FieldOfNonUdt {
+                    column: col.name.clone(),
+                    ty: col.ty.clone(),
+                }
+                .into());
             };
             let position = fields
                 .iter()
                 .position(|(name, _)| *name == field.name)
-                .ok_or_else(|| {
-                    CqlError::invalid(format!(
-                        "Unknown field {} for column {}",
-                        field.name, col.name
-                    ))
+                .ok_or_else(|| ModifyError::UnknownConditionField {
+                    field: field.name.clone(),
+                    column: col.name.clone(),
                 })?;
             Access::Field(position)
         }
@@ -195,10 +192,10 @@ fn plan_one(
     };
     check_operator(def, &planned)?;
     if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
-        return Err(CqlError::invalid(format!(
-            "PRIMARY KEY column '{}' cannot have IF conditions",
-            col.name
-        )));
+        return Err(ModifyError::ConditionOnPrimaryKey {
+            column: col.name.clone(),
+        }
+        .into());
     }
     Ok(planned)
 }
@@ -242,12 +239,11 @@ fn check_operator(def: &TableDef, condition: &ColumnCondition) -> CqlResult<()> 
             ColumnType::Udt { .. } => Some("UDTs"),
             _ => None,
         };
-        return Err(CqlError::invalid(match what {
-            Some(what) => {
-                format!("Slice conditions are not supported on {what} containing durations")
-            }
-            None => format!("Slice conditions ( {} ) are not supported on durations", op),
-        }));
+        return Err(match what {
+            Some(container) => ModifyError::SliceOnDurationsIn { container },
+            None => ModifyError::SliceOnDuration { op },
+        }
+        .into());
     }
     let receiver = match &condition.access {
         Access::Field(i) => match &col.ty {
@@ -265,14 +261,10 @@ fn check_operator(def: &TableDef, condition: &ColumnCondition) -> CqlResult<()> 
         _ => condition_target_type(def, condition),
     };
     if op == Operator::ContainsKey && !matches!(target, ColumnType::Map { .. }) {
-        return Err(CqlError::invalid(format!(
-            "Cannot use CONTAINS KEY on non-map column {receiver}"
-        )));
+        return Err(ModifyError::ContainsKeyOnNonMap { receiver }.into());
     }
     if op == Operator::Contains && !target.is_collection() {
-        return Err(CqlError::invalid(format!(
-            "Cannot use CONTAINS on non-collection column {receiver}"
-        )));
+        return Err(ModifyError::ContainsOnNonCollection { receiver }.into());
     }
     Ok(())
 }
@@ -294,14 +286,12 @@ pub fn plan_for(
     using: &UsingClause,
 ) -> CqlResult<Option<CasConditions>> {
     if matches!(condition, Some(Condition::Columns(_))) && using.timestamp.is_some() {
-        return Err(CqlError::invalid(TIMESTAMP_MESSAGE));
+        return Err(ModifyError::ConditionalTimestamp.into());
     }
     let planned = plan(def, condition)?;
     check_statement(def, planned.as_ref(), using)?;
     Ok(planned)
 }
-
-const TIMESTAMP_MESSAGE: &str = "Cannot provide custom timestamp for conditional updates";
 
 /// The checks of a conditional statement as a whole: no counter tables, no `USING TIMESTAMP`.
 pub fn check_statement(
@@ -313,12 +303,10 @@ pub fn check_statement(
         return Ok(());
     }
     if def.columns.iter().any(|c| c.ty.is_counter()) {
-        return Err(CqlError::invalid(
-            "Conditional updates are not supported on counter tables",
-        ));
+        return Err(ModifyError::ConditionalCounterTable.into());
     }
     if using.timestamp.is_some() {
-        return Err(CqlError::invalid(TIMESTAMP_MESSAGE));
+        return Err(ModifyError::ConditionalTimestamp.into());
     }
     Ok(())
 }
@@ -360,14 +348,10 @@ pub fn check_range_delete(
             .iter()
             .any(|o| def.columns[o.column].kind == ColumnKind::Regular)
     {
-        return Err(CqlError::invalid(
-            "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
-        ));
+        return Err(ModifyError::DeleteNonStaticWithoutFullKey.into());
     }
     if conditions.on_regular(def) {
-        return Err(CqlError::invalid(
-            "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns",
-        ));
+        return Err(ModifyError::ConditionOnNonStaticWithoutFullKey.into());
     }
     Ok(())
 }
@@ -375,14 +359,12 @@ pub fn check_range_delete(
 /// `StatementRestrictions`: an UPDATE or DELETE that modifies only static columns (given its
 /// conditions) takes no clustering restriction.
 pub fn check_static_only_restrictions(
-    statement: &str,
+    statement: &'static str,
     static_only: bool,
     restricts_clustering: bool,
 ) -> CqlResult<()> {
     if static_only && restricts_clustering {
-        return Err(CqlError::invalid(format!(
-            "Invalid restrictions on clustering columns since the {statement} statement modifies only static columns"
-        )));
+        return Err(ModifyError::ClusteringRestrictedForStaticWrite { statement }.into());
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use cql::statement::ast::UsingClause;
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ModifyError};
 
 /// Whether the table holds counters (then every non-key column is a counter).
 pub fn is_counter_table(def: &TableDef) -> bool {
@@ -18,23 +18,20 @@ pub fn check_using(def: &TableDef, using: &UsingClause) -> CqlResult<()> {
         return Ok(());
     }
     if using.timestamp.is_some() {
-        return Err(CqlError::invalid(
-            "Cannot provide custom timestamp for counter updates",
-        ));
+        return Err(ModifyError::CounterTimestamp.into());
     }
     if using.ttl.is_some() {
-        return Err(CqlError::invalid(
-            "Cannot provide custom TTL for counter updates",
-        ));
+        return Err(ModifyError::CounterTtl.into());
     }
     Ok(())
 }
 
 /// The error for `c = value` on a counter column.
 pub fn set_refused(column: &str) -> CqlError {
-    CqlError::invalid(format!(
-        "Cannot set the value of counter column {column} (counters can only be incremented/decremented, not set)"
-    ))
+    ModifyError::CounterSet {
+        column: column.to_string(),
+    }
+    .into()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use cql::statement::ast::{Delete, Operator, Relation};
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation};
@@ -38,12 +38,10 @@ pub(crate) fn plan_delete(
         .iter()
         .map(|&i| by_column[i].eq.clone())
         .collect();
-    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
+    let partition_key = require_partition_key(def, pk)?;
     let range = clustering::plan(def, &by_column, &multi, false)?;
     if range.needs_filtering {
-        return Err(CqlError::invalid(
-            "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
-        ));
+        return Err(ModifyError::DeleteNonStaticWithoutFullKey.into());
     }
     let full_row = range.slice.is_none()
         && range.prefix.len() == def.clustering_key.len()
@@ -97,17 +95,19 @@ fn check_where<'r>(
         .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
         .collect();
     if rest.iter().any(|r| matches!(r, Relation::Token { .. })) {
-        return Err(CqlError::invalid(
-            "The token function cannot be used in WHERE clauses for DELETE statements",
-        ));
+        return Err(ModifyError::TokenInWhere {
+            statement: "DELETE",
+        }
+        .into());
     }
     if let Some(relation) = rest
         .iter()
         .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
     {
-        return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation}"
-        )));
+        return Err(ModifyError::UnsupportedRestriction {
+            relation: relation.to_string(),
+        }
+        .into());
     }
     check_non_key_columns(def, by_column)?;
     check_partition_relations(def, by_column, "DELETE")?;
@@ -118,9 +118,7 @@ fn check_where<'r>(
             .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
     });
     if clustering_contains {
-        return Err(CqlError::invalid(
-            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
-        ));
+        return Err(ModifyError::ContainsOnClustering.into());
     }
     Ok(multi)
 }
@@ -152,9 +150,7 @@ fn rows_or_range(
     }
     conditions::check_range_delete(def, columns, cas)?;
     if range.slice.is_some() && !columns.is_empty() {
-        return Err(CqlError::invalid(
-            "Range deletions are not supported for specific columns",
-        ));
+        return Err(ModifyError::RangeDeletionOfColumns.into());
     }
     if let Some(regular) = columns
         .iter()
@@ -164,10 +160,11 @@ fn rows_or_range(
             .prefix
             .len()
             .min(def.clustering_key.len().saturating_sub(1))];
-        return Err(CqlError::invalid(format!(
-            "Primary key column '{}' must be specified in order to delete column '{}'",
-            def.columns[missing].name, def.columns[regular.column].name
-        )));
+        return Err(ModifyError::MissingKeyForColumnDeletion {
+            key_column: def.columns[missing].name.clone(),
+            column: def.columns[regular.column].name.clone(),
+        }
+        .into());
     }
     Ok((ModifyKind::DeleteRange, Vec::new(), Some(range)))
 }

@@ -7,7 +7,7 @@ use cql::statement::ast::{
 use cql::types::ColumnType;
 use storage::ColumnKind;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ModifyError};
 use crate::planner::clustering::ClusteringPlan;
 use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation, Operation};
@@ -85,15 +85,13 @@ pub(super) fn target_table(
 
 pub(super) fn check_modifiable(table: &TableRef) -> CqlResult<()> {
     if table.kind == TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
-        return Err(CqlError::invalid(format!(
-            "System keyspace '{}' is not user-modifiable",
-            table.def.keyspace
-        )));
+        return Err(ModifyError::SystemKeyspace {
+            keyspace: table.def.keyspace.clone(),
+        }
+        .into());
     }
     if table.def.is_view() {
-        return Err(CqlError::invalid(
-            "Cannot directly modify a materialized view",
-        ));
+        return Err(ModifyError::MaterializedView.into());
     }
     Ok(())
 }
@@ -108,9 +106,7 @@ pub fn plan_insert(
     check_modifiable(&table)?;
     let def = &table.def;
     if def.columns.iter().any(|c| c.ty.is_counter()) {
-        return Err(CqlError::invalid(
-            "INSERT statements are not allowed on counter tables, use UPDATE instead",
-        ));
+        return Err(ModifyError::InsertOnCounterTable.into());
     }
     let cas = stmt.if_not_exists.then_some(CasConditions::NotExists);
     conditions::check_statement(def, cas.as_ref(), &stmt.using)?;
@@ -128,12 +124,7 @@ pub fn plan_insert(
             .map(|&i| by_column[i].clone().map(ValueSet::Eq))
             .collect()
     };
-    let partition_key = require_all(
-        def,
-        &def.partition_key,
-        key_set(&def.partition_key),
-        "partition key parts",
-    )?;
+    let partition_key = require_partition_key(def, key_set(&def.partition_key))?;
     let operations: Vec<ColumnOperation> = by_column
         .iter()
         .enumerate()
@@ -205,28 +196,34 @@ fn check_constant_collection_operands(
         binds: &[],
         now_micros: 0,
     };
+    type Refusal = fn(String) -> ModifyError;
     for operation in operations {
         let column = &def.columns[operation.column];
-        let (term, receiver_ty, refused) = match (&operation.op, &column.ty) {
-            (Operation::Add(term), ColumnType::Map { .. }) => (
-                term,
-                column.ty.clone(),
-                Some("map addition has to be a map"),
-            ),
-            (Operation::Remove(term), ColumnType::Map { key, .. }) => {
-                let keys = ColumnType::Set {
-                    element: key.clone(),
-                    frozen: false,
-                };
-                (term, keys, Some("map substraction has to be a set"))
-            }
-            (Operation::Add(term) | Operation::Remove(term) | Operation::Prepend(term), ty)
-                if ty.is_collection() =>
-            {
-                (term, ty.clone(), None)
-            }
-            _ => continue,
-        };
+        let (term, receiver_ty, refused): (_, _, Option<Refusal>) =
+            match (&operation.op, &column.ty) {
+                (Operation::Add(term), ColumnType::Map { .. }) => (
+                    term,
+                    column.ty.clone(),
+                    Some(|term| ModifyError::MapAdditionNotMap { term }),
+                ),
+                (Operation::Remove(term), ColumnType::Map { key, .. }) => {
+                    let keys = ColumnType::Set {
+                        element: key.clone(),
+                        frozen: false,
+                    };
+                    (
+                        term,
+                        keys,
+                        Some(|term| ModifyError::MapSubtractionNotSet { term }),
+                    )
+                }
+                (Operation::Add(term) | Operation::Remove(term) | Operation::Prepend(term), ty)
+                    if ty.is_collection() =>
+                {
+                    (term, ty.clone(), None)
+                }
+                _ => continue,
+            };
         if !is_constant(term) {
             continue;
         }
@@ -236,7 +233,7 @@ fn check_constant_collection_operands(
         };
         if let Err(err) = crate::values::evaluate(term, receiver, &ctx) {
             return Err(match refused {
-                Some(what) => CqlError::invalid(format!("Value for a {what}, but was: '{term}'")),
+                Some(refusal) => refusal(term.to_string()).into(),
                 None => err,
             });
         }
@@ -299,13 +296,13 @@ fn column_terms(
     values: &[Term],
 ) -> CqlResult<Vec<Option<Term>>> {
     if columns.len() != values.len() {
-        return Err(CqlError::invalid("Unmatched column names/values"));
+        return Err(ModifyError::UnmatchedColumnValues.into());
     }
     let mut by_column: Vec<Option<Term>> = vec![None; def.columns.len()];
     for (ident, value) in columns.iter().zip(values) {
         let i = column_index(def, ident)?;
         if by_column[i].is_some() {
-            return Err(CqlError::invalid("The column names contains duplicates"));
+            return Err(ModifyError::DuplicateColumnNames.into());
         }
         by_column[i] = Some(value.clone());
     }
@@ -356,26 +353,37 @@ pub(super) fn clustering_or_static(
     if static_only && sets.iter().all(Option::is_none) {
         return Ok(Vec::new());
     }
-    require_all(def, &def.clustering_key, sets, "clustering keys")
+    require_all(def, &def.clustering_key, sets, |columns| {
+        ModifyError::MissingClusteringKeys { columns }
+    })
 }
 
+/// The one value set of each partition key column.
+pub(super) fn require_partition_key(
+    def: &storage::TableDef,
+    sets: Vec<Option<ValueSet>>,
+) -> CqlResult<Vec<ValueSet>> {
+    require_all(def, &def.partition_key, sets, |columns| {
+        ModifyError::MissingPartitionKeyParts { columns }
+    })
+}
+
+/// The one value set of each key column in `indexes`, or the error `missing` builds from
+/// the names of the columns without one.
 pub(super) fn require_all(
     def: &storage::TableDef,
     indexes: &[usize],
     sets: Vec<Option<ValueSet>>,
-    what: &str,
+    missing: impl FnOnce(Vec<String>) -> ModifyError,
 ) -> CqlResult<Vec<ValueSet>> {
-    let missing: Vec<&str> = indexes
+    let absent: Vec<String> = indexes
         .iter()
         .zip(&sets)
         .filter(|(_, s)| s.is_none())
-        .map(|(&i, _)| def.columns[i].name.as_str())
+        .map(|(&i, _)| def.columns[i].name.clone())
         .collect();
-    if !missing.is_empty() {
-        return Err(CqlError::invalid(format!(
-            "Some {what} are missing: {}",
-            missing.join(", ")
-        )));
+    if !absent.is_empty() {
+        return Err(missing(absent).into());
     }
     Ok(sets.into_iter().flatten().collect())
 }
@@ -442,29 +450,26 @@ type KeySets = Vec<Option<ValueSet>>;
 pub(super) fn where_keys(
     table: &TableRef,
     relations: &[cql::statement::ast::Relation],
-    statement: &str,
+    statement: &'static str,
 ) -> CqlResult<(KeySets, KeySets)> {
     let def = &table.def;
     let relations = split_tuple_equalities(def, relations);
     let (by_column, rest) = restrictions::collect(def, &relations)?;
     if let Some(relation) = rest.first() {
         if matches!(relation, cql::statement::ast::Relation::Token { .. }) {
-            return Err(CqlError::invalid(format!(
-                "The token function cannot be used in WHERE clauses for {statement} statements"
-            )));
+            return Err(ModifyError::TokenInWhere { statement }.into());
         }
-        return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation}"
-        )));
+        return Err(ModifyError::UnsupportedRestriction {
+            relation: relation.to_string(),
+        }
+        .into());
     }
     check_non_key_columns(def, &by_column)?;
     check_partition_relations(def, &by_column, statement)?;
     for &i in &def.clustering_key {
         let r = &by_column[i];
         if r.is_slice() || !r.other.is_empty() {
-            return Err(CqlError::invalid(format!(
-                "Slice restrictions are not supported on the clustering columns in {statement} statements"
-            )));
+            return Err(ModifyError::ClusteringSlice { statement }.into());
         }
     }
     let pick = |indexes: &[usize]| indexes.iter().map(|&i| by_column[i].eq.clone()).collect();
@@ -502,7 +507,7 @@ pub fn plan_update(
             ));
         }
     }
-    let partition_key = require_all(def, &def.partition_key, pk, "partition key parts")?;
+    let partition_key = require_partition_key(def, pk)?;
     let statics = conditions::static_only(def, static_only(def, &operations), &operations, &cas);
     let restricted = ck.iter().any(Option::is_some);
     conditions::check_static_only_restrictions("UPDATE", statics, restricted)?;
@@ -551,14 +556,12 @@ pub(super) fn take_clustering_tuples(
 pub(super) fn check_partition_relations(
     def: &storage::TableDef,
     by_column: &[ColumnRestriction],
-    statement: &str,
+    statement: &'static str,
 ) -> CqlResult<()> {
     for &i in &def.partition_key {
         let r = &by_column[i];
         if r.is_slice() || !r.other.is_empty() {
-            return Err(CqlError::invalid(format!(
-                "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for {statement} statements"
-            )));
+            return Err(ModifyError::PartitionKeyNotEqOrIn { statement }.into());
         }
     }
     Ok(())
@@ -569,20 +572,17 @@ pub(super) fn check_non_key_columns(
     def: &storage::TableDef,
     by_column: &[ColumnRestriction],
 ) -> CqlResult<()> {
-    let non_key: Vec<&str> = def
+    let non_key: Vec<String> = def
         .columns
         .iter()
         .zip(by_column)
         .filter(|(c, r)| {
             matches!(c.kind, ColumnKind::Regular | ColumnKind::Static) && r.is_restricted()
         })
-        .map(|(c, _)| c.name.as_str())
+        .map(|(c, _)| c.name.clone())
         .collect();
     if !non_key.is_empty() {
-        return Err(CqlError::invalid(format!(
-            "Non PRIMARY KEY columns found in where clause: {} ",
-            non_key.join(", ")
-        )));
+        return Err(ModifyError::NonKeyColumnsInWhere { columns: non_key }.into());
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use cql::statement::ast::{ArithOp, Assignment, DeleteTarget, Ident, Term};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ModifyError};
 use crate::planner::column_index;
 
 /// One column operation.
@@ -86,22 +86,23 @@ fn column_of(def: &TableDef, ident: &Ident) -> CqlResult<usize> {
         def.columns[i].kind,
         ColumnKind::PartitionKey | ColumnKind::Clustering
     ) {
-        return Err(CqlError::invalid(format!(
-            "PRIMARY KEY part {} found in SET part",
-            ident.name
-        )));
+        return Err(ModifyError::PrimaryKeyInSet {
+            column: ident.name.clone(),
+        }
+        .into());
     }
     Ok(i)
 }
 
 /// Plans one UPDATE assignment.
 pub fn plan_assignment(def: &TableDef, assignment: &Assignment) -> CqlResult<ColumnOperation> {
-    let invalid = |what: &str, column: &Ident| {
-        CqlError::invalid(format!(
-            "Invalid operation ({}) for {what} {}",
-            Shown(assignment),
-            column.name
-        ))
+    let invalid = |column_kind: &'static str, column: &Ident| -> CqlError {
+        ModifyError::InvalidOperation {
+            operation: Shown(assignment).to_string(),
+            column_kind,
+            column: column.name.clone(),
+        }
+        .into()
     };
     let (column, op) = match assignment {
         Assignment::Set { column, value } => {
@@ -204,10 +205,11 @@ fn field_position(
         .iter()
         .position(|(name, _)| *name == field.name)
         .ok_or_else(|| {
-            CqlError::invalid(format!(
-                "UDT column {} does not have a field named {}",
-                column.name, field.name
-            ))
+            ModifyError::UnknownUdtField {
+                column: column.name.clone(),
+                field: field.name.clone(),
+            }
+            .into()
         })
 }
 
@@ -221,25 +223,25 @@ pub fn plan_delete_target(def: &TableDef, target: &DeleteTarget) -> CqlResult<Co
     let column = column_index(def, ident)?;
     let col = &def.columns[column];
     if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
-        return Err(CqlError::invalid(format!(
-            "Invalid identifier {} for deletion (should not be a PRIMARY KEY part)",
-            ident.name
-        )));
+        return Err(ModifyError::DeletePrimaryKeyPart {
+            column: ident.name.clone(),
+        }
+        .into());
     }
     let op = match target {
         DeleteTarget::Column(_) => Operation::Delete,
         DeleteTarget::Element(_, key) => {
             if !col.ty.is_collection() {
-                return Err(CqlError::invalid(format!(
-                    "Invalid deletion operation for non collection column {}",
-                    ident.name
-                )));
+                return Err(ModifyError::ElementDeletionOnNonCollection {
+                    column: ident.name.clone(),
+                }
+                .into());
             }
             if !col.ty.is_multi_cell() {
-                return Err(CqlError::invalid(format!(
-                    "Invalid deletion operation for frozen collection column {}",
-                    ident.name
-                )));
+                return Err(ModifyError::ElementDeletionOnFrozen {
+                    column: ident.name.clone(),
+                }
+                .into());
             }
             Operation::DeleteElement(key.clone())
         }
@@ -250,16 +252,16 @@ pub fn plan_delete_target(def: &TableDef, target: &DeleteTarget) -> CqlResult<Co
                 ..
             } => Operation::DeleteField(field_position(fields, ident, field)?),
             ColumnType::Udt { .. } => {
-                return Err(CqlError::invalid(format!(
-                    "Frozen UDT column {} does not support field deletions",
-                    ident.name
-                )))
+                return Err(ModifyError::FieldDeletionOnFrozenUdt {
+                    column: ident.name.clone(),
+                }
+                .into())
             }
             _ => {
-                return Err(CqlError::invalid(format!(
-                    "Invalid deletion operation for non-UDT column {}",
-                    ident.name
-                )))
+                return Err(ModifyError::FieldDeletionOnNonUdt {
+                    column: ident.name.clone(),
+                }
+                .into())
             }
         },
     };

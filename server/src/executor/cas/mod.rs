@@ -19,7 +19,7 @@ use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef, WriteBatch};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 use crate::executor::conditions::applies;
 use crate::executor::keys;
 use crate::executor::modify;
@@ -46,9 +46,7 @@ pub(crate) struct CasItem<'a> {
 /// `ConsistencyLevel.validateForWrite` for a plain (unconditional) write.
 pub(crate) fn check_write_consistency(params: &QueryParameters) -> CqlResult<()> {
     if matches!(params.consistency, SERIAL | LOCAL_SERIAL) {
-        return Err(CqlError::invalid(
-            "You must use conditional updates for serializable writes",
-        ));
+        return Err(ModifyError::SerialWithoutConditions.into());
     }
     Ok(())
 }
@@ -57,20 +55,16 @@ pub(crate) fn check_write_consistency(params: &QueryParameters) -> CqlResult<()>
 fn check_cas_consistency(params: &QueryParameters) -> CqlResult<()> {
     if let Some(serial) = params.serial_consistency {
         if !matches!(serial, SERIAL | LOCAL_SERIAL) {
-            return Err(CqlError::invalid(
-                "Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL",
-            ));
+            return Err(ModifyError::NonSerialConditionalConsistency.into());
         }
     }
     if matches!(params.consistency, SERIAL | LOCAL_SERIAL) {
-        let name = if params.consistency == SERIAL {
+        let consistency = if params.consistency == SERIAL {
             "SERIAL"
         } else {
             "LOCAL_SERIAL"
         };
-        return Err(CqlError::invalid(format!(
-            "{name} is not supported as conditional update commit consistency. Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\""
-        )));
+        return Err(ModifyError::SerialCommitConsistency { consistency }.into());
     }
     Ok(())
 }

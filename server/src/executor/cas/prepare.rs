@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ModifyError};
 use crate::executor::keys;
 use crate::planner::conditions::{CasConditions, ColumnCondition};
 use crate::planner::modify::{ModifyKind, ModifyPlan};
@@ -17,7 +17,7 @@ use super::*;
 /// Evaluates keys and gathers each statement's conditions by the row they check.
 pub(super) fn prepare<'p>(items: &'p [CasItem<'_>], is_batch: bool) -> CqlResult<Request<'p>> {
     let Some(first) = items.first() else {
-        return Err(CqlError::invalid("Empty conditional batch"));
+        return Err(ModifyError::EmptyConditionalBatch.into());
     };
     let mut collected = Collected::new(&first.plan.table.def, is_batch);
     for (index, item) in items.iter().enumerate() {
@@ -145,23 +145,21 @@ fn keys(
     let plan = item.plan;
     let table = &plan.table.def;
     if table.keyspace != def.keyspace || table.name != def.name {
-        return Err(CqlError::invalid(
-            "Batch with conditions cannot span multiple tables",
-        ));
+        return Err(ModifyError::ConditionalBatchTables.into());
     }
     if plan
         .partition_key
         .iter()
         .any(|s| matches!(s, ValueSet::In(_)))
     {
-        return Err(CqlError::invalid(if is_batch {
-            "Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)".to_string()
+        return Err(if is_batch {
+            ModifyError::ConditionalBatchIn
         } else {
-            format!(
-                "IN on the partition key is not supported with conditional {}",
-                what(plan)
-            )
-        }));
+            ModifyError::ConditionalPartitionIn {
+                statements: what(plan),
+            }
+        }
+        .into());
     }
     // INSERT JSON binds its synthetic key markers from the JSON object.
     let json_binds = match &plan.json {
@@ -178,9 +176,7 @@ fn keys(
     match partition {
         None => *partition = Some(pk.clone()),
         Some(existing) if *existing != pk => {
-            return Err(CqlError::invalid(
-                "Batch with conditions cannot span multiple partitions",
-            ))
+            return Err(ModifyError::ConditionalBatchPartitions.into())
         }
         Some(_) => {}
     }
@@ -189,10 +185,10 @@ fn keys(
         .iter()
         .any(|s| matches!(s, ValueSet::In(_)))
     {
-        return Err(CqlError::invalid(format!(
-            "IN on the clustering key columns is not supported with conditional {}",
-            what(plan)
-        )));
+        return Err(ModifyError::ConditionalClusteringIn {
+            statements: what(plan),
+        }
+        .into());
     }
     let ck = single_values(def, &plan.clustering_key, &def.clustering_key, &key_ctx)?;
     Ok((pk, ck))
@@ -211,7 +207,7 @@ fn single_values(
             let mut values = keys::key_values(set, def, i, ctx)?;
             values
                 .pop()
-                .ok_or_else(|| CqlError::invalid("Invalid empty key in a conditional update"))
+                .ok_or_else(|| ModifyError::ConditionalEmptyKey.into())
         })
         .collect()
 }
@@ -255,13 +251,11 @@ fn add_exists(
     }
     match (&row.check, not) {
         (RowCheck::NotExists, true) | (RowCheck::Exists, false) => Ok(()),
-        (RowCheck::NotExists, false) | (RowCheck::Exists, true) => Err(CqlError::invalid(
-            "Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row",
-        )),
-        (RowCheck::Columns(_), _) => Err(CqlError::invalid(format!(
-            "Cannot mix IF conditions and IF {}EXISTS for the same row",
-            if not { "NOT " } else { "" }
-        ))),
+        (RowCheck::NotExists, false) | (RowCheck::Exists, true) => {
+            Err(ModifyError::ExistsAndNotExists.into())
+        }
+        (RowCheck::Columns(_), true) => Err(ModifyError::ConditionsAndNotExists.into()),
+        (RowCheck::Columns(_), false) => Err(ModifyError::ConditionsAndExists.into()),
     }
 }
 
@@ -280,8 +274,6 @@ fn add_condition<'p>(
             list.push((condition, item));
             Ok(())
         }
-        RowCheck::Exists | RowCheck::NotExists => Err(CqlError::invalid(
-            "Cannot mix IF conditions and IF NOT EXISTS for the same row",
-        )),
+        RowCheck::Exists | RowCheck::NotExists => Err(ModifyError::ConditionsAndNotExists.into()),
     }
 }
