@@ -18,6 +18,7 @@ pub mod explain;
 pub mod grouping;
 pub mod index_choice;
 pub mod modify;
+mod modify_print;
 pub mod operations;
 pub mod options;
 pub mod ordering;
@@ -84,5 +85,7 @@ pub fn column_index(table: &TableDef, ident: &Ident) -> CqlResult<usize> {
         })
 }
 
+#[cfg(test)]
+mod modify_tests;
 #[cfg(test)]
 pub(crate) mod select_tests;

@@ -474,7 +474,7 @@ fn write_token_range(f: &mut fmt::Formatter<'_>, range: &TokenRange) -> fmt::Res
 }
 
 /// Writes ` {subject} >= lower {subject} < upper`, each side when present.
-fn write_bounds(
+pub(super) fn write_bounds(
     f: &mut fmt::Formatter<'_>,
     subject: &str,
     lower: Option<(&Term, bool)>,
