@@ -1,8 +1,220 @@
 //! `SelectError`: SELECT clauses Cassandra refuses: selectors, aggregates, GROUP BY, ORDER BY, ANN, LIMIT and paging.
 //!
 //! Each variant carries the facts of the failure and prints Cassandra's message word for word;
-//! its CQL code is chosen in `super::CqlError::error_body`.
+//! its CQL code is chosen in `super::CqlError::error_body`. Types, terms and selectors are held
+//! as the message prints them, which keeps the error (and so every `CqlResult`) small.
+
+use cql::statement::ast::Operator;
+use cql::types::number_text::NumberTextError;
+
+use crate::functions::vector_fcts::{float_vector, generic_signature, Similarity};
+use crate::planner::select::ALLOW_FILTERING_MESSAGE;
 
 /// SELECT clauses Cassandra refuses: selectors, aggregates, GROUP BY, ORDER BY, ANN, LIMIT and paging.
 #[derive(Debug, thiserror::Error)]
-pub enum SelectError {}
+pub enum SelectError {
+    // WHERE clauses only a SELECT plan refuses.
+    /// A relation the SELECT planner does not know how to apply.
+    #[error("Unsupported restriction: {relation}")]
+    UnsupportedRestriction { relation: String },
+    #[error("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")]
+    ClusteringContainsWithoutIndex,
+    /// A query that filters rows without ALLOW FILTERING.
+    #[error("{}", ALLOW_FILTERING_MESSAGE)]
+    NeedsFiltering,
+
+    // Selectors.
+    #[error("fromJson() cannot be used in the selection clause of a SELECT statement")]
+    FromJsonInSelection,
+    /// A native function (an aggregate, `maxwritetime`, `token`) called with the wrong number
+    /// of arguments.
+    #[error("Invalid number of arguments in call to function system.{function}: {required} required but {provided} provided")]
+    ArgumentCount {
+        function: &'static str,
+        required: usize,
+        provided: usize,
+    },
+    /// `sum` or `avg` of a column that is not numeric; `signatures` are the numeric ones.
+    #[error("Invalid call to function {function}, none of its type signatures match (known type signatures: {})", .signatures.join(", "))]
+    NoMatchingSignature {
+        function: &'static str,
+        signatures: Vec<String>,
+    },
+    #[error("aggregate functions cannot be used as arguments of aggregate functions")]
+    NestedAggregate,
+    #[error("Unsupported selector: {selector}")]
+    UnsupportedSelector { selector: String },
+    #[error("Unsupported selector: {selector} (a function applied to an aggregate may not also read columns)")]
+    AggregateWithColumns { selector: String },
+    /// `writetime`, `ttl` or `maxwritetime` of a primary key column.
+    #[error("Cannot use selection function {function} on PRIMARY KEY part {column}")]
+    CellTimeOnPrimaryKey {
+        function: &'static str,
+        column: String,
+    },
+    #[error("Element selection is only allowed on sets and maps, but {column} is a list")]
+    ElementOfList { column: String },
+    #[error("Slice selection is only allowed on sets and maps, but {column} is a list")]
+    SliceOfList { column: String },
+    #[error("Invalid element selection: {column} is of type {ty} is not a collection")]
+    ElementOfNonCollection { column: String, ty: String },
+    #[error("Invalid slice selection: {column} of type {ty} is not a collection")]
+    SliceOfNonCollection { column: String, ty: String },
+    /// A literal or bind marker whose type nothing in the selector gives.
+    #[error(
+        "Cannot infer type for term {term} in selection clause (try using a cast to force a type)"
+    )]
+    UntypedTerm { term: String },
+    #[error("{term} is not of the expected type: {ty}")]
+    TermNotOfType { term: String, ty: String },
+    #[error("Unknown function '{function}'")]
+    UnknownFunction { function: String },
+    /// A CAST whose selector (named by its first column) cannot take type `ty`.
+    #[error("{column} cannot be cast to {ty}")]
+    CannotCast { column: String, ty: String },
+    /// A type hint `(ty)selector` the selector's type does not suit; `hinted` is
+    /// `(ty)selector`.
+    #[error("Cannot assign value {hinted} to {hinted} of type {ty}")]
+    HintNotAssignable { hinted: String, ty: String },
+    #[error("Invalid field selection: {selector} of type {ty} is not a user type")]
+    FieldOfNonUdt { selector: String, ty: String },
+    #[error("{selector} of type {ty} has no field {field}")]
+    UnknownField {
+        selector: String,
+        ty: String,
+        field: String,
+    },
+
+    // Similarity functions as selectors.
+    #[error("Invalid number of arguments for function {}", generic_signature(*.similarity))]
+    SimilarityArgumentCount { similarity: Similarity },
+    #[error("All arguments must have the same vector dimensions")]
+    VectorDimensionsDiffer,
+    /// A similarity call whose arguments are all `NULL` or bind markers.
+    #[error("Cannot infer type of argument {argument} in call to function {function}")]
+    UntypedSimilarityArgument { argument: String, function: String },
+    /// A similarity argument (a selector) whose type is not a float vector.
+    #[error("Function {function} requires a float vector argument, but found argument {argument} of type {ty}")]
+    SelectorNotFloatVector {
+        function: String,
+        argument: String,
+        ty: String,
+    },
+    /// A similarity argument (a term) that cannot be a float vector.
+    #[error("Function {function} requires a float vector argument, but found argument {term}")]
+    TermNotFloatVector { function: String, term: String },
+    #[error("vectors may only have positive dimensions; given {dimension}")]
+    NonPositiveDimension { dimension: i32 },
+    /// A vector literal with an element that cannot be a `float`.
+    #[error("Type error: {term} cannot be passed as argument {index} of function {function} of type {}", float_vector(*.dimension))]
+    ArgumentNotOfType {
+        term: String,
+        index: usize,
+        function: String,
+        dimension: u32,
+    },
+
+    // GROUP BY and DISTINCT.
+    #[error("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")]
+    GroupByOutOfOrder,
+    #[error(
+        "Group by is currently only supported on the columns of the PRIMARY KEY, got {column}"
+    )]
+    GroupByNonPrimaryKey { column: String },
+    #[error("Group by is not supported on only a part of the partition key")]
+    GroupByPartialPartitionKey,
+    #[error("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")]
+    DistinctGroupByClustering,
+    #[error("PER PARTITION LIMIT is not allowed with aggregate queries.")]
+    PerPartitionLimitWithAggregate,
+    #[error("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")]
+    PerPartitionLimitWithDistinct,
+    #[error("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")]
+    DistinctRestrictsNonPartition,
+    #[error("SELECT DISTINCT queries must only request partition key columns and/or static columns (not {column})")]
+    DistinctNonPartitionColumn { column: String },
+    #[error(
+        "SELECT DISTINCT queries must request all the partition key columns (missing {column})"
+    )]
+    DistinctMissingPartitionKey { column: String },
+
+    // ORDER BY.
+    #[error("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")]
+    OrderByWithoutPartitionKey,
+    #[error("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got {column}")]
+    OrderByNonClustering { column: String },
+    #[error("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")]
+    OrderByOutOfOrder,
+    /// ORDER BY columns that do not all follow, or all reverse, the clustering order.
+    #[error("Unsupported order by relation")]
+    MixedOrderBy,
+    /// A paged query whose partitions, read by IN, must be sorted after the read.
+    #[error("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")]
+    PostOrderPaging,
+
+    // ANN ordering (vector search).
+    #[error("Use of ANN OF in an ORDER BY clause requires a LIMIT that is not greater than {max}. LIMIT was {limit}")]
+    AnnLimit { limit: usize, max: usize },
+    #[error("Cannot specify more than one ANN ordering")]
+    MultipleAnnOrderings,
+    #[error("ANN ordering does not support any other ordering")]
+    AnnWithOtherOrdering,
+    #[error("Descending ANN ordering is not supported")]
+    DescendingAnn,
+    #[error("ANN ordering is only supported on float vector indexes")]
+    AnnNotFloatVector,
+    #[error("ANN ordering by vector requires the column to be indexed")]
+    AnnColumnNotIndexed,
+    #[error("ANN ordering by vector requires all restricted column(s) to be indexed")]
+    AnnUnindexedRestriction,
+    #[error("Top-K queries must have a limit specified and the limit must be less than the query page size")]
+    TopKWithoutLimit,
+    #[error("Top-K queries cannot be run with aggregation")]
+    TopKWithAggregation,
+    #[error("Top-K queries do not support per-partition limits")]
+    TopKWithPerPartitionLimit,
+    /// A WHERE relation on a vector-indexed column of a query without ANN ordering.
+    #[error("Vector indexes only support ANN queries")]
+    VectorRestrictionWithoutAnn,
+    /// A null ANN query vector.
+    #[error("Unsupported null value for column {column}")]
+    NullVector { column: String },
+    /// A bound ANN query vector that is not a valid value of the column's type.
+    #[error(transparent)]
+    InvalidVector(cql::types::codec::ValueError),
+
+    // Bound values of the SELECT.
+    #[error("Invalid null token value")]
+    NullToken,
+    #[error("Invalid unset value for argument in call to function token")]
+    UnsetTokenArgument,
+    /// A LIMIT or PER PARTITION LIMIT of zero or less; `clause` is `LIMIT` or
+    /// `PER PARTITION LIMIT`.
+    #[error("{clause} must be strictly positive")]
+    NonPositiveLimit { clause: &'static str },
+    /// A null LIMIT or PER PARTITION LIMIT; `limit` is `limit` or `per partition limit`.
+    #[error("Invalid null value of {limit}")]
+    NullLimit { limit: &'static str },
+    /// A null value in a filtering relation on `column`.
+    #[error("Invalid null value in condition for column {column}")]
+    NullInCondition { column: String },
+    /// An unset value in a filtering relation on `column`.
+    #[error("Invalid unset value for column {column}")]
+    UnsetInCondition { column: String },
+    #[error("Filtering with {operator:?} is not supported yet")]
+    UnsupportedFilter { operator: Operator },
+
+    // Aggregation at execution.
+    /// A stored value an aggregate cannot decode as its column's type.
+    #[error("Invalid {ty} value")]
+    InvalidAggregateValue { ty: String },
+    /// A `decimal` sum or average with more digits than a number may have.
+    #[error(transparent)]
+    TooManyDigits(NumberTextError),
+    /// A `decimal` result whose scale is beyond an `int`, too small a value.
+    #[error("Underflow")]
+    DecimalUnderflow,
+    /// A `decimal` result whose scale is beyond an `int`, too large a value.
+    #[error("Overflow")]
+    DecimalOverflow,
+}

@@ -6,13 +6,14 @@
 use std::cmp::Ordering;
 
 use bytes::Bytes;
+use cql::types::number_text::{NumberTextError, MAX_DIGITS};
 use cql::types::{ordering, ColumnType};
 
 use bigdecimal::num_bigint::BigInt;
 use bigdecimal::BigDecimal;
 use num_traits::Zero;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::functions::decimal::{self, Rounding};
 use crate::planner::select::{Aggregate, AggregateFunction};
 
@@ -53,8 +54,8 @@ enum SumState {
     Decimal(BigDecimal),
 }
 
-fn invalid_value(ty: &ColumnType) -> CqlError {
-    CqlError::invalid(format!("Invalid {ty} value"))
+fn invalid_value(ty: &ColumnType) -> SelectError {
+    SelectError::InvalidAggregateValue { ty: ty.to_string() }
 }
 
 impl Accumulator {
@@ -242,8 +243,12 @@ fn check_alignment(a: &BigDecimal, b: &BigDecimal) -> CqlResult<()> {
     let digits = i64::try_from(spread)
         .unwrap_or(i64::MAX)
         .saturating_add(decimal::precision(a).max(decimal::precision(b)));
-    if digits > cql::types::number_text::MAX_DIGITS as i64 {
-        return Err(CqlError::invalid(decimal::too_many_digits(digits)));
+    if digits > MAX_DIGITS as i64 {
+        return Err(SelectError::TooManyDigits(NumberTextError::TooManyDigits {
+            digits: usize::try_from(digits).unwrap_or(usize::MAX),
+            max: MAX_DIGITS,
+        })
+        .into());
     }
     Ok(())
 }
@@ -290,8 +295,16 @@ fn decode_fixed(bytes: &[u8]) -> Option<i128> {
     Some(i128::from_be_bytes(raw))
 }
 
+/// The wire form of a decimal result: like `decimal::encode`, a scale beyond an `int` is an
+/// underflow when positive (a value too small), else an overflow.
 fn encode_decimal(d: &BigDecimal) -> CqlResult<Bytes> {
-    decimal::encode(d).map_err(CqlError::invalid)
+    decimal::encode(d).map_err(|_| {
+        if decimal::scale(d) > 0 {
+            SelectError::DecimalUnderflow.into()
+        } else {
+            SelectError::DecimalOverflow.into()
+        }
+    })
 }
 
 #[cfg(test)]

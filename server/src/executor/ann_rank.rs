@@ -5,7 +5,7 @@
 use cql::statement::ast::Term;
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::executor::shaping::ResultRow;
 use crate::functions::vector_fcts::{floats, Similarity};
 use crate::planner::ann::{null_vector, AnnPlan};
@@ -40,7 +40,7 @@ impl BoundAnn {
             .ok_or_else(|| null_vector(name))?;
         if matches!(plan.vector, Term::Bind(_)) {
             cql::types::codec::validate_value(&plan.ty, &bytes)
-                .map_err(|e| CqlError::invalid(e.to_string()))?;
+                .map_err(SelectError::InvalidVector)?;
         }
         Ok(BoundAnn {
             column: plan.column,

@@ -11,7 +11,7 @@ use cql::statement::ast::{Literal, Order, Select, Term};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, SelectError};
 use crate::functions::vector_fcts::Similarity;
 use crate::planner::column_index;
 use crate::planner::grouping::Grouping;
@@ -38,9 +38,11 @@ pub struct AnnPlan {
 
 /// Cassandra's `ANN_LIMIT_ERROR` for a LIMIT above [`MAX_TOP_K`].
 pub fn limit_error(limit: usize) -> CqlError {
-    CqlError::invalid(format!(
-        "Use of ANN OF in an ORDER BY clause requires a LIMIT that is not greater than {MAX_TOP_K}. LIMIT was {limit}"
-    ))
+    SelectError::AnnLimit {
+        limit,
+        max: MAX_TOP_K,
+    }
+    .into()
 }
 
 /// The id and similarity of the SAI index on `column`, if it has one.
@@ -73,52 +75,34 @@ pub fn plan(
     let (ident, vector, order) = match stmt.ann.as_slice() {
         [] => return Ok(None),
         [one] => one,
-        _ => {
-            return Err(CqlError::invalid(
-                "Cannot specify more than one ANN ordering",
-            ))
-        }
+        _ => return Err(SelectError::MultipleAnnOrderings.into()),
     };
     if !stmt.order_by.is_empty() {
-        return Err(CqlError::invalid(
-            "ANN ordering does not support any other ordering",
-        ));
+        return Err(SelectError::AnnWithOtherOrdering.into());
     }
     if *order == Order::Desc {
-        return Err(CqlError::invalid(
-            "Descending ANN ordering is not supported",
-        ));
+        return Err(SelectError::DescendingAnn.into());
     }
     let column = column_index(def, ident)?;
     let ty = def.columns[column].ty.clone();
     if !matches!(&ty, ColumnType::Vector { element, .. } if **element == ColumnType::Float) {
-        return Err(CqlError::invalid(
-            "ANN ordering is only supported on float vector indexes",
-        ));
+        return Err(SelectError::AnnNotFloatVector.into());
     }
     let Some((index, similarity)) = vector_index(def, column) else {
-        return Err(CqlError::invalid(
-            "ANN ordering by vector requires the column to be indexed",
-        ));
+        return Err(SelectError::AnnColumnNotIndexed.into());
     };
     check_restrictions(def, by_column, pk_full)?;
     if matches!(vector, Term::Literal(Literal::Null)) {
         return Err(null_vector(&def.columns[column].name));
     }
     if stmt.limit.is_none() {
-        return Err(CqlError::invalid(
-            "Top-K queries must have a limit specified and the limit must be less than the query page size",
-        ));
+        return Err(SelectError::TopKWithoutLimit.into());
     }
     if grouping != Grouping::None {
-        return Err(CqlError::invalid(
-            "Top-K queries cannot be run with aggregation",
-        ));
+        return Err(SelectError::TopKWithAggregation.into());
     }
     if stmt.per_partition_limit.is_some() {
-        return Err(CqlError::invalid(
-            "Top-K queries do not support per-partition limits",
-        ));
+        return Err(SelectError::TopKWithPerPartitionLimit.into());
     }
     Ok(Some(AnnPlan {
         column,
@@ -142,14 +126,17 @@ pub fn check_vector_restrictions(def: &TableDef, by_column: &[ColumnRestriction]
             && vector_index(def, i).is_some()
     });
     if restricted_vector {
-        return Err(CqlError::invalid("Vector indexes only support ANN queries"));
+        return Err(SelectError::VectorRestrictionWithoutAnn.into());
     }
     Ok(())
 }
 
 /// The refusal of a null query vector.
 pub fn null_vector(column: &str) -> CqlError {
-    CqlError::invalid(format!("Unsupported null value for column {column}"))
+    SelectError::NullVector {
+        column: column.to_string(),
+    }
+    .into()
 }
 
 /// Cassandra's `ANN_REQUIRES_INDEXED_FILTERING_MESSAGE`: beside an ANN ordering, only the
@@ -167,9 +154,7 @@ fn check_restrictions(
         let keyed = pk_full && matches!(kind, ColumnKind::PartitionKey | ColumnKind::Clustering);
         let indexed = def.indexes.iter().any(|x| x.column == def.columns[i].id);
         if !keyed && !indexed {
-            return Err(CqlError::invalid(
-                "ANN ordering by vector requires all restricted column(s) to be indexed",
-            ));
+            return Err(SelectError::AnnUnindexedRestriction.into());
         }
     }
     Ok(())

@@ -6,7 +6,7 @@
 
 use cql::statement::ast::{BindMarker, CqlType, Ident, SelectExpr, Term};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::planner::selection::{
     native_aggregate, plan_expr, Aggregate, Applied, Output, OutputSource,
 };
@@ -52,22 +52,21 @@ pub(crate) fn plan(
     aggregate: &SelectExpr,
 ) -> CqlResult<Output> {
     if is_aggregate(expr) || inner_aggregate(aggregate).is_some() {
-        return Err(CqlError::invalid(
-            "aggregate functions cannot be used as arguments of aggregate functions",
-        ));
+        return Err(SelectError::NestedAggregate.into());
     }
     // Each aggregate in turn is planned and replaced by its numbered placeholder.
     let mut applied = expr.clone();
     let mut aggregates: Vec<(Aggregate, String, String)> = Vec::new();
     while let Some(found) = inner_aggregate(&applied).cloned() {
         if inner_aggregate(&found).is_some() {
-            return Err(CqlError::invalid(
-                "aggregate functions cannot be used as arguments of aggregate functions",
-            ));
+            return Err(SelectError::NestedAggregate.into());
         }
         let inner = plan_expr(table, &found)?;
         let OutputSource::Aggregate(planned) = inner.source else {
-            return Err(CqlError::invalid(format!("Unsupported selector: {expr}")));
+            return Err(SelectError::UnsupportedSelector {
+                selector: expr.to_string(),
+            }
+            .into());
         };
         let placeholder = placeholder(aggregates.len(), &inner.ty);
         let shown = plan_scalar(&table.def, &placeholder)?.name;
@@ -79,9 +78,10 @@ pub(crate) fn plan(
     let mut columns = Vec::new();
     then.columns(&mut columns);
     if !columns.is_empty() || then.reads_write_times() {
-        return Err(CqlError::invalid(format!(
-            "Unsupported selector: {expr} (a function applied to an aggregate may not also read columns)"
-        )));
+        return Err(SelectError::AggregateWithColumns {
+            selector: expr.to_string(),
+        }
+        .into());
     }
     mark_aggregated(&mut then);
     let mut name = outer.name;
@@ -90,7 +90,10 @@ pub(crate) fn plan(
     }
     let mut planned = aggregates.into_iter().map(|(a, _, _)| a);
     let Some(mut first) = planned.next() else {
-        return Err(CqlError::invalid(format!("Unsupported selector: {expr}")));
+        return Err(SelectError::UnsupportedSelector {
+            selector: expr.to_string(),
+        }
+        .into());
     };
     first.then = Some(Box::new(Applied {
         scalar: then,

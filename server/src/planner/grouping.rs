@@ -6,7 +6,7 @@ use std::fmt;
 use cql::statement::ast::Select;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::planner::column_index;
 use crate::planner::selection::Selection;
 
@@ -46,11 +46,6 @@ pub fn plan_grouping(
             Grouping::None
         });
     }
-    let out_of_order = || {
-        CqlError::invalid(
-            "Group by currently only support groups of columns following their declared order in the PRIMARY KEY",
-        )
-    };
     let primary_key: Vec<usize> = def
         .partition_key
         .iter()
@@ -63,14 +58,14 @@ pub fn plan_grouping(
         let i = column_index(def, ident)?;
         let kind = def.columns[i].kind;
         if !matches!(kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
-            return Err(CqlError::invalid(format!(
-                "Group by is currently only supported on the columns of the PRIMARY KEY, got {}",
-                def.columns[i].name
-            )));
+            return Err(SelectError::GroupByNonPrimaryKey {
+                column: def.columns[i].name.clone(),
+            }
+            .into());
         }
         loop {
             let Some(&column) = primary_key.get(next) else {
-                return Err(out_of_order());
+                return Err(SelectError::GroupByOutOfOrder.into());
             };
             next += 1;
             if def.columns[column].kind == ColumnKind::Clustering {
@@ -80,19 +75,15 @@ pub fn plan_grouping(
                 break;
             }
             if !eq_restricted[column] {
-                return Err(out_of_order());
+                return Err(SelectError::GroupByOutOfOrder.into());
             }
         }
     }
     if next < def.partition_key.len() {
-        return Err(CqlError::invalid(
-            "Group by is not supported on only a part of the partition key",
-        ));
+        return Err(SelectError::GroupByPartialPartitionKey.into());
     }
     if clustering > 0 && stmt.distinct {
-        return Err(CqlError::invalid(
-            "Grouping on clustering columns is not allowed for SELECT DISTINCT queries",
-        ));
+        return Err(SelectError::DistinctGroupByClustering.into());
     }
     Ok(Grouping::Prefix { clustering })
 }
@@ -108,31 +99,27 @@ pub fn check_distinct(
     restricts_non_partition: bool,
 ) -> CqlResult<()> {
     if stmt.per_partition_limit.is_some() {
-        return Err(CqlError::invalid(
-            "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
-        ));
+        return Err(SelectError::PerPartitionLimitWithDistinct.into());
     }
     if restricts_non_partition {
-        return Err(CqlError::invalid(
-            "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
-        ));
+        return Err(SelectError::DistinctRestrictsNonPartition.into());
     }
     let selected: Vec<usize> = selection.columns().collect();
     for &i in &selected {
         let kind = def.columns[i].kind;
         if !matches!(kind, ColumnKind::PartitionKey | ColumnKind::Static) {
-            return Err(CqlError::invalid(format!(
-                "SELECT DISTINCT queries must only request partition key columns and/or static columns (not {})",
-                def.columns[i].name
-            )));
+            return Err(SelectError::DistinctNonPartitionColumn {
+                column: def.columns[i].name.clone(),
+            }
+            .into());
         }
     }
     if key_range {
         if let Some(&missing) = def.partition_key.iter().find(|i| !selected.contains(i)) {
-            return Err(CqlError::invalid(format!(
-                "SELECT DISTINCT queries must request all the partition key columns (missing {})",
-                def.columns[missing].name
-            )));
+            return Err(SelectError::DistinctMissingPartitionKey {
+                column: def.columns[missing].name.clone(),
+            }
+            .into());
         }
     }
     Ok(())

@@ -5,7 +5,7 @@
 use cql::statement::ast::{Order, Select};
 use storage::{ClusteringOrder, ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::planner::column_index;
 
 /// What ORDER BY asks of the executor.
@@ -32,9 +32,7 @@ pub fn plan_ordering(
         return Ok(Ordering::default());
     }
     if !pk_restricted {
-        return Err(CqlError::invalid(
-            "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.",
-        ));
+        return Err(SelectError::OrderByWithoutPartitionKey.into());
     }
     let mut reversed: Option<bool> = None;
     let mut next_position = 0;
@@ -43,32 +41,26 @@ pub fn plan_ordering(
         let i = column_index(def, ident)?;
         let col = &def.columns[i];
         if col.kind != ColumnKind::Clustering {
-            return Err(CqlError::invalid(format!(
-                "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got {}",
-                col.name
-            )));
+            return Err(SelectError::OrderByNonClustering {
+                column: col.name.clone(),
+            }
+            .into());
         }
         let position = def.clustering_key.iter().position(|&c| c == i).unwrap_or(0);
         while next_position < position {
             if !eq_restricted[def.clustering_key[next_position]] {
-                return Err(CqlError::invalid(
-                    "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY",
-                ));
+                return Err(SelectError::OrderByOutOfOrder.into());
             }
             next_position += 1;
         }
         if position < next_position {
-            return Err(CqlError::invalid(
-                "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY",
-            ));
+            return Err(SelectError::OrderByOutOfOrder.into());
         }
         next_position = position + 1;
         let declared_desc = col.order == ClusteringOrder::Desc;
         let this_reversed = (*order == Order::Desc) != declared_desc;
         match reversed {
-            Some(r) if r != this_reversed => {
-                return Err(CqlError::invalid("Unsupported order by relation"))
-            }
+            Some(r) if r != this_reversed => return Err(SelectError::MixedOrderBy.into()),
             _ => reversed = Some(this_reversed),
         }
         post_order.push((i, *order == Order::Desc));

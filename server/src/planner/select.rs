@@ -9,7 +9,7 @@ use cql::frame::response::ColumnSpec;
 use cql::statement::ast::{InValues, Operator, Relation, Select, Term};
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::planner::ann::{self, AnnPlan};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::grouping::{check_distinct, plan_grouping, Grouping};
@@ -23,7 +23,7 @@ use crate::planner::{column_index, relation_order, resolve_table};
 pub use crate::planner::selection::{Aggregate, AggregateFunction, Output, OutputSource};
 use crate::schema::{Schema, TableKind, TableRef};
 
-/// Cassandra's message when a query needs ALLOW FILTERING.
+/// Cassandra's message when a query needs ALLOW FILTERING (`SelectError::NeedsFiltering`).
 pub const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
 
 /// A planned SELECT.
@@ -113,9 +113,10 @@ pub fn plan_select(
         )
     };
     if let Some(relation) = rest.iter().find(|r| !supported(r)) {
-        return Err(CqlError::invalid(format!(
-            "Unsupported restriction: {relation}"
-        )));
+        return Err(SelectError::UnsupportedRestriction {
+            relation: relation.to_string(),
+        }
+        .into());
     }
     // A token range next to key relations narrows the partitions they select (Cassandra's
     // TokenFilter); without a full key it selects the range and the key relations filter.
@@ -242,9 +243,7 @@ pub fn plan_select(
             .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
     });
     if clustering_contains && index.is_none() && !stmt.allow_filtering {
-        return Err(CqlError::invalid(
-            "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering",
-        ));
+        return Err(SelectError::ClusteringContainsWithoutIndex.into());
     }
     let grouping_for_ann = if stmt.ann.is_empty() {
         Grouping::None
@@ -259,7 +258,7 @@ pub fn plan_select(
     let ann = ann::plan(def, stmt, &by_column, pk_full, grouping_for_ann)?;
     ann::check_vector_restrictions(def, &by_column)?;
     if needs_filtering && !stmt.allow_filtering && ann.is_none() {
-        return Err(CqlError::invalid(ALLOW_FILTERING_MESSAGE));
+        return Err(SelectError::NeedsFiltering.into());
     }
 
     let eq_restricted = eq_restricted_columns(def, &by_column, &multi);
@@ -278,9 +277,7 @@ pub fn plan_select(
     }
     let grouping = plan_grouping(def, stmt, &selection, &eq_restricted)?;
     if grouping == Grouping::All && stmt.per_partition_limit.is_some() {
-        return Err(CqlError::invalid(
-            "PER PARTITION LIMIT is not allowed with aggregate queries.",
-        ));
+        return Err(SelectError::PerPartitionLimitWithAggregate.into());
     }
     let ordering = if ann.is_some() {
         Ordering::default()

@@ -7,7 +7,7 @@ use std::fmt;
 use cql::statement::ast::{Select, SelectExpr};
 use cql::types::ColumnType;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 // The numeric types `sum` and `avg` accept, in Cassandra's signature order.
 use crate::functions::registry::lookup;
 use crate::functions::NUMERIC;
@@ -300,9 +300,7 @@ pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output
                 });
             }
             if fname.eq_ignore_ascii_case("fromjson") {
-                return Err(CqlError::invalid(
-                    "fromJson() cannot be used in the selection clause of a SELECT statement",
-                ));
+                return Err(SelectError::FromJsonInSelection.into());
             }
             match native_aggregate(name) {
                 Some(function) => plan_aggregate(table, function, args),
@@ -333,11 +331,12 @@ fn plan_aggregate(
 ) -> CqlResult<Output> {
     let def = &table.def;
     let [arg] = args else {
-        return Err(CqlError::invalid(format!(
-            "Invalid number of arguments in call to function system.{}: 1 required but {} provided",
-            function.name(),
-            args.len()
-        )));
+        return Err(SelectError::ArgumentCount {
+            function: function.name(),
+            required: 1,
+            provided: args.len(),
+        }
+        .into());
     };
     // `count(1)` and other constants count rows, as Cassandra rewrites them.
     if let (AggregateFunction::Count, SelectExpr::Term(cql::statement::ast::Term::Literal(lit))) =
@@ -358,10 +357,11 @@ fn plan_aggregate(
                     .iter()
                     .map(|t| format!("system.{fname} : ({t}) -> {t}"))
                     .collect();
-                return Err(CqlError::invalid(format!(
-                    "Invalid call to function {fname}, none of its type signatures match (known type signatures: {})",
-                    signatures.join(", ")
-                )));
+                return Err(SelectError::NoMatchingSignature {
+                    function: fname,
+                    signatures,
+                }
+                .into());
             }
             input.ty.clone()
         }

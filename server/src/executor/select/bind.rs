@@ -10,7 +10,7 @@ use cql::statement::ast::Operator;
 use storage::{ColumnKind, TableDef};
 
 use crate::config::Config;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::index_scan;
@@ -147,7 +147,7 @@ pub(super) fn bind(
         // An aggregate over everything is one row: read it all, whatever the page size.
         Grouping::All => None,
         _ if !plan.post_order.is_empty() && page_size.is_some() => {
-            return Err(CqlError::invalid(POST_ORDER_PAGING_MESSAGE));
+            return Err(SelectError::PostOrderPaging.into());
         }
         _ => page_size,
     };
@@ -260,7 +260,7 @@ pub(super) fn token_value(
             raw.copy_from_slice(&b);
             Ok(i64::from_be_bytes(raw))
         }
-        _ => Err(CqlError::invalid("Invalid null token value")),
+        _ => Err(SelectError::NullToken.into()),
     }
 }
 
@@ -271,11 +271,12 @@ pub(super) fn token_of_values(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<i64> {
     if args.len() != def.partition_key.len() {
-        return Err(CqlError::invalid(format!(
-            "Invalid number of arguments in call to function system.token: {} required but {} provided",
-            def.partition_key.len(),
-            args.len()
-        )));
+        return Err(SelectError::ArgumentCount {
+            function: "token",
+            required: def.partition_key.len(),
+            provided: args.len(),
+        }
+        .into());
     }
     let mut values = Vec::with_capacity(args.len());
     for (n, (arg, &i)) in args.iter().zip(&def.partition_key).enumerate() {
@@ -286,12 +287,8 @@ pub(super) fn token_of_values(
         };
         match evaluate(arg, receiver, ctx)? {
             Evaluated::Value(b) => values.push(b),
-            Evaluated::Unset => {
-                return Err(CqlError::invalid(
-                    "Invalid unset value for argument in call to function token",
-                ))
-            }
-            Evaluated::Null => return Err(CqlError::invalid("Invalid null token value")),
+            Evaluated::Unset => return Err(SelectError::UnsetTokenArgument.into()),
+            Evaluated::Null => return Err(SelectError::NullToken.into()),
         }
     }
     let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
@@ -374,18 +371,18 @@ pub(super) fn limit_value(
         Evaluated::Value(b) if b.len() == 4 => {
             let n = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             if n <= 0 {
-                return Err(CqlError::invalid(format!(
-                    "{} must be strictly positive",
-                    kind.clause
-                )));
+                return Err(SelectError::NonPositiveLimit {
+                    clause: kind.clause,
+                }
+                .into());
             }
             Ok(n as usize)
         }
         Evaluated::Unset => Ok(usize::MAX),
-        _ => Err(CqlError::invalid(format!(
-            "Invalid null value of {}",
-            kind.null_name
-        ))),
+        _ => Err(SelectError::NullLimit {
+            limit: kind.null_name,
+        }
+        .into()),
     }
 }
 
@@ -423,14 +420,14 @@ pub(super) fn bind_filter(
         }
         match evaluate(term, receiver, ctx)? {
             Evaluated::Value(b) => Ok(b),
-            Evaluated::Null => Err(CqlError::invalid(format!(
-                "Invalid null value in condition for column {}",
-                col.name
-            ))),
-            Evaluated::Unset => Err(CqlError::invalid(format!(
-                "Invalid unset value for column {}",
-                col.name
-            ))),
+            Evaluated::Null => Err(SelectError::NullInCondition {
+                column: col.name.clone(),
+            }
+            .into()),
+            Evaluated::Unset => Err(SelectError::UnsetInCondition {
+                column: col.name.clone(),
+            }
+            .into()),
         }
     };
     let mut checks = Vec::new();
@@ -489,11 +486,7 @@ pub(super) fn bind_filter(
                 Operator::ContainsKey,
                 vec![index_scan::operand(term, &col.name, key_ty, ctx)?],
             )),
-            other => {
-                return Err(CqlError::invalid(format!(
-                    "Filtering with {other:?} is not supported yet"
-                )))
-            }
+            other => return Err(SelectError::UnsupportedFilter { operator: *other }.into()),
         }
     }
     let analyzed_contains = take_analyzed_contains(def, column, &mut checks);

@@ -74,9 +74,6 @@ struct BoundSelect {
     ann: Option<ann_rank::BoundAnn>,
 }
 
-/// Cassandra's refusal to page a query whose rows are sorted after the read.
-const POST_ORDER_PAGING_MESSAGE: &str = "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query";
-
 /// Runs a planned SELECT with the warnings it earns (`crate::executor::read_thresholds`: Cassandra's on
 /// aggregates before the read, the tombstone and filtering ones after it), returning what
 /// its read examined with the result (EXPLAIN ANALYZE reports it); `statement` is the SELECT

@@ -8,7 +8,7 @@ use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
 use super::{prepare, ElementKey, Planned, Precedence, Scalar};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::planner::column_index;
 
 /// The plan of `name(args)` when it is `writetime` or `ttl` of an element or field of a
@@ -37,10 +37,11 @@ pub(super) fn plan(
     let col = &def.columns[i];
     if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
         let function = if writetime { "writetime" } else { "ttl" };
-        return Err(CqlError::invalid(format!(
-            "Cannot use selection function {function} on PRIMARY KEY part {}",
-            col.name
-        )));
+        return Err(SelectError::CellTimeOnPrimaryKey {
+            function,
+            column: col.name.clone(),
+        }
+        .into());
     }
     // Plans (and so checks) the element or field selection itself.
     let selected = prepare(def, arg)?.finish(None)?;

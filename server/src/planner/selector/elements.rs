@@ -7,28 +7,39 @@ use cql::types::ColumnType;
 use storage::TableDef;
 
 use super::{prepare, Planned, Precedence, Prepared, Scalar};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 
-/// The type a subscript of `collection` takes (`Element` or `Slice` for the messages).
-fn subscript_type(collection: &Planned, selection: &str) -> CqlResult<ColumnType> {
-    match &collection.ty {
-        ColumnType::Map { key, .. } => Ok((**key).clone()),
-        ColumnType::Set { element, .. } => Ok((**element).clone()),
-        ColumnType::List { .. } => Err(CqlError::invalid(format!(
-            "{selection} selection is only allowed on sets and maps, but {} is a list",
-            collection.name
-        ))),
-        other => Err(CqlError::invalid(match selection {
-            "Element" => format!(
-                "Invalid element selection: {} is of type {other} is not a collection",
-                collection.name
-            ),
-            _ => format!(
-                "Invalid slice selection: {} of type {other} is not a collection",
-                collection.name
-            ),
-        })),
-    }
+/// Which subscript a selection takes, for the messages.
+#[derive(Clone, Copy)]
+enum Selection {
+    /// `c[k]`.
+    Element,
+    /// `c[a..b]`.
+    Slice,
+}
+
+/// The type a subscript of `collection` takes.
+fn subscript_type(collection: &Planned, selection: Selection) -> CqlResult<ColumnType> {
+    let column = || collection.name.clone();
+    let err = match (&collection.ty, selection) {
+        (ColumnType::Map { key, .. }, _) => return Ok((**key).clone()),
+        (ColumnType::Set { element, .. }, _) => return Ok((**element).clone()),
+        (ColumnType::List { .. }, Selection::Element) => {
+            SelectError::ElementOfList { column: column() }
+        }
+        (ColumnType::List { .. }, Selection::Slice) => {
+            SelectError::SliceOfList { column: column() }
+        }
+        (other, Selection::Element) => SelectError::ElementOfNonCollection {
+            column: column(),
+            ty: other.to_string(),
+        },
+        (other, Selection::Slice) => SelectError::SliceOfNonCollection {
+            column: column(),
+            ty: other.to_string(),
+        },
+    };
+    Err(err.into())
 }
 
 /// A subscript term typed as `ty` (bound once per execution).
@@ -43,7 +54,7 @@ pub(super) fn element_of(
     element: &Term,
 ) -> CqlResult<Planned> {
     let collection = prepare(def, selected)?.finish(None)?;
-    let key_type = subscript_type(&collection, "Element")?;
+    let key_type = subscript_type(&collection, Selection::Element)?;
     let key = subscript(element, &key_type)?;
     let ty = match &collection.ty {
         ColumnType::Map { value, .. } => (**value).clone(),
@@ -70,7 +81,7 @@ pub(super) fn slice_of(
     to: Option<&Term>,
 ) -> CqlResult<Planned> {
     let collection = prepare(def, selected)?.finish(None)?;
-    let bound_type = subscript_type(&collection, "Slice")?;
+    let bound_type = subscript_type(&collection, Selection::Slice)?;
     let from = from.map(|t| subscript(t, &bound_type)).transpose()?;
     let to = to.map(|t| subscript(t, &bound_type)).transpose()?;
     let name_of =

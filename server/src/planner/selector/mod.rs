@@ -10,7 +10,7 @@ use cql::statement::ast::{ArithOp, BindMarker, CqlType, Ident, QualifiedName, Se
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::functions::assign::{type_fit, Fit, Provided};
 use crate::functions::registry::{candidates, lookup, resolve, written_name};
 use crate::functions::vector_fcts::Similarity;
@@ -253,14 +253,17 @@ impl Prepared {
             Prepared::Ready(p) => Ok(p),
             Prepared::Term(t) => {
                 let Some(ty) = expected else {
-                    return Err(CqlError::invalid(format!(
-                        "Cannot infer type for term {t} in selection clause (try using a cast to force a type)"
-                    )));
+                    return Err(SelectError::UntypedTerm {
+                        term: t.to_string(),
+                    }
+                    .into());
                 };
                 if term::provided(&t).fit(ty) == Fit::Not {
-                    return Err(CqlError::invalid(format!(
-                        "{t} is not of the expected type: {ty}"
-                    )));
+                    return Err(SelectError::TermNotOfType {
+                        term: t.to_string(),
+                        ty: ty.to_string(),
+                    }
+                    .into());
                 }
                 Ok(Planned {
                     name: t.to_string(),
@@ -315,7 +318,12 @@ fn prepare(def: &TableDef, expr: &SelectExpr) -> CqlResult<Prepared> {
         }
         SelectExpr::WriteTime(ident) => write_time_or_ttl(def, ident, true)?,
         SelectExpr::Ttl(ident) => write_time_or_ttl(def, ident, false)?,
-        other => return Err(CqlError::invalid(format!("Unsupported selector: {other}"))),
+        other => {
+            return Err(SelectError::UnsupportedSelector {
+                selector: other.to_string(),
+            }
+            .into())
+        }
     };
     Ok(Prepared::Ready(planned))
 }
@@ -358,10 +366,12 @@ fn write_time_or_ttl(def: &TableDef, ident: &Ident, writetime: bool) -> CqlResul
 /// `maxwritetime(c)`: the latest write timestamp of column `c`'s live cells, a `bigint`.
 fn max_write_time(def: &TableDef, args: &[SelectExpr]) -> CqlResult<Planned> {
     let [SelectExpr::Column(ident)] = args else {
-        return Err(CqlError::invalid(format!(
-            "Invalid number of arguments in call to function system.maxwritetime: 1 required but {} provided",
-            args.len()
-        )));
+        return Err(SelectError::ArgumentCount {
+            function: "maxwritetime",
+            required: 1,
+            provided: args.len(),
+        }
+        .into());
     };
     let i = cell_time_column(def, ident, "maxwritetime")?;
     Ok(Planned {
@@ -373,14 +383,15 @@ fn max_write_time(def: &TableDef, args: &[SelectExpr]) -> CqlResult<Planned> {
 }
 
 /// The column a write-time or TTL selector reads: never a primary key column.
-fn cell_time_column(def: &TableDef, ident: &Ident, function: &str) -> CqlResult<usize> {
+fn cell_time_column(def: &TableDef, ident: &Ident, function: &'static str) -> CqlResult<usize> {
     let i = column_index(def, ident)?;
     let col = &def.columns[i];
     if matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
-        return Err(CqlError::invalid(format!(
-            "Cannot use selection function {function} on PRIMARY KEY part {}",
-            col.name
-        )));
+        return Err(SelectError::CellTimeOnPrimaryKey {
+            function,
+            column: col.name.clone(),
+        }
+        .into());
     }
     Ok(i)
 }
@@ -422,10 +433,10 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
     }
     let found = lookup(name);
     if found.is_empty() {
-        return Err(CqlError::invalid(format!(
-            "Unknown function '{}'",
-            written_name(name)
-        )));
+        return Err(SelectError::UnknownFunction {
+            function: written_name(name),
+        }
+        .into());
     }
     call(def, &written_name(name), found, args)
 }
@@ -442,8 +453,10 @@ fn call(
         .map(|a| prepare(def, a))
         .collect::<CqlResult<Vec<_>>>()?;
     let provided: Vec<Provided> = prepared.iter().map(Prepared::provided).collect();
-    let function = resolve(name, found, &provided, None)?
-        .ok_or_else(|| CqlError::invalid(format!("Unknown function '{name}'")))?;
+    let function =
+        resolve(name, found, &provided, None)?.ok_or_else(|| SelectError::UnknownFunction {
+            function: name.to_string(),
+        })?;
     apply(function, prepared)
 }
 
@@ -487,10 +500,11 @@ fn cast(def: &TableDef, inner: &SelectExpr, ty: &CqlType) -> CqlResult<Planned> 
     let target = match ty {
         CqlType::Native(t) => t.clone(),
         other => {
-            return Err(CqlError::invalid(format!(
-                "{} cannot be cast to {other}",
-                first_column_name(def, &arg)
-            )))
+            return Err(SelectError::CannotCast {
+                column: first_column_name(def, &arg),
+                ty: other.to_string(),
+            }
+            .into())
         }
     };
     if arg.ty == target {
@@ -508,10 +522,11 @@ fn cast(def: &TableDef, inner: &SelectExpr, ty: &CqlType) -> CqlResult<Planned> 
         None,
     )? {
         Some(function) => apply(function, vec![Prepared::Ready(arg)]),
-        None => Err(CqlError::invalid(format!(
-            "{} cannot be cast to {target}",
-            first_column_name(def, &arg)
-        ))),
+        None => Err(SelectError::CannotCast {
+            column: first_column_name(def, &arg),
+            ty: target.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -536,9 +551,11 @@ fn type_hint(def: &TableDef, ty: &ColumnType, inner: &SelectExpr) -> CqlResult<P
     };
     let name = format!("({ty}){wrapped}");
     if type_fit(&planned.ty, ty) == Fit::Not {
-        return Err(CqlError::invalid(format!(
-            "Cannot assign value {name} to {name} of type {ty}"
-        )));
+        return Err(SelectError::HintNotAssignable {
+            hinted: name,
+            ty: ty.to_string(),
+        }
+        .into());
     }
     Ok(Planned {
         name,
@@ -552,16 +569,19 @@ fn type_hint(def: &TableDef, ty: &ColumnType, inner: &SelectExpr) -> CqlResult<P
 fn field_of(def: &TableDef, inner: &SelectExpr, field: &Ident) -> CqlResult<Planned> {
     let udt = prepare(def, inner)?.finish(None)?;
     let ColumnType::Udt { fields, .. } = &udt.ty else {
-        return Err(CqlError::invalid(format!(
-            "Invalid field selection: {} of type {} is not a user type",
-            udt.name, udt.ty
-        )));
+        return Err(SelectError::FieldOfNonUdt {
+            selector: udt.name,
+            ty: udt.ty.to_string(),
+        }
+        .into());
     };
     let Some(index) = fields.iter().position(|(name, _)| *name == field.name) else {
-        return Err(CqlError::invalid(format!(
-            "{} of type {} has no field {}",
-            udt.name, udt.ty, field.name
-        )));
+        return Err(SelectError::UnknownField {
+            selector: udt.name,
+            ty: udt.ty.to_string(),
+            field: field.name.clone(),
+        }
+        .into());
     };
     let ty = fields[index].1.clone();
     Ok(Planned {

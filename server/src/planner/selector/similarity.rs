@@ -7,10 +7,10 @@ use cql::types::ColumnType;
 use storage::TableDef;
 
 use super::{apply, prepare, Planned, Prepared};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, SelectError};
 use crate::functions::assign::Fit;
 use crate::functions::term as function_term;
-use crate::functions::vector_fcts::{float_vector, function, generic_signature, Similarity};
+use crate::functions::vector_fcts::{function, Similarity};
 
 /// One argument once looked at: prepared, and its dimension when it tells one.
 struct Argument {
@@ -27,27 +27,21 @@ struct Argument {
 pub(super) fn plan(def: &TableDef, kind: Similarity, args: &[SelectExpr]) -> CqlResult<Planned> {
     let qualified = format!("system.{}", kind.function_name());
     if args.len() != 2 {
-        return Err(CqlError::invalid(format!(
-            "Invalid number of arguments for function {}",
-            generic_signature(kind)
-        )));
+        return Err(SelectError::SimilarityArgumentCount { similarity: kind }.into());
     }
     let mut looked = Vec::with_capacity(2);
     for (i, arg) in args.iter().enumerate() {
         looked.push(argument(def, &qualified, i, arg)?);
     }
     let dimension = match (looked[0].dimension, looked[1].dimension) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(CqlError::invalid(
-                "All arguments must have the same vector dimensions",
-            ))
-        }
+        (Some(a), Some(b)) if a != b => return Err(SelectError::VectorDimensionsDiffer.into()),
         (Some(n), _) | (None, Some(n)) => n,
         (None, None) => {
-            return Err(CqlError::invalid(format!(
-                "Cannot infer type of argument {} in call to function {qualified}",
-                untyped_text(&args[0])
-            )))
+            return Err(SelectError::UntypedSimilarityArgument {
+                argument: untyped_text(&args[0]),
+                function: qualified,
+            }
+            .into())
         }
     };
     let function = function(kind, dimension);
@@ -60,12 +54,6 @@ fn untyped_text(arg: &SelectExpr) -> String {
         SelectExpr::Term(Term::Literal(Literal::Null)) => "NULL".into(),
         other => other.to_string(),
     }
-}
-
-fn requires_vector(qualified: &str, what: String) -> CqlError {
-    CqlError::invalid(format!(
-        "Function {qualified} requires a float vector argument, but found argument {what}"
-    ))
 }
 
 /// Looks at argument `index`: its dimension, or an error when it cannot be a float vector.
@@ -85,10 +73,12 @@ fn argument(
                         prepared: Prepared::Ready(planned),
                     })
                 }
-                other => Err(requires_vector(
-                    qualified,
-                    format!("{} of type {other}", planned.name),
-                )),
+                other => Err(SelectError::SelectorNotFloatVector {
+                    function: qualified.to_string(),
+                    ty: other.to_string(),
+                    argument: planned.name,
+                }
+                .into()),
             }
         }
         Prepared::Term(term) => term,
@@ -98,24 +88,32 @@ fn argument(
         Term::TypeCast(CqlType::Vector(element, n), inner)
             if matches!(*element, CqlType::Native(ColumnType::Float)) =>
         {
-            let n = u32::try_from(n).ok().filter(|n| *n > 0).ok_or_else(|| {
-                CqlError::invalid(format!(
-                    "vectors may only have positive dimensions; given {n}"
-                ))
-            })?;
+            let n = u32::try_from(n)
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or(SelectError::NonPositiveDimension { dimension: n })?;
             (*inner, Some(n))
         }
         Term::List(ref items) => {
             let n = u32::try_from(items.len()).unwrap_or(u32::MAX);
             if items.iter().any(|item| !fits_float(item)) {
-                return Err(CqlError::invalid(format!(
-                    "Type error: {term} cannot be passed as argument {index} of function {qualified} of type {}",
-                    float_vector(n)
-                )));
+                return Err(SelectError::ArgumentNotOfType {
+                    term: term.to_string(),
+                    index,
+                    function: qualified.to_string(),
+                    dimension: n,
+                }
+                .into());
             }
             (term, Some(n))
         }
-        other => return Err(requires_vector(qualified, other.to_string())),
+        other => {
+            return Err(SelectError::TermNotFloatVector {
+                function: qualified.to_string(),
+                term: other.to_string(),
+            }
+            .into())
+        }
     };
     Ok(Argument {
         prepared: Prepared::Term(term),
