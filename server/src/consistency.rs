@@ -2,7 +2,7 @@
 //! replica holds everything), except the combinations Cassandra refuses whatever the
 //! cluster (`ConsistencyLevel.validateForRead`, `validateCounterForWrite`).
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 
 /// `ANY` (protocol code 0x0000).
 pub(crate) const ANY: u16 = 0x0000;
@@ -14,9 +14,7 @@ pub(crate) const LOCAL_SERIAL: u16 = 0x0009;
 /// A read (SELECT) at `consistency`.
 pub(crate) fn check_read(consistency: u16) -> CqlResult<()> {
     if consistency == ANY {
-        return Err(CqlError::invalid(
-            "ANY ConsistencyLevel is only supported for writes",
-        ));
+        return Err(ValueError::AnyForRead.into());
     }
     Ok(())
 }
@@ -24,14 +22,13 @@ pub(crate) fn check_read(consistency: u16) -> CqlResult<()> {
 /// A write to the counter table `table` at `consistency`.
 pub(crate) fn check_counter_write(consistency: u16, table: &str) -> CqlResult<()> {
     if consistency == ANY {
-        return Err(CqlError::invalid(format!(
-            "Consistency level ANY is not yet supported for counter table {table}"
-        )));
+        return Err(ValueError::AnyForCounterWrite {
+            table: table.to_string(),
+        }
+        .into());
     }
     if consistency == SERIAL || consistency == LOCAL_SERIAL {
-        return Err(CqlError::invalid(
-            "Counter operations are inherently non-serializable",
-        ));
+        return Err(ValueError::SerialCounterWrite.into());
     }
     Ok(())
 }

@@ -1,8 +1,93 @@
 //! `FunctionError`: Function calls Cassandra refuses before running them: unknown functions, argument counts and types.
 //!
 //! Each variant carries the facts of the failure and prints Cassandra's message word for word;
-//! its CQL code is chosen in `super::CqlError::error_body`.
+//! its CQL code is chosen in `super::CqlError::error_body`. Types are boxed to keep
+//! `CqlError` small.
+
+use cql::types::ColumnType;
 
 /// Function calls Cassandra refuses before running them: unknown functions, argument counts and types.
 #[derive(Debug, thiserror::Error)]
-pub enum FunctionError {}
+pub enum FunctionError {
+    /// No native function has the name.
+    #[error("Unknown function {function} called")]
+    UnknownFunction { function: String },
+    /// A native aggregate (`count`, `max`, ...) called inside a term.
+    #[error("Aggregation function are not supported in the where clause")]
+    AggregateInTerm,
+    #[error(
+        "Invalid number of arguments in call to function {function}: {required} required but {provided} provided"
+    )]
+    ArgumentCount {
+        function: String,
+        required: usize,
+        provided: usize,
+    },
+    /// An argument (as written) that does not fit the only signature of the function.
+    #[error("Type error: {arg} cannot be passed as argument {index} of function {function} of type {ty}")]
+    ArgumentType {
+        arg: String,
+        index: usize,
+        function: String,
+        ty: Box<ColumnType>,
+    },
+    /// No signature of the function fits the arguments; `signatures` as Cassandra prints them.
+    #[error(
+        "Invalid call to function {function}, none of its type signatures match (known type signatures: {})",
+        .signatures.join(", ")
+    )]
+    NoMatchingSignature {
+        function: String,
+        signatures: Vec<String>,
+    },
+    /// Several signatures fit the arguments equally well.
+    #[error(
+        "Ambiguous call to function {function} (can be matched by following signatures: {}): use type casts to disambiguate",
+        .signatures.join(", ")
+    )]
+    AmbiguousCall {
+        function: String,
+        signatures: Vec<String>,
+    },
+    /// An operator (`+`, `-`, ...) with operands (as written) no signature accepts.
+    #[error("the '{operator}' operation is not supported between {left} and {right}")]
+    UnsupportedOperation {
+        operator: char,
+        left: String,
+        right: String,
+    },
+    /// An operator whose operands (as written) fit several signatures.
+    #[error(
+        "Ambiguous '{operator}' operation with args {left} and {right}: use type hint to disambiguate, example '(int) ?'"
+    )]
+    AmbiguousOperation {
+        operator: char,
+        left: String,
+        right: String,
+    },
+    /// A negation whose operand fits several numeric types.
+    #[error("Ambiguous negation: use type casts to disambiguate")]
+    AmbiguousNegation,
+    /// A function whose result type cannot be assigned to the receiving column.
+    #[error(
+        "Type error: cannot assign result of function {function} (type {ty}) to {receiver} (type {receiver_type})"
+    )]
+    ResultNotAssignable {
+        function: String,
+        ty: Box<ColumnType>,
+        receiver: String,
+        receiver_type: Box<ColumnType>,
+    },
+    /// `toJson` where a value is expected.
+    #[error("toJson() may only be used within the selection clause")]
+    ToJsonOutsideSelection,
+    /// A vector similarity function given something other than a float vector.
+    #[error("Function {function} requires a float vector argument")]
+    NotAFloatVector { function: String },
+    /// A vector similarity function given vectors of different dimensions.
+    #[error("All arguments must have the same vector dimensions")]
+    VectorDimensionsDiffer,
+    /// A similarity with no meaning for an all-zero vector (cosine).
+    #[error("Function {function} doesn't support all-zero vectors")]
+    ZeroVector { function: String },
+}

@@ -1,8 +1,319 @@
 //! `ValueError`: Values that do not fit their column: literals, bound values, collections, casts, JSON.
 //!
 //! Each variant carries the facts of the failure and prints Cassandra's message word for word;
-//! its CQL code is chosen in `super::CqlError::error_body`.
+//! its CQL code is chosen in `super::CqlError::error_body`. Types and values are boxed to
+//! keep `CqlError` small.
 
-/// Values that do not fit their column: literals, bound values, collections, casts, JSON.
+use cql::statement::ast::CqlType;
+use cql::types::codec::ValueError as CodecError;
+use cql::types::duration::DurationError;
+use cql::types::number_text::NumberTextError;
+use cql::types::{ColumnType, CqlValue};
+
+/// Values that do not fit their column: literals, bound values, collections, casts, JSON;
+/// also numbers, dates and durations that functions cannot convert, and consistency levels a
+/// request cannot use.
 #[derive(Debug, thiserror::Error)]
-pub enum ValueError {}
+pub enum ValueError {
+    // Constants (`Constants.Literal` and each type's `fromString`).
+    /// A constant of a kind (`STRING`, `INTEGER`, ...) the receiving type does not take.
+    #[error("Invalid {kind} constant ({text}) for \"{column}\" of type {ty}")]
+    ConstantNotOfType {
+        kind: &'static str,
+        text: String,
+        column: String,
+        ty: Box<ColumnType>,
+    },
+    /// Text that is no value of the type Cassandra names `what` (`int`, `UUID`, ...).
+    #[error("Unable to make {what} from '{text}'")]
+    Unparsable { what: &'static str, text: String },
+    /// Text that is no `varint` or `decimal` (`IntegerType` and `DecimalType` say it in lower case).
+    #[error("unable to make {what} from '{text}'")]
+    MalformedNumber { what: &'static str, text: String },
+    /// A number with more digits than the server converts.
+    #[error("unable to make {what}: {source}")]
+    NumberTooLong {
+        what: &'static str,
+        #[source]
+        source: NumberTextError,
+    },
+    #[error("Invalid ASCII character in string literal {text}")]
+    NotAscii { text: String },
+    #[error("TimeUUID supports only version 1 UUIDs")]
+    TimeuuidVersion,
+    #[error("Unknown timeuuid representation: {text}")]
+    UnknownTimeuuid { text: String },
+    #[error("cannot parse '{text}' as hex bytes")]
+    NotHex { text: String },
+    /// A `timestamp`, `date` or `time` constant its type does not read; `reason` is the
+    /// parser's message.
+    #[error("{reason}")]
+    Temporal {
+        ty: Box<ColumnType>,
+        text: String,
+        reason: String,
+    },
+    /// A `duration` constant that does not parse.
+    #[error(transparent)]
+    Duration(#[from] DurationError),
+    #[error("Cannot negate a value of type {ty} for {column}")]
+    NotNegatable { ty: Box<ColumnType>, column: String },
+
+    // Bound values, nulls and unsets.
+    #[error("No value bound for marker {index} (column {column})")]
+    NoBoundValue { index: usize, column: String },
+    /// A bound value that is not a valid serialized value of the column's type.
+    #[error("Exception while binding column {column}: {source}")]
+    Binding {
+        column: String,
+        #[source]
+        source: CodecError,
+    },
+    /// Bytes that do not decode as their type.
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+    #[error("Invalid null value for counter increment/decrement")]
+    NullCounter,
+    #[error("null is not supported inside collections")]
+    NullInCollection,
+    #[error("Invalid unset value for argument in call to function {function}")]
+    UnsetArgument { function: String },
+    #[error("Invalid unset value for field '{field}' of user defined type {type_name}")]
+    UnsetField { field: String, type_name: String },
+    #[error("Invalid unset value for tuple field number {index}")]
+    UnsetTupleField { index: usize },
+    /// A column name (`term`) where a value is expected.
+    #[error("Invalid value {term} for column {column} of type {ty}")]
+    ColumnAsValue {
+        term: String,
+        column: String,
+        ty: Box<ColumnType>,
+    },
+
+    // Collection, vector, tuple and UDT literals; `kind` is `list`, `set`, `map`,
+    // `vector` or `user type`.
+    /// A collection or UDT literal for a receiver of another type.
+    #[error("Invalid {kind} literal for {column} of type {ty}")]
+    LiteralNotOfType {
+        kind: &'static str,
+        column: String,
+        ty: Box<ColumnType>,
+    },
+    /// A list, set or vector element (as written) not of the element type.
+    #[error("Invalid {kind} literal for {column}: value {value} is not of type {ty}")]
+    ElementNotOfType {
+        kind: &'static str,
+        column: String,
+        value: String,
+        ty: Box<ColumnType>,
+    },
+    /// A map key or value (`part`, as written in `term`) not of its type.
+    #[error("Invalid map literal for {column}: {part} {term} is not of type {ty}")]
+    EntryNotOfType {
+        column: String,
+        part: &'static str,
+        term: String,
+        ty: Box<ColumnType>,
+    },
+    #[error(
+        "Invalid vector literal for {column} of type {ty}; expected {dimension} elements, but given {given}"
+    )]
+    VectorSize {
+        column: String,
+        ty: Box<ColumnType>,
+        dimension: u32,
+        given: usize,
+    },
+    #[error("Unknown field '{field}' in value of user defined type {type_name}")]
+    UnknownField { field: String, type_name: String },
+    #[error("Invalid user type literal for {column}: field {field} is not of type {ty}")]
+    FieldNotOfType {
+        column: String,
+        field: String,
+        ty: Box<ColumnType>,
+    },
+    /// A tuple literal for a receiver that is not a tuple.
+    #[error("Invalid tuple type literal for {column} of type {ty}")]
+    NotATuple { column: String, ty: Box<ColumnType> },
+    #[error(
+        "Invalid tuple literal for {column}: too many elements. Type {ty} expects {expected} but got {given}"
+    )]
+    TooManyTupleElements {
+        column: String,
+        ty: Box<ColumnType>,
+        expected: usize,
+        given: usize,
+    },
+    /// A tuple written as a string constant (`'1:2:3'`) with too many fields.
+    #[error(
+        "Invalid tuple literal: too many elements. Type {ty} expects {expected} but got {given}"
+    )]
+    TooManyTupleFields {
+        ty: Box<ColumnType>,
+        expected: usize,
+        given: usize,
+    },
+    #[error("Invalid tuple literal for {column}: component {index} is not of type {ty}")]
+    ComponentNotOfType {
+        column: String,
+        index: usize,
+        ty: Box<ColumnType>,
+    },
+
+    // Type hints and casts (`term` as written).
+    /// `(type) term` where the term cannot be of the hinted type.
+    #[error("Cannot cast value {term} to type {ty}")]
+    HintNotOfType { term: String, ty: Box<ColumnType> },
+    /// `(hint) term` for a receiver the hinted type does not fit.
+    #[error("Cannot assign value ({hint}){term} to {column} of type {ty}")]
+    HintNotAssignable {
+        hint: Box<ColumnType>,
+        term: String,
+        column: String,
+        ty: Box<ColumnType>,
+    },
+    /// `CAST(term AS ty)` with no conversion.
+    #[error("{term} cannot be cast to {ty}")]
+    NoCast { term: String, ty: Box<CqlType> },
+
+    // Numbers, dates and times as functions and casts convert them.
+    /// A fixed-size numeric value of the wrong size.
+    #[error("Expected {expected} bytes but got {given}")]
+    WrongSize { expected: usize, given: usize },
+    #[error("Invalid decimal value")]
+    InvalidDecimal,
+    #[error("Invalid float value")]
+    InvalidFloat,
+    #[error("{ty} is not a numeric type")]
+    NotNumeric { ty: Box<ColumnType> },
+    /// A decimal whose scale does not fit an `int`; `reason` is Java's (`Underflow`, `Overflow`).
+    #[error("{reason}")]
+    DecimalScale { reason: String },
+    #[error("A NaN cannot be converted into a decimal")]
+    NanToDecimal,
+    #[error("An infinite number cannot be converted into a decimal")]
+    InfiniteToDecimal,
+    /// A `varint` or `decimal` with too many digits to convert or print.
+    #[error(transparent)]
+    NumberText(#[from] NumberTextError),
+    #[error("Cannot render {value:?} as text")]
+    NotRenderable { value: Box<CqlValue> },
+    #[error("{days} days is out of the range of date")]
+    DateOutOfRange { days: i64 },
+    #[error("Invalid {ty} value for a time conversion")]
+    NotATime { ty: Box<ColumnType> },
+    #[error("Timestamp {millis} is out of the range of a timeuuid")]
+    TimeuuidOutOfRange { millis: i64 },
+    /// A timestamp moved by a duration (as printed) finer than milliseconds.
+    #[error("The duration must have a millisecond precision. Was: {duration}")]
+    DurationFinerThanMillis { duration: String },
+    /// A date moved by a duration (as printed) finer than days.
+    #[error("The duration must have a day precision. Was: {duration}")]
+    DurationFinerThanDays { duration: String },
+    #[error("The resulting date is out of range")]
+    ResultingDateOutOfRange,
+    /// `blobAs<type>` of bytes that are no value of the type.
+    #[error(
+        "In call to function {function}, value 0x{} is not a valid binary representation for type {ty}",
+        super::hex(.value)
+    )]
+    NotABlobOf {
+        function: String,
+        value: Vec<u8>,
+        ty: Box<ColumnType>,
+    },
+
+    // JSON (`fromJson`, `INSERT JSON`); `json` is the value as compact JSON text and `kind`
+    // Jackson's class name for it.
+    /// A JSON value of a kind the type does not read from.
+    #[error("Expected {what}, but got a {kind}: {json}")]
+    JsonExpected {
+        what: String,
+        kind: &'static str,
+        json: String,
+    },
+    /// JSON text that does not parse.
+    #[error("{message} at character {offset}")]
+    JsonSyntax {
+        message: &'static str,
+        offset: usize,
+    },
+    #[error("Value '{text}' is not a valid representation of a decimal value")]
+    JsonDecimal { text: String },
+    #[error("JSON is not supported for custom type {class}")]
+    JsonCustomType { class: String },
+    #[error("String representation of blob is missing 0x prefix: {text}")]
+    JsonBlobPrefix { text: String },
+    #[error("List had incorrect size: expected {dimension} but given {given}; {json}")]
+    JsonListSize {
+        dimension: u32,
+        given: usize,
+        json: String,
+    },
+    #[error("Invalid null element in {kind}")]
+    JsonNullElement { kind: &'static str },
+    #[error("Invalid null key in map")]
+    JsonNullKey,
+    #[error("Invalid null value in map")]
+    JsonNullValue,
+    #[error("Tuple contains extra items (expected {expected}, got {given})")]
+    JsonTupleExtraItems { expected: usize, given: usize },
+    #[error("Tuple is missing items (expected {expected}, got {given})")]
+    JsonTupleMissingItems { expected: usize, given: usize },
+    /// INSERT JSON text that is not UTF-8.
+    #[error("String didn't validate.")]
+    JsonNotUtf8,
+    #[error("Got null for INSERT JSON values")]
+    JsonNull,
+    /// INSERT JSON text holding a JSON value that is no object.
+    #[error(
+        "Could not decode JSON string as a map: Cannot deserialize a map from a {kind}. (String was: {text})"
+    )]
+    JsonNotAMap { kind: &'static str, text: String },
+    /// INSERT JSON text that does not parse.
+    #[error(
+        "Could not decode JSON string as a map: {message} at character {offset}. (String was: {text})"
+    )]
+    JsonMapSyntax {
+        message: &'static str,
+        offset: usize,
+        text: String,
+    },
+    /// An INSERT JSON value that does not fit its column.
+    #[error("Error decoding JSON value for {column}: {source}")]
+    JsonValue {
+        column: String,
+        #[source]
+        source: Box<ValueError>,
+    },
+    #[error("JSON values map contains unrecognized column: {column}")]
+    JsonUnknownColumn { column: String },
+
+    // Consistency levels.
+    #[error("ANY ConsistencyLevel is only supported for writes")]
+    AnyForRead,
+    #[error("Consistency level ANY is not yet supported for counter table {table}")]
+    AnyForCounterWrite { table: String },
+    #[error("Counter operations are inherently non-serializable")]
+    SerialCounterWrite,
+}
+
+impl ValueError {
+    /// Whether a literal does not suit its receiver's type (Cassandra's failed
+    /// `testAssignment`): inside a collection, tuple or UDT literal the enclosing literal's
+    /// message names it instead.
+    pub(crate) fn is_not_assignable(&self) -> bool {
+        matches!(
+            self,
+            ValueError::ConstantNotOfType { .. }
+                | ValueError::LiteralNotOfType { .. }
+                | ValueError::ElementNotOfType { .. }
+                | ValueError::EntryNotOfType { .. }
+                | ValueError::VectorSize { .. }
+                | ValueError::FieldNotOfType { .. }
+                | ValueError::NotATuple { .. }
+                | ValueError::TooManyTupleElements { .. }
+                | ValueError::ComponentNotOfType { .. }
+        )
+    }
+}

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use cql::types::{codec, ColumnType};
 
 use super::{first, Body, NativeFunction};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 
 /// The native types with blob conversions, as Cassandra names them in the function names.
 const CONVERTIBLE: [(&str, ColumnType); 20] = [
@@ -60,13 +60,10 @@ pub(super) fn from_blob(
     let Some(value) = first(args) else {
         return Ok(None);
     };
-    codec::validate_value(&function.ret, value).map_err(|_| {
-        CqlError::invalid(format!(
-            "In call to function {}, value 0x{} is not a valid binary representation for type {}",
-            function.qualified_name(),
-            crate::error::hex(value),
-            function.ret
-        ))
+    codec::validate_value(&function.ret, value).map_err(|_| ValueError::NotABlobOf {
+        function: function.qualified_name(),
+        value: value.to_vec(),
+        ty: function.ret.clone().into(),
     })?;
     Ok(Some(value.clone()))
 }

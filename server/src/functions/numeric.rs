@@ -10,7 +10,7 @@ use cql::types::number_text::varint_to_text;
 use cql::types::ColumnType;
 
 use super::decimal;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 
 /// A decoded numeric value.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,10 +25,11 @@ pub(crate) enum Number {
     Decimal(BigDecimal),
 }
 
-fn fixed<const N: usize>(bytes: &[u8]) -> CqlResult<[u8; N]> {
-    bytes
-        .try_into()
-        .map_err(|_| CqlError::invalid(format!("Expected {N} bytes but got {}", bytes.len())))
+fn fixed<const N: usize>(bytes: &[u8]) -> Result<[u8; N], ValueError> {
+    bytes.try_into().map_err(|_| ValueError::WrongSize {
+        expected: N,
+        given: bytes.len(),
+    })
 }
 
 /// The text Rust's correctly rounded float parsers read for `BigInteger.doubleValue()` (and
@@ -67,10 +68,15 @@ impl Number {
             ColumnType::Varint => Number::Varint(BigInt::from_signed_bytes_be(bytes)),
             ColumnType::Float => Number::Float(f32::from_be_bytes(fixed(bytes)?)),
             ColumnType::Double => Number::Double(f64::from_be_bytes(fixed(bytes)?)),
-            ColumnType::Decimal => Number::Decimal(
-                decimal::decode(bytes).ok_or_else(|| CqlError::invalid("Invalid decimal value"))?,
-            ),
-            other => return Err(CqlError::invalid(format!("{other} is not a numeric type"))),
+            ColumnType::Decimal => {
+                Number::Decimal(decimal::decode(bytes).ok_or(ValueError::InvalidDecimal)?)
+            }
+            other => {
+                return Err(ValueError::NotNumeric {
+                    ty: other.clone().into(),
+                }
+                .into())
+            }
         };
         Ok(Some(n))
     }
@@ -150,7 +156,7 @@ impl Number {
         match self {
             Number::Integer(n) => Ok(BigDecimal::new(BigInt::from(*n), 0)),
             Number::Float(f) if f.is_finite() => decimal::parse(&crate::java_text::java_float(*f))
-                .ok_or_else(|| CqlError::invalid("Invalid float value")),
+                .ok_or_else(|| ValueError::InvalidFloat.into()),
             Number::Float(f) => double_to_decimal(f64::from(*f)),
             other => other.to_decimal_operand(),
         }
@@ -175,10 +181,14 @@ impl Number {
             ColumnType::Varint => Bytes::from(self.to_big_integer().to_signed_bytes_be()),
             ColumnType::Float => Bytes::copy_from_slice(&self.to_f32().to_be_bytes()),
             ColumnType::Double => Bytes::copy_from_slice(&self.to_f64().to_be_bytes()),
-            ColumnType::Decimal => {
-                decimal::encode(&self.to_decimal_cast()?).map_err(CqlError::invalid)?
+            ColumnType::Decimal => decimal::encode(&self.to_decimal_cast()?)
+                .map_err(|reason| ValueError::DecimalScale { reason })?,
+            other => {
+                return Err(ValueError::NotNumeric {
+                    ty: other.clone().into(),
+                }
+                .into())
             }
-            other => return Err(CqlError::invalid(format!("{other} is not a numeric type"))),
         })
     }
 }
@@ -186,11 +196,11 @@ impl Number {
 /// `BigDecimal.valueOf(double)`, refusing NaN and the infinities with Cassandra's messages.
 fn double_to_decimal(d: f64) -> CqlResult<BigDecimal> {
     decimal::from_f64(d).ok_or_else(|| {
-        CqlError::invalid(if d.is_nan() {
-            "A NaN cannot be converted into a decimal"
+        if d.is_nan() {
+            ValueError::NanToDecimal.into()
         } else {
-            "An infinite number cannot be converted into a decimal"
-        })
+            ValueError::InfiniteToDecimal.into()
+        }
     })
 }
 

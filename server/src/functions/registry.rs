@@ -12,7 +12,7 @@ use cql::types::ColumnType;
 use super::assign::{type_fit, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
 use super::{bytes_fcts, cast, operation, temporal, time, NativeFunction};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, FunctionError};
 
 /// Every native function signature, grouped by name.
 struct Registry {
@@ -92,19 +92,22 @@ fn validate(
     args: &[Provided],
 ) -> CqlResult<&'static NativeFunction> {
     if args.len() != function.args.len() {
-        return Err(CqlError::invalid(format!(
-            "Invalid number of arguments in call to function {}: {} required but {} provided",
-            function.qualified_name(),
-            function.args.len(),
-            args.len()
-        )));
+        return Err(FunctionError::ArgumentCount {
+            function: function.qualified_name(),
+            required: function.args.len(),
+            provided: args.len(),
+        }
+        .into());
     }
     for (i, (arg, ty)) in args.iter().zip(&function.args).enumerate() {
         if arg.fit(ty) == Fit::Not {
-            return Err(CqlError::invalid(format!(
-                "Type error: {arg} cannot be passed as argument {i} of function {} of type {ty}",
-                function.qualified_name()
-            )));
+            return Err(FunctionError::ArgumentType {
+                arg: arg.to_string(),
+                index: i,
+                function: function.qualified_name(),
+                ty: ty.clone().into(),
+            }
+            .into());
         }
     }
     Ok(function)
@@ -122,9 +125,9 @@ fn arguments_fit(function: &NativeFunction, args: &[Provided]) -> Fit {
         .unwrap_or(Fit::Exact)
 }
 
-fn signatures(functions: &[&NativeFunction]) -> String {
-    let all: Vec<String> = functions.iter().map(ToString::to_string).collect();
-    all.join(", ")
+/// The signatures as Cassandra lists them in messages.
+fn signatures<'a>(functions: impl IntoIterator<Item = &'a NativeFunction>) -> Vec<String> {
+    functions.into_iter().map(ToString::to_string).collect()
 }
 
 fn best_match(
@@ -150,39 +153,38 @@ fn best_match(
     let arg = |i: usize| args.get(i).map(ToString::to_string).unwrap_or_default();
     match (compatible.as_slice(), operation) {
         ([only], _) => Ok(only),
-        ([], Some(kind)) => Err(CqlError::invalid(format!(
-            "the '{}' operation is not supported between {} and {}",
-            kind.symbol(),
-            arg(0),
-            arg(1)
-        ))),
-        ([], None) => {
-            let all: Vec<&NativeFunction> = candidates.iter().collect();
-            Err(CqlError::invalid(format!(
-                "Invalid call to function {name}, none of its type signatures match (known type signatures: {})",
-                signatures(&all)
-            )))
+        ([], Some(kind)) => Err(FunctionError::UnsupportedOperation {
+            operator: kind.symbol(),
+            left: arg(0),
+            right: arg(1),
         }
+        .into()),
+        ([], None) => Err(FunctionError::NoMatchingSignature {
+            function: name.to_string(),
+            signatures: signatures(candidates),
+        }
+        .into()),
         (_, Some(kind)) => {
             if let Some(r) = receiver.filter(|_| !args.iter().any(Provided::is_marker)) {
                 if let Some(f) = compatible.iter().find(|f| f.args.iter().all(|a| a == r)) {
                     return Ok(f);
                 }
             }
-            Err(CqlError::invalid(format!(
-                "Ambiguous '{}' operation with args {} and {}: use type hint to disambiguate, example '(int) ?'",
-                kind.symbol(),
-                arg(0),
-                arg(1)
-            )))
+            Err(FunctionError::AmbiguousOperation {
+                operator: kind.symbol(),
+                left: arg(0),
+                right: arg(1),
+            }
+            .into())
         }
-        (_, None) if candidates.first().is_some_and(|f| f.name == NEGATION) => Err(
-            CqlError::invalid("Ambiguous negation: use type casts to disambiguate"),
-        ),
-        (_, None) => Err(CqlError::invalid(format!(
-            "Ambiguous call to function {name} (can be matched by following signatures: {}): use type casts to disambiguate",
-            signatures(&compatible)
-        ))),
+        (_, None) if candidates.first().is_some_and(|f| f.name == NEGATION) => {
+            Err(FunctionError::AmbiguousNegation.into())
+        }
+        (_, None) => Err(FunctionError::AmbiguousCall {
+            function: name.to_string(),
+            signatures: signatures(compatible.iter().copied()),
+        }
+        .into()),
     }
 }
 

@@ -9,7 +9,7 @@ use super::operation::ArithKind;
 use super::{Body, NativeFunction};
 use crate::datetime::calendar::add_months;
 use crate::datetime::print::duration_string;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 
 const DAY_MILLIS: i64 = 86_400_000;
 
@@ -49,12 +49,11 @@ pub(super) fn execute(
     if value.is_empty() || duration.is_empty() {
         return Ok(None);
     }
-    let invalid = |e: cql::types::codec::ValueError| CqlError::invalid(e.to_string());
     let CqlValue::Duration {
         months,
         days,
         nanoseconds,
-    } = codec::deserialize_value(&ColumnType::Duration, duration).map_err(invalid)?
+    } = codec::deserialize_value(&ColumnType::Duration, duration).map_err(ValueError::Codec)?
     else {
         return Ok(None);
     };
@@ -64,13 +63,13 @@ pub(super) fn execute(
         days: sign * i64::from(days),
         nanos: sign * nanoseconds,
     };
-    match codec::deserialize_value(&function.ret, value).map_err(invalid)? {
+    match codec::deserialize_value(&function.ret, value).map_err(ValueError::Codec)? {
         CqlValue::Timestamp(millis) => {
             if nanoseconds % 1_000_000 != 0 {
-                return Err(CqlError::invalid(format!(
-                    "The duration must have a millisecond precision. Was: {}",
-                    duration_string(months, days, nanoseconds)
-                )));
+                return Err(ValueError::DurationFinerThanMillis {
+                    duration: duration_string(months, days, nanoseconds),
+                }
+                .into());
             }
             let day = millis.div_euclid(DAY_MILLIS);
             let moved = add_months(day, shift.months) + shift.days;
@@ -80,15 +79,14 @@ pub(super) fn execute(
         }
         CqlValue::Date(value) => {
             if nanoseconds != 0 {
-                return Err(CqlError::invalid(format!(
-                    "The duration must have a day precision. Was: {}",
-                    duration_string(months, days, nanoseconds)
-                )));
+                return Err(ValueError::DurationFinerThanDays {
+                    duration: duration_string(months, days, nanoseconds),
+                }
+                .into());
             }
             let day = i64::from(value) - (1i64 << 31);
             let moved = add_months(day, shift.months) + shift.days + (1i64 << 31);
-            let wire = u32::try_from(moved)
-                .map_err(|_| CqlError::invalid("The resulting date is out of range"))?;
+            let wire = u32::try_from(moved).map_err(|_| ValueError::ResultingDateOutOfRange)?;
             Ok(Some(Bytes::copy_from_slice(&wire.to_be_bytes())))
         }
         _ => Ok(None),

@@ -10,7 +10,7 @@ use super::assign::{type_fit, value_compatible, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
 use super::registry::{candidates, lookup, resolve, written_name};
 use super::NativeFunction;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, FunctionError, ValueError};
 
 /// The receiver name of argument `i` of `function` (`FunctionResolver.makeArgSpec`).
 pub(crate) fn arg_name(function: &NativeFunction, i: usize) -> String {
@@ -90,9 +90,12 @@ pub(crate) fn resolve_call(
     let provided: Vec<Provided> = args.iter().map(provided).collect();
     resolve(&written_name(name), lookup(name), &provided, receiver)?.ok_or_else(|| {
         if is_native_aggregate(name) {
-            CqlError::invalid("Aggregation function are not supported in the where clause")
+            FunctionError::AggregateInTerm.into()
         } else {
-            CqlError::invalid(format!("Unknown function {} called", written_name(name)))
+            FunctionError::UnknownFunction {
+                function: written_name(name),
+            }
+            .into()
         }
     })
 }
@@ -158,7 +161,13 @@ pub(crate) fn resolve_negation(
 ///
 /// `x cannot be cast to t` when no conversion exists.
 pub(crate) fn resolve_cast(inner: &Term, ty: &CqlType) -> CqlResult<&'static NativeFunction> {
-    let cannot = || CqlError::invalid(format!("{inner} cannot be cast to {ty}"));
+    let cannot = || -> CqlError {
+        ValueError::NoCast {
+            term: inner.to_string(),
+            ty: ty.clone().into(),
+        }
+        .into()
+    };
     let CqlType::Native(target) = ty else {
         return Err(cannot());
     };
@@ -186,11 +195,13 @@ pub(crate) fn check_assignable(
     if value_compatible(receiver, &function.ret) {
         Ok(())
     } else {
-        Err(CqlError::invalid(format!(
-            "Type error: cannot assign result of function {} (type {}) to {receiver_name} (type {receiver})",
-            function.qualified_name(),
-            function.ret
-        )))
+        Err(FunctionError::ResultNotAssignable {
+            function: function.qualified_name(),
+            ty: function.ret.clone().into(),
+            receiver: receiver_name.to_string(),
+            receiver_type: receiver.clone().into(),
+        }
+        .into())
     }
 }
 

@@ -6,7 +6,7 @@ use cql::types::number_text::{decimal_to_text, varint_to_text, NumberTextError};
 use cql::types::{codec, ColumnType, CqlValue};
 
 use crate::datetime::print::{format_date, format_time, format_timestamp};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 use crate::functions::numeric::Number;
 use crate::java_text::{java_double, java_float, java_inet};
 
@@ -16,13 +16,13 @@ use crate::java_text::{java_double, java_float, java_inet};
 ///
 /// A value that does not decode as `ty`.
 pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
-    let too_long = |err: NumberTextError| CqlError::invalid(err.to_string());
+    let too_long = |err: NumberTextError| ValueError::NumberText(err).into();
     match ty {
         ColumnType::Varint => return varint_to_text(bytes).map_err(too_long),
         ColumnType::Decimal => {
             let (scale, unscaled) = bytes
                 .split_first_chunk::<4>()
-                .ok_or_else(|| CqlError::invalid("Invalid decimal value"))?;
+                .ok_or(ValueError::InvalidDecimal)?;
             return decimal_to_text(unscaled, i32::from_be_bytes(*scale)).map_err(too_long);
         }
         _ => {}
@@ -36,8 +36,7 @@ pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
             Number::Decimal(d) => crate::functions::decimal::java_string(&d),
         });
     }
-    let value =
-        codec::deserialize_value(ty, bytes).map_err(|e| CqlError::invalid(e.to_string()))?;
+    let value = codec::deserialize_value(ty, bytes).map_err(ValueError::Codec)?;
     Ok(match value {
         CqlValue::Ascii(s) | CqlValue::Text(s) => s,
         CqlValue::Boolean(b) => b.to_string(),
@@ -47,9 +46,10 @@ pub(crate) fn cast_text(ty: &ColumnType, bytes: &[u8]) -> CqlResult<String> {
         CqlValue::Time(n) => format_time(n),
         CqlValue::Uuid(u) | CqlValue::Timeuuid(u) => u.to_string(),
         other => {
-            return Err(CqlError::invalid(format!(
-                "Cannot render {other:?} as text"
-            )))
+            return Err(ValueError::NotRenderable {
+                value: other.into(),
+            }
+            .into())
         }
     })
 }

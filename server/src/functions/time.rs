@@ -9,7 +9,7 @@ use bytes::Bytes;
 use cql::types::ColumnType;
 
 use super::{first, Body, CallContext, NativeFunction};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 
 /// Which time function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,15 +95,17 @@ fn uuid_bytes(u: uuid::Uuid) -> Bytes {
 }
 
 /// The `date` wire form (days + 2^31) of a day count since the epoch.
-fn date_bytes(days: i64) -> CqlResult<Bytes> {
-    let value = u32::try_from(days + (1i64 << 31))
-        .map_err(|_| CqlError::invalid(format!("{days} days is out of the range of date")))?;
+fn date_bytes(days: i64) -> Result<Bytes, ValueError> {
+    let value =
+        u32::try_from(days + (1i64 << 31)).map_err(|_| ValueError::DateOutOfRange { days })?;
     Ok(Bytes::copy_from_slice(&value.to_be_bytes()))
 }
 
 /// Milliseconds since the epoch of a timeuuid, timestamp or date value.
-fn millis_of(ty: &ColumnType, bytes: &[u8]) -> CqlResult<i64> {
-    let bad = || CqlError::invalid(format!("Invalid {ty} value for a time conversion"));
+fn millis_of(ty: &ColumnType, bytes: &[u8]) -> Result<i64, ValueError> {
+    let bad = || ValueError::NotATime {
+        ty: ty.clone().into(),
+    };
     match ty {
         ColumnType::Timeuuid | ColumnType::Uuid => {
             let raw: [u8; 16] = bytes.try_into().map_err(|_| bad())?;
@@ -154,12 +156,8 @@ pub(crate) fn time_uuid(micros: i64) -> uuid::Uuid {
 
 /// `minTimeuuid`/`maxTimeuuid`: the smallest or largest timeuuid of a millisecond, with
 /// Cassandra's fixed clock sequence and node bytes (`0x80...` and `0x7f...`).
-fn bound_uuid(millis: i64, max: bool) -> CqlResult<uuid::Uuid> {
-    let out_of_range = || {
-        CqlError::invalid(format!(
-            "Timestamp {millis} is out of the range of a timeuuid"
-        ))
-    };
+fn bound_uuid(millis: i64, max: bool) -> Result<uuid::Uuid, ValueError> {
+    let out_of_range = || ValueError::TimeuuidOutOfRange { millis };
     let start = millis
         .checked_mul(10_000)
         .and_then(|t| t.checked_add(UUID_EPOCH_OFFSET))

@@ -16,7 +16,7 @@ use bytes::Bytes;
 use cql::types::ColumnType;
 
 use super::{Body, NativeFunction};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, FunctionError};
 
 /// Which similarity a function or a vector index computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,22 +146,19 @@ pub(crate) fn execute(
         return Ok(None);
     };
     let (Some(a), Some(b)) = (floats(a), floats(b)) else {
-        return Err(CqlError::invalid(format!(
-            "Function {} requires a float vector argument",
-            function.qualified_name()
-        )));
+        return Err(FunctionError::NotAFloatVector {
+            function: function.qualified_name(),
+        }
+        .into());
     };
     if a.len() != b.len() {
-        return Err(CqlError::invalid(
-            "All arguments must have the same vector dimensions",
-        ));
+        return Err(FunctionError::VectorDimensionsDiffer.into());
     }
-    let score = kind.score(&a, &b).ok_or_else(|| {
-        CqlError::invalid(format!(
-            "Function {} doesn't support all-zero vectors",
-            function.qualified_name()
-        ))
-    })?;
+    let score = kind
+        .score(&a, &b)
+        .ok_or_else(|| FunctionError::ZeroVector {
+            function: function.qualified_name(),
+        })?;
     Ok(Some(Bytes::copy_from_slice(&score.to_be_bytes())))
 }
 

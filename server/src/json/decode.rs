@@ -1,34 +1,37 @@
 //! JSON values to CQL values per receiving type, as Cassandra's `AbstractType.fromJSONObject`
 //! reads them: numbers from JSON numbers or strings, timestamps from strings or integers,
 //! blobs from `"0x.."`, booleans from `true` or `"true"`, map keys from strings, UDTs from
-//! objects. The error is the message Cassandra's `MarshalException` carries.
+//! objects. The error prints the message Cassandra's `MarshalException` carries.
 
 use cql::statement::ast::Literal;
 use cql::types::number_text::NumberTextError;
 use cql::types::{ColumnType, CqlValue};
 
-use super::value::{is_integer, Json};
+use super::value::{is_integer, Json, JsonSyntaxError};
+use crate::error::ValueError;
 use crate::literals::{decimal, literal_value, sort_map, sort_set, Receiver};
 
-/// A JSON value that does not fit its receiving type; the text is Cassandra's message.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct DecodeError(pub String);
+/// A value, or why the JSON value does not fit its receiving type.
+type Decoded = Result<Option<CqlValue>, ValueError>;
 
-type Decoded = Result<Option<CqlValue>, DecodeError>;
+fn got(what: impl Into<String>, json: &Json) -> ValueError {
+    ValueError::JsonExpected {
+        what: what.into(),
+        kind: json.kind(),
+        json: json.to_string(),
+    }
+}
 
-fn got(what: &str, json: &Json) -> DecodeError {
-    DecodeError(format!(
-        "Expected {what}, but got a {}: {json}",
-        json.kind()
-    ))
+fn syntax(err: JsonSyntaxError) -> ValueError {
+    ValueError::JsonSyntax {
+        message: err.message,
+        offset: err.offset,
+    }
 }
 
 /// Types a literal through the CQL literal rules, keeping their message.
 fn literal(ty: &ColumnType, lit: Literal) -> Decoded {
-    literal_value(&lit, Receiver { name: "", ty })
-        .map(Some)
-        .map_err(|e| DecodeError(e.to_string()))
+    literal_value(&lit, Receiver { name: "", ty }).map(Some)
 }
 
 /// Reads `json` as a value of `ty`; JSON `null` is `None`.
@@ -50,14 +53,12 @@ pub(crate) fn decode(ty: &ColumnType, json: &Json) -> Decoded {
         T::Varint => integer(ty, json, "an integer value"),
         T::Float | T::Double => match json {
             Json::Number(n) | Json::String(n) => literal(ty, Literal::Float(n.clone())),
-            _ => Err(got(&format!("a {ty} value"), json)),
+            _ => Err(got(format!("a {ty} value"), json)),
         },
         T::Decimal => match json {
             Json::Number(n) | Json::String(n) => decimal(n).map(Some).map_err(|err| match err {
-                NumberTextError::Malformed => DecodeError(format!(
-                    "Value '{n}' is not a valid representation of a decimal value"
-                )),
-                too_long => DecodeError(too_long.to_string()),
+                NumberTextError::Malformed => ValueError::JsonDecimal { text: n.clone() },
+                too_long => ValueError::NumberText(too_long),
             }),
             _ => Err(got("a decimal value", json)),
         },
@@ -77,7 +78,10 @@ pub(crate) fn decode(ty: &ColumnType, json: &Json) -> Decoded {
             // UUIDSerializer.fromString: the text must parse as a UUID (no CQL quoting rules).
             Json::String(s) => match uuid::Uuid::parse_str(s.trim()) {
                 Ok(u) => literal(ty, Literal::Uuid(u)),
-                Err(_) => Err(DecodeError(format!("Unable to make UUID from '{s}'"))),
+                Err(_) => Err(ValueError::Unparsable {
+                    what: "UUID",
+                    text: s.clone(),
+                }),
             },
             _ => Err(got("a string representation of a uuid", json)),
         },
@@ -91,7 +95,7 @@ pub(crate) fn decode(ty: &ColumnType, json: &Json) -> Decoded {
                         nanoseconds: d.nanoseconds,
                     })
                 })
-                .map_err(|e| DecodeError(e.to_string())),
+                .map_err(ValueError::Duration),
             _ => Err(got("a string representation of a duration", json)),
         },
         T::List { element, .. } => match json {
@@ -108,9 +112,9 @@ pub(crate) fn decode(ty: &ColumnType, json: &Json) -> Decoded {
         T::Tuple(types) => tuple(types, json),
         T::Udt { name, fields, .. } => udt(name, fields, json),
         T::Vector { element, dimension } => vector(element, *dimension, json),
-        T::Custom(class) => Err(DecodeError(format!(
-            "JSON is not supported for custom type {class}"
-        ))),
+        T::Custom(class) => Err(ValueError::JsonCustomType {
+            class: class.clone(),
+        }),
     }
 }
 
@@ -165,7 +169,10 @@ fn boolean(json: &Json) -> Decoded {
         Json::Bool(b) => Ok(Some(CqlValue::Boolean(*b))),
         Json::String(s) if s.eq_ignore_ascii_case("true") => Ok(Some(CqlValue::Boolean(true))),
         Json::String(s) if s.eq_ignore_ascii_case("false") => Ok(Some(CqlValue::Boolean(false))),
-        Json::String(s) => Err(DecodeError(format!("Unable to make boolean from '{s}'"))),
+        Json::String(s) => Err(ValueError::Unparsable {
+            what: "boolean",
+            text: s.clone(),
+        }),
         _ => Err(got("a boolean value", json)),
     }
 }
@@ -175,11 +182,11 @@ fn blob(json: &Json) -> Decoded {
         return Err(got("a string representation of a blob", json));
     };
     let Some(hex) = s.strip_prefix("0x") else {
-        return Err(DecodeError(format!(
-            "String representation of blob is missing 0x prefix: {s}"
-        )));
+        return Err(ValueError::JsonBlobPrefix { text: s.clone() });
     };
-    let bad = || DecodeError(format!("cannot parse '{hex}' as hex bytes"));
+    let bad = || ValueError::NotHex {
+        text: hex.to_string(),
+    };
     if hex.len() % 2 != 0 {
         return Err(bad());
     }
@@ -200,22 +207,20 @@ fn vector(element: &ColumnType, dimension: u32, json: &Json) -> Decoded {
     let parsed;
     let json = match json {
         Json::String(s) => {
-            parsed = super::value::parse(s).map_err(|e| DecodeError(e.to_string()))?;
+            parsed = super::value::parse(s).map_err(syntax)?;
             &parsed
         }
         other => other,
     };
     let Json::Array(items) = json else {
-        return Err(DecodeError(format!(
-            "Expected a list, but got a {}: {json}",
-            json.kind()
-        )));
+        return Err(got("a list", json));
     };
     if items.len() != dimension as usize {
-        return Err(DecodeError(format!(
-            "List had incorrect size: expected {dimension} but given {}; {json}",
-            items.len()
-        )));
+        return Err(ValueError::JsonListSize {
+            dimension,
+            given: items.len(),
+            json: json.to_string(),
+        });
     }
     elements(element, items, "list").map(|v| Some(CqlValue::Vector(v)))
 }
@@ -223,14 +228,11 @@ fn vector(element: &ColumnType, dimension: u32, json: &Json) -> Decoded {
 fn elements(
     element: &ColumnType,
     items: &[Json],
-    kind: &str,
-) -> Result<Vec<CqlValue>, DecodeError> {
+    kind: &'static str,
+) -> Result<Vec<CqlValue>, ValueError> {
     items
         .iter()
-        .map(|item| {
-            decode(element, item)?
-                .ok_or_else(|| DecodeError(format!("Invalid null element in {kind}")))
-        })
+        .map(|item| decode(element, item)?.ok_or(ValueError::JsonNullElement { kind }))
         .collect()
 }
 
@@ -253,10 +255,8 @@ fn map(key_type: &ColumnType, value_type: &ColumnType, json: &Json) -> Decoded {
     };
     let mut entries = Vec::with_capacity(members.len());
     for (k, v) in members {
-        let key =
-            map_key(key_type, k)?.ok_or_else(|| DecodeError("Invalid null key in map".into()))?;
-        let value = decode(value_type, v)?
-            .ok_or_else(|| DecodeError("Invalid null value in map".into()))?;
+        let key = map_key(key_type, k)?.ok_or(ValueError::JsonNullKey)?;
+        let value = decode(value_type, v)?.ok_or(ValueError::JsonNullValue)?;
         entries.push((key, value));
     }
     Ok(Some(CqlValue::Map(sort_map(entries, key_type))))
@@ -267,18 +267,16 @@ fn tuple(types: &[ColumnType], json: &Json) -> Decoded {
         return Err(got("a list representation of a tuple", json));
     };
     if items.len() > types.len() {
-        return Err(DecodeError(format!(
-            "Tuple contains extra items (expected {}, got {})",
-            types.len(),
-            items.len()
-        )));
+        return Err(ValueError::JsonTupleExtraItems {
+            expected: types.len(),
+            given: items.len(),
+        });
     }
     if items.len() < types.len() {
-        return Err(DecodeError(format!(
-            "Tuple is missing items (expected {}, got {})",
-            types.len(),
-            items.len()
-        )));
+        return Err(ValueError::JsonTupleMissingItems {
+            expected: types.len(),
+            given: items.len(),
+        });
     }
     let values = types
         .iter()
@@ -312,9 +310,10 @@ fn udt(name: &str, fields: &[(String, ColumnType)], json: &Json) -> Decoded {
         values.push((field.clone(), value));
     }
     if let Some((unknown, _)) = given.first() {
-        return Err(DecodeError(format!(
-            "Unknown field '{unknown}' in value of user defined type {name}"
-        )));
+        return Err(ValueError::UnknownField {
+            field: unknown.clone(),
+            type_name: name.to_string(),
+        });
     }
     Ok(Some(CqlValue::Udt(values)))
 }

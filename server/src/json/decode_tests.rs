@@ -11,7 +11,7 @@ fn ok(ty: &ColumnType, text: &str) -> CqlValue {
 }
 
 fn err(ty: &ColumnType, text: &str) -> String {
-    dec(ty, text).unwrap_err().0
+    dec(ty, text).unwrap_err().to_string()
 }
 
 #[test]

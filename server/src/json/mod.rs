@@ -18,7 +18,7 @@ use bytes::Bytes;
 use cql::frame::response::ColumnSpec;
 use cql::types::{codec, ColumnType};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ValueError};
 
 /// The name of the one result column of `SELECT JSON`.
 pub(crate) const JSON_COLUMN: &str = "[json]";
@@ -36,7 +36,7 @@ pub(crate) fn value_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<St
         Some(bytes) => {
             let value = codec::deserialize_value(ty, bytes)
                 .map_err(|err| CqlError::Server(format!("undecodable stored value: {err}")))?;
-            render::to_json(Some(&value)).map_err(|err| CqlError::invalid(err.to_string()))
+            Ok(render::to_json(Some(&value)).map_err(ValueError::NumberText)?)
         }
     }
 }

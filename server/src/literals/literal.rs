@@ -13,7 +13,7 @@ use cql::types::{codec, ordering, ColumnType, CqlValue};
 
 use super::Receiver;
 use crate::datetime::parse as time;
-use crate::error::{CqlError, CqlResult};
+use crate::error::ValueError;
 
 fn kind(lit: &Literal) -> &'static str {
     match lit {
@@ -40,38 +40,48 @@ fn raw_text(lit: &Literal) -> String {
     }
 }
 
-fn mismatch(lit: &Literal, receiver: Receiver<'_>) -> CqlError {
-    CqlError::invalid(format!(
-        "Invalid {} constant ({}) for \"{}\" of type {}",
-        kind(lit),
-        raw_text(lit),
-        receiver.name,
-        receiver.ty
-    ))
+fn mismatch(lit: &Literal, receiver: Receiver<'_>) -> ValueError {
+    ValueError::ConstantNotOfType {
+        kind: kind(lit),
+        text: raw_text(lit),
+        column: receiver.name.to_string(),
+        ty: receiver.ty.clone().into(),
+    }
 }
 
-fn unable(what: &str, text: &str) -> CqlError {
-    CqlError::invalid(format!("Unable to make {what} from '{text}'"))
+fn unable(what: &'static str, text: &str) -> ValueError {
+    ValueError::Unparsable {
+        what,
+        text: text.to_string(),
+    }
 }
 
-/// `IntegerType` and `DecimalType` spell their message in lower case.
-fn lower_unable(what: &str, text: &str) -> CqlError {
-    CqlError::invalid(format!("unable to make {what} from '{text}'"))
-}
-
-/// Cassandra's message for text that is no number; for a number past
-/// [`cql::types::number_text::MAX_DIGITS`], why it is refused.
-fn number_error(err: NumberTextError, what: &str, text: &str) -> CqlError {
+/// Cassandra's message for text that is no number (in lower case, as `IntegerType` and
+/// `DecimalType` spell it); for a number past [`cql::types::number_text::MAX_DIGITS`], why it
+/// is refused.
+fn number_error(err: NumberTextError, what: &'static str, text: &str) -> ValueError {
     match err {
-        NumberTextError::Malformed => lower_unable(what, text),
+        NumberTextError::Malformed => ValueError::MalformedNumber {
+            what,
+            text: text.to_string(),
+        },
         NumberTextError::TooManyDigits { .. } | NumberTextError::TooLargeForText { .. } => {
-            CqlError::invalid(format!("unable to make {what}: {err}"))
+            ValueError::NumberTooLong { what, source: err }
         }
     }
 }
 
+/// A `timestamp`, `date` or `time` constant its parser refused with `reason`.
+fn temporal(ty: &ColumnType, text: &str, reason: String) -> ValueError {
+    ValueError::Temporal {
+        ty: ty.clone().into(),
+        text: text.to_string(),
+        reason,
+    }
+}
+
 /// Types `lit` for `receiver`.
-pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> Result<CqlValue, ValueError> {
     use ColumnType as T;
     let ty = receiver.ty;
     match (ty, lit) {
@@ -109,9 +119,7 @@ pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<
             if s.is_ascii() {
                 Ok(CqlValue::Ascii(s.clone()))
             } else {
-                Err(CqlError::invalid(format!(
-                    "Invalid ASCII character in string literal {s}"
-                )))
+                Err(ValueError::NotAscii { text: s.clone() })
             }
         }
         (T::Boolean, Literal::Boolean(b)) => Ok(CqlValue::Boolean(*b)),
@@ -121,19 +129,19 @@ pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<
             if u.get_version_num() == 1 {
                 Ok(CqlValue::Timeuuid(*u))
             } else {
-                Err(CqlError::invalid("TimeUUID supports only version 1 UUIDs"))
+                Err(ValueError::TimeuuidVersion)
             }
         }
         // `TimestampType`, `SimpleDateType` and `TimeType` parse integer constants as text too.
         (T::Timestamp, Literal::Integer(s) | Literal::String(s)) => time::timestamp_from_string(s)
             .map(CqlValue::Timestamp)
-            .map_err(CqlError::invalid),
+            .map_err(|reason| temporal(ty, s, reason)),
         (T::Date, Literal::Integer(s) | Literal::String(s)) => time::date_from_string(s)
             .map(CqlValue::Date)
-            .map_err(CqlError::invalid),
+            .map_err(|reason| temporal(ty, s, reason)),
         (T::Time, Literal::Integer(s) | Literal::String(s)) => time::time_from_string(s)
             .map(CqlValue::Time)
-            .map_err(CqlError::invalid),
+            .map_err(|reason| temporal(ty, s, reason)),
         // `DurationType.fromString`: an integer constant is assignable but never a duration.
         (T::Duration, Literal::Duration(s) | Literal::Integer(s)) => parse_duration(s)
             .map(|d| CqlValue::Duration {
@@ -141,11 +149,11 @@ pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> CqlResult<
                 days: d.days,
                 nanoseconds: d.nanoseconds,
             })
-            .map_err(|e| CqlError::invalid(e.to_string())),
+            .map_err(ValueError::Duration),
         (T::Inet, Literal::String(s)) => s
             .parse()
             .map(CqlValue::Inet)
-            .map_err(|_| CqlError::invalid(format!("Unable to make inet address from '{s}'"))),
+            .map_err(|_| unable("inet address", s)),
         (T::Custom(_), Literal::Blob(b)) => Ok(CqlValue::Blob(b.clone())),
         (T::Tuple(_), Literal::String(s)) => super::tuple_string::tuple_from_string(s, receiver),
         _ => Err(mismatch(lit, receiver)),
@@ -162,7 +170,7 @@ fn parse_float(s: &str) -> Option<f64> {
 }
 
 /// Negates a typed numeric value.
-pub(crate) fn negate(value: CqlValue, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+pub(crate) fn negate(value: CqlValue, receiver: Receiver<'_>) -> Result<CqlValue, ValueError> {
     Ok(match value {
         CqlValue::Int(v) => CqlValue::Int(v.wrapping_neg()),
         CqlValue::Bigint(v) => CqlValue::Bigint(v.wrapping_neg()),
@@ -171,10 +179,10 @@ pub(crate) fn negate(value: CqlValue, receiver: Receiver<'_>) -> CqlResult<CqlVa
         CqlValue::Float(v) => CqlValue::Float(-v),
         CqlValue::Double(v) => CqlValue::Double(-v),
         _ => {
-            return Err(CqlError::invalid(format!(
-                "Cannot negate a value of type {} for {}",
-                receiver.ty, receiver.name
-            )))
+            return Err(ValueError::NotNegatable {
+                ty: receiver.ty.clone().into(),
+                column: receiver.name.to_string(),
+            })
         }
     })
 }

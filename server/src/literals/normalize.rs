@@ -7,7 +7,7 @@ use bytes::Bytes;
 use cql::types::{codec, ColumnType, CqlValue};
 
 use super::literal::{sort_map, sort_set};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 
 /// Whether values of `ty` hold a set or map at some depth.
 pub(crate) fn has_unordered(ty: &ColumnType) -> bool {
@@ -25,8 +25,7 @@ pub(crate) fn has_unordered(ty: &ColumnType) -> bool {
 /// `bytes` (a valid serialized value of `ty`) with every set sorted and deduplicated and
 /// every map sorted by key, at every depth.
 pub(crate) fn canonical(ty: &ColumnType, bytes: Bytes) -> CqlResult<Bytes> {
-    let value =
-        codec::deserialize_value(ty, &bytes).map_err(|e| CqlError::invalid(e.to_string()))?;
+    let value = codec::deserialize_value(ty, &bytes).map_err(ValueError::Codec)?;
     let mut out = Vec::with_capacity(bytes.len());
     codec::serialize_value(&normalize(value, ty), &mut out);
     Ok(Bytes::from(out))

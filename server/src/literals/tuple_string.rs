@@ -9,7 +9,7 @@ use cql::types::{ColumnType, CqlValue};
 
 use super::literal::literal_value;
 use super::Receiver;
-use crate::error::{CqlError, CqlResult};
+use crate::error::ValueError;
 
 /// Splits on the colons not escaped by an odd number of backslashes
 /// (`AbstractCompositeType.split`); no field at all for the empty string.
@@ -39,21 +39,20 @@ fn unescape(field: &str) -> String {
 }
 
 /// The tuple value of `text` for a tuple-typed receiver.
-pub(super) fn tuple_from_string(text: &str, receiver: Receiver<'_>) -> CqlResult<CqlValue> {
+pub(super) fn tuple_from_string(
+    text: &str,
+    receiver: Receiver<'_>,
+) -> Result<CqlValue, ValueError> {
     let ColumnType::Tuple(types) = receiver.ty else {
-        return Err(CqlError::invalid(format!(
-            "Invalid STRING constant ({text}) for \"{}\" of type {}",
-            receiver.name, receiver.ty
-        )));
+        return Err(not_a_string_of(text, receiver.name, receiver.ty));
     };
     let fields = split(text);
     if fields.len() > types.len() {
-        return Err(CqlError::invalid(format!(
-            "Invalid tuple literal: too many elements. Type {} expects {} but got {}",
-            receiver.ty,
-            types.len(),
-            fields.len()
-        )));
+        return Err(ValueError::TooManyTupleFields {
+            ty: receiver.ty.clone().into(),
+            expected: types.len(),
+            given: fields.len(),
+        });
     }
     let values = fields
         .into_iter()
@@ -62,12 +61,22 @@ pub(super) fn tuple_from_string(text: &str, receiver: Receiver<'_>) -> CqlResult
             "@" => Ok(None),
             field => field_from_string(&unescape(field), receiver.name, ty).map(Some),
         })
-        .collect::<CqlResult<_>>()?;
+        .collect::<Result<_, _>>()?;
     Ok(CqlValue::Tuple(values))
 }
 
+/// A string constant for a type that does not read one.
+fn not_a_string_of(text: &str, name: &str, ty: &ColumnType) -> ValueError {
+    ValueError::ConstantNotOfType {
+        kind: "STRING",
+        text: text.to_string(),
+        column: name.to_string(),
+        ty: ty.clone().into(),
+    }
+}
+
 /// One field by its type's `fromString` (the empty string is the empty value).
-fn field_from_string(text: &str, name: &str, ty: &ColumnType) -> CqlResult<CqlValue> {
+fn field_from_string(text: &str, name: &str, ty: &ColumnType) -> Result<CqlValue, ValueError> {
     use ColumnType as T;
     let receiver = Receiver { name, ty };
     let parse = |lit: Literal| literal_value(&lit, receiver);
@@ -87,32 +96,34 @@ fn field_from_string(text: &str, name: &str, ty: &ColumnType) -> CqlResult<CqlVa
         }
         T::Boolean if text.eq_ignore_ascii_case("true") => Ok(CqlValue::Boolean(true)),
         T::Boolean if text.eq_ignore_ascii_case("false") => Ok(CqlValue::Boolean(false)),
-        T::Boolean => Err(CqlError::invalid(format!(
-            "Unable to make boolean from '{text}'"
-        ))),
+        T::Boolean => Err(ValueError::Unparsable {
+            what: "boolean",
+            text: text.to_string(),
+        }),
         T::Uuid | T::Timeuuid => match uuid::Uuid::parse_str(text) {
             Ok(u) => parse(Literal::Uuid(u)),
-            Err(_) if *ty == T::Timeuuid => Err(CqlError::invalid(format!(
-                "Unknown timeuuid representation: {text}"
-            ))),
-            Err(_) => Err(CqlError::invalid(format!(
-                "Unable to make UUID from '{text}'"
-            ))),
+            Err(_) if *ty == T::Timeuuid => Err(ValueError::UnknownTimeuuid {
+                text: text.to_string(),
+            }),
+            Err(_) => Err(ValueError::Unparsable {
+                what: "UUID",
+                text: text.to_string(),
+            }),
         },
         T::Blob => hex(text)
             .map(CqlValue::Blob)
-            .ok_or_else(|| CqlError::invalid(format!("cannot parse '{text}' as hex bytes"))),
+            .ok_or_else(|| ValueError::NotHex {
+                text: text.to_string(),
+            }),
         T::Duration => parse_duration(text)
             .map(|d| CqlValue::Duration {
                 months: d.months,
                 days: d.days,
                 nanoseconds: d.nanoseconds,
             })
-            .map_err(|e| CqlError::invalid(e.to_string())),
+            .map_err(ValueError::Duration),
         T::Tuple(_) => tuple_from_string(text, receiver),
-        _ => Err(CqlError::invalid(format!(
-            "Invalid STRING constant ({text}) for \"{name}\" of type {ty}"
-        ))),
+        _ => Err(not_a_string_of(text, name, ty)),
     }
 }
 
@@ -134,7 +145,7 @@ fn hex(text: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> CqlResult<CqlValue> {
+    fn parse(text: &str) -> Result<CqlValue, ValueError> {
         let ty = ColumnType::Tuple(vec![ColumnType::Int, ColumnType::Text]);
         tuple_from_string(text, Receiver { name: "t", ty: &ty })
     }

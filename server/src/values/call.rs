@@ -6,7 +6,7 @@ use cql::statement::ast::{CqlType, Term};
 use cql::types::{codec, CqlValue};
 
 use super::{evaluate, to_value, EvalContext, Evaluated, Receiver};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ValueError};
 use crate::functions::assign::{type_fit, Fit};
 use crate::functions::term::{
     arg_name, check_assignable, provided, resolve_call, resolve_cast, resolve_negation,
@@ -42,10 +42,10 @@ pub(super) fn call_value(
             Evaluated::Value(bytes) => values.push(Some(bytes)),
             Evaluated::Null => values.push(None),
             Evaluated::Unset => {
-                return Err(CqlError::invalid(format!(
-                    "Invalid unset value for argument in call to function {}",
-                    function.name
-                )))
+                return Err(ValueError::UnsetArgument {
+                    function: function.name.clone(),
+                }
+                .into())
             }
         }
     }
@@ -54,9 +54,9 @@ pub(super) fn call_value(
     };
     match function.execute(&values, &call)? {
         None => Ok(None),
-        Some(bytes) => codec::deserialize_value(receiver.ty, &bytes)
-            .map(Some)
-            .map_err(|e| CqlError::invalid(e.to_string())),
+        Some(bytes) => Ok(Some(
+            codec::deserialize_value(receiver.ty, &bytes).map_err(ValueError::Codec)?,
+        )),
     }
 }
 
@@ -76,15 +76,20 @@ pub(super) fn cast_value(
 pub(super) fn check_cast(ty: &CqlType, inner: &Term, receiver: Receiver<'_>) -> CqlResult<()> {
     if let CqlType::Native(hint) = ty {
         if provided(inner).fit(hint) == Fit::Not {
-            return Err(CqlError::invalid(format!(
-                "Cannot cast value {inner} to type {hint}"
-            )));
+            return Err(ValueError::HintNotOfType {
+                term: inner.to_string(),
+                ty: hint.clone().into(),
+            }
+            .into());
         }
         if type_fit(hint, receiver.ty) == Fit::Not {
-            return Err(CqlError::invalid(format!(
-                "Cannot assign value ({hint}){inner} to {} of type {}",
-                receiver.name, receiver.ty
-            )));
+            return Err(ValueError::HintNotAssignable {
+                hint: hint.clone().into(),
+                term: inner.to_string(),
+                column: receiver.name.to_string(),
+                ty: receiver.ty.clone().into(),
+            }
+            .into());
         }
     }
     Ok(())

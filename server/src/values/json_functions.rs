@@ -9,7 +9,7 @@ use cql::statement::ast::Term;
 use cql::types::{ColumnType, CqlValue};
 
 use super::{evaluate, EvalContext, Evaluated, Receiver};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, FunctionError};
 use crate::json::decode::decode;
 use crate::json::value::parse;
 
@@ -47,16 +47,16 @@ pub(crate) fn from_json(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<CqlValue>> {
     let [arg] = args else {
-        return Err(CqlError::invalid(format!(
-            "Invalid number of arguments in call to function {FROM_JSON}: 1 required but {} provided",
-            args.len()
-        )));
+        return Err(FunctionError::ArgumentCount {
+            function: FROM_JSON.into(),
+            required: 1,
+            provided: args.len(),
+        }
+        .into());
     };
     if let Term::Function { name, .. } = arg {
         if name.name.name.eq_ignore_ascii_case("tojson") {
-            return Err(CqlError::invalid(
-                "toJson() may only be used within the selection clause",
-            ));
+            return Err(to_json_outside_selection());
         }
     }
     let text_receiver = Receiver {
@@ -70,12 +70,12 @@ pub(crate) fn from_json(
     let text = String::from_utf8_lossy(&bytes);
     let json = parse(&text)
         .map_err(|err| failure(format!("Could not decode JSON string '{text}': {err}")))?;
-    decode(receiver.ty, &json).map_err(|err| failure(err.0))
+    decode(receiver.ty, &json).map_err(|err| failure(err.to_string()))
 }
 
 /// The error for `toJson` where a value is expected (it only makes sense as a selector).
 pub(crate) fn to_json_outside_selection() -> CqlError {
-    CqlError::invalid("toJson() may only be used within the selection clause")
+    FunctionError::ToJsonOutsideSelection.into()
 }
 
 /// Replaces the values of `toJson(x)` outputs (index, type of `x`) by their JSON text.

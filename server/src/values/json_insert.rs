@@ -11,7 +11,7 @@ use cql::types::{codec, ColumnType};
 use storage::{ColumnKind, TableDef};
 
 use super::{evaluate, EvalContext, Evaluated, Receiver};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ValueError};
 use crate::json::decode::{decode, unquote_name};
 use crate::json::value::{parse, Json};
 
@@ -51,32 +51,32 @@ fn json_text(json: &JsonInsert, ctx: &EvalContext<'_>) -> CqlResult<String> {
         ty: &ColumnType::Text,
     };
     match evaluate(&json.source, receiver, ctx)? {
-        Evaluated::Value(bytes) => String::from_utf8(bytes.to_vec())
-            .map_err(|_| CqlError::invalid("String didn't validate.")),
-        Evaluated::Null | Evaluated::Unset => {
-            Err(CqlError::invalid("Got null for INSERT JSON values"))
+        Evaluated::Value(bytes) => {
+            String::from_utf8(bytes.to_vec()).map_err(|_| ValueError::JsonNotUtf8.into())
         }
+        Evaluated::Null | Evaluated::Unset => Err(ValueError::JsonNull.into()),
     }
 }
 
 /// Reads the JSON object into (column name, value) members, Cassandra's case rules applied.
 fn members(text: &str) -> CqlResult<Vec<(String, Json)>> {
-    let not_a_map = |detail: String| {
-        CqlError::invalid(format!(
-            "Could not decode JSON string as a map: {detail}. (String was: {text})"
-        ))
-    };
     match parse(text) {
         Ok(Json::Object(members)) => Ok(members
             .into_iter()
             .map(|(k, v)| (unquote_name(&k), v))
             .collect()),
-        Ok(Json::Null) => Err(CqlError::invalid("Got null for INSERT JSON values")),
-        Ok(other) => Err(not_a_map(format!(
-            "Cannot deserialize a map from a {}",
-            other.kind()
-        ))),
-        Err(err) => Err(not_a_map(err.to_string())),
+        Ok(Json::Null) => Err(ValueError::JsonNull.into()),
+        Ok(other) => Err(ValueError::JsonNotAMap {
+            kind: other.kind(),
+            text: text.to_string(),
+        }
+        .into()),
+        Err(err) => Err(ValueError::JsonMapSyntax {
+            message: err.message,
+            offset: err.offset,
+            text: text.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -101,11 +101,9 @@ pub(crate) fn bind_values(
             Some(i) => {
                 let (_, value) = given.remove(i);
                 given.retain(|(name, _)| *name != column.name);
-                let decoded = decode(&column.ty, &value).map_err(|err| {
-                    CqlError::invalid(format!(
-                        "Error decoding JSON value for {}: {err}",
-                        column.name
-                    ))
+                let decoded = decode(&column.ty, &value).map_err(|err| ValueError::JsonValue {
+                    column: column.name.clone(),
+                    source: Box::new(err),
                 })?;
                 match decoded {
                     Some(v) => {
@@ -126,9 +124,10 @@ pub(crate) fn bind_values(
         binds.push(value);
     }
     if let Some((name, _)) = given.first() {
-        return Err(CqlError::invalid(format!(
-            "JSON values map contains unrecognized column: {name}"
-        )));
+        return Err(ValueError::JsonUnknownColumn {
+            column: name.clone(),
+        }
+        .into());
     }
     Ok(binds)
 }

@@ -10,7 +10,7 @@ use cql::frame::request::Value;
 use cql::statement::ast::{BindMarker, Literal, Term};
 use cql::types::{codec, ColumnType, CqlValue};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ValueError};
 
 pub(crate) use crate::literals::Receiver;
 use crate::literals::{literal, normalize};
@@ -43,9 +43,9 @@ pub(crate) fn evaluate(
 ) -> CqlResult<Evaluated> {
     match term {
         Term::Bind(marker) => bind_value(marker, receiver, ctx),
-        Term::Literal(Literal::Null) if receiver.ty.is_counter() => Err(CqlError::invalid(
-            "Invalid null value for counter increment/decrement",
-        )),
+        Term::Literal(Literal::Null) if receiver.ty.is_counter() => {
+            Err(ValueError::NullCounter.into())
+        }
         Term::Literal(Literal::Null) => Ok(Evaluated::Null),
         // A type hint on a marker keeps the marker's unset (an operation then refuses it).
         Term::TypeCast(ty, inner) if matches!(**inner, Term::Bind(_)) => {
@@ -79,20 +79,19 @@ fn bind_value(
 ) -> CqlResult<Evaluated> {
     let index = bind_index(marker);
     let Some(value) = ctx.binds.get(index) else {
-        return Err(CqlError::invalid(format!(
-            "No value bound for marker {} (column {})",
-            index, receiver.name
-        )));
+        return Err(ValueError::NoBoundValue {
+            index,
+            column: receiver.name.to_string(),
+        }
+        .into());
     };
     match value {
         Value::Null => Ok(Evaluated::Null),
         Value::Unset => Ok(Evaluated::Unset),
         Value::Bytes(bytes) => {
-            codec::validate_value(receiver.ty, bytes).map_err(|err| {
-                CqlError::invalid(format!(
-                    "Exception while binding column {}: {err}",
-                    receiver.name
-                ))
+            codec::validate_value(receiver.ty, bytes).map_err(|source| ValueError::Binding {
+                column: receiver.name.to_string(),
+                source,
             })?;
             if normalize::has_unordered(receiver.ty) {
                 return normalize::canonical(receiver.ty, bytes.clone()).map(Evaluated::Value);
@@ -111,11 +110,11 @@ fn to_value(
     let ty = receiver.ty;
     match term {
         Term::Literal(Literal::Null) => Ok(None),
-        Term::Literal(lit) => literal::literal_value(lit, receiver).map(Some),
+        Term::Literal(lit) => Ok(Some(literal::literal_value(lit, receiver)?)),
         Term::Bind(marker) => match bind_value(marker, receiver, ctx)? {
-            Evaluated::Value(bytes) => codec::deserialize_value(ty, &bytes)
-                .map(Some)
-                .map_err(|e| CqlError::invalid(e.to_string())),
+            Evaluated::Value(bytes) => Ok(Some(
+                codec::deserialize_value(ty, &bytes).map_err(ValueError::Codec)?,
+            )),
             Evaluated::Null | Evaluated::Unset => Ok(None),
         },
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
@@ -133,16 +132,18 @@ fn to_value(
         Term::TypeCast(ty, inner) => call::cast_value(ty, inner, receiver, ctx),
         Term::Negate(inner) if matches!(**inner, Term::Literal(_)) => {
             match to_value(inner, receiver, ctx)? {
-                Some(v) => literal::negate(v, receiver).map(Some),
+                Some(v) => Ok(Some(literal::negate(v, receiver)?)),
                 None => Ok(None),
             }
         }
         Term::Negate(_) => call::call_value(term, receiver, ctx),
         Term::Udt(fields) => udt_value(fields, receiver, ctx),
-        Term::Column(_) => Err(CqlError::invalid(format!(
-            "Invalid value {term} for column {} of type {ty}",
-            receiver.name
-        ))),
+        Term::Column(_) => Err(ValueError::ColumnAsValue {
+            term: term.to_string(),
+            column: receiver.name.to_string(),
+            ty: ty.clone().into(),
+        }
+        .into()),
     }
 }
 
@@ -157,6 +158,7 @@ fn collection_value(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<CqlValue>> {
     let is_list = matches!(term, Term::List(_));
+    let kind = if is_list { "list" } else { "set" };
     if let (ColumnType::Vector { element, dimension }, true) = (receiver.ty, is_list) {
         return vector_value(items, element, *dimension, receiver, ctx);
     }
@@ -166,32 +168,28 @@ fn collection_value(
         (ColumnType::Set { element, .. }, false) => (element, CqlValue::Set),
         // An empty `{}` literal may be given to a set receiver as a map.
         _ => {
-            let kind = if is_list { "list" } else { "set" };
-            return Err(CqlError::invalid(format!(
-                "Invalid {kind} literal for {} of type {}",
-                receiver.name, receiver.ty
-            )));
+            return Err(ValueError::LiteralNotOfType {
+                kind,
+                column: receiver.name.to_string(),
+                ty: receiver.ty.clone().into(),
+            }
+            .into());
         }
     };
-    let kind = if is_list { "list" } else { "set" };
     let mut values = Vec::with_capacity(items.len());
     for item in items {
         let value =
             to_value(item, element_receiver(receiver.name, element), ctx).map_err(|err| {
-                not_assignable(err, || {
-                    format!(
-                        "Invalid {kind} literal for {}: value {item} is not of type {element}",
-                        receiver.name
-                    )
+                not_assignable(err, || ValueError::ElementNotOfType {
+                    kind,
+                    column: receiver.name.to_string(),
+                    value: item.to_string(),
+                    ty: element.clone().into(),
                 })
             })?;
         match value {
             Some(v) => values.push(v),
-            None => {
-                return Err(CqlError::invalid(
-                    "null is not supported inside collections",
-                ))
-            }
+            None => return Err(ValueError::NullInCollection.into()),
         }
     }
     if !is_list {
@@ -210,36 +208,35 @@ fn vector_value(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<CqlValue>> {
     if items.len() != dimension as usize {
-        return Err(CqlError::invalid(format!(
-            "Invalid vector literal for {} of type {}; expected {dimension} elements, but given {}",
-            receiver.name,
-            receiver.ty,
-            items.len()
-        )));
+        return Err(ValueError::VectorSize {
+            column: receiver.name.to_string(),
+            ty: receiver.ty.clone().into(),
+            dimension,
+            given: items.len(),
+        }
+        .into());
     }
-    let not_of_type = |item: &Term| {
-        CqlError::invalid(format!(
-            "Invalid vector literal for {}: value {item} is not of type {element}",
-            receiver.name
-        ))
+    let not_of_type = |value: String| -> CqlError {
+        ValueError::ElementNotOfType {
+            kind: "vector",
+            column: receiver.name.to_string(),
+            value,
+            ty: element.clone().into(),
+        }
+        .into()
     };
     let mut values = Vec::with_capacity(items.len());
     for item in items {
         if let Term::TypeCast(cast, _) = item {
             if cast.to_string() != element.to_string() {
-                return Err(not_of_type(item));
+                return Err(not_of_type(item.to_string()));
             }
         }
         match to_value(item, element_receiver(receiver.name, element), ctx) {
             Ok(Some(v)) => values.push(v),
-            Ok(None) => {
-                return Err(CqlError::invalid(format!(
-                    "Invalid vector literal for {}: value null is not of type {element}",
-                    receiver.name
-                )))
-            }
+            Ok(None) => return Err(not_of_type("null".to_string())),
             Err(err) if matches!(item, Term::Bind(_)) => return Err(err),
-            Err(_) => return Err(not_of_type(item)),
+            Err(_) => return Err(not_of_type(item.to_string())),
         }
     }
     Ok(Some(CqlValue::Vector(values)))
@@ -254,33 +251,31 @@ fn map_value(
         ColumnType::Map { key, value, .. } => {
             let mut out = Vec::with_capacity(entries.len());
             for (k, v) in entries {
-                let entry = |term: &Term, part: &str, ty: &ColumnType| {
+                let entry = |term: &Term, part: &'static str, ty: &ColumnType| {
                     to_value(term, element_receiver(receiver.name, ty), ctx).map_err(|err| {
-                        not_assignable(err, || {
-                            format!(
-                                "Invalid map literal for {}: {part} {term} is not of type {ty}",
-                                receiver.name
-                            )
+                        not_assignable(err, || ValueError::EntryNotOfType {
+                            column: receiver.name.to_string(),
+                            part,
+                            term: term.to_string(),
+                            ty: ty.clone().into(),
                         })
                     })
                 };
                 let (k, v) = (entry(k, "key", key)?, entry(v, "value", value)?);
                 match (k, v) {
                     (Some(k), Some(v)) => out.push((k, v)),
-                    _ => {
-                        return Err(CqlError::invalid(
-                            "null is not supported inside collections",
-                        ))
-                    }
+                    _ => return Err(ValueError::NullInCollection.into()),
                 }
             }
             Ok(Some(CqlValue::Map(literal::sort_map(out, key))))
         }
         ColumnType::Set { .. } if entries.is_empty() => Ok(Some(CqlValue::Set(Vec::new()))),
-        other => Err(CqlError::invalid(format!(
-            "Invalid map literal for {} of type {other}",
-            receiver.name
-        ))),
+        other => Err(ValueError::LiteralNotOfType {
+            kind: "map",
+            column: receiver.name.to_string(),
+            ty: other.clone().into(),
+        }
+        .into()),
     }
 }
 
@@ -296,17 +291,20 @@ fn udt_value(
         ..
     } = receiver.ty
     else {
-        return Err(CqlError::invalid(format!(
-            "Invalid user type literal for {} of type {}",
-            receiver.name, receiver.ty
-        )));
+        return Err(ValueError::LiteralNotOfType {
+            kind: "user type",
+            column: receiver.name.to_string(),
+            ty: receiver.ty.clone().into(),
+        }
+        .into());
     };
     for (field, _) in fields {
         if !types.iter().any(|(n, _)| *n == field.name) {
-            return Err(CqlError::invalid(format!(
-                "Unknown field '{}' in value of user defined type {name}",
-                field.name
-            )));
+            return Err(ValueError::UnknownField {
+                field: field.name.clone(),
+                type_name: name.clone(),
+            }
+            .into());
         }
     }
     let mut values = Vec::with_capacity(types.len());
@@ -315,16 +313,16 @@ fn udt_value(
             Some((_, term)) => {
                 let field_receiver = format!("{}.{field_name}", receiver.name);
                 element_value(term, element_receiver(&field_receiver, ty), ctx, || {
-                    format!(
-                        "Invalid unset value for field '{field_name}' of user defined type {name}"
-                    )
+                    ValueError::UnsetField {
+                        field: field_name.clone(),
+                        type_name: name.clone(),
+                    }
                 })
                 .map_err(|err| {
-                    not_assignable(err, || {
-                        format!(
-                            "Invalid user type literal for {}: field {field_name} is not of type {ty}",
-                            receiver.name
-                        )
+                    not_assignable(err, || ValueError::FieldNotOfType {
+                        column: receiver.name.to_string(),
+                        field: field_name.clone(),
+                        ty: ty.clone().into(),
                     })
                 })?
             }
@@ -345,32 +343,32 @@ fn tuple_value(
         if let [inner] = items {
             return to_value(inner, receiver, ctx);
         }
-        return Err(CqlError::invalid(format!(
-            "Invalid tuple type literal for {} of type {}",
-            receiver.name, receiver.ty
-        )));
+        return Err(ValueError::NotATuple {
+            column: receiver.name.to_string(),
+            ty: receiver.ty.clone().into(),
+        }
+        .into());
     };
     if items.len() > types.len() {
-        return Err(CqlError::invalid(format!(
-            "Invalid tuple literal for {}: too many elements. Type {} expects {} but got {}",
-            receiver.name,
-            receiver.ty,
-            types.len(),
-            items.len()
-        )));
+        return Err(ValueError::TooManyTupleElements {
+            column: receiver.name.to_string(),
+            ty: receiver.ty.clone().into(),
+            expected: types.len(),
+            given: items.len(),
+        }
+        .into());
     }
     let mut values = Vec::with_capacity(types.len());
     for (i, (item, ty)) in items.iter().zip(types).enumerate() {
         let element = element_receiver(receiver.name, ty);
-        let value = element_value(item, element, ctx, || {
-            format!("Invalid unset value for tuple field number {i}")
+        let value = element_value(item, element, ctx, || ValueError::UnsetTupleField {
+            index: i,
         })
         .map_err(|err| {
-            not_assignable(err, || {
-                format!(
-                    "Invalid tuple literal for {}: component {i} is not of type {ty}",
-                    receiver.name
-                )
+            not_assignable(err, || ValueError::ComponentNotOfType {
+                column: receiver.name.to_string(),
+                index: i,
+                ty: ty.clone().into(),
             })
         })?;
         values.push(value);
@@ -381,29 +379,24 @@ fn tuple_value(
 /// A component's error as Cassandra reports it inside a tuple or UDT literal: a component
 /// whose literal does not suit its type (Cassandra's failed `testAssignment`) is named by the
 /// enclosing literal's message; other errors stay as they are.
-fn not_assignable(err: CqlError, message: impl FnOnce() -> String) -> CqlError {
+fn not_assignable(err: CqlError, enclosing: impl FnOnce() -> ValueError) -> CqlError {
     match &err {
-        CqlError::Invalid(m)
-            if m.starts_with("Invalid ")
-                && (m.contains(" constant (") || m.contains(" literal for ")) =>
-        {
-            CqlError::invalid(message())
-        }
+        CqlError::Value(inner) if inner.is_not_assignable() => enclosing().into(),
         _ => err,
     }
 }
 
 /// A tuple element or UDT field: as `to_value`, but a bind marker bound to unset is refused
-/// with `unset_message` (a frozen value is written whole, so nothing can stay unset).
+/// with `unset` (a frozen value is written whole, so nothing can stay unset).
 fn element_value(
     term: &Term,
     receiver: Receiver<'_>,
     ctx: &EvalContext<'_>,
-    unset_message: impl FnOnce() -> String,
+    unset: impl FnOnce() -> ValueError,
 ) -> CqlResult<Option<CqlValue>> {
     if let Term::Bind(marker) = term {
         if let Evaluated::Unset = bind_value(marker, receiver, ctx)? {
-            return Err(CqlError::invalid(unset_message()));
+            return Err(unset().into());
         }
     }
     to_value(term, receiver, ctx)
