@@ -53,6 +53,7 @@ pub mod node;
 pub mod planner;
 pub(crate) mod prepared;
 pub(crate) mod prometheus;
+mod redact;
 pub mod purge;
 pub(crate) mod schema;
 pub mod session;

@@ -34,7 +34,7 @@ pub use options::OptionsError;
 pub use request::RequestError;
 pub use restriction::RestrictionError;
 pub use schema::SchemaError;
-pub use select::SelectError;
+pub use select::{SelectError, ALLOW_FILTERING_MESSAGE};
 pub use unauthorized::UnauthorizedError;
 pub use user_type::UserTypeError;
 pub use value::ValueError;

@@ -3,14 +3,11 @@
 //! Each variant carries the facts of the failure and prints Cassandra's message word for word;
 //! its CQL code is chosen in `super::CqlError::error_body`.
 
-use std::collections::BTreeMap;
-
 use cql::statement::ast::Operator;
 use cql::types::codec;
 use cql::types::{maybe_quote, ColumnType};
 use storage::index::AnalyzerOptionError;
 
-use crate::describe_text::quoted_map;
 
 /// WHERE clauses that break the primary-key rules: partition and clustering restrictions, slices, IN, tokens, filtering.
 #[derive(Debug, thiserror::Error)]
@@ -131,12 +128,10 @@ pub enum RestrictionError {
         position: usize,
         expected: String,
     },
-    /// SAI analysis options on a primary key column; `options` are the analysis ones.
-    #[error(
-        "Analysis options are not supported on primary key columns, but found {}",
-        quoted_map(.options)
-    )]
-    AnalysisOnKeyColumn { options: BTreeMap<String, String> },
+    /// SAI analysis options on a primary key column; `options` are the analysis ones, printed
+    /// as a CQL map literal (`{'case_sensitive': 'false'}`).
+    #[error("Analysis options are not supported on primary key columns, but found {options}")]
+    AnalysisOnKeyColumn { options: String },
     /// An SAI analysis option whose value is not a boolean.
     #[error(transparent)]
     AnalysisOption(AnalyzerOptionError),

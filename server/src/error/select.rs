@@ -7,8 +7,8 @@
 use cql::statement::ast::Operator;
 use cql::types::number_text::NumberTextError;
 
-use crate::functions::vector_fcts::{float_vector, generic_signature, Similarity};
-use crate::planner::select::ALLOW_FILTERING_MESSAGE;
+/// Cassandra's refusal of a query that would need ALLOW FILTERING.
+pub const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
 
 /// SELECT clauses Cassandra refuses: selectors, aggregates, GROUP BY, ORDER BY, ANN, LIMIT and paging.
 #[derive(Debug, thiserror::Error)]
@@ -86,8 +86,9 @@ pub enum SelectError {
     },
 
     // Similarity functions as selectors.
-    #[error("Invalid number of arguments for function {}", generic_signature(*.similarity))]
-    SimilarityArgumentCount { similarity: Similarity },
+    /// A similarity function (`similarity_cosine`, ...) called without two arguments.
+    #[error("Invalid number of arguments for function system.{function}(vector<float, n>, vector<float, n>)")]
+    SimilarityArgumentCount { function: String },
     #[error("All arguments must have the same vector dimensions")]
     VectorDimensionsDiffer,
     /// A similarity call whose arguments are all `NULL` or bind markers.
@@ -106,7 +107,7 @@ pub enum SelectError {
     #[error("vectors may only have positive dimensions; given {dimension}")]
     NonPositiveDimension { dimension: i32 },
     /// A vector literal with an element that cannot be a `float`.
-    #[error("Type error: {term} cannot be passed as argument {index} of function {function} of type {}", float_vector(*.dimension))]
+    #[error("Type error: {term} cannot be passed as argument {index} of function {function} of type vector<float, {dimension}>")]
     ArgumentNotOfType {
         term: String,
         index: usize,

@@ -88,15 +88,6 @@ impl Similarity {
     }
 }
 
-/// `system.similarity_cosine(vector<float, n>, vector<float, n>)`: the generic signature as
-/// Cassandra's `FunctionFactory` prints it in messages.
-pub(crate) fn generic_signature(kind: Similarity) -> String {
-    format!(
-        "system.{}(vector<float, n>, vector<float, n>)",
-        kind.function_name()
-    )
-}
-
 /// `vector<float, dimension>`.
 pub(crate) fn float_vector(dimension: u32) -> ColumnType {
     ColumnType::Vector {

@@ -73,7 +73,7 @@ fn shown<'a>(
     parsed: &Result<cql::statement::ParsedStatement, cql::statement::ParseError>,
 ) -> &'a str {
     match parsed {
-        Ok(parsed) if names_roles(&parsed.statement) => crate::auth::HIDDEN_STATEMENT,
+        Ok(parsed) if names_roles(&parsed.statement) => crate::redact::HIDDEN_STATEMENT,
         _ => truncate(text),
     }
 }
@@ -89,8 +89,8 @@ fn names_roles(statement: &cql::statement::ast::Statement) -> bool {
 /// The statement text for debug logs, cut to a readable length; a statement that may carry a
 /// password (`CREATE ROLE ... PASSWORD`) is not shown, so secrets never reach the logs.
 pub(super) fn truncate(text: &str) -> &str {
-    if crate::auth::may_carry_password(text) {
-        return crate::auth::HIDDEN_STATEMENT;
+    if crate::redact::may_carry_password(text) {
+        return crate::redact::HIDDEN_STATEMENT;
     }
     match text.char_indices().nth(200) {
         Some((i, _)) => &text[..i],

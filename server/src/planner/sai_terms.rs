@@ -35,10 +35,7 @@ pub(crate) fn check_analysis(
     }
     if !matches!(column.kind, ColumnKind::Regular | ColumnKind::Static) {
         return Err(RestrictionError::AnalysisOnKeyColumn {
-            options: analysis
-                .into_iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+            options: crate::describe_text::quoted_map(analysis),
         }
         .into());
     }

@@ -24,7 +24,7 @@ pub use crate::planner::selection::{Aggregate, AggregateFunction, Output, Output
 use crate::schema::{Schema, TableKind, TableRef};
 
 /// Cassandra's message when a query needs ALLOW FILTERING (`SelectError::NeedsFiltering`).
-pub const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
+pub use crate::error::ALLOW_FILTERING_MESSAGE;
 
 /// A planned SELECT.
 #[derive(Debug, Clone)]

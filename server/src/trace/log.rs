@@ -23,8 +23,8 @@ pub(crate) const MAX_TEXT: usize = 1_000;
 
 /// `text` cut to [`MAX_TEXT`] characters, marked with `...` when cut.
 pub(crate) fn truncate(mut text: String) -> String {
-    if crate::auth::may_carry_password(&text) {
-        return crate::auth::HIDDEN_STATEMENT.to_string();
+    if crate::redact::may_carry_password(&text) {
+        return crate::redact::HIDDEN_STATEMENT.to_string();
     }
     if let Some((at, _)) = text.char_indices().nth(MAX_TEXT) {
         text.truncate(at);

@@ -27,7 +27,10 @@ struct Argument {
 pub(super) fn plan(def: &TableDef, kind: Similarity, args: &[SelectExpr]) -> CqlResult<Planned> {
     let qualified = format!("system.{}", kind.function_name());
     if args.len() != 2 {
-        return Err(SelectError::SimilarityArgumentCount { similarity: kind }.into());
+        return Err(SelectError::SimilarityArgumentCount {
+            function: kind.function_name(),
+        }
+        .into());
     }
     let mut looked = Vec::with_capacity(2);
     for (i, arg) in args.iter().enumerate() {
