@@ -10,8 +10,8 @@ use storage::{KeyspaceDef, TableDef};
 
 use crate::describe_text::{quoted_map, type_text, Element};
 use crate::error::{CqlResult, DescribeError};
+use crate::schema::system_keyspaces::VIRTUAL_KEYSPACES;
 use crate::schema::Schema;
-use crate::system::definitions::VIRTUAL_KEYSPACES;
 
 /// Runs a DESCRIBE.
 pub(crate) fn execute(

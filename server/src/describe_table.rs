@@ -7,7 +7,7 @@ use storage::{ColumnKind, DroppedColumn, KeyspaceDef, TableDef};
 
 use crate::describe_internals::{drop_statements, dropped, dropped_definition};
 use crate::describe_text::{table_options, type_text};
-use crate::system::definitions::VIRTUAL_KEYSPACES;
+use crate::schema::system_keyspaces::VIRTUAL_KEYSPACES;
 
 /// `CREATE TABLE` for `t`; `internals` (`DESCRIBE ... WITH INTERNALS`) adds the table's id
 /// and its dropped columns.

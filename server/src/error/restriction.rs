@@ -8,7 +8,6 @@ use cql::types::codec;
 use cql::types::{maybe_quote, ColumnType};
 use storage::index::AnalyzerOptionError;
 
-
 /// WHERE clauses that break the primary-key rules: partition and clustering restrictions, slices, IN, tokens, filtering.
 #[derive(Debug, thiserror::Error)]
 pub enum RestrictionError {

@@ -25,11 +25,11 @@ use crate::executor::system_guard::{
 use crate::executor::user_types;
 use crate::executor::view_ddl;
 use crate::node::Node;
-use crate::planner::ddl::{added_columns, altered_table, create_table_def};
 use crate::planner::keyspace_of;
-use crate::planner::options::{keyspace_params, table_params};
-use crate::planner::types::TypeScope;
 use crate::schema::is_system_keyspace;
+use crate::table_def::options::{keyspace_params, table_params};
+use crate::table_def::types::TypeScope;
+use crate::table_def::{added_columns, altered_table, create_table_def};
 
 /// A computed schema change: the storage operations, the resulting catalog and the event.
 pub(crate) struct Change {

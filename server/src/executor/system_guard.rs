@@ -6,7 +6,7 @@
 
 use crate::authz::Resource;
 use crate::error::{CqlResult, DdlError, UnauthorizedError};
-use crate::system::definitions::VIRTUAL_KEYSPACES;
+use crate::schema::system_keyspaces::VIRTUAL_KEYSPACES;
 
 /// The permission a schema statement needs on its resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,8 +15,8 @@ use crate::error::{CqlResult, SchemaError, UserTypeError};
 use crate::executor::ddl::Change;
 use crate::executor::system_guard::SchemaPermission;
 use crate::planner::keyspace_of;
-use crate::planner::types::{resolve_type, TypeScope};
 use crate::schema::is_system_keyspace;
+use crate::table_def::types::{resolve_type, TypeScope};
 
 /// The user keyspace `name`, for a type statement needing `permission` on it.
 fn keyspace<'a>(

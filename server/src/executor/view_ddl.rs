@@ -17,7 +17,7 @@ use crate::error::{CqlError, CqlResult, OptionsError, SchemaError, ViewError};
 use crate::executor::ddl::Change;
 use crate::executor::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
-use crate::planner::options::table_params;
+use crate::table_def::options::table_params;
 
 /// Cassandra's `View.USAGE_WARNING`, sent with every CREATE MATERIALIZED VIEW.
 pub(crate) const USAGE_WARNING: &str =

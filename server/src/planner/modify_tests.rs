@@ -9,12 +9,12 @@ use cql::types::ColumnType;
 use storage::UserTypeDef;
 use uuid::Uuid;
 
-use crate::planner::ddl::create_table_def;
 use crate::planner::delete::plan_delete;
 use crate::planner::modify::{plan_insert, plan_update};
 use crate::planner::select_tests::schema;
-use crate::planner::types::{TypeScope, UserTypes};
 use crate::schema::Schema;
+use crate::table_def::create_table_def;
+use crate::table_def::types::{TypeScope, UserTypes};
 
 /// The printed plan of an INSERT, UPDATE or DELETE, or its error message.
 fn plan(schema: &Schema, query: &str) -> String {

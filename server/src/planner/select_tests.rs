@@ -8,14 +8,14 @@ use cql::statement::ast::Statement;
 use storage::{Catalog, KeyspaceDef};
 use uuid::Uuid;
 
-use crate::planner::ddl::create_table_def;
 use crate::planner::select::plan_select;
 use crate::schema::Schema;
+use crate::table_def::create_table_def;
 
-fn scope() -> crate::planner::types::TypeScope<'static> {
-    static NO_TYPES: std::sync::OnceLock<crate::planner::types::UserTypes> =
+fn scope() -> crate::table_def::types::TypeScope<'static> {
+    static NO_TYPES: std::sync::OnceLock<crate::table_def::types::UserTypes> =
         std::sync::OnceLock::new();
-    crate::planner::types::TypeScope {
+    crate::table_def::types::TypeScope {
         keyspace: "ks",
         types: NO_TYPES.get_or_init(BTreeMap::new),
     }

@@ -4,7 +4,6 @@
 
 mod auth_tables;
 mod clients_table;
-pub(crate) mod definitions;
 pub(crate) mod key_distribution;
 mod latency_tables;
 pub(crate) mod local;

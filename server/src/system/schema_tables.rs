@@ -4,8 +4,8 @@
 use cql::types::CqlValue;
 use storage::{KeyspaceDef, TableDef, TableParams};
 
+use crate::schema::system_keyspaces::VIRTUAL_KEYSPACES;
 use crate::schema::Schema;
-use crate::system::definitions::VIRTUAL_KEYSPACES;
 use crate::system::{text, text_map, NamedRow};
 
 /// Rows of `system_schema.<table>` (`virtual_schema == false`) or

@@ -6,7 +6,7 @@ use storage::TableDef;
 use uuid::Uuid;
 
 use super::{plan_scalar, Scalar};
-use crate::planner::ddl::create_table_def;
+use crate::table_def::create_table_def;
 
 /// `t (k int, c int, v text, b blob, i int, g bigint, f float, ts timestamp, a int, d int)`
 /// plus a column `u` of UDT `ks.pt (x int, label text)` added by hand.
@@ -16,8 +16,8 @@ fn table() -> TableDef {
     let Ok(Statement::CreateTable(create)) = cql::statement::parse_statement(text) else {
         panic!("not a CREATE TABLE");
     };
-    let types = crate::planner::types::UserTypes::new();
-    let scope = crate::planner::types::TypeScope {
+    let types = crate::table_def::types::UserTypes::new();
+    let scope = crate::table_def::types::TypeScope {
         keyspace: "ks",
         types: &types,
     };

@@ -1,5 +1,19 @@
-//! Validation of schema statements and their translation into catalog definitions, with
+//! Table definitions from CQL: the validation of CREATE and ALTER TABLE (and the keyspace,
+//! type and option clauses they use) and their translation into catalog definitions, with
 //! Cassandra's checks and messages (`CreateTableStatement`, `CreateKeyspaceStatement`).
+//!
+//! It sits below the schema and the planner: the schema builds the system keyspaces' tables
+//! with it, and DDL planning builds user tables with it.
+//!
+//! - [`types`]: CQL type names resolved against a keyspace's user types.
+//! - [`options`]: `WITH` options of tables and keyspaces.
+//! - [`compression`]: the `compression` option.
+//! - [`dropped_columns`]: re-adding a dropped column.
+
+pub(crate) mod compression;
+pub(crate) mod dropped_columns;
+pub(crate) mod options;
+pub(crate) mod types;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -9,14 +23,14 @@ use storage::{ClusteringOrder, ColumnDef, ColumnId, ColumnKind, TableDef, TableP
 use uuid::Uuid;
 
 use crate::error::{CqlResult, DdlError};
-use crate::planner::options::table_params;
-use crate::planner::types::{
+use crate::table_def::options::table_params;
+use crate::table_def::types::{
     non_frozen_udt_with_non_frozen_collection, resolve_type, TypeScope, UserTypes,
 };
 
 /// A column of a table being built, before ids are assigned.
 #[derive(Debug, Clone)]
-pub struct NewColumn {
+pub(crate) struct NewColumn {
     pub name: String,
     pub ty: ColumnType,
     pub kind: ColumnKind,
@@ -26,7 +40,7 @@ pub struct NewColumn {
 
 /// Builds a `TableDef`: assigns column ids in the given order, and lets `TableDef::new` order
 /// the columns as Cassandra lists them.
-pub fn build_table_def(
+pub(crate) fn build_table_def(
     keyspace: &str,
     name: &str,
     id: Uuid,
@@ -49,7 +63,11 @@ pub fn build_table_def(
 }
 
 /// Translates `CREATE TABLE` into a table definition, applying Cassandra's validation.
-pub fn create_table_def(stmt: &CreateTable, scope: TypeScope<'_>, id: Uuid) -> CqlResult<TableDef> {
+pub(crate) fn create_table_def(
+    stmt: &CreateTable,
+    scope: TypeScope<'_>,
+    id: Uuid,
+) -> CqlResult<TableDef> {
     let keyspace = scope.keyspace;
     let table = stmt.name.name.name.as_str();
     let mut types: BTreeMap<String, (ColumnType, bool)> = BTreeMap::new();
@@ -251,7 +269,7 @@ fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec
 }
 
 /// Column definitions added by `ALTER TABLE ADD`, validated against the table.
-pub fn added_columns(
+pub(crate) fn added_columns(
     table: &TableDef,
     types: &UserTypes,
     columns: &[ColumnDefinition],
@@ -284,7 +302,12 @@ pub fn added_columns(
             }
             .into());
         }
-        crate::planner::dropped_columns::check_readded(table, &col.name.name, &ty, col.is_static)?;
+        crate::table_def::dropped_columns::check_readded(
+            table,
+            &col.name.name,
+            &ty,
+            col.is_static,
+        )?;
         let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());
         if is_counter_table != ty.is_counter()
             && table.regular_and_static_columns().next().is_some()
@@ -315,7 +338,7 @@ pub fn added_columns(
 /// A new definition of `table` with `added` columns appended and `dropped` removed. An added
 /// column takes back the id of a dropped column of its name (its cells written before the
 /// drop stay hidden, newer ones show, as in Cassandra); any other takes a fresh id.
-pub fn altered_table(
+pub(crate) fn altered_table(
     table: &TableDef,
     added: Vec<NewColumn>,
     dropped: &[String],

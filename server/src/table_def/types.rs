@@ -11,18 +11,22 @@ use storage::UserTypeDef;
 use crate::error::{CqlResult, DdlError};
 
 /// The user types of a keyspace, by name.
-pub type UserTypes = BTreeMap<String, Arc<UserTypeDef>>;
+pub(crate) type UserTypes = BTreeMap<String, Arc<UserTypeDef>>;
 
 /// Where a type is resolved: its keyspace and that keyspace's user types.
 #[derive(Clone, Copy)]
-pub struct TypeScope<'a> {
+pub(crate) struct TypeScope<'a> {
     pub keyspace: &'a str,
     pub types: &'a UserTypes,
 }
 
 /// Resolves a type as written in DDL. `top_level` is true for a column's own type, where
 /// non-frozen collections and UDTs are allowed; nested ones must be frozen.
-pub fn resolve_type(ty: &CqlType, scope: TypeScope<'_>, top_level: bool) -> CqlResult<ColumnType> {
+pub(crate) fn resolve_type(
+    ty: &CqlType,
+    scope: TypeScope<'_>,
+    top_level: bool,
+) -> CqlResult<ColumnType> {
     resolve(ty, scope, top_level, false)
 }
 

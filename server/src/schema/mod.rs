@@ -10,7 +10,7 @@ use md5::{Digest, Md5};
 use storage::{Catalog, KeyspaceDef, TableDef};
 use uuid::Uuid;
 
-use crate::system::definitions;
+pub(crate) mod system_keyspaces;
 
 /// Where a table's rows come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub struct Schema {
 /// The system keyspaces, built once.
 pub(crate) fn system_keyspaces() -> &'static BTreeMap<String, KeyspaceDef> {
     static SYSTEM: OnceLock<BTreeMap<String, KeyspaceDef>> = OnceLock::new();
-    SYSTEM.get_or_init(definitions::system_keyspaces)
+    SYSTEM.get_or_init(system_keyspaces::system_keyspaces)
 }
 
 /// Whether `name` is one of the system keyspaces (not user-modifiable).

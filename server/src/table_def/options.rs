@@ -9,7 +9,7 @@ use storage::TableParams;
 use crate::error::{CqlError, CqlResult, OptionsError};
 
 /// The only datacenter of this single-node cluster (`system.local.data_center`).
-pub const DATACENTER: &str = "datacenter1";
+pub(crate) const DATACENTER: &str = "datacenter1";
 
 const STRATEGY_PACKAGE: &str = "org.apache.cassandra.locator.";
 const COMPACTION_PACKAGE: &str = "org.apache.cassandra.db.compaction.";
@@ -84,7 +84,7 @@ fn qualify(class: &str, package: &str) -> String {
 }
 
 /// Keyspace properties: the replication map (class expanded, validated) and durable_writes.
-pub fn keyspace_params(
+pub(crate) fn keyspace_params(
     keyspace: &str,
     properties: &[Property],
     mut replication: BTreeMap<String, String>,
@@ -226,7 +226,10 @@ fn validate_rf(rf: &str) -> CqlResult<()> {
 }
 
 /// Applies table properties over `params` (Cassandra's `TableAttributes`).
-pub fn table_params(properties: &[Property], mut params: TableParams) -> CqlResult<TableParams> {
+pub(crate) fn table_params(
+    properties: &[Property],
+    mut params: TableParams,
+) -> CqlResult<TableParams> {
     for prop in properties {
         let name = prop.name.to_ascii_lowercase();
         let v = &prop.value;
