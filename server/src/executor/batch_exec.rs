@@ -3,7 +3,6 @@
 //! batch's one, builds all their writes into one storage request, checks the batch's size
 //! (warning or refusing as Cassandra does) and commits it.
 
-use cql::frame::request::QueryParameters;
 use cql::frame::response::ResultBody;
 use cql::statement::ast::{BatchKind, UsingClause};
 use storage::WriteBatch;
@@ -11,6 +10,7 @@ use storage::WriteBatch;
 use super::batch_rules::{self, StatementTraits};
 use super::batch_size::{Footprint, Mark};
 use super::modify;
+use super::options::ExecOptions;
 use crate::error::{CqlResult, ModifyError};
 use crate::node::Node;
 use crate::planner::counters::is_counter_table;
@@ -35,7 +35,7 @@ pub(crate) async fn run(
     node: &std::sync::Arc<Node>,
     header: &BatchHeader<'_>,
     entries: &[Entry<'_>],
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
 ) -> CqlResult<ResultBody> {
     let plans = entries
         .iter()
@@ -61,18 +61,18 @@ pub(crate) async fn run(
                 ctx: entry.ctx,
             })
             .collect();
-        return super::cas::execute(node, &items, params, true).await;
+        return super::cas::execute(node, &items, options, true).await;
     }
-    super::cas::check_write_consistency(params)?;
-    let params = QueryParameters {
-        default_timestamp: Some(batch_timestamp(node, header, params)?),
-        ..params.clone()
+    super::cas::check_write_consistency(options)?;
+    let options = ExecOptions {
+        timestamp: Some(batch_timestamp(node, header, options)?),
+        ..*options
     };
     let mut writes = WriteBatch::default();
     let mut footprint = Footprint::default();
     for (plan, entry) in plans.iter().zip(entries) {
         let mark = Mark::of(&writes);
-        modify::build_writes(node, plan, &params, &entry.ctx, &mut writes)?;
+        modify::build_writes(node, plan, &options, &entry.ctx, &mut writes)?;
         footprint.add(&plan.table.def, &writes, mark)?;
     }
     let warnings = footprint.verdict(header.kind)?;
@@ -87,14 +87,12 @@ pub(crate) async fn run(
 fn batch_timestamp(
     node: &Node,
     header: &BatchHeader<'_>,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
 ) -> CqlResult<i64> {
     if let Some(term) = &header.using.timestamp {
         if let Some(ts) = modify::using_timestamp(term, &header.ctx)? {
             return Ok(ts);
         }
     }
-    Ok(params
-        .default_timestamp
-        .unwrap_or_else(|| node.next_timestamp()))
+    Ok(options.timestamp.unwrap_or_else(|| node.next_timestamp()))
 }

@@ -6,12 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use cql::frame::request::QueryParameters;
 use cql::frame::response::{ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::{Explain, Statement};
 
 use super::read_stats::ReadStats;
-use super::{execute_modification, keys, not_planned, select, Planning};
+use super::{execute_modification, keys, not_planned, select, ExecOptions, Planning};
 use crate::error::CqlResult;
 use crate::node::Node;
 use crate::planner::explain::{columns, describe};
@@ -26,7 +25,7 @@ pub(super) async fn execute(
     session: &Arc<Session>,
     planning: Planning<'_>,
     explain: &Explain,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     ctx: EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
     let schema = node.schema();
@@ -39,15 +38,15 @@ pub(super) async fn execute(
         let started = Instant::now();
         let (stats, more) = match (&*inner, &explain.statement) {
             (StatementPlan::Select(plan), Statement::Select(statement)) => {
-                crate::consistency::check_read(params.consistency)?;
+                crate::consistency::check_read(options.consistency)?;
                 let plan = plan.clone();
                 let (result, stats) =
-                    select::execute(node, session, schema, plan, params, &ctx, statement).await?;
+                    select::execute(node, session, schema, plan, options, &ctx, statement).await?;
                 let more = matches!(&result, ResultBody::Rows(rows) if rows.metadata.paging_state.is_some());
                 (stats, more)
             }
             (StatementPlan::Modify(plan), _) => {
-                execute_modification(node, plan, params, ctx).await?;
+                execute_modification(node, plan, options, ctx).await?;
                 let stats = ReadStats {
                     partitions: partitions_written(plan, &ctx)?,
                     ..ReadStats::default()
@@ -66,7 +65,7 @@ pub(super) async fn execute(
         metadata: ResultMetadata {
             columns: columns(&table),
             paging_state: None,
-            no_metadata: params.skip_metadata,
+            no_metadata: options.skip_metadata,
             new_metadata_id: None,
         },
         rows,

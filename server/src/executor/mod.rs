@@ -25,6 +25,7 @@ pub(crate) mod modify;
 mod multicell;
 mod odometer;
 mod operations;
+mod options;
 pub(crate) mod paging;
 mod permissions;
 mod point;
@@ -50,9 +51,11 @@ mod write_guards;
 
 use std::sync::Arc;
 
-use cql::frame::request::{QueryParameters, Value};
+use cql::frame::request::Value;
 use cql::frame::response::ResultBody;
 use cql::statement::ast::{BatchKind, Statement, UsingClause};
+
+pub(crate) use options::ExecOptions;
 
 use crate::describe;
 use crate::error::{CqlError, CqlResult, RequestError, SchemaError};
@@ -147,7 +150,7 @@ pub(crate) async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
     planning: Planning<'_>,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     values: &[Value],
 ) -> CqlResult<ResultBody> {
     let ctx = EvalContext {
@@ -158,12 +161,12 @@ pub(crate) async fn execute(
     crate::authz::authorize(node, session, planning.statement(), keyspace)?;
     match planning.statement() {
         Statement::Select(statement) => {
-            crate::consistency::check_read(params.consistency)?;
+            crate::consistency::check_read(options.consistency)?;
             let (schema, plan) = planning.select(node)?;
             let timed = timed_read(&plan);
             let started = Instant::now();
             let (result, _) =
-                select::execute(node, session, schema, plan, params, &ctx, statement).await?;
+                select::execute(node, session, schema, plan, options, &ctx, statement).await?;
             if let Some((table, kind)) = timed {
                 node.metrics.tables.record(table, kind, started.elapsed());
             }
@@ -172,7 +175,7 @@ pub(crate) async fn execute(
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
             let plan = planning.modification(node)?;
             let started = Instant::now();
-            let result = execute_modification(node, &plan, params, ctx).await?;
+            let result = execute_modification(node, &plan, options, ctx).await?;
             let table = plan.table.def.id;
             node.metrics
                 .tables
@@ -180,7 +183,7 @@ pub(crate) async fn execute(
             Ok(result)
         }
         // Rare paths are boxed so they do not size every request's future.
-        Statement::Batch(batch) => Box::pin(query_batch(node, batch, keyspace, params, ctx)).await,
+        Statement::Batch(batch) => Box::pin(query_batch(node, batch, keyspace, options, ctx)).await,
         Statement::Use(ident) => use_keyspace(node, session, &ident.name),
         Statement::Truncate(name) => Box::pin(ddl::truncate(node, name, keyspace)).await,
         Statement::Describe(describe) => {
@@ -189,7 +192,7 @@ pub(crate) async fn execute(
         }
         Statement::Explain(statement) => {
             Box::pin(explain::execute(
-                node, session, planning, statement, params, ctx,
+                node, session, planning, statement, options, ctx,
             ))
             .await
         }
@@ -224,7 +227,7 @@ async fn query_batch(
     node: &Arc<Node>,
     batch: &cql::statement::ast::Batch,
     keyspace: Option<&str>,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     ctx: EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
     let header = batch_exec::BatchHeader {
@@ -243,7 +246,7 @@ async fn query_batch(
             ctx,
         })
         .collect();
-    run_timed_batch(node, &header, &entries, params).await
+    run_timed_batch(node, &header, &entries, options).await
 }
 
 /// `USE ks`: the session's keyspace, once it exists.
@@ -305,20 +308,20 @@ fn created_resource(
 async fn execute_modification(
     node: &Arc<Node>,
     plan: &ModifyPlan,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     ctx: EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
     if plan.conditions.is_some() {
         let item = cas::CasItem { plan, ctx };
-        return Box::pin(cas::execute(node, &[item], params, false)).await;
+        return Box::pin(cas::execute(node, &[item], options, false)).await;
     }
     // Cassandra checks counter writes instead of, not on top of, other writes.
     if crate::planner::counters::is_counter_table(&plan.table.def) {
-        crate::consistency::check_counter_write(params.consistency, &plan.table.def.name)?;
+        crate::consistency::check_counter_write(options.consistency, &plan.table.def.name)?;
     } else {
-        cas::check_write_consistency(params)?;
+        cas::check_write_consistency(options)?;
     }
-    modify::execute(node, plan, params, &ctx).await?;
+    modify::execute(node, plan, options, &ctx).await?;
     Ok(ResultBody::Void)
 }
 
@@ -337,7 +340,7 @@ pub(crate) async fn execute_batch(
     node: &Arc<Node>,
     kind: BatchKind,
     items: &[BatchItem],
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
 ) -> CqlResult<ResultBody> {
     let now = node.clock.now_micros();
     let header = batch_exec::BatchHeader {
@@ -364,7 +367,7 @@ pub(crate) async fn execute_batch(
             },
         })
         .collect();
-    run_timed_batch(node, &header, &entries, params).await
+    run_timed_batch(node, &header, &entries, options).await
 }
 
 /// Runs a batch, timed as one write of each table it writes (`local_write_latency`).
@@ -372,10 +375,10 @@ async fn run_timed_batch(
     node: &Arc<Node>,
     header: &batch_exec::BatchHeader<'_>,
     entries: &[batch_exec::Entry<'_>],
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
 ) -> CqlResult<ResultBody> {
     let started = Instant::now();
-    let result = batch_exec::run(node, header, entries, params).await?;
+    let result = batch_exec::run(node, header, entries, options).await?;
     let elapsed = started.elapsed();
     let schema = node.schema();
     let mut tables: Vec<uuid::Uuid> = entries

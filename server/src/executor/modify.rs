@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use cql::frame::request::QueryParameters;
 use cql::statement::ast::Term;
 use cql::types::ColumnType;
 use storage::{
@@ -16,6 +15,7 @@ use crate::error::{CqlError, CqlResult, ModifyError};
 use crate::executor::keys;
 use crate::executor::multicell::{self, Element};
 use crate::executor::operations::CellWriter;
+use crate::executor::options::ExecOptions;
 use crate::executor::row;
 use crate::guardrails::Threshold;
 use crate::node::Node;
@@ -31,11 +31,11 @@ pub(crate) const MAX_TTL: i64 = 630_720_000;
 pub(crate) async fn execute(
     node: &Arc<Node>,
     plan: &ModifyPlan,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<()> {
     let mut batch = WriteBatch::default();
-    build_writes(node, plan, params, ctx, &mut batch)?;
+    build_writes(node, plan, options, ctx, &mut batch)?;
     submit(node, batch).await
 }
 
@@ -140,7 +140,7 @@ pub(crate) fn using_timestamp(term: &Term, ctx: &EvalContext<'_>) -> CqlResult<O
 fn write_timestamp(
     node: &Node,
     plan: &ModifyPlan,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<i64> {
     if let Some(term) = &plan.using.timestamp {
@@ -148,9 +148,7 @@ fn write_timestamp(
             return Ok(ts);
         }
     }
-    Ok(params
-        .default_timestamp
-        .unwrap_or_else(|| node.next_timestamp()))
+    Ok(options.timestamp.unwrap_or_else(|| node.next_timestamp()))
 }
 
 /// The TTL of the written cells, as Cassandra 5.0's `Attributes.getTimeToLive`: no `USING
@@ -197,7 +195,7 @@ fn expiry(plan: &ModifyPlan, ctx: &EvalContext<'_>) -> CqlResult<Option<Expiry>>
 pub(crate) fn build_writes(
     node: &Node,
     plan: &ModifyPlan,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     ctx: &EvalContext<'_>,
     out: &mut WriteBatch,
 ) -> CqlResult<()> {
@@ -216,7 +214,7 @@ pub(crate) fn build_writes(
         }
         None => ctx,
     };
-    let timestamp = write_timestamp(node, plan, params, ctx)?;
+    let timestamp = write_timestamp(node, plan, options, ctx)?;
     let expiry = expiry(plan, ctx)?;
     let now_seconds = ctx.now_micros.div_euclid(1_000_000);
     let pk_values = plan

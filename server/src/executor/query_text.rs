@@ -13,8 +13,12 @@ use storage::ColumnKind;
 use crate::planner::select::SelectPlan;
 use crate::planner::selection::output_columns;
 
-/// The read's text; `page_size` is the request's (none or non-positive: unpaged).
-pub(crate) fn query_text(statement: &Select, plan: &SelectPlan, page_size: Option<i32>) -> String {
+/// The read's text; `page_size` is the request's (`None`: unpaged).
+pub(crate) fn query_text(
+    statement: &Select,
+    plan: &SelectPlan,
+    page_size: Option<usize>,
+) -> String {
     let def = &plan.table.def;
     let mut columns: Vec<usize> = Vec::new();
     if !statement.selectors.is_empty() {
@@ -46,9 +50,7 @@ pub(crate) fn query_text(statement: &Select, plan: &SelectPlan, page_size: Optio
             if n == 0 { " WHERE " } else { " AND " }
         );
     }
-    let page = page_size
-        .and_then(|n| u64::try_from(n).ok())
-        .filter(|&n| n > 0);
+    let page = page_size.map(|n| n as u64);
     let limit = match (literal_count(statement.limit.as_ref()), page) {
         (Some(limit), Some(page)) => Some(limit.min(page)),
         (limit, page) => limit.or(page),
@@ -79,7 +81,7 @@ mod tests {
     use crate::planner::select::plan_select;
     use crate::planner::select_tests::schema;
 
-    fn text(query: &str, page_size: Option<i32>) -> String {
+    fn text(query: &str, page_size: Option<usize>) -> String {
         let schema =
             schema(&["CREATE TABLE t (k int, c int, v int, s int static, PRIMARY KEY (k, c))"]);
         let Ok(Statement::Select(select)) = cql::statement::parse_statement(query) else {
@@ -110,7 +112,7 @@ mod tests {
             "SELECT * FROM ks.t WHERE v = 7 LIMIT 100 PER PARTITION LIMIT 2 ALLOW FILTERING"
         );
         assert_eq!(
-            text("SELECT count(*) FROM t", Some(-1)),
+            text("SELECT count(*) FROM t", None),
             "SELECT * FROM ks.t ALLOW FILTERING"
         );
     }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use cql::frame::request::{Batch, BatchQuery, QueryParameters};
+use cql::frame::request::{Batch, BatchQuery};
 use cql::frame::response::Response;
 use cql::statement::ast::BatchKind;
 
@@ -20,17 +20,14 @@ pub(super) async fn handle(
     batch: Batch,
 ) -> CqlResult<Reply> {
     let keyspace = batch.keyspace.clone().or_else(|| session.keyspace());
-    let params = QueryParameters {
+    // A batch writes: it has no pages, and its Void answer no metadata.
+    let options = executor::ExecOptions {
         consistency: batch.consistency,
-        values: Vec::new(),
-        value_names: None,
-        skip_metadata: false,
+        serial_consistency: batch.serial_consistency,
         page_size: None,
         paging_state: None,
-        serial_consistency: batch.serial_consistency,
-        default_timestamp: batch.default_timestamp,
-        keyspace: None,
-        now_in_seconds: None,
+        skip_metadata: false,
+        timestamp: batch.default_timestamp,
     };
     let kind = if batch.is_counter() {
         BatchKind::Counter
@@ -70,6 +67,6 @@ pub(super) async fn handle(
             prepared,
         });
     }
-    let result = executor::execute_batch(node, kind, &items, &params).await?;
+    let result = executor::execute_batch(node, kind, &items, &options).await?;
     Ok(Reply::new(Response::Result(result)))
 }

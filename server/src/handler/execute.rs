@@ -28,7 +28,8 @@ pub(super) async fn handle(
     let values = positional_values(&execute.params, &prepared.bind_names, Some(&prepared.bind))?;
     check_value_count(prepared.bind.specs.len(), values.len())?;
     let planning = executor::Planning::Prepared(&prepared);
-    let mut result = executor::execute(node, session, planning, &execute.params, &values).await?;
+    let options = executor::ExecOptions::from_request(&execute.params);
+    let mut result = executor::execute(node, session, planning, &options, &values).await?;
     if let (ResultBody::Rows(rows), Some(held)) = (&mut result, &execute.result_metadata_id) {
         announce_changed_metadata(&mut rows.metadata, held);
     }

@@ -3,6 +3,7 @@
 
 mod auth;
 mod batch;
+mod exec_options;
 mod execute;
 mod options;
 mod prepare;

@@ -59,11 +59,12 @@ pub(super) async fn handle(
         )?;
     }
     check_value_count(parsed.bind_count, values.len())?;
+    let options = executor::ExecOptions::from_request(&query.params);
     let planning = executor::Planning::Now {
         statement: &parsed.statement,
         keyspace: keyspace.as_deref(),
     };
-    let result = executor::execute(node, session, planning, &query.params, &values).await?;
+    let result = executor::execute(node, session, planning, &options, &values).await?;
     Ok(Reply::new(Response::Result(result)))
 }
 

@@ -14,7 +14,6 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use cql::frame::request::QueryParameters;
 use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef, WriteBatch};
@@ -23,6 +22,7 @@ use crate::error::{CqlResult, ModifyError};
 use crate::executor::conditions::applies;
 use crate::executor::keys;
 use crate::executor::modify;
+use crate::executor::options::ExecOptions;
 use crate::executor::row::{self, LiveRow, Liveness};
 use crate::node::Node;
 use crate::planner::conditions::ColumnCondition;
@@ -44,22 +44,22 @@ pub(crate) struct CasItem<'a> {
 }
 
 /// `ConsistencyLevel.validateForWrite` for a plain (unconditional) write.
-pub(crate) fn check_write_consistency(params: &QueryParameters) -> CqlResult<()> {
-    if matches!(params.consistency, SERIAL | LOCAL_SERIAL) {
+pub(crate) fn check_write_consistency(options: &ExecOptions<'_>) -> CqlResult<()> {
+    if matches!(options.consistency, SERIAL | LOCAL_SERIAL) {
         return Err(ModifyError::SerialWithoutConditions.into());
     }
     Ok(())
 }
 
 /// `validateForCas` (the serial consistency) and `validateForCasCommit` (the commit one).
-fn check_cas_consistency(params: &QueryParameters) -> CqlResult<()> {
-    if let Some(serial) = params.serial_consistency {
+fn check_cas_consistency(options: &ExecOptions<'_>) -> CqlResult<()> {
+    if let Some(serial) = options.serial_consistency {
         if !matches!(serial, SERIAL | LOCAL_SERIAL) {
             return Err(ModifyError::NonSerialConditionalConsistency.into());
         }
     }
-    if matches!(params.consistency, SERIAL | LOCAL_SERIAL) {
-        let consistency = if params.consistency == SERIAL {
+    if matches!(options.consistency, SERIAL | LOCAL_SERIAL) {
+        let consistency = if options.consistency == SERIAL {
             "SERIAL"
         } else {
             "LOCAL_SERIAL"
@@ -98,10 +98,10 @@ struct Request<'p> {
 pub(crate) async fn execute(
     node: &Arc<Node>,
     items: &[CasItem<'_>],
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     is_batch: bool,
 ) -> CqlResult<ResultBody> {
-    check_cas_consistency(params)?;
+    check_cas_consistency(options)?;
     let request = prepare(items, is_batch)?;
     let _serialised = node.cas_lock.lock().await;
     let snapshot = node.store.snapshot()?;
@@ -118,13 +118,13 @@ pub(crate) async fn execute(
     if !holds {
         return Ok(ResultBody::Rows(not_applied(&request, &current)));
     }
-    let params = QueryParameters {
-        default_timestamp: Some(node.next_timestamp()),
-        ..params.clone()
+    let options = ExecOptions {
+        timestamp: Some(node.next_timestamp()),
+        ..*options
     };
     let mut writes = WriteBatch::default();
     for item in items {
-        modify::build_writes(node, item.plan, &params, &item.ctx, &mut writes)?;
+        modify::build_writes(node, item.plan, &options, &item.ctx, &mut writes)?;
     }
     modify::submit(node, writes).await?;
     Ok(ResultBody::Rows(applied_rows(request.def, true)))

@@ -5,7 +5,6 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use cql::frame::request::QueryParameters;
 use cql::statement::ast::Operator;
 use storage::{ColumnKind, TableDef};
 
@@ -15,6 +14,7 @@ use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::index_scan;
 use crate::executor::keys;
+use crate::executor::options::ExecOptions;
 use crate::executor::paging::PagingState;
 use crate::executor::point;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
@@ -97,7 +97,7 @@ pub(super) fn guard_partition_keys(
 
 pub(super) fn bind(
     plan: Arc<SelectPlan>,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
     ctx: &EvalContext<'_>,
     config: &Config,
 ) -> CqlResult<BoundSelect> {
@@ -140,18 +140,17 @@ pub(super) fn bind(
             return Err(crate::planner::ann::limit_error(limit));
         }
     }
-    let page_size = params.page_size.filter(|&n| n > 0).map(|n| n as usize);
     let page_size = match plan.grouping {
         // Vector search returns its LIMIT best rows in one page.
         _ if ann.is_some() => None,
         // An aggregate over everything is one row: read it all, whatever the page size.
         Grouping::All => None,
-        _ if !plan.post_order.is_empty() && page_size.is_some() => {
+        _ if !plan.post_order.is_empty() && options.page_size.is_some() => {
             return Err(SelectError::PostOrderPaging.into());
         }
-        _ => page_size,
+        _ => options.page_size,
     };
-    let paging = match &params.paging_state {
+    let paging = match options.paging_state {
         Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
         _ => None,
     };
@@ -170,7 +169,7 @@ pub(super) fn bind(
         per_partition_limit,
         page_size,
         paging,
-        skip_metadata: params.skip_metadata,
+        skip_metadata: options.skip_metadata,
         call: CallContext {
             now_micros: ctx.now_micros,
         },

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use cql::frame::request::QueryParameters;
 use cql::frame::response::ResultBody;
 use cql::statement::ast::{Operator, Select};
 
@@ -13,6 +12,7 @@ use crate::error::{CqlError, CqlResult};
 use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::index_scan;
+use crate::executor::options::ExecOptions;
 use crate::executor::paging::PagingState;
 use crate::executor::query_text::query_text;
 use crate::executor::read_ranges::ReadRanges;
@@ -76,14 +76,14 @@ struct BoundSelect {
 
 /// Runs a planned SELECT with the warnings it earns (`crate::executor::read_thresholds`: Cassandra's on
 /// aggregates before the read, the tombstone and filtering ones after it), returning what
-/// its read examined with the result (EXPLAIN ANALYZE reports it); `statement` is the SELECT
-/// as written, named in those warnings.
+/// its read examined with the result (EXPLAIN ANALYZE reports it); `params` are the request's
+/// options, `statement` is the SELECT as written, named in those warnings.
 pub(crate) async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
     schema: Arc<Schema>,
     plan: Arc<SelectPlan>,
-    params: &QueryParameters,
+    params: &ExecOptions<'_>,
     ctx: &EvalContext<'_>,
     statement: &Select,
 ) -> CqlResult<(ResultBody, ReadStats)> {
@@ -132,14 +132,14 @@ fn warn_after_read(
     plan: &SelectPlan,
     stats: &ReadStats,
     statement: &Select,
-    params: &QueryParameters,
+    options: &ExecOptions<'_>,
 ) {
     if plan.table.kind == TableKind::User {
         crate::executor::read_thresholds::warn_after_read(
             &node.config.read_thresholds,
             plan,
             stats,
-            || query_text(statement, plan, params.page_size),
+            || query_text(statement, plan, options.page_size),
         );
     }
 }
@@ -233,7 +233,7 @@ mod tests {
         create: &str,
         query: &str,
         binds: &[i32],
-        page_size: Option<i32>,
+        page_size: Option<usize>,
     ) -> BoundSelect {
         let schema = schema(&[create]);
         let Ok(Statement::Select(select)) = cql::statement::parse_statement(query) else {
@@ -248,11 +248,11 @@ mod tests {
             binds: &values,
             now_micros: 0,
         };
-        let params = QueryParameters {
+        let options = ExecOptions {
             page_size,
-            ..QueryParameters::default()
+            ..ExecOptions::default()
         };
-        bind(Arc::new(plan), &params, &ctx, &Config::default()).expect("bound")
+        bind(Arc::new(plan), &options, &ctx, &Config::default()).expect("bound")
     }
 
     /// The key ranges a SELECT reads with `binds` and `page_size`, and its inline budget.
@@ -260,7 +260,7 @@ mod tests {
         create: &str,
         query: &str,
         binds: &[i32],
-        page_size: Option<i32>,
+        page_size: Option<usize>,
     ) -> (Vec<KeyRange>, Option<usize>) {
         let bound = bind_select(create, query, binds, page_size);
         let budget = inline_budget(&bound);
