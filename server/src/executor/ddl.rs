@@ -18,6 +18,7 @@ use crate::authz::Resource;
 use crate::error::{CqlError, CqlResult, DdlError, SchemaError};
 use crate::executor::index_ddl;
 use crate::executor::modify::submit;
+use crate::executor::schema_change::{put_table, valid_name, Change, NAME_LENGTH};
 use crate::executor::system_guard::{
     check as guard,
     SchemaPermission::{Alter, Create, Drop},
@@ -30,21 +31,6 @@ use crate::schema::is_system_keyspace;
 use crate::table_def::options::{keyspace_params, table_params};
 use crate::table_def::types::TypeScope;
 use crate::table_def::{added_columns, altered_table, create_table_def};
-
-/// A computed schema change: the storage operations, the resulting catalog and the event.
-pub(crate) struct Change {
-    pub(crate) ops: Vec<CatalogOp>,
-    pub(crate) catalog: Catalog,
-    pub(crate) event: SchemaChange,
-}
-
-const NAME_LENGTH: usize = 48;
-
-pub(crate) fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= NAME_LENGTH
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
 
 fn not_modifiable(keyspace: &str) -> CqlError {
     DdlError::SystemKeyspaceNotModifiable {
@@ -318,27 +304,6 @@ fn create_table(
         });
     }
     Ok(Some(put_table(current, def, SchemaChangeType::Created)))
-}
-
-pub(crate) fn put_table(
-    current: &Catalog,
-    def: storage::TableDef,
-    change: SchemaChangeType,
-) -> Change {
-    let def = Arc::new(def);
-    let mut catalog = current.clone();
-    if let Some(ks) = catalog.keyspaces.get_mut(&def.keyspace) {
-        ks.tables.insert(def.name.clone(), def.clone());
-    }
-    let target = SchemaChangeTarget::Table {
-        keyspace: def.keyspace.clone(),
-        table: def.name.clone(),
-    };
-    Change {
-        ops: vec![CatalogOp::PutTable(def)],
-        catalog,
-        event: event(change, target),
-    }
 }
 
 fn alter_table(

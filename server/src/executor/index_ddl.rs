@@ -12,7 +12,7 @@ use storage::{Catalog, ColumnDef, ColumnKind, IndexDef, IndexTargetKind, Keyspac
 use uuid::Uuid;
 
 use crate::error::{CqlResult, IndexError, OptionsError, SchemaError};
-use crate::executor::ddl::{put_table, Change};
+use crate::executor::schema_change::{put_table, Change};
 use crate::planner::sai_options;
 use crate::planner::{column_index, keyspace_of};
 

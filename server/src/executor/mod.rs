@@ -38,6 +38,7 @@ pub(crate) mod roles;
 pub(crate) mod row;
 pub(crate) mod sai_filter;
 mod scalar;
+pub(crate) mod schema_change;
 pub(crate) mod select;
 mod shaping;
 pub(crate) mod source;

@@ -10,7 +10,7 @@ use cql::statement::ast::{Ident, Statement};
 use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
 
 use crate::error::{CqlResult, DdlError};
-use crate::executor::ddl::{put_table, Change};
+use crate::executor::schema_change::{put_table, Change};
 use crate::executor::view_where::{for_each_column, where_text};
 
 /// Plans the renames of `def`'s columns; `None` when `IF EXISTS` leaves nothing to do.

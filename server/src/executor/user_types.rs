@@ -12,7 +12,7 @@ use storage::{references_type, replace_type, Catalog, CatalogOp, KeyspaceDef, Us
 
 use crate::authz::Resource;
 use crate::error::{CqlResult, SchemaError, UserTypeError};
-use crate::executor::ddl::Change;
+use crate::executor::schema_change::Change;
 use crate::executor::system_guard::SchemaPermission;
 use crate::planner::keyspace_of;
 use crate::schema::is_system_keyspace;

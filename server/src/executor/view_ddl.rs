@@ -14,7 +14,7 @@ use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableD
 use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult, OptionsError, SchemaError, ViewError};
-use crate::executor::ddl::Change;
+use crate::executor::schema_change::Change;
 use crate::executor::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
 use crate::table_def::options::table_params;
@@ -145,7 +145,7 @@ fn event(change: SchemaChangeType, keyspace: &str, view: &str) -> SchemaChange {
 /// Validates the statement against `base` and builds the view's table definition.
 fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<TableDef> {
     let view_name = &stmt.name.name.name;
-    if !crate::executor::ddl::valid_name(view_name) {
+    if !crate::executor::schema_change::valid_name(view_name) {
         return Err(ViewError::InvalidName {
             view: view_name.clone(),
         }
