@@ -55,7 +55,7 @@ use cql::frame::response::ResultBody;
 use cql::statement::ast::{BatchKind, Statement, UsingClause};
 
 use crate::describe;
-use crate::error::{CqlError, CqlResult, RequestError, SchemaError};
+use crate::error::{CqlError, CqlResult, InternalError, RequestError, SchemaError};
 use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
@@ -139,7 +139,7 @@ impl<'a> Planning<'a> {
 
 /// A statement planned as another kind than its own: a bug, never input.
 fn not_planned() -> CqlError {
-    CqlError::Server("statement planned as another kind".into())
+    InternalError::PlannedAsAnotherKind.into()
 }
 
 /// Executes a statement with bound `values` (by marker index).
