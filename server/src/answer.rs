@@ -12,7 +12,7 @@ use futures::FutureExt;
 use tracing::{debug, error, Instrument};
 
 use crate::envelope::Envelope;
-use crate::error::CqlError;
+use crate::error::{CqlError, InternalError, ProtocolError};
 use crate::handler;
 use crate::metrics::StatementKind;
 use crate::node::Node;
@@ -43,7 +43,7 @@ pub(crate) fn serve_request<'a>(
         .map(move |answered| {
             answered.unwrap_or_else(|_| {
                 error!("request handler panicked");
-                let failure = CqlError::Server("internal error handling the request".into());
+                let failure = CqlError::from(InternalError::HandlerPanicked);
                 let response = Response::Error(failure.error_body());
                 Answer {
                     frame: encode(session, stream, response, &[]),
@@ -111,10 +111,10 @@ async fn answer_here(
             node.config.max_frame_size,
         )
         .map_err(decode_error),
-        Err(_) => Err(CqlError::Protocol(format!(
-            "Unknown opcode {}",
-            header.opcode
-        ))),
+        Err(_) => Err(ProtocolError::UnknownOpcode {
+            opcode: header.opcode,
+        }
+        .into()),
     };
     let mut tracing_id = None;
     let outcome = match request {
@@ -198,9 +198,9 @@ async fn traced(
 fn decode_error(err: frame::FrameError) -> CqlError {
     match err {
         frame::FrameError::UnknownConsistency(_) | frame::FrameError::InvalidEnumValue { .. } => {
-            CqlError::Protocol(err.to_string())
+            ProtocolError::RefusedValue(err).into()
         }
-        other => CqlError::Protocol(format!("Invalid or malformed message: {other}")),
+        other => ProtocolError::Malformed(other).into(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! superuser `cassandra`/`cassandra` created on the first start, as Cassandra's
 //! `CassandraRoleManager` does. Passwords never reach a log.
 
-use crate::error::{CqlError, CqlResult, CredentialsError};
+use crate::error::{CqlResult, CredentialsError, InternalError};
 use crate::node::Node;
 
 /// The default superuser's name and password.
@@ -15,11 +15,11 @@ const BCRYPT_ROUNDS: u32 = 10;
 /// A salted bcrypt hash of `password`, in jBCrypt's `$2a$` form.
 ///
 /// # Errors
-/// [`CqlError::Server`] if hashing fails (it does not for any input bcrypt accepts).
+/// [`InternalError::PasswordHash`] if hashing fails (it does not for any input bcrypt accepts).
 pub(crate) fn hash_password(password: &str) -> CqlResult<String> {
     bcrypt::hash_with_result(password, BCRYPT_ROUNDS)
         .map(|parts| parts.format_for_version(bcrypt::Version::TwoA))
-        .map_err(|err| CqlError::Server(format!("cannot hash the password: {err}")))
+        .map_err(|err| InternalError::PasswordHash(err).into())
 }
 
 /// Whether `hash` is a bcrypt hash Cassandra would accept as `HASHED PASSWORD`.

@@ -368,9 +368,9 @@ fn allocate<R, W>(
     }
     let allocation = budget.try_allocate(size);
     if allocation.is_none() {
-        let error = CqlError::Overloaded(
-            "Server is in overloaded state. Cannot accept more requests at this point".into(),
-        );
+        let error = CqlError::Overloaded {
+            request_bytes: size,
+        };
         let response = Response::Error(error.error_body());
         io.queue(encode(session, envelope.header.stream, response, &[]));
     }

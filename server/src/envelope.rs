@@ -5,7 +5,7 @@
 use bytes::{Buf, Bytes, BytesMut};
 use cql::frame::{self, FrameHeader, ProtocolVersion, HEADER_LEN};
 
-use crate::error::CqlError;
+use crate::error::{CqlError, ProtocolError};
 
 /// A request envelope: header plus the body as received (possibly compressed).
 #[derive(Debug)]
@@ -40,13 +40,13 @@ pub(crate) fn parse(
         // Old versions have shorter headers; reply on stream 0 as Cassandra does.
         return Parsed::Fatal {
             stream: 0,
-            error: CqlError::Protocol(frame::unsupported_version_message(version)),
+            error: ProtocolError::UnsupportedVersion { version }.into(),
         };
     };
     if let Some(connection) = connection.filter(|&v| v != got) {
         return Parsed::Fatal {
             stream: 0,
-            error: CqlError::Protocol(frame::version_mismatch_message(got, connection)),
+            error: ProtocolError::VersionMismatch { got, connection }.into(),
         };
     }
     let Some(header) = frame::parse_header(input) else {
@@ -56,12 +56,13 @@ pub(crate) fn parse(
     };
     let length = usize::try_from(header.length).unwrap_or(usize::MAX);
     if length > max_frame {
-        let message = format!(
-            "Request is too big: length {length} exceeds maximum allowed length {max_frame}."
-        );
         return Parsed::Fatal {
             stream: header.stream,
-            error: CqlError::Protocol(message),
+            error: ProtocolError::RequestTooBig {
+                length,
+                max: max_frame,
+            }
+            .into(),
         };
     }
     let total = HEADER_LEN + length;

@@ -12,7 +12,7 @@ use cql::frame::segment::{encode_segments, SegmentDecoder};
 use cql::frame::{ProtocolVersion, HEADER_LEN};
 
 use crate::envelope::{self, Parsed};
-use crate::error::CqlError;
+use crate::error::ProtocolError;
 
 /// A connection's framing, in both directions.
 #[derive(Default)]
@@ -45,7 +45,7 @@ impl Framing {
         loop {
             if !segments.payload.is_empty() {
                 return match envelope::parse(&mut segments.payload, max_frame, connection) {
-                    Parsed::Incomplete { .. } => malformed("a segment ends inside an envelope"),
+                    Parsed::Incomplete { .. } => fatal(ProtocolError::SegmentEndsInsideEnvelope),
                     parsed => parsed,
                 };
             }
@@ -53,7 +53,7 @@ impl Framing {
                 Ok(Some(payload)) => segments.payload = BytesMut::from(&payload[..]),
                 // The decoder reserved room for the rest of the segment.
                 Ok(None) => return Parsed::Incomplete { needed: 0 },
-                Err(err) => return malformed(&err.to_string()),
+                Err(err) => return fatal(ProtocolError::Malformed(err)),
             }
         }
     }
@@ -87,10 +87,10 @@ impl Framing {
 }
 
 /// A framing fault: Cassandra closes the connection with a protocol error.
-fn malformed(what: &str) -> Parsed {
+fn fatal(error: ProtocolError) -> Parsed {
     Parsed::Fatal {
         stream: 0,
-        error: CqlError::Protocol(format!("Invalid or malformed message: {what}")),
+        error: error.into(),
     }
 }
 

@@ -4,7 +4,13 @@
 //!
 //! The planner and executor raise typed errors, one enum per concern (the submodules); each
 //! variant carries the facts (keyspace, table, column, value, limit) and prints Cassandra's
-//! message. `CqlError` wraps them, and `error_body` gives every enum its code.
+//! message. `CqlError` wraps them, and `error_body` gives every enum its code. The protocol
+//! layer raises [`ProtocolError`], statement text that does not parse is a [`SyntaxError`],
+//! and the server's own failures (storage, lost tasks, bugs) are [`InternalError`]s.
+//!
+//! The few variants of `CqlError` that are not an enum of their own carry what the wire
+//! answer needs besides the message (`AlreadyExists`, `Unprepared`, `FunctionFailure`,
+//! `ReadFailure`), or text that is the parser's own (`ParserInvalid`).
 
 mod access;
 mod credentials;
@@ -12,12 +18,15 @@ mod ddl;
 mod describe;
 mod function;
 mod index;
+mod internal;
 mod modify;
 mod options;
+mod protocol;
 mod request;
 mod restriction;
 mod schema;
 mod select;
+mod syntax;
 mod unauthorized;
 mod user_type;
 mod value;
@@ -29,12 +38,15 @@ pub use ddl::DdlError;
 pub use describe::DescribeError;
 pub use function::FunctionError;
 pub use index::IndexError;
+pub use internal::InternalError;
 pub use modify::ModifyError;
 pub use options::OptionsError;
+pub use protocol::ProtocolError;
 pub use request::RequestError;
 pub use restriction::RestrictionError;
 pub use schema::SchemaError;
 pub use select::{SelectError, ALLOW_FILTERING_MESSAGE};
+pub use syntax::SyntaxError;
 pub use unauthorized::UnauthorizedError;
 pub use user_type::UserTypeError;
 pub use value::ValueError;
@@ -48,17 +60,15 @@ use storage::StorageError;
 #[derive(Debug, thiserror::Error)]
 pub enum CqlError {
     /// Framing, version or message-order fault (0x000A).
-    #[error("{0}")]
-    Protocol(String),
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
     /// Statement text that does not parse (0x2000).
+    #[error(transparent)]
+    Syntax(#[from] SyntaxError),
+    /// A check of Cassandra's grammar actions that answers Invalid rather than a syntax error
+    /// (`cql::statement::ParseErrorKind::Invalid`): the parser's own message (0x2200).
     #[error("{0}")]
-    Syntax(String),
-    /// A statement that is well-formed but not acceptable (0x2200).
-    #[error("{0}")]
-    Invalid(String),
-    /// Bad configuration options in DDL (0x2300).
-    #[error("{0}")]
-    Config(String),
+    ParserInvalid(String),
     /// CREATE of a keyspace or table that exists (0x2400).
     #[error("{message}")]
     AlreadyExists {
@@ -69,15 +79,10 @@ pub enum CqlError {
     /// EXECUTE of an unknown prepared id (0x2500).
     #[error("Prepared query with ID {} not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", hex(.0))]
     Unprepared(Bytes),
-    /// A limit was hit; the client may retry later (0x1001).
-    #[error("{0}")]
-    Overloaded(String),
-    /// Authentication failed (0x0100).
-    #[error("{0}")]
-    BadCredentials(String),
-    /// The logged-in role may not do this (0x2100).
-    #[error("{0}")]
-    Unauthorized(String),
+    /// A `THROW_ON_OVERLOAD` client's request of `request_bytes` (header, body and
+    /// bookkeeping) that does not fit the in-flight byte limits; it may retry later (0x1001).
+    #[error("Server is in overloaded state. Cannot accept more requests at this point")]
+    Overloaded { request_bytes: usize },
     /// A function failed while executing, e.g. a division by zero (0x1400).
     #[error("{message}")]
     FunctionFailure {
@@ -96,8 +101,8 @@ pub enum CqlError {
         reason: u16,
     },
     /// Storage failure or server bug (0x0000).
-    #[error("{0}")]
-    Server(String),
+    #[error(transparent)]
+    Server(#[from] InternalError),
     /// A name the schema does not have (0x2200).
     #[error(transparent)]
     Schema(#[from] SchemaError),
@@ -154,19 +159,13 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 impl CqlError {
-    /// Shorthand for an `Invalid` (0x2200) error.
-    pub fn invalid(message: impl Into<String>) -> Self {
-        CqlError::Invalid(message.into())
-    }
-
     /// The wire form of this error: code, message and the code's extra fields.
     pub fn error_body(&self) -> ErrorBody {
         let message = self.to_string();
         let (code, extra) = match self {
             CqlError::Protocol(_) => (error_code::PROTOCOL_ERROR, ErrorExtra::None),
             CqlError::Syntax(_) => (error_code::SYNTAX_ERROR, ErrorExtra::None),
-            CqlError::Invalid(_) => (error_code::INVALID, ErrorExtra::None),
-            CqlError::Config(_) => (error_code::CONFIG_ERROR, ErrorExtra::None),
+            CqlError::ParserInvalid(_) => (error_code::INVALID, ErrorExtra::None),
             CqlError::AlreadyExists {
                 keyspace, table, ..
             } => (
@@ -180,9 +179,7 @@ impl CqlError {
                 error_code::UNPREPARED,
                 ErrorExtra::Unprepared { id: id.clone() },
             ),
-            CqlError::Overloaded(_) => (error_code::OVERLOADED, ErrorExtra::None),
-            CqlError::BadCredentials(_) => (error_code::BAD_CREDENTIALS, ErrorExtra::None),
-            CqlError::Unauthorized(_) => (error_code::UNAUTHORIZED, ErrorExtra::None),
+            CqlError::Overloaded { .. } => (error_code::OVERLOADED, ErrorExtra::None),
             CqlError::FunctionFailure {
                 keyspace,
                 function,
@@ -243,7 +240,7 @@ impl From<StorageError> for CqlError {
     fn from(err: StorageError) -> Self {
         match err {
             StorageError::UnsupportedKeyType { .. } | StorageError::InvalidKeyValue { .. } => {
-                CqlError::Invalid(err.to_string())
+                ValueError::UnencodableKey(Box::new(err)).into()
             }
             StorageError::Database(_)
             | StorageError::Transaction(_)
@@ -259,7 +256,7 @@ impl From<StorageError> for CqlError {
             | StorageError::DiskFull { .. }
             | StorageError::Recovering
             | StorageError::WriterStart(_)
-            | StorageError::WriterGone => CqlError::Server(format!("storage error: {err}")),
+            | StorageError::WriterGone => InternalError::Storage(Box::new(err)).into(),
         }
     }
 }
@@ -268,9 +265,9 @@ impl From<cql::statement::ParseError> for CqlError {
     fn from(err: cql::statement::ParseError) -> Self {
         use cql::statement::ParseErrorKind as Kind;
         match err.kind {
-            Kind::Invalid(message) => CqlError::Invalid(message),
+            Kind::Invalid(message) => CqlError::ParserInvalid(message),
             Kind::Syntax { .. } | Kind::Lexer(_) | Kind::Recognition(_) | Kind::TooDeep { .. } => {
-                CqlError::Syntax(err.to_string())
+                SyntaxError::Parse(err).into()
             }
         }
     }
@@ -300,6 +297,75 @@ mod tests {
             .error_body()
             .message
             .starts_with("storage error: not enough free disk space"));
+    }
+
+    #[test]
+    fn protocol_syntax_server_and_overload_errors_keep_their_codes_and_words() {
+        let cases = [
+            (
+                CqlError::from(ProtocolError::UnsupportedVersion { version: 0x86 }),
+                0x000A,
+                cql::frame::unsupported_version_message(0x86),
+            ),
+            (
+                ProtocolError::Malformed(cql::frame::FrameError::Truncated { field: "query" })
+                    .into(),
+                0x000A,
+                "Invalid or malformed message: Not enough bytes to read query".into(),
+            ),
+            (
+                ProtocolError::RefusedValue(cql::frame::FrameError::UnknownConsistency(42)).into(),
+                0x000A,
+                "Unknown code 42 for a consistency level".into(),
+            ),
+            (
+                SyntaxError::UnknownProperty {
+                    property: "nonsense".into(),
+                }
+                .into(),
+                0x2000,
+                "Unknown property 'nonsense'".into(),
+            ),
+            (
+                InternalError::WriterStopped.into(),
+                0x0000,
+                "the storage writer stopped".into(),
+            ),
+            (
+                CqlError::Overloaded { request_bytes: 64 },
+                0x1001,
+                "Server is in overloaded state. Cannot accept more requests at this point".into(),
+            ),
+        ];
+        for (err, code, message) in cases {
+            let body = err.error_body();
+            assert_eq!((body.code, body.message), (code, message));
+        }
+    }
+
+    #[test]
+    fn parse_errors_are_syntax_errors_but_the_grammars_invalid_checks() {
+        let syntax = CqlError::from(cql::statement::ParseError {
+            line: 1,
+            column: 7,
+            at_end: false,
+            kind: cql::statement::ParseErrorKind::Lexer(
+                "no viable alternative at character '#'".into(),
+            ),
+        });
+        assert_eq!(syntax.error_body().code, 0x2000);
+        assert_eq!(
+            syntax.to_string(),
+            "line 1:7 no viable alternative at character '#'"
+        );
+        let invalid = CqlError::from(cql::statement::ParseError {
+            line: 1,
+            column: 0,
+            at_end: false,
+            kind: cql::statement::ParseErrorKind::Invalid("Only expressions are supported.".into()),
+        });
+        assert_eq!(invalid.error_body().code, 0x2200);
+        assert_eq!(invalid.to_string(), "Only expressions are supported.");
     }
 
     #[test]

@@ -296,6 +296,10 @@ pub enum ValueError {
     AnyForCounterWrite { table: String },
     #[error("Counter operations are inherently non-serializable")]
     SerialCounterWrite,
+    /// A primary-key value that storage cannot encode (an unsupported key type, or bytes
+    /// that are no value of it), in storage's own words. Boxed: redb's errors are large.
+    #[error("{0}")]
+    UnencodableKey(Box<storage::StorageError>),
 }
 
 impl ValueError {

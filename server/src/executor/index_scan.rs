@@ -11,7 +11,7 @@ use storage::index::TermKeying;
 use storage::{ColumnKind, IndexTargetKind, TableDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult, RestrictionError};
+use crate::error::{CqlResult, InternalError, RestrictionError};
 use crate::executor::source::{within, KeyRange, RowSource};
 use crate::planner::restrictions::Bound as RangeBound;
 use crate::planner::select::{PartitionSelection, SelectPlan};
@@ -174,7 +174,7 @@ fn bind_range(
     ctx: &EvalContext<'_>,
 ) -> CqlResult<BoundIndex> {
     let Some(index) = &plan.index else {
-        return Err(CqlError::Server("index range without an index".into()));
+        return Err(InternalError::IndexRangeWithoutIndex.into());
     };
     let col = &def.columns[index.column];
     let value = |b: &RangeBound| -> CqlResult<(Bytes, bool)> {

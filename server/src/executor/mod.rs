@@ -59,7 +59,7 @@ use cql::statement::ast::{BatchKind, Statement, UsingClause};
 pub(crate) use options::ExecOptions;
 
 use crate::describe;
-use crate::error::{CqlError, CqlResult, RequestError, SchemaError};
+use crate::error::{CqlError, CqlResult, InternalError, RequestError, SchemaError};
 use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
@@ -143,7 +143,7 @@ impl<'a> Planning<'a> {
 
 /// A statement planned as another kind than its own: a bug, never input.
 fn not_planned() -> CqlError {
-    CqlError::Server("statement planned as another kind".into())
+    InternalError::PlannedAsAnotherKind.into()
 }
 
 /// Executes a statement with bound `values` (by marker index).

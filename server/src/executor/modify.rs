@@ -11,7 +11,7 @@ use storage::{
     RangeTombstoneWrite, RowWrite, StoredRow, WriteBatch,
 };
 
-use crate::error::{CqlError, CqlResult, ModifyError};
+use crate::error::{CqlResult, InternalError, ModifyError};
 use crate::executor::keys;
 use crate::executor::multicell::{self, Element};
 use crate::executor::operations::CellWriter;
@@ -50,7 +50,7 @@ pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
         .clone()
         .acquire_owned()
         .await
-        .map_err(|_| CqlError::Server("the storage writer stopped".into()))?;
+        .map_err(|_| InternalError::WriterStopped)?;
     let rows = batch.rows.len() + batch.counters.len();
     let (tx, rx) = tokio::sync::oneshot::channel();
     // Traced: the writer's steps are recorded when it acknowledges (on its thread, after it
@@ -83,7 +83,7 @@ pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
             Ok(())
         }
         Ok(Err(err)) => Err(err.into()),
-        Err(_) => Err(CqlError::Server("the storage writer stopped".into())),
+        Err(_) => Err(InternalError::WriterStopped.into()),
     }
 }
 

@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, ProtocolError};
 
 const VERSION: u8 = 2;
 const HEADER: usize = 33;
@@ -23,7 +23,7 @@ pub(crate) struct PagingState {
 }
 
 fn invalid() -> CqlError {
-    CqlError::Protocol("Invalid value for the paging state".into())
+    ProtocolError::InvalidPagingState.into()
 }
 
 impl PagingState {

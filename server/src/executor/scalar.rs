@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use storage::TableDef;
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, InternalError};
 use cql::types::ColumnType;
 
 use crate::executor::elements;
@@ -92,12 +92,11 @@ impl Scalar {
             Scalar::Column(i) => Ok(row.value(def, *i).cloned()),
             Scalar::Token => Ok(Some(Bytes::copy_from_slice(&row.token.to_be_bytes()))),
             Scalar::Const(value) => Ok(value.clone()),
-            Scalar::Aggregated(_) => Err(CqlError::Server(
-                "an aggregate's result read outside its group".into(),
-            )),
-            Scalar::Term { term, .. } => Err(CqlError::Server(format!(
-                "selector term {term} was not bound before the scan"
-            ))),
+            Scalar::Aggregated(_) => Err(InternalError::AggregateOutsideGroup.into()),
+            Scalar::Term { term, .. } => Err(InternalError::UnboundSelectorTerm {
+                term: term.to_string(),
+            }
+            .into()),
             Scalar::Call { function, args } => {
                 let values = args
                     .iter()
@@ -276,7 +275,7 @@ enum ElementRef {
 /// Field `index` of a serialized UDT value: a sequence of `[bytes]`, possibly shorter than the
 /// type (missing trailing fields are null).
 fn udt_field(udt: &Bytes, index: usize) -> CqlResult<Option<Bytes>> {
-    let malformed = || CqlError::Server("malformed user type value".into());
+    let malformed = || InternalError::MalformedUserType;
     let mut at = 0usize;
     for i in 0..=index {
         let Some(len) = udt.get(at..at + 4) else {

@@ -10,7 +10,7 @@ use super::assign::{type_fit, value_compatible, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
 use super::registry::{candidates, lookup, resolve, written_name};
 use super::NativeFunction;
-use crate::error::{CqlError, CqlResult, FunctionError, ValueError};
+use crate::error::{CqlError, CqlResult, FunctionError, InternalError, ValueError};
 
 /// The receiver name of argument `i` of `function` (`FunctionResolver.makeArgSpec`).
 pub(crate) fn arg_name(function: &NativeFunction, i: usize) -> String {
@@ -49,7 +49,10 @@ fn resolve_term(term: &Term, receiver: Option<&ColumnType>) -> CqlResult<&'stati
         Term::Negate(inner) => resolve_negation(inner, receiver),
         Term::Cast(inner, ty) => resolve_cast(inner, ty),
         Term::Tuple(items) if items.len() == 1 => resolve_term(&items[0], receiver),
-        other => Err(CqlError::Server(format!("{other} is not a call"))),
+        other => Err(InternalError::NotACall {
+            term: other.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -133,7 +136,7 @@ pub(crate) fn resolve_operation(
         &provided,
         receiver,
     )?
-    .ok_or_else(|| CqlError::Server(format!("operator function {name} is not declared")))
+    .ok_or_else(|| InternalError::UndeclaredOperator { function: name }.into())
 }
 
 /// Resolves `-term` in a term.
@@ -152,7 +155,7 @@ pub(crate) fn resolve_negation(
         &provided,
         receiver,
     )?
-    .ok_or_else(|| CqlError::Server("negation function is not declared".into()))
+    .ok_or_else(|| InternalError::UndeclaredNegation.into())
 }
 
 /// Resolves `CAST(term AS type)` in a term: the `castAs<Type>` function for the term.

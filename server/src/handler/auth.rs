@@ -9,7 +9,7 @@ use cql::frame::response::Response;
 
 use super::Reply;
 use crate::auth;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, InternalError, ProtocolError};
 use crate::node::Node;
 use crate::session::Session;
 
@@ -20,9 +20,10 @@ pub(super) async fn handle(
     response: AuthResponse,
 ) -> CqlResult<Reply> {
     if !session.is_authenticating() {
-        return Err(CqlError::Protocol(
-            "Unexpected message AUTH_RESPONSE, expecting STARTUP or OPTIONS".into(),
-        ));
+        return Err(ProtocolError::ExpectingStartup {
+            opcode: "AUTH_RESPONSE",
+        }
+        .into());
     }
     let token = response.token.unwrap_or_default();
     let (username, password) = auth::decode_plain(&token)?;
@@ -30,7 +31,7 @@ pub(super) async fn handle(
     let role =
         tokio::task::spawn_blocking(move || auth::authenticate(&checking, &username, &password))
             .await
-            .map_err(|err| CqlError::Server(format!("authentication task failed: {err}")))??;
+            .map_err(InternalError::AuthenticationTaskFailed)??;
     session.log_in(role);
     Ok(Reply::new(Response::AuthSuccess(None)))
 }

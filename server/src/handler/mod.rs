@@ -20,7 +20,7 @@ use futures::FutureExt;
 use cql::frame::request::{QueryParameters, Request, Value};
 use cql::frame::response::Response;
 
-use crate::error::{CqlError, CqlResult, RequestError};
+use crate::error::{CqlResult, ProtocolError, RequestError};
 use crate::metrics::StatementKind;
 use crate::node::Node;
 use crate::planner::bind::BindInfo;
@@ -72,14 +72,14 @@ pub async fn handle(
         Request::Options => Ok(options::handle()),
         Request::Startup(startup) => startup::handle(node, session, &startup),
         Request::AuthResponse(response) => auth::handle(node, session, response).await,
-        other if !started => Err(CqlError::Protocol(format!(
-            "Unexpected message {}, expecting STARTUP or OPTIONS",
-            opcode_name(&other)
-        ))),
-        other if session.is_authenticating() => Err(CqlError::Protocol(format!(
-            "Unexpected message {}, expecting SASL_RESPONSE",
-            opcode_name(&other)
-        ))),
+        other if !started => Err(ProtocolError::ExpectingStartup {
+            opcode: opcode_name(&other),
+        }
+        .into()),
+        other if session.is_authenticating() => Err(ProtocolError::ExpectingSaslResponse {
+            opcode: opcode_name(&other),
+        }
+        .into()),
         Request::Query(query) => with_warnings(query::handle(node, session, query, kind)).await,
         Request::Prepare(prepare) => prepare::handle(node, session, &prepare),
         Request::Execute(execute) => {

@@ -6,7 +6,7 @@ use cql::frame::Compression;
 
 use super::Reply;
 use crate::config::Authenticator;
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, ProtocolError};
 use crate::node::Node;
 use crate::session::Session;
 
@@ -31,30 +31,28 @@ pub(super) fn handle(node: &Node, session: &Session, startup: &Startup) -> CqlRe
             .map(|(_, v)| v.as_str())
     };
     let Some(version) = option("CQL_VERSION") else {
-        return Err(CqlError::Protocol(
-            "Missing value CQL_VERSION in STARTUP message".into(),
-        ));
+        return Err(ProtocolError::MissingCqlVersion.into());
     };
     if !version_at_least_3(version) {
-        return Err(CqlError::Protocol(format!(
-            "CQL version {version} is not supported by the binary protocol (supported version are >= 3.0.0)"
-        )));
+        return Err(ProtocolError::UnsupportedCqlVersion {
+            version: version.to_string(),
+        }
+        .into());
     }
     let compression = match option("COMPRESSION") {
         None => None,
         Some(name) => match Compression::from_name(&name.to_ascii_lowercase()) {
             Some(c) => Some(c),
             None => {
-                return Err(CqlError::Protocol(format!(
-                    "Unknown compression algorithm: {name}"
-                )))
+                return Err(ProtocolError::UnknownCompression {
+                    name: name.to_string(),
+                }
+                .into())
             }
         },
     };
     if compression == Some(Compression::Snappy) && session.protocol().is_v5() {
-        return Err(CqlError::Protocol(
-            "Snappy compression is not supported in protocol V5".into(),
-        ));
+        return Err(ProtocolError::SnappyInV5.into());
     }
     // Cassandra's StartupMessage takes exactly "1" as set.
     let throw = option("THROW_ON_OVERLOAD") == Some("1");

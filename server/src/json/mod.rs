@@ -18,7 +18,7 @@ use bytes::Bytes;
 use cql::frame::response::ColumnSpec;
 use cql::types::{codec, ColumnType};
 
-use crate::error::{CqlError, CqlResult, ValueError};
+use crate::error::{CqlResult, InternalError, ValueError};
 
 /// The name of the one result column of `SELECT JSON`.
 pub(crate) const JSON_COLUMN: &str = "[json]";
@@ -35,7 +35,7 @@ pub(crate) fn value_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<St
         Some(bytes) if bytes.is_empty() && !empty_is_a_value(ty) => Ok("\"\"".into()),
         Some(bytes) => {
             let value = codec::deserialize_value(ty, bytes)
-                .map_err(|err| CqlError::Server(format!("undecodable stored value: {err}")))?;
+                .map_err(InternalError::UndecodableStoredValue)?;
             Ok(render::to_json(Some(&value)).map_err(ValueError::NumberText)?)
         }
     }

@@ -6,7 +6,7 @@ use cql::statement::ast::{Condition, Operator, Term, UsingClause};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult, ModifyError};
+use crate::error::{CqlResult, ModifyError, SyntaxError};
 use crate::planner::column_index;
 
 /// The conditions of a conditional modification.
@@ -220,10 +220,7 @@ fn check_operator(def: &TableDef, condition: &ColumnCondition) -> CqlResult<()> 
         | Operator::Contains
         | Operator::ContainsKey => {}
         Operator::NotIn | Operator::Like | Operator::IsNot => {
-            return Err(CqlError::Syntax(format!(
-                "Unsupported operator {} in a condition",
-                op
-            )))
+            return Err(SyntaxError::ConditionOperator { operator: op }.into())
         }
     }
     let slice = matches!(

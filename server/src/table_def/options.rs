@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use cql::statement::ast::{Literal, Property, PropertyValue};
 use storage::TableParams;
 
-use crate::error::{CqlError, CqlResult, OptionsError};
+use crate::error::{CqlResult, OptionsError, SyntaxError};
 
 /// The only datacenter of this single-node cluster (`system.local.data_center`).
 pub(crate) const DATACENTER: &str = "datacenter1";
@@ -40,26 +40,29 @@ fn value_map(value: &PropertyValue, name: &str) -> CqlResult<BTreeMap<String, St
             .iter()
             .map(|(k, v)| (k.clone(), literal_text(v)))
             .collect()),
-        _ => Err(CqlError::Syntax(format!(
-            "Invalid value for property '{name}'. It should be a map."
-        ))),
+        _ => Err(SyntaxError::PropertyNotAMap {
+            property: name.to_string(),
+        }
+        .into()),
     }
 }
 
 fn expect_text(value: &PropertyValue, name: &str) -> CqlResult<String> {
     value_text(value).ok_or_else(|| {
-        CqlError::Syntax(format!(
-            "Invalid value for property '{name}'. It should be a string"
-        ))
+        SyntaxError::PropertyNotAString {
+            property: name.to_string(),
+        }
+        .into()
     })
 }
 
 fn parse_num<T: std::str::FromStr>(value: &PropertyValue, name: &str) -> CqlResult<T> {
     let text = expect_text(value, name)?;
     text.trim().parse().map_err(|_| {
-        CqlError::Syntax(format!(
-            "Invalid value for property '{name}'. It should be a number"
-        ))
+        SyntaxError::PropertyNotANumber {
+            property: name.to_string(),
+        }
+        .into()
     })
 }
 
@@ -68,9 +71,10 @@ fn parse_bool(value: &PropertyValue, name: &str) -> CqlResult<bool> {
     match text.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(CqlError::Syntax(format!(
-            "Invalid value for property '{name}'. It should be a boolean"
-        ))),
+        _ => Err(SyntaxError::PropertyNotABoolean {
+            property: name.to_string(),
+        }
+        .into()),
     }
 }
 
@@ -99,7 +103,12 @@ pub(crate) fn keyspace_params(
                 saw_replication = true;
             }
             "durable_writes" => durable_writes = parse_bool(&prop.value, "durable_writes")?,
-            other => return Err(CqlError::Syntax(format!("Unknown property '{other}'"))),
+            other => {
+                return Err(SyntaxError::UnknownProperty {
+                    property: other.to_string(),
+                }
+                .into())
+            }
         }
     }
     if !saw_replication {
@@ -270,7 +279,12 @@ pub(crate) fn table_params(
             }
             // Accepted and ignored, as Cassandra 4+ does for these legacy options.
             "read_repair_chance" | "dclocal_read_repair_chance" | "id" => {}
-            other => return Err(CqlError::Syntax(format!("Unknown property '{other}'"))),
+            other => {
+                return Err(SyntaxError::UnknownProperty {
+                    property: other.to_string(),
+                }
+                .into())
+            }
         }
     }
     Ok(params)
@@ -295,6 +309,7 @@ fn compaction_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::CqlError;
 
     fn prop(name: &str, entries: &[(&str, &str)]) -> Property {
         Property {
@@ -399,6 +414,11 @@ mod tests {
     #[test]
     fn unknown_property_is_a_syntax_error() {
         let err = table_params(&[prop("nonsense", &[])], TableParams::default()).unwrap_err();
-        assert!(matches!(err, CqlError::Syntax(ref m) if m == "Unknown property 'nonsense'"));
+        assert!(matches!(
+            err,
+            CqlError::Syntax(SyntaxError::UnknownProperty { ref property }) if property == "nonsense"
+        ));
+        assert_eq!(err.error_body().code, 0x2000);
+        assert_eq!(err.to_string(), "Unknown property 'nonsense'");
     }
 }

@@ -6,7 +6,7 @@ use cql::statement::ast::{CqlType, Term};
 use cql::types::{codec, CqlValue};
 
 use super::{evaluate, to_value, EvalContext, Evaluated, Receiver};
-use crate::error::{CqlError, CqlResult, ValueError};
+use crate::error::{CqlResult, InternalError, ValueError};
 use crate::functions::assign::{type_fit, Fit};
 use crate::functions::term::{
     arg_name, check_assignable, provided, resolve_call, resolve_cast, resolve_negation,
@@ -28,7 +28,12 @@ pub(super) fn call_value(
         }
         Term::Negate(inner) => (resolve_negation(inner, ty)?, vec![inner]),
         Term::Cast(inner, cast) => (resolve_cast(inner, cast)?, vec![inner]),
-        other => return Err(CqlError::Server(format!("{other} is not a function call"))),
+        other => {
+            return Err(InternalError::NotAFunctionCall {
+                term: other.to_string(),
+            }
+            .into())
+        }
     };
     check_assignable(function, receiver.name, receiver.ty)?;
     let mut values = Vec::with_capacity(args.len());

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use cql::frame::response::ResultBody;
 use cql::statement::ast::{Operator, Select};
 
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlResult, InternalError};
 use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::index_scan;
@@ -119,9 +119,8 @@ pub(crate) async fn execute(
         })
     })
     .await
-    .map_err(|err| CqlError::Server(format!("read task failed: {err}")))?;
-    let (result, stats) =
-        result?.ok_or_else(|| CqlError::Server("an unbounded read ran out of budget".into()))?;
+    .map_err(InternalError::ReadTaskFailed)?;
+    let (result, stats) = result?.ok_or(InternalError::UnboundedReadOverBudget)?;
     warn_after_read(&node, &plan, &stats, statement, params);
     Ok((result, stats))
 }

@@ -1,0 +1,34 @@
+//! `SyntaxError`: statement text that does not parse, or that the grammar's own checks refuse
+//! (code 0x2000).
+//!
+//! The parser's failures are carried as its typed [`ParseError`] and print through it; the
+//! other variants are checks Cassandra makes while reading the statement's properties and
+//! conditions, and print its message word for word. The CQL code is chosen in
+//! `super::CqlError::error_body`.
+
+use cql::statement::ast::Operator;
+use cql::statement::ParseError;
+
+/// Statement text that does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum SyntaxError {
+    /// The parser's own failure (mismatched input, lexer error, nesting too deep, ...).
+    #[error("{0}")]
+    Parse(ParseError),
+    /// A `WITH` property this statement does not have.
+    #[error("Unknown property '{property}'")]
+    UnknownProperty { property: String },
+    /// A `WITH` property that must be a map, given something else.
+    #[error("Invalid value for property '{property}'. It should be a map.")]
+    PropertyNotAMap { property: String },
+    /// A `WITH` property that must be a string, given a map.
+    #[error("Invalid value for property '{property}'. It should be a string")]
+    PropertyNotAString { property: String },
+    #[error("Invalid value for property '{property}'. It should be a number")]
+    PropertyNotANumber { property: String },
+    #[error("Invalid value for property '{property}'. It should be a boolean")]
+    PropertyNotABoolean { property: String },
+    /// An `IF` condition with an operator conditions do not take (`NOT IN`, `LIKE`, `IS NOT`).
+    #[error("Unsupported operator {operator} in a condition")]
+    ConditionOperator { operator: Operator },
+}
