@@ -8,14 +8,16 @@
 //! layer raises [`ProtocolError`], statement text that does not parse is a [`SyntaxError`],
 //! and the server's own failures (storage, lost tasks, bugs) are [`InternalError`]s.
 //!
-//! The few variants of `CqlError` that are not an enum of their own carry what the wire
-//! answer needs besides the message (`AlreadyExists`, `Unprepared`, `FunctionFailure`,
-//! `ReadFailure`), or text that is the parser's own (`ParserInvalid`).
+//! Failures whose wire answer carries more than a message are enums too
+//! ([`FunctionFailure`], [`ReadFailure`]); the few variants of `CqlError` that are not an
+//! enum of their own carry what the answer needs besides the message (`AlreadyExists`,
+//! `Unprepared`), or text that is the parser's own (`ParserInvalid`).
 
 mod access;
 mod credentials;
 mod ddl;
 mod describe;
+mod failure;
 mod function;
 mod index;
 mod internal;
@@ -36,6 +38,7 @@ pub use access::AccessError;
 pub use credentials::CredentialsError;
 pub use ddl::DdlError;
 pub use describe::DescribeError;
+pub use failure::{FunctionFailure, ReadFailure};
 pub use function::FunctionError;
 pub use index::IndexError;
 pub use internal::InternalError;
@@ -84,22 +87,11 @@ pub enum CqlError {
     #[error("Server is in overloaded state. Cannot accept more requests at this point")]
     Overloaded { request_bytes: usize },
     /// A function failed while executing, e.g. a division by zero (0x1400).
-    #[error("{message}")]
-    FunctionFailure {
-        message: String,
-        keyspace: String,
-        function: String,
-        arg_types: Vec<String>,
-    },
+    #[error(transparent)]
+    FunctionFailure(#[from] FunctionFailure),
     /// A read that failed on this node, e.g. on too many tombstones (0x1300).
-    #[error("{message}")]
-    ReadFailure {
-        message: String,
-        /// The request's consistency level.
-        consistency: u16,
-        /// Cassandra's `RequestFailureReason` code, sent in v5's reason map.
-        reason: u16,
-    },
+    #[error(transparent)]
+    ReadFailure(#[from] ReadFailure),
     /// Storage failure or server bug (0x0000).
     #[error(transparent)]
     Server(#[from] InternalError),
@@ -180,31 +172,22 @@ impl CqlError {
                 ErrorExtra::Unprepared { id: id.clone() },
             ),
             CqlError::Overloaded { .. } => (error_code::OVERLOADED, ErrorExtra::None),
-            CqlError::FunctionFailure {
-                keyspace,
-                function,
-                arg_types,
-                ..
-            } => (
+            CqlError::FunctionFailure(failure) => (
                 error_code::FUNCTION_FAILURE,
                 ErrorExtra::FunctionFailure {
-                    keyspace: keyspace.clone(),
-                    function: function.clone(),
-                    arg_types: arg_types.clone(),
+                    keyspace: "system".into(),
+                    function: failure.function().to_string(),
+                    arg_types: failure.arg_types(),
                 },
             ),
-            CqlError::ReadFailure {
-                consistency,
-                reason,
-                ..
-            } => (
+            CqlError::ReadFailure(failure) => (
                 error_code::READ_FAILURE,
                 ErrorExtra::ReadFailure {
-                    consistency: *consistency,
+                    consistency: failure.consistency(),
                     received: 0,
                     block_for: 1,
                     num_failures: 1,
-                    reason: *reason,
+                    reason: failure.reason(),
                     data_present: false,
                 },
             ),

@@ -10,15 +10,12 @@ use cql::types::maybe_quote;
 use storage::TableDef;
 
 use crate::config::ReadThresholds;
-use crate::error::CqlError;
+use crate::error::{CqlError, ReadFailure};
 use crate::executor::read_stats::ReadStats;
 use crate::planner::grouping::Grouping;
 use crate::planner::select::{PartitionSelection, SelectPlan};
 use crate::planner::ValueSet;
 use crate::warnings;
-
-/// Cassandra's `RequestFailureReason.READ_TOO_MANY_TOMBSTONES`.
-const READ_TOO_MANY_TOMBSTONES: u16 = 1;
 
 impl ReadThresholds {
     /// The guard a read of a user table (or a virtual one, never aborted) counts its
@@ -87,17 +84,7 @@ fn tombstone_failure(
         token = ?stats.last_token,
         "Scanned over tombstone_failure_threshold tombstones; query aborted"
     );
-    let address = match node {
-        IpAddr::V4(ip) => format!("/{ip}:7000"),
-        IpAddr::V6(ip) => format!("/[{ip}]:7000"),
-    };
-    CqlError::ReadFailure {
-        message: format!(
-            "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from {address}"
-        ),
-        consistency,
-        reason: READ_TOO_MANY_TOMBSTONES,
-    }
+    ReadFailure::TooManyTombstones { node, consistency }.into()
 }
 
 /// Cassandra's warnings on aggregates and GROUP BY (`SelectStatement.execute`): over no

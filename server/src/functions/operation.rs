@@ -14,7 +14,7 @@ use num_traits::Zero;
 use super::decimal;
 use super::numeric::Number;
 use super::{Body, NativeFunction};
-use crate::error::{CqlError, CqlResult};
+use crate::error::{CqlError, CqlResult, FunctionFailure};
 
 /// A binary arithmetic operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,18 +186,13 @@ pub(super) fn concat(args: &[Option<Bytes>]) -> Option<Bytes> {
 
 /// Cassandra's `OperationExecutionException`: `the operation 'int / int' failed: / by zero`.
 pub(super) fn failure(function: &NativeFunction, kind: ArithKind, cause: &str) -> CqlError {
-    let types: Vec<String> = function.args.iter().map(ToString::to_string).collect();
-    CqlError::FunctionFailure {
-        message: format!(
-            "the operation '{} {} {}' failed: {cause}",
-            types.first().map_or("", String::as_str),
-            kind.symbol(),
-            types.get(1).map_or("", String::as_str)
-        ),
-        keyspace: "system".into(),
+    FunctionFailure::Operation {
         function: function.name.clone(),
-        arg_types: types,
+        arg_types: function.args.iter().map(ToString::to_string).collect(),
+        symbol: kind.symbol(),
+        cause: cause.to_string(),
     }
+    .into()
 }
 
 /// Runs operator `kind` declared as `function`; a null or empty operand gives null.

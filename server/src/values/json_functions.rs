@@ -9,7 +9,7 @@ use cql::statement::ast::Term;
 use cql::types::{ColumnType, CqlValue};
 
 use super::{evaluate, EvalContext, Evaluated, Receiver};
-use crate::error::{CqlError, CqlResult, FunctionError};
+use crate::error::{CqlError, CqlResult, FunctionError, FunctionFailure};
 use crate::json::decode::decode;
 use crate::json::value::parse;
 
@@ -24,15 +24,6 @@ pub(crate) const FROM_JSON: &str = "system.fromjson";
 /// `Server` when the bytes do not decode as `ty`.
 pub(crate) fn to_json(ty: &ColumnType, value: Option<&Bytes>) -> CqlResult<Bytes> {
     crate::json::value_json(ty, value).map(Bytes::from)
-}
-
-fn failure(message: String) -> CqlError {
-    CqlError::FunctionFailure {
-        keyspace: "system".into(),
-        function: "fromjson".into(),
-        arg_types: vec!["text".into()],
-        message: format!("execution of '{FROM_JSON}[text]' failed: {message}"),
-    }
 }
 
 /// `fromJson(json_text)` for `receiver`: the value its JSON text denotes (`None` for a null
@@ -68,9 +59,11 @@ pub(crate) fn from_json(
         Evaluated::Null | Evaluated::Unset => return Ok(None),
     };
     let text = String::from_utf8_lossy(&bytes);
-    let json = parse(&text)
-        .map_err(|err| failure(format!("Could not decode JSON string '{text}': {err}")))?;
-    decode(receiver.ty, &json).map_err(|err| failure(err.to_string()))
+    let json = parse(&text).map_err(|err| FunctionFailure::FromJsonSyntax {
+        text: text.to_string(),
+        cause: err.to_string(),
+    })?;
+    decode(receiver.ty, &json).map_err(|err| FunctionFailure::FromJsonValue(Box::new(err)).into())
 }
 
 /// The error for `toJson` where a value is expected (it only makes sense as a selector).
