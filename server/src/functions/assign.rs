@@ -1,6 +1,12 @@
 //! Assignment testing (Cassandra's `AssignmentTestable`): whether an argument as written — a
 //! typed selector, a literal, a bind marker — can be passed where a type is expected, exactly
 //! or only weakly. Function resolution ranks candidate signatures with it.
+//!
+//! This file sits below function resolution (`registry`) and terms (`term`) and imports
+//! neither. Their recursion (a call's argument may itself be a call, whose fit depends on
+//! how it resolves for the receiver, which tests arguments here again) goes through the
+//! [`CallFit`] each [`Provided::Call`] carries: `term` passes its resolver in when it
+//! describes a call, so the step back up is a parameter, not an import.
 
 use std::fmt;
 
@@ -18,6 +24,10 @@ pub(crate) enum Fit {
     Exact,
 }
 
+/// How well a call written in a term fits a receiver type, by resolving it for that receiver
+/// (`term::call_fit`, Cassandra's `FunctionCall.Raw.testAssignment`).
+pub(crate) type CallFit = fn(&Term, &ColumnType) -> Fit;
+
 /// An argument of a function call, as far as resolution needs to know it.
 #[derive(Debug, Clone)]
 pub(crate) enum Provided {
@@ -28,8 +38,8 @@ pub(crate) enum Provided {
     /// A bind marker (`?` or `:name`), which can take any type.
     Marker(String),
     /// A function call or operation in a term, whose signature (and so its type) depends
-    /// on the receiver it is tested against.
-    Call(Term),
+    /// on the receiver it is tested against; `fit` tests it against one.
+    Call { term: Term, fit: CallFit },
     /// Something whose type is not known before a receiver is given (a collection literal, a
     /// call that does not resolve on its own): weakly assignable to anything.
     Opaque(String),
@@ -41,7 +51,7 @@ impl Provided {
         match self {
             Provided::Typed { ty, .. } => type_fit(ty, receiver),
             Provided::Literal(lit) => literal_fit(lit, receiver),
-            Provided::Call(term) => crate::functions::term::call_fit(term, receiver),
+            Provided::Call { term, fit } => fit(term, receiver),
             Provided::Marker(_) | Provided::Opaque(_) => Fit::Weak,
         }
     }
@@ -59,7 +69,7 @@ impl fmt::Display for Provided {
                 f.write_str(text)
             }
             Provided::Literal(lit) => write!(f, "{}", literal_text(lit)),
-            Provided::Call(term) => write!(f, "{term}"),
+            Provided::Call { term, .. } => write!(f, "{term}"),
         }
     }
 }

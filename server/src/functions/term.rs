@@ -2,6 +2,10 @@
 //! resolving them for their receiver, naming their arguments' receivers as Cassandra does
 //! (`arg0(system.textasblob)`, which bind metadata reports), and describing a term as a
 //! function argument for resolution.
+//!
+//! A call passed as an argument is resolved again for each receiver it is tested against;
+//! [`provided`] hands [`call_fit`] to `assign` inside the argument for that, so `assign`
+//! (which `registry` and this file use) needs no import of this file.
 
 use cql::statement::ast::{ArithOp, CqlType, QualifiedName, Term};
 use cql::types::ColumnType;
@@ -26,18 +30,24 @@ pub(crate) fn provided(term: &Term) -> Provided {
             ty: ty.clone(),
             text: term.to_string(),
         },
-        Term::Function { .. } | Term::Arith(..) | Term::Negate(_) | Term::Cast(..) => {
-            Provided::Call(term.clone())
-        }
+        Term::Function { .. } | Term::Arith(..) | Term::Negate(_) | Term::Cast(..) => call(term),
         Term::Tuple(items) if items.len() == 1 => match provided(&items[0]) {
             Provided::Typed { ty, .. } => Provided::Typed {
                 ty,
                 text: term.to_string(),
             },
-            Provided::Call(_) => Provided::Call(term.clone()),
+            Provided::Call { .. } => call(term),
             other => other,
         },
         _ => Provided::Opaque(term.to_string()),
+    }
+}
+
+/// `term`, a call, as an argument: tested against a receiver by resolving it ([`call_fit`]).
+fn call(term: &Term) -> Provided {
+    Provided::Call {
+        term: term.clone(),
+        fit: call_fit,
     }
 }
 

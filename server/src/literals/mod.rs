@@ -3,13 +3,15 @@
 //! Cassandra's canonical order ([`normalize`]). Below `values` (term evaluation), `json` and
 //! `functions`, which all convert text this way.
 
+mod constant;
 pub(crate) mod literal;
 pub(crate) mod normalize;
 mod tuple_string;
 
 use cql::types::ColumnType;
 
-pub(crate) use literal::{decimal, literal_value, sort_map, sort_set};
+pub(crate) use constant::decimal;
+pub(crate) use literal::{literal_value, sort_map, sort_set};
 
 /// The receiving column of a term: its name (for messages) and type.
 #[derive(Debug, Clone, Copy)]

@@ -2,12 +2,15 @@
 //! literal colon), `@` for null (`\@` is a literal at sign), each field read by its own type's
 //! `fromString`. Cassandra accepts it because a string constant is weakly assignable to any
 //! non-native type other than collections and UDTs.
+//!
+//! A field that is itself a tuple recurses here; any other is read by `constant`, so this
+//! file does not import `literal`, which calls it.
 
 use cql::statement::ast::Literal;
 use cql::types::duration::parse_duration;
 use cql::types::{ColumnType, CqlValue};
 
-use super::literal::literal_value;
+use super::constant::constant_value;
 use super::Receiver;
 use crate::error::ValueError;
 
@@ -79,7 +82,7 @@ fn not_a_string_of(text: &str, name: &str, ty: &ColumnType) -> ValueError {
 fn field_from_string(text: &str, name: &str, ty: &ColumnType) -> Result<CqlValue, ValueError> {
     use ColumnType as T;
     let receiver = Receiver { name, ty };
-    let parse = |lit: Literal| literal_value(&lit, receiver);
+    let parse = |lit: Literal| constant_value(&lit, receiver);
     match ty {
         T::Text => return Ok(CqlValue::Text(text.to_string())),
         T::Blob if text.is_empty() => return Ok(CqlValue::Blob(Vec::new())),

@@ -3,13 +3,16 @@
 //! expression around it as a scalar whose operand is the aggregate's value
 //! ([`Scalar::Aggregated`]), computed once per group from the aggregates' results; a selector
 //! may combine several (`max(v) - min(v)`).
+//!
+//! `selection` hands a selector here when an aggregate call sits inside it; the aggregates
+//! themselves are planned by `aggregate`, and the types come from `output`, so this file
+//! never imports `selection` back.
 
 use cql::statement::ast::{BindMarker, CqlType, Ident, SelectExpr, Term};
 
 use crate::error::{CqlResult, SelectError};
-use crate::planner::selection::{
-    native_aggregate, plan_expr, Aggregate, Applied, Output, OutputSource,
-};
+use crate::planner::aggregate::{self, native_aggregate};
+use crate::planner::output::{Aggregate, Applied, Output, OutputSource};
 use crate::planner::selector::{plan_scalar, Scalar};
 use crate::schema::TableRef;
 
@@ -61,12 +64,12 @@ pub(crate) fn plan(
         if inner_aggregate(&found).is_some() {
             return Err(SelectError::NestedAggregate.into());
         }
-        let inner = plan_expr(table, &found)?;
+        let unsupported = || SelectError::UnsupportedSelector {
+            selector: expr.to_string(),
+        };
+        let inner = aggregate::plan_call(table, &found).ok_or_else(unsupported)??;
         let OutputSource::Aggregate(planned) = inner.source else {
-            return Err(SelectError::UnsupportedSelector {
-                selector: expr.to_string(),
-            }
-            .into());
+            return Err(unsupported().into());
         };
         let placeholder = placeholder(aggregates.len(), &inner.ty);
         let shown = plan_scalar(&table.def, &placeholder)?.name;

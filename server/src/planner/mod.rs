@@ -2,6 +2,7 @@
 //! Plans keep their value terms unevaluated (bind markers included) so a prepared statement
 //! is planned against the schema and evaluated per execution.
 
+pub(crate) mod aggregate;
 pub mod ann;
 pub(crate) mod applied_aggregate;
 pub mod batch_bind;
@@ -18,6 +19,7 @@ pub mod modify;
 mod modify_print;
 pub mod operations;
 pub mod ordering;
+pub(crate) mod output;
 pub mod plan;
 pub(crate) mod relation_order;
 pub mod restrictions;

@@ -1,119 +1,23 @@
 //! The SELECT clause: what each result column carries (a table column, `token()`, an
 //! aggregate, or a scalar expression planned by `planner::selector`), named and typed as
 //! Cassandra names and types it.
-
-use std::fmt;
+//!
+//! The types of a result column live in `output` and are re-exported here; a selector that
+//! is an aggregate call is planned by `aggregate`, one that applies functions to aggregates
+//! by `applied_aggregate`. Both sit below this file and neither imports it, so the
+//! recursion between "plan a selector" and "plan the aggregate inside it" runs one way only.
 
 use cql::statement::ast::{Select, SelectExpr};
 use cql::types::ColumnType;
 
 use crate::error::{CqlResult, SelectError};
-// The numeric types `sum` and `avg` accept, in Cassandra's signature order.
-use crate::functions::registry::lookup;
-use crate::functions::NUMERIC;
+use crate::planner::aggregate::{self, native_aggregate};
 use crate::planner::applied_aggregate;
 use crate::planner::selector::{plan_scalar, Scalar};
 use crate::planner::{column_index, token};
 use crate::schema::TableRef;
 
-/// One result column.
-#[derive(Debug, Clone)]
-pub struct Output {
-    /// The column name in result metadata (alias if given).
-    pub name: String,
-    pub ty: ColumnType,
-    pub source: OutputSource,
-}
-
-/// Where a result column's value comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OutputSource {
-    /// A table column, by index.
-    Column(usize),
-    /// `token(partition key)`.
-    Token,
-    /// An aggregate over the rows of a group.
-    Aggregate(Aggregate),
-    /// A computed value: function calls, casts, arithmetic, field selection.
-    Scalar(Scalar),
-}
-
-/// An aggregate function applied to a selector (or to rows, for `count(*)`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Aggregate {
-    pub function: AggregateFunction,
-    /// What is aggregated and its type; `None` for `count(*)`.
-    pub input: Option<(Scalar, ColumnType)>,
-    /// Functions applied to this aggregate's result and to others' (`todate(max(t))`,
-    /// `max(v) - min(v)`); the output is their value.
-    pub then: Option<Box<Applied>>,
-}
-
-/// The expression a selector applies to aggregates: it reads this aggregate's result as
-/// `Scalar::Aggregated(0)` and `others[k]`'s as `Scalar::Aggregated(k + 1)`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Applied {
-    pub scalar: Scalar,
-    pub others: Vec<Aggregate>,
-}
-
-impl Aggregate {
-    /// This aggregate, then the others its selector combines with it, in result order.
-    pub fn all(&self) -> impl Iterator<Item = &Aggregate> {
-        std::iter::once(self).chain(self.then.iter().flat_map(|t| t.others.iter()))
-    }
-}
-
-/// Cassandra's native aggregates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AggregateFunction {
-    /// `count(*)` / `count(1)`: rows.
-    CountRows,
-    /// `count(col)`: non-null values.
-    Count,
-    Min,
-    Max,
-    Sum,
-    Avg,
-}
-
-impl AggregateFunction {
-    fn from_name(name: &str) -> Option<AggregateFunction> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "count" => AggregateFunction::Count,
-            "min" => AggregateFunction::Min,
-            "max" => AggregateFunction::Max,
-            "sum" => AggregateFunction::Sum,
-            "avg" => AggregateFunction::Avg,
-            _ => return None,
-        })
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            AggregateFunction::CountRows | AggregateFunction::Count => "count",
-            AggregateFunction::Min => "min",
-            AggregateFunction::Max => "max",
-            AggregateFunction::Sum => "sum",
-            AggregateFunction::Avg => "avg",
-        }
-    }
-}
-
-impl fmt::Display for OutputSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OutputSource::Column(i) => write!(f, "column {i}"),
-            OutputSource::Token => f.write_str("token"),
-            OutputSource::Aggregate(a) => match &a.input {
-                Some((Scalar::Column(i), _)) => write!(f, "{}(column {i})", a.function.name()),
-                Some(_) => write!(f, "{}(expression)", a.function.name()),
-                None => f.write_str("count(*)"),
-            },
-            OutputSource::Scalar(_) => f.write_str("expression"),
-        }
-    }
-}
+pub use crate::planner::output::{Aggregate, AggregateFunction, Applied, Output, OutputSource};
 
 /// The planned SELECT clause.
 #[derive(Debug, Clone)]
@@ -247,18 +151,6 @@ fn to_json_arg(expr: &SelectExpr) -> Option<&SelectExpr> {
     }
 }
 
-/// The native aggregate `name` calls: `count`, `min`, `max`, `sum` or `avg`, unqualified or
-/// in `system`, unless a native scalar function has that name.
-pub(crate) fn native_aggregate(
-    name: &cql::statement::ast::QualifiedName,
-) -> Option<AggregateFunction> {
-    let system = name
-        .keyspace
-        .as_ref()
-        .is_none_or(|ks| ks.name.eq_ignore_ascii_case("system"));
-    AggregateFunction::from_name(&name.name.name).filter(|_| system && lookup(name).is_empty())
-}
-
 /// Plans one selector.
 pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
     if let Some(aggregate) = applied_aggregate::inner_aggregate(expr) {
@@ -275,15 +167,7 @@ pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output
                 source: OutputSource::Column(i),
             })
         }
-        SelectExpr::CountAll => Ok(Output {
-            name: "count".into(),
-            ty: ColumnType::Bigint,
-            source: OutputSource::Aggregate(Aggregate {
-                function: AggregateFunction::CountRows,
-                input: None,
-                then: None,
-            }),
-        }),
+        SelectExpr::CountAll => Ok(aggregate::count_rows()),
         SelectExpr::Function { name, args } => {
             let system = name
                 .keyspace
@@ -303,7 +187,7 @@ pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output
                 return Err(SelectError::FromJsonInSelection.into());
             }
             match native_aggregate(name) {
-                Some(function) => plan_aggregate(table, function, args),
+                Some(function) => aggregate::plan(table, function, args),
                 None => scalar_output(table, expr),
             }
         }
@@ -322,76 +206,4 @@ fn scalar_output(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
         ty: planned.ty,
         source,
     })
-}
-
-fn plan_aggregate(
-    table: &TableRef,
-    function: AggregateFunction,
-    args: &[SelectExpr],
-) -> CqlResult<Output> {
-    let def = &table.def;
-    let [arg] = args else {
-        return Err(SelectError::ArgumentCount {
-            function: function.name(),
-            required: 1,
-            provided: args.len(),
-        }
-        .into());
-    };
-    // `count(1)` and other constants count rows, as Cassandra rewrites them.
-    if let (AggregateFunction::Count, SelectExpr::Term(cql::statement::ast::Term::Literal(lit))) =
-        (function, arg)
-    {
-        if *lit != cql::statement::ast::Literal::Null {
-            return plan_expr(table, &SelectExpr::CountAll);
-        }
-    }
-    let input = plan_scalar(def, arg)?;
-    let ty = match function {
-        AggregateFunction::Count | AggregateFunction::CountRows => ColumnType::Bigint,
-        AggregateFunction::Min | AggregateFunction::Max => input.ty.clone(),
-        AggregateFunction::Sum | AggregateFunction::Avg => {
-            if !NUMERIC.contains(&input.ty) {
-                let fname = function.name();
-                let signatures: Vec<String> = NUMERIC
-                    .iter()
-                    .map(|t| format!("system.{fname} : ({t}) -> {t}"))
-                    .collect();
-                return Err(SelectError::NoMatchingSignature {
-                    function: fname,
-                    signatures,
-                }
-                .into());
-            }
-            input.ty.clone()
-        }
-    };
-    let arg_name = match &input.scalar {
-        Scalar::Column(i) => cql::types::maybe_quote(&def.columns[*i].name),
-        _ => input.name.clone(),
-    };
-    Ok(Output {
-        name: format!("system.{}({arg_name})", function.name()),
-        ty,
-        source: OutputSource::Aggregate(Aggregate {
-            function,
-            input: Some((input.scalar, input.ty)),
-            then: None,
-        }),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn aggregate_names_follow_cassandra() {
-        assert_eq!(
-            AggregateFunction::from_name("MAX"),
-            Some(AggregateFunction::Max)
-        );
-        assert_eq!(AggregateFunction::from_name("median"), None);
-        assert_eq!(AggregateFunction::CountRows.name(), "count");
-    }
 }
