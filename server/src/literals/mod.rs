@@ -1,6 +1,7 @@
 //! Values from CQL text, before any evaluation: literals converted for a receiving column
-//! ([`literal`]), tuples written as strings ([`tuple_string`]), and collections put in
-//! Cassandra's canonical order ([`normalize`]). Below `values` (term evaluation), `json` and
+//! ([`literal`], which sends a plain constant to `constant` and a tuple written as a string
+//! to `tuple_string`, whose fields are constants again), and collections put in Cassandra's
+//! canonical order ([`normalize`]). Below `values` (term evaluation), `json` and
 //! `functions`, which all convert text this way.
 
 mod constant;
