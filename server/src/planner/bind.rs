@@ -4,8 +4,8 @@
 
 use cql::frame::response::ColumnSpec;
 use cql::statement::ast::{
-    Assignment, BindMarker, Delete, InValues, Insert, InsertValues, Relation, Select, Statement,
-    Term, Update, UsingClause,
+    Assignment, BindMarker, Delete, Ident, InValues, Insert, InsertValues, Operator, QualifiedName,
+    Relation, Select, Statement, Term, Update, UsingClause,
 };
 use cql::types::ColumnType;
 use storage::TableDef;
@@ -181,17 +181,7 @@ impl Collector<'_> {
     fn term(&mut self, term: &Term, name: &str, ty: &ColumnType) {
         match term {
             Term::Bind(marker) => self.put(marker, name.to_string(), ty.clone()),
-            Term::List(items) | Term::Set(items) => {
-                let element = match ty {
-                    ColumnType::List { element, .. }
-                    | ColumnType::Set { element, .. }
-                    | ColumnType::Vector { element, .. } => element,
-                    _ => return,
-                };
-                for item in items {
-                    self.term(item, name, element);
-                }
-            }
+            Term::List(items) | Term::Set(items) => self.collection_items(items, name, ty),
             Term::Map(entries) => {
                 if let ColumnType::Map { key, value, .. } = ty {
                     for (k, v) in entries {
@@ -204,21 +194,7 @@ impl Collector<'_> {
             Term::Tuple(items) if items.len() == 1 && !matches!(ty, ColumnType::Tuple(_)) => {
                 self.term(&items[0], name, ty);
             }
-            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
-                if let [Term::Bind(marker)] = args.as_slice() {
-                    self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
-                }
-            }
-            // toJson outside the selection clause is refused when the statement is planned.
-            Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("tojson") => {
-                if let [Term::Bind(marker)] = args.as_slice() {
-                    self.put(marker, "arg0(system.tojson)".into(), ColumnType::Blob);
-                }
-            }
-            Term::Function { name: fname, args } => {
-                let resolved = function_term::resolve_call(fname, args, Some(ty));
-                self.call_args(resolved, args.iter().collect());
-            }
+            Term::Function { name: fname, args } => self.function_call(fname, args, ty),
             Term::Arith(op, left, right) => {
                 let resolved = function_term::resolve_operation(*op, left, right, Some(ty));
                 self.call_args(resolved, vec![&**left, &**right]);
@@ -231,16 +207,7 @@ impl Collector<'_> {
                 let resolved = function_term::resolve_cast(inner, cast);
                 self.call_args(resolved, vec![&**inner]);
             }
-            Term::Udt(fields) => {
-                if let ColumnType::Udt { fields: types, .. } = ty {
-                    for (field, value) in fields {
-                        if let Some((_, field_type)) = types.iter().find(|(n, _)| *n == field.name)
-                        {
-                            self.term(value, &format!("{name}.{}", field.name), field_type);
-                        }
-                    }
-                }
-            }
+            Term::Udt(fields) => self.udt_fields(fields, name, ty),
             Term::Tuple(items) => {
                 if let ColumnType::Tuple(types) = ty {
                     for (i, (item, item_type)) in items.iter().zip(types).enumerate() {
@@ -249,6 +216,50 @@ impl Collector<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Markers among a list, set or vector literal's items: each receives the element type.
+    fn collection_items(&mut self, items: &[Term], name: &str, ty: &ColumnType) {
+        let element = match ty {
+            ColumnType::List { element, .. }
+            | ColumnType::Set { element, .. }
+            | ColumnType::Vector { element, .. } => element,
+            _ => return,
+        };
+        for item in items {
+            self.term(item, name, element);
+        }
+    }
+
+    /// Markers in a function call's arguments: `fromJson(?)` takes text and `toJson(?)` a
+    /// blob (Cassandra's `arg0(system.fromjson)` receivers); any other call is resolved
+    /// against the receiver type for its argument types.
+    fn function_call(&mut self, fname: &QualifiedName, args: &[Term], ty: &ColumnType) {
+        let function = fname.name.name.as_str();
+        if function.eq_ignore_ascii_case("fromjson") {
+            if let [Term::Bind(marker)] = args {
+                self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
+            }
+        } else if function.eq_ignore_ascii_case("tojson") {
+            // toJson outside the selection clause is refused when the statement is planned.
+            if let [Term::Bind(marker)] = args {
+                self.put(marker, "arg0(system.tojson)".into(), ColumnType::Blob);
+            }
+        } else {
+            let resolved = function_term::resolve_call(fname, args, Some(ty));
+            self.call_args(resolved, args.iter().collect());
+        }
+    }
+
+    /// Markers in a UDT literal's fields, each named `column.field` with the field's type.
+    fn udt_fields(&mut self, fields: &[(Ident, Term)], name: &str, ty: &ColumnType) {
+        if let ColumnType::Udt { fields: types, .. } = ty {
+            for (field, value) in fields {
+                if let Some((_, field_type)) = types.iter().find(|(n, _)| *n == field.name) {
+                    self.term(value, &format!("{name}.{}", field.name), field_type);
+                }
+            }
         }
     }
 
@@ -315,68 +326,29 @@ impl Collector<'_> {
         }
     }
 
+    /// Markers of one WHERE relation, each receiving its column's (or collection element's,
+    /// tuple's, token's) type.
     fn relation(&mut self, relation: &Relation) {
         match relation {
             Relation::Single {
                 column,
                 value,
-                op:
-                    op @ (cql::statement::ast::Operator::Contains
-                    | cql::statement::ast::Operator::ContainsKey),
-            } => self.contains(
-                &column.name,
-                value,
-                *op == cql::statement::ast::Operator::ContainsKey,
-            ),
+                op: op @ (Operator::Contains | Operator::ContainsKey),
+            } => self.contains(&column.name, value, *op == Operator::ContainsKey),
             Relation::Element {
                 column, key, value, ..
             } => self.element(&column.name, key, Some(value)),
             Relation::Single { column, value, op } => {
                 if let Some(ty) = self.column_type(&column.name) {
                     self.term(value, &column.name, &ty);
-                    if let (Term::Bind(m), cql::statement::ast::Operator::Eq) = (value, op) {
+                    if let (Term::Bind(m), Operator::Eq) = (value, op) {
                         self.note_pk(&column.name, m);
                     }
                 }
             }
-            Relation::In { column, values, .. } => {
-                let Some(ty) = self.column_type(&column.name) else {
-                    return;
-                };
-                match values {
-                    InValues::Bind(marker) => self.put(
-                        marker,
-                        format!("in({})", column.name),
-                        ColumnType::List {
-                            element: Box::new(ty),
-                            frozen: false,
-                        },
-                    ),
-                    InValues::List(terms) => {
-                        for t in terms {
-                            self.term(t, &column.name, &ty);
-                        }
-                    }
-                }
-            }
+            Relation::In { column, values, .. } => self.in_values(&column.name, values),
             Relation::Multi { columns, value, .. } => self.tuple(columns, value),
-            Relation::MultiIn { columns, values } => match values {
-                InValues::Bind(marker) => {
-                    if let Some(ty) = self.tuple_type(columns) {
-                        let name = format!("in({})", tuple_name(columns));
-                        let list = ColumnType::List {
-                            element: Box::new(ty),
-                            frozen: false,
-                        };
-                        self.put(marker, name, list);
-                    }
-                }
-                InValues::List(terms) => {
-                    for term in terms {
-                        self.tuple(columns, term);
-                    }
-                }
-            },
+            Relation::MultiIn { columns, values } => self.tuples_in(columns, values),
             Relation::Token {
                 value: Term::Bind(marker),
                 ..
@@ -386,23 +358,68 @@ impl Collector<'_> {
             Relation::Token {
                 value: Term::Function { name, args },
                 ..
-            } if name.name.name.eq_ignore_ascii_case("token") => {
-                // Arguments of `token(...)` take the partition key columns' types.
-                let key_types: Vec<ColumnType> = self
-                    .def
-                    .partition_key
-                    .iter()
-                    .map(|&i| self.def.columns[i].ty.clone())
-                    .collect();
-                for (n, (arg, ty)) in args.iter().zip(key_types).enumerate() {
-                    self.term(arg, &format!("arg{n}(system.token)"), &ty);
-                }
-            }
+            } if name.name.name.eq_ignore_ascii_case("token") => self.token_args(args),
             _ => {}
         }
     }
 
-    fn tuple_type(&self, columns: &[cql::statement::ast::Ident]) -> Option<ColumnType> {
+    /// Markers of `c IN ?` (one list, named `in(c)`) or `c IN (..)` (each of the column's type).
+    fn in_values(&mut self, column: &str, values: &InValues) {
+        let Some(ty) = self.column_type(column) else {
+            return;
+        };
+        match values {
+            InValues::Bind(marker) => self.put(
+                marker,
+                format!("in({column})"),
+                ColumnType::List {
+                    element: Box::new(ty),
+                    frozen: false,
+                },
+            ),
+            InValues::List(terms) => {
+                for t in terms {
+                    self.term(t, column, &ty);
+                }
+            }
+        }
+    }
+
+    /// Markers of `(a, b) IN ?` (a list of tuples, named `in((a,b))`) or `(a, b) IN (..)`.
+    fn tuples_in(&mut self, columns: &[Ident], values: &InValues) {
+        match values {
+            InValues::Bind(marker) => {
+                if let Some(ty) = self.tuple_type(columns) {
+                    let name = format!("in({})", tuple_name(columns));
+                    let list = ColumnType::List {
+                        element: Box::new(ty),
+                        frozen: false,
+                    };
+                    self.put(marker, name, list);
+                }
+            }
+            InValues::List(terms) => {
+                for term in terms {
+                    self.tuple(columns, term);
+                }
+            }
+        }
+    }
+
+    /// Arguments of `token(...)` take the partition key columns' types.
+    fn token_args(&mut self, args: &[Term]) {
+        let key_types: Vec<ColumnType> = self
+            .def
+            .partition_key
+            .iter()
+            .map(|&i| self.def.columns[i].ty.clone())
+            .collect();
+        for (n, (arg, ty)) in args.iter().zip(key_types).enumerate() {
+            self.term(arg, &format!("arg{n}(system.token)"), &ty);
+        }
+    }
+
+    fn tuple_type(&self, columns: &[Ident]) -> Option<ColumnType> {
         columns
             .iter()
             .map(|c| self.column_type(&c.name))
@@ -411,7 +428,7 @@ impl Collector<'_> {
     }
 
     /// Markers in a multi-column relation's value: a tuple of terms or one tuple marker.
-    fn tuple(&mut self, columns: &[cql::statement::ast::Ident], value: &Term) {
+    fn tuple(&mut self, columns: &[Ident], value: &Term) {
         match value {
             Term::Tuple(items) if items.len() != columns.len() => {
                 self.error.get_or_insert_with(|| {
@@ -461,7 +478,6 @@ impl Collector<'_> {
     }
 
     fn column_condition(&mut self, condition: &cql::statement::ast::ColumnCondition) {
-        use cql::statement::ast::Operator;
         let column = condition.column.name.as_str();
         let Some(ty) = self.column_type(column) else {
             return;
@@ -526,7 +542,7 @@ impl Collector<'_> {
 }
 
 /// Cassandra's name for a multi-column receiver: `(a,b)`.
-fn tuple_name(columns: &[cql::statement::ast::Ident]) -> String {
+fn tuple_name(columns: &[Ident]) -> String {
     let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
     format!("({})", names.join(","))
 }

@@ -9,7 +9,7 @@ use storage::{ClusteringOrder, TableDef};
 
 use crate::error::{CqlError, CqlResult, RestrictionError};
 use crate::planner::column_index;
-use crate::planner::restrictions::{ColumnRestriction, ValueSet};
+use crate::planner::restrictions::{Bound, ColumnRestriction, ValueSet};
 
 /// One part of the `=`/`IN` clustering prefix.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +108,42 @@ pub(crate) fn plan(
     multi: &[&Relation],
     allow_filtering: bool,
 ) -> CqlResult<ClusteringPlan> {
+    let mut by_start = multi_by_start(def, single, multi)?;
+    merge_single_slices(def, single, &mut by_start);
+    let mut planning = Planning {
+        def,
+        single,
+        by_start,
+        allow_filtering,
+        preceding: None,
+        out: ClusteringPlan::default(),
+    };
+    let position = planning.prefix()?;
+    planning.slice(position)?;
+    planning.filters(position)?;
+    Ok(planning.out)
+}
+
+/// Whether `op` bounds a slice.
+fn is_slice_operator(op: Operator) -> bool {
+    matches!(
+        op,
+        Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
+    )
+}
+
+/// Whether any of `multis` is a slice.
+fn has_slice(multis: &[MultiRelation]) -> bool {
+    multis.iter().any(|m| is_slice_operator(m.op))
+}
+
+/// The multi-column relations by the clustering position of their first column, each
+/// checked against the single-column relations on its columns.
+fn multi_by_start(
+    def: &TableDef,
+    single: &[ColumnRestriction],
+    multi: &[&Relation],
+) -> CqlResult<Vec<Vec<MultiRelation>>> {
     let mut by_start: Vec<Vec<MultiRelation>> =
         (0..def.clustering_key.len()).map(|_| Vec::new()).collect();
     for relation in multi {
@@ -119,30 +155,7 @@ pub(crate) fn plan(
             _ => continue,
         };
         let start = multi_start(def, columns)?;
-        let is_slice = matches!(
-            op,
-            Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
-        );
-        for (n, column) in columns.iter().enumerate() {
-            let i = column_index(def, column)?;
-            // A single-column slice on the first column of a multi-column slice joins it
-            // (`(c, d) > (1, 0) AND c <= 2`), as Cassandra merges them.
-            if n == 0 && is_slice && pure_slice(&single[i]) {
-                continue;
-            }
-            if is_slice && pure_slice(&single[i]) {
-                return Err(RestrictionError::TwoInequalities {
-                    column: column.name.clone(),
-                }
-                .into());
-            }
-            if single[i].is_restricted() {
-                return Err(RestrictionError::MultiAndSingleColumn {
-                    column: column.name.clone(),
-                }
-                .into());
-            }
-        }
+        check_single_overlap(def, single, columns, is_slice_operator(op))?;
         if let Some(slot) = by_start.get_mut(start) {
             slot.push(MultiRelation {
                 width: columns.len(),
@@ -151,167 +164,238 @@ pub(crate) fn plan(
             });
         }
     }
+    Ok(by_start)
+}
+
+/// A column of a multi-column relation takes no single-column relation (Cassandra's "both a
+/// multi-column and a single-column relation"), except a slice on the first column of a
+/// multi-column slice, which joins it (`(c, d) > (1, 0) AND c <= 2`); a slice on a later
+/// column is two inequalities.
+fn check_single_overlap(
+    def: &TableDef,
+    single: &[ColumnRestriction],
+    columns: &[Ident],
+    is_slice: bool,
+) -> CqlResult<()> {
+    for (n, column) in columns.iter().enumerate() {
+        let i = column_index(def, column)?;
+        if n == 0 && is_slice && pure_slice(&single[i]) {
+            continue;
+        }
+        if is_slice && pure_slice(&single[i]) {
+            return Err(RestrictionError::TwoInequalities {
+                column: column.name.clone(),
+            }
+            .into());
+        }
+        if single[i].is_restricted() {
+            return Err(RestrictionError::MultiAndSingleColumn {
+                column: column.name.clone(),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A single-column slice on the first column of a multi-column slice joins it as one-column
+/// tuple bounds, as Cassandra merges them.
+fn merge_single_slices(
+    def: &TableDef,
+    single: &[ColumnRestriction],
+    by_start: &mut [Vec<MultiRelation>],
+) {
     for (position, multis) in by_start.iter_mut().enumerate() {
         let r = &single[def.clustering_key[position]];
-        let has_multi_slice = multis.iter().any(|m| {
-            matches!(
-                m.op,
-                Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
-            )
-        });
-        if has_multi_slice && pure_slice(r) {
-            let bounds = [
-                (&r.lower, Operator::Gt, Operator::Gte),
-                (&r.upper, Operator::Lt, Operator::Lte),
-            ];
-            for (bound, exclusive, inclusive) in bounds {
-                if let Some(b) = bound {
-                    multis.push(MultiRelation {
-                        width: 1,
-                        op: if b.inclusive { inclusive } else { exclusive },
-                        value: MultiTerm::One(Term::Tuple(vec![b.term.clone()])),
-                    });
-                }
-            }
-        }
-    }
-    let mut out = ClusteringPlan::default();
-    let mut position = 0;
-    let n = def.clustering_key.len();
-    // Prefix: =/IN parts.
-    while position < n {
-        let i = def.clustering_key[position];
-        let multis = &by_start[position];
-        if let Some(m) = multis
-            .iter()
-            .find(|m| matches!(m.op, Operator::Eq | Operator::In))
-        {
-            if multis.len() > 1 {
-                return Err(RestrictionError::EqWithOtherRelation {
-                    column: def.columns[i].name.clone(),
-                }
-                .into());
-            }
-            let values = match &m.value {
-                MultiTerm::One(term) => MultiValues::Tuples(vec![term.clone()]),
-                MultiTerm::In(InValues::List(terms)) => MultiValues::Tuples(terms.clone()),
-                MultiTerm::In(InValues::Bind(marker)) => MultiValues::Bind(marker.clone()),
-            };
-            out.prefix.push(PrefixPart::Multi {
-                width: m.width,
-                values,
-            });
-            position += m.width;
+        if !(has_slice(multis) && pure_slice(r)) {
             continue;
         }
-        let r = &single[i];
-        if multis.is_empty() && r.eq.is_some() && r.other.is_empty() && !r.is_slice() {
-            out.prefix.push(PrefixPart::Single(
-                r.eq.clone()
-                    .unwrap_or(ValueSet::In(InValues::List(Vec::new()))),
-            ));
-            position += 1;
-            continue;
-        }
-        break;
-    }
-    // Slice at `position`.
-    if position < n {
-        let i = def.clustering_key[position];
-        let multis = &by_start[position];
-        let r = &single[i];
-        if !multis.is_empty() {
-            out.slice = Some(multi_slice(def, position, multis)?);
-        } else if r.is_slice() && r.other.is_empty() {
-            let bound = |b: &Option<crate::planner::restrictions::Bound>| {
-                b.as_ref().map(|b| SliceBound {
+        let bounds = [
+            (&r.lower, Operator::Gt, Operator::Gte),
+            (&r.upper, Operator::Lt, Operator::Lte),
+        ];
+        for (bound, exclusive, inclusive) in bounds {
+            if let Some(b) = bound {
+                multis.push(MultiRelation {
                     width: 1,
-                    term: b.term.clone(),
-                    multi: false,
-                    inclusive: b.inclusive,
-                })
-            };
-            let desc = def.columns[i].order == ClusteringOrder::Desc;
-            out.slice = Some(ClusteringSlice {
-                start: position,
-                lower: bound(&r.lower),
-                upper: bound(&r.upper),
-                exact: true,
-                desc,
-            });
+                    op: if b.inclusive { inclusive } else { exclusive },
+                    value: MultiTerm::One(Term::Tuple(vec![b.term.clone()])),
+                });
+            }
         }
     }
-    // Everything after the prefix and slice is filtering.
-    let covered = position + out.slice.as_ref().map_or(0, slice_width);
-    let mut preceding: Option<(usize, bool)> = None;
-    let mut filtered_until = 0;
-    for (p, &i) in def.clustering_key.iter().enumerate() {
-        if p < position || p < filtered_until {
-            continue;
-        }
-        if p == position && out.slice.is_some() {
-            preceding = Some((i, true));
-            continue;
-        }
-        if p < covered {
-            continue;
-        }
-        if !by_start[p].is_empty() {
-            if let Some(filters) = allow_filtering
-                .then(|| multi_eq_filters(def, p, &by_start[p]))
-                .flatten()
+}
+
+/// The clustering restrictions being planned, and the plan so far.
+struct Planning<'a> {
+    def: &'a TableDef,
+    /// Single-column restrictions by column index.
+    single: &'a [ColumnRestriction],
+    /// Multi-column relations by the clustering position of their first column.
+    by_start: Vec<Vec<MultiRelation>>,
+    allow_filtering: bool,
+    /// The first clustering column after the prefix that Cassandra's key-order message names,
+    /// and whether it is restricted (by a slice or a filter) rather than unrestricted.
+    preceding: Option<(usize, bool)>,
+    out: ClusteringPlan,
+}
+
+impl Planning<'_> {
+    /// The `=`/`IN` prefix: from the first clustering column on, single-column `=`/`IN`s and
+    /// multi-column ones, a multi-column `=`/`IN` taking no other relation starting at its
+    /// column. Returns the clustering position after the prefix.
+    fn prefix(&mut self) -> CqlResult<usize> {
+        let def = self.def;
+        let mut position = 0;
+        while position < def.clustering_key.len() {
+            let i = def.clustering_key[position];
+            let multis = &self.by_start[position];
+            if let Some(m) = multis
+                .iter()
+                .find(|m| matches!(m.op, Operator::Eq | Operator::In))
             {
-                filtered_until = p + filters.len();
-                out.needs_filtering = true;
-                out.filters.extend(filters);
-                preceding.get_or_insert((i, true));
+                if multis.len() > 1 {
+                    return Err(RestrictionError::EqWithOtherRelation {
+                        column: def.columns[i].name.clone(),
+                    }
+                    .into());
+                }
+                let values = match &m.value {
+                    MultiTerm::One(term) => MultiValues::Tuples(vec![term.clone()]),
+                    MultiTerm::In(InValues::List(terms)) => MultiValues::Tuples(terms.clone()),
+                    MultiTerm::In(InValues::Bind(marker)) => MultiValues::Bind(marker.clone()),
+                };
+                self.out.prefix.push(PrefixPart::Multi {
+                    width: m.width,
+                    values,
+                });
+                position += m.width;
                 continue;
             }
-            let slice = by_start[p].iter().any(|m| {
-                matches!(
-                    m.op,
-                    Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
-                )
-            });
-            if allow_filtering && slice {
-                return Err(RestrictionError::MultiColumnSliceFiltering.into());
+            let r = &self.single[i];
+            if multis.is_empty() && r.eq.is_some() && r.other.is_empty() && !r.is_slice() {
+                self.out.prefix.push(PrefixPart::Single(
+                    r.eq.clone()
+                        .unwrap_or(ValueSet::In(InValues::List(Vec::new()))),
+                ));
+                position += 1;
+                continue;
             }
-            let (prev, non_eq) = preceding.unwrap_or((i, false));
-            return Err(key_order_error(def, i, prev, non_eq));
+            break;
         }
-        let r = &single[i];
-        if !r.is_restricted() {
-            if preceding.is_none() {
-                preceding = Some((i, false));
-            }
-            continue;
-        }
-        // CONTAINS is always filtering, whatever precedes it: refused without ALLOW
-        // FILTERING by the select planner with its own message.
-        // CONTAINS after an unrestricted column is left to the select planner's own message;
-        // after a slice, Cassandra refuses it for key order first.
-        let after_slice = preceding.is_some_and(|(_, non_eq)| non_eq);
-        let exempt = contains_only(r) && !after_slice;
-        if !allow_filtering && !exempt && (preceding.is_some() || p > position) {
-            let slice = by_start[p].iter().any(|m| {
-                matches!(
-                    m.op,
-                    Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
-                )
-            });
-            if allow_filtering && slice {
-                return Err(RestrictionError::MultiColumnSliceFiltering.into());
-            }
-            let (prev, non_eq) = preceding.unwrap_or((i, false));
-            return Err(key_order_error(def, i, prev, non_eq));
-        }
-        out.needs_filtering = true;
-        out.filters.push((i, r.clone()));
-        if preceding.is_none() {
-            preceding = Some((i, true));
-        }
+        Ok(position)
     }
-    Ok(out)
+
+    /// The slice on the column at `position`, right after the prefix: the multi-column bounds
+    /// starting there, or the column's own range when nothing else restricts it.
+    fn slice(&mut self, position: usize) -> CqlResult<()> {
+        let def = self.def;
+        let Some(&i) = def.clustering_key.get(position) else {
+            return Ok(());
+        };
+        let multis = &self.by_start[position];
+        let r = &self.single[i];
+        if !multis.is_empty() {
+            self.out.slice = Some(multi_slice(def, position, multis)?);
+        } else if r.is_slice() && r.other.is_empty() {
+            self.out.slice = Some(single_slice(def, position, r));
+        }
+        Ok(())
+    }
+
+    /// Everything after the prefix (at `position`) and the slice is filtering: with ALLOW
+    /// FILTERING, else refused for key order unless it is a CONTAINS.
+    fn filters(&mut self, position: usize) -> CqlResult<()> {
+        let def = self.def;
+        let covered = position + self.out.slice.as_ref().map_or(0, slice_width);
+        let mut filtered_until = 0;
+        for (p, &i) in def.clustering_key.iter().enumerate() {
+            if p < position || p < filtered_until {
+                continue;
+            }
+            if p == position && self.out.slice.is_some() {
+                self.preceding = Some((i, true));
+                continue;
+            }
+            if p < covered {
+                continue;
+            }
+            if self.by_start[p].is_empty() {
+                self.single_filter(p, i, position)?;
+            } else {
+                filtered_until = p + self.multi_filters(p, i)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Multi-column relations starting at position `p` (column `i`) after the prefix and
+    /// slice: with ALLOW FILTERING an equality to a tuple literal filters each of its
+    /// columns (returns how many); anything else is refused, a slice with Cassandra's
+    /// "cannot be used for filtering", the rest for key order.
+    fn multi_filters(&mut self, p: usize, i: usize) -> CqlResult<usize> {
+        let multis = &self.by_start[p];
+        if let Some(filters) = self
+            .allow_filtering
+            .then(|| multi_eq_filters(self.def, p, multis))
+            .flatten()
+        {
+            let width = filters.len();
+            self.out.needs_filtering = true;
+            self.out.filters.extend(filters);
+            self.preceding.get_or_insert((i, true));
+            return Ok(width);
+        }
+        if self.allow_filtering && has_slice(multis) {
+            return Err(RestrictionError::MultiColumnSliceFiltering.into());
+        }
+        let (prev, non_eq) = self.preceding.unwrap_or((i, false));
+        Err(key_order_error(self.def, i, prev, non_eq))
+    }
+
+    /// A single-column restriction at position `p` (column `i`) after the prefix (at
+    /// `position`) and slice: filtering. Without ALLOW FILTERING Cassandra refuses it for
+    /// key order when a column before it is unrestricted or sliced, except a CONTAINS after
+    /// an unrestricted column, which the select planner refuses with its own message (CONTAINS
+    /// is always filtering); after a slice, key order comes first.
+    fn single_filter(&mut self, p: usize, i: usize, position: usize) -> CqlResult<()> {
+        let r = &self.single[i];
+        if !r.is_restricted() {
+            self.preceding.get_or_insert((i, false));
+            return Ok(());
+        }
+        let after_slice = self.preceding.is_some_and(|(_, non_eq)| non_eq);
+        let exempt = contains_only(r) && !after_slice;
+        if !self.allow_filtering && !exempt && (self.preceding.is_some() || p > position) {
+            let (prev, non_eq) = self.preceding.unwrap_or((i, false));
+            return Err(key_order_error(self.def, i, prev, non_eq));
+        }
+        self.out.needs_filtering = true;
+        self.out.filters.push((i, r.clone()));
+        self.preceding.get_or_insert((i, true));
+        Ok(())
+    }
+}
+
+/// The range of the one clustering column at `position`, as an exact slice in the column's
+/// order.
+fn single_slice(def: &TableDef, position: usize, r: &ColumnRestriction) -> ClusteringSlice {
+    let bound = |b: &Option<Bound>| {
+        b.as_ref().map(|b| SliceBound {
+            width: 1,
+            term: b.term.clone(),
+            multi: false,
+            inclusive: b.inclusive,
+        })
+    };
+    let i = def.clustering_key[position];
+    ClusteringSlice {
+        start: position,
+        lower: bound(&r.lower),
+        upper: bound(&r.upper),
+        exact: true,
+        desc: def.columns[i].order == ClusteringOrder::Desc,
+    }
 }
 
 /// Cassandra's message for clustering column `column` restricted out of key order, after

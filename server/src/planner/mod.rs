@@ -26,6 +26,7 @@ pub mod restrictions;
 pub(crate) mod sai_options;
 pub(crate) mod sai_terms;
 pub mod select;
+mod select_print;
 pub mod selection;
 pub(crate) mod selection_only;
 pub mod selector;

@@ -96,104 +96,122 @@ fn column_of(def: &TableDef, ident: &Ident) -> CqlResult<usize> {
 
 /// Plans one UPDATE assignment.
 pub fn plan_assignment(def: &TableDef, assignment: &Assignment) -> CqlResult<ColumnOperation> {
-    let invalid = |column_kind: &'static str, column: &Ident| -> CqlError {
-        ModifyError::InvalidOperation {
-            operation: Shown(assignment).to_string(),
-            column_kind,
-            column: column.name.clone(),
-        }
-        .into()
-    };
+    let assigning = Assigning { def, assignment };
     let (column, op) = match assignment {
-        Assignment::Set { column, value } => {
-            let i = column_of(def, column)?;
-            if def.columns[i].ty.is_counter() {
-                return Err(crate::planner::counters::set_refused(&column.name));
-            }
-            (i, Operation::Set(value.clone()))
-        }
-        Assignment::Modify { column, op, value } => {
-            let i = column_of(def, column)?;
-            let ty = &def.columns[i].ty;
-            if matches!(op, ArithOp::Add) && matches!(ty, ColumnType::Tuple(_)) {
-                return Err(invalid("tuple column", column));
-            }
-            if !ty.is_collection() {
-                // A counter's `+`/`-` is an increment/decrement (applied as a delta).
-                return match op {
-                    ArithOp::Add if ty.is_counter() => Ok(ColumnOperation {
-                        column: i,
-                        op: Operation::Add(value.clone()),
-                    }),
-                    ArithOp::Sub if ty.is_counter() => Ok(ColumnOperation {
-                        column: i,
-                        op: Operation::Remove(value.clone()),
-                    }),
-                    _ => Err(invalid("non counter column", column)),
-                };
-            }
-            if !ty.is_multi_cell() {
-                return Err(invalid("frozen collection column", column));
-            }
-            let op = match op {
-                ArithOp::Add => Operation::Add(value.clone()),
-                ArithOp::Sub => Operation::Remove(value.clone()),
-                _ => return Err(invalid("non counter column", column)),
-            };
-            (i, op)
-        }
-        Assignment::Prepend { column, value } => {
-            let i = column_of(def, column)?;
-            match &def.columns[i].ty {
-                ColumnType::List { frozen: false, .. } => {}
-                ColumnType::List { .. } => return Err(invalid("frozen list column", column)),
-                _ => return Err(invalid("non list column", column)),
-            }
-            (i, Operation::Prepend(value.clone()))
-        }
-        Assignment::Element { column, key, value } => {
-            let i = column_of(def, column)?;
-            match &def.columns[i].ty {
-                ty if !ty.is_collection() => return Err(invalid("non collection column", column)),
-                ty if !ty.is_multi_cell() => {
-                    return Err(invalid("frozen collection column", column))
-                }
-                ColumnType::Set { .. } => return Err(invalid("set column", column)),
-                _ => {}
-            }
-            (
-                i,
-                Operation::SetElement {
-                    key: key.clone(),
-                    value: value.clone(),
-                },
-            )
-        }
+        Assignment::Set { column, value } => assigning.set(column, value)?,
+        Assignment::Modify { column, op, value } => assigning.modify(column, *op, value)?,
+        Assignment::Prepend { column, value } => assigning.prepend(column, value)?,
+        Assignment::Element { column, key, value } => assigning.element(column, key, value)?,
         Assignment::Field {
             column,
             field,
             value,
-        } => {
-            let i = column_of(def, column)?;
-            let position = match &def.columns[i].ty {
-                ColumnType::Udt {
-                    frozen: false,
-                    fields,
-                    ..
-                } => field_position(fields, column, field)?,
-                ColumnType::Udt { .. } => return Err(invalid("frozen UDT column", column)),
-                _ => return Err(invalid("non-UDT column", column)),
-            };
-            (
-                i,
-                Operation::SetField {
-                    field: position,
-                    value: value.clone(),
-                },
-            )
-        }
+        } => assigning.field(column, field, value)?,
     };
     Ok(ColumnOperation { column, op })
+}
+
+/// One UPDATE assignment being planned against its table; Cassandra's "Invalid operation"
+/// messages quote it.
+struct Assigning<'a> {
+    def: &'a TableDef,
+    assignment: &'a Assignment,
+}
+
+impl Assigning<'_> {
+    /// Cassandra's refusal of the assignment on `column`, a `column_kind` column.
+    fn invalid(&self, column_kind: &'static str, column: &Ident) -> CqlError {
+        ModifyError::InvalidOperation {
+            operation: Shown(self.assignment).to_string(),
+            column_kind,
+            column: column.name.clone(),
+        }
+        .into()
+    }
+
+    /// `c = value`: any non-key column but a counter, which only takes `+`/`-`.
+    fn set(&self, column: &Ident, value: &Term) -> CqlResult<(usize, Operation)> {
+        let i = column_of(self.def, column)?;
+        if self.def.columns[i].ty.is_counter() {
+            return Err(crate::planner::counters::set_refused(&column.name));
+        }
+        Ok((i, Operation::Set(value.clone())))
+    }
+
+    /// `c = c + value` / `c = c - value`: a counter's increment or decrement, or adding to or
+    /// removing from a non-frozen collection; a tuple takes no `+`.
+    fn modify(&self, column: &Ident, op: ArithOp, value: &Term) -> CqlResult<(usize, Operation)> {
+        let i = column_of(self.def, column)?;
+        let ty = &self.def.columns[i].ty;
+        if matches!(op, ArithOp::Add) && matches!(ty, ColumnType::Tuple(_)) {
+            return Err(self.invalid("tuple column", column));
+        }
+        if !ty.is_collection() {
+            // A counter's `+`/`-` is an increment/decrement (applied as a delta).
+            return match op {
+                ArithOp::Add if ty.is_counter() => Ok((i, Operation::Add(value.clone()))),
+                ArithOp::Sub if ty.is_counter() => Ok((i, Operation::Remove(value.clone()))),
+                _ => Err(self.invalid("non counter column", column)),
+            };
+        }
+        if !ty.is_multi_cell() {
+            return Err(self.invalid("frozen collection column", column));
+        }
+        let op = match op {
+            ArithOp::Add => Operation::Add(value.clone()),
+            ArithOp::Sub => Operation::Remove(value.clone()),
+            _ => return Err(self.invalid("non counter column", column)),
+        };
+        Ok((i, op))
+    }
+
+    /// `c = value + c`: prepending to a non-frozen list.
+    fn prepend(&self, column: &Ident, value: &Term) -> CqlResult<(usize, Operation)> {
+        let i = column_of(self.def, column)?;
+        match &self.def.columns[i].ty {
+            ColumnType::List { frozen: false, .. } => {}
+            ColumnType::List { .. } => return Err(self.invalid("frozen list column", column)),
+            _ => return Err(self.invalid("non list column", column)),
+        }
+        Ok((i, Operation::Prepend(value.clone())))
+    }
+
+    /// `c[key] = value`: an element of a non-frozen list or map (a set has no keys).
+    fn element(&self, column: &Ident, key: &Term, value: &Term) -> CqlResult<(usize, Operation)> {
+        let i = column_of(self.def, column)?;
+        match &self.def.columns[i].ty {
+            ty if !ty.is_collection() => return Err(self.invalid("non collection column", column)),
+            ty if !ty.is_multi_cell() => {
+                return Err(self.invalid("frozen collection column", column))
+            }
+            ColumnType::Set { .. } => return Err(self.invalid("set column", column)),
+            _ => {}
+        }
+        let op = Operation::SetElement {
+            key: key.clone(),
+            value: value.clone(),
+        };
+        Ok((i, op))
+    }
+
+    /// `c.field = value`: a field of a non-frozen UDT.
+    fn field(&self, column: &Ident, field: &Ident, value: &Term) -> CqlResult<(usize, Operation)> {
+        let i = column_of(self.def, column)?;
+        let position = match &self.def.columns[i].ty {
+            ColumnType::Udt {
+                frozen: false,
+                fields,
+                ..
+            } => field_position(fields, column, field)?,
+            ColumnType::Udt { .. } => return Err(self.invalid("frozen UDT column", column)),
+            _ => return Err(self.invalid("non-UDT column", column)),
+        };
+        let op = Operation::SetField {
+            field: position,
+            value: value.clone(),
+        };
+        Ok((i, op))
+    }
 }
 
 fn field_position(

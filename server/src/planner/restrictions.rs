@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use cql::statement::ast::{InValues, Operator, Relation, Term};
+use cql::statement::ast::{Ident, InValues, Operator, Relation, Term};
 use cql::types::ColumnType;
 use storage::TableDef;
 
@@ -71,98 +71,134 @@ pub(crate) fn collect(
     table: &TableDef,
     relations: &[Relation],
 ) -> CqlResult<(Vec<ColumnRestriction>, Vec<Relation>)> {
-    let mut by_column = vec![ColumnRestriction::default(); table.columns.len()];
+    let mut collecting = Collecting {
+        table,
+        by_column: vec![ColumnRestriction::default(); table.columns.len()],
+    };
     let mut rest = Vec::new();
     for relation in relations {
+        check_supported(relation)?;
         match relation {
-            Relation::Single {
-                op: Operator::IsNot,
-                ..
-            } => {
-                // Only a materialized view's WHERE takes IS NOT NULL
-                // (`StatementRestrictions`, before any relation is looked at).
-                return Err(RestrictionError::UnsupportedRestriction {
-                    relation: relation.to_string(),
-                }
-                .into());
-            }
-            Relation::Single {
-                op: Operator::Neq, ..
-            }
-            | Relation::Multi {
-                op: Operator::Neq, ..
-            } => return Err(unsupported_neq(relation)),
-            Relation::Token {
-                columns,
-                op: Operator::Neq,
-                value,
-            } => {
-                return Err(RestrictionError::UnsupportedTokenNeq {
-                    columns: columns.iter().map(|c| c.name.clone()).collect(),
-                    value: value.to_string(),
-                }
-                .into());
-            }
-            Relation::Single { column, op, value } => {
-                let i = column_index(table, column)?;
-                check_contains(&table.columns[i], *op)?;
-                check_duration_slice(&table.columns[i], *op)?;
-                check_whole_value(table, &table.columns[i], *op)?;
-                add_single(&mut by_column[i], &column.name, *op, value.clone())?;
-            }
+            Relation::Single { column, op, value } => collecting.single(column, *op, value)?,
             Relation::In {
                 column,
                 values,
                 negated: false,
-            } => {
-                let i = column_index(table, column)?;
-                check_whole_value(table, &table.columns[i], Operator::In)?;
-                let r = &mut by_column[i];
-                if r.eq.is_some() {
-                    return Err(conflict(&column.name, r));
-                }
-                if r.is_slice() {
-                    return Err(RestrictionError::InWithOtherRelation {
-                        column: column.name.clone(),
-                    }
-                    .into());
-                }
-                r.eq = Some(ValueSet::In(values.clone()));
-            }
+            } => collecting.in_values(column, values)?,
             Relation::In {
                 column,
                 values,
                 negated: true,
-            } => {
-                // NOT IN can only be filtered: a tuple of the excluded values, or the bind
-                // marker of a list of them.
-                let i = column_index(table, column)?;
-                check_whole_value(table, &table.columns[i], Operator::NotIn)?;
-                let excluded = match values {
-                    InValues::List(terms) => Term::Tuple(terms.clone()),
-                    InValues::Bind(marker) => Term::Bind(marker.clone()),
-                };
-                by_column[i].other.push((Operator::NotIn, excluded));
-            }
+            } => collecting.not_in(column, values)?,
             Relation::Element {
                 column,
                 key,
                 op: Operator::Eq,
                 value,
-            } => {
-                let i = column_index(table, column)?;
-                if let cql::types::ColumnType::Map { frozen: true, .. } = table.columns[i].ty {
-                    return Err(RestrictionError::FrozenMapEntry {
-                        column: column.name.clone(),
-                    }
-                    .into());
-                }
-                by_column[i].elements.push((key.clone(), value.clone()));
-            }
+            } => collecting.map_entry(column, key, value)?,
             other => rest.push(other.clone()),
         }
     }
-    Ok((by_column, rest))
+    Ok((collecting.by_column, rest))
+}
+
+/// Refuses the relations Cassandra 5.0 has no restriction for: `IS NOT NULL` outside a
+/// materialized view, and `!=` on a column, tuple or token.
+fn check_supported(relation: &Relation) -> CqlResult<()> {
+    match relation {
+        Relation::Single {
+            op: Operator::IsNot,
+            ..
+        } => {
+            // Only a materialized view's WHERE takes IS NOT NULL
+            // (`StatementRestrictions`, before any relation is looked at).
+            Err(RestrictionError::UnsupportedRestriction {
+                relation: relation.to_string(),
+            }
+            .into())
+        }
+        Relation::Single {
+            op: Operator::Neq, ..
+        }
+        | Relation::Multi {
+            op: Operator::Neq, ..
+        } => Err(unsupported_neq(relation)),
+        Relation::Token {
+            columns,
+            op: Operator::Neq,
+            value,
+        } => Err(RestrictionError::UnsupportedTokenNeq {
+            columns: columns.iter().map(|c| c.name.clone()).collect(),
+            value: value.to_string(),
+        }
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// The single-column restrictions being collected, by column index.
+struct Collecting<'a> {
+    table: &'a TableDef,
+    by_column: Vec<ColumnRestriction>,
+}
+
+impl Collecting<'_> {
+    /// `c op value`: checked against the column's type (CONTAINS, durations, whole values
+    /// of non-frozen types), then merged with the column's other relations.
+    fn single(&mut self, column: &Ident, op: Operator, value: &Term) -> CqlResult<()> {
+        let table = self.table;
+        let i = column_index(table, column)?;
+        check_contains(&table.columns[i], op)?;
+        check_duration_slice(&table.columns[i], op)?;
+        check_whole_value(table, &table.columns[i], op)?;
+        add_single(&mut self.by_column[i], &column.name, op, value.clone())
+    }
+
+    /// `c IN (..)`: no other `=`/`IN` or slice on the column.
+    fn in_values(&mut self, column: &Ident, values: &InValues) -> CqlResult<()> {
+        let i = column_index(self.table, column)?;
+        check_whole_value(self.table, &self.table.columns[i], Operator::In)?;
+        let r = &mut self.by_column[i];
+        if r.eq.is_some() {
+            return Err(conflict(&column.name, r));
+        }
+        if r.is_slice() {
+            return Err(RestrictionError::InWithOtherRelation {
+                column: column.name.clone(),
+            }
+            .into());
+        }
+        r.eq = Some(ValueSet::In(values.clone()));
+        Ok(())
+    }
+
+    /// `c NOT IN (..)` can only be filtered: a tuple of the excluded values, or the bind
+    /// marker of a list of them.
+    fn not_in(&mut self, column: &Ident, values: &InValues) -> CqlResult<()> {
+        let i = column_index(self.table, column)?;
+        check_whole_value(self.table, &self.table.columns[i], Operator::NotIn)?;
+        let excluded = match values {
+            InValues::List(terms) => Term::Tuple(terms.clone()),
+            InValues::Bind(marker) => Term::Bind(marker.clone()),
+        };
+        self.by_column[i].other.push((Operator::NotIn, excluded));
+        Ok(())
+    }
+
+    /// `m[key] = value`, on a non-frozen map only.
+    fn map_entry(&mut self, column: &Ident, key: &Term, value: &Term) -> CqlResult<()> {
+        let i = column_index(self.table, column)?;
+        if let ColumnType::Map { frozen: true, .. } = self.table.columns[i].ty {
+            return Err(RestrictionError::FrozenMapEntry {
+                column: column.name.clone(),
+            }
+            .into());
+        }
+        self.by_column[i]
+            .elements
+            .push((key.clone(), value.clone()));
+        Ok(())
+    }
 }
 
 /// `(c1, c2) = (v1, v2)` as `c1 = v1 AND c2 = v2`, for a read whose partition key is not

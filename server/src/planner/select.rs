@@ -1,7 +1,6 @@
 //! SELECT planning: which partitions, which clustering range, what is filtered, what is
 //! returned. Enforces Cassandra's primary-key rules with its messages.
 
-use std::fmt;
 use std::sync::Arc;
 
 use cql::frame::response::ColumnSpec;
@@ -11,12 +10,12 @@ use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlResult, SelectError};
 use crate::planner::ann::{self, AnnPlan};
-use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
+use crate::planner::clustering::{self, ClusteringPlan};
 use crate::planner::grouping::{check_distinct, plan_grouping, Grouping};
 use crate::planner::index_choice::{self, FilteringNeeds, IndexUse};
 use crate::planner::ordering::{plan_ordering, Ordering};
 use crate::planner::restrictions::{self, ColumnRestriction, ValueSet};
-use crate::planner::selection::plan_selection;
+use crate::planner::selection::{plan_selection, Selection};
 use crate::planner::token::{self, TokenRange};
 use crate::planner::{column_index, relation_order, resolve_table};
 
@@ -25,6 +24,8 @@ use crate::schema::{Schema, TableKind, TableRef};
 
 /// Cassandra's message when a query needs ALLOW FILTERING (`SelectError::NeedsFiltering`).
 pub use crate::error::ALLOW_FILTERING_MESSAGE;
+/// The bound printer `ModifyPlan`'s `Display` shares with this plan's.
+pub(super) use crate::planner::select_print::write_bounds;
 
 /// A planned SELECT.
 #[derive(Debug, Clone)]
@@ -92,199 +93,17 @@ pub fn plan_select(
     session_keyspace: Option<&str>,
 ) -> CqlResult<SelectPlan> {
     let table = resolve_table(schema, &stmt.table, session_keyspace)?;
-    let def = &table.def;
     let selection = plan_selection(&table, stmt)?;
-    let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
-    let split = (!partition_key_full(def, &by_column))
-        .then(|| restrictions::split_multi_equalities(def, &stmt.where_clause))
-        .flatten();
-    let (by_column, rest) = match &split {
-        Some(relations) => restrictions::collect(def, relations)?,
-        None => (by_column, rest),
-    };
-    let token_relations: Vec<&Relation> = rest
-        .iter()
-        .filter(|r| matches!(r, Relation::Token { .. }))
-        .collect();
-    let supported = |r: &&Relation| {
-        matches!(
-            r,
-            Relation::Token { .. } | Relation::Multi { .. } | Relation::MultiIn { .. }
-        )
-    };
-    if let Some(relation) = rest.iter().find(|r| !supported(r)) {
-        return Err(SelectError::UnsupportedRestriction {
-            relation: relation.to_string(),
-        }
-        .into());
-    }
-    // A token range next to key relations narrows the partitions they select (Cassandra's
-    // TokenFilter); without a full key it selects the range and the key relations filter.
-    let token = token::token_range(def, &token_relations)?;
-    let mut filters = Vec::new();
-    let mut needs_filtering = false;
-    let mut needs = FilteringNeeds::default();
-
-    let pk_full = partition_key_full(def, &by_column);
-    let mut token_filter = None;
-    let partitions = if pk_full {
-        token_filter = token.clone();
-        PartitionSelection::Keys(
-            def.partition_key
-                .iter()
-                .filter_map(|&i| by_column[i].eq.clone())
-                .collect(),
-        )
-    } else {
-        for &i in &def.partition_key {
-            if by_column[i].is_restricted() {
-                needs_filtering = true;
-                needs.partition_columns += 1;
-                filters.push((i, by_column[i].clone()));
-            }
-        }
-        match token {
-            Some(range) => PartitionSelection::Tokens(range),
-            None => PartitionSelection::All,
-        }
-    };
-
-    // Clustering columns: an =/IN prefix, then at most one slice.
-    let multi: Vec<&Relation> = rest
-        .iter()
-        .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
-        .collect();
-    let index = match table.kind {
-        TableKind::User => index_choice::choose(def, &by_column),
-        TableKind::Virtual => None,
-    };
-    // An index on a clustering column serves it out of prefix order (Cassandra's
-    // `hasSupportingIndex` in `ClusteringColumnRestrictions`).
-    let indexed_clustering = index
-        .as_ref()
-        .is_some_and(|i| def.columns[i.column].kind == ColumnKind::Clustering);
-    relation_order::check(
-        def,
-        &stmt.where_clause,
-        stmt.allow_filtering || indexed_clustering,
-    )?;
-    let mut clustering = clustering::plan(
-        def,
-        &by_column,
-        &multi,
-        stmt.allow_filtering || indexed_clustering,
-    )?;
-    needs_filtering |= clustering.needs_filtering;
-    needs.clustering_intrinsic = clustering.needs_filtering;
-    needs.clustering_columns = clustering
-        .filters
-        .len()
-        .max(usize::from(clustering.needs_filtering));
-    if let Some(chosen) = index.as_ref().filter(|_| indexed_clustering) {
-        // An index serving a clustering column out of prefix order brings every clustering
-        // restriction into the row filter, as Cassandra's does: more than one is filtering.
-        if clustering.filters.iter().any(|(i, _)| *i == chosen.column) {
-            needs.clustering_columns = def
-                .clustering_key
-                .iter()
-                .filter(|&&i| by_column[i].is_restricted())
-                .count();
-        }
-    }
-    filters.append(&mut clustering.filters);
-    let mut clustering_filter = None;
-    if !pk_full && (!clustering.prefix.is_empty() || clustering.slice.is_some()) {
-        // Without a partition key, clustering restrictions are filtering, row by row; a
-        // multi-column relation is checked as the clustering ranges it makes.
-        if !multi.is_empty() {
-            clustering_filter = Some(clustering.clone());
-        }
-        needs_filtering = true;
-        needs.clustering_without_partition = true;
-        needs.clustering_columns = def
-            .clustering_key
-            .iter()
-            .filter(|&&i| by_column[i].is_restricted())
-            .count()
-            .max(1);
-        let restricted: Vec<usize> = def
-            .clustering_key
-            .iter()
-            .copied()
-            .filter(|&i| by_column[i].eq.is_some() || by_column[i].is_slice())
-            .filter(|i| !filters.iter().any(|(f, _)| f == i))
-            .collect();
-        for i in restricted {
-            filters.push((i, by_column[i].clone()));
-        }
-        clustering.prefix.clear();
-        clustering.slice = None;
-    }
-
-    // Regular and static columns can only be filtered.
-    for (i, col) in def.columns.iter().enumerate() {
-        if matches!(col.kind, ColumnKind::Regular | ColumnKind::Static)
-            && by_column[i].is_restricted()
-        {
-            needs_filtering = true;
-            needs.regular_columns += 1;
-            needs.extra_on_one_column |= index_choice::several_relations(&by_column[i]);
-            filters.push((i, by_column[i].clone()));
-        }
-    }
-    if let Some(chosen) = &index {
-        needs.also_indexed = index_choice::also_indexed(def, &by_column, chosen);
-        needs_filtering = needs.needs_filtering(index.as_ref());
-    }
-    let clustering_contains = def.clustering_key.iter().any(|&i| {
-        by_column[i]
-            .other
-            .iter()
-            .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
-    });
-    if clustering_contains && index.is_none() && !stmt.allow_filtering {
-        return Err(SelectError::ClusteringContainsWithoutIndex.into());
-    }
-    let grouping_for_ann = if stmt.ann.is_empty() {
-        Grouping::None
-    } else {
-        plan_grouping(
-            def,
-            stmt,
-            &selection,
-            &eq_restricted_columns(def, &by_column, &multi),
-        )?
-    };
-    let ann = ann::plan(def, stmt, &by_column, pk_full, grouping_for_ann)?;
-    ann::check_vector_restrictions(def, &by_column)?;
-    if needs_filtering && !stmt.allow_filtering && ann.is_none() {
-        return Err(SelectError::NeedsFiltering.into());
-    }
-
-    let eq_restricted = eq_restricted_columns(def, &by_column, &multi);
-    let pk_in = pk_full
-        && def
-            .partition_key
-            .iter()
-            .any(|&i| matches!(by_column[i].eq, Some(ValueSet::In(_))) && !eq_restricted[i]);
-    if stmt.distinct {
-        let restricts_non_partition = !multi.is_empty()
-            || def.columns.iter().enumerate().any(|(i, c)| {
-                matches!(c.kind, ColumnKind::Clustering | ColumnKind::Regular)
-                    && by_column[i].is_restricted()
-            });
-        check_distinct(def, stmt, &selection, !pk_full, restricts_non_partition)?;
-    }
-    let grouping = plan_grouping(def, stmt, &selection, &eq_restricted)?;
-    if grouping == Grouping::All && stmt.per_partition_limit.is_some() {
-        return Err(SelectError::PerPartitionLimitWithAggregate.into());
-    }
-    let ordering = if ann.is_some() {
-        Ordering::default()
-    } else {
-        plan_ordering(def, stmt, &eq_restricted, pk_full, pk_in)?
-    };
-    let columns = result_columns(def, &selection.outputs);
+    let (by_column, rest) = restrictions_of(&table.def, stmt)?;
+    let token = token_restriction(&table.def, &rest)?;
+    let mut planning = Planning::new(stmt, &table, by_column, &rest);
+    let (partitions, token_filter) = planning.partitions(token);
+    let (clustering, clustering_filter) = planning.clustering()?;
+    planning.filter_regular_columns();
+    let ann = planning.check_filtering(&selection)?;
+    let (grouping, ordering) = planning.grouping_and_order(&selection, ann.is_some())?;
+    let Planning { filters, index, .. } = planning;
+    let columns = result_columns(&table.def, &selection.outputs);
     Ok(SelectPlan {
         table,
         outputs: selection.outputs,
@@ -305,6 +124,315 @@ pub fn plan_select(
         index,
         ann,
     })
+}
+
+/// The WHERE clause's single-column restrictions by column, and its other relations. Without
+/// a full partition key, `(c1, c2) = (v1, v2)` counts as `c1 = v1 AND c2 = v2`, as Cassandra
+/// serves a multi-column equality by an index on any of its columns.
+fn restrictions_of(
+    def: &TableDef,
+    stmt: &Select,
+) -> CqlResult<(Vec<ColumnRestriction>, Vec<Relation>)> {
+    let (by_column, rest) = restrictions::collect(def, &stmt.where_clause)?;
+    let split = (!partition_key_full(def, &by_column))
+        .then(|| restrictions::split_multi_equalities(def, &stmt.where_clause))
+        .flatten();
+    match &split {
+        Some(relations) => restrictions::collect(def, relations),
+        None => Ok((by_column, rest)),
+    }
+}
+
+/// The range the `token(..)` relations give, once every relation that is neither single-column,
+/// multi-column nor a token one is refused (Cassandra's "restriction is not supported").
+fn token_restriction(def: &TableDef, rest: &[Relation]) -> CqlResult<Option<TokenRange>> {
+    let supported = |r: &&Relation| {
+        matches!(
+            r,
+            Relation::Token { .. } | Relation::Multi { .. } | Relation::MultiIn { .. }
+        )
+    };
+    if let Some(relation) = rest.iter().find(|r| !supported(r)) {
+        return Err(SelectError::UnsupportedRestriction {
+            relation: relation.to_string(),
+        }
+        .into());
+    }
+    let token_relations: Vec<&Relation> = rest
+        .iter()
+        .filter(|r| matches!(r, Relation::Token { .. }))
+        .collect();
+    token::token_range(def, &token_relations)
+}
+
+/// One SELECT being planned: its statement and restrictions, and what the steps so far found
+/// (the restrictions checked row by row, and whether they need ALLOW FILTERING).
+struct Planning<'a> {
+    stmt: &'a Select,
+    def: &'a TableDef,
+    /// Single-column restrictions, by column index.
+    by_column: Vec<ColumnRestriction>,
+    /// The multi-column relations (`(c, d) > (..)`, `(c, d) IN (..)`).
+    multi: Vec<&'a Relation>,
+    /// Whether every partition key column is restricted by `=`/`IN` alone.
+    pk_full: bool,
+    /// The secondary index read for candidate rows (none for a virtual table).
+    index: Option<IndexUse>,
+    /// Restrictions checked row by row.
+    filters: Vec<(usize, ColumnRestriction)>,
+    /// Whether the query needs ALLOW FILTERING (decided again from `needs` when an index is
+    /// read).
+    needs_filtering: bool,
+    /// What is filtered, for that decision.
+    needs: FilteringNeeds,
+}
+
+impl<'a> Planning<'a> {
+    /// Starts planning `stmt` on `table`; `rest` holds the relations that are not
+    /// single-column ones. The index is the first restriction an index serves.
+    fn new(
+        stmt: &'a Select,
+        table: &'a TableRef,
+        by_column: Vec<ColumnRestriction>,
+        rest: &'a [Relation],
+    ) -> Self {
+        let def = &table.def;
+        let index = match table.kind {
+            TableKind::User => index_choice::choose(def, &by_column),
+            TableKind::Virtual => None,
+        };
+        Planning {
+            stmt,
+            def,
+            multi: rest
+                .iter()
+                .filter(|r| matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
+                .collect(),
+            pk_full: partition_key_full(def, &by_column),
+            by_column,
+            index,
+            filters: Vec::new(),
+            needs_filtering: false,
+            needs: FilteringNeeds::default(),
+        }
+    }
+
+    /// Which partitions are read, and the token range that filters them. A full partition key
+    /// selects its partitions, a token range next to it narrowing them (Cassandra's
+    /// `TokenFilter`); without one the token range (or every partition) is read and the key
+    /// relations are filtering.
+    fn partitions(
+        &mut self,
+        token: Option<TokenRange>,
+    ) -> (PartitionSelection, Option<TokenRange>) {
+        let def = self.def;
+        if self.pk_full {
+            let keys = def
+                .partition_key
+                .iter()
+                .filter_map(|&i| self.by_column[i].eq.clone())
+                .collect();
+            return (PartitionSelection::Keys(keys), token);
+        }
+        for &i in &def.partition_key {
+            if self.by_column[i].is_restricted() {
+                self.needs_filtering = true;
+                self.needs.partition_columns += 1;
+                self.filters.push((i, self.by_column[i].clone()));
+            }
+        }
+        let partitions = match token {
+            Some(range) => PartitionSelection::Tokens(range),
+            None => PartitionSelection::All,
+        };
+        (partitions, None)
+    }
+
+    /// The clustering plan: an `=`/`IN` prefix, then at most one slice (Cassandra's
+    /// `ClusteringColumnRestrictions`); and the clustering ranges a read without a full
+    /// partition key checks row by row instead.
+    fn clustering(&mut self) -> CqlResult<(ClusteringPlan, Option<ClusteringPlan>)> {
+        let def = self.def;
+        // An index on a clustering column serves it out of prefix order (Cassandra's
+        // `hasSupportingIndex` in `ClusteringColumnRestrictions`).
+        let indexed_clustering = self
+            .index
+            .as_ref()
+            .is_some_and(|i| def.columns[i.column].kind == ColumnKind::Clustering);
+        let out_of_order_allowed = self.stmt.allow_filtering || indexed_clustering;
+        relation_order::check(def, &self.stmt.where_clause, out_of_order_allowed)?;
+        let mut clustering =
+            clustering::plan(def, &self.by_column, &self.multi, out_of_order_allowed)?;
+        self.count_clustering_filters(&clustering, indexed_clustering);
+        self.filters.append(&mut clustering.filters);
+        let clustering_filter = self.clustering_without_partition(&mut clustering);
+        Ok((clustering, clustering_filter))
+    }
+
+    /// Counts the clustering columns checked row by row. An index serving a clustering column
+    /// out of prefix order brings every clustering restriction into the row filter, as
+    /// Cassandra's does: more than one is filtering.
+    fn count_clustering_filters(&mut self, clustering: &ClusteringPlan, indexed_clustering: bool) {
+        self.needs_filtering |= clustering.needs_filtering;
+        self.needs.clustering_intrinsic = clustering.needs_filtering;
+        self.needs.clustering_columns = clustering
+            .filters
+            .len()
+            .max(usize::from(clustering.needs_filtering));
+        if let Some(chosen) = self.index.as_ref().filter(|_| indexed_clustering) {
+            if clustering.filters.iter().any(|(i, _)| *i == chosen.column) {
+                self.needs.clustering_columns = self.restricted_clustering_columns();
+            }
+        }
+    }
+
+    /// How many clustering columns the WHERE clause restricts.
+    fn restricted_clustering_columns(&self) -> usize {
+        self.def
+            .clustering_key
+            .iter()
+            .filter(|&&i| self.by_column[i].is_restricted())
+            .count()
+    }
+
+    /// Without a full partition key, clustering restrictions are filtering, row by row: the
+    /// prefix and slice are emptied, their columns join the filters, and a multi-column
+    /// relation is checked as the clustering ranges it makes (returned), as Cassandra's
+    /// clustering slice filter applied to every partition of a range read.
+    fn clustering_without_partition(
+        &mut self,
+        clustering: &mut ClusteringPlan,
+    ) -> Option<ClusteringPlan> {
+        if self.pk_full || (clustering.prefix.is_empty() && clustering.slice.is_none()) {
+            return None;
+        }
+        let clustering_filter = (!self.multi.is_empty()).then(|| clustering.clone());
+        self.needs_filtering = true;
+        self.needs.clustering_without_partition = true;
+        self.needs.clustering_columns = self.restricted_clustering_columns().max(1);
+        let restricted: Vec<usize> = self
+            .def
+            .clustering_key
+            .iter()
+            .copied()
+            .filter(|&i| self.by_column[i].eq.is_some() || self.by_column[i].is_slice())
+            .filter(|i| !self.filters.iter().any(|(f, _)| f == i))
+            .collect();
+        for i in restricted {
+            self.filters.push((i, self.by_column[i].clone()));
+        }
+        clustering.prefix.clear();
+        clustering.slice = None;
+        clustering_filter
+    }
+
+    /// Regular and static columns can only be filtered (an index may serve one).
+    fn filter_regular_columns(&mut self) {
+        let def = self.def;
+        for (i, col) in def.columns.iter().enumerate() {
+            if matches!(col.kind, ColumnKind::Regular | ColumnKind::Static)
+                && self.by_column[i].is_restricted()
+            {
+                self.needs_filtering = true;
+                self.needs.regular_columns += 1;
+                self.needs.extra_on_one_column |=
+                    index_choice::several_relations(&self.by_column[i]);
+                self.filters.push((i, self.by_column[i].clone()));
+            }
+        }
+    }
+
+    /// Cassandra's ALLOW FILTERING rule: refused when anything is checked row by row that
+    /// neither the index nor an ANN ordering serves, and CONTAINS on a clustering column
+    /// needs an index or ALLOW FILTERING. Plans the ANN ordering on the way.
+    fn check_filtering(&mut self, selection: &Selection) -> CqlResult<Option<AnnPlan>> {
+        if let Some(chosen) = &self.index {
+            self.needs.also_indexed = index_choice::also_indexed(self.def, &self.by_column, chosen);
+            self.needs_filtering = self.needs.needs_filtering(self.index.as_ref());
+        }
+        let allow_filtering = self.stmt.allow_filtering;
+        if self.clustering_contains() && self.index.is_none() && !allow_filtering {
+            return Err(SelectError::ClusteringContainsWithoutIndex.into());
+        }
+        let ann = self.plan_ann(selection)?;
+        if self.needs_filtering && !allow_filtering && ann.is_none() {
+            return Err(SelectError::NeedsFiltering.into());
+        }
+        Ok(ann)
+    }
+
+    /// Whether a clustering column is restricted by CONTAINS or CONTAINS KEY.
+    fn clustering_contains(&self) -> bool {
+        self.def.clustering_key.iter().any(|&i| {
+            self.by_column[i]
+                .other
+                .iter()
+                .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
+        })
+    }
+
+    /// `ORDER BY v ANN OF ..`, refused with Cassandra 5.0's messages in a grouped query, and
+    /// no vector-indexed column restricted otherwise (its index only ranks).
+    fn plan_ann(&self, selection: &Selection) -> CqlResult<Option<AnnPlan>> {
+        let (def, stmt) = (self.def, self.stmt);
+        let grouping = if stmt.ann.is_empty() {
+            Grouping::None
+        } else {
+            plan_grouping(def, stmt, selection, &self.eq_restricted())?
+        };
+        let ann = ann::plan(def, stmt, &self.by_column, self.pk_full, grouping)?;
+        ann::check_vector_restrictions(def, &self.by_column)?;
+        Ok(ann)
+    }
+
+    /// DISTINCT's checks, the GROUP BY grouping (PER PARTITION LIMIT refused with an aggregate
+    /// over all rows) and the row order (none for `ann`, which orders by score). Columns fixed
+    /// by `=` may be skipped by GROUP BY and ORDER BY.
+    fn grouping_and_order(
+        &self,
+        selection: &Selection,
+        ann: bool,
+    ) -> CqlResult<(Grouping, Ordering)> {
+        let (def, stmt) = (self.def, self.stmt);
+        let eq_restricted = self.eq_restricted();
+        let pk_in = self.pk_full
+            && def.partition_key.iter().any(|&i| {
+                matches!(self.by_column[i].eq, Some(ValueSet::In(_))) && !eq_restricted[i]
+            });
+        if stmt.distinct {
+            check_distinct(
+                def,
+                stmt,
+                selection,
+                !self.pk_full,
+                self.restricts_non_partition(),
+            )?;
+        }
+        let grouping = plan_grouping(def, stmt, selection, &eq_restricted)?;
+        if grouping == Grouping::All && stmt.per_partition_limit.is_some() {
+            return Err(SelectError::PerPartitionLimitWithAggregate.into());
+        }
+        let ordering = if ann {
+            Ordering::default()
+        } else {
+            plan_ordering(def, stmt, &eq_restricted, self.pk_full, pk_in)?
+        };
+        Ok((grouping, ordering))
+    }
+
+    /// Whether the WHERE clause restricts a clustering or regular column (DISTINCT refuses it).
+    fn restricts_non_partition(&self) -> bool {
+        !self.multi.is_empty()
+            || self.def.columns.iter().enumerate().any(|(i, c)| {
+                matches!(c.kind, ColumnKind::Clustering | ColumnKind::Regular)
+                    && self.by_column[i].is_restricted()
+            })
+    }
+
+    /// Which columns are fixed to one value (see [`eq_restricted_columns`]).
+    fn eq_restricted(&self) -> Vec<bool> {
+        eq_restricted_columns(self.def, &self.by_column, &self.multi)
+    }
 }
 
 /// The column spec of each output, in the table's keyspace and name.
@@ -355,133 +483,4 @@ fn eq_restricted_columns(
         }
     }
     fixed
-}
-
-impl fmt::Display for SelectPlan {
-    /// A one-line description, for tests and debug logs.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let def = &self.table.def;
-        write!(f, "Select {}.{}", def.keyspace, def.name)?;
-        match &self.partitions {
-            PartitionSelection::All => f.write_str(" scan")?,
-            PartitionSelection::Tokens(range) => {
-                f.write_str(" tokens")?;
-                write_token_range(f, range)?;
-            }
-            PartitionSelection::Keys(sets) => {
-                let keys: Vec<String> = sets
-                    .iter()
-                    .zip(&def.partition_key)
-                    .map(|(set, &i)| format!("{} {set}", def.columns[i].name))
-                    .collect();
-                f.write_str(" partitions[")?;
-                cql::statement::comma(f, &keys)?;
-                f.write_str("]")?;
-            }
-        }
-        if let Some(range) = &self.token_filter {
-            f.write_str(" token filter")?;
-            write_token_range(f, range)?;
-        }
-        let mut position = 0;
-        for part in &self.clustering.prefix {
-            let width = match part {
-                PrefixPart::Single(_) => 1,
-                PrefixPart::Multi { width, .. } => *width,
-            };
-            let names: Vec<&str> = def
-                .clustering_key
-                .iter()
-                .skip(position)
-                .take(width)
-                .map(|&i| def.columns[i].name.as_str())
-                .collect();
-            position += width;
-            match part {
-                PrefixPart::Single(set) => write!(f, " clustering {} {set}", names.join(""))?,
-                PrefixPart::Multi { .. } => write!(f, " clustering ({}) {part}", names.join(", "))?,
-            }
-        }
-        if let Some(slice) = &self.clustering.slice {
-            if let Some(&i) = def.clustering_key.get(slice.start) {
-                write_bounds(
-                    f,
-                    &format!(" {}", def.columns[i].name),
-                    slice.lower.as_ref().map(|b| (&b.term, b.inclusive)),
-                    slice.upper.as_ref().map(|b| (&b.term, b.inclusive)),
-                )?;
-                if !slice.exact {
-                    f.write_str(" (tuple-filtered)")?;
-                }
-            }
-        }
-        if let Some(index) = &self.index {
-            write!(f, " index[{}]", index.name)?;
-        }
-        if !self.filters.is_empty() {
-            let names: Vec<&str> = self
-                .filters
-                .iter()
-                .map(|(i, _)| def.columns[*i].name.as_str())
-                .collect();
-            f.write_str(" filter[")?;
-            cql::statement::comma(f, &names)?;
-            f.write_str("]")?;
-        }
-        if self.clustering_filter.is_some() {
-            f.write_str(" clustering-filter")?;
-        }
-        if self.reversed {
-            f.write_str(" reversed")?;
-        }
-        if !self.post_order.is_empty() {
-            let columns: Vec<String> = self
-                .post_order
-                .iter()
-                .map(|(i, desc)| {
-                    let order = if *desc { "DESC" } else { "ASC" };
-                    format!("{} {order}", def.columns[*i].name)
-                })
-                .collect();
-            f.write_str(" sort[")?;
-            cql::statement::comma(f, &columns)?;
-            f.write_str("]")?;
-        }
-        if self.distinct {
-            f.write_str(" distinct")?;
-        }
-        write!(f, "{}", self.grouping)?;
-        if let Some(limit) = &self.per_partition_limit {
-            write!(f, " per partition limit {limit}")?;
-        }
-        if let Some(limit) = &self.limit {
-            write!(f, " limit {limit}")?;
-        }
-        Ok(())
-    }
-}
-
-fn write_token_range(f: &mut fmt::Formatter<'_>, range: &TokenRange) -> fmt::Result {
-    write_bounds(
-        f,
-        "",
-        range.lower.as_ref().map(|b| (&b.term, b.inclusive)),
-        range.upper.as_ref().map(|b| (&b.term, b.inclusive)),
-    )
-}
-
-/// Writes ` {subject} >= lower {subject} < upper`, each side when present.
-pub(super) fn write_bounds(
-    f: &mut fmt::Formatter<'_>,
-    subject: &str,
-    lower: Option<(&Term, bool)>,
-    upper: Option<(&Term, bool)>,
-) -> fmt::Result {
-    if let Some((term, inclusive)) = lower {
-        write!(f, "{subject} {} {term}", if inclusive { ">=" } else { ">" })?;
-    }
-    if let Some((term, inclusive)) = upper {
-        write!(f, "{subject} {} {term}", if inclusive { "<=" } else { "<" })?;
-    }
-    Ok(())
 }
