@@ -13,7 +13,7 @@ use crate::planner::conditions::{Access, CasConditions, ColumnCondition, Conditi
 use crate::planner::modify::{ModifyKind, ModifyPlan};
 use crate::planner::operations::{ColumnOperation, Operation};
 use crate::planner::restrictions::ValueSet;
-use crate::planner::select::write_bounds;
+use crate::planner::select_print::write_bounds;
 
 /// A one-line description, for tests and debug logs:
 ///

@@ -24,8 +24,6 @@ use crate::schema::{Schema, TableKind, TableRef};
 
 /// Cassandra's message when a query needs ALLOW FILTERING (`SelectError::NeedsFiltering`).
 pub use crate::error::ALLOW_FILTERING_MESSAGE;
-/// The bound printer `ModifyPlan`'s `Display` shares with this plan's.
-pub(super) use crate::planner::select_print::write_bounds;
 
 /// A planned SELECT.
 #[derive(Debug, Clone)]
