@@ -4,23 +4,24 @@
 //! be loaded. Nothing can be created, so nothing exists to drop: the drops say so, with
 //! Cassandra's messages, and `IF EXISTS` makes them no-ops.
 
-use cql::frame::response::ResultBody;
 use cql::statement::ast::DisabledDdl;
 use storage::Catalog;
 
 use crate::error::{CqlResult, DdlError, SchemaError};
+use crate::planner::ddl::change::SchemaChangePlan;
 use crate::planner::keyspace_of;
 
-/// Refuses (or, for a drop with `IF EXISTS`, accepts as a no-op) `statement`.
+/// Refuses (or, for a drop with `IF EXISTS`, accepts as a no-op: `None`) `statement`; never
+/// a change.
 ///
 /// # Errors
 ///
 /// Always, except for a drop with `IF EXISTS`.
-pub(crate) fn execute(
+pub(crate) fn refuse(
     catalog: &Catalog,
     statement: &DisabledDdl,
     session_keyspace: Option<&str>,
-) -> CqlResult<ResultBody> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     match statement {
         DisabledDdl::CreateFunction { .. } => Err(DdlError::UdfsDisabled.into()),
         DisabledDdl::DropFunction {
@@ -31,7 +32,7 @@ pub(crate) fn execute(
         } => {
             let keyspace = keyspace_of(name, session_keyspace)?;
             if *if_exists {
-                return Ok(ResultBody::Void);
+                return Ok(None);
             }
             let function = name.name.name.clone();
             let args = args
@@ -75,7 +76,7 @@ pub(crate) fn execute(
         } => {
             let keyspace = keyspace_of(table, session_keyspace)?;
             if *if_exists {
-                return Ok(ResultBody::Void);
+                return Ok(None);
             }
             Err(DdlError::TriggerNotFound {
                 trigger: name.name.clone(),

@@ -10,8 +10,9 @@ use cql::statement::ast::{Ident, Statement};
 use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
 
 use crate::error::{CqlResult, DdlError};
-use crate::executor::schema_change::{put_table, Change};
-use crate::executor::view_where::{for_each_column, where_text};
+use crate::planner::ddl::change::{put_table, SchemaChangePlan};
+use crate::planner::ddl::view::put_views;
+use crate::planner::ddl::view_where::{for_each_column, where_text};
 
 /// Plans the renames of `def`'s columns; `None` when `IF EXISTS` leaves nothing to do.
 pub(crate) fn rename_columns(
@@ -19,7 +20,7 @@ pub(crate) fn rename_columns(
     def: &Arc<TableDef>,
     renames: &[(Ident, Ident)],
     if_exists: bool,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let mut table = (**def).clone();
     let mut done: Vec<(String, String)> = Vec::new();
     for (old, new) in renames {
@@ -81,7 +82,7 @@ pub(crate) fn rename_columns(
 
 /// Renames the columns in every view of the base `base_id`, and writes the new layouts.
 fn rename_in_views(
-    change: &mut Change,
+    change: &mut SchemaChangePlan,
     base_id: uuid::Uuid,
     done: &[(String, String)],
 ) -> CqlResult<()> {
@@ -112,9 +113,7 @@ fn rename_in_views(
         change.ops.push(CatalogOp::PutTable(new));
     }
     if let Some(base) = change.catalog.table_by_id(base_id).cloned() {
-        change
-            .ops
-            .push(crate::executor::view_ddl::put_views(&change.catalog, &base));
+        change.ops.push(put_views(&change.catalog, &base));
     }
     Ok(())
 }

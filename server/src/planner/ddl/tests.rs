@@ -1,0 +1,1 @@
+//! Printed-plan tests of schema statements.
