@@ -4,10 +4,10 @@
 //! be loaded. Nothing can be created, so nothing exists to drop: the drops say so, with
 //! Cassandra's messages, and `IF EXISTS` makes them no-ops.
 
-use cql::statement::ast::DisabledDdl;
+use cql::statement::ast::{CqlType, DisabledDdl, QualifiedName};
 use storage::Catalog;
 
-use crate::error::{CqlResult, DdlError, SchemaError};
+use crate::error::{CqlError, CqlResult, DdlError, SchemaError};
 use crate::planner::ddl::change::SchemaChangePlan;
 use crate::planner::keyspace_of;
 
@@ -34,40 +34,15 @@ pub(crate) fn refuse(
             if *if_exists {
                 return Ok(None);
             }
-            let function = name.name.name.clone();
-            let args = args
-                .as_ref()
-                .map(|args| args.iter().map(ToString::to_string).collect());
-            Err(if *aggregate {
-                DdlError::AggregateNotFound {
-                    keyspace,
-                    function,
-                    args,
-                }
-            } else {
-                DdlError::FunctionNotFound {
-                    keyspace,
-                    function,
-                    args,
-                }
-            }
-            .into())
+            Err(function_not_found(
+                keyspace,
+                name,
+                *aggregate,
+                args.as_deref(),
+            ))
         }
         DisabledDdl::CreateTrigger { table, class, .. } => {
-            let keyspace = keyspace_of(table, session_keyspace)?;
-            let Some(ks) = catalog.keyspaces.get(&keyspace) else {
-                return Err(SchemaError::UnknownKeyspace { keyspace }.into());
-            };
-            if !ks.tables.contains_key(&table.name.name) {
-                return Err(DdlError::TriggerTableNotFound {
-                    table: table.name.name.clone(),
-                }
-                .into());
-            }
-            Err(DdlError::TriggerClassNotLoaded {
-                class: class.clone(),
-            }
-            .into())
+            Err(trigger_refusal(catalog, table, class, session_keyspace))
         }
         DisabledDdl::DropTrigger {
             name,
@@ -86,4 +61,56 @@ pub(crate) fn refuse(
             .into())
         }
     }
+}
+
+/// `DROP FUNCTION`/`DROP AGGREGATE` of a function that cannot exist.
+fn function_not_found(
+    keyspace: String,
+    name: &QualifiedName,
+    aggregate: bool,
+    args: Option<&[CqlType]>,
+) -> CqlError {
+    let function = name.name.name.clone();
+    let args = args.map(|args| args.iter().map(ToString::to_string).collect());
+    if aggregate {
+        DdlError::AggregateNotFound {
+            keyspace,
+            function,
+            args,
+        }
+    } else {
+        DdlError::FunctionNotFound {
+            keyspace,
+            function,
+            args,
+        }
+    }
+    .into()
+}
+
+/// Why `CREATE TRIGGER` fails: no keyspace, an unknown keyspace or table, else the class
+/// that cannot be loaded.
+fn trigger_refusal(
+    catalog: &Catalog,
+    table: &QualifiedName,
+    class: &str,
+    session_keyspace: Option<&str>,
+) -> CqlError {
+    let keyspace = match keyspace_of(table, session_keyspace) {
+        Ok(keyspace) => keyspace,
+        Err(err) => return err,
+    };
+    let Some(ks) = catalog.keyspaces.get(&keyspace) else {
+        return SchemaError::UnknownKeyspace { keyspace }.into();
+    };
+    if !ks.tables.contains_key(&table.name.name) {
+        return DdlError::TriggerTableNotFound {
+            table: table.name.name.clone(),
+        }
+        .into();
+    }
+    DdlError::TriggerClassNotLoaded {
+        class: class.to_string(),
+    }
+    .into()
 }

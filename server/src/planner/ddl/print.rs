@@ -23,7 +23,7 @@ use crate::planner::ddl::change::SchemaChangePlan;
 ///   ` clustering order ({c} ASC|DESC, ..)` when a clustering column is DESC,
 ///   ` with {option} = {value}, ..` for the options that differ from the defaults,
 ///   ` indexes [{name} on {target}[ using '{class}'][ {{option: value, ..}}], ..]` and
-///   ` dropped [{column}, ..]`;
+///   ` dropped [{column} at {micros}, ..]` (when each column was dropped);
 /// - a view as `put view {ks}.{v} of {base} (..)` like a table, then ` where {clause}`;
 /// - `drop table {ks}.{t}`, `put type {ks}.{t} ({field} {type}, ..)`, `drop type {ks}.{t}`,
 ///   `put views of {ks}.{base} [{view}, ..]` (the views the writer maintains from then on),
@@ -126,12 +126,12 @@ fn write_table(f: &mut fmt::Formatter<'_>, def: &TableDef) -> fmt::Result {
     write_options(f, &def.params)?;
     write_indexes(f, def)?;
     if !def.dropped_columns.is_empty() {
-        let names: Vec<&str> = def
+        let dropped: Vec<String> = def
             .dropped_columns
             .iter()
-            .map(|c| c.name.as_str())
+            .map(|c| format!("{} at {}", c.name, c.dropped_time_micros))
             .collect();
-        write!(f, " dropped [{}]", names.join(", "))?;
+        write!(f, " dropped [{}]", dropped.join(", "))?;
     }
     if let Some(view) = def.view.as_ref().filter(|v| !v.where_clause.is_empty()) {
         write!(f, " where {}", view.where_clause)?;

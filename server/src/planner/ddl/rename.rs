@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cql::frame::response::SchemaChangeType;
 use cql::statement::ast::{Ident, Statement};
-use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
+use storage::{Catalog, CatalogOp, ColumnDef, ColumnKind, TableDef};
 
 use crate::error::{CqlResult, DdlError};
 use crate::planner::ddl::change::{put_table, SchemaChangePlan};
@@ -35,37 +35,7 @@ pub(crate) fn rename_columns(
             }
             .into());
         };
-        if !matches!(
-            column.kind,
-            ColumnKind::PartitionKey | ColumnKind::Clustering
-        ) {
-            return Err(DdlError::RenameNonPrimaryKey {
-                column: old.to_string(),
-            }
-            .into());
-        }
-        if table.column(&new.name).is_some() {
-            return Err(DdlError::RenameTargetExists {
-                column: old.to_string(),
-                new_name: new.to_string(),
-                keyspace: def.keyspace.clone(),
-                table: def.name.clone(),
-            }
-            .into());
-        }
-        let dependent: Vec<String> = table
-            .indexes
-            .iter()
-            .filter(|i| i.column == column.id)
-            .map(|i| i.name.clone())
-            .collect();
-        if !dependent.is_empty() {
-            return Err(DdlError::RenameIndexedColumn {
-                column: old.to_string(),
-                indexes: dependent,
-            }
-            .into());
-        }
+        check_renamable(&table, &column, old, new)?;
         if let Some(c) = table.columns.iter_mut().find(|c| c.id == column.id) {
             c.name = new.name.clone();
         }
@@ -78,6 +48,49 @@ pub(crate) fn rename_columns(
     let mut change = put_table(current, table, SchemaChangeType::Updated);
     rename_in_views(&mut change, def.id, &done)?;
     Ok(Some(change))
+}
+
+/// Cassandra's refusals of renaming `column` (named `old`) to `new` in `table` (as the
+/// earlier renames of the statement left it): not a primary key column, a name taken, a
+/// column an index depends on.
+fn check_renamable(
+    table: &TableDef,
+    column: &ColumnDef,
+    old: &Ident,
+    new: &Ident,
+) -> CqlResult<()> {
+    if !matches!(
+        column.kind,
+        ColumnKind::PartitionKey | ColumnKind::Clustering
+    ) {
+        return Err(DdlError::RenameNonPrimaryKey {
+            column: old.to_string(),
+        }
+        .into());
+    }
+    if table.column(&new.name).is_some() {
+        return Err(DdlError::RenameTargetExists {
+            column: old.to_string(),
+            new_name: new.to_string(),
+            keyspace: table.keyspace.clone(),
+            table: table.name.clone(),
+        }
+        .into());
+    }
+    let dependent: Vec<String> = table
+        .indexes
+        .iter()
+        .filter(|i| i.column == column.id)
+        .map(|i| i.name.clone())
+        .collect();
+    if !dependent.is_empty() {
+        return Err(DdlError::RenameIndexedColumn {
+            column: old.to_string(),
+            indexes: dependent,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Renames the columns in every view of the base `base_id`, and writes the new layouts.

@@ -306,43 +306,7 @@ pub(crate) fn drop_type(
         .into());
     };
     keyspace(current, &ks_name, SchemaPermission::Drop)?;
-    let users: Vec<String> = ks
-        .types
-        .values()
-        .filter(|t| {
-            t.name != *type_name
-                && t.fields
-                    .iter()
-                    .any(|(_, f)| references_type(f, &ks_name, type_name))
-        })
-        .map(|t| t.name.clone())
-        .collect();
-    if !users.is_empty() {
-        return Err(UserTypeError::UsedByTypes {
-            keyspace: ks_name,
-            name: type_name.clone(),
-            types: users,
-        }
-        .into());
-    }
-    let tables: Vec<String> = ks
-        .tables
-        .values()
-        .filter(|t| {
-            t.columns
-                .iter()
-                .any(|c| references_type(&c.ty, &ks_name, type_name))
-        })
-        .map(|t| t.name.clone())
-        .collect();
-    if !tables.is_empty() {
-        return Err(UserTypeError::UsedByTables {
-            keyspace: ks_name,
-            name: type_name.clone(),
-            tables,
-        }
-        .into());
-    }
+    check_unused(ks, &ks_name, type_name)?;
     let mut catalog = current.clone();
     if let Some(ks) = catalog.keyspaces.get_mut(&ks_name) {
         ks.types.remove(type_name);
@@ -353,4 +317,46 @@ pub(crate) fn drop_type(
     };
     let event = type_event(SchemaChangeType::Dropped, &ks_name, type_name);
     Ok(Some(SchemaChangePlan::new(vec![op], catalog, event)))
+}
+
+/// Cassandra's refusal to drop a type other types or tables of its keyspace still use.
+fn check_unused(ks: &KeyspaceDef, ks_name: &str, type_name: &str) -> CqlResult<()> {
+    let users: Vec<String> = ks
+        .types
+        .values()
+        .filter(|t| {
+            t.name != *type_name
+                && t.fields
+                    .iter()
+                    .any(|(_, f)| references_type(f, ks_name, type_name))
+        })
+        .map(|t| t.name.clone())
+        .collect();
+    if !users.is_empty() {
+        return Err(UserTypeError::UsedByTypes {
+            keyspace: ks_name.to_string(),
+            name: type_name.to_string(),
+            types: users,
+        }
+        .into());
+    }
+    let tables: Vec<String> = ks
+        .tables
+        .values()
+        .filter(|t| {
+            t.columns
+                .iter()
+                .any(|c| references_type(&c.ty, ks_name, type_name))
+        })
+        .map(|t| t.name.clone())
+        .collect();
+    if !tables.is_empty() {
+        return Err(UserTypeError::UsedByTables {
+            keyspace: ks_name.to_string(),
+            name: type_name.to_string(),
+            tables,
+        }
+        .into());
+    }
+    Ok(())
 }
