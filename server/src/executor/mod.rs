@@ -14,10 +14,8 @@ mod collection_filter;
 mod conditions;
 mod counters;
 pub(crate) mod ddl;
-mod disabled_ddl;
 mod elements;
 mod explain;
-mod index_ddl;
 mod index_limits;
 mod index_scan;
 mod keys;
@@ -33,20 +31,14 @@ mod query_text;
 mod read_ranges;
 pub(crate) mod read_stats;
 pub(crate) mod read_thresholds;
-mod rename;
 pub(crate) mod roles;
 pub(crate) mod row;
 pub(crate) mod sai_filter;
 mod scalar;
-pub(crate) mod schema_change;
 pub(crate) mod select;
 mod shaping;
 pub(crate) mod source;
 mod statics;
-mod system_guard;
-mod user_types;
-pub(crate) mod view_ddl;
-mod view_where;
 mod virtual_read;
 mod write_guards;
 
@@ -198,8 +190,8 @@ pub(crate) async fn execute(
             .await
         }
         Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
-        Statement::Disabled(statement) => {
-            disabled_ddl::execute(&node.schema().catalog, statement, keyspace)
+        Statement::Disabled(_) => {
+            Box::pin(ddl::execute(node, planning.statement(), keyspace)).await
         }
         Statement::Permission(statement) => {
             Box::pin(permissions::execute(node, session, statement, keyspace)).await

@@ -48,7 +48,7 @@ pub(super) async fn handle(
         .map(|n| n.as_ref().map(|i| i.name.clone()))
         .collect();
     let values = positional_values(&query.params, &names, info.as_ref())?;
-    crate::executor::view_ddl::check_no_bind_markers(&parsed.statement)?;
+    crate::planner::ddl::check_no_bind_markers(&parsed.statement)?;
     if parsed.bind_count != values.len() {
         // Cassandra prepares a statement before it counts the values: a statement its
         // planner refuses gets the planner's error, not the count's.

@@ -11,6 +11,7 @@ pub mod bind_info;
 pub mod clustering;
 pub mod conditions;
 pub mod counters;
+pub(crate) mod ddl;
 pub(crate) mod delete;
 pub mod explain;
 pub mod grouping;

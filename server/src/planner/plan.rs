@@ -2,6 +2,15 @@
 //! makes it once and EXECUTE binds values into it (see [`crate::prepared`]); QUERY makes a
 //! fresh one per request. Statements that are not planned ahead (DDL, `USE`, batches of text)
 //! are `Unplanned` and run from their AST.
+//!
+//! DDL is planned too, but at execution: `executor::ddl` takes the DDL lock and calls
+//! [`crate::planner::ddl::plan_schema_change`] against the catalog current under that lock,
+//! as Cassandra's schema statements compute their change against the schema current when
+//! they execute. A plan made here, at PREPARE or against a QUERY's snapshot, would be wrong:
+//! a concurrent (or later) schema change would make its checks stale (`IF NOT EXISTS`, a
+//! name taken, a column dropped meanwhile) and its resulting catalog would undo that change
+//! when installed. So there is no `StatementPlan` variant for DDL: `plan_statement` answers
+//! `Unplanned` for it, and a prepared schema statement keeps only its AST.
 
 use std::sync::Arc;
 
@@ -27,7 +36,8 @@ pub enum StatementPlan {
         /// The explained statement's plan.
         inner: Box<StatementPlan>,
     },
-    /// Any other statement: executed from its AST.
+    /// Any other statement: executed from its AST (DDL: planned at execution, under the DDL
+    /// lock; see the module documentation).
     Unplanned,
 }
 

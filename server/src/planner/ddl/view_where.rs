@@ -2,7 +2,7 @@
 //! the restrictions beyond `IS NOT NULL` the storage writer checks on every base row.
 
 use cql::statement::ast::{Ident, InValues, Operator, Relation, Term};
-use storage::{ColumnKind, TableDef, ViewFilter, ViewFilterOp};
+use storage::{ColumnDef, ColumnKind, TableDef, ViewFilter, ViewFilterOp};
 
 use crate::error::{CqlResult, SchemaError, ViewError};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -76,31 +76,36 @@ pub(crate) fn view_filters(base: &TableDef, relations: &[Relation]) -> CqlResult
         if !matches!(def.kind, ColumnKind::PartitionKey | ColumnKind::Clustering) {
             return Err(unsupported().into());
         }
-        let receiver = Receiver {
-            name: &def.name,
-            ty: &def.ty,
-        };
-        let ctx = EvalContext {
-            binds: &[],
-            now_micros: 0,
-        };
-        let mut values = Vec::new();
-        for term in terms {
-            match evaluate(term, receiver, &ctx)? {
-                Evaluated::Value(bytes) => values.push(bytes.to_vec()),
-                _ => {
-                    return Err(ViewError::NullRestriction {
-                        column: def.name.clone(),
-                    }
-                    .into())
-                }
-            }
-        }
         out.push(ViewFilter {
             column: def.id.0,
             op,
-            values,
+            values: filter_values(def, &terms)?,
         });
     }
     Ok(out)
+}
+
+/// The values a filter on `column` compares with, which must not be null.
+fn filter_values(column: &ColumnDef, terms: &[&Term]) -> CqlResult<Vec<Vec<u8>>> {
+    let receiver = Receiver {
+        name: &column.name,
+        ty: &column.ty,
+    };
+    let ctx = EvalContext {
+        binds: &[],
+        now_micros: 0,
+    };
+    let mut values = Vec::new();
+    for term in terms {
+        match evaluate(term, receiver, &ctx)? {
+            Evaluated::Value(bytes) => values.push(bytes.to_vec()),
+            _ => {
+                return Err(ViewError::NullRestriction {
+                    column: column.name.clone(),
+                }
+                .into())
+            }
+        }
+    }
+    Ok(values)
 }

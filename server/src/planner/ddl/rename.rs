@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use cql::frame::response::SchemaChangeType;
 use cql::statement::ast::{Ident, Statement};
-use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
+use storage::{Catalog, CatalogOp, ColumnDef, ColumnKind, TableDef};
 
 use crate::error::{CqlResult, DdlError};
-use crate::executor::schema_change::{put_table, Change};
-use crate::executor::view_where::{for_each_column, where_text};
+use crate::planner::ddl::change::{put_table, SchemaChangePlan};
+use crate::planner::ddl::view::put_views;
+use crate::planner::ddl::view_where::{for_each_column, where_text};
 
 /// Plans the renames of `def`'s columns; `None` when `IF EXISTS` leaves nothing to do.
 pub(crate) fn rename_columns(
@@ -19,7 +20,7 @@ pub(crate) fn rename_columns(
     def: &Arc<TableDef>,
     renames: &[(Ident, Ident)],
     if_exists: bool,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let mut table = (**def).clone();
     let mut done: Vec<(String, String)> = Vec::new();
     for (old, new) in renames {
@@ -34,37 +35,7 @@ pub(crate) fn rename_columns(
             }
             .into());
         };
-        if !matches!(
-            column.kind,
-            ColumnKind::PartitionKey | ColumnKind::Clustering
-        ) {
-            return Err(DdlError::RenameNonPrimaryKey {
-                column: old.to_string(),
-            }
-            .into());
-        }
-        if table.column(&new.name).is_some() {
-            return Err(DdlError::RenameTargetExists {
-                column: old.to_string(),
-                new_name: new.to_string(),
-                keyspace: def.keyspace.clone(),
-                table: def.name.clone(),
-            }
-            .into());
-        }
-        let dependent: Vec<String> = table
-            .indexes
-            .iter()
-            .filter(|i| i.column == column.id)
-            .map(|i| i.name.clone())
-            .collect();
-        if !dependent.is_empty() {
-            return Err(DdlError::RenameIndexedColumn {
-                column: old.to_string(),
-                indexes: dependent,
-            }
-            .into());
-        }
+        check_renamable(&table, &column, old, new)?;
         if let Some(c) = table.columns.iter_mut().find(|c| c.id == column.id) {
             c.name = new.name.clone();
         }
@@ -79,9 +50,52 @@ pub(crate) fn rename_columns(
     Ok(Some(change))
 }
 
+/// Cassandra's refusals of renaming `column` (named `old`) to `new` in `table` (as the
+/// earlier renames of the statement left it): not a primary key column, a name taken, a
+/// column an index depends on.
+fn check_renamable(
+    table: &TableDef,
+    column: &ColumnDef,
+    old: &Ident,
+    new: &Ident,
+) -> CqlResult<()> {
+    if !matches!(
+        column.kind,
+        ColumnKind::PartitionKey | ColumnKind::Clustering
+    ) {
+        return Err(DdlError::RenameNonPrimaryKey {
+            column: old.to_string(),
+        }
+        .into());
+    }
+    if table.column(&new.name).is_some() {
+        return Err(DdlError::RenameTargetExists {
+            column: old.to_string(),
+            new_name: new.to_string(),
+            keyspace: table.keyspace.clone(),
+            table: table.name.clone(),
+        }
+        .into());
+    }
+    let dependent: Vec<String> = table
+        .indexes
+        .iter()
+        .filter(|i| i.column == column.id)
+        .map(|i| i.name.clone())
+        .collect();
+    if !dependent.is_empty() {
+        return Err(DdlError::RenameIndexedColumn {
+            column: old.to_string(),
+            indexes: dependent,
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// Renames the columns in every view of the base `base_id`, and writes the new layouts.
 fn rename_in_views(
-    change: &mut Change,
+    change: &mut SchemaChangePlan,
     base_id: uuid::Uuid,
     done: &[(String, String)],
 ) -> CqlResult<()> {
@@ -112,9 +126,7 @@ fn rename_in_views(
         change.ops.push(CatalogOp::PutTable(new));
     }
     if let Some(base) = change.catalog.table_by_id(base_id).cloned() {
-        change
-            .ops
-            .push(crate::executor::view_ddl::put_views(&change.catalog, &base));
+        change.ops.push(put_views(&change.catalog, &base));
     }
     Ok(())
 }

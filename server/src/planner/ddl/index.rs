@@ -12,7 +12,8 @@ use storage::{Catalog, ColumnDef, ColumnKind, IndexDef, IndexTargetKind, Keyspac
 use uuid::Uuid;
 
 use crate::error::{CqlResult, IndexError, OptionsError, SchemaError};
-use crate::executor::schema_change::{put_table, Change};
+use crate::planner::ddl::change::{put_table, SchemaChangePlan};
+use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::sai_options;
 use crate::planner::{column_index, keyspace_of};
 
@@ -24,18 +25,48 @@ pub(crate) fn create_index(
     current: &Catalog,
     stmt: &CreateIndex,
     session_keyspace: Option<&str>,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let stmt = &builtin_named(stmt);
     let keyspace = keyspace_of(&stmt.table, session_keyspace)?;
-    crate::executor::system_guard::check(
-        crate::executor::system_guard::SchemaPermission::Alter,
-        &crate::authz::Resource::Table(keyspace.clone(), stmt.table.name.name.clone()),
-    )?;
+    let resource = SchemaResource::Table(keyspace.clone(), stmt.table.name.name.clone());
+    guard(SchemaPermission::Alter, &resource)?;
     if let Some(class) = &stmt.custom_class {
         if class.eq_ignore_ascii_case(SASI_CLASS) {
             return Err(IndexError::SasiDisabled.into());
         }
     }
+    let (ks, table) = indexed_table(current, keyspace, stmt)?;
+    if named_index_exists(ks, stmt)? {
+        return Ok(None);
+    }
+    let (index, column) = new_index(ks, table, stmt)?;
+    if let Some(equal) = duplicate_of(table, &index) {
+        if stmt.if_not_exists {
+            return Ok(None);
+        }
+        return Err(IndexError::DuplicateIndex {
+            index: index.name,
+            existing: equal.name.clone(),
+        }
+        .into());
+    }
+    let mut warnings = Vec::new();
+    if index.custom_class.is_some() {
+        warnings = validate_sai(table, &index, &table.columns[column])?;
+    }
+    let mut def = TableDef::clone(table);
+    def.indexes.push(index);
+    let mut plan = put_table(current, def, SchemaChangeType::Updated);
+    plan.warnings = warnings;
+    Ok(Some(plan))
+}
+
+/// The keyspace and table the index is on, with Cassandra's messages when either is unknown.
+fn indexed_table<'c>(
+    current: &'c Catalog,
+    keyspace: String,
+    stmt: &CreateIndex,
+) -> CqlResult<(&'c KeyspaceDef, &'c TableDef)> {
     let Some(ks) = current.keyspaces.get(&keyspace) else {
         return Err(SchemaError::UnknownKeyspace { keyspace }.into());
     };
@@ -46,17 +77,34 @@ pub(crate) fn create_index(
         }
         .into());
     };
-    if let Some(name) = &stmt.name {
-        if has_index(ks, &name.name) {
-            if stmt.if_not_exists {
-                return Ok(None);
-            }
-            return Err(IndexError::IndexExists {
-                index: name.name.clone(),
-            }
-            .into());
-        }
+    Ok((ks, table))
+}
+
+/// Whether an index of the statement's name exists already and `IF NOT EXISTS` makes the
+/// statement a no-op; without `IF NOT EXISTS`, Cassandra's error.
+fn named_index_exists(ks: &KeyspaceDef, stmt: &CreateIndex) -> CqlResult<bool> {
+    let Some(name) = &stmt.name else {
+        return Ok(false);
+    };
+    if !has_index(ks, &name.name) {
+        return Ok(false);
     }
+    if stmt.if_not_exists {
+        return Ok(true);
+    }
+    Err(IndexError::IndexExists {
+        index: name.name.clone(),
+    }
+    .into())
+}
+
+/// The index the statement defines (its target checked, its name given or the default),
+/// with the position of its column in the table.
+fn new_index(
+    ks: &KeyspaceDef,
+    table: &TableDef,
+    stmt: &CreateIndex,
+) -> CqlResult<(IndexDef, usize)> {
     check_indexable(table)?;
     let (column, kind) = single_target(table, stmt)?;
     let column_def = &table.columns[column];
@@ -71,7 +119,7 @@ pub(crate) fn create_index(
     }
     let name = match &stmt.name {
         Some(name) => name.name.clone(),
-        None => available_name(ks, &default_name(table_name, &column_def.name)),
+        None => available_name(ks, &default_name(&table.name, &column_def.name)),
     };
     let mut options: BTreeMap<String, String> = stmt.options.iter().cloned().collect();
     if let Some(class) = &stmt.custom_class {
@@ -79,28 +127,13 @@ pub(crate) fn create_index(
     }
     let index = IndexDef {
         id: Uuid::new_v4(),
-        name: name.clone(),
+        name,
         column: column_def.id,
         target: kind,
         custom_class: stmt.custom_class.clone(),
         options,
     };
-    if let Some(equal) = duplicate_of(table, &index) {
-        if stmt.if_not_exists {
-            return Ok(None);
-        }
-        return Err(IndexError::DuplicateIndex {
-            index: name,
-            existing: equal.name.clone(),
-        }
-        .into());
-    }
-    if index.custom_class.is_some() {
-        validate_sai(table, &index, column_def)?;
-    }
-    let mut def = TableDef::clone(table);
-    def.indexes.push(index);
-    Ok(Some(put_table(current, def, SchemaChangeType::Updated)))
+    Ok((index, column))
 }
 
 /// The statement with `USING 'legacy_local_table'`, which names the built-in secondary
@@ -158,16 +191,20 @@ fn single_target(table: &TableDef, stmt: &CreateIndex) -> CqlResult<(usize, Inde
     }
 }
 
-/// `StorageAttachedIndex.validateOptions`, in its order; a vector index gets 5.0's usage
-/// warning.
-fn validate_sai(table: &TableDef, index: &IndexDef, column_def: &ColumnDef) -> CqlResult<()> {
+/// `StorageAttachedIndex.validateOptions`, in its order; the warnings to send: 5.0's usage
+/// warning for a vector index.
+fn validate_sai(
+    table: &TableDef,
+    index: &IndexDef,
+    column_def: &ColumnDef,
+) -> CqlResult<Vec<String>> {
     sai_options::check_known(&index.options)?;
     check_one_sai_per_target(table, index, &column_def.name)?;
     sai_options::validate(&index.name, column_def, index.target, &index.options)?;
     if matches!(column_def.ty, ColumnType::Vector { .. }) {
-        crate::warnings::warn(sai_options::VECTOR_USAGE_WARNING.into());
+        return Ok(vec![sai_options::VECTOR_USAGE_WARNING.into()]);
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 /// Cassandra 5.0 allows one storage-attached index per column and target.
@@ -189,7 +226,7 @@ pub(crate) fn drop_index(
     name: &QualifiedName,
     if_exists: bool,
     session_keyspace: Option<&str>,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let keyspace = keyspace_of(name, session_keyspace)?;
     let index = &name.name.name;
     let table = current

@@ -6,14 +6,14 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use cql::frame::response::{SchemaChange, SchemaChangeTarget, SchemaChangeType};
-use cql::statement::ast::{AlterType, CreateType, QualifiedName};
+use cql::statement::ast::{AlterType, CqlType, CreateType, Ident, QualifiedName};
 use cql::types::ColumnType;
 use storage::{references_type, replace_type, Catalog, CatalogOp, KeyspaceDef, UserTypeDef};
 
-use crate::authz::Resource;
 use crate::error::{CqlResult, SchemaError, UserTypeError};
-use crate::executor::schema_change::Change;
-use crate::executor::system_guard::SchemaPermission;
+use crate::planner::ddl::change::SchemaChangePlan;
+use crate::planner::ddl::system_guard::{SchemaPermission, SchemaResource};
+use crate::planner::ddl::view::refresh_views;
 use crate::planner::keyspace_of;
 use crate::schema::is_system_keyspace;
 use crate::table_def::types::{resolve_type, TypeScope};
@@ -24,7 +24,10 @@ fn keyspace<'a>(
     name: &str,
     permission: SchemaPermission,
 ) -> CqlResult<&'a KeyspaceDef> {
-    crate::executor::system_guard::check(permission, &Resource::Keyspace(name.to_string()))?;
+    crate::planner::ddl::system_guard::check(
+        permission,
+        &SchemaResource::Keyspace(name.to_string()),
+    )?;
     if is_system_keyspace(name) {
         return Err(UserTypeError::SystemKeyspace {
             keyspace: name.to_string(),
@@ -50,7 +53,7 @@ fn type_event(change: SchemaChangeType, keyspace: &str, name: &str) -> SchemaCha
 }
 
 /// A field type as `CREATE TYPE`/`ALTER TYPE ADD` allow it: no counters, no non-frozen UDTs.
-fn field_type(ty: &cql::statement::ast::CqlType, scope: TypeScope<'_>) -> CqlResult<ColumnType> {
+fn field_type(ty: &CqlType, scope: TypeScope<'_>) -> CqlResult<ColumnType> {
     let resolved = resolve_type(ty, scope, true)?;
     if resolved.is_counter() {
         return Err(UserTypeError::CounterField.into());
@@ -66,7 +69,7 @@ pub(crate) fn create_type(
     current: &Catalog,
     stmt: &CreateType,
     session_keyspace: Option<&str>,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let ks_name = keyspace_of(&stmt.name, session_keyspace)?;
     let ks = keyspace(current, &ks_name, SchemaPermission::Create)?;
     let name = &stmt.name.name.name;
@@ -113,7 +116,7 @@ pub(crate) fn alter_type(
     current: &Catalog,
     stmt: &AlterType,
     session_keyspace: Option<&str>,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let type_name = match stmt {
         AlterType::Add { name, .. } | AlterType::Rename { name, .. } => name,
     };
@@ -130,91 +133,116 @@ pub(crate) fn alter_type(
     let ks = keyspace(current, &ks_name, SchemaPermission::Alter)?;
     let mut def = UserTypeDef::clone(existing);
     match stmt {
-        AlterType::Add { field, ty, .. } => {
-            if def.fields.iter().any(|(n, _)| *n == field.name) {
-                return Err(UserTypeError::FieldExists {
-                    field: field.name.clone(),
-                    keyspace: ks_name,
-                    name: name.clone(),
-                }
-                .into());
-            }
-            let scope = TypeScope {
-                keyspace: &ks_name,
-                types: &ks.types,
-            };
-            let resolved = field_type(ty, scope)?;
-            if references_type(&resolved, &ks_name, name) {
-                return Err(UserTypeError::CircularField {
-                    field: field.name.clone(),
-                    ty: Box::new(ty.clone()),
-                    keyspace: ks_name,
-                    name: name.clone(),
-                }
-                .into());
-            }
-            let in_partition_key: Vec<String> = ks
-                .tables
-                .values()
-                // Cassandra looks at tables only: a view keyed by the type does not block it.
-                .filter(|t| {
-                    t.view.is_none()
-                        && t.partition_key_columns()
-                            .any(|c| references_type(&c.ty, &ks_name, name))
-                })
-                .map(|t| format!("{}.{}", t.keyspace, t.name))
-                .collect();
-            if !in_partition_key.is_empty() {
-                return Err(UserTypeError::UsedInPartitionKey {
-                    field: field.name.clone(),
-                    ty: Box::new(ty.clone()),
-                    keyspace: ks_name,
-                    name: name.clone(),
-                    tables: in_partition_key,
-                }
-                .into());
-            }
-            def.fields.push((field.name.clone(), resolved));
-        }
-        AlterType::Rename { renames, .. } => {
-            for (from, to) in renames {
-                let Some(slot) = def.fields.iter_mut().find(|(n, _)| *n == from.name) else {
-                    return Err(UserTypeError::UnknownField {
-                        field: from.name.clone(),
-                        keyspace: ks_name,
-                        name: name.clone(),
-                    }
-                    .into());
-                };
-                slot.0 = to.name.clone();
-            }
-            let mut seen = HashSet::new();
-            if let Some((dup, _)) = def.fields.iter().find(|(n, _)| !seen.insert(n.as_str())) {
-                return Err(UserTypeError::DuplicateFieldAfterRename {
-                    field: dup.clone(),
-                    keyspace: ks_name,
-                    name: name.clone(),
-                }
-                .into());
-            }
-        }
+        AlterType::Add { field, ty, .. } => add_field(ks, &mut def, field, ty)?,
+        AlterType::Rename { renames, .. } => rename_fields(&mut def, renames)?,
     }
-    // Every table, and every other type, using the type sees the new definition.
-    let mut ops = Vec::new();
+    let tables = tables_using(ks, &def);
+    Ok(Some(put_type(
+        current,
+        def,
+        tables,
+        SchemaChangeType::Updated,
+    )))
+}
+
+/// `ALTER TYPE ... ADD field ty`: a new field, neither existing, nor of the type itself,
+/// nor in a type some table's partition key holds.
+fn add_field(
+    ks: &KeyspaceDef,
+    def: &mut UserTypeDef,
+    field: &Ident,
+    ty: &CqlType,
+) -> CqlResult<()> {
+    let (ks_name, name) = (&def.keyspace, &def.name);
+    if def.fields.iter().any(|(n, _)| *n == field.name) {
+        return Err(UserTypeError::FieldExists {
+            field: field.name.clone(),
+            keyspace: ks_name.clone(),
+            name: name.clone(),
+        }
+        .into());
+    }
+    let scope = TypeScope {
+        keyspace: ks_name,
+        types: &ks.types,
+    };
+    let resolved = field_type(ty, scope)?;
+    if references_type(&resolved, ks_name, name) {
+        return Err(UserTypeError::CircularField {
+            field: field.name.clone(),
+            ty: Box::new(ty.clone()),
+            keyspace: ks_name.clone(),
+            name: name.clone(),
+        }
+        .into());
+    }
+    let in_partition_key: Vec<String> = ks
+        .tables
+        .values()
+        // Cassandra looks at tables only: a view keyed by the type does not block it.
+        .filter(|t| {
+            t.view.is_none()
+                && t.partition_key_columns()
+                    .any(|c| references_type(&c.ty, ks_name, name))
+        })
+        .map(|t| format!("{}.{}", t.keyspace, t.name))
+        .collect();
+    if !in_partition_key.is_empty() {
+        return Err(UserTypeError::UsedInPartitionKey {
+            field: field.name.clone(),
+            ty: Box::new(ty.clone()),
+            keyspace: ks_name.clone(),
+            name: name.clone(),
+            tables: in_partition_key,
+        }
+        .into());
+    }
+    def.fields.push((field.name.clone(), resolved));
+    Ok(())
+}
+
+/// `ALTER TYPE ... RENAME a TO b [AND ...]`: existing fields, no two alike afterwards.
+fn rename_fields(def: &mut UserTypeDef, renames: &[(Ident, Ident)]) -> CqlResult<()> {
+    for (from, to) in renames {
+        let Some(slot) = def.fields.iter_mut().find(|(n, _)| *n == from.name) else {
+            return Err(UserTypeError::UnknownField {
+                field: from.name.clone(),
+                keyspace: def.keyspace.clone(),
+                name: def.name.clone(),
+            }
+            .into());
+        };
+        slot.0 = to.name.clone();
+    }
+    let mut seen = HashSet::new();
+    if let Some((dup, _)) = def.fields.iter().find(|(n, _)| !seen.insert(n.as_str())) {
+        return Err(UserTypeError::DuplicateFieldAfterRename {
+            field: dup.clone(),
+            keyspace: def.keyspace.clone(),
+            name: def.name.clone(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Every table of `ks` using the type, rewritten to see its new definition `def`.
+fn tables_using(ks: &KeyspaceDef, def: &UserTypeDef) -> Vec<Arc<storage::TableDef>> {
+    let mut tables = Vec::new();
     for table in ks.tables.values() {
         if table
             .columns
             .iter()
-            .any(|c| references_type(&c.ty, &ks_name, name))
+            .any(|c| references_type(&c.ty, &def.keyspace, &def.name))
         {
             let mut new = storage::TableDef::clone(table);
             for column in &mut new.columns {
-                column.ty = replace_type(&column.ty, &def);
+                column.ty = replace_type(&column.ty, def);
             }
-            ops.push(Arc::new(new));
+            tables.push(Arc::new(new));
         }
     }
-    Ok(Some(put_type(current, def, ops, SchemaChangeType::Updated)))
+    tables
 }
 
 fn put_type(
@@ -222,7 +250,7 @@ fn put_type(
     def: UserTypeDef,
     tables: Vec<Arc<storage::TableDef>>,
     change: SchemaChangeType,
-) -> Change {
+) -> SchemaChangePlan {
     let def = Arc::new(def);
     let mut catalog = current.clone();
     let mut ops = vec![CatalogOp::PutType(def.clone())];
@@ -250,12 +278,8 @@ fn put_type(
         }
     }
     // Key layouts of views may hold the type: the writer gets them anew.
-    ops.extend(crate::executor::view_ddl::refresh_views(&catalog, &tables));
-    Change {
-        ops,
-        catalog,
-        event: type_event(change, &def.keyspace, &def.name),
-    }
+    ops.extend(refresh_views(&catalog, &tables));
+    SchemaChangePlan::new(ops, catalog, type_event(change, &def.keyspace, &def.name))
 }
 
 /// `DROP TYPE`.
@@ -264,7 +288,7 @@ pub(crate) fn drop_type(
     name: &QualifiedName,
     if_exists: bool,
     session_keyspace: Option<&str>,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let ks_name = keyspace_of(name, session_keyspace)?;
     let type_name = &name.name.name;
     let Some(ks) = current
@@ -282,6 +306,21 @@ pub(crate) fn drop_type(
         .into());
     };
     keyspace(current, &ks_name, SchemaPermission::Drop)?;
+    check_unused(ks, &ks_name, type_name)?;
+    let mut catalog = current.clone();
+    if let Some(ks) = catalog.keyspaces.get_mut(&ks_name) {
+        ks.types.remove(type_name);
+    }
+    let op = CatalogOp::DropType {
+        keyspace: ks_name.clone(),
+        name: type_name.clone(),
+    };
+    let event = type_event(SchemaChangeType::Dropped, &ks_name, type_name);
+    Ok(Some(SchemaChangePlan::new(vec![op], catalog, event)))
+}
+
+/// Cassandra's refusal to drop a type other types or tables of its keyspace still use.
+fn check_unused(ks: &KeyspaceDef, ks_name: &str, type_name: &str) -> CqlResult<()> {
     let users: Vec<String> = ks
         .types
         .values()
@@ -289,14 +328,14 @@ pub(crate) fn drop_type(
             t.name != *type_name
                 && t.fields
                     .iter()
-                    .any(|(_, f)| references_type(f, &ks_name, type_name))
+                    .any(|(_, f)| references_type(f, ks_name, type_name))
         })
         .map(|t| t.name.clone())
         .collect();
     if !users.is_empty() {
         return Err(UserTypeError::UsedByTypes {
-            keyspace: ks_name,
-            name: type_name.clone(),
+            keyspace: ks_name.to_string(),
+            name: type_name.to_string(),
             types: users,
         }
         .into());
@@ -307,28 +346,17 @@ pub(crate) fn drop_type(
         .filter(|t| {
             t.columns
                 .iter()
-                .any(|c| references_type(&c.ty, &ks_name, type_name))
+                .any(|c| references_type(&c.ty, ks_name, type_name))
         })
         .map(|t| t.name.clone())
         .collect();
     if !tables.is_empty() {
         return Err(UserTypeError::UsedByTables {
-            keyspace: ks_name,
-            name: type_name.clone(),
+            keyspace: ks_name.to_string(),
+            name: type_name.to_string(),
             tables,
         }
         .into());
     }
-    let mut catalog = current.clone();
-    if let Some(ks) = catalog.keyspaces.get_mut(&ks_name) {
-        ks.types.remove(type_name);
-    }
-    Ok(Some(Change {
-        ops: vec![CatalogOp::DropType {
-            keyspace: ks_name.clone(),
-            name: type_name.clone(),
-        }],
-        catalog,
-        event: type_event(SchemaChangeType::Dropped, &ks_name, type_name),
-    }))
+    Ok(())
 }

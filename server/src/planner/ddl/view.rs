@@ -8,14 +8,15 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use cql::frame::response::{SchemaChange, SchemaChangeTarget, SchemaChangeType};
+use cql::frame::response::SchemaChangeType;
 use cql::statement::ast::{CreateView, Order, Property, QualifiedName, SelectExpr};
 use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableDef, ViewDef};
 use uuid::Uuid;
 
 use crate::error::{CqlError, CqlResult, OptionsError, SchemaError, ViewError};
-use crate::executor::schema_change::Change;
-use crate::executor::view_where::{view_filters, where_text};
+use crate::planner::ddl::change::{table_event, valid_name, SchemaChangePlan};
+use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
+use crate::planner::ddl::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
 use crate::table_def::options::table_params;
 
@@ -63,18 +64,17 @@ pub(crate) fn check_no_bind_markers(statement: &cql::statement::ast::Statement) 
     }
 }
 
-/// Plans `CREATE MATERIALIZED VIEW`; `None` when `IF NOT EXISTS` makes it a no-op.
+/// Plans `CREATE MATERIALIZED VIEW`; `None` when `IF NOT EXISTS` makes it a no-op. The plan
+/// carries Cassandra's usage warning. `enabled` is the node's `materialized_views_enabled`.
 pub(crate) fn create_view(
     current: &Catalog,
     stmt: &CreateView,
     session_keyspace: Option<&str>,
     enabled: bool,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let keyspace = keyspace_of(&stmt.name, session_keyspace)?;
-    crate::executor::system_guard::check(
-        crate::executor::system_guard::SchemaPermission::Alter,
-        &crate::authz::Resource::Table(keyspace.clone(), stmt.base.name.name.clone()),
-    )?;
+    let base = SchemaResource::Table(keyspace.clone(), stmt.base.name.name.clone());
+    guard(SchemaPermission::Alter, &base)?;
     check_raw(stmt, &keyspace)?;
     if !enabled {
         return Err(ViewError::Disabled.into());
@@ -90,38 +90,44 @@ pub(crate) fn create_view(
         }
         .into());
     };
-    match ks.tables.get(view_name) {
-        Some(existing) if !existing.is_view() => {
-            return Err(ViewError::TableNameTaken {
-                view: view_name.clone(),
-            }
-            .into())
-        }
-        Some(_) if stmt.if_not_exists => return Ok(None),
-        Some(_) => {
-            return Err(CqlError::AlreadyExists {
-                message: format!(
-                    "Cannot add already existing table \"{view_name}\" to keyspace \"{keyspace}\""
-                ),
-                keyspace,
-                table: view_name.clone(),
-            })
-        }
-        None => {}
+    if view_exists(ks.tables.get(view_name), stmt, &keyspace)? {
+        return Ok(None);
     }
-    let def = view_def(base, stmt, &keyspace)?;
+    let def = Arc::new(view_def(base, stmt, &keyspace)?);
     let mut catalog = current.clone();
-    let def = Arc::new(def);
     if let Some(ks) = catalog.keyspaces.get_mut(&keyspace) {
         ks.tables.insert(def.name.clone(), def.clone());
     }
-    let mut ops = vec![CatalogOp::PutTable(def.clone())];
-    ops.push(put_views(&catalog, base));
-    Ok(Some(Change {
-        ops,
-        catalog,
-        event: event(SchemaChangeType::Created, &keyspace, view_name),
-    }))
+    let ops = vec![CatalogOp::PutTable(def.clone()), put_views(&catalog, base)];
+    let event = table_event(SchemaChangeType::Created, &keyspace, view_name);
+    let mut plan = SchemaChangePlan::new(ops, catalog, event);
+    plan.warnings.push(USAGE_WARNING.to_string());
+    Ok(Some(plan))
+}
+
+/// Whether the view exists already and `IF NOT EXISTS` makes the statement a no-op;
+/// Cassandra's error when a table holds the name, or without `IF NOT EXISTS`.
+fn view_exists(
+    existing: Option<&Arc<TableDef>>,
+    stmt: &CreateView,
+    keyspace: &str,
+) -> CqlResult<bool> {
+    let view_name = &stmt.name.name.name;
+    match existing {
+        None => Ok(false),
+        Some(existing) if !existing.is_view() => Err(ViewError::TableNameTaken {
+            view: view_name.clone(),
+        }
+        .into()),
+        Some(_) if stmt.if_not_exists => Ok(true),
+        Some(_) => Err(CqlError::AlreadyExists {
+            message: format!(
+                "Cannot add already existing table \"{view_name}\" to keyspace \"{keyspace}\""
+            ),
+            keyspace: keyspace.to_string(),
+            table: view_name.clone(),
+        }),
+    }
 }
 
 /// The `PutViews` operation for `base` as `catalog` holds its views.
@@ -132,20 +138,10 @@ pub(crate) fn put_views(catalog: &Catalog, base: &Arc<TableDef>) -> CatalogOp {
     }
 }
 
-fn event(change: SchemaChangeType, keyspace: &str, view: &str) -> SchemaChange {
-    SchemaChange {
-        change,
-        target: SchemaChangeTarget::Table {
-            keyspace: keyspace.to_string(),
-            table: view.to_string(),
-        },
-    }
-}
-
 /// Validates the statement against `base` and builds the view's table definition.
 fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<TableDef> {
     let view_name = &stmt.name.name.name;
-    if !crate::executor::schema_change::valid_name(view_name) {
+    if !valid_name(view_name) {
         return Err(ViewError::InvalidName {
             view: view_name.clone(),
         }
@@ -458,7 +454,7 @@ pub(crate) fn alter_view(
     if_exists: bool,
     properties: &[Property],
     session_keyspace: Option<&str>,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let Some((keyspace, def)) = existing_view(current, name, if_exists, session_keyspace)? else {
         return Ok(None);
     };
@@ -476,11 +472,12 @@ pub(crate) fn alter_view(
     if let Some(ks) = catalog.keyspaces.get_mut(&keyspace) {
         ks.tables.insert(new.name.clone(), new.clone());
     }
-    Ok(Some(Change {
-        ops: vec![CatalogOp::PutTable(new.clone())],
+    let event = table_event(SchemaChangeType::Updated, &keyspace, &new.name);
+    Ok(Some(SchemaChangePlan::new(
+        vec![CatalogOp::PutTable(new)],
         catalog,
-        event: event(SchemaChangeType::Updated, &keyspace, &new.name),
-    }))
+        event,
+    )))
 }
 
 /// Plans `DROP MATERIALIZED VIEW`.
@@ -489,7 +486,7 @@ pub(crate) fn drop_view(
     name: &QualifiedName,
     if_exists: bool,
     session_keyspace: Option<&str>,
-) -> CqlResult<Option<Change>> {
+) -> CqlResult<Option<SchemaChangePlan>> {
     let Some((keyspace, def)) = existing_view(current, name, if_exists, session_keyspace)? else {
         return Ok(None);
     };
@@ -506,16 +503,13 @@ pub(crate) fn drop_view(
     if let Some(base) = base_id.and_then(|id| catalog.table_by_id(id)).cloned() {
         ops.push(put_views(&catalog, &base));
     }
-    Ok(Some(Change {
-        ops,
-        catalog,
-        event: event(SchemaChangeType::Dropped, &keyspace, &def.name),
-    }))
+    let event = table_event(SchemaChangeType::Dropped, &keyspace, &def.name);
+    Ok(Some(SchemaChangePlan::new(ops, catalog, event)))
 }
 
 /// After an ALTER TABLE of a base with views: columns it added join the views that selected
 /// `*` (with the same ids), and the writer gets the new layouts.
-pub(crate) fn follow_base(change: &mut Change, base_id: Uuid) {
+pub(crate) fn follow_base(change: &mut SchemaChangePlan, base_id: Uuid) {
     let Some(base) = change.catalog.table_by_id(base_id).cloned() else {
         return;
     };

@@ -4,15 +4,48 @@
 //! (`system_auth`, `system_distributed`, `system_traces`) only take a keyspace-level ALTER,
 //! and the virtual ones are refused by the statement itself (`AlterSchemaStatement`).
 
-use crate::authz::Resource;
+use std::fmt;
+
 use crate::error::{CqlResult, DdlError, UnauthorizedError};
 use crate::schema::system_keyspaces::VIRTUAL_KEYSPACES;
+
+/// What a schema statement changes, printed as Cassandra prints the resource
+/// (`<keyspace ks>`, `<table ks.t>`). The planner's own, so it does not import `authz`
+/// (which sits above it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SchemaResource {
+    /// A keyspace.
+    Keyspace(String),
+    /// A table (or view) of a keyspace.
+    Table(String, String),
+}
+
+impl SchemaResource {
+    /// The resource's keyspace.
+    fn keyspace(&self) -> &str {
+        match self {
+            SchemaResource::Keyspace(ks) | SchemaResource::Table(ks, _) => ks,
+        }
+    }
+}
+
+impl fmt::Display for SchemaResource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaResource::Keyspace(ks) => write!(f, "<keyspace {ks}>"),
+            SchemaResource::Table(ks, t) => write!(f, "<table {ks}.{t}>"),
+        }
+    }
+}
 
 /// The permission a schema statement needs on its resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SchemaPermission {
+    /// CREATE (a keyspace, or a table in a keyspace).
     Create,
+    /// ALTER.
     Alter,
+    /// DROP.
     Drop,
 }
 
@@ -31,11 +64,8 @@ const REPLICATED: &[&str] = &["system_auth", "system_distributed", "system_trace
 
 /// Refuses `permission` on `resource` (a keyspace or a table) when it lies in a system
 /// keyspace, with Cassandra's error.
-pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlResult<()> {
-    let keyspace = match resource {
-        Resource::Keyspace(ks) | Resource::Table(ks, _) => ks.as_str(),
-        _ => return Ok(()),
-    };
+pub(crate) fn check(permission: SchemaPermission, resource: &SchemaResource) -> CqlResult<()> {
+    let keyspace = resource.keyspace();
     let replicated = REPLICATED.contains(&keyspace);
     let virtual_keyspace = VIRTUAL_KEYSPACES.contains(&keyspace);
     // Any other system keyspace is refused as the local ones are.
@@ -48,8 +78,8 @@ pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlRes
         .into());
     }
     if replicated {
-        let keyspace_alter =
-            permission == SchemaPermission::Alter && matches!(resource, Resource::Keyspace(_));
+        let keyspace_alter = permission == SchemaPermission::Alter
+            && matches!(resource, SchemaResource::Keyspace(_));
         if !keyspace_alter {
             return Err(UnauthorizedError::ReplicatedSystemSchema {
                 permission: permission.name(),
@@ -71,7 +101,7 @@ pub(crate) fn check(permission: SchemaPermission, resource: &Resource) -> CqlRes
 mod tests {
     use super::*;
 
-    fn message(permission: SchemaPermission, resource: Resource) -> String {
+    fn message(permission: SchemaPermission, resource: SchemaResource) -> String {
         match check(permission, &resource) {
             Err(err) => err.to_string(),
             Ok(()) => "allowed".into(),
@@ -81,8 +111,8 @@ mod tests {
     #[test]
     fn system_keyspaces_refuse_schema_changes_as_cassandra_does() {
         use SchemaPermission::*;
-        let table = |ks: &str, t: &str| Resource::Table(ks.into(), t.into());
-        let keyspace = |ks: &str| Resource::Keyspace(ks.into());
+        let table = |ks: &str, t: &str| SchemaResource::Table(ks.into(), t.into());
+        let keyspace = |ks: &str| SchemaResource::Keyspace(ks.into());
         assert_eq!(
             message(Drop, keyspace("system")),
             "system keyspace is not user-modifiable."
