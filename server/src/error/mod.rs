@@ -9,11 +9,12 @@
 //! and the server's own failures (storage, lost tasks, bugs) are [`InternalError`]s.
 //!
 //! Failures whose wire answer carries more than a message are enums too
-//! ([`FunctionFailure`], [`ReadFailure`]); the few variants of `CqlError` that are not an
-//! enum of their own carry what the answer needs besides the message (`AlreadyExists`,
-//! `Unprepared`), or text that is the parser's own (`ParserInvalid`).
+//! ([`AlreadyExists`], [`FunctionFailure`], [`ReadFailure`]) and give those fields from their
+//! variants. Only two variants of `CqlError` are not an enum of their own: `Unprepared`
+//! (the id) and `ParserInvalid` (text that is the parser's own).
 
 mod access;
+mod already_exists;
 mod credentials;
 mod ddl;
 mod describe;
@@ -35,6 +36,7 @@ mod value;
 mod view;
 
 pub use access::AccessError;
+pub use already_exists::AlreadyExists;
 pub use credentials::CredentialsError;
 pub use ddl::DdlError;
 pub use describe::DescribeError;
@@ -73,12 +75,8 @@ pub enum CqlError {
     #[error("{0}")]
     ParserInvalid(String),
     /// CREATE of a keyspace or table that exists (0x2400).
-    #[error("{message}")]
-    AlreadyExists {
-        message: String,
-        keyspace: String,
-        table: String,
-    },
+    #[error(transparent)]
+    AlreadyExists(#[from] AlreadyExists),
     /// EXECUTE of an unknown prepared id (0x2500).
     #[error("Prepared query with ID {} not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", hex(.0))]
     Unprepared(Bytes),
@@ -158,13 +156,11 @@ impl CqlError {
             CqlError::Protocol(_) => (error_code::PROTOCOL_ERROR, ErrorExtra::None),
             CqlError::Syntax(_) => (error_code::SYNTAX_ERROR, ErrorExtra::None),
             CqlError::ParserInvalid(_) => (error_code::INVALID, ErrorExtra::None),
-            CqlError::AlreadyExists {
-                keyspace, table, ..
-            } => (
+            CqlError::AlreadyExists(exists) => (
                 error_code::ALREADY_EXISTS,
                 ErrorExtra::AlreadyExists {
-                    keyspace: keyspace.clone(),
-                    table: table.clone(),
+                    keyspace: exists.keyspace().to_string(),
+                    table: exists.table().to_string(),
                 },
             ),
             CqlError::Unprepared(id) => (
@@ -353,11 +349,9 @@ mod tests {
 
     #[test]
     fn already_exists_carries_keyspace_and_table() {
-        let err = CqlError::AlreadyExists {
-            message: "Cannot add existing keyspace \"ks\"".into(),
+        let err = CqlError::from(AlreadyExists::Keyspace {
             keyspace: "ks".into(),
-            table: String::new(),
-        };
+        });
         let body = err.error_body();
         assert_eq!(body.code, 0x2400);
         assert_eq!(body.message, "Cannot add existing keyspace \"ks\"");

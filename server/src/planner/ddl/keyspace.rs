@@ -5,7 +5,8 @@ use cql::frame::response::{SchemaChangeTarget, SchemaChangeType};
 use cql::statement::ast::{AlterKeyspace, CreateKeyspace};
 use storage::{Catalog, CatalogOp, KeyspaceDef};
 
-use crate::error::{CqlError, CqlResult, DdlError, SchemaError};
+use crate::error::AlreadyExists;
+use crate::error::{CqlResult, DdlError, SchemaError};
 use crate::planner::ddl::change::{event, valid_name, SchemaChangePlan, NAME_LENGTH};
 use crate::planner::ddl::system_guard::{
     check as guard,
@@ -34,11 +35,10 @@ pub(crate) fn create_keyspace(
         if stmt.if_not_exists {
             return Ok(None);
         }
-        return Err(CqlError::AlreadyExists {
-            message: format!("Cannot add existing keyspace \"{name}\""),
+        return Err(AlreadyExists::Keyspace {
             keyspace: name.clone(),
-            table: String::new(),
-        });
+        }
+        .into());
     }
     let ks = KeyspaceDef {
         name: name.clone(),

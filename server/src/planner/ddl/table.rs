@@ -9,7 +9,8 @@ use cql::statement::ast::{AlterTable, AlterTableAction, CreateTable, Ident, Qual
 use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult, DdlError, SchemaError};
+use crate::error::AlreadyExists;
+use crate::error::{CqlResult, DdlError, SchemaError};
 use crate::planner::ddl::change::{
     put_table, table_event, valid_name, SchemaChangePlan, NAME_LENGTH,
 };
@@ -54,13 +55,11 @@ pub(crate) fn create_table(
         if stmt.if_not_exists {
             return Ok(None);
         }
-        return Err(CqlError::AlreadyExists {
-            message: format!(
-                "Cannot add already existing table \"{table}\" to keyspace \"{keyspace}\""
-            ),
+        return Err(AlreadyExists::Table {
             keyspace,
             table: table.clone(),
-        });
+        }
+        .into());
     }
     Ok(Some(put_table(current, def, SchemaChangeType::Created)))
 }

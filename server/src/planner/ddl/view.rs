@@ -13,7 +13,8 @@ use cql::statement::ast::{CreateView, Order, Property, QualifiedName, SelectExpr
 use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableDef, ViewDef};
 use uuid::Uuid;
 
-use crate::error::{CqlError, CqlResult, OptionsError, SchemaError, ViewError};
+use crate::error::AlreadyExists;
+use crate::error::{CqlResult, OptionsError, SchemaError, ViewError};
 use crate::planner::ddl::change::{table_event, valid_name, SchemaChangePlan};
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::ddl::view_where::{view_filters, where_text};
@@ -120,13 +121,11 @@ fn view_exists(
         }
         .into()),
         Some(_) if stmt.if_not_exists => Ok(true),
-        Some(_) => Err(CqlError::AlreadyExists {
-            message: format!(
-                "Cannot add already existing table \"{view_name}\" to keyspace \"{keyspace}\""
-            ),
+        Some(_) => Err(AlreadyExists::Table {
             keyspace: keyspace.to_string(),
             table: view_name.clone(),
-        }),
+        }
+        .into()),
     }
 }
 
