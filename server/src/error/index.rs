@@ -12,9 +12,6 @@ pub enum IndexError {
     /// `USING 'org.apache.cassandra.index.sasi.SASIIndex'`.
     #[error("SASI indexes are disabled. Enable in cassandra.yaml to use.")]
     SasiDisabled,
-    /// The indexed table is not in its keyspace (Cassandra names the table alone).
-    #[error("Table '{table}' doesn't exist")]
-    UnknownTable { table: String },
     #[error("Index '{index}' already exists")]
     IndexExists { index: String },
     /// An index equal to an existing one but for its name.

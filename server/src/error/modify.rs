@@ -10,9 +10,6 @@ use cql::types::ColumnType;
 #[derive(Debug, thiserror::Error)]
 pub enum ModifyError {
     // --- What a write may target and how it names its columns ---
-    /// A write to a system keyspace or a virtual table.
-    #[error("System keyspace '{keyspace}' is not user-modifiable")]
-    SystemKeyspace { keyspace: String },
     #[error("Cannot directly modify a materialized view")]
     MaterializedView,
     #[error("INSERT statements are not allowed on counter tables, use UPDATE instead")]
@@ -32,9 +29,6 @@ pub enum ModifyError {
     /// `token(..)` in the WHERE clause of an UPDATE or DELETE.
     #[error("The token function cannot be used in WHERE clauses for {statement} statements")]
     TokenInWhere { statement: &'static str },
-    /// A relation an UPDATE or DELETE cannot take, printed as written.
-    #[error("Unsupported restriction: {relation}")]
-    UnsupportedRestriction { relation: String },
     #[error(
         "Slice restrictions are not supported on the clustering columns in {statement} statements"
     )]
@@ -50,9 +44,6 @@ pub enum ModifyError {
     DeleteNonStaticWithoutFullKey,
     #[error("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")]
     ConditionOnNonStaticWithoutFullKey,
-    /// `CONTAINS` or `CONTAINS KEY` on a clustering column of a DELETE.
-    #[error("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")]
-    ContainsOnClustering,
     #[error("Range deletions are not supported for specific columns")]
     RangeDeletionOfColumns,
     /// A DELETE of `column` whose WHERE clause leaves the clustering column `key_column` out.

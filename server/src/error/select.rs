@@ -14,9 +14,6 @@ pub const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
     // WHERE clauses only a SELECT plan refuses.
-    /// A relation the SELECT planner does not know how to apply.
-    #[error("Unsupported restriction: {relation}")]
-    UnsupportedRestriction { relation: String },
     #[error("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")]
     ClusteringContainsWithoutIndex,
     /// A query that filters rows without ALLOW FILTERING.
@@ -33,12 +30,6 @@ pub enum SelectError {
         function: &'static str,
         required: usize,
         provided: usize,
-    },
-    /// `sum` or `avg` of a column that is not numeric; `signatures` are the numeric ones.
-    #[error("Invalid call to function {function}, none of its type signatures match (known type signatures: {})", .signatures.join(", "))]
-    NoMatchingSignature {
-        function: &'static str,
-        signatures: Vec<String>,
     },
     #[error("aggregate functions cannot be used as arguments of aggregate functions")]
     NestedAggregate,
@@ -89,8 +80,6 @@ pub enum SelectError {
     /// A similarity function (`similarity_cosine`, ...) called without two arguments.
     #[error("Invalid number of arguments for function system.{function}(vector<float, n>, vector<float, n>)")]
     SimilarityArgumentCount { function: String },
-    #[error("All arguments must have the same vector dimensions")]
-    VectorDimensionsDiffer,
     /// A similarity call whose arguments are all `NULL` or bind markers.
     #[error("Cannot infer type of argument {argument} in call to function {function}")]
     UntypedSimilarityArgument { argument: String, function: String },
@@ -104,8 +93,6 @@ pub enum SelectError {
     /// A similarity argument (a term) that cannot be a float vector.
     #[error("Function {function} requires a float vector argument, but found argument {term}")]
     TermNotFloatVector { function: String, term: String },
-    #[error("vectors may only have positive dimensions; given {dimension}")]
-    NonPositiveDimension { dimension: i32 },
     /// A vector literal with an element that cannot be a `float`.
     #[error("Type error: {term} cannot be passed as argument {index} of function {function} of type vector<float, {dimension}>")]
     ArgumentNotOfType {
@@ -177,9 +164,6 @@ pub enum SelectError {
     /// A WHERE relation on a vector-indexed column of a query without ANN ordering.
     #[error("Vector indexes only support ANN queries")]
     VectorRestrictionWithoutAnn,
-    /// A null ANN query vector.
-    #[error("Unsupported null value for column {column}")]
-    NullVector { column: String },
     /// A bound ANN query vector that is not a valid value of the column's type.
     #[error(transparent)]
     InvalidVector(cql::types::codec::ValueError),

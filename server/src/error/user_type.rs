@@ -9,9 +9,6 @@ use cql::types::maybe_quote;
 /// CREATE, ALTER and DROP TYPE that break Cassandra's rules.
 #[derive(Debug, thiserror::Error)]
 pub enum UserTypeError {
-    /// A type statement on a system keyspace.
-    #[error("System keyspace '{keyspace}' is not user-modifiable")]
-    SystemKeyspace { keyspace: String },
     #[error("A user type cannot contain counters")]
     CounterField,
     #[error("A user type cannot contain non-frozen UDTs")]

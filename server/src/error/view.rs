@@ -65,10 +65,6 @@ pub enum ViewError {
     NonFrozenUdtKey { ty: ColumnType, column: Ident },
     #[error("Invalid non-frozen collection type '{ty}' for PRIMARY KEY column '{column}'")]
     NonFrozenCollectionKey { ty: ColumnType, column: Ident },
-    #[error("counter type is not supported for PRIMARY KEY column '{column}'")]
-    CounterKey { column: Ident },
-    #[error("duration type is not supported for PRIMARY KEY column '{column}'")]
-    DurationKey { column: Ident },
     /// Base key columns the view key leaves out.
     #[error(
         "Cannot create materialized view '{view}' without primary key columns {} from base table '{base}'",
@@ -99,11 +95,6 @@ pub enum ViewError {
         quoted(.columns, ",")
     )]
     IllegalRestriction { columns: Vec<String> },
-    /// A WHERE relation a view cannot check on base rows (the relation as written).
-    #[error("Unsupported restriction: {relation}")]
-    UnsupportedRestriction { relation: String },
-    #[error("Invalid null value in condition for column {column}")]
-    NullRestriction { column: String },
     /// ALTER or DROP of a view the keyspace does not have.
     #[error("Materialized view '{keyspace}.{view}' doesn't exist")]
     UnknownView { keyspace: String, view: String },

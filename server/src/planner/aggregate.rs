@@ -6,7 +6,7 @@
 use cql::statement::ast::{Literal, QualifiedName, SelectExpr, Term};
 use cql::types::ColumnType;
 
-use crate::error::{CqlResult, SelectError};
+use crate::error::{CqlResult, FunctionError, SelectError};
 use crate::functions::registry::lookup;
 // The numeric types `sum` and `avg` accept, in Cassandra's signature order.
 use crate::functions::NUMERIC;
@@ -81,8 +81,8 @@ pub(crate) fn plan(
                     .iter()
                     .map(|t| format!("system.{fname} : ({t}) -> {t}"))
                     .collect();
-                return Err(SelectError::NoMatchingSignature {
-                    function: fname,
+                return Err(FunctionError::NoMatchingSignature {
+                    function: fname.to_string(),
                     signatures,
                 }
                 .into());

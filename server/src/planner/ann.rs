@@ -11,7 +11,7 @@ use cql::statement::ast::{Literal, Order, Select, Term};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlError, CqlResult, SelectError};
+use crate::error::{CqlError, CqlResult, RestrictionError, SelectError};
 use crate::functions::vector_fcts::Similarity;
 use crate::planner::column_index;
 use crate::planner::grouping::Grouping;
@@ -133,7 +133,7 @@ pub fn check_vector_restrictions(def: &TableDef, by_column: &[ColumnRestriction]
 
 /// The refusal of a null query vector.
 pub fn null_vector(column: &str) -> CqlError {
-    SelectError::NullVector {
+    RestrictionError::NullFilterValue {
         column: column.to_string(),
     }
     .into()

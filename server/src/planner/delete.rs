@@ -4,7 +4,7 @@
 use cql::statement::ast::{Delete, Operator, Relation};
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlResult, ModifyError};
+use crate::error::{CqlResult, ModifyError, RestrictionError, SelectError};
 use crate::planner::clustering::{self, ClusteringPlan, PrefixPart};
 use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation};
@@ -104,7 +104,7 @@ fn check_where<'r>(
         .iter()
         .find(|r| !matches!(r, Relation::Multi { .. } | Relation::MultiIn { .. }))
     {
-        return Err(ModifyError::UnsupportedRestriction {
+        return Err(RestrictionError::UnsupportedRestriction {
             relation: relation.to_string(),
         }
         .into());
@@ -118,7 +118,7 @@ fn check_where<'r>(
             .any(|(op, _)| matches!(op, Operator::Contains | Operator::ContainsKey))
     });
     if clustering_contains {
-        return Err(ModifyError::ContainsOnClustering.into());
+        return Err(SelectError::ClusteringContainsWithoutIndex.into());
     }
     Ok(multi)
 }

@@ -7,7 +7,7 @@ use cql::statement::ast::{
 use cql::types::ColumnType;
 use storage::ColumnKind;
 
-use crate::error::{CqlError, CqlResult, ModifyError};
+use crate::error::{CqlError, CqlResult, DdlError, ModifyError, RestrictionError};
 use crate::planner::clustering::ClusteringPlan;
 use crate::planner::conditions::{self, CasConditions};
 use crate::planner::operations::{self, ColumnOperation, Operation};
@@ -85,7 +85,7 @@ pub(super) fn target_table(
 
 pub(super) fn check_modifiable(table: &TableRef) -> CqlResult<()> {
     if table.kind == TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
-        return Err(ModifyError::SystemKeyspace {
+        return Err(DdlError::SystemKeyspaceNotModifiable {
             keyspace: table.def.keyspace.clone(),
         }
         .into());
@@ -459,7 +459,7 @@ pub(super) fn where_keys(
         if matches!(relation, cql::statement::ast::Relation::Token { .. }) {
             return Err(ModifyError::TokenInWhere { statement }.into());
         }
-        return Err(ModifyError::UnsupportedRestriction {
+        return Err(RestrictionError::UnsupportedRestriction {
             relation: relation.to_string(),
         }
         .into());

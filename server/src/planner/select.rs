@@ -8,7 +8,7 @@ use cql::frame::response::ColumnSpec;
 use cql::statement::ast::{InValues, Operator, Relation, Select, Term};
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlResult, SelectError};
+use crate::error::{CqlResult, RestrictionError, SelectError};
 use crate::planner::ann::{self, AnnPlan};
 use crate::planner::clustering::{self, ClusteringPlan};
 use crate::planner::grouping::{check_distinct, plan_grouping, Grouping};
@@ -151,7 +151,7 @@ fn token_restriction(def: &TableDef, rest: &[Relation]) -> CqlResult<Option<Toke
         )
     };
     if let Some(relation) = rest.iter().find(|r| !supported(r)) {
-        return Err(SelectError::UnsupportedRestriction {
+        return Err(RestrictionError::UnsupportedRestriction {
             relation: relation.to_string(),
         }
         .into());

@@ -11,7 +11,7 @@ use cql::types::ColumnType;
 use storage::{Catalog, ColumnDef, ColumnKind, IndexDef, IndexTargetKind, KeyspaceDef, TableDef};
 use uuid::Uuid;
 
-use crate::error::{CqlResult, IndexError, OptionsError, SchemaError};
+use crate::error::{CqlResult, DdlError, IndexError, OptionsError, SchemaError};
 use crate::planner::ddl::change::{put_table, SchemaChangePlan};
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::sai_options;
@@ -72,7 +72,7 @@ fn indexed_table<'c>(
     };
     let table_name = &stmt.table.name.name;
     let Some(table) = ks.tables.get(table_name) else {
-        return Err(IndexError::UnknownTable {
+        return Err(DdlError::TriggerTableNotFound {
             table: table_name.clone(),
         }
         .into());

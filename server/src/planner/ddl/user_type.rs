@@ -10,7 +10,7 @@ use cql::statement::ast::{AlterType, CqlType, CreateType, Ident, QualifiedName};
 use cql::types::ColumnType;
 use storage::{references_type, replace_type, Catalog, CatalogOp, KeyspaceDef, UserTypeDef};
 
-use crate::error::{CqlResult, SchemaError, UserTypeError};
+use crate::error::{CqlResult, DdlError, SchemaError, UserTypeError};
 use crate::planner::ddl::change::SchemaChangePlan;
 use crate::planner::ddl::system_guard::{SchemaPermission, SchemaResource};
 use crate::planner::ddl::view::refresh_views;
@@ -29,7 +29,7 @@ fn keyspace<'a>(
         &SchemaResource::Keyspace(name.to_string()),
     )?;
     if is_system_keyspace(name) {
-        return Err(UserTypeError::SystemKeyspace {
+        return Err(DdlError::SystemKeyspaceNotModifiable {
             keyspace: name.to_string(),
         }
         .into());

@@ -13,8 +13,7 @@ use cql::statement::ast::{CreateView, Order, Property, QualifiedName, SelectExpr
 use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableDef, ViewDef};
 use uuid::Uuid;
 
-use crate::error::AlreadyExists;
-use crate::error::{CqlResult, OptionsError, SchemaError, ViewError};
+use crate::error::{AlreadyExists, CqlResult, DdlError, OptionsError, SchemaError, ViewError};
 use crate::planner::ddl::change::{table_event, valid_name, SchemaChangePlan};
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::ddl::view_where::{view_filters, where_text};
@@ -319,10 +318,16 @@ fn check_key_type(column: &ColumnDef, ident: &cql::statement::ast::Ident) -> Cql
         .into());
     }
     if ty.is_counter() {
-        return Err(ViewError::CounterKey { column }.into());
+        return Err(DdlError::CounterKeyColumn {
+            column: column.to_string(),
+        }
+        .into());
     }
     if ty.references_duration() {
-        return Err(ViewError::DurationKey { column }.into());
+        return Err(DdlError::DurationKeyColumn {
+            column: column.to_string(),
+        }
+        .into());
     }
     Ok(())
 }

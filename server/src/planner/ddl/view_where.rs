@@ -4,7 +4,7 @@
 use cql::statement::ast::{Ident, InValues, Operator, Relation, Term};
 use storage::{ColumnDef, ColumnKind, TableDef, ViewFilter, ViewFilterOp};
 
-use crate::error::{CqlResult, SchemaError, ViewError};
+use crate::error::{CqlResult, RestrictionError, SchemaError};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// The clause as Cassandra prints it: relations joined by ` AND `, column names quoted
@@ -41,7 +41,7 @@ pub(crate) fn for_each_column(relation: &mut Relation, f: &mut dyn FnMut(&mut Id
 pub(crate) fn view_filters(base: &TableDef, relations: &[Relation]) -> CqlResult<Vec<ViewFilter>> {
     let mut out = Vec::new();
     for relation in relations {
-        let unsupported = || ViewError::UnsupportedRestriction {
+        let unsupported = || RestrictionError::UnsupportedRestriction {
             relation: relation.to_string(),
         };
         let (column, op, terms): (_, _, Vec<&Term>) = match relation {
@@ -100,7 +100,7 @@ fn filter_values(column: &ColumnDef, terms: &[&Term]) -> CqlResult<Vec<Vec<u8>>>
         match evaluate(term, receiver, &ctx)? {
             Evaluated::Value(bytes) => values.push(bytes.to_vec()),
             _ => {
-                return Err(ViewError::NullRestriction {
+                return Err(RestrictionError::NullKeyValue {
                     column: column.name.clone(),
                 }
                 .into())

@@ -7,7 +7,7 @@ use cql::types::ColumnType;
 use storage::TableDef;
 
 use super::{apply, prepare, Planned, Prepared};
-use crate::error::{CqlResult, SelectError};
+use crate::error::{CqlResult, DdlError, FunctionError, SelectError};
 use crate::functions::assign::Fit;
 use crate::functions::term as function_term;
 use crate::functions::vector_fcts::{function, Similarity};
@@ -37,7 +37,7 @@ pub(super) fn plan(def: &TableDef, kind: Similarity, args: &[SelectExpr]) -> Cql
         looked.push(argument(def, &qualified, i, arg)?);
     }
     let dimension = match (looked[0].dimension, looked[1].dimension) {
-        (Some(a), Some(b)) if a != b => return Err(SelectError::VectorDimensionsDiffer.into()),
+        (Some(a), Some(b)) if a != b => return Err(FunctionError::VectorDimensionsDiffer.into()),
         (Some(n), _) | (None, Some(n)) => n,
         (None, None) => {
             return Err(SelectError::UntypedSimilarityArgument {
@@ -94,7 +94,7 @@ fn argument(
             let n = u32::try_from(n)
                 .ok()
                 .filter(|n| *n > 0)
-                .ok_or(SelectError::NonPositiveDimension { dimension: n })?;
+                .ok_or(DdlError::NonPositiveVectorDimension { dimension: n })?;
             (*inner, Some(n))
         }
         Term::List(ref items) => {
