@@ -1,12 +1,11 @@
 //! Binding a SELECT: its terms evaluated against the request's values into key ranges,
 //! filters, limits and selectors ([`bind`]), with Cassandra's messages.
 
-use std::ops::Bound;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use cql::statement::ast::Operator;
-use storage::{ColumnKind, TableDef};
+use storage::{ColumnKind, KeyRange, TableDef};
 
 use crate::config::Config;
 use crate::error::{CqlResult, SelectError};
@@ -19,7 +18,6 @@ use crate::executor::paging::PagingState;
 use crate::executor::point;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
 use crate::executor::sai_filter;
-use crate::executor::source::KeyRange;
 use crate::executor::virtual_read;
 use crate::functions::CallContext;
 use crate::guardrails;
@@ -103,11 +101,8 @@ pub(super) fn bind(
 ) -> CqlResult<BoundSelect> {
     let plan = bind_outputs(plan, ctx)?;
     let def = plan.table.def.clone();
-    let (ranges, tuple_check) = match point::single_row_key(&plan, &def, ctx)? {
-        Some(key) => (
-            ReadRanges::Listed(vec![(Bound::Included(key.clone()), Bound::Included(key))]),
-            None,
-        ),
+    let (ranges, tuple_check) = match point::single_row(&plan, &def, ctx)? {
+        Some(row) => (ReadRanges::Listed(vec![row]), None),
         None => key_ranges(&plan, &def, ctx, config)?,
     };
     let filters = plan
@@ -228,7 +223,7 @@ pub(super) fn key_ranges(
                 points,
             )?))
         }
-        _ => ReadRanges::Listed(vec![(Bound::Unbounded, Bound::Unbounded)]),
+        _ => ReadRanges::Listed(vec![KeyRange::all()]),
     };
     Ok((ranges, tuple_check))
 }
@@ -294,15 +289,14 @@ pub(super) fn token_of_values(
     Ok(storage::encoding::token::token_of(&parts))
 }
 
-/// The storage key range of a token range. Keys start with the token's 8 order-preserving
-/// bytes, so `token > t` starts at the first key of token `t + 1`. Like Cassandra, a range whose
-/// start is past its end selects nothing (it does not wrap around the ring).
+/// The storage key range of a token range: `token > t` starts at token `t + 1`. Like
+/// Cassandra, a range whose start is past its end selects nothing (it does not wrap around the
+/// ring).
 pub(super) fn token_key_range(
     def: &TableDef,
     range: &TokenRange,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<KeyRange>> {
-    let key = |t: i64| storage::encoding::key::token_bytes(t).to_vec();
     let start = match &range.lower {
         None => Some(i64::MIN),
         Some(b) => {
@@ -330,8 +324,7 @@ pub(super) fn token_key_range(
     if end.is_some_and(|e| e <= start) {
         return Ok(None);
     }
-    let end_bound = end.map_or(Bound::Unbounded, |e| Bound::Excluded(key(e)));
-    Ok(Some((Bound::Included(key(start)), end_bound)))
+    Ok(Some(KeyRange::tokens(start, end)))
 }
 
 /// How a LIMIT-like clause is named in bind metadata and messages.
