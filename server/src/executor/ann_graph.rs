@@ -102,10 +102,9 @@ pub(crate) fn graph_ranges(
                 k = k.saturating_mul(4);
             }
         })?;
-    let Some(keys) = found.transpose()?.flatten() else {
+    let Some(mut keys) = found.transpose()?.flatten() else {
         return Ok(None);
     };
-    let mut keys = keys;
     keys.sort();
     Ok(Some(keys.into_iter().map(KeyRange::point).collect()))
 }

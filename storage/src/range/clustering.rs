@@ -27,7 +27,8 @@ impl ClusteringPrefix {
         first: usize,
         values: &[Bytes],
     ) -> Result<ClusteringPrefix, StorageError> {
-        let mut out = Vec::new();
+        // Room for each value with its tag and terminator (escapes or wider bodies may grow it).
+        let mut out = Vec::with_capacity(values.iter().map(|v| v.len() + 3).sum());
         for (n, value) in values.iter().enumerate() {
             let column = table
                 .clustering_key
