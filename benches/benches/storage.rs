@@ -4,14 +4,12 @@
 //! 100-row partition scans of already-written data.
 
 use std::hint::black_box;
-use std::ops::Bound;
 use std::time::Duration;
 
 use benches::rows::{create_table, key, partition_batch, partition_values};
 use benches::schema::readings_table;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use storage::encoding::key::{partition_key, prefix_end};
-use storage::{KeyRange, Store, StoreOptions, SyncMode, TableDef};
+use storage::{KeyRange, Order, PartitionKey, Store, StoreOptions, SyncMode, TableDef};
 use tempfile::TempDir;
 
 /// Rows per partition, and per batch in the grouped write benchmark.
@@ -90,9 +88,7 @@ fn writes(c: &mut Criterion) {
 
 /// The key range of partition `p`, as a partition-key restriction scans it.
 fn partition_range(table: &TableDef, p: u32) -> KeyRange {
-    let prefix = partition_key(table, &partition_values(p)).expect("fits");
-    let end = prefix_end(&prefix).map_or(Bound::Unbounded, Bound::Excluded);
-    (Bound::Included(prefix), end)
+    KeyRange::partition(PartitionKey::encode(table, &partition_values(p)).expect("fits"))
 }
 
 fn reads(c: &mut Criterion) {
@@ -148,7 +144,7 @@ fn reads(c: &mut Criterion) {
             let snapshot = store.snapshot().expect("snapshot");
             let mut rows = 0;
             for row in snapshot
-                .scan(table.id, partition_range(table, p), false)
+                .scan(table.id, &partition_range(table, p), Order::Forward)
                 .expect("scan")
             {
                 black_box(row.expect("row"));

@@ -4,12 +4,15 @@
 //! Modules:
 //! - [`catalog`]: the schema model ([`Catalog`], [`TableDef`], ...) and its persisted form.
 //! - [`encoding`]: every on-disk byte layout: [`encoding::token`] (Murmur3 tokens),
-//!   [`encoding::key`] (memcomparable row keys), [`encoding::row`] (row values and merge).
+//!   [`encoding::key`] (memcomparable row keys), [`encoding::row`] (row values and merge),
+//!   [`cell_path`] (the element paths of non-frozen collections and UDTs).
 //! - `db`: [`Store`], opening, format version, sync modes, shutdown.
 //! - `mutation`: write requests ([`WriteBatch`], [`RowWrite`], [`CatalogOp`]).
 //! - `writer`: the single writer thread and group commit; `stats`: its counters ([`WriterCounts`]).
 //! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
 //! - `read`: [`Snapshot`] point reads and range scans.
+//! - `range`: what a read asks for, typed: [`PartitionKey`], [`ClusteringPrefix`],
+//!   [`ClusteringRange`], [`KeyRange`] and the scan [`Order`]; callers never join key bytes.
 //! - [`index`]: secondary-index entries, maintained in the base write's transaction.
 //! - `view`: materialized-view rows, maintained in the base write's transaction.
 //! - `tables`: every redb table definition.
@@ -64,6 +67,7 @@ pub use catalog::{
 pub use combine::{DeferredWrites, NotDeferring};
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, FORMAT_VERSION};
+pub use encoding::cell_path;
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};
 pub use encoding::range_tombstone::RangeTombstone;
 pub use encoding::row::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
@@ -71,6 +75,6 @@ pub use error::StorageError;
 pub use mutation::{CatalogOp, RangeTombstoneWrite, RowWrite, WriteBatch};
 pub use options::{StoreOptions, SyncMode};
 pub use purge::{PurgeProgress, PurgeRequest};
-pub use range::KeyRange;
+pub use range::{ClusteringPrefix, ClusteringRange, KeyRange, Order, PartitionKey};
 pub use read::{RowIter, Snapshot, TableStats};
 pub use stats::WriterCounts;

@@ -41,7 +41,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use uuid::Uuid;
 
 use crate::fast_hash::BuildFastHasher;
-use crate::range::KeyRange;
+use crate::range::{KeyRange, Order};
 
 /// A row's encoded value (`encoding::row`), or `None` when it was removed.
 pub(crate) type MemRow = Option<bytes::Bytes>;
@@ -390,17 +390,18 @@ struct LayerCursor {
 
 /// The version bounds covering every version of the keys in `range`.
 fn version_bounds(range: &KeyRange) -> (Bound<VersionKey>, Bound<VersionKey>) {
+    let (range_start, range_end) = range.bounds();
     let at = |key: &[u8], seq: u64| VersionKey {
         key: MemKey::from(key),
         seq: Reverse(seq),
     };
     // For one key, versions run from `Reverse(u64::MAX)` (first) to `Reverse(0)` (last).
-    let start = match &range.0 {
+    let start = match range_start {
         Bound::Included(k) => Bound::Included(at(k, u64::MAX)),
         Bound::Excluded(k) => Bound::Excluded(at(k, 0)),
         Bound::Unbounded => Bound::Unbounded,
     };
-    let end = match &range.1 {
+    let end = match range_end {
         Bound::Included(k) => Bound::Included(at(k, 0)),
         Bound::Excluded(k) => Bound::Excluded(at(k, u64::MAX)),
         Bound::Unbounded => Bound::Unbounded,
@@ -536,11 +537,12 @@ pub(crate) fn scan(
     view: &MemView,
     table: Uuid,
     range: &KeyRange,
-    reverse: bool,
+    order: Order,
 ) -> Option<Box<dyn Iterator<Item = (MemKey, MemRow)> + Send>> {
     if view.lacks(table) {
         return None;
     }
+    let reverse = order.is_reverse();
     let cursor = |layer: &Layer| LayerCursor::new(layer.clone(), table, view.upto, range, reverse);
     let active = cursor(&view.layers.active);
     Some(match &view.layers.frozen {
@@ -561,8 +563,13 @@ mod tests {
         MemKey::from(&[k][..])
     }
 
-    fn keys(view: &MemView, range: KeyRange, reverse: bool) -> Vec<(u8, Option<u8>)> {
-        scan(view, Uuid::nil(), &range, reverse)
+    fn keys(
+        view: &MemView,
+        (start, end): (Bound<Vec<u8>>, Bound<Vec<u8>>),
+        reverse: bool,
+    ) -> Vec<(u8, Option<u8>)> {
+        let range = KeyRange::between(start, end);
+        scan(view, Uuid::nil(), &range, Order::reversed_if(reverse))
             .map(|it| it.map(|(k, v)| (k[0], v.map(|v| v[0]))).collect())
             .unwrap_or_default()
     }
@@ -656,8 +663,8 @@ mod tests {
             }
             assert_eq!(v.get(Uuid::nil(), &[250]), None);
         }
-        let empty = (Bound::Unbounded, Bound::Unbounded);
-        assert!(scan(&view(3), Uuid::from_u128(1), &empty, false).is_none());
+        let all = KeyRange::all();
+        assert!(scan(&view(3), Uuid::from_u128(1), &all, Order::Forward).is_none());
     }
 
     #[test]

@@ -17,7 +17,7 @@ fn scan_partition(store: &Store, table: &TableDef, reverse: bool) -> Vec<(i64, S
     let start = key(table, 1, i64::MIN);
     let end = key(table, 1, i64::MAX);
     let snapshot = store.snapshot().unwrap();
-    let range = (
+    let range = crate::KeyRange::between(
         std::ops::Bound::Included(start),
         std::ops::Bound::Included(end),
     );
@@ -27,7 +27,7 @@ fn scan_partition(store: &Store, table: &TableDef, reverse: bool) -> Vec<(i64, S
     };
     let c1_of = |k: &[u8]| (0..100).find(|c| key(table, 1, *c) == k).unwrap();
     snapshot
-        .scan(table.id, range, reverse)
+        .scan(table.id, &range, crate::Order::reversed_if(reverse))
         .unwrap()
         .map(|item| {
             let (k, row) = item.unwrap();

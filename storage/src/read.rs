@@ -5,7 +5,6 @@
 //! section (`spawn_blocking` or the storage thread) and drop it before any `.await`: never
 //! hold a `Snapshot` or a [`RowIter`] across an await point. Long scans are paged instead.
 
-use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -17,7 +16,7 @@ use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::memtable::{self, MemKey, MemRow, MemView};
-use crate::range::{is_empty_range, KeyRange};
+use crate::range::{borrowed, KeyRange, Order};
 use crate::read_view::{TableKind, View};
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
@@ -132,8 +131,8 @@ impl Snapshot {
         table_id: Uuid,
         stats: &mut TableStats,
     ) -> Result<(), StorageError> {
-        let all = (Bound::Unbounded, Bound::Unbounded);
-        let Some(entries) = memtable::scan(&self.layers, table_id, &all, false) else {
+        let all = KeyRange::all();
+        let Some(entries) = memtable::scan(&self.layers, table_id, &all, Order::Forward) else {
             return Ok(());
         };
         let stored = self.open(table_id)?;
@@ -182,9 +181,9 @@ impl Snapshot {
         decode_stored(value.value()).map(Some)
     }
 
-    /// Iterates the rows of table `table_id` whose keys fall in `range`, in key order (or
-    /// reverse key order). The iterator owns what it needs; it keeps this snapshot's view
-    /// alive until dropped.
+    /// Iterates the rows of table `table_id` whose keys fall in `range`, in key order
+    /// ([`Order::Forward`]) or reverse key order. The iterator owns what it needs (nothing
+    /// of `range`); it keeps this snapshot's view alive until dropped.
     ///
     /// # Errors
     /// redb errors opening the range; each item may also fail (redb or
@@ -192,25 +191,22 @@ impl Snapshot {
     pub fn scan(
         &self,
         table_id: Uuid,
-        range: KeyRange,
-        reverse: bool,
+        range: &KeyRange,
+        order: Order,
     ) -> Result<RowIter, StorageError> {
-        if is_empty_range(&range) {
+        if range.is_empty() {
             return Ok(RowIter::empty(self.rows_read.clone()));
         }
-        let mem = memtable::scan(&self.layers, table_id, &range, reverse);
+        let mem = memtable::scan(&self.layers, table_id, range, order);
         let stored = match self.open(table_id)? {
-            Some(table) => {
-                let (start, end) = &range;
-                Some(table.range::<&[u8]>((as_slice(start), as_slice(end)))?)
-            }
+            Some(table) => Some(table.range::<&[u8]>(range.bounds())?),
             None => None,
         };
         Ok(RowIter {
             stored,
             mem: mem.map(Iterator::peekable),
             next_stored: None,
-            reverse,
+            reverse: order.is_reverse(),
             rows_read: self.rows_read.clone(),
         })
     }
@@ -226,14 +222,6 @@ fn decode_stored(value: &[u8]) -> Result<StoredRow, StorageError> {
         row::decode_shared(&bytes::Bytes::copy_from_slice(value))
     } else {
         row::decode(value)
-    }
-}
-
-fn as_slice(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    match bound {
-        Bound::Included(v) => Bound::Included(v.as_slice()),
-        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
-        Bound::Unbounded => Bound::Unbounded,
     }
 }
 
@@ -405,7 +393,7 @@ impl Snapshot {
         &self,
         index_id: Uuid,
         keying: &crate::index::TermKeying,
-        range: crate::index::EntryRange,
+        range: &crate::index::EntryRange,
     ) -> Result<Vec<Vec<u8>>, StorageError> {
         let name = crate::index::index_table_name(index_id);
         let table = match self.view.txn.open_table(data_table(&name)) {
@@ -415,7 +403,7 @@ impl Snapshot {
         };
         let value_ty = keying.typed()?.unwrap_or(cql::types::ColumnType::Blob);
         let mut keys = Vec::new();
-        let bounds = (slice_bound(&range.0), slice_bound(&range.1));
+        let bounds = (borrowed(&range.0), borrowed(&range.1));
         for entry in table.range::<&[u8]>(bounds)? {
             let (key, _) = entry?;
             let key = key.value();
@@ -427,14 +415,5 @@ impl Snapshot {
         keys.sort_unstable();
         keys.dedup();
         Ok(keys)
-    }
-}
-
-/// A borrowed view of an owned key bound.
-fn slice_bound(bound: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    match bound {
-        Bound::Included(k) => Bound::Included(k.as_slice()),
-        Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
-        Bound::Unbounded => Bound::Unbounded,
     }
 }

@@ -12,8 +12,8 @@ use uuid::Uuid;
 use crate::catalog::tests::sample_table;
 use crate::tables::{data_table, data_table_name, FORMAT_VERSION_KEY, META};
 use crate::{
-    row_key, CatalogOp, Cell, ColumnId, KeyspaceDef, Liveness, RowWrite, StorageError, Store,
-    StoreOptions, StoredRow, SyncMode, TableDef, WriteBatch,
+    row_key, CatalogOp, Cell, ColumnId, KeyRange, KeyspaceDef, Liveness, Order, RowWrite,
+    StorageError, Store, StoreOptions, StoredRow, SyncMode, TableDef, WriteBatch,
 };
 
 fn keyspace(name: &str) -> KeyspaceDef {
@@ -401,9 +401,17 @@ fn missing_tables_read_empty() {
     let table = create_schema(&store);
     let snap = store.snapshot().unwrap();
     assert_eq!(snap.get(table.id, b"nope").unwrap(), None);
-    let all = (Bound::Unbounded, Bound::Unbounded);
-    assert_eq!(snap.scan(table.id, all.clone(), false).unwrap().count(), 0);
-    assert_eq!(snap.scan(Uuid::from_u128(7), all, true).unwrap().count(), 0);
+    let all = KeyRange::all();
+    assert_eq!(
+        snap.scan(table.id, &all, Order::Forward).unwrap().count(),
+        0
+    );
+    assert_eq!(
+        snap.scan(Uuid::from_u128(7), &all, Order::Reverse)
+            .unwrap()
+            .count(),
+        0
+    );
 }
 
 #[test]
@@ -417,13 +425,13 @@ fn scans_follow_key_order_and_bounds() {
         .write_blocking(rows(vec![put(&table, 1, 10, "10")]))
         .unwrap();
     let snap = store.snapshot().unwrap();
-    let range = (
+    let range = KeyRange::between(
         Bound::Included(key(&table, 1, 3)),
         Bound::Excluded(key(&table, 1, 7)),
     );
     let read_before = store.rows_read();
     let forward: Vec<_> = snap
-        .scan(table.id, range.clone(), false)
+        .scan(table.id, &range, Order::Forward)
         .unwrap()
         .map(|r| r.unwrap().0)
         .collect();
@@ -433,7 +441,7 @@ fn scans_follow_key_order_and_bounds() {
     );
     assert_eq!(store.rows_read() - read_before, 4);
     let backward: Vec<_> = snap
-        .scan(table.id, range, true)
+        .scan(table.id, &range, Order::Reverse)
         .unwrap()
         .map(|r| r.unwrap().0)
         .collect();
@@ -441,18 +449,26 @@ fn scans_follow_key_order_and_bounds() {
         backward,
         (3..7).rev().map(|i| key(&table, 1, i)).collect::<Vec<_>>()
     );
-    let inverted = (
+    let inverted = KeyRange::between(
         Bound::Included(key(&table, 1, 7)),
         Bound::Included(key(&table, 1, 3)),
     );
-    assert_eq!(snap.scan(table.id, inverted, false).unwrap().count(), 0);
-    // A snapshot does not see later commits.
-    let all = (Bound::Unbounded, Bound::Unbounded);
     assert_eq!(
-        before.scan(table.id, all.clone(), false).unwrap().count(),
+        snap.scan(table.id, &inverted, Order::Forward)
+            .unwrap()
+            .count(),
+        0
+    );
+    // A snapshot does not see later commits.
+    let all = KeyRange::all();
+    assert_eq!(
+        before.scan(table.id, &all, Order::Forward).unwrap().count(),
         10
     );
-    assert_eq!(snap.scan(table.id, all, false).unwrap().count(), 11);
+    assert_eq!(
+        snap.scan(table.id, &all, Order::Forward).unwrap().count(),
+        11
+    );
 }
 
 #[test]

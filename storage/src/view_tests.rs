@@ -134,11 +134,11 @@ fn insert(k: i32, c: i32, v: i32, ts: i64) -> WriteBatch {
 
 /// The view's rows as (v, k, c).
 fn view_rows(store: &Store) -> Vec<(i32, i32, i32)> {
-    let range = (Bound::Unbounded, Bound::Unbounded);
+    let range = crate::KeyRange::all();
     let snapshot = store.snapshot().unwrap();
     let view = view();
     let mut out: Vec<(i32, i32, i32)> = snapshot
-        .scan(view.id, range, false)
+        .scan(view.id, &range, crate::Order::Forward)
         .unwrap()
         .map(|item| {
             let (key, _) = item.unwrap();

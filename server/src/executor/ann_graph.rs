@@ -15,14 +15,13 @@
 //! rows of equal score keep the exact path's tie order.
 
 use std::collections::HashSet;
-use std::ops::Bound;
 
-use storage::{ColumnKind, RangeTombstone, TableDef};
+use storage::{ColumnKind, KeyRange, RangeTombstone, TableDef};
 
 use crate::error::CqlResult;
 use crate::executor::ann_rank::BoundAnn;
 use crate::executor::row::{LiveRow, Liveness};
-use crate::executor::source::{within, KeyRange, RowSource};
+use crate::executor::source::RowSource;
 use crate::node::Node;
 use crate::vector::IndexSpec;
 
@@ -61,7 +60,7 @@ pub(crate) fn graph_ranges(
     let column = &scope.def.columns[scope.ann.column];
     let few_indexed = scope
         .indexed
-        .is_some_and(|c| c.len() <= exact_max || c.iter().any(|r| point_key(r).is_none()));
+        .is_some_and(|c| c.len() <= exact_max || c.iter().any(|r| r.exact_key().is_none()));
     if column.kind != ColumnKind::Regular || few_indexed {
         return Ok(None);
     }
@@ -72,7 +71,7 @@ pub(crate) fn graph_ranges(
     };
     let indexed: Option<HashSet<&[u8]>> = scope
         .indexed
-        .map(|ranges| ranges.iter().filter_map(point_key).collect());
+        .map(|ranges| ranges.iter().filter_map(KeyRange::exact_key).collect());
     let found = node
         .vectors
         .with_graph(&node.store, spec, |graph| -> CqlResult<_> {
@@ -88,7 +87,7 @@ pub(crate) fn graph_ranges(
                         break;
                     }
                     let allowed = indexed.as_ref().is_none_or(|set| set.contains(key))
-                        && scope.ranges.iter().any(|r| within(key, r));
+                        && scope.ranges.iter().any(|r| r.contains(key));
                     if allowed && passes(scope, key, accept)? {
                         kept.push(key.to_vec());
                     }
@@ -103,24 +102,11 @@ pub(crate) fn graph_ranges(
                 k = k.saturating_mul(4);
             }
         })?;
-    let Some(keys) = found.transpose()?.flatten() else {
+    let Some(mut keys) = found.transpose()?.flatten() else {
         return Ok(None);
     };
-    let mut keys = keys;
     keys.sort();
-    Ok(Some(
-        keys.into_iter()
-            .map(|k| (Bound::Included(k.clone()), Bound::Included(k)))
-            .collect(),
-    ))
-}
-
-/// The key of a one-row range.
-fn point_key(range: &KeyRange) -> Option<&[u8]> {
-    match range {
-        (Bound::Included(a), Bound::Included(b)) if a == b => Some(a.as_slice()),
-        _ => None,
-    }
+    Ok(Some(keys.into_iter().map(KeyRange::point).collect()))
 }
 
 /// Whether the row under `key` is live, has a vector the query can score, and passes
@@ -130,8 +116,7 @@ fn passes(scope: &AnnScope<'_>, key: &[u8], accept: &dyn Fn(&LiveRow) -> bool) -
         return Ok(false);
     };
     let decoded = storage::encoding::key::decode_row_key(scope.def, key)?;
-    let prefix = key.get(..decoded.partition_len).unwrap_or(key);
-    let suffix = key.get(decoded.partition_len..).unwrap_or_default();
+    let (prefix, suffix) = decoded.split(key);
     let tombstones = scope.source.range_tombstones(prefix)?;
     let deleted_at = RangeTombstone::shadowing(&tombstones, suffix);
     let Some(row) = LiveRow::new(scope.def, decoded, stored, scope.liveness, deleted_at)? else {

@@ -1,18 +1,18 @@
-//! Evaluating a clustering plan: the `=`/`IN` prefix combinations, the slice as byte ranges
-//! under each prefix, and — for slices over columns of mixed direction — the tuple comparison
-//! applied to each row.
+//! Evaluating a clustering plan: the `=`/`IN` prefix combinations as storage
+//! [`ClusteringPrefix`]es, the slice as a [`ClusteringRange`] under each prefix, and — for
+//! slices over columns of mixed direction — the tuple comparison applied to each row.
 
 use std::cmp::Ordering;
+use std::ops::Bound;
 
 use bytes::Bytes;
 use cql::statement::ast::Term;
 use cql::types::{codec, ordering, ColumnType, CqlValue};
-use storage::TableDef;
+use storage::{ClusteringOrder, ClusteringPrefix, ClusteringRange, TableDef};
 
 use crate::error::{CqlResult, RestrictionError};
-use crate::executor::keys::{self, SliceBound as KeyBound};
+use crate::executor::keys;
 use crate::executor::odometer::Odometer;
-use crate::executor::source::KeyRange;
 use crate::guardrails::{self, Threshold};
 use crate::planner::clustering::{ClusteringPlan, MultiValues, PrefixPart, SliceBound};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -255,7 +255,7 @@ fn encoded_parts(
         }
         let mut encoded = choices
             .iter()
-            .map(|choice| encode_after(&[], def, start, choice))
+            .map(|choice| encode_values(def, start, choice))
             .collect::<CqlResult<Vec<_>>>()?;
         encoded.sort();
         encoded.dedup();
@@ -284,42 +284,28 @@ fn bound_values(
     }
 }
 
-/// Appends the encoding of `values` for the clustering columns from `start` to `prefix`.
-fn encode_after(
-    prefix: &[u8],
-    def: &TableDef,
-    start: usize,
-    values: &[Bytes],
-) -> CqlResult<Vec<u8>> {
-    let typed: Vec<(&ColumnType, storage::ClusteringOrder, &[u8])> = values
-        .iter()
-        .enumerate()
-        .map(|(n, v)| {
-            let &i = def
-                .clustering_key
-                .get(start + n)
-                .ok_or(RestrictionError::TooManyClusteringValues)?;
-            Ok((&def.columns[i].ty, def.columns[i].order, v.as_ref()))
-        })
-        .collect::<CqlResult<Vec<_>>>()?;
-    let mut key = prefix.to_vec();
-    storage::encoding::key::encode_clustering(&typed, &mut key)?;
-    Ok(key)
+/// The encoding of `values` for the clustering columns from `start`; more values than
+/// columns is Cassandra's error, checked before any value is encoded.
+fn encode_values(def: &TableDef, start: usize, values: &[Bytes]) -> CqlResult<ClusteringPrefix> {
+    if !values.is_empty() && start + values.len() > def.clustering_key.len() {
+        return Err(RestrictionError::TooManyClusteringValues.into());
+    }
+    Ok(ClusteringPrefix::encode(def, start, values)?)
 }
 
-/// A slice's bounds, encoded as they follow a clustering prefix.
+/// A slice's bounds, encoded as they follow a clustering prefix, and the sliced columns'
+/// direction.
 struct EncodedSlice {
-    lower: Option<(Vec<u8>, bool)>,
-    upper: Option<(Vec<u8>, bool)>,
-    desc: bool,
+    lower: Bound<ClusteringPrefix>,
+    upper: Bound<ClusteringPrefix>,
+    order: ClusteringOrder,
 }
 
-/// The clustering ranges of a plan (as suffixes after a partition prefix), one per
-/// combination of its `=`/`IN` choices in byte order, built one at a time: a product of IN
-/// lists is never held whole.
+/// The clustering ranges of a plan, one per combination of its `=`/`IN` choices in key order,
+/// built one at a time: a product of IN lists is never held whole.
 pub(crate) struct SuffixRanges {
     /// Each prefix part's encoded choices, sorted and distinct.
-    parts: Vec<Vec<Vec<u8>>>,
+    parts: Vec<Vec<ClusteringPrefix>>,
     /// Each part's first clustering column and width.
     spans: Vec<(usize, usize)>,
     slice: Option<EncodedSlice>,
@@ -331,31 +317,28 @@ impl SuffixRanges {
         self.parts.iter().map(Vec::len)
     }
 
-    /// The suffix range of the combination taking choice `indexes[p]` of each part `p`.
-    pub(crate) fn range(&self, indexes: &[usize]) -> KeyRange {
-        let mut prefix = Vec::new();
+    /// The clustering prefix of the combination taking choice `indexes[p]` of each part `p`:
+    /// a whole row's clustering when every column is restricted by `=`/`IN`.
+    pub(crate) fn prefix(&self, indexes: &[usize]) -> ClusteringPrefix {
+        let mut prefix = ClusteringPrefix::default();
         for (choices, &i) in self.parts.iter().zip(indexes) {
-            prefix.extend_from_slice(&choices[i]);
+            prefix.append(&choices[i]);
         }
-        let Some(slice) = &self.slice else {
-            return keys::prefix_range(prefix);
-        };
-        let bound = |b: &Option<(Vec<u8>, bool)>| {
-            b.as_ref().map(|(suffix, inclusive)| {
-                let mut key = prefix.clone();
-                key.extend_from_slice(suffix);
-                KeyBound {
-                    key,
-                    inclusive: *inclusive,
-                }
-            })
-        };
-        keys::slice_range(
-            &prefix,
-            bound(&slice.lower),
-            bound(&slice.upper),
-            slice.desc,
-        )
+        prefix
+    }
+
+    /// The clustering range of the combination taking choice `indexes[p]` of each part `p`.
+    pub(crate) fn range(&self, indexes: &[usize]) -> ClusteringRange {
+        let prefix = self.prefix(indexes);
+        match &self.slice {
+            None => ClusteringRange::prefix(prefix),
+            Some(slice) => ClusteringRange::slice(
+                &prefix,
+                slice.lower.as_ref(),
+                slice.upper.as_ref(),
+                slice.order,
+            ),
+        }
     }
 
     /// The choice of each part that a row with these clustering values falls under, if any.
@@ -365,14 +348,14 @@ impl SuffixRanges {
             .zip(&self.spans)
             .map(|(choices, &(start, width))| {
                 let values = clustering.get(start..start + width)?;
-                let encoded = encode_after(&[], def, start, values).ok()?;
+                let encoded = encode_values(def, start, values).ok()?;
                 choices.binary_search(&encoded).ok()
             })
             .collect()
     }
 
-    /// Every range, in byte order (for writes, which apply them all at once).
-    pub(crate) fn all(&self) -> Vec<KeyRange> {
+    /// Every range, in key order (for writes, which apply them all at once, and row checks).
+    pub(crate) fn all(&self) -> Vec<ClusteringRange> {
         let sizes: Vec<usize> = self.sizes().collect();
         let mut odometer = Odometer::new(sizes.clone(), vec![false; sizes.len()]);
         let mut out = Vec::new();
@@ -418,14 +401,21 @@ pub(crate) fn suffix_ranges(
         };
         return Ok((ranges, Some(check)));
     }
-    let encode = |b: Option<(Vec<Bytes>, bool)>| -> CqlResult<Option<(Vec<u8>, bool)>> {
-        b.map(|(values, inclusive)| Ok((encode_after(&[], def, slice.start, &values)?, inclusive)))
-            .transpose()
+    let encode = |b: Option<(Vec<Bytes>, bool)>| -> CqlResult<Bound<ClusteringPrefix>> {
+        Ok(match b {
+            Some((values, true)) => Bound::Included(encode_values(def, slice.start, &values)?),
+            Some((values, false)) => Bound::Excluded(encode_values(def, slice.start, &values)?),
+            None => Bound::Unbounded,
+        })
     };
     ranges.slice = Some(EncodedSlice {
         lower: encode(lower)?,
         upper: encode(upper)?,
-        desc: slice.desc,
+        order: if slice.desc {
+            ClusteringOrder::Desc
+        } else {
+            ClusteringOrder::Asc
+        },
     });
     Ok((ranges, None))
 }

@@ -3,16 +3,14 @@
 //! the SELECT's filters (the index restriction stays among them), so entries left behind by
 //! range deletions or expired cells never reach the result.
 
-use std::ops::Bound;
-
 use bytes::Bytes;
 use cql::types::ColumnType;
-use storage::index::TermKeying;
-use storage::{ColumnKind, IndexTargetKind, TableDef};
+use storage::index::{EntryRange, TermKeying};
+use storage::{ColumnKind, IndexTargetKind, KeyRange, PartitionKey, TableDef};
 use uuid::Uuid;
 
 use crate::error::{CqlResult, InternalError, RestrictionError};
-use crate::executor::source::{within, KeyRange, RowSource};
+use crate::executor::source::RowSource;
 use crate::planner::restrictions::Bound as RangeBound;
 use crate::planner::select::{PartitionSelection, SelectPlan};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -22,7 +20,7 @@ enum Lookup {
     /// Every entry of one value: the value's entry prefix.
     Value(Vec<u8>),
     /// Every entry whose value lies in a range (entry key bounds).
-    Range(Bound<Vec<u8>>, Bound<Vec<u8>>),
+    Range(EntryRange),
 }
 
 /// An index lookup with its value evaluated.
@@ -182,10 +180,10 @@ fn bind_range(
     };
     let lower = lower.map(value).transpose()?;
     let upper = upper.map(value).transpose()?;
-    let (start, end) = index.keying.range(borrowed(&lower), borrowed(&upper))?;
+    let range = index.keying.range(borrowed(&lower), borrowed(&upper))?;
     Ok(BoundIndex {
         id: index.id,
-        lookup: Lookup::Range(start, end),
+        lookup: Lookup::Range(range),
         keying: index.keying.clone(),
         static_column: col.kind == ColumnKind::Static,
     })
@@ -210,20 +208,16 @@ pub(crate) fn candidate_ranges(
     };
     let keys = match &index.lookup {
         Lookup::Value(prefix) => snapshot.index_entries(index.id, prefix)?,
-        Lookup::Range(start, end) => {
-            snapshot.index_entries_in(index.id, &index.keying, (start.clone(), end.clone()))?
-        }
+        Lookup::Range(range) => snapshot.index_entries_in(index.id, &index.keying, range)?,
     };
     Ok(keys
         .into_iter()
-        .filter(|key| ranges.iter().any(|r| within(key, r)))
+        .filter(|key| ranges.iter().any(|r| r.contains(key)))
         .map(|key| {
             if index.static_column {
-                let end = storage::encoding::key::prefix_end(&key)
-                    .map_or(Bound::Unbounded, Bound::Excluded);
-                (Bound::Included(key), end)
+                KeyRange::partition(PartitionKey::from_static_row_key(key))
             } else {
-                (Bound::Included(key.clone()), Bound::Included(key))
+                KeyRange::point(key)
             }
         })
         .collect())

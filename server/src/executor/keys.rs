@@ -1,14 +1,12 @@
-//! Turning evaluated key restrictions into storage key prefixes and ranges.
-
-use std::ops::Bound;
+//! Evaluating key restrictions into their values, and partition values into storage's
+//! [`PartitionKey`] (the ranges over them are built by `storage::KeyRange`).
 
 use bytes::Bytes;
 use cql::statement::ast::{InValues, Term};
 use cql::types::{codec, ordering, ColumnType, CqlValue};
-use storage::{ClusteringOrder, TableDef};
+use storage::{PartitionKey, TableDef};
 
 use crate::error::{CqlResult, RestrictionError};
-use crate::executor::source::KeyRange;
 use crate::planner::ValueSet;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
@@ -220,9 +218,9 @@ pub(crate) fn cartesian(columns: Vec<Vec<Bytes>>) -> Vec<Vec<Bytes>> {
     out
 }
 
-/// Encoded partition prefixes (token + key) for each combination of partition key values,
-/// deduplicated and in the order Cassandra reads `IN` partitions: by key value, component by
-/// component in each type's order (not by token).
+/// Encoded partition keys (token + key components) for each combination of partition key
+/// values, deduplicated and in the order Cassandra reads `IN` partitions: by key value,
+/// component by component in each type's order (not by token). For writes, which store them.
 pub(crate) fn partition_prefixes(
     def: &TableDef,
     mut combos: Vec<Vec<Bytes>>,
@@ -239,84 +237,17 @@ pub(crate) fn partition_prefixes(
     combos.dedup_by(|a, b| compare(a, b).is_eq());
     combos
         .iter()
-        .map(|combo| partition_prefix(def, combo))
+        .map(|combo| partition_key(def, combo).map(PartitionKey::into_bytes))
         .collect()
 }
 
-/// The storage prefix of the partition whose key columns take `values`: its token, then the
-/// key components.
-pub(crate) fn partition_prefix(def: &TableDef, values: &[Bytes]) -> CqlResult<Vec<u8>> {
+/// The key of the partition whose key columns take `values` (token included). An empty
+/// value is refused, as Cassandra refuses an empty partition key.
+pub(crate) fn partition_key(def: &TableDef, values: &[Bytes]) -> CqlResult<PartitionKey> {
     if values.iter().any(|value| value.is_empty()) {
         return Err(RestrictionError::EmptyKey.into());
     }
-    let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
-    let token = storage::encoding::token::token_of(&parts);
-    let typed: Vec<(&ColumnType, &[u8])> = def
-        .partition_key
-        .iter()
-        .zip(values)
-        .map(|(&i, v)| (&def.columns[i].ty, v.as_ref()))
-        .collect();
-    let mut prefix = Vec::with_capacity(64);
-    storage::encoding::key::encode_partition_prefix(token, &typed, &mut prefix)?;
-    Ok(prefix)
-}
-
-/// Encodes the first `values.len()` clustering components.
-pub(crate) fn clustering_bytes(def: &TableDef, values: &[Bytes]) -> CqlResult<Vec<u8>> {
-    let typed: Vec<(&ColumnType, ClusteringOrder, &[u8])> = def
-        .clustering_key
-        .iter()
-        .zip(values)
-        .map(|(&i, v)| (&def.columns[i].ty, def.columns[i].order, v.as_ref()))
-        .collect();
-    let mut out = Vec::new();
-    storage::encoding::key::encode_clustering(&typed, &mut out)?;
-    Ok(out)
-}
-
-/// The range of every key starting with `prefix`.
-pub(crate) fn prefix_range(prefix: Vec<u8>) -> KeyRange {
-    let end = match storage::encoding::key::prefix_end(&prefix) {
-        Some(end) => Bound::Excluded(end),
-        None => Bound::Unbounded,
-    };
-    (Bound::Included(prefix), end)
-}
-
-/// One side of a clustering slice, already encoded after its prefix.
-pub(crate) struct SliceBound {
-    pub key: Vec<u8>,
-    pub inclusive: bool,
-}
-
-/// The key range of rows under `prefix` whose next clustering component lies between `lower`
-/// and `upper` (in CQL value order); `desc` when that component is stored descending.
-pub(crate) fn slice_range(
-    prefix: &[u8],
-    lower: Option<SliceBound>,
-    upper: Option<SliceBound>,
-    desc: bool,
-) -> KeyRange {
-    let (byte_lo, byte_hi) = if desc { (upper, lower) } else { (lower, upper) };
-    let start = match byte_lo {
-        None => Bound::Included(prefix.to_vec()),
-        Some(b) if b.inclusive => Bound::Included(b.key),
-        Some(b) => match storage::encoding::key::prefix_end(&b.key) {
-            Some(end) => Bound::Included(end),
-            None => Bound::Excluded(b.key),
-        },
-    };
-    let end = match byte_hi {
-        None => {
-            storage::encoding::key::prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded)
-        }
-        Some(b) if b.inclusive => {
-            storage::encoding::key::prefix_end(&b.key).map_or(Bound::Unbounded, Bound::Excluded)
-        }
-        Some(b) => Bound::Excluded(b.key),
-    };
-    (start, end)
+    Ok(PartitionKey::encode(def, values)?)
 }
 
 #[cfg(test)]
@@ -333,20 +264,5 @@ mod tests {
             combos[1],
             vec![Bytes::from_static(b"a"), Bytes::from_static(b"2")]
         );
-    }
-
-    #[test]
-    fn exclusive_lower_bound_skips_the_whole_prefix() {
-        let range = slice_range(
-            b"p",
-            Some(SliceBound {
-                key: b"p5".to_vec(),
-                inclusive: false,
-            }),
-            None,
-            false,
-        );
-        assert_eq!(range.0, Bound::Included(b"p6".to_vec()));
-        assert_eq!(range.1, Bound::Excluded(b"q".to_vec()));
     }
 }

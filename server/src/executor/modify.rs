@@ -433,7 +433,7 @@ fn range_deletes(
                 },
             });
         }
-        for (start, end) in &ranges {
+        for (start, end) in ranges.iter().map(storage::ClusteringRange::bounds) {
             out.range_tombstones.push(RangeTombstoneWrite {
                 table_id: def.id,
                 partition: partition.clone(),

@@ -1,21 +1,21 @@
 //! Non-frozen collections and UDTs stored as one cell per element (Cassandra's complex
 //! columns), and their assembly back into one serialized value on read.
 //!
-//! Cell paths, internal to this server:
-//! - list: a position, an `i64` (sign bit flipped, big-endian) so byte order is list order.
-//!   Appends take fresh increasing server timestamps; prepends take their negation, so they
-//!   sort before everything appended and before earlier prepends (Cassandra uses time UUIDs
-//!   for the same purpose);
-//! - set: the element's serialized bytes (the cell value is empty);
-//! - map: the key's serialized bytes;
-//! - UDT: the field's position as a big-endian `u16` (as Cassandra does).
+//! Cell paths are storage's layout ([`storage::cell_path`]): a list element's position, a set
+//! element's or map key's serialized bytes, a UDT field's index. List positions come from the
+//! writer: appends take fresh increasing server timestamps, prepends their negation.
 //!
 //! A path-less tombstone of the column is the collection's deletion: it shadows every
 //! element written at or before its timestamp.
 
 use bytes::{BufMut, Bytes, BytesMut};
 use cql::types::{ordering, ColumnType};
-use storage::{Cell, CellValue};
+use storage::{cell_path, Cell, CellValue};
+
+/// The path of list position `position`.
+pub(crate) use storage::cell_path::list_element as list_path;
+/// The path of UDT field `index`.
+pub(crate) use storage::cell_path::udt_field as field_path;
 
 use crate::error::{CqlError, CqlResult, ModifyError};
 
@@ -78,16 +78,6 @@ pub(crate) fn udt_fields(mut bytes: &[u8], count: usize) -> CqlResult<Vec<Option
     Ok(out)
 }
 
-/// The path of list position `position`.
-pub(crate) fn list_path(position: i64) -> Bytes {
-    Bytes::copy_from_slice(&((position as u64) ^ (1 << 63)).to_be_bytes())
-}
-
-/// The path of UDT field `index`.
-pub(crate) fn field_path(index: usize) -> Bytes {
-    Bytes::copy_from_slice(&(index as u16).to_be_bytes())
-}
-
 /// The elements of a whole value of the multi-cell type `ty`. List elements take their
 /// positions from `positions` (one per element, increasing).
 pub(crate) fn elements_of(
@@ -144,11 +134,7 @@ pub(crate) fn assemble(ty: &ColumnType, mut elements: Vec<Element>) -> Option<By
         ColumnType::Udt { fields, .. } => {
             let mut next = 0usize;
             for (path, value) in &elements {
-                let index = path
-                    .as_ref()
-                    .try_into()
-                    .map(|b: [u8; 2]| usize::from(u16::from_be_bytes(b)))
-                    .unwrap_or(usize::MAX);
+                let index = cell_path::udt_field_index(path).unwrap_or(usize::MAX);
                 if index >= fields.len() || index < next {
                     continue;
                 }

@@ -1,14 +1,14 @@
-//! The storage key of a SELECT that names exactly one row by equalities on every primary-key
-//! column (`WHERE k = ? AND c1 = ? AND c2 = ?`, or `WHERE k = ?` on a table without
-//! clustering columns): the most common read, built straight from its values instead of
-//! through the products and ranges that IN lists and slices need.
+//! The one-row range of a SELECT that names exactly one row by equalities on every
+//! primary-key column (`WHERE k = ? AND c1 = ? AND c2 = ?`, or `WHERE k = ?` on a table
+//! without clustering columns): the most common read, built straight from its values instead
+//! of through the products and ranges that IN lists and slices need.
 //!
 //! The values go through the same evaluation and encoding as the general path
-//! ([`keys::key_values`], [`keys::partition_prefix`], [`keys::clustering_bytes`]), so errors
+//! ([`keys::key_values`], [`keys::partition_key`], [`ClusteringPrefix::encode`]), so errors
 //! and keys are the same.
 
 use bytes::Bytes;
-use storage::TableDef;
+use storage::{ClusteringPrefix, KeyRange, TableDef};
 
 use crate::error::CqlResult;
 use crate::executor::keys;
@@ -17,13 +17,13 @@ use crate::planner::restrictions::ValueSet;
 use crate::planner::select::{PartitionSelection, SelectPlan};
 use crate::values::EvalContext;
 
-/// The key of the one row `plan` names, or `None` when it may name several (IN, a slice, a
-/// token restriction, a clustering prefix).
-pub(crate) fn single_row_key(
+/// The range of the one row `plan` names (read with a point lookup), or `None` when it may
+/// name several (IN, a slice, a token restriction, a clustering prefix).
+pub(crate) fn single_row(
     plan: &SelectPlan,
     def: &TableDef,
     ctx: &EvalContext<'_>,
-) -> CqlResult<Option<Vec<u8>>> {
+) -> CqlResult<Option<KeyRange>> {
     let PartitionSelection::Keys(sets) = &plan.partitions else {
         return Ok(None);
     };
@@ -48,10 +48,10 @@ pub(crate) fn single_row_key(
         return Ok(None);
     }
     let partition = values(sets.iter(), &def.partition_key, def, ctx)?;
-    let mut key = keys::partition_prefix(def, &partition)?;
+    let partition = keys::partition_key(def, &partition)?;
     let row = values(clustering_sets.into_iter(), &def.clustering_key, def, ctx)?;
-    key.extend_from_slice(&keys::clustering_bytes(def, &row)?);
-    Ok(Some(key))
+    let clustering = ClusteringPrefix::encode(def, 0, &row)?;
+    Ok(Some(KeyRange::row(&partition, &clustering)))
 }
 
 /// The value of each `= term` restriction, for the key columns `columns` in order.

@@ -4,17 +4,14 @@
 //! ([`Odometer`]), and a resumed page finds its place by looking the last key's values up
 //! in those lists. Only the current range is ever held.
 
-use std::ops::Bound;
-
 use bytes::Bytes;
 use cql::types::ordering;
-use storage::TableDef;
+use storage::{KeyRange, Order, PartitionKey, TableDef};
 
 use crate::error::{CqlResult, RestrictionError};
 use crate::executor::clustering::SuffixRanges;
 use crate::executor::keys;
 use crate::executor::odometer::Odometer;
-use crate::executor::source::{exact_key, within, KeyRange};
 
 /// The ranges of a read, listed or generated.
 pub(crate) enum ReadRanges {
@@ -118,7 +115,7 @@ impl ReadRanges {
     /// Whether every range holds one key, read with a point lookup.
     pub(crate) fn all_points(&self) -> bool {
         match self {
-            ReadRanges::Listed(ranges) => ranges.iter().all(|r| exact_key(r).is_some()),
+            ReadRanges::Listed(ranges) => ranges.iter().all(|r| r.exact_key().is_some()),
             ReadRanges::Product(product) => product.points,
         }
     }
@@ -126,7 +123,7 @@ impl ReadRanges {
     /// Every range, held (for index lookups, which check their candidates against them).
     ///
     /// # Errors
-    /// As [`keys::partition_prefix`].
+    /// As [`keys::partition_key`].
     pub(crate) fn to_vec(&self, def: &TableDef) -> CqlResult<Vec<KeyRange>> {
         match self {
             ReadRanges::Listed(ranges) => Ok(ranges.clone()),
@@ -152,13 +149,10 @@ impl ReadRanges {
             (ReadRanges::Listed(ranges), Some(after)) => {
                 let first = ranges
                     .iter()
-                    .position(|r| within(after, r))
+                    .position(|r| r.contains(after))
                     .or_else(|| {
                         // An index candidate deleted since the last page: resume at the next.
-                        ranges.iter().position(|r| match &r.0 {
-                            Bound::Included(start) => start.as_slice() > after,
-                            _ => false,
-                        })
+                        ranges.iter().position(|r| r.lies_after(after))
                     })
                     .unwrap_or(ranges.len());
                 Inner::Listed(ranges[first..].iter())
@@ -174,7 +168,7 @@ impl ReadRanges {
         };
         RangeWalk {
             inner,
-            resume: resume.map(|after| (after, reversed)),
+            resume: resume.map(|after| (after, Order::reversed_if(reversed))),
         }
     }
 }
@@ -182,8 +176,9 @@ impl ReadRanges {
 /// The ranges of a read in order, as [`ReadRanges::walk`] gives them.
 pub(crate) struct RangeWalk<'a> {
     inner: Inner<'a>,
-    /// The key a resumed page continues after, until the first range is narrowed.
-    resume: Option<(&'a [u8], bool)>,
+    /// The key a resumed page continues after and the read's order, until the first range
+    /// is narrowed.
+    resume: Option<(&'a [u8], Order)>,
 }
 
 enum Inner<'a> {
@@ -205,8 +200,8 @@ impl Iterator for RangeWalk<'_> {
             };
             match self.resume.take() {
                 None => return Some(Ok(range)),
-                Some((after, reversed)) => {
-                    if let Some(range) = narrow(range, after, reversed) {
+                Some((after, order)) => {
+                    if let Some(range) = range.after(after, order) {
                         return Some(Ok(range));
                     }
                 }
@@ -221,8 +216,8 @@ struct Walk<'a> {
     def: &'a TableDef,
     product: &'a RangeProduct,
     odometer: Odometer,
-    /// The storage prefix of the current partition, once built.
-    partition: Option<Vec<u8>>,
+    /// The key of the current partition, once built.
+    partition: Option<PartitionKey>,
     /// The clustering part indexes of the current range (reused).
     choices: Vec<usize>,
     failed: bool,
@@ -256,7 +251,7 @@ impl<'a> Walk<'a> {
         loop {
             let before = walk.clone();
             match walk.next() {
-                Some(Ok(range)) if !within(key, &range) => continue,
+                Some(Ok(range)) if !range.contains(key) => continue,
                 Some(Ok(_)) => return before,
                 Some(Err(_)) | None => return walk,
             }
@@ -274,103 +269,53 @@ impl Iterator for Walk<'_> {
             if self.failed || self.odometer.done() {
                 return None;
             }
-            if self.partition.is_none() {
-                let values: Vec<Bytes> = product
-                    .partitions
-                    .iter()
-                    .enumerate()
-                    .map(|(d, values)| values[self.odometer.index(d)].clone())
-                    .collect();
-                let prefix = match keys::partition_prefix(self.def, &values) {
-                    Ok(prefix) => prefix,
+            let partition = match self.partition.take() {
+                Some(partition) => partition,
+                None => match self.enter_partition() {
+                    Ok(Some(partition)) => partition,
+                    Ok(None) => {
+                        self.odometer.advance_at(partition_columns - 1);
+                        continue;
+                    }
                     Err(err) => {
                         self.failed = true;
                         return Some(Err(err));
                     }
-                };
-                if product
-                    .token_range
-                    .as_ref()
-                    .is_some_and(|range| !within(&prefix, range))
-                {
-                    self.odometer.advance_at(partition_columns - 1);
-                    continue;
-                }
-                self.partition = Some(prefix);
-            }
+                },
+            };
             for (n, choice) in self.choices.iter_mut().enumerate() {
                 *choice = self.odometer.index(partition_columns + n);
             }
-            let (lo, hi) = product.clustering.range(&self.choices);
-            let prefix = self.partition.as_deref().unwrap_or_default();
-            let range = match &lo {
-                Bound::Included(suffix) if product.points => point_range(prefix, suffix),
-                _ => join_range(prefix, &lo, &hi),
+            let clustering = &product.clustering;
+            let range = if product.points {
+                KeyRange::row(&partition, &clustering.prefix(&self.choices))
+            } else {
+                KeyRange::slice(&partition, &clustering.range(&self.choices))
             };
-            if self.odometer.advance() < partition_columns {
-                self.partition = None;
+            if self.odometer.advance() >= partition_columns {
+                self.partition = Some(partition);
             }
             return Some(Ok(range));
         }
     }
 }
 
-/// The one-key range of the row `prefix + suffix`: read with a point lookup
-/// ([`crate::executor::source::exact_key`]). Components are prefix-free, so no other key of
-/// the range `[key, prefix_end(key))` the clustering prefix stands for can exist.
-fn point_range(prefix: &[u8], suffix: &[u8]) -> KeyRange {
-    let mut key = Vec::with_capacity(prefix.len() + suffix.len());
-    key.extend_from_slice(prefix);
-    key.extend_from_slice(suffix);
-    (Bound::Included(key.clone()), Bound::Included(key))
-}
-
-/// Prepends a partition prefix to a clustering-suffix range.
-fn join_range(prefix: &[u8], lo: &Bound<Vec<u8>>, hi: &Bound<Vec<u8>>) -> KeyRange {
-    let join = |suffix: &[u8]| {
-        let mut key = prefix.to_vec();
-        key.extend_from_slice(suffix);
-        key
-    };
-    let start = match lo {
-        Bound::Included(s) => Bound::Included(join(s)),
-        Bound::Excluded(s) => Bound::Excluded(join(s)),
-        Bound::Unbounded => Bound::Included(prefix.to_vec()),
-    };
-    let end = match hi {
-        Bound::Included(s) => Bound::Included(join(s)),
-        Bound::Excluded(s) => Bound::Excluded(join(s)),
-        Bound::Unbounded => {
-            storage::encoding::key::prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded)
-        }
-    };
-    (start, end)
-}
-
-/// Restricts a range to keys strictly after (or, reversed, before) `after`.
-fn narrow(range: KeyRange, after: &[u8], reversed: bool) -> Option<KeyRange> {
-    let (start, end) = range;
-    if reversed {
-        let new_end = match &end {
-            Bound::Unbounded => Bound::Excluded(after.to_vec()),
-            Bound::Included(e) | Bound::Excluded(e) if e.as_slice() < after => end.clone(),
-            _ => Bound::Excluded(after.to_vec()),
-        };
-        let empty = match &start {
-            Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= after,
-            Bound::Unbounded => false,
-        };
-        (!empty).then_some((start, new_end))
-    } else {
-        let new_start = match &start {
-            Bound::Unbounded => Bound::Excluded(after.to_vec()),
-            Bound::Included(s) | Bound::Excluded(s) if s.as_slice() > after => start.clone(),
-            _ => Bound::Excluded(after.to_vec()),
-        };
-        let empty = match &end {
-            Bound::Included(e) | Bound::Excluded(e) => e.as_slice() <= after,
-            Bound::Unbounded => false,
-        };
-        (!empty).then_some((new_start, end))
+impl Walk<'_> {
+    /// The key of the partition the odometer points at; `None` when the token range passes
+    /// it over.
+    fn enter_partition(&self) -> CqlResult<Option<PartitionKey>> {
+        let product = self.product;
+        let values: Vec<Bytes> = product
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(d, values)| values[self.odometer.index(d)].clone())
+            .collect();
+        let partition = keys::partition_key(self.def, &values)?;
+        let passed_over = product
+            .token_range
+            .as_ref()
+            .is_some_and(|range| !range.contains_partition(&partition));
+        Ok((!passed_over).then_some(partition))
     }
 }

@@ -1,15 +1,10 @@
 //! `RowSource`: rows in storage-key order from redb (user tables) or from a sorted in-memory
-//! vector (virtual system tables), scanned by key range in either direction.
+//! vector (virtual system tables), scanned by [`KeyRange`] in either [`Order`].
 
-use std::ops::Bound;
-
-use storage::{Snapshot, StoredRow};
+use storage::{KeyRange, Order, Snapshot, StoredRow};
 use uuid::Uuid;
 
 use crate::error::CqlResult;
-
-/// A key range over storage keys.
-pub(crate) type KeyRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
 /// Rows of one table, stored or generated.
 pub(crate) enum RowSource {
@@ -21,38 +16,6 @@ pub(crate) enum RowSource {
 
 /// An iterator of rows in key order.
 pub(crate) type RowIter<'a> = Box<dyn Iterator<Item = CqlResult<(Vec<u8>, StoredRow)>> + 'a>;
-
-/// Whether `key` lies in `range`.
-pub(crate) fn within(key: &[u8], range: &KeyRange) -> bool {
-    let above = match &range.0 {
-        Bound::Included(lo) => key >= lo.as_slice(),
-        Bound::Excluded(lo) => key > lo.as_slice(),
-        Bound::Unbounded => true,
-    };
-    let below = match &range.1 {
-        Bound::Included(hi) => key <= hi.as_slice(),
-        Bound::Excluded(hi) => key < hi.as_slice(),
-        Bound::Unbounded => true,
-    };
-    above && below
-}
-
-/// The key of a range that holds exactly one key (`[k, k]`), read with a point lookup
-/// rather than a range scan.
-pub(crate) fn exact_key(range: &KeyRange) -> Option<&[u8]> {
-    match range {
-        (Bound::Included(start), Bound::Included(end)) if start == end => Some(start),
-        _ => None,
-    }
-}
-
-/// The key of a one-key range, or the range itself.
-fn into_exact_key(range: KeyRange) -> Result<Vec<u8>, KeyRange> {
-    match range {
-        (Bound::Included(start), Bound::Included(end)) if start == end => Ok(start),
-        range => Err(range),
-    }
-}
 
 impl RowSource {
     /// The range tombstones of the partition with prefix `partition` (none for virtual tables).
@@ -79,34 +42,26 @@ impl RowSource {
         }
     }
 
-    /// Scans `range`, backwards when `reverse`; a one-key range is a point lookup.
-    pub(crate) fn scan(&self, range: KeyRange, reverse: bool) -> CqlResult<RowIter<'_>> {
-        let range = match into_exact_key(range) {
-            Ok(key) => {
-                let row = self.get(&key)?;
-                return Ok(Box::new(row.map(|row| Ok((key, row))).into_iter()));
-            }
-            Err(range) => range,
-        };
+    /// Scans `range` in `order`; a one-key range is a point lookup.
+    pub(crate) fn scan(&self, range: &KeyRange, order: Order) -> CqlResult<RowIter<'_>> {
+        if let Some(key) = range.exact_key() {
+            let row = self.get(key)?;
+            return Ok(Box::new(row.map(|row| Ok((key.to_vec(), row))).into_iter()));
+        }
         match self {
             RowSource::Stored(snapshot, table_id) => {
-                let iter = snapshot.scan(*table_id, range, reverse)?;
+                let iter = snapshot.scan(*table_id, range, order)?;
                 Ok(Box::new(iter.map(|item| item.map_err(Into::into))))
             }
             RowSource::Virtual(rows) => {
-                let start = rows.partition_point(|(k, _)| match &range.0 {
-                    Bound::Included(lo) => k < lo,
-                    Bound::Excluded(lo) => k <= lo,
-                    Bound::Unbounded => false,
-                });
-                let selected = rows[start..]
+                let selected = range
+                    .select(rows, |(key, _)| key.as_slice())
                     .iter()
-                    .take_while(move |(k, _)| within(k, &range));
-                let owned: Vec<_> = selected.cloned().map(Ok).collect();
-                if reverse {
-                    Ok(Box::new(owned.into_iter().rev()))
-                } else {
-                    Ok(Box::new(owned.into_iter()))
+                    .cloned()
+                    .map(Ok);
+                match order {
+                    Order::Forward => Ok(Box::new(selected)),
+                    Order::Reverse => Ok(Box::new(selected.rev())),
                 }
             }
         }
@@ -123,28 +78,17 @@ mod tests {
 
     #[test]
     fn a_one_key_range_is_a_point_lookup() {
+        // The range's side (`exact_key`) is tested with `storage::KeyRange`.
         let key = |n: u8| vec![n];
-        assert_eq!(
-            exact_key(&(Bound::Included(key(2)), Bound::Included(key(2)))),
-            Some(&[2u8][..])
-        );
-        assert_eq!(
-            exact_key(&(Bound::Included(key(2)), Bound::Included(key(3)))),
-            None
-        );
-        assert_eq!(
-            exact_key(&(Bound::Included(key(2)), Bound::Excluded(key(2)))),
-            None
-        );
         let source = RowSource::Virtual(vec![row(1), row(2), row(3)]);
         let found: Vec<_> = source
-            .scan((Bound::Included(key(2)), Bound::Included(key(2))), false)
+            .scan(&KeyRange::point(key(2)), Order::Forward)
             .unwrap()
             .map(|item| item.unwrap().0)
             .collect();
         assert_eq!(found, [key(2)]);
         let missing = source
-            .scan((Bound::Included(key(9)), Bound::Included(key(9))), true)
+            .scan(&KeyRange::point(key(9)), Order::Reverse)
             .unwrap();
         assert_eq!(missing.count(), 0);
     }

@@ -4,7 +4,6 @@
 //! partition keys (Iguazio's "even distribution", GeminiDB's hot spots).
 
 use std::collections::BTreeMap;
-use std::ops::Bound;
 
 use bytes::Bytes;
 use cql::types::CqlValue;
@@ -65,7 +64,7 @@ pub(crate) fn each_partition(
     mut each: impl FnMut(Partition),
 ) -> CqlResult<()> {
     let mut current: Option<(Vec<u8>, Partition)> = None;
-    for row in snapshot.scan(table.id, (Bound::Unbounded, Bound::Unbounded), false)? {
+    for row in snapshot.scan(table.id, &storage::KeyRange::all(), storage::Order::Forward)? {
         let (key, stored) = row?;
         let decoded = storage::encoding::key::decode_row_key(table, &key)?;
         let bytes = (key.len() + storage::encoding::row::encode(&stored).len()) as u64;

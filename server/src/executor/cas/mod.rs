@@ -20,7 +20,6 @@ use storage::{ColumnKind, TableDef, WriteBatch};
 
 use crate::error::{CqlResult, ModifyError};
 use crate::executor::conditions::applies;
-use crate::executor::keys;
 use crate::executor::modify;
 use crate::executor::options::ExecOptions;
 use crate::executor::row::{self, LiveRow, Liveness};
@@ -176,8 +175,10 @@ fn read(request: &Request<'_>, snapshot: &storage::Snapshot, now: i64) -> CqlRes
     }
     let mut first = None;
     if request.rows.iter().all(|r| r.clustering.is_none()) && !def.clustering_key.is_empty() {
-        let range = keys::prefix_range(prefix.clone());
-        for entry in snapshot.scan(def.id, range, false)? {
+        let range = storage::KeyRange::partition(storage::PartitionKey::from_static_row_key(
+            prefix.clone(),
+        ));
+        for entry in snapshot.scan(def.id, &range, storage::Order::Forward)? {
             let (key, stored) = entry?;
             if key == prefix {
                 continue;

@@ -1,12 +1,11 @@
 //! Binding a SELECT: its terms evaluated against the request's values into key ranges,
 //! filters, limits and selectors ([`bind`]), with Cassandra's messages.
 
-use std::ops::Bound;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use cql::statement::ast::Operator;
-use storage::{ColumnKind, TableDef};
+use cql::statement::ast::{Operator, Term};
+use storage::{ColumnDef, ColumnKind, KeyRange, TableDef};
 
 use crate::config::Config;
 use crate::error::{CqlResult, SelectError};
@@ -19,13 +18,12 @@ use crate::executor::paging::PagingState;
 use crate::executor::point;
 use crate::executor::read_ranges::{RangeProduct, ReadRanges};
 use crate::executor::sai_filter;
-use crate::executor::source::KeyRange;
 use crate::executor::virtual_read;
 use crate::functions::CallContext;
 use crate::guardrails;
 use crate::planner::clustering::PrefixPart;
 use crate::planner::grouping::Grouping;
-use crate::planner::restrictions::Bound as TermBound;
+use crate::planner::restrictions::{Bound as TermBound, ColumnRestriction};
 use crate::planner::select::{Aggregate, OutputSource, PartitionSelection, SelectPlan};
 use crate::planner::token::TokenRange;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -95,6 +93,8 @@ pub(super) fn guard_partition_keys(
     guardrails::partition_keys_in_select(config.partition_keys_in_select, table, size)
 }
 
+/// Evaluates a SELECT's terms against the request's values: the key ranges it reads, its
+/// row filters, limits, paging, index lookup and ANN ordering.
 pub(super) fn bind(
     plan: Arc<SelectPlan>,
     options: &ExecOptions<'_>,
@@ -103,11 +103,8 @@ pub(super) fn bind(
 ) -> CqlResult<BoundSelect> {
     let plan = bind_outputs(plan, ctx)?;
     let def = plan.table.def.clone();
-    let (ranges, tuple_check) = match point::single_row_key(&plan, &def, ctx)? {
-        Some(key) => (
-            ReadRanges::Listed(vec![(Bound::Included(key.clone()), Bound::Included(key))]),
-            None,
-        ),
+    let (ranges, tuple_check) = match point::single_row(&plan, &def, ctx)? {
+        Some(row) => (ReadRanges::Listed(vec![row]), None),
         None => key_ranges(&plan, &def, ctx, config)?,
     };
     let filters = plan
@@ -123,33 +120,8 @@ pub(super) fn bind(
         }
         None => (None, tuple_check),
     };
-    let limit = match &plan.limit {
-        None => None,
-        Some(term) => Some(limit_value(term, ctx, LIMIT)?),
-    };
-    let per_partition_limit = match &plan.per_partition_limit {
-        None => None,
-        Some(term) => Some(limit_value(term, ctx, PER_PARTITION_LIMIT)?),
-    };
-    let ann = match &plan.ann {
-        Some(ann) => Some(ann_rank::BoundAnn::bind(ann, &def, ctx)?),
-        None => None,
-    };
-    if let (Some(_), Some(limit)) = (&ann, limit) {
-        if limit > crate::planner::ann::MAX_TOP_K {
-            return Err(crate::planner::ann::limit_error(limit));
-        }
-    }
-    let page_size = match plan.grouping {
-        // Vector search returns its LIMIT best rows in one page.
-        _ if ann.is_some() => None,
-        // An aggregate over everything is one row: read it all, whatever the page size.
-        Grouping::All => None,
-        _ if !plan.post_order.is_empty() && options.page_size.is_some() => {
-            return Err(SelectError::PostOrderPaging.into());
-        }
-        _ => options.page_size,
-    };
+    let (limit, per_partition_limit, ann) = bind_limits(&plan, &def, ctx)?;
+    let page_size = page_size(&plan, ann.is_some(), options)?;
     let paging = match options.paging_state {
         Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
         _ => None,
@@ -173,6 +145,48 @@ pub(super) fn bind(
         call: CallContext {
             now_micros: ctx.now_micros,
         },
+    })
+}
+
+/// The LIMIT, the PER PARTITION LIMIT and the ANN ordering of a SELECT, evaluated; an ANN
+/// query's LIMIT is held to the most rows a vector search returns.
+fn bind_limits(
+    plan: &SelectPlan,
+    def: &TableDef,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<(Option<usize>, Option<usize>, Option<ann_rank::BoundAnn>)> {
+    let limit = match &plan.limit {
+        None => None,
+        Some(term) => Some(limit_value(term, ctx, LIMIT)?),
+    };
+    let per_partition_limit = match &plan.per_partition_limit {
+        None => None,
+        Some(term) => Some(limit_value(term, ctx, PER_PARTITION_LIMIT)?),
+    };
+    let ann = match &plan.ann {
+        Some(ann) => Some(ann_rank::BoundAnn::bind(ann, def, ctx)?),
+        None => None,
+    };
+    if let (Some(_), Some(limit)) = (&ann, limit) {
+        if limit > crate::planner::ann::MAX_TOP_K {
+            return Err(crate::planner::ann::limit_error(limit));
+        }
+    }
+    Ok((limit, per_partition_limit, ann))
+}
+
+/// The page size a SELECT reads with: none for a vector search or an aggregate over
+/// everything; a sort after the read cannot be paged.
+fn page_size(plan: &SelectPlan, ann: bool, options: &ExecOptions<'_>) -> CqlResult<Option<usize>> {
+    Ok(match plan.grouping {
+        // Vector search returns its LIMIT best rows in one page.
+        _ if ann => None,
+        // An aggregate over everything is one row: read it all, whatever the page size.
+        Grouping::All => None,
+        _ if !plan.post_order.is_empty() && options.page_size.is_some() => {
+            return Err(SelectError::PostOrderPaging.into());
+        }
+        _ => options.page_size,
     })
 }
 
@@ -228,7 +242,7 @@ pub(super) fn key_ranges(
                 points,
             )?))
         }
-        _ => ReadRanges::Listed(vec![(Bound::Unbounded, Bound::Unbounded)]),
+        _ => ReadRanges::Listed(vec![KeyRange::all()]),
     };
     Ok((ranges, tuple_check))
 }
@@ -294,15 +308,14 @@ pub(super) fn token_of_values(
     Ok(storage::encoding::token::token_of(&parts))
 }
 
-/// The storage key range of a token range. Keys start with the token's 8 order-preserving
-/// bytes, so `token > t` starts at the first key of token `t + 1`. Like Cassandra, a range whose
-/// start is past its end selects nothing (it does not wrap around the ring).
+/// The storage key range of a token range: `token > t` starts at token `t + 1`. Like
+/// Cassandra, a range whose start is past its end selects nothing (it does not wrap around the
+/// ring).
 pub(super) fn token_key_range(
     def: &TableDef,
     range: &TokenRange,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Option<KeyRange>> {
-    let key = |t: i64| storage::encoding::key::token_bytes(t).to_vec();
     let start = match &range.lower {
         None => Some(i64::MIN),
         Some(b) => {
@@ -330,8 +343,7 @@ pub(super) fn token_key_range(
     if end.is_some_and(|e| e <= start) {
         return Ok(None);
     }
-    let end_bound = end.map_or(Bound::Unbounded, |e| Bound::Excluded(key(e)));
-    Ok(Some((Bound::Included(key(start)), end_bound)))
+    Ok(Some(KeyRange::tokens(start, end)))
 }
 
 /// How a LIMIT-like clause is named in bind metadata and messages.
@@ -401,93 +413,19 @@ pub(super) fn fixes_rows(plan: &SelectPlan, def: &TableDef) -> bool {
     plan.clustering.slice.is_none() && width == def.clustering_key.len()
 }
 
+/// One column's row filter with its terms evaluated, in Cassandra's order (map entries,
+/// then `=`/`IN`, the bounds, and the other relations as written), so the first bad term is
+/// the one reported.
 pub(super) fn bind_filter(
     def: &TableDef,
     column: usize,
-    r: &crate::planner::restrictions::ColumnRestriction,
+    r: &ColumnRestriction,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<BoundFilter> {
     let col = &def.columns[column];
-    let receiver = Receiver {
-        name: &col.name,
-        ty: &col.ty,
-    };
-    let is_key = matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering);
-    let value = |term| -> CqlResult<Bytes> {
-        if !is_key {
-            return index_scan::operand(term, &col.name, &col.ty, ctx);
-        }
-        match evaluate(term, receiver, ctx)? {
-            Evaluated::Value(b) => Ok(b),
-            Evaluated::Null => Err(SelectError::NullInCondition {
-                column: col.name.clone(),
-            }
-            .into()),
-            Evaluated::Unset => Err(SelectError::UnsetInCondition {
-                column: col.name.clone(),
-            }
-            .into()),
-        }
-    };
-    let mut checks = Vec::new();
-    let (key_ty, value_ty) = index_scan::element_types(&col.ty);
-    let elements = r
-        .elements
-        .iter()
-        .map(|(key, value)| {
-            Ok((
-                index_scan::element_operand(key, &col.name, "key", key_ty, ctx)?,
-                index_scan::element_operand(value, &col.name, "value", value_ty, ctx)?,
-            ))
-        })
-        .collect::<CqlResult<Vec<_>>>()?;
-    if let Some(set) = &r.eq {
-        let values = if is_key {
-            keys::key_values(set, def, column, ctx)?
-        } else {
-            keys::filter_values(set, col, ctx)?
-        };
-        checks.push((Operator::In, values));
-    }
-    if let Some(b) = &r.lower {
-        checks.push((
-            if b.inclusive {
-                Operator::Gte
-            } else {
-                Operator::Gt
-            },
-            vec![value(&b.term)?],
-        ));
-    }
-    if let Some(b) = &r.upper {
-        checks.push((
-            if b.inclusive {
-                Operator::Lte
-            } else {
-                Operator::Lt
-            },
-            vec![value(&b.term)?],
-        ));
-    }
-    let mut never = false;
-    for (op, term) in &r.other {
-        match op {
-            Operator::NotIn => match keys::excluded_values(term, col, ctx)? {
-                Some(values) => checks.push((Operator::NotIn, values)),
-                None => never = true,
-            },
-            Operator::Neq => checks.push((Operator::Neq, vec![value(term)?])),
-            Operator::Contains => checks.push((
-                Operator::Contains,
-                vec![index_scan::operand(term, &col.name, value_ty, ctx)?],
-            )),
-            Operator::ContainsKey => checks.push((
-                Operator::ContainsKey,
-                vec![index_scan::operand(term, &col.name, key_ty, ctx)?],
-            )),
-            other => return Err(SelectError::UnsupportedFilter { operator: *other }.into()),
-        }
-    }
+    let elements = element_checks(col, r, ctx)?;
+    let mut checks = value_checks(def, column, r, ctx)?;
+    let never = other_checks(col, r, ctx, &mut checks)?;
     let analyzed_contains = take_analyzed_contains(def, column, &mut checks);
     let analyzer = sai_filter::analyzer(def, column, storage::IndexTargetKind::Simple);
     if let Some(analyzer) = &analyzer {
@@ -507,6 +445,119 @@ pub(super) fn bind_filter(
         analyzed_contains,
         never,
     })
+}
+
+/// Whether `col` is a primary-key column: its filter operands are refused in the words of
+/// key conditions rather than of row-filter expressions.
+fn is_key_column(col: &ColumnDef) -> bool {
+    matches!(col.kind, ColumnKind::PartitionKey | ColumnKind::Clustering)
+}
+
+/// The operand of a comparison (`<`, `>=`, `!=`, ...) filtering `col`.
+fn filter_operand(col: &ColumnDef, term: &Term, ctx: &EvalContext<'_>) -> CqlResult<Bytes> {
+    if !is_key_column(col) {
+        return index_scan::operand(term, &col.name, &col.ty, ctx);
+    }
+    let receiver = Receiver {
+        name: &col.name,
+        ty: &col.ty,
+    };
+    match evaluate(term, receiver, ctx)? {
+        Evaluated::Value(b) => Ok(b),
+        Evaluated::Null => Err(SelectError::NullInCondition {
+            column: col.name.clone(),
+        }
+        .into()),
+        Evaluated::Unset => Err(SelectError::UnsetInCondition {
+            column: col.name.clone(),
+        }
+        .into()),
+    }
+}
+
+/// The `m[key] = value` checks of a filter: (key, value) operands.
+fn element_checks(
+    col: &ColumnDef,
+    r: &ColumnRestriction,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<(Bytes, Bytes)>> {
+    let (key_ty, value_ty) = index_scan::element_types(&col.ty);
+    r.elements
+        .iter()
+        .map(|(key, value)| {
+            Ok((
+                index_scan::element_operand(key, &col.name, "key", key_ty, ctx)?,
+                index_scan::element_operand(value, &col.name, "value", value_ty, ctx)?,
+            ))
+        })
+        .collect()
+}
+
+/// The `=`/`IN` check and the bounds of a filter on column `column`.
+fn value_checks(
+    def: &TableDef,
+    column: usize,
+    r: &ColumnRestriction,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<(Operator, Vec<Bytes>)>> {
+    let col = &def.columns[column];
+    let mut checks = Vec::new();
+    if let Some(set) = &r.eq {
+        let values = if is_key_column(col) {
+            keys::key_values(set, def, column, ctx)?
+        } else {
+            keys::filter_values(set, col, ctx)?
+        };
+        checks.push((Operator::In, values));
+    }
+    if let Some(b) = &r.lower {
+        let op = if b.inclusive {
+            Operator::Gte
+        } else {
+            Operator::Gt
+        };
+        checks.push((op, vec![filter_operand(col, &b.term, ctx)?]));
+    }
+    if let Some(b) = &r.upper {
+        let op = if b.inclusive {
+            Operator::Lte
+        } else {
+            Operator::Lt
+        };
+        checks.push((op, vec![filter_operand(col, &b.term, ctx)?]));
+    }
+    Ok(checks)
+}
+
+/// Adds the checks of the relations that can only be filtered (`NOT IN`, `!=`, `CONTAINS`,
+/// `CONTAINS KEY`) to `checks`; whether a `NOT IN` list holding null lets no row pass.
+fn other_checks(
+    col: &ColumnDef,
+    r: &ColumnRestriction,
+    ctx: &EvalContext<'_>,
+    checks: &mut Vec<(Operator, Vec<Bytes>)>,
+) -> CqlResult<bool> {
+    let (key_ty, value_ty) = index_scan::element_types(&col.ty);
+    let mut never = false;
+    for (op, term) in &r.other {
+        match op {
+            Operator::NotIn => match keys::excluded_values(term, col, ctx)? {
+                Some(values) => checks.push((Operator::NotIn, values)),
+                None => never = true,
+            },
+            Operator::Neq => checks.push((Operator::Neq, vec![filter_operand(col, term, ctx)?])),
+            Operator::Contains => checks.push((
+                Operator::Contains,
+                vec![index_scan::operand(term, &col.name, value_ty, ctx)?],
+            )),
+            Operator::ContainsKey => checks.push((
+                Operator::ContainsKey,
+                vec![index_scan::operand(term, &col.name, key_ty, ctx)?],
+            )),
+            other => return Err(SelectError::UnsupportedFilter { operator: *other }.into()),
+        }
+    }
+    Ok(never)
 }
 
 /// Moves the `CONTAINS` / `CONTAINS KEY` checks an analyzing SAI index answers out of

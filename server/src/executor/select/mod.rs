@@ -17,7 +17,6 @@ use crate::executor::paging::PagingState;
 use crate::executor::query_text::query_text;
 use crate::executor::read_ranges::ReadRanges;
 use crate::executor::read_stats::ReadStats;
-use crate::executor::source::KeyRange;
 use crate::executor::virtual_read;
 use crate::functions::CallContext;
 use crate::node::Node;
@@ -57,8 +56,8 @@ struct BoundSelect {
     filters: Vec<BoundFilter>,
     /// Tuple bounds of a slice over mixed-direction clustering columns.
     tuple_check: Option<clustering::TupleCheck>,
-    /// The clustering suffix ranges a row must fall in (the plan's `clustering_filter`).
-    clustering_filter: Option<Vec<KeyRange>>,
+    /// The clustering ranges a row must fall in (the plan's `clustering_filter`).
+    clustering_filter: Option<Vec<storage::ClusteringRange>>,
     limit: Option<usize>,
     per_partition_limit: Option<usize>,
     page_size: Option<usize>,
@@ -219,11 +218,9 @@ mod tests {
 
     use super::*;
     use crate::config::Config;
-    use crate::executor::keys;
-    use crate::executor::source::exact_key;
     use crate::planner::select::plan_select;
     use crate::planner::select_tests::schema;
-    use storage::TableDef;
+    use storage::{KeyRange, TableDef};
 
     const TABLE: &str = "CREATE TABLE t (k int, c int, d int, v int, PRIMARY KEY (k, c, d))";
 
@@ -269,7 +266,7 @@ mod tests {
 
     /// The int key values of a point range's key.
     fn key_values(def: &TableDef, range: &KeyRange) -> Vec<i32> {
-        let key = exact_key(range).expect("a point range");
+        let key = range.exact_key().expect("a point range");
         let decoded = storage::encoding::key::decode_row_key(def, key).expect("a row key");
         decoded
             .partition
@@ -310,7 +307,7 @@ mod tests {
             }
             assert_eq!(keys, expected, "{order}");
             for (n, range) in walked.iter().enumerate() {
-                let last = exact_key(range).expect("a point");
+                let last = range.exact_key().expect("a point");
                 let rest: Vec<KeyRange> = select
                     .ranges
                     .walk(&def, Some(last), reversed)
@@ -347,8 +344,8 @@ mod tests {
         // A page ending at the last combination: found by looking its values up, not by
         // walking 27 million ranges to it.
         let int = |v: i32| Bytes::copy_from_slice(&v.to_be_bytes());
-        let mut key = keys::partition_prefix(&def, &[int(0)]).expect("a prefix");
-        key.extend(keys::clustering_bytes(&def, &[int(299), int(299), int(299)]).expect("ck"));
+        let key =
+            storage::row_key(&def, &[int(0)], &[int(299), int(299), int(299)]).expect("a key");
         assert_eq!(select.ranges.walk(&def, Some(&key), false).count(), 0);
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
@@ -358,16 +355,16 @@ mod tests {
         let query = "SELECT v FROM t WHERE k = ? AND c = ? AND d = ?";
         let (point, budget) = bound(TABLE, query, &[1, 2, 3], Some(5000));
         assert_eq!(point.len(), 1);
-        assert!(exact_key(&point[0]).is_some());
+        assert!(point[0].exact_key().is_some());
         assert_eq!(budget, Some(usize::MAX));
         let query = "SELECT v FROM t WHERE k IN (?, ?) AND c = ? AND d IN (?, ?)";
         let (keys, budget) = bound(TABLE, query, &[1, 2, 3, 4, 5], None);
         assert_eq!(keys.len(), 4);
-        assert!(keys.iter().all(|r| exact_key(r).is_some()));
+        assert!(keys.iter().all(|r| r.exact_key().is_some()));
         assert_eq!(budget, Some(usize::MAX));
         let single = "CREATE TABLE s (k int PRIMARY KEY, v int)";
         let (point, budget) = bound(single, "SELECT v FROM s WHERE k = ?", &[1], None);
-        assert!(exact_key(&point[0]).is_some());
+        assert!(point[0].exact_key().is_some());
         assert_eq!(budget, Some(usize::MAX));
     }
 
@@ -379,7 +376,7 @@ mod tests {
             "SELECT v FROM t WHERE k = ? AND c = ? AND d > ?",
         ] {
             let (ranges, budget) = bound(TABLE, query, &[1, 2, 3], Some(5000));
-            assert!(ranges.iter().all(|r| exact_key(r).is_none()), "{query}");
+            assert!(ranges.iter().all(|r| r.exact_key().is_none()), "{query}");
             assert_eq!(budget, None, "{query}");
             let limited = format!("{query} LIMIT 1");
             let (_, budget) = bound(TABLE, &limited, &[1, 2, 3], Some(5000));

@@ -2,14 +2,13 @@
 //! to each stored row, and shaping the page ([`run`]).
 
 use std::cmp::Ordering;
-use std::ops::Bound;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use cql::frame::response::{ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::Operator;
 use cql::types::ordering;
-use storage::{ColumnKind, RangeTombstone, TableDef};
+use storage::{ColumnKind, KeyRange, Order, RangeTombstone, TableDef};
 
 use crate::error::CqlResult;
 use crate::executor::ann_graph;
@@ -21,7 +20,7 @@ use crate::executor::read_stats::ReadStats;
 use crate::executor::row::{LiveRow, Liveness};
 use crate::executor::sai_filter;
 use crate::executor::shaping::{Limits, Next, ResultRow, Shaper};
-use crate::executor::source::{within, KeyRange, RowSource};
+use crate::executor::source::RowSource;
 use crate::executor::statics::PartitionStatics;
 use crate::node::Node;
 use crate::planner::select::{PartitionSelection, SelectPlan};
@@ -252,11 +251,12 @@ impl<'r> Walk<'r> {
     /// past the budget.
     fn ranges(&mut self, ranges: &ReadRanges) -> CqlResult<Option<bool>> {
         let (def, source, reversed) = (self.def, self.source, self.bound.plan.reversed);
+        let order = Order::reversed_if(reversed);
         let resume_key = self.bound.paging.as_ref().map(|s| s.last_key.as_slice());
         for range in ranges.walk(def, resume_key, reversed) {
             let mut range = range?;
             'range: loop {
-                for item in source.scan(range.clone(), reversed)? {
+                for item in source.scan(&range, order)? {
                     self.stats.rows_examined += 1;
                     if self.stats.rows_examined > self.budget {
                         return Ok(None);
@@ -266,7 +266,7 @@ impl<'r> Walk<'r> {
                         Step::Next => {}
                         Step::Stop => return Ok(Some(true)),
                         Step::SkipPartition => {
-                            match skip_partition(&range, &self.partition.0, reversed) {
+                            match range.past_partition(&self.partition.0, order) {
                                 Some(rest) => range = rest,
                                 None => break 'range,
                             }
@@ -285,7 +285,7 @@ impl<'r> Walk<'r> {
         let def = self.def;
         let decoded = storage::encoding::key::decode_row_key(def, key)?;
         let partition_len = decoded.partition_len;
-        let prefix = key.get(..partition_len).unwrap_or(key);
+        let (prefix, suffix) = decoded.split(key);
         let is_static = decoded.clustering.len() < def.clustering_key.len();
         if self.partition.0 != prefix {
             if let Next::Stop = self.leave_partition()? {
@@ -296,7 +296,6 @@ impl<'r> Walk<'r> {
         if is_static {
             return Ok(Step::Next);
         }
-        let suffix = key.get(partition_len..).unwrap_or_default();
         let range_deleted_at = RangeTombstone::shadowing(&self.partition.1, suffix);
         let Some(row) = LiveRow::new(def, decoded, stored, &self.liveness, range_deleted_at)?
         else {
@@ -345,7 +344,7 @@ impl<'r> Walk<'r> {
             && bound
                 .clustering_filter
                 .as_ref()
-                .is_none_or(|ranges| ranges.iter().any(|r| within(suffix, r)))
+                .is_none_or(|ranges| ranges.iter().any(|r| r.contains(suffix)))
     }
 
     /// Leaves the partition being read: its static-only row (when it showed no other row and
@@ -505,29 +504,4 @@ pub(super) fn sort_rows(def: &TableDef, order: &[(usize, bool)], rows: &mut [Res
         }
         Ordering::Equal
     });
-}
-
-/// What is left of `range` after the partition with prefix `partition`, in scan direction;
-/// `None` when nothing is.
-pub(super) fn skip_partition(
-    range: &KeyRange,
-    partition: &[u8],
-    reversed: bool,
-) -> Option<KeyRange> {
-    let (start, end) = range.clone();
-    if reversed {
-        let start_past = match &start {
-            Bound::Included(s) | Bound::Excluded(s) => s.as_slice() >= partition,
-            Bound::Unbounded => false,
-        };
-        (!start_past).then(|| (start, Bound::Excluded(partition.to_vec())))
-    } else {
-        let next = storage::encoding::key::prefix_end(partition)?;
-        let end_past = match &end {
-            Bound::Included(e) => e.as_slice() < next.as_slice(),
-            Bound::Excluded(e) => e.as_slice() <= next.as_slice(),
-            Bound::Unbounded => false,
-        };
-        (!end_past).then_some((Bound::Included(next), end))
-    }
 }

@@ -53,6 +53,14 @@ pub struct DecodedKey {
     pub partition_len: usize,
 }
 
+impl DecodedKey {
+    /// `key`, the row key this was decoded from, split into its partition key and its
+    /// clustering suffix (what range tombstones and clustering ranges bound).
+    pub fn split<'k>(&self, key: &'k [u8]) -> (&'k [u8], &'k [u8]) {
+        key.split_at(self.partition_len.min(key.len()))
+    }
+}
+
 /// The 8 key bytes of a token: big-endian with the sign bit flipped, so byte order is
 /// numeric order.
 pub fn token_bytes(token: i64) -> [u8; 8] {
