@@ -30,6 +30,8 @@ use crate::planner::modify::{ModifyKind, ModifyPlan};
 use crate::values::EvalContext;
 
 mod prepare;
+#[cfg(test)]
+mod tests;
 
 use prepare::prepare;
 
