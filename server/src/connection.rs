@@ -23,7 +23,7 @@ use cql::frame::response::{Event, Response};
 use cql::frame::{self, HEADER_LEN};
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{debug, warn, Instrument};
@@ -38,6 +38,10 @@ use crate::node::Node;
 use crate::session::Session;
 use crate::shutdown::Shutdown;
 use crate::tls::{Stream, Tls};
+
+mod buffers;
+
+use buffers::Io;
 
 /// The read buffer's starting size, and the room kept free in it before each read.
 const READ_BUFFER: usize = 64 * 1024;
@@ -179,71 +183,6 @@ async fn serve_stream<R, W>(
     // event forwarder would keep going.
     session.close();
     let _ = io.writer.shutdown().await;
-}
-
-/// The stream's halves and their buffers.
-struct Io<R, W> {
-    reader: R,
-    writer: W,
-    /// Bytes read and not yet parsed into envelopes.
-    input: BytesMut,
-    /// Frames ready to go out in the next write.
-    output: BytesMut,
-    /// In-flight bytes of the requests answered in `output` and of their answers, given back
-    /// once written (so a slow reader's answers count against the limits).
-    held: Vec<Allocation>,
-    /// Plain envelopes, or v5 segments after the handshake.
-    framing: Framing,
-}
-
-impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Io<R, W> {
-    /// Reads more bytes; `false` when the stream ended or failed.
-    async fn read(&mut self) -> bool {
-        if self.input.capacity() - self.input.len() < READ_BUFFER / 4 {
-            self.input.reserve(READ_BUFFER);
-        }
-        match self.reader.read_buf(&mut self.input).await {
-            Ok(0) => false,
-            Ok(_) => true,
-            Err(err) => {
-                debug!(cause = %err, "connection read failed");
-                false
-            }
-        }
-    }
-
-    /// Writes every queued frame at once; `false` when the peer is gone.
-    async fn flush(&mut self) -> bool {
-        if self.output.is_empty() {
-            return true;
-        }
-        let output = self.framing.wrap(std::mem::take(&mut self.output));
-        // A TLS stream may keep the last records in its buffer until flushed; a socket's
-        // flush does nothing.
-        let written = match self.writer.write_all(&output).await {
-            Ok(()) => self.writer.flush().await,
-            Err(err) => Err(err),
-        };
-        self.held.clear();
-        match written {
-            Ok(()) => true,
-            Err(err) => {
-                debug!(cause = %err, "connection write failed");
-                false
-            }
-        }
-    }
-}
-
-impl<R, W> Io<R, W> {
-    /// Queues a frame for the next write.
-    fn queue(&mut self, frame: BytesMut) {
-        if self.output.is_empty() {
-            self.output = frame;
-        } else {
-            self.output.extend_from_slice(&frame);
-        }
-    }
 }
 
 /// The connection's loop: parse what was read, drive the requests, write what is ready, and
