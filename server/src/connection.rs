@@ -13,6 +13,7 @@
 //! runtime on its own (`spawn_blocking` in the executor), and the connection keeps driving
 //! the other requests. Each request's future comes from `crate::answer`.
 
+use std::future::Future;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +23,7 @@ use cql::frame::response::{Event, Response};
 use cql::frame::{self, HEADER_LEN};
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{debug, warn, Instrument};
@@ -37,6 +38,10 @@ use crate::node::Node;
 use crate::session::Session;
 use crate::shutdown::Shutdown;
 use crate::tls::{Stream, Tls};
+
+mod buffers;
+
+use buffers::Io;
 
 /// The read buffer's starting size, and the room kept free in it before each read.
 const READ_BUFFER: usize = 64 * 1024;
@@ -180,71 +185,6 @@ async fn serve_stream<R, W>(
     let _ = io.writer.shutdown().await;
 }
 
-/// The stream's halves and their buffers.
-struct Io<R, W> {
-    reader: R,
-    writer: W,
-    /// Bytes read and not yet parsed into envelopes.
-    input: BytesMut,
-    /// Frames ready to go out in the next write.
-    output: BytesMut,
-    /// In-flight bytes of the requests answered in `output` and of their answers, given back
-    /// once written (so a slow reader's answers count against the limits).
-    held: Vec<Allocation>,
-    /// Plain envelopes, or v5 segments after the handshake.
-    framing: Framing,
-}
-
-impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Io<R, W> {
-    /// Reads more bytes; `false` when the stream ended or failed.
-    async fn read(&mut self) -> bool {
-        if self.input.capacity() - self.input.len() < READ_BUFFER / 4 {
-            self.input.reserve(READ_BUFFER);
-        }
-        match self.reader.read_buf(&mut self.input).await {
-            Ok(0) => false,
-            Ok(_) => true,
-            Err(err) => {
-                debug!(cause = %err, "connection read failed");
-                false
-            }
-        }
-    }
-
-    /// Writes every queued frame at once; `false` when the peer is gone.
-    async fn flush(&mut self) -> bool {
-        if self.output.is_empty() {
-            return true;
-        }
-        let output = self.framing.wrap(std::mem::take(&mut self.output));
-        // A TLS stream may keep the last records in its buffer until flushed; a socket's
-        // flush does nothing.
-        let written = match self.writer.write_all(&output).await {
-            Ok(()) => self.writer.flush().await,
-            Err(err) => Err(err),
-        };
-        self.held.clear();
-        match written {
-            Ok(()) => true,
-            Err(err) => {
-                debug!(cause = %err, "connection write failed");
-                false
-            }
-        }
-    }
-}
-
-impl<R, W> Io<R, W> {
-    /// Queues a frame for the next write.
-    fn queue(&mut self, frame: BytesMut) {
-        if self.output.is_empty() {
-            self.output = frame;
-        } else {
-            self.output.extend_from_slice(&frame);
-        }
-    }
-}
-
 /// The connection's loop: parse what was read, drive the requests, write what is ready, and
 /// wait for the next thing to do.
 async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
@@ -253,83 +193,204 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     shutdown: &mut Shutdown,
     io: &mut Io<R, W>,
 ) {
-    let limit = node.config.max_requests_per_connection.max(1);
-    let max_frame = node.config.max_frame_size;
-    let (events_tx, mut events_rx) = mpsc::channel::<BytesMut>(EVENT_QUEUE);
+    let mut serving = Serving::new(node, session);
     let mut in_flight = FuturesUnordered::new();
     let mut reading = true;
-    let budget = node.inflight.budget(session.peer.ip());
-    let mut timers = Timers::new(&node.config);
+    let start = |envelope: Envelope, allocation: Allocation| {
+        serve_request(node, session, envelope).map(move |answer| (answer, allocation))
+    };
     loop {
-        // Start what was read and poll the requests (new ones included) once; answers free
-        // room for envelopes already buffered, so repeat until neither makes progress.
-        // Whether parsing stopped at the in-flight limits: the read buffer may still hold
-        // whole requests, so the connection waits for the limits, not for the socket.
-        let mut paused = false;
-        let mut started_now = 0;
-        loop {
-            // The writes these requests make wait for the end of the pass and go to the
-            // storage writer together, applied on this thread when it is free (one commit log
-            // append, no hand-off between threads).
-            let deferred = node.store.defer_writes();
-            let mut progress = false;
-            while reading && in_flight.len() < limit && started_now < START_BATCH {
-                if budget.over_limits() {
-                    paused = true;
-                    break;
-                }
-                let Some(envelope) = next_envelope(session, io, max_frame, &mut reading) else {
-                    break;
-                };
-                progress = true;
-                started_now += 1;
-                let Some(allocation) = allocate(&budget, session, io, &envelope) else {
-                    continue;
-                };
-                let request = serve_request(node, session, envelope);
-                in_flight.push(request.map(move |answer| (answer, allocation)));
-            }
-            // What is ready now goes out together, in one write below; past a megabyte the
-            // write goes first, so a slow reader never has many large answers built at once.
-            while io.output.len() < OUTPUT_BATCH {
-                let Some(Some(answered)) = in_flight.next().now_or_never() else {
-                    break;
-                };
-                queue_answer(node, session, io, &budget, &events_tx, answered);
-                progress = true;
-            }
-            // Applied writes woke their requests: poll them again for the answers.
-            progress |= deferred.drive();
-            drop(deferred);
-            if !progress {
-                break;
-            }
-        }
+        let passes = serving.run_passes(io, &mut in_flight, &mut reading, &start);
         if !reading {
             // No more requests: let the event forwarder go now, not after the last answer.
             session.close();
         }
-        while let Ok(frame) = events_rx.try_recv() {
+        while let Ok(frame) = serving.events_rx.try_recv() {
             io.queue(frame);
         }
         if !io.flush().await || (!reading && in_flight.is_empty()) {
             return;
         }
-        if started_now >= START_BATCH {
+        if passes.started >= START_BATCH {
             // More requests may be buffered: answer them before waiting on anything. No
             // explicit yield: it woke the other worker to steal (12 % more CPU per read), and
             // tokio's cooperative budget on the socket already makes a busy connection yield.
             continue;
         }
+        let wake = serving
+            .wait(shutdown, io, &mut in_flight, reading, passes.paused)
+            .await;
+        serving.timers.active();
+        match wake {
+            Wake::Shutdown | Wake::Read(false) => reading = false,
+            Wake::Read(true) => {}
+            Wake::Answer(answered) => serving.queue_answer(io, answered),
+            Wake::Event(frame) => io.queue(frame),
+        }
+    }
+}
+
+/// What the steps of a connection's loop share: the node and session, the in-flight
+/// budget, both ends of the event queue, the deadlines and the limits.
+struct Serving<'a> {
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    budget: Budget,
+    events_tx: mpsc::Sender<BytesMut>,
+    events_rx: mpsc::Receiver<BytesMut>,
+    timers: Timers,
+    /// Requests in flight at most (`max_requests_per_connection`).
+    limit: usize,
+    max_frame: usize,
+}
+
+/// What the passes between two waits did.
+struct Passes {
+    /// Whether parsing stopped at the in-flight limits: the read buffer may still hold
+    /// whole requests, so the connection waits for the limits, not for the socket.
+    paused: bool,
+    /// Requests started.
+    started: usize,
+}
+
+impl<'a> Serving<'a> {
+    fn new(node: &'a Arc<Node>, session: &'a Arc<Session>) -> Serving<'a> {
+        let limit = node.config.max_requests_per_connection.max(1);
+        let max_frame = node.config.max_frame_size;
+        let (events_tx, events_rx) = mpsc::channel::<BytesMut>(EVENT_QUEUE);
+        let budget = node.inflight.budget(session.peer.ip());
+        let timers = Timers::new(&node.config);
+        Serving {
+            node,
+            session,
+            budget,
+            events_tx,
+            events_rx,
+            timers,
+            limit,
+            max_frame,
+        }
+    }
+
+    /// Starts what was read and polls the requests (new ones included) once; answers free
+    /// room for envelopes already buffered, so passes repeat until neither makes progress.
+    /// `start` makes a request's future, answering with its allocation.
+    fn run_passes<R, W, F>(
+        &self,
+        io: &mut Io<R, W>,
+        in_flight: &mut FuturesUnordered<F>,
+        reading: &mut bool,
+        start: &impl Fn(Envelope, Allocation) -> F,
+    ) -> Passes
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin,
+        F: Future<Output = (Answer, Allocation)>,
+    {
+        let mut passes = Passes {
+            paused: false,
+            started: 0,
+        };
+        loop {
+            // The writes these requests make wait for the end of the pass and go to the
+            // storage writer together, applied on this thread when it is free (one commit log
+            // append, no hand-off between threads).
+            let deferred = self.node.store.defer_writes();
+            let mut progress = self.start_requests(io, in_flight, reading, start, &mut passes);
+            progress |= self.queue_ready(io, in_flight);
+            // Applied writes woke their requests: poll them again for the answers.
+            progress |= deferred.drive();
+            drop(deferred);
+            if !progress {
+                return passes;
+            }
+        }
+    }
+
+    /// Starts the requests whole in the read buffer, up to the in-flight limits and
+    /// [`START_BATCH`] a pass; whether one was parsed.
+    fn start_requests<R, W, F>(
+        &self,
+        io: &mut Io<R, W>,
+        in_flight: &mut FuturesUnordered<F>,
+        reading: &mut bool,
+        start: &impl Fn(Envelope, Allocation) -> F,
+        passes: &mut Passes,
+    ) -> bool {
+        let mut progress = false;
+        while *reading && in_flight.len() < self.limit && passes.started < START_BATCH {
+            if self.budget.over_limits() {
+                passes.paused = true;
+                break;
+            }
+            let Some(envelope) = next_envelope(self.session, io, self.max_frame, reading) else {
+                break;
+            };
+            progress = true;
+            passes.started += 1;
+            let Some(allocation) = allocate(&self.budget, self.session, io, &envelope) else {
+                continue;
+            };
+            in_flight.push(start(envelope, allocation));
+        }
+        progress
+    }
+
+    /// Queues the answers ready now; they go out together, in one write. Past a megabyte the
+    /// write goes first, so a slow reader never has many large answers built at once.
+    /// Whether one was ready.
+    fn queue_ready<R, W, F>(&self, io: &mut Io<R, W>, in_flight: &mut FuturesUnordered<F>) -> bool
+    where
+        F: Future<Output = (Answer, Allocation)>,
+    {
+        let mut progress = false;
+        while io.output.len() < OUTPUT_BATCH {
+            let Some(Some(answered)) = in_flight.next().now_or_never() else {
+                break;
+            };
+            self.queue_answer(io, answered);
+            progress = true;
+        }
+        progress
+    }
+
+    /// Queues an answer (see [`queue_answer`]).
+    fn queue_answer<R, W>(&self, io: &mut Io<R, W>, answered: (Answer, Allocation)) {
+        queue_answer(
+            self.node,
+            self.session,
+            io,
+            &self.budget,
+            &self.events_tx,
+            answered,
+        );
+    }
+
+    /// Waits for the next thing to do: shutdown, an answer, bytes to read (or, when
+    /// `paused`, room under the in-flight limits), an event, or a deadline.
+    async fn wait<R, W, F>(
+        &mut self,
+        shutdown: &mut Shutdown,
+        io: &mut Io<R, W>,
+        in_flight: &mut FuturesUnordered<F>,
+        reading: bool,
+        paused: bool,
+    ) -> Wake
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin,
+        F: Future<Output = (Answer, Allocation)>,
+    {
         // A client still in the SASL exchange has not completed the handshake either.
-        let started = session.is_started() && !session.is_authenticating();
-        let wake = tokio::select! {
+        let started = self.session.is_started() && !self.session.is_authenticating();
+        let (limit, timers) = (self.limit, &mut self.timers);
+        tokio::select! {
             biased;
             () = shutdown.recv(), if reading => Wake::Shutdown,
             Some(answered) = in_flight.next(), if !in_flight.is_empty() => Wake::Answer(answered),
             more = io.read(), if reading && in_flight.len() < limit && !paused => Wake::Read(more),
-            () = budget.below_limits(), if reading && paused => Wake::Read(true),
-            Some(frame) = events_rx.recv() => Wake::Event(frame),
+            () = self.budget.below_limits(), if reading && paused => Wake::Read(true),
+            Some(frame) = self.events_rx.recv() => Wake::Event(frame),
             () = timers.handshake.as_mut(), if reading && !started => {
                 debug!("closing a connection that did not complete STARTUP in time");
                 Wake::Shutdown
@@ -340,15 +401,6 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             }
             // Unreachable while `events_tx` lives; ends the connection rather than panicking.
             else => Wake::Read(false),
-        };
-        timers.active();
-        match wake {
-            Wake::Shutdown | Wake::Read(false) => reading = false,
-            Wake::Read(true) => {}
-            Wake::Answer(answered) => {
-                queue_answer(node, session, io, &budget, &events_tx, answered);
-            }
-            Wake::Event(frame) => io.queue(frame),
         }
     }
 }

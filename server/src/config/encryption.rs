@@ -178,21 +178,7 @@ pub(super) fn parse(value: &Value) -> Result<(ClientEncryption, Vec<String>), Co
         Value::Mapping(map) => map,
         _ => return Err(super::invalid(SECTION, value)),
     };
-    let mut keys = Vec::new();
-    for key in map.keys() {
-        let Some(key) = key.as_str() else {
-            return Err(super::invalid(SECTION, value));
-        };
-        keys.push(key);
-    }
-    let unknown: Vec<String> = keys
-        .iter()
-        .filter(|key| known::CLIENT_ENCRYPTION_OPTIONS.binary_search(key).is_err())
-        .map(|key| key.to_string())
-        .collect();
-    if !unknown.is_empty() {
-        return Err(ConfigError::UnknownProperties(unknown));
-    }
+    let keys = section_keys(map, value)?;
     let mut ignored: Vec<String> = keys
         .iter()
         .filter(|key| known::CLIENT_ENCRYPTION_IGNORED.contains(key))
@@ -210,7 +196,43 @@ pub(super) fn parse(value: &Value) -> Result<(ClientEncryption, Vec<String>), Co
         options.truststore = PemSource::File(PathBuf::from(truststore));
     }
     options.keystore_password = string(map, "keystore_password")?.map(Secret);
-    options.client_auth = match map.get("require_client_auth") {
+    options.client_auth = client_auth(map.get("require_client_auth"))?;
+    options.protocols = accepted_protocols(
+        string(map, "protocol")?,
+        string_list(map, "accepted_protocols")?,
+    )?;
+    options.cipher_suites = string_list(map, "cipher_suites")?.unwrap_or_default();
+    if let Some(factory) = map.get("ssl_context_factory") {
+        apply_factory(&mut options, factory, &mut ignored)?;
+    }
+    options.policy = policy(enabled, optional, &options);
+    ignored.sort();
+    Ok((options, ignored))
+}
+
+/// The section's keys, each a string and a Cassandra setting of the section.
+fn section_keys<'m>(map: &'m Mapping, value: &Value) -> Result<Vec<&'m str>, ConfigError> {
+    let mut keys = Vec::new();
+    for key in map.keys() {
+        let Some(key) = key.as_str() else {
+            return Err(super::invalid(SECTION, value));
+        };
+        keys.push(key);
+    }
+    let unknown: Vec<String> = keys
+        .iter()
+        .filter(|key| known::CLIENT_ENCRYPTION_OPTIONS.binary_search(key).is_err())
+        .map(|key| key.to_string())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ConfigError::UnknownProperties(unknown));
+    }
+    Ok(keys)
+}
+
+/// `require_client_auth`: a boolean, or `true`, `false` or `optional` as text.
+fn client_auth(value: Option<&Value>) -> Result<ClientAuth, ConfigError> {
+    Ok(match value {
         None | Some(Value::Null) | Some(Value::Bool(false)) => ClientAuth::NotRequested,
         Some(Value::Bool(true)) => ClientAuth::Required,
         Some(Value::String(text)) => match text.to_ascii_lowercase().as_str() {
@@ -220,16 +242,12 @@ pub(super) fn parse(value: &Value) -> Result<(ClientEncryption, Vec<String>), Co
             _ => return Err(option_value("require_client_auth", text.clone())),
         },
         Some(other) => return Err(option_value("require_client_auth", show(other))),
-    };
-    options.protocols = accepted_protocols(
-        string(map, "protocol")?,
-        string_list(map, "accepted_protocols")?,
-    )?;
-    options.cipher_suites = string_list(map, "cipher_suites")?.unwrap_or_default();
-    if let Some(factory) = map.get("ssl_context_factory") {
-        apply_factory(&mut options, factory, &mut ignored)?;
-    }
-    options.policy = match optional {
+    })
+}
+
+/// The policy `enabled` and `optional` ask for (see the module's documentation).
+fn policy(enabled: bool, optional: Option<bool>, options: &ClientEncryption) -> TlsPolicy {
+    match optional {
         Some(true) => TlsPolicy::Optional,
         Some(false) if enabled => TlsPolicy::Encrypted,
         Some(false) => TlsPolicy::Unencrypted,
@@ -239,10 +257,18 @@ pub(super) fn parse(value: &Value) -> Result<(ClientEncryption, Vec<String>), Co
         // they would like to be able to transition to encrypted connections in the future."
         None if options.keystore.is_present() => TlsPolicy::Optional,
         None => TlsPolicy::Unencrypted,
-    };
-    ignored.sort();
-    Ok((options, ignored))
+    }
 }
+
+/// The setting `ssl_context_factory` is named by in errors and ignored keys.
+const FACTORY_SETTING: &str = "client_encryption_options.ssl_context_factory";
+
+/// The parameters of the PEM factory this server reads.
+const PEM_PARAMETERS: [&str; 3] = [
+    "private_key",
+    "private_key_password",
+    "trusted_certificates",
+];
 
 /// `ssl_context_factory`: a class name or `{class_name, parameters}`. Cassandra's PEM factory
 /// takes `private_key`, `private_key_password` and `trusted_certificates` inline.
@@ -251,48 +277,71 @@ fn apply_factory(
     factory: &Value,
     ignored: &mut Vec<String>,
 ) -> Result<(), ConfigError> {
-    const SETTING: &str = "client_encryption_options.ssl_context_factory";
+    let Some((class, parameters)) = factory_class(factory)? else {
+        return Ok(());
+    };
+    let parameters = match parameters {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Mapping(map)) => map,
+        Some(other) => return Err(super::invalid(FACTORY_SETTING, other)),
+    };
+    check_parameter_keys(class, parameters, ignored)?;
+    inline_private_key(options, parameters)?;
+    inline_key_password(options, parameters)?;
+    inline_certificates(options, parameters)
+}
+
+/// The factory's class, one this server stands in for, and its parameters; `None` when the
+/// setting is null.
+fn factory_class(factory: &Value) -> Result<Option<(&str, Option<&Value>)>, ConfigError> {
     let (class, parameters) = match factory {
-        Value::Null => return Ok(()),
+        Value::Null => return Ok(None),
         Value::String(class) => (class.as_str(), None),
         Value::Mapping(map) => match map.get("class_name") {
             Some(Value::String(class)) => (class.as_str(), map.get("parameters")),
-            _ => return Err(super::invalid(SETTING, factory)),
+            _ => return Err(super::invalid(FACTORY_SETTING, factory)),
         },
-        _ => return Err(super::invalid(SETTING, factory)),
+        _ => return Err(super::invalid(FACTORY_SETTING, factory)),
     };
     let short = class.strip_prefix(SECURITY_PACKAGE).unwrap_or(class);
     if !FACTORIES.contains(&short) {
         return Err(ConfigError::Unsupported {
-            setting: SETTING,
+            setting: FACTORY_SETTING,
             value: class.to_string(),
             supported: "PEMBasedSslContextFactory",
         });
     }
-    let parameters = match parameters {
-        None | Some(Value::Null) => return Ok(()),
-        Some(Value::Mapping(map)) => map,
-        Some(other) => return Err(super::invalid(SETTING, other)),
-    };
+    Ok(Some((class, parameters)))
+}
+
+/// Refuses parameters that are settings of the section (Cassandra's
+/// `EncryptionOptions.prepareSslContextFactoryParameterizedKeys`); notes those other than
+/// the PEM ones as ignored.
+fn check_parameter_keys(
+    class: &str,
+    parameters: &Mapping,
+    ignored: &mut Vec<String>,
+) -> Result<(), ConfigError> {
     for key in parameters.keys() {
         let key = key.as_str().unwrap_or_default();
         if known::CLIENT_ENCRYPTION_OPTIONS.contains(&key.to_ascii_lowercase().as_str()) {
-            // Cassandra's EncryptionOptions.prepareSslContextFactoryParameterizedKeys.
             return Err(ConfigError::Invalid(format!(
                 "SslContextFactory {class} should configure '{key}' as encryption_options \
                  instead of parameterized keys"
             )));
         }
-        if ![
-            "private_key",
-            "private_key_password",
-            "trusted_certificates",
-        ]
-        .contains(&key)
-        {
-            ignored.push(format!("{SETTING}.parameters.{key}"));
+        if !PEM_PARAMETERS.contains(&key) {
+            ignored.push(format!("{FACTORY_SETTING}.parameters.{key}"));
         }
     }
+    Ok(())
+}
+
+/// `private_key`: the keystore inline, unless a keystore file is given too.
+fn inline_private_key(
+    options: &mut ClientEncryption,
+    parameters: &Mapping,
+) -> Result<(), ConfigError> {
     if let Some(Value::String(key)) = parameters.get("private_key") {
         if !key.trim().is_empty() {
             if options.keystore.is_present() {
@@ -305,6 +354,14 @@ fn apply_factory(
             options.keystore = PemSource::Inline(key.clone());
         }
     }
+    Ok(())
+}
+
+/// `private_key_password`: the keystore's password, unless `keystore_password` differs.
+fn inline_key_password(
+    options: &mut ClientEncryption,
+    parameters: &Mapping,
+) -> Result<(), ConfigError> {
     if let Some(Value::String(password)) = parameters.get("private_key_password") {
         if !password.is_empty() {
             match &options.keystore_password {
@@ -319,6 +376,14 @@ fn apply_factory(
             }
         }
     }
+    Ok(())
+}
+
+/// `trusted_certificates`: the truststore inline, unless a truststore file is given too.
+fn inline_certificates(
+    options: &mut ClientEncryption,
+    parameters: &Mapping,
+) -> Result<(), ConfigError> {
     if let Some(Value::String(certificates)) = parameters.get("trusted_certificates") {
         if !certificates.trim().is_empty() {
             if options.truststore.is_present() {

@@ -20,6 +20,8 @@ mod index_limits;
 mod index_scan;
 mod keys;
 pub(crate) mod modify;
+#[cfg(test)]
+mod modify_tests;
 mod multicell;
 mod odometer;
 mod operations;

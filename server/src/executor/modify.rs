@@ -201,52 +201,25 @@ pub(crate) fn build_writes(
 ) -> CqlResult<()> {
     let def = &plan.table.def;
     // INSERT JSON: bind the plan's synthetic per-column markers from the JSON object.
-    let json_binds;
-    let json_ctx;
-    let ctx = match &plan.json {
-        Some(json) => {
-            json_binds = crate::values::json_insert::bind_values(json, def, ctx)?;
-            json_ctx = EvalContext {
-                binds: &json_binds,
-                ..*ctx
-            };
-            &json_ctx
-        }
-        None => ctx,
+    let json_binds = match &plan.json {
+        Some(json) => Some(crate::values::json_insert::bind_values(json, def, ctx)?),
+        None => None,
+    };
+    let ctx = &EvalContext {
+        binds: json_binds.as_deref().unwrap_or(ctx.binds),
+        ..*ctx
     };
     let timestamp = write_timestamp(node, plan, options, ctx)?;
     let expiry = expiry(plan, ctx)?;
     let now_seconds = ctx.now_micros.div_euclid(1_000_000);
-    let pk_values = plan
-        .partition_key
-        .iter()
-        .zip(&def.partition_key)
-        .map(|(set, &i)| keys::write_key_values(set, def, i, ctx))
-        .collect::<CqlResult<Vec<_>>>()?;
-    let ck_values = plan
-        .clustering_key
-        .iter()
-        .zip(&def.clustering_key)
-        .map(|(set, &i)| keys::write_key_values(set, def, i, ctx))
-        .collect::<CqlResult<Vec<_>>>()?;
+    let pk_values = key_values(&plan.partition_key, def, &def.partition_key, ctx)?;
+    let ck_values = key_values(&plan.clustering_key, def, &def.clustering_key, ctx)?;
     if let (ModifyKind::DeleteRange, Some(range)) = (&plan.kind, &plan.range) {
         let deletion = DeletionTime {
             timestamp,
             local_deletion_seconds: now_seconds,
         };
         return range_deletes(def, pk_values, range, deletion, ctx, out);
-    }
-    if crate::planner::counters::is_counter_table(def) && !plan.operations.is_empty() {
-        let counters = super::counters::CounterStatement {
-            def,
-            operations: &plan.operations,
-            timestamp,
-            now_seconds,
-        };
-        let writes_rows = ck_values.len() == def.clustering_key.len();
-        let rows =
-            super::clustering::update_rows(def, ck_values, plan.clustering_tuples.as_ref(), ctx)?;
-        return counters.writes(pk_values, writes_rows.then_some(rows), ctx, out);
     }
     let writer = CellWriter {
         node,
@@ -255,55 +228,84 @@ pub(crate) fn build_writes(
         expiry,
         now_seconds,
     };
+    if crate::planner::counters::is_counter_table(def) && !plan.operations.is_empty() {
+        return counter_writes(plan, &writer, pk_values, ck_values, out);
+    }
+    row_writes(plan, &writer, pk_values, ck_values, out)
+}
+
+/// The values of each key column of `columns` restricted by `sets` (several under `IN`).
+fn key_values(
+    sets: &[crate::planner::ValueSet],
+    def: &storage::TableDef,
+    columns: &[usize],
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Vec<Vec<Bytes>>> {
+    sets.iter()
+        .zip(columns)
+        .map(|(set, &i)| keys::write_key_values(set, def, i, ctx))
+        .collect()
+}
+
+/// The counter updates of an UPDATE of a counter table: its rows when the clustering key
+/// is complete, else its partitions' static rows.
+fn counter_writes(
+    plan: &ModifyPlan,
+    writer: &CellWriter<'_>,
+    pk_values: Vec<Vec<Bytes>>,
+    ck_values: Vec<Vec<Bytes>>,
+    out: &mut WriteBatch,
+) -> CqlResult<()> {
+    let def = &plan.table.def;
+    let ctx = writer.ctx;
+    let counters = super::counters::CounterStatement {
+        def,
+        operations: &plan.operations,
+        timestamp: writer.timestamp,
+        now_seconds: writer.now_seconds,
+    };
+    let writes_rows = ck_values.len() == def.clustering_key.len();
+    let rows =
+        super::clustering::update_rows(def, ck_values, plan.clustering_tuples.as_ref(), ctx)?;
+    counters.writes(pk_values, writes_rows.then_some(rows), ctx, out)
+}
+
+/// The row updates of an INSERT, UPDATE or DELETE of rows or columns: per partition, its
+/// static row when static columns change, then each addressed clustering row.
+fn row_writes(
+    plan: &ModifyPlan,
+    writer: &CellWriter<'_>,
+    pk_values: Vec<Vec<Bytes>>,
+    ck_values: Vec<Vec<Bytes>>,
+    out: &mut WriteBatch,
+) -> CqlResult<()> {
+    let def = &plan.table.def;
+    let node = writer.node;
     let (static_ops, regular_ops): (Vec<&ColumnOperation>, Vec<&ColumnOperation>) = plan
         .operations
         .iter()
         .partition(|o| def.columns[o.column].kind == ColumnKind::Static);
-    let reads = plan
-        .operations
-        .iter()
-        .any(|o| o.op.requires_read(&def.columns[o.column].ty));
-    let snapshot = if reads {
-        Some(node.store.snapshot()?)
-    } else {
-        None
-    };
+    let snapshot = read_snapshot(node, plan)?;
     let rows = RowCells {
-        writer: &writer,
+        writer,
         def,
         snapshot: snapshot.as_ref(),
     };
-    let liveness = matches!(plan.kind, ModifyKind::Insert).then_some(Liveness {
-        timestamp,
-        ttl: expiry,
-    });
-    let deletion = matches!(plan.kind, ModifyKind::DeleteRows).then_some(DeletionTime {
-        timestamp,
-        local_deletion_seconds: now_seconds,
-    });
-    let ck_rows =
-        super::clustering::update_rows(def, ck_values, plan.clustering_tuples.as_ref(), ctx)?;
+    let marks = RowMarks::of(plan, writer);
+    let ck_rows = super::clustering::update_rows(
+        def,
+        ck_values,
+        plan.clustering_tuples.as_ref(),
+        writer.ctx,
+    )?;
     let writes_rows = plan.clustering_key.len() == def.clustering_key.len()
-        && (liveness.is_some() || deletion.is_some() || !regular_ops.is_empty());
+        && (marks.liveness.is_some() || marks.deletion.is_some() || !regular_ops.is_empty());
     for pk in keys::cartesian(pk_values) {
-        if pk.iter().any(Bytes::is_empty) {
-            return Err(ModifyError::EmptyKey.into());
-        }
-        if let Some(hot) = node.hot_partitions.record(def.id, &pk) {
-            crate::warnings::warn(crate::hot_partitions::warning(def, &hot));
-        }
+        check_partition(node, def, &pk)?;
         if !static_ops.is_empty() {
             let key = storage::row_key(def, &pk, &[])?;
             let cells = rows.cells(&static_ops, &key)?;
-            out.rows.push(RowWrite {
-                table_id: def.id,
-                key,
-                update: StoredRow {
-                    liveness: None,
-                    deletion: None,
-                    cells,
-                },
-            });
+            out.rows.push(row_write(def, key, RowMarks::NONE, cells));
         }
         if !writes_rows {
             continue;
@@ -311,18 +313,80 @@ pub(crate) fn build_writes(
         for ck in &ck_rows {
             let key = storage::row_key(def, &pk, ck)?;
             let cells = rows.cells(&regular_ops, &key)?;
-            out.rows.push(RowWrite {
-                table_id: def.id,
-                key,
-                update: StoredRow {
-                    liveness,
-                    deletion,
-                    cells,
-                },
-            });
+            out.rows.push(row_write(def, key, marks, cells));
         }
     }
     Ok(())
+}
+
+/// A snapshot to read current collection values from, when an operation needs them.
+fn read_snapshot(node: &Node, plan: &ModifyPlan) -> CqlResult<Option<storage::Snapshot>> {
+    let def = &plan.table.def;
+    let reads = plan
+        .operations
+        .iter()
+        .any(|o| o.op.requires_read(&def.columns[o.column].ty));
+    Ok(if reads {
+        Some(node.store.snapshot()?)
+    } else {
+        None
+    })
+}
+
+/// A partition key a write may use (no empty value), counted for hot-partition warnings.
+fn check_partition(node: &Node, def: &storage::TableDef, pk: &[Bytes]) -> CqlResult<()> {
+    if pk.iter().any(Bytes::is_empty) {
+        return Err(ModifyError::EmptyKey.into());
+    }
+    if let Some(hot) = node.hot_partitions.record(def.id, pk) {
+        crate::warnings::warn(crate::hot_partitions::warning(def, &hot));
+    }
+    Ok(())
+}
+
+/// The row marker an INSERT writes and the row deletion a DELETE of rows writes.
+#[derive(Clone, Copy)]
+struct RowMarks {
+    liveness: Option<Liveness>,
+    deletion: Option<DeletionTime>,
+}
+
+impl RowMarks {
+    /// Neither: the static row, or an UPDATE or DELETE of columns.
+    const NONE: RowMarks = RowMarks {
+        liveness: None,
+        deletion: None,
+    };
+
+    fn of(plan: &ModifyPlan, writer: &CellWriter<'_>) -> RowMarks {
+        let liveness = matches!(plan.kind, ModifyKind::Insert).then_some(Liveness {
+            timestamp: writer.timestamp,
+            ttl: writer.expiry,
+        });
+        let deletion = matches!(plan.kind, ModifyKind::DeleteRows).then_some(DeletionTime {
+            timestamp: writer.timestamp,
+            local_deletion_seconds: writer.now_seconds,
+        });
+        RowMarks { liveness, deletion }
+    }
+}
+
+/// The update of the row under `key`.
+fn row_write(
+    def: &storage::TableDef,
+    key: Vec<u8>,
+    marks: RowMarks,
+    cells: Vec<(ColumnId, Cell)>,
+) -> RowWrite {
+    RowWrite {
+        table_id: def.id,
+        key,
+        update: StoredRow {
+            liveness: marks.liveness,
+            deletion: marks.deletion,
+            cells,
+        },
+    }
 }
 
 /// Builds the cells of one row from its column operations.

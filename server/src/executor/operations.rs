@@ -108,77 +108,30 @@ impl CellWriter<'_> {
         current: &dyn Fn() -> CqlResult<Vec<Element>>,
         out: &mut Vec<(ColumnId, Cell)>,
     ) -> CqlResult<()> {
-        let ty = &col.ty;
-        let name = col.name.as_str();
-        if let (Operation::Set(term), false) = (op, ty.is_multi_cell()) {
+        if let (Operation::Set(term), false) = (op, col.ty.is_multi_cell()) {
             return self.single_cell(col, op, term, out);
         }
         let mut cells = Vec::new();
         match op {
             // A multi-cell column (single-cell ones took `single_cell` above).
-            Operation::Set(term) => match self.eval(term, name, ty)? {
-                Evaluated::Unset => {}
-                Evaluated::Null => cells.push(self.tombstone(None)),
-                Evaluated::Value(bytes) => {
-                    // Overwrite: clear what was there just before this write.
-                    cells.push(self.tombstone_at(self.timestamp - 1, None));
-                    let elements = self.elements(ty, &bytes, false)?;
-                    self.live_elements(elements, &mut cells);
-                }
-            },
+            Operation::Set(term) => self.replace_elements(col, term, &mut cells)?,
             Operation::Add(term) | Operation::Prepend(term) => {
-                if let Evaluated::Value(bytes) = self.eval(term, name, ty)? {
-                    let prepend = matches!(op, Operation::Prepend(_));
-                    let elements = self.elements(ty, &bytes, prepend)?;
-                    self.live_elements(elements, &mut cells);
-                }
+                let prepend = matches!(op, Operation::Prepend(_));
+                self.add_elements(col, term, prepend, &mut cells)?;
             }
             Operation::Remove(term) => self.remove(col, term, current, &mut cells)?,
             Operation::SetElement { key, value } => {
-                let path = self.element_path(col, key, current, "set an element on")?;
-                let value_type = match ty {
-                    ColumnType::List { element, .. } => element.as_ref(),
-                    ColumnType::Map { value, .. } => value.as_ref(),
-                    _ => ty,
-                };
-                let value_name = format!("value({name})");
-                match self.eval(value, &value_name, value_type)? {
-                    Evaluated::Unset => {}
-                    Evaluated::Null => cells.push(self.tombstone(Some(path))),
-                    Evaluated::Value(bytes) => cells.push(self.live(Some(path), bytes)),
-                }
+                self.set_element(col, key, value, current, &mut cells)?;
             }
             Operation::SetField { field, value } => {
-                let ColumnType::Udt { fields, .. } = ty else {
-                    return Err(ModifyError::NotUdtColumn {
-                        column: name.to_string(),
-                    }
-                    .into());
-                };
-                let (field_name, field_type) = &fields[*field];
-                let receiver = format!("{name}.{field_name}");
-                let path = Some(multicell::field_path(*field));
-                match self.eval(value, &receiver, field_type)? {
-                    Evaluated::Unset => {}
-                    Evaluated::Null => cells.push(self.tombstone(path)),
-                    Evaluated::Value(bytes) => cells.push(self.live(path, bytes)),
-                }
+                self.set_field(col, *field, value, &mut cells)?;
             }
             Operation::Delete => cells.push(self.tombstone(None)),
-            Operation::DeleteElement(key) => {
-                let list_index = || self.eval(key, &format!("idx({name})"), &ColumnType::Int);
-                if matches!(ty, ColumnType::List { .. })
-                    && matches!(list_index()?, Evaluated::Unset)
-                {
-                    // An unset index deletes nothing (Cassandra's `DiscarderByIndex`).
-                    return Ok(());
-                }
-                let path = match ty {
-                    ColumnType::Set { element, .. } => self.key_bytes(key, name, element)?,
-                    _ => self.element_path(col, key, current, "delete an element from")?,
-                };
-                cells.push(self.tombstone(Some(path)));
-            }
+            Operation::DeleteElement(key) => match self.element_tombstone(col, key, current)? {
+                Some(cell) => cells.push(cell),
+                // An unset list index deletes nothing (Cassandra's `DiscarderByIndex`).
+                None => return Ok(()),
+            },
             Operation::DeleteField(field) => {
                 cells.push(self.tombstone(Some(multicell::field_path(*field))));
             }
@@ -205,6 +158,108 @@ impl CellWriter<'_> {
         write_guards::check(&self.node.config, col, op, std::slice::from_ref(&cell))?;
         out.push((col.id, cell));
         Ok(())
+    }
+
+    /// `c = term` on a multi-cell column: a null deletes it, a value overwrites it (a
+    /// tombstone just before this write, then the value's elements).
+    fn replace_elements(&self, col: &ColumnDef, term: &Term, out: &mut Vec<Cell>) -> CqlResult<()> {
+        match self.eval(term, &col.name, &col.ty)? {
+            Evaluated::Unset => {}
+            Evaluated::Null => out.push(self.tombstone(None)),
+            Evaluated::Value(bytes) => {
+                // Overwrite: clear what was there just before this write.
+                out.push(self.tombstone_at(self.timestamp - 1, None));
+                let elements = self.elements(&col.ty, &bytes, false)?;
+                self.live_elements(elements, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// `c = c + term` (or `c = term + c` when `prepend`): the value's elements, added.
+    fn add_elements(
+        &self,
+        col: &ColumnDef,
+        term: &Term,
+        prepend: bool,
+        out: &mut Vec<Cell>,
+    ) -> CqlResult<()> {
+        if let Evaluated::Value(bytes) = self.eval(term, &col.name, &col.ty)? {
+            let elements = self.elements(&col.ty, &bytes, prepend)?;
+            self.live_elements(elements, out);
+        }
+        Ok(())
+    }
+
+    /// `c[key] = value` on a list or map.
+    fn set_element(
+        &self,
+        col: &ColumnDef,
+        key: &Term,
+        value: &Term,
+        current: &dyn Fn() -> CqlResult<Vec<Element>>,
+        out: &mut Vec<Cell>,
+    ) -> CqlResult<()> {
+        let path = self.element_path(col, key, current, "set an element on")?;
+        let value_type = match &col.ty {
+            ColumnType::List { element, .. } => element.as_ref(),
+            ColumnType::Map { value, .. } => value.as_ref(),
+            ty => ty,
+        };
+        let value_name = format!("value({})", col.name);
+        match self.eval(value, &value_name, value_type)? {
+            Evaluated::Unset => {}
+            Evaluated::Null => out.push(self.tombstone(Some(path))),
+            Evaluated::Value(bytes) => out.push(self.live(Some(path), bytes)),
+        }
+        Ok(())
+    }
+
+    /// `c.field = value` on a non-frozen UDT.
+    fn set_field(
+        &self,
+        col: &ColumnDef,
+        field: usize,
+        value: &Term,
+        out: &mut Vec<Cell>,
+    ) -> CqlResult<()> {
+        let name = col.name.as_str();
+        let ColumnType::Udt { fields, .. } = &col.ty else {
+            return Err(ModifyError::NotUdtColumn {
+                column: name.to_string(),
+            }
+            .into());
+        };
+        let (field_name, field_type) = &fields[field];
+        let receiver = format!("{name}.{field_name}");
+        let path = Some(multicell::field_path(field));
+        match self.eval(value, &receiver, field_type)? {
+            Evaluated::Unset => {}
+            Evaluated::Null => out.push(self.tombstone(path)),
+            Evaluated::Value(bytes) => out.push(self.live(path, bytes)),
+        }
+        Ok(())
+    }
+
+    /// `DELETE c[key]`: the tombstone of a set element, map key or list position; `None`
+    /// for an unset list index.
+    fn element_tombstone(
+        &self,
+        col: &ColumnDef,
+        key: &Term,
+        current: &dyn Fn() -> CqlResult<Vec<Element>>,
+    ) -> CqlResult<Option<Cell>> {
+        let name = col.name.as_str();
+        let ty = &col.ty;
+        let list_index = || self.eval(key, &format!("idx({name})"), &ColumnType::Int);
+        if matches!(ty, ColumnType::List { .. }) && matches!(list_index()?, Evaluated::Unset) {
+            return Ok(None);
+        }
+        let path = match ty {
+            ColumnType::Set { element, .. } => self.key_bytes(key, name, element)?,
+            _ => self.element_path(col, key, current, "delete an element from")?,
+        };
+        Ok(Some(self.tombstone(Some(path))))
     }
 
     /// `c = c - term`: list values (every occurrence), set elements or map keys.

@@ -24,13 +24,8 @@ pub(crate) async fn execute(
     keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
     if node.config.authorizer == Authorizer::AllowAll {
-        let operation = match statement {
-            PermissionStatement::Grant { .. } => "GRANT",
-            PermissionStatement::Revoke { .. } => "REVOKE",
-            PermissionStatement::List { .. } => "LIST PERMISSIONS",
-        };
         return Err(AccessError::AllowAllAuthorizer {
-            operation: operation.to_string(),
+            operation: operation_name(statement).to_string(),
         }
         .into());
     }
@@ -73,21 +68,56 @@ pub(crate) async fn execute(
     };
     let resource = authz::resource_of(resource, keyspace)?;
     let wanted = requested(permissions.as_deref(), &resource)?;
-    check_exists(&catalog, &resource)?;
+    check_grantable(&catalog, &user, &resource, role, &wanted)?;
+    let op = change_permissions(&mut catalog, role, &resource, wanted, grant)?;
+    commit(node, vec![op], catalog).await?;
+    Ok(ResultBody::Void)
+}
+
+/// The statement as Cassandra names it when the AllowAllAuthorizer refuses it.
+fn operation_name(statement: &PermissionStatement) -> &'static str {
+    match statement {
+        PermissionStatement::Grant { .. } => "GRANT",
+        PermissionStatement::Revoke { .. } => "REVOKE",
+        PermissionStatement::List { .. } => "LIST PERMISSIONS",
+    }
+}
+
+/// Whether `user` may grant or revoke `wanted` on `resource` to or from `role`: both exist,
+/// and the granter holds AUTHORIZE on the resource and every permission it hands out.
+fn check_grantable(
+    catalog: &Catalog,
+    user: &str,
+    resource: &Resource,
+    role: &str,
+    wanted: &[&'static str],
+) -> CqlResult<()> {
+    check_exists(catalog, resource)?;
     if !catalog.roles.contains_key(role) {
         return Err(role_not_found(role));
     }
-    // The granter needs AUTHORIZE on the resource and every permission it hands out.
     for permission in std::iter::once("AUTHORIZE").chain(wanted.iter().copied()) {
-        if !authz::holds(&catalog, &user, permission, &resource) {
+        if !authz::holds(catalog, user, permission, resource) {
             return Err(UnauthorizedError::NoPermission {
-                user: user.clone(),
+                user: user.to_string(),
                 permission: permission.to_string(),
                 resource: resource.to_string(),
             }
             .into());
         }
     }
+    Ok(())
+}
+
+/// Grants (or revokes) `wanted` on `resource` to (from) `role` in `catalog`; the catalog
+/// operation that stores the changed role.
+fn change_permissions(
+    catalog: &mut Catalog,
+    role: &str,
+    resource: &Resource,
+    wanted: Vec<&'static str>,
+    grant: bool,
+) -> CqlResult<CatalogOp> {
     let Some(target) = catalog.roles.get_mut(role) else {
         return Err(role_not_found(role));
     };
@@ -102,9 +132,7 @@ pub(crate) async fn execute(
     if held.is_empty() {
         target.permissions.remove(&resource.name());
     }
-    let op = CatalogOp::PutRole(target.clone());
-    commit(node, vec![op], catalog).await?;
-    Ok(ResultBody::Void)
+    Ok(CatalogOp::PutRole(target.clone()))
 }
 
 /// The permissions a statement names on `resource`: ALL means every applicable one; others
@@ -175,63 +203,13 @@ fn list(
     of: Option<&str>,
     recursive: bool,
 ) -> CqlResult<ResultBody> {
-    let is_super = authz::roles_of(catalog, user)
-        .iter()
-        .any(|r| catalog.roles.get(r).is_some_and(|d| d.is_superuser));
-    let roles: Vec<String> = match of {
-        Some(of) => {
-            if !catalog.roles.contains_key(of) {
-                return Err(role_not_found(of));
-            }
-            if !is_super && !authz::roles_of(catalog, user).contains(of) {
-                return Err(UnauthorizedError::ViewPermissionsOf {
-                    role: of.to_string(),
-                }
-                .into());
-            }
-            if recursive {
-                authz::roles_of(catalog, of).into_iter().collect()
-            } else {
-                vec![of.to_string()]
-            }
-        }
-        None if is_super => catalog.roles.keys().cloned().collect(),
-        None => return Err(UnauthorizedError::ViewEveryonesPermissions.into()),
-    };
+    let roles = listed_roles(catalog, user, of, recursive)?;
     let resources: Option<Vec<String>> = resource.map(|r| {
         let chain = r.chain();
         let kept = if recursive { chain.len() } else { 1 };
         chain.iter().take(kept).map(Resource::name).collect()
     });
-    let mut rows = Vec::new();
-    for role in &roles {
-        let Some(def) = catalog.roles.get(role) else {
-            continue;
-        };
-        for (resource_name, held) in &def.permissions {
-            if resources
-                .as_ref()
-                .is_some_and(|r| !r.contains(resource_name))
-            {
-                continue;
-            }
-            let Some(shown) = Resource::from_name(resource_name) else {
-                continue;
-            };
-            for permission in held {
-                if names.is_some_and(|n| !n.iter().any(|p| p == permission)) {
-                    continue;
-                }
-                let text = |s: &str| Some(Bytes::copy_from_slice(s.as_bytes()));
-                rows.push(vec![
-                    text(role),
-                    text(role),
-                    text(&shown.to_string()),
-                    text(permission),
-                ]);
-            }
-        }
-    }
+    let rows = permission_rows(catalog, &roles, names, resources.as_deref());
     if rows.is_empty() {
         return Ok(ResultBody::Void);
     }
@@ -253,6 +231,76 @@ fn list(
         ),
         rows,
     }))
+}
+
+/// The roles whose permissions `user` lists: `of` (with the roles it holds when
+/// `recursive`), or every role for a superuser; others may list only roles they hold.
+fn listed_roles(
+    catalog: &Catalog,
+    user: &str,
+    of: Option<&str>,
+    recursive: bool,
+) -> CqlResult<Vec<String>> {
+    let is_super = authz::roles_of(catalog, user)
+        .iter()
+        .any(|r| catalog.roles.get(r).is_some_and(|d| d.is_superuser));
+    match of {
+        Some(of) => {
+            if !catalog.roles.contains_key(of) {
+                return Err(role_not_found(of));
+            }
+            if !is_super && !authz::roles_of(catalog, user).contains(of) {
+                return Err(UnauthorizedError::ViewPermissionsOf {
+                    role: of.to_string(),
+                }
+                .into());
+            }
+            Ok(if recursive {
+                authz::roles_of(catalog, of).into_iter().collect()
+            } else {
+                vec![of.to_string()]
+            })
+        }
+        None if is_super => Ok(catalog.roles.keys().cloned().collect()),
+        None => Err(UnauthorizedError::ViewEveryonesPermissions.into()),
+    }
+}
+
+/// One row per permission `roles` hold directly, restricted to the permissions `names`
+/// and the resources (by name) `resources` when given.
+fn permission_rows(
+    catalog: &Catalog,
+    roles: &[String],
+    names: Option<&[String]>,
+    resources: Option<&[String]>,
+) -> Vec<Vec<Option<Bytes>>> {
+    let mut rows = Vec::new();
+    for role in roles {
+        let Some(def) = catalog.roles.get(role) else {
+            continue;
+        };
+        for (resource_name, held) in &def.permissions {
+            if resources.is_some_and(|r| !r.contains(resource_name)) {
+                continue;
+            }
+            let Some(shown) = Resource::from_name(resource_name) else {
+                continue;
+            };
+            for permission in held {
+                if names.is_some_and(|n| !n.iter().any(|p| p == permission)) {
+                    continue;
+                }
+                let text = |s: &str| Some(Bytes::copy_from_slice(s.as_bytes()));
+                rows.push(vec![
+                    text(role),
+                    text(role),
+                    text(&shown.to_string()),
+                    text(permission),
+                ]);
+            }
+        }
+    }
+    rows
 }
 
 /// Grants the creator of a keyspace, table or role every permission that applies to it, as

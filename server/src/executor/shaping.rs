@@ -116,25 +116,8 @@ impl<'a> Shaper<'a> {
     ) -> CqlResult<Next> {
         let partition = key.get(..partition_len).unwrap_or(key);
         if let Grouping::Prefix { clustering } = self.grouping {
-            let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
-            if let Some(group) = &mut self.group {
-                if group.partition == partition && group.prefix == prefix {
-                    add_row(
-                        self.def,
-                        self.outputs,
-                        &self.call,
-                        &mut group.accumulators,
-                        row,
-                    )?;
-                    group.last_key = key.to_vec();
-                    return Ok(Next::Continue);
-                }
-            }
-            if let Some(group) = self.group.take() {
-                self.close(group)?;
-                if self.limits.remaining == Some(0) {
-                    return Ok(Next::Stop);
-                }
+            if let Some(next) = self.continue_group(key, partition, row, clustering)? {
+                return Ok(next);
             }
         }
         if self.partition != partition {
@@ -143,42 +126,14 @@ impl<'a> Shaper<'a> {
         }
         if self.grouping == Grouping::All {
             self.fold_all(key, partition, row)?;
-            return Ok(if self.distinct {
-                Next::SkipPartition
-            } else {
-                Next::Continue
-            });
+            return Ok(self.after_group_row());
         }
-        if self.partition_full() {
-            return Ok(Next::SkipPartition);
-        }
-        if self.limits.remaining == Some(0) {
-            return Ok(Next::Stop);
-        }
-        if self
-            .limits
-            .page_size
-            .is_some_and(|size| self.rows.len() >= size)
-        {
-            self.has_more = true;
-            return Ok(Next::Stop);
+        if let Some(next) = self.limit_reached() {
+            return Ok(next);
         }
         if let Grouping::Prefix { clustering } = self.grouping {
-            let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
-            let mut group = self.open(key, partition, prefix, Some(row))?;
-            add_row(
-                self.def,
-                self.outputs,
-                &self.call,
-                &mut group.accumulators,
-                row,
-            )?;
-            self.group = Some(group);
-            return Ok(if self.distinct {
-                Next::SkipPartition
-            } else {
-                Next::Continue
-            });
+            self.open_group(key, partition, row, clustering)?;
+            return Ok(self.after_group_row());
         }
         let result = self.result_row(row)?;
         self.emit(result, key.to_vec());
@@ -189,6 +144,89 @@ impl<'a> Shaper<'a> {
         } else {
             Next::Continue
         })
+    }
+
+    /// GROUP BY a clustering prefix of `clustering` columns: adds `row` to the open group
+    /// when it shares the group's partition and prefix (`Some(Continue)`); else closes the
+    /// open group, answering `Some(Stop)` when that spent the LIMIT.
+    fn continue_group(
+        &mut self,
+        key: &[u8],
+        partition: &[u8],
+        row: &LiveRow,
+        clustering: usize,
+    ) -> CqlResult<Option<Next>> {
+        let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
+        if let Some(group) = &mut self.group {
+            if group.partition == partition && group.prefix == prefix {
+                add_row(
+                    self.def,
+                    self.outputs,
+                    &self.call,
+                    &mut group.accumulators,
+                    row,
+                )?;
+                group.last_key = key.to_vec();
+                return Ok(Some(Next::Continue));
+            }
+        }
+        if let Some(group) = self.group.take() {
+            self.close(group)?;
+            if self.limits.remaining == Some(0) {
+                return Ok(Some(Next::Stop));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Before a row starts a new result row or group: skip the rest of a full partition,
+    /// stop when LIMIT is spent or the page is full (then there are more rows).
+    fn limit_reached(&mut self) -> Option<Next> {
+        if self.partition_full() {
+            return Some(Next::SkipPartition);
+        }
+        if self.limits.remaining == Some(0) {
+            return Some(Next::Stop);
+        }
+        if self
+            .limits
+            .page_size
+            .is_some_and(|size| self.rows.len() >= size)
+        {
+            self.has_more = true;
+            return Some(Next::Stop);
+        }
+        None
+    }
+
+    /// Opens the group `row` starts (GROUP BY a prefix of `clustering` columns).
+    fn open_group(
+        &mut self,
+        key: &[u8],
+        partition: &[u8],
+        row: &LiveRow,
+        clustering: usize,
+    ) -> CqlResult<()> {
+        let prefix = row.clustering.get(..clustering).unwrap_or(&row.clustering);
+        let mut group = self.open(key, partition, prefix, Some(row))?;
+        add_row(
+            self.def,
+            self.outputs,
+            &self.call,
+            &mut group.accumulators,
+            row,
+        )?;
+        self.group = Some(group);
+        Ok(())
+    }
+
+    /// After a row went into a group: DISTINCT wants one per partition.
+    fn after_group_row(&self) -> Next {
+        if self.distinct {
+            Next::SkipPartition
+        } else {
+            Next::Continue
+        }
     }
 
     /// How many result rows are built so far.

@@ -62,6 +62,9 @@ pub(crate) fn build_table_def(
     TableDef::new(id, keyspace, name, defs, params)
 }
 
+/// Each column's type and whether it is static, by name.
+type ColumnTypes = BTreeMap<String, (ColumnType, bool)>;
+
 /// Translates `CREATE TABLE` into a table definition, applying Cassandra's validation.
 pub(crate) fn create_table_def(
     stmt: &CreateTable,
@@ -70,7 +73,51 @@ pub(crate) fn create_table_def(
 ) -> CqlResult<TableDef> {
     let keyspace = scope.keyspace;
     let table = stmt.name.name.name.as_str();
-    let mut types: BTreeMap<String, (ColumnType, bool)> = BTreeMap::new();
+    let (types, inline_pk) = column_types(stmt, scope, table)?;
+    let (partition, clustering) = primary_key(stmt, &inline_pk, table)?;
+    validate_key_columns(&partition, &clustering, &types, table)?;
+    let orders = clustering_orders(stmt, &clustering)?;
+    let mut columns = key_columns(&partition, &clustering, &orders, &types);
+    let has_statics = stmt.columns.iter().any(|c| c.is_static);
+    if clustering.is_empty() && has_statics {
+        return Err(DdlError::StaticWithoutClustering.into());
+    }
+    let key_names: HashSet<&str> = partition
+        .iter()
+        .chain(clustering.iter())
+        .map(|i| i.name.as_str())
+        .collect();
+    let has_counters = types.values().any(|(ty, _)| ty.is_counter());
+    for (name, (ty, is_static)) in &types {
+        if key_names.contains(name.as_str()) {
+            continue;
+        }
+        if has_counters && !ty.is_counter() {
+            return Err(DdlError::MixedCounterColumns.into());
+        }
+        columns.push(NewColumn {
+            name: name.clone(),
+            ty: ty.clone(),
+            kind: non_key_kind(*is_static),
+            position: -1,
+            order: ClusteringOrder::None,
+        });
+    }
+    let params = table_params(&stmt.properties, TableParams::default())?;
+    if has_counters && params.default_time_to_live > 0 {
+        return Err(DdlError::CounterTableTtl.into());
+    }
+    Ok(build_table_def(keyspace, table, id, columns, params))
+}
+
+/// The declared columns' types (no name twice, no non-frozen UDT holding a non-frozen
+/// collection) and the columns declared `PRIMARY KEY` inline.
+fn column_types<'a>(
+    stmt: &'a CreateTable,
+    scope: TypeScope<'_>,
+    table: &str,
+) -> CqlResult<(ColumnTypes, Vec<&'a Ident>)> {
+    let mut types = ColumnTypes::new();
     let mut inline_pk: Vec<&Ident> = Vec::new();
     for col in &stmt.columns {
         if types.contains_key(&col.name.name) {
@@ -92,14 +139,16 @@ pub(crate) fn create_table_def(
     {
         return Err(DdlError::NestedNonFrozenCollection.into());
     }
-    let (partition, clustering) = primary_key(stmt, &inline_pk, table)?;
-    validate_key_columns(&partition, &clustering, &types, table)?;
-    let orders = clustering_orders(stmt, &clustering)?;
-    let key_names: HashSet<&str> = partition
-        .iter()
-        .chain(clustering.iter())
-        .map(|i| i.name.as_str())
-        .collect();
+    Ok((types, inline_pk))
+}
+
+/// The partition key columns, then the clustering columns with their `orders`.
+fn key_columns(
+    partition: &[&Ident],
+    clustering: &[&Ident],
+    orders: &[ClusteringOrder],
+    types: &ColumnTypes,
+) -> Vec<NewColumn> {
     let mut columns = Vec::new();
     for (pos, ident) in partition.iter().enumerate() {
         let (ty, _) = types[&ident.name].clone();
@@ -121,35 +170,7 @@ pub(crate) fn create_table_def(
             order: orders[pos],
         });
     }
-    let has_statics = stmt.columns.iter().any(|c| c.is_static);
-    if clustering.is_empty() && has_statics {
-        return Err(DdlError::StaticWithoutClustering.into());
-    }
-    let has_counters = types.values().any(|(ty, _)| ty.is_counter());
-    for (name, (ty, is_static)) in &types {
-        if key_names.contains(name.as_str()) {
-            continue;
-        }
-        if has_counters && !ty.is_counter() {
-            return Err(DdlError::MixedCounterColumns.into());
-        }
-        columns.push(NewColumn {
-            name: name.clone(),
-            ty: ty.clone(),
-            kind: if *is_static {
-                ColumnKind::Static
-            } else {
-                ColumnKind::Regular
-            },
-            position: -1,
-            order: ClusteringOrder::None,
-        });
-    }
-    let params = table_params(&stmt.properties, TableParams::default())?;
-    if has_counters && params.default_time_to_live > 0 {
-        return Err(DdlError::CounterTableTtl.into());
-    }
-    Ok(build_table_def(keyspace, table, id, columns, params))
+    columns
 }
 
 fn primary_key<'a>(
@@ -182,7 +203,7 @@ fn primary_key<'a>(
 fn validate_key_columns(
     partition: &[&Ident],
     clustering: &[&Ident],
-    types: &BTreeMap<String, (ColumnType, bool)>,
+    types: &ColumnTypes,
     table: &str,
 ) -> CqlResult<()> {
     let mut seen = HashSet::new();
@@ -308,31 +329,41 @@ pub(crate) fn added_columns(
             &ty,
             col.is_static,
         )?;
-        let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());
-        if is_counter_table != ty.is_counter()
-            && table.regular_and_static_columns().next().is_some()
-        {
-            let column = col.name.name.clone();
-            return Err(if ty.is_counter() {
-                DdlError::CounterInNonCounterTable { column }
-            } else {
-                DdlError::NonCounterInCounterTable { column }
-            }
-            .into());
-        }
+        check_counter_mix(table, &col.name.name, &ty)?;
         added.push(NewColumn {
             name: col.name.name.clone(),
             ty,
-            kind: if col.is_static {
-                ColumnKind::Static
-            } else {
-                ColumnKind::Regular
-            },
+            kind: non_key_kind(col.is_static),
             position: -1,
             order: ClusteringOrder::None,
         });
     }
     Ok(added)
+}
+
+/// A counter column may only join a counter table and any other column only a table
+/// without counters (a table with no regular or static column takes either).
+fn check_counter_mix(table: &TableDef, column: &str, ty: &ColumnType) -> CqlResult<()> {
+    let is_counter_table = table.columns.iter().any(|c| c.ty.is_counter());
+    if is_counter_table != ty.is_counter() && table.regular_and_static_columns().next().is_some() {
+        let column = column.to_string();
+        return Err(if ty.is_counter() {
+            DdlError::CounterInNonCounterTable { column }
+        } else {
+            DdlError::NonCounterInCounterTable { column }
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The kind of a column outside the primary key.
+fn non_key_kind(is_static: bool) -> ColumnKind {
+    if is_static {
+        ColumnKind::Static
+    } else {
+        ColumnKind::Regular
+    }
 }
 
 /// A new definition of `table` with `added` columns appended and `dropped` removed. An added

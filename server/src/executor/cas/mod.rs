@@ -29,6 +29,8 @@ use crate::planner::modify::{ModifyKind, ModifyPlan};
 use crate::values::EvalContext;
 
 mod prepare;
+#[cfg(test)]
+mod tests;
 
 use prepare::prepare;
 
@@ -268,46 +270,22 @@ fn not_applied(request: &Request<'_>, current: &Current) -> Rows {
         Some(columns) => columns.clone(),
         None => (0..def.columns.len()).collect(),
     };
-    let statics: Vec<(u32, Bytes)> = current
-        .statics
-        .iter()
-        .filter(|(id, _)| {
-            def.columns
-                .iter()
-                .position(|c| c.id.0 == *id)
-                .is_some_and(|i| request.read[i])
-        })
-        .cloned()
-        .collect();
+    let statics = read_statics(request, current);
     let mut live: Vec<&LiveRow> = current.rows.iter().flatten().collect();
     if let Some(first) = &current.first {
         live.push(first);
     }
-    let value = |row: Option<&LiveRow>, i: usize| -> Option<Bytes> {
-        let col = &def.columns[i];
-        if !request.read[i] {
-            return None;
-        }
-        match (col.kind, row) {
-            (ColumnKind::PartitionKey, _) => usize::try_from(col.position)
-                .ok()
-                .and_then(|p| request.partition.get(p).cloned()),
-            (ColumnKind::Static, _) => statics
-                .binary_search_by_key(&col.id.0, |(c, _)| *c)
-                .ok()
-                .map(|j| statics[j].1.clone()),
-            (_, Some(row)) => row.value(def, i).cloned(),
-            (_, None) => None,
-        }
+    let shown_row = |row: Option<&LiveRow>| -> Vec<Option<Bytes>> {
+        shown
+            .iter()
+            .map(|&i| shown_value(request, &statics, row, i))
+            .collect()
     };
-    let mut out = applied_rows(def, false);
-    let mut rows: Vec<Vec<Option<Bytes>>> = live
-        .iter()
-        .map(|r| shown.iter().map(|&i| value(Some(r), i)).collect())
-        .collect();
+    let mut rows: Vec<Vec<Option<Bytes>>> = live.iter().map(|r| shown_row(Some(r))).collect();
     if rows.is_empty() && !statics.is_empty() {
-        rows.push(shown.iter().map(|&i| value(None, i)).collect());
+        rows.push(shown_row(None));
     }
+    let mut out = applied_rows(def, false);
     if rows.is_empty() {
         return out;
     }
@@ -330,4 +308,46 @@ fn not_applied(request: &Request<'_>, current: &Current) -> Rows {
         .map(|values| std::iter::once(flag.clone()).chain(values).collect())
         .collect();
     out
+}
+
+/// The live static cells of the columns the request reads.
+fn read_statics(request: &Request<'_>, current: &Current) -> Vec<(u32, Bytes)> {
+    let def = request.def;
+    current
+        .statics
+        .iter()
+        .filter(|(id, _)| {
+            def.columns
+                .iter()
+                .position(|c| c.id.0 == *id)
+                .is_some_and(|i| request.read[i])
+        })
+        .cloned()
+        .collect()
+}
+
+/// The value a not-applied answer shows for column `i` of `row` (`None`: the static row
+/// alone): null for a column the request does not read.
+fn shown_value(
+    request: &Request<'_>,
+    statics: &[(u32, Bytes)],
+    row: Option<&LiveRow>,
+    i: usize,
+) -> Option<Bytes> {
+    let def = request.def;
+    let col = &def.columns[i];
+    if !request.read[i] {
+        return None;
+    }
+    match (col.kind, row) {
+        (ColumnKind::PartitionKey, _) => usize::try_from(col.position)
+            .ok()
+            .and_then(|p| request.partition.get(p).cloned()),
+        (ColumnKind::Static, _) => statics
+            .binary_search_by_key(&col.id.0, |(c, _)| *c)
+            .ok()
+            .map(|j| statics[j].1.clone()),
+        (_, Some(row)) => row.value(def, i).cloned(),
+        (_, None) => None,
+    }
 }
