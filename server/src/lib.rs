@@ -36,7 +36,7 @@ mod describe_table;
 mod describe_text;
 mod describe_view;
 mod envelope;
-pub mod error;
+pub(crate) mod error;
 pub(crate) mod executor;
 mod framing;
 pub(crate) mod functions;

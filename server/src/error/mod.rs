@@ -35,27 +35,29 @@ mod user_type;
 mod value;
 mod view;
 
-pub use access::AccessError;
-pub use already_exists::AlreadyExists;
-pub use credentials::CredentialsError;
-pub use ddl::DdlError;
-pub use describe::DescribeError;
-pub use failure::{FunctionFailure, ReadFailure};
-pub use function::FunctionError;
-pub use index::IndexError;
-pub use internal::InternalError;
-pub use modify::ModifyError;
-pub use options::OptionsError;
-pub use protocol::ProtocolError;
-pub use request::RequestError;
-pub use restriction::RestrictionError;
-pub use schema::SchemaError;
-pub use select::{SelectError, ALLOW_FILTERING_MESSAGE};
-pub use syntax::SyntaxError;
-pub use unauthorized::UnauthorizedError;
-pub use user_type::UserTypeError;
-pub use value::ValueError;
-pub use view::ViewError;
+pub(crate) use access::AccessError;
+pub(crate) use already_exists::AlreadyExists;
+pub(crate) use credentials::CredentialsError;
+pub(crate) use ddl::DdlError;
+pub(crate) use describe::DescribeError;
+pub(crate) use failure::{FunctionFailure, ReadFailure};
+pub(crate) use function::FunctionError;
+pub(crate) use index::IndexError;
+pub(crate) use internal::InternalError;
+pub(crate) use modify::ModifyError;
+pub(crate) use options::OptionsError;
+pub(crate) use protocol::ProtocolError;
+pub(crate) use request::RequestError;
+pub(crate) use restriction::RestrictionError;
+pub(crate) use schema::SchemaError;
+pub(crate) use select::SelectError;
+#[cfg(test)]
+pub(crate) use select::ALLOW_FILTERING_MESSAGE;
+pub(crate) use syntax::SyntaxError;
+pub(crate) use unauthorized::UnauthorizedError;
+pub(crate) use user_type::UserTypeError;
+pub(crate) use value::ValueError;
+pub(crate) use view::ViewError;
 
 use bytes::Bytes;
 use cql::frame::response::{error_code, ErrorBody, ErrorExtra};
@@ -253,7 +255,7 @@ impl From<cql::statement::ParseError> for CqlError {
 }
 
 /// Result alias for request handling.
-pub type CqlResult<T> = Result<T, CqlError>;
+pub(crate) type CqlResult<T> = Result<T, CqlError>;
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@ use cql::statement::ast::Operator;
 use cql::types::number_text::NumberTextError;
 
 /// Cassandra's refusal of a query that would need ALLOW FILTERING.
-pub const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
+pub(crate) const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
 
 /// SELECT clauses Cassandra refuses: selectors, aggregates, GROUP BY, ORDER BY, ANN, LIMIT and paging.
 #[derive(Debug, thiserror::Error)]

@@ -22,9 +22,6 @@ use crate::planner::{column_index, relation_order, resolve_table};
 pub use crate::planner::selection::{Aggregate, AggregateFunction, Output, OutputSource};
 use crate::schema::{Schema, TableKind, TableRef};
 
-/// Cassandra's message when a query needs ALLOW FILTERING (`SelectError::NeedsFiltering`).
-pub use crate::error::ALLOW_FILTERING_MESSAGE;
-
 /// A planned SELECT.
 #[derive(Debug, Clone)]
 pub struct SelectPlan {

@@ -233,7 +233,7 @@ fn indexed() -> Schema {
 #[test]
 fn indexed_restrictions_plan_through_the_index() {
     let s = indexed();
-    let filtering = format!("error: {}", crate::planner::select::ALLOW_FILTERING_MESSAGE);
+    let filtering = format!("error: {}", crate::error::ALLOW_FILTERING_MESSAGE);
     let cases = [
         (
             "SELECT * FROM i WHERE v = 1",
