@@ -64,7 +64,7 @@ impl Footprint {
         let mut partitions: Vec<Vec<u8>> = Vec::new();
         for write in &batch.rows[mark.rows..] {
             let decoded = storage::encoding::key::decode_row_key(def, &write.key)?;
-            partitions.push(write.key[..decoded.partition_len.min(write.key.len())].to_vec());
+            partitions.push(decoded.split(&write.key).0.to_vec());
             let update = &write.update;
             self.size += update.deletion.map_or(0, |_| DELETION_SIZE);
             for (_, cell) in &update.cells {

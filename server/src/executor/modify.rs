@@ -7,8 +7,8 @@ use bytes::Bytes;
 use cql::statement::ast::Term;
 use cql::types::ColumnType;
 use storage::{
-    Cell, ColumnId, ColumnKind, DeletionTime, Expiry, Liveness, RangeTombstone,
-    RangeTombstoneWrite, RowWrite, StoredRow, WriteBatch,
+    Cell, ColumnId, ColumnKind, DeletionTime, Expiry, Liveness, RangeTombstoneWrite, RowWrite,
+    StoredRow, WriteBatch,
 };
 
 use crate::error::{CqlResult, InternalError, ModifyError};
@@ -444,7 +444,7 @@ impl RowCells<'_> {
             return Ok(Vec::new());
         };
         let decoded = storage::encoding::key::decode_row_key(self.def, key)?;
-        let (partition, suffix) = key.split_at(decoded.partition_len.min(key.len()));
+        let (partition, suffix) = decoded.split(key);
         let tombstones = snapshot.range_tombstones(self.def.id, partition)?;
         let is_static = decoded.clustering.len() < self.def.clustering_key.len();
         let range_deleted_at = row::range_deleted_at(&tombstones, suffix, is_static);
@@ -497,15 +497,11 @@ fn range_deletes(
                 },
             });
         }
-        for (start, end) in ranges.iter().map(storage::ClusteringRange::bounds) {
+        for range in &ranges {
             out.range_tombstones.push(RangeTombstoneWrite {
                 table_id: def.id,
                 partition: partition.clone(),
-                tombstone: RangeTombstone {
-                    start: start.clone(),
-                    end: end.clone(),
-                    deletion,
-                },
+                tombstone: range.tombstone(deletion),
             });
         }
     }

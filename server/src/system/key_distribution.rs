@@ -68,7 +68,7 @@ pub(crate) fn each_partition(
         let (key, stored) = row?;
         let decoded = storage::encoding::key::decode_row_key(table, &key)?;
         let bytes = (key.len() + storage::encoding::row::encode(&stored).len()) as u64;
-        let prefix = &key[..decoded.partition_len];
+        let (prefix, _) = decoded.split(&key);
         match &mut current {
             Some((at, partition)) if at.as_slice() == prefix => {
                 partition.rows += 1;

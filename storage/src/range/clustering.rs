@@ -119,4 +119,13 @@ impl ClusteringRange {
     pub fn bounds(&self) -> (&Bound<Vec<u8>>, &Bound<Vec<u8>>) {
         (&self.start, &self.end)
     }
+
+    /// A tombstone deleting every row of this range, as of `deletion`.
+    pub fn tombstone(&self, deletion: crate::DeletionTime) -> crate::RangeTombstone {
+        crate::RangeTombstone {
+            start: self.start.clone(),
+            end: self.end.clone(),
+            deletion,
+        }
+    }
 }
