@@ -13,7 +13,7 @@ use redb::backends::InMemoryBackend;
 use redb::{Builder, Database, Durability, ReadableDatabase, TableError};
 use tracing::debug;
 
-use crate::catalog::{persist, Catalog};
+use crate::catalog::Catalog;
 use crate::combine::{self, DeferredWrites, Shared};
 use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::{record, CommitLog};
@@ -22,6 +22,7 @@ use crate::index::IndexFeed;
 use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
 use crate::options::StoreOptions;
+use crate::persist;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
 use crate::request::{Callback, Request, WriteRequest};

@@ -36,6 +36,7 @@ mod mem_apply;
 mod memtable;
 mod mutation;
 mod options;
+mod persist;
 mod purge;
 mod range;
 mod read;

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use redb::{ReadableTable, WriteTransaction};
 use uuid::Uuid;
 
-use crate::catalog::persist::{self, keyspace_key, table_key, type_key};
 use crate::catalog::{KeyspaceDef, RoleDef, TableDef, UserTypeDef};
 use crate::counter::{self, CounterSource, CounterWrite};
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::index::{IndexChanges, IndexPlan};
+use crate::persist::{self, keyspace_key, table_key, type_key};
 use crate::tables::{data_table, data_table_name, rt_table_name, DataTable, SCHEMA};
 use crate::view::{RequestChanges, StoredState, ViewPlan};
 

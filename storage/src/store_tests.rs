@@ -501,7 +501,7 @@ fn truncate_and_drop_remove_data() {
         store.write_blocking(rows(vec![put(&table, 1, 1, "c")])),
         Err(StorageError::UnknownTable { .. })
     ));
-    let catalog = crate::catalog::persist::load(&store.snapshot_txn()).unwrap();
+    let catalog = crate::persist::load(&store.snapshot_txn()).unwrap();
     assert!(catalog.keyspaces.is_empty());
     // Re-created under a new id, the table starts empty.
     let table = create_schema(&store);
@@ -516,7 +516,7 @@ fn truncate_and_drop_remove_data() {
         counters: Vec::new(),
     };
     store.write_blocking(drop_table).unwrap();
-    let catalog = crate::catalog::persist::load(&store.snapshot_txn()).unwrap();
+    let catalog = crate::persist::load(&store.snapshot_txn()).unwrap();
     assert!(catalog.keyspaces["ks"].tables.is_empty());
 }
 

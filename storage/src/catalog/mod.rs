@@ -8,9 +8,9 @@
 
 mod index;
 mod params;
-pub(crate) mod persist;
 pub(crate) mod role;
 pub mod type_text;
+pub(crate) mod uuid_text;
 mod view;
 
 use std::collections::BTreeMap;

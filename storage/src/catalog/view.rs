@@ -13,7 +13,7 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViewDef {
     /// The base table's id.
-    #[serde(with = "crate::index::uuid_text")]
+    #[serde(with = "crate::catalog::uuid_text")]
     pub base_id: Uuid,
     /// The base table's name (same keyspace).
     pub base_name: String,

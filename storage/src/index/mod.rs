@@ -68,7 +68,7 @@ pub(crate) enum Cells {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct IndexedCells {
     /// The index id (names its table).
-    #[serde(with = "uuid_text")]
+    #[serde(with = "crate::catalog::uuid_text")]
     pub(crate) id: Uuid,
     /// The indexed column.
     pub(crate) column: u32,
@@ -226,21 +226,6 @@ pub(crate) fn encode_targets(targets: &[IndexedCells]) -> Option<Vec<u8>> {
     }
     // Serializing plain strings, numbers and unit enums cannot fail.
     Some(serde_json::to_vec(targets).unwrap_or_default())
-}
-
-/// Serde for a [`Uuid`] as its hyphenated text.
-pub(crate) mod uuid_text {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use uuid::Uuid;
-
-    pub(crate) fn serialize<S: Serializer>(id: &Uuid, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&id.to_string())
-    }
-
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Uuid, D::Error> {
-        let text = String::deserialize(d)?;
-        Uuid::parse_str(&text).map_err(serde::de::Error::custom)
-    }
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ struct ColumnShape {
 /// The columns of a base table or a view: what key building and row derivation need.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct TableShape {
-    #[serde(with = "crate::index::uuid_text")]
+    #[serde(with = "crate::catalog::uuid_text")]
     id: Uuid,
     columns: Vec<ColumnShape>,
     #[serde(default)]

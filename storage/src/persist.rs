@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 use cql::types::ColumnType;
 
-use super::type_text::{parse_type_with, TypeTextError};
-use super::{
+use crate::catalog::type_text::{parse_type_with, TypeTextError};
+use crate::catalog::{
     Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, IndexDef,
     IndexTargetKind, KeyspaceDef, TableDef, TableParams, UserTypeDef,
 };
@@ -95,7 +95,7 @@ pub(crate) struct TableRecord {
     indexes: Vec<IndexRecord>,
     /// Present only for materialized views.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    view: Option<super::ViewDef>,
+    view: Option<crate::catalog::ViewDef>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -334,8 +334,9 @@ pub(crate) fn load(txn: &redb::ReadTransaction) -> Result<Catalog, StorageError>
         } else if key.starts_with(TABLE_PREFIX) {
             let record = parse_table_record(key, value.value())?;
             tables.push((key.to_string(), record.keyspace, value.value().to_vec()));
-        } else if super::role::is_role_key(key) {
-            let role = super::role::decode_role(value.value()).map_err(|e| corrupt(key, e))?;
+        } else if crate::catalog::role::is_role_key(key) {
+            let role =
+                crate::catalog::role::decode_role(value.value()).map_err(|e| corrupt(key, e))?;
             catalog.roles.insert(role.name.clone(), role);
         } else if key.starts_with(TYPE_PREFIX) {
             let record: TypeRecord =
