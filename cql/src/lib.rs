@@ -9,5 +9,6 @@
 //! This crate neither logs nor does I/O; failures are typed errors carrying the detail.
 
 pub mod frame;
+mod ident;
 pub mod statement;
 pub mod types;

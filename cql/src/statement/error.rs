@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use super::lexer::{Token, TokenKind};
+use super::token::{Token, TokenKind};
 
 /// A statement that does not lex or parse. Maps to CQL's `SYNTAX_ERROR` (0x2000).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

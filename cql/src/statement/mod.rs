@@ -18,7 +18,9 @@ mod lexer;
 mod parser;
 #[cfg(test)]
 mod tests;
+mod token;
 
+pub use crate::ident::is_reserved_keyword;
 pub use ast::{Ident, Statement};
 pub use error::{ParseError, ParseErrorKind};
 
@@ -71,75 +73,4 @@ pub fn parse_statements(text: &str) -> Result<Vec<Statement>, ParseError> {
 /// A [`ParseError`] when the text is not exactly one type.
 pub fn parse_type(text: &str) -> Result<ast::CqlType, ParseError> {
     Parser::new(text)?.parse_all(|p| p.cql_type())
-}
-
-/// Cassandra 5.0's reserved keywords (`cql3/reserved_keywords.txt`), upper-case and sorted.
-/// (Trunk adds `CONSTRAINT`, `LENGTH` and `CHECK`; 5.0 does not reserve them.)
-const RESERVED_KEYWORDS: [&str; 57] = [
-    "ADD",
-    "ALLOW",
-    "ALTER",
-    "AND",
-    "APPLY",
-    "ASC",
-    "AUTHORIZE",
-    "BATCH",
-    "BEGIN",
-    "BY",
-    "COLUMNFAMILY",
-    "CREATE",
-    "DELETE",
-    "DESC",
-    "DESCRIBE",
-    "DROP",
-    "ENTRIES",
-    "EXECUTE",
-    "FROM",
-    "FULL",
-    "GRANT",
-    "IF",
-    "IN",
-    "INDEX",
-    "INFINITY",
-    "INSERT",
-    "INTO",
-    "IS",
-    "KEYSPACE",
-    "LIMIT",
-    "MATERIALIZED",
-    "MODIFY",
-    "NAN",
-    "NORECURSIVE",
-    "NOT",
-    "NULL",
-    "OF",
-    "ON",
-    "OR",
-    "ORDER",
-    "PRIMARY",
-    "RENAME",
-    "REVOKE",
-    "SCHEMA",
-    "SELECT",
-    "SET",
-    "TABLE",
-    "TO",
-    "TOKEN",
-    "TRUNCATE",
-    "UNLOGGED",
-    "UPDATE",
-    "USE",
-    "USING",
-    "VIEW",
-    "WHERE",
-    "WITH",
-];
-
-/// Whether `word` is a reserved CQL keyword that must be quoted to be used as an identifier
-/// (case-insensitive, Cassandra's `ReservedKeywords.isReserved`).
-pub fn is_reserved_keyword(word: &str) -> bool {
-    word.len() <= 12
-        && RESERVED_KEYWORDS
-            .binary_search(&word.to_ascii_uppercase().as_str())
-            .is_ok()
 }

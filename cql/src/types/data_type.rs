@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::ident::maybe_quote;
+
 /// A CQL data type.
 ///
 /// Collections and UDTs carry `frozen`: a frozen value is stored and compared as one blob,
@@ -209,20 +211,6 @@ fn write_frozen(
         f.write_str(">")
     } else {
         body(f)
-    }
-}
-
-/// Writes an identifier the way Cassandra's `ColumnIdentifier.maybeQuote` does: bare when it is
-/// lower-case alphanumeric starting with a letter, double-quoted otherwise.
-pub fn maybe_quote(name: &str) -> String {
-    let plain = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain && !crate::statement::is_reserved_keyword(name) {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
     }
 }
 

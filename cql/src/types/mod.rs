@@ -10,5 +10,6 @@ pub mod ordering;
 mod value;
 pub mod vector;
 
-pub use data_type::{maybe_quote, ColumnType};
+pub use crate::ident::maybe_quote;
+pub use data_type::ColumnType;
 pub use value::CqlValue;
