@@ -14,6 +14,8 @@ mod collection_filter;
 mod conditions;
 mod counters;
 pub(crate) mod ddl;
+#[cfg(test)]
+mod ddl_tests;
 mod elements;
 mod explain;
 mod index_limits;
