@@ -121,6 +121,20 @@ fn digest(catalog: &Catalog) -> Uuid {
                     col.order
                 ));
             }
+            // Indexes, a view's definition and dropped columns are schema too: Cassandra's
+            // version changes with CREATE INDEX or ALTER MATERIALIZED VIEW as with any DDL.
+            for index in &table.indexes {
+                hasher.update(format!("index {index:?}\n"));
+            }
+            if let Some(view) = &table.view {
+                hasher.update(format!("view {view:?}\n"));
+            }
+            for dropped in &table.dropped_columns {
+                hasher.update(format!("dropped {dropped:?}\n"));
+            }
+        }
+        for ty in ks.types.values() {
+            hasher.update(format!("type {ty:?}\n"));
         }
     }
     let mut bytes: [u8; 16] = hasher.finalize().into();
@@ -150,6 +164,44 @@ mod tests {
         let one = Schema::new(catalog);
         assert_ne!(empty.version, one.version);
         assert_eq!(empty.version, Schema::new(Catalog::default()).version);
+    }
+
+    #[test]
+    fn version_changes_with_indexes_and_types() {
+        let base =
+            crate::planner::select_tests::schema(&["CREATE TABLE t (k int PRIMARY KEY, v int)"]);
+        let mut catalog = base.catalog.clone();
+        let ks = catalog.keyspaces.get_mut("ks").expect("ks");
+        let mut table = storage::TableDef::clone(&ks.tables["t"]);
+        table.indexes.push(storage::IndexDef {
+            id: Uuid::from_u128(9),
+            name: "t_v_idx".into(),
+            column: table.columns[1].id,
+            target: storage::IndexTargetKind::Values,
+            custom_class: None,
+            options: BTreeMap::new(),
+        });
+        ks.tables.insert("t".into(), Arc::new(table));
+        let indexed = Schema::new(catalog.clone());
+        assert_ne!(
+            base.version, indexed.version,
+            "CREATE INDEX changes the version"
+        );
+        let ks = catalog.keyspaces.get_mut("ks").expect("ks");
+        ks.types.insert(
+            "address".into(),
+            Arc::new(storage::UserTypeDef {
+                keyspace: "ks".into(),
+                name: "address".into(),
+                fields: vec![("street".into(), cql::types::ColumnType::Text)],
+            }),
+        );
+        let typed = Schema::new(catalog);
+        assert_ne!(
+            indexed.version, typed.version,
+            "CREATE TYPE changes the version"
+        );
+        assert_eq!(typed.version, Schema::new(typed.catalog.clone()).version);
     }
 
     #[test]
