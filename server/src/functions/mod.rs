@@ -12,7 +12,7 @@ pub(crate) mod assign;
 mod bytes_fcts;
 mod cast;
 pub(crate) mod decimal;
-pub(crate) mod json_fcts;
+mod json_fcts;
 pub(crate) mod numeric;
 mod operation;
 
