@@ -2,7 +2,8 @@
 //! conversions, the casts behind `CAST(x AS t)` and the operators behind `+ - * / %` and unary
 //! `-`. Each family lives in its own file and contributes [`NativeFunction`]s to the
 //! `registry`, which resolves a call by name and argument types with Cassandra's
-//! `FunctionResolver` rules and messages.
+//! `FunctionResolver` rules and messages. `fromJson` and the vector similarities are made
+//! on demand instead, per receiving type (`json_fcts`) or vector dimension (`vector_fcts`).
 //!
 //! Aggregates (`count`, `min`, ...) and `token()` are planned elsewhere (`planner::selection`,
 //! `planner::token`); this module only evaluates scalar functions over serialized values.
@@ -11,6 +12,7 @@ pub(crate) mod assign;
 mod bytes_fcts;
 mod cast;
 pub(crate) mod decimal;
+mod json_fcts;
 pub(crate) mod numeric;
 mod operation;
 
@@ -58,6 +60,8 @@ pub(crate) enum Body {
     Concat,
     /// `similarity_<kind>(vector<float, n>, vector<float, n>)`.
     Similarity(vector_fcts::Similarity),
+    /// `fromJson(text)`: the JSON text decoded as the return type (the receiver's).
+    FromJson,
 }
 
 /// One native function signature.
@@ -105,7 +109,7 @@ impl NativeFunction {
     /// # Errors
     ///
     /// Cassandra's messages: an invalid blob for `blobAs<type>`, a failed operation (division
-    /// by zero), a value out of a conversion's range.
+    /// by zero), a value out of a conversion's range, JSON text `fromJson` cannot decode.
     pub(crate) fn execute(
         &self,
         args: &[Option<Bytes>],
@@ -120,6 +124,7 @@ impl NativeFunction {
             Body::Negation => operation::negate(self, args),
             Body::Concat => Ok(operation::concat(args)),
             Body::Similarity(kind) => vector_fcts::execute(self, *kind, args),
+            Body::FromJson => json_fcts::execute(self, args),
             Body::Temporal(kind) => temporal::execute(self, *kind, args)
                 .map_err(|e| operation::failure(self, *kind, &e.to_string())),
         }

@@ -2,6 +2,11 @@
 //! `FunctionResolver`): candidates by name, then the signature whose argument types fit the
 //! provided arguments — an exact match wins, a single weak match is taken, several are
 //! ambiguous — with Cassandra's messages for each failure.
+//!
+//! `fromJson` is not declared here: its return type is the receiver's, so
+//! [`made_for_receiver`] makes its signature for the receiving type (Cassandra's
+//! `FunctionResolver.collectCandidates` adding `FromJsonFct.getInstance(receiverType)`), and
+//! it then resolves like any single candidate.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -11,8 +16,8 @@ use cql::types::ColumnType;
 
 use super::assign::{type_fit, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
-use super::{bytes_fcts, cast, operation, temporal, time, NativeFunction};
-use crate::error::{CqlResult, FunctionError};
+use super::{bytes_fcts, cast, json_fcts, operation, temporal, time, NativeFunction};
+use crate::error::{CqlResult, FunctionError, SelectError};
 
 /// Every native function signature, grouped by name.
 struct Registry {
@@ -52,9 +57,41 @@ pub(crate) fn candidates(name: &str) -> &'static [NativeFunction] {
 /// The native signatures a name written in a statement can reach: unqualified or in the
 /// `system` keyspace. Unquoted names arrive lower-cased from the parser.
 pub(crate) fn lookup(name: &QualifiedName) -> &'static [NativeFunction] {
-    match &name.keyspace {
-        Some(ks) if ks.name != "system" => &[],
-        _ => candidates(&name.name.name),
+    if in_system(name) {
+        candidates(&name.name.name)
+    } else {
+        &[]
+    }
+}
+
+/// Whether `name` is written unqualified or in the `system` keyspace.
+fn in_system(name: &QualifiedName) -> bool {
+    name.keyspace.as_ref().is_none_or(|ks| ks.name == "system")
+}
+
+/// Whether `name`, as written, names the native function `native` (Cassandra's
+/// `FunctionName.equalsNativeFunction`).
+pub(crate) fn is_native(name: &QualifiedName, native: &str) -> bool {
+    in_system(name) && name.name.name == native
+}
+
+/// The signature Cassandra makes for the receiving type instead of declaring it: `fromJson`
+/// returning `receiver`; `Ok(None)` for every other name.
+///
+/// # Errors
+///
+/// `fromJson() cannot be used in the selection clause of a SELECT statement` when there is
+/// no receiver (a selector).
+pub(crate) fn made_for_receiver(
+    name: &QualifiedName,
+    receiver: Option<&ColumnType>,
+) -> CqlResult<Option<&'static NativeFunction>> {
+    if !is_native(name, json_fcts::FROM_JSON) {
+        return Ok(None);
+    }
+    match receiver {
+        Some(ty) => Ok(Some(json_fcts::for_receiver(ty))),
+        None => Err(SelectError::FromJsonInSelection.into()),
     }
 }
 
@@ -218,6 +255,32 @@ mod tests {
         assert!(lookup(&name(Some("ks"), "textasblob")).is_empty());
         assert!(lookup(&name(None, "nosuchfunction")).is_empty());
         assert_eq!(written_name(&name(Some("ks"), "f")), "ks.f");
+    }
+
+    #[test]
+    fn from_json_is_made_for_the_receiver_not_declared() {
+        assert!(lookup(&name(None, "fromjson")).is_empty());
+        let int = made_for_receiver(&name(None, "fromjson"), Some(&ColumnType::Int))
+            .expect("made")
+            .expect("fromjson");
+        assert_eq!(int.ret, ColumnType::Int);
+        assert_eq!(int.args, vec![ColumnType::Text]);
+        let system = made_for_receiver(&name(Some("system"), "fromjson"), Some(&ColumnType::Int))
+            .expect("made")
+            .expect("fromjson");
+        assert!(std::ptr::eq(int, system));
+        let other = made_for_receiver(&name(Some("ks"), "fromjson"), Some(&ColumnType::Int));
+        assert!(other.expect("not native").is_none());
+        assert!(made_for_receiver(&name(None, "now"), None)
+            .expect("declared")
+            .is_none());
+        let err = made_for_receiver(&name(None, "fromjson"), None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "fromJson() cannot be used in the selection clause of a SELECT statement"
+        );
+        assert!(is_native(&name(Some("system"), "tojson"), "tojson"));
+        assert!(!is_native(&name(Some("ks"), "tojson"), "tojson"));
     }
 
     #[test]

@@ -11,9 +11,10 @@ use cql::statement::ast::{ArithOp, CqlType, QualifiedName, Term};
 use cql::types::ColumnType;
 
 use super::assign::{type_fit, value_compatible, Fit, Provided};
+use super::json_fcts::TO_JSON;
 use super::operation::{ArithKind, NEGATION};
-use super::registry::{candidates, lookup, resolve, written_name};
-use super::NativeFunction;
+use super::registry::{candidates, is_native, lookup, made_for_receiver, resolve, written_name};
+use super::{Body, NativeFunction};
 use crate::error::{CqlError, CqlResult, FunctionError, InternalError, ValueError};
 
 /// The receiver name of argument `i` of `function` (`FunctionResolver.makeArgSpec`).
@@ -76,7 +77,9 @@ thread_local! {
 }
 
 /// `FunctionCall.Raw.testAssignment`: the call resolved for the receiver, exact when it
-/// returns the receiver's type, weak when it does not resolve.
+/// returns the receiver's type, weak when it does not resolve. `fromJson` returns whatever
+/// its receiver is, so Cassandra always calls it weak: a call it is passed to stays ambiguous
+/// among overloads until a type hint settles it.
 pub(crate) fn call_fit(term: &Term, receiver: &ColumnType) -> Fit {
     let depth = RECEIVER_DEPTH.with(std::cell::Cell::get);
     let target = (depth < MAX_RECEIVER_DEPTH).then_some(receiver);
@@ -84,24 +87,34 @@ pub(crate) fn call_fit(term: &Term, receiver: &ColumnType) -> Fit {
     let resolved = resolve_term(term, target);
     RECEIVER_DEPTH.with(|d| d.set(depth));
     match resolved {
+        Ok(function) if function.body == Body::FromJson => Fit::Weak,
         Ok(function) => type_fit(&function.ret, receiver),
         Err(_) => Fit::Weak,
     }
 }
 
-/// Resolves `name(args)` written in a term whose result goes to a `receiver` type.
+/// Resolves `name(args)` written in a term whose result goes to a `receiver` type: among the
+/// declared signatures, or `fromJson`'s made for the receiver.
 ///
 /// # Errors
 ///
-/// `Unknown function f called` when no native function has the name, and the resolution
-/// errors of [`resolve`].
+/// `Unknown function f called` when no native function has the name, `toJson()` (which only
+/// a selection clause can hold; Cassandra refuses it by name while resolving), and the
+/// errors of [`made_for_receiver`] and [`resolve`].
 pub(crate) fn resolve_call(
     name: &QualifiedName,
     args: &[Term],
     receiver: Option<&ColumnType>,
 ) -> CqlResult<&'static NativeFunction> {
+    if is_native(name, TO_JSON) {
+        return Err(FunctionError::ToJsonOutsideSelection.into());
+    }
+    let found = match made_for_receiver(name, receiver)? {
+        Some(made) => std::slice::from_ref(made),
+        None => lookup(name),
+    };
     let provided: Vec<Provided> = args.iter().map(provided).collect();
-    resolve(&written_name(name), lookup(name), &provided, receiver)?.ok_or_else(|| {
+    resolve(&written_name(name), found, &provided, receiver)?.ok_or_else(|| {
         if is_native_aggregate(name) {
             FunctionError::AggregateInTerm.into()
         } else {
@@ -284,5 +297,69 @@ mod tests {
         let f = resolve_operation(ArithOp::Mul, &one(), &sum, Some(&ColumnType::Smallint))
             .expect("resolves");
         assert_eq!(f.ret, ColumnType::Smallint);
+    }
+
+    #[test]
+    fn from_json_is_made_for_each_receiver() {
+        let (name, args) = call("fromjson", vec![Term::Bind(BindMarker::Anonymous(0))]);
+        let int = resolve_call(&name, &args, Some(&ColumnType::Int)).expect("resolves");
+        assert!(std::ptr::eq(
+            int,
+            resolve_call(&name, &args, Some(&ColumnType::Int)).expect("resolves")
+        ));
+        assert!(std::ptr::eq(
+            int,
+            super::super::json_fcts::for_receiver(&ColumnType::Int)
+        ));
+        assert_eq!(int.to_string(), "system.fromjson : (text) -> int");
+        assert_eq!(arg_name(int, 0), "arg0(system.fromjson)");
+        let text = resolve_call(&name, &args, Some(&ColumnType::Text)).expect("resolves");
+        assert_eq!(text.ret, ColumnType::Text);
+        assert!(!std::ptr::eq(int, text));
+        assert!(check_assignable(int, "v", &ColumnType::Int).is_ok());
+    }
+
+    #[test]
+    fn from_json_refusals_keep_their_messages() {
+        let (name, args) = call("fromjson", vec![]);
+        let err = resolve_call(&name, &args, Some(&ColumnType::Int)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid number of arguments in call to function system.fromjson: 1 required but 0 provided"
+        );
+        let (name, args) = call("fromjson", vec![Term::Bind(BindMarker::Anonymous(0))]);
+        let err = resolve_call(&name, &args, None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "fromJson() cannot be used in the selection clause of a SELECT statement"
+        );
+        let (name, args) = call("tojson", vec![Term::Bind(BindMarker::Anonymous(0))]);
+        let err = resolve_call(&name, &args, Some(&ColumnType::Text)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "toJson() may only be used within the selection clause"
+        );
+    }
+
+    #[test]
+    fn from_json_is_only_weakly_assignable() {
+        // Cassandra's rule: `fromJson` fits every receiver, so it never settles an overload.
+        let (name, args) = call("fromjson", vec![Term::Literal(Literal::String("1".into()))]);
+        let from_json = provided(&Term::Function { name, args });
+        assert_eq!(from_json.fit(&ColumnType::Int), Fit::Weak);
+        assert_eq!(from_json.fit(&ColumnType::Timestamp), Fit::Weak);
+        let (name, args) = call(
+            "totimestamp",
+            vec![Term::Function {
+                name: call("fromjson", vec![]).0,
+                args: vec![Term::Literal(Literal::String("1".into()))],
+            }],
+        );
+        let err = resolve_call(&name, &args, None).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("Ambiguous call to function totimestamp"),
+            "{err}"
+        );
     }
 }

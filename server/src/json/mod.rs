@@ -4,9 +4,10 @@
 //! - [`render`]: values to JSON text per type (Cassandra's `toJSONString`).
 //! - [`decode`]: JSON to values per type (Cassandra's `fromJSONObject`), with its messages.
 //!
-//! `toJson`/`fromJson` and the values of an `INSERT JSON` evaluate terms, so they live with
-//! term evaluation (`crate::values::json_functions`, `crate::values::json_insert`); this
-//! module only converts between JSON text and values.
+//! `toJson` and the values of an `INSERT JSON` evaluate terms, so they live with term
+//! evaluation (`crate::values::json_functions`, `crate::values::json_insert`); `fromJson` is
+//! a native function (`crate::functions::json_fcts`). This module only converts between JSON
+//! text and values.
 //!
 //! The planner and executor call in here; nothing here reads storage.
 

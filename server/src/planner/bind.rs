@@ -232,17 +232,12 @@ impl Collector<'_> {
         }
     }
 
-    /// Markers in a function call's arguments: `fromJson(?)` takes text and `toJson(?)` a
-    /// blob (Cassandra's `arg0(system.fromjson)` receivers); any other call is resolved
-    /// against the receiver type for its argument types.
+    /// Markers in a function call's arguments, named and typed by the signature the call
+    /// resolves to for the receiver (`arg0(system.fromjson)` text for `fromJson(?)`).
+    /// `toJson(?)` takes a blob (`arg0(system.tojson)`): it resolves nowhere outside a
+    /// selection clause, which planning the statement refuses.
     fn function_call(&mut self, fname: &QualifiedName, args: &[Term], ty: &ColumnType) {
-        let function = fname.name.name.as_str();
-        if function.eq_ignore_ascii_case("fromjson") {
-            if let [Term::Bind(marker)] = args {
-                self.put(marker, "arg0(system.fromjson)".into(), ColumnType::Text);
-            }
-        } else if function.eq_ignore_ascii_case("tojson") {
-            // toJson outside the selection clause is refused when the statement is planned.
+        if fname.name.name.eq_ignore_ascii_case("tojson") {
             if let [Term::Bind(marker)] = args {
                 self.put(marker, "arg0(system.tojson)".into(), ColumnType::Blob);
             }
@@ -584,3 +579,7 @@ pub(crate) fn collect(
     }
     Ok((c.specs, c.pk_markers))
 }
+
+#[cfg(test)]
+#[path = "bind_tests.rs"]
+mod tests;

@@ -10,7 +10,8 @@
 use cql::statement::ast::{Select, SelectExpr};
 use cql::types::ColumnType;
 
-use crate::error::{CqlResult, SelectError};
+use crate::error::CqlResult;
+use crate::functions::registry::made_for_receiver;
 use crate::planner::aggregate::{self, native_aggregate};
 use crate::planner::applied_aggregate;
 use crate::planner::selector::{plan_scalar, Scalar};
@@ -183,9 +184,8 @@ pub(crate) fn plan_expr(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output
                     source: OutputSource::Token,
                 });
             }
-            if fname.eq_ignore_ascii_case("fromjson") {
-                return Err(SelectError::FromJsonInSelection.into());
-            }
+            // A selector has no receiver, so `fromJson` has no type to decode into.
+            made_for_receiver(name, None)?;
             match native_aggregate(name) {
                 Some(function) => aggregate::plan(table, function, args),
                 None => scalar_output(table, expr),

@@ -99,3 +99,7 @@ pub(super) fn check_cast(ty: &CqlType, inner: &Term, receiver: Receiver<'_>) -> 
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "call_tests.rs"]
+mod tests;

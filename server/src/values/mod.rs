@@ -120,12 +120,6 @@ fn to_value(
         Term::List(items) | Term::Set(items) => collection_value(term, items, receiver, ctx),
         Term::Map(entries) => map_value(entries, receiver, ctx),
         Term::Tuple(items) => tuple_value(items, receiver, ctx),
-        Term::Function { name, args } if name.name.name.eq_ignore_ascii_case("fromjson") => {
-            json_functions::from_json(args, receiver, ctx)
-        }
-        Term::Function { name, .. } if name.name.name.eq_ignore_ascii_case("tojson") => {
-            Err(json_functions::to_json_outside_selection())
-        }
         Term::Function { .. } | Term::Arith(..) | Term::Cast(..) => {
             call::call_value(term, receiver, ctx)
         }
