@@ -81,4 +81,9 @@ fn from_json_is_refused_in_a_selection() {
         receivers("SELECT ks.fromjson(v) FROM t WHERE k = ?"),
         Err("Unknown function 'ks.fromjson'".to_string())
     );
+    // Nested in another selector, too.
+    assert_eq!(
+        receivers("SELECT textasblob(fromJson(v)) FROM t WHERE k = ?"),
+        Err("fromJson() cannot be used in the selection clause of a SELECT statement".to_string())
+    );
 }

@@ -431,6 +431,8 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
     {
         return similarity::plan(def, kind, args);
     }
+    // fromJson has a signature only for a receiving column: a selector has none.
+    crate::functions::registry::made_for_receiver(name, None)?;
     let found = lookup(name);
     if found.is_empty() {
         return Err(SelectError::UnknownFunction {
