@@ -51,8 +51,6 @@ pub struct RowWrite {
     pub update: StoredRow,
 }
 
-/// A catalog change. The server applies the same change to its in-memory [`Catalog`](crate::Catalog)
-/// once the write is acknowledged.
 /// One range tombstone to add to a partition.
 #[derive(Debug, Clone)]
 pub struct RangeTombstoneWrite {
@@ -64,6 +62,8 @@ pub struct RangeTombstoneWrite {
     pub tombstone: RangeTombstone,
 }
 
+/// A catalog change. The server applies the same change to its in-memory [`Catalog`](crate::Catalog)
+/// once the write is acknowledged.
 #[derive(Debug, Clone)]
 pub enum CatalogOp {
     /// Creates or replaces a keyspace record; `tables` is ignored (tables are separate
@@ -418,19 +418,7 @@ fn prepare_catalog_op(
         CatalogOp::PutKeyspace(ks) => plan
             .schema
             .push((keyspace_key(&ks.name), Some(persist::encode_keyspace(ks)))),
-        CatalogOp::DropKeyspace(name) => {
-            plan.schema.push((keyspace_key(name), None));
-            for (key, id) in tables_of_keyspace(txn, name)? {
-                plan.schema.push((key, None));
-                plan.index.drop_table(txn, id)?;
-                plan.views.drop_base(id);
-                plan.delete_tables.push(id);
-                plan.table_changes.push((id, false));
-            }
-            for key in types_of_keyspace(txn, name)? {
-                plan.schema.push((key, None));
-            }
-        }
+        CatalogOp::DropKeyspace(name) => plan_drop_keyspace(txn, name, plan)?,
         CatalogOp::PutType(t) => plan.schema.push((
             type_key(&t.keyspace, &t.name),
             Some(persist::encode_type(t)),
@@ -471,6 +459,27 @@ fn prepare_catalog_op(
             plan.schema
                 .push((crate::catalog::role::role_key(name), None));
         }
+    }
+    Ok(())
+}
+
+/// Plans dropping keyspace `name`: its record, its tables (records, indexes, views and
+/// data) and its user types' records.
+fn plan_drop_keyspace(
+    txn: &WriteTransaction,
+    name: &str,
+    plan: &mut Plan,
+) -> Result<(), StorageError> {
+    plan.schema.push((keyspace_key(name), None));
+    for (key, id) in tables_of_keyspace(txn, name)? {
+        plan.schema.push((key, None));
+        plan.index.drop_table(txn, id)?;
+        plan.views.drop_base(id);
+        plan.delete_tables.push(id);
+        plan.table_changes.push((id, false));
+    }
+    for key in types_of_keyspace(txn, name)? {
+        plan.schema.push((key, None));
     }
     Ok(())
 }
