@@ -51,8 +51,6 @@ pub struct RowWrite {
     pub update: StoredRow,
 }
 
-/// A catalog change. The server applies the same change to its in-memory [`Catalog`](crate::Catalog)
-/// once the write is acknowledged.
 /// One range tombstone to add to a partition.
 #[derive(Debug, Clone)]
 pub struct RangeTombstoneWrite {
@@ -64,6 +62,8 @@ pub struct RangeTombstoneWrite {
     pub tombstone: RangeTombstone,
 }
 
+/// A catalog change. The server applies the same change to its in-memory [`Catalog`](crate::Catalog)
+/// once the write is acknowledged.
 #[derive(Debug, Clone)]
 pub enum CatalogOp {
     /// Creates or replaces a keyspace record; `tables` is ignored (tables are separate
@@ -161,6 +161,11 @@ pub(crate) fn apply(
     write(txn, live_tables, plan).map_err(ApplyError::Group)
 }
 
+/// A row or partition of one table: (table id, row key or partition prefix).
+type TableKey = (Uuid, Vec<u8>);
+
+/// Reads and checks everything one request will write, and plans it; writes nothing (see
+/// the module doc).
 fn prepare(
     txn: &WriteTransaction,
     live_tables: &HashSet<Uuid>,
@@ -171,24 +176,56 @@ fn prepare(
         prepare_catalog_op(txn, op, &mut plan)?;
     }
     // Rows as stored before this request, kept only for tables with indexes.
-    let mut originals: BTreeMap<(Uuid, Vec<u8>), Option<StoredRow>> = BTreeMap::new();
+    let mut originals: BTreeMap<TableKey, Option<StoredRow>> = BTreeMap::new();
     // The live tables as this request's catalog changes leave them (copied only then).
     let changed;
     let live = if plan.table_changes.is_empty() {
         live_tables
     } else {
-        let mut live = live_tables.clone();
-        for (id, alive) in &plan.table_changes {
-            if *alive {
-                live.insert(*id);
-            } else {
-                live.remove(id);
-            }
-        }
-        changed = live;
+        changed = live_after(live_tables, &plan.table_changes);
         &changed
     };
-    let mut merged: BTreeMap<(Uuid, Vec<u8>), StoredRow> = BTreeMap::new();
+    let mut merged = merge_rows(txn, live, batch, &mut plan, &mut originals)?;
+    merge_counters(txn, live, batch, &plan, &mut merged)?;
+    let lists = add_range_tombstones(txn, live, batch, &plan)?;
+    let changes = RequestChanges {
+        merged: &merged,
+        originals: &originals,
+        tombstones: &lists,
+    };
+    plan_view_rows(txn, &changes, &mut plan)?;
+    plan_row_values(txn, merged, &originals, &mut plan)?;
+    for (slot, list) in lists {
+        plan.range_tombstones
+            .insert(slot, range_tombstone::encode(&list));
+    }
+    Ok(plan)
+}
+
+/// The live tables once the request's catalog changes (`(id, alive)`, in order) are made.
+fn live_after(live_tables: &HashSet<Uuid>, table_changes: &[(Uuid, bool)]) -> HashSet<Uuid> {
+    let mut live = live_tables.clone();
+    for (id, alive) in table_changes {
+        if *alive {
+            live.insert(*id);
+        } else {
+            live.remove(id);
+        }
+    }
+    live
+}
+
+/// Merges each row write with the row as this request leaves it so far (its earlier writes,
+/// else the stored row). Keeps the stored rows of tables with indexes or views in
+/// `originals`.
+fn merge_rows(
+    txn: &WriteTransaction,
+    live: &HashSet<Uuid>,
+    batch: &WriteBatch,
+    plan: &mut Plan,
+    originals: &mut BTreeMap<TableKey, Option<StoredRow>>,
+) -> Result<BTreeMap<TableKey, StoredRow>, StorageError> {
+    let mut merged: BTreeMap<TableKey, StoredRow> = BTreeMap::new();
     for write in &batch.rows {
         if !live.contains(&write.table_id) {
             return Err(StorageError::UnknownTable { id: write.table_id });
@@ -197,7 +234,7 @@ fn prepare(
         let existing = match merged.remove(&slot) {
             Some(row) => Some(row),
             None => {
-                let stored = read_row(txn, write.table_id, &write.key, &plan)?;
+                let stored = read_row(txn, write.table_id, &write.key, plan)?;
                 if !plan.index.targets(txn, write.table_id)?.is_empty()
                     || plan.views.views(txn, write.table_id)?.is_some()
                 {
@@ -212,18 +249,36 @@ fn prepare(
         };
         merged.insert(slot, row);
     }
-    if !batch.counters.is_empty() {
-        if let Some(write) = batch.counters.iter().find(|w| !live.contains(&w.table_id)) {
-            return Err(StorageError::UnknownTable { id: write.table_id });
-        }
-        let mut source = TxnCounterSource {
-            txn,
-            plan: &plan,
-            batch,
-        };
-        counter::apply_all(&batch.counters, &mut merged, &mut source)?;
+    Ok(merged)
+}
+
+/// Applies the request's counter writes, in order, to the merged rows (see
+/// [`counter::apply_all`]).
+fn merge_counters(
+    txn: &WriteTransaction,
+    live: &HashSet<Uuid>,
+    batch: &WriteBatch,
+    plan: &Plan,
+    merged: &mut BTreeMap<TableKey, StoredRow>,
+) -> Result<(), StorageError> {
+    if batch.counters.is_empty() {
+        return Ok(());
     }
-    let mut lists: BTreeMap<(Uuid, Vec<u8>), Vec<RangeTombstone>> = BTreeMap::new();
+    if let Some(write) = batch.counters.iter().find(|w| !live.contains(&w.table_id)) {
+        return Err(StorageError::UnknownTable { id: write.table_id });
+    }
+    let mut source = TxnCounterSource { txn, plan, batch };
+    counter::apply_all(&batch.counters, merged, &mut source)
+}
+
+/// Each partition's tombstone list with the request's range tombstones added.
+fn add_range_tombstones(
+    txn: &WriteTransaction,
+    live: &HashSet<Uuid>,
+    batch: &WriteBatch,
+    plan: &Plan,
+) -> Result<BTreeMap<TableKey, Vec<RangeTombstone>>, StorageError> {
+    let mut lists: BTreeMap<TableKey, Vec<RangeTombstone>> = BTreeMap::new();
     for write in &batch.range_tombstones {
         if !live.contains(&write.table_id) {
             return Err(StorageError::UnknownTable { id: write.table_id });
@@ -231,26 +286,40 @@ fn prepare(
         let slot = (write.table_id, write.partition.clone());
         let mut list = match lists.remove(&slot) {
             Some(list) => list,
-            None => read_tombstones(txn, write.table_id, &write.partition, &plan)?,
+            None => read_tombstones(txn, write.table_id, &write.partition, plan)?,
         };
         range_tombstone::add(&mut list, write.tombstone.clone());
         lists.insert(slot, list);
     }
-    let changes = RequestChanges {
-        merged: &merged,
-        originals: &originals,
-        tombstones: &lists,
-    };
+    Ok(lists)
+}
+
+/// Plans the materialized-view rows the request's changes derive.
+fn plan_view_rows(
+    txn: &WriteTransaction,
+    changes: &RequestChanges<'_>,
+    plan: &mut Plan,
+) -> Result<(), StorageError> {
     let mut view_rows = BTreeMap::new();
     let mut views = std::mem::take(&mut plan.views);
     views.maintain(
         txn,
-        &changes,
-        &mut PlanState { txn, plan: &plan },
+        changes,
+        &mut PlanState { txn, plan: &*plan },
         &mut view_rows,
     )?;
     plan.views = views;
     plan.rows.extend(view_rows);
+    Ok(())
+}
+
+/// Plans the merged rows' values (an empty row is removed) and their index entries.
+fn plan_row_values(
+    txn: &WriteTransaction,
+    merged: BTreeMap<TableKey, StoredRow>,
+    originals: &BTreeMap<TableKey, Option<StoredRow>>,
+    plan: &mut Plan,
+) -> Result<(), StorageError> {
     for (slot, row) in merged {
         if let Some(old) = originals.get(&slot) {
             let new = (!row.is_empty()).then_some(&row);
@@ -260,11 +329,7 @@ fn prepare(
         let value = (!row.is_empty()).then(|| row::encode(&row));
         plan.rows.insert(slot, value);
     }
-    for (slot, list) in lists {
-        plan.range_tombstones
-            .insert(slot, range_tombstone::encode(&list));
-    }
-    Ok(plan)
+    Ok(())
 }
 
 /// The current row, unless this request truncates or drops its table first.
@@ -353,19 +418,7 @@ fn prepare_catalog_op(
         CatalogOp::PutKeyspace(ks) => plan
             .schema
             .push((keyspace_key(&ks.name), Some(persist::encode_keyspace(ks)))),
-        CatalogOp::DropKeyspace(name) => {
-            plan.schema.push((keyspace_key(name), None));
-            for (key, id) in tables_of_keyspace(txn, name)? {
-                plan.schema.push((key, None));
-                plan.index.drop_table(txn, id)?;
-                plan.views.drop_base(id);
-                plan.delete_tables.push(id);
-                plan.table_changes.push((id, false));
-            }
-            for key in types_of_keyspace(txn, name)? {
-                plan.schema.push((key, None));
-            }
-        }
+        CatalogOp::DropKeyspace(name) => plan_drop_keyspace(txn, name, plan)?,
         CatalogOp::PutType(t) => plan.schema.push((
             type_key(&t.keyspace, &t.name),
             Some(persist::encode_type(t)),
@@ -406,6 +459,27 @@ fn prepare_catalog_op(
             plan.schema
                 .push((crate::catalog::role::role_key(name), None));
         }
+    }
+    Ok(())
+}
+
+/// Plans dropping keyspace `name`: its record, its tables (records, indexes, views and
+/// data) and its user types' records.
+fn plan_drop_keyspace(
+    txn: &WriteTransaction,
+    name: &str,
+    plan: &mut Plan,
+) -> Result<(), StorageError> {
+    plan.schema.push((keyspace_key(name), None));
+    for (key, id) in tables_of_keyspace(txn, name)? {
+        plan.schema.push((key, None));
+        plan.index.drop_table(txn, id)?;
+        plan.views.drop_base(id);
+        plan.delete_tables.push(id);
+        plan.table_changes.push((id, false));
+    }
+    for key in types_of_keyspace(txn, name)? {
+        plan.schema.push((key, None));
     }
     Ok(())
 }

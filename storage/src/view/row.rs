@@ -33,17 +33,9 @@ pub(crate) fn view_row(
     shadow: Option<i64>,
 ) -> Result<Option<(Vec<u8>, StoredRow)>, StorageError> {
     let Some(row) = row else { return Ok(None) };
-    let decoded = decode_row_key(base, key)?;
-    if decoded.clustering.len() < base.clustering_key.len() {
+    let Some(mut values) = base_key_values(base, key)? else {
         return Ok(None); // the static row: views have no static columns
-    }
-    let mut values: HashMap<ColumnId, Bytes> = HashMap::new();
-    for (column, value) in base.partition_key_columns().zip(&decoded.partition) {
-        values.insert(column.id, value.clone());
-    }
-    for (column, value) in base.clustering_columns().zip(&decoded.clustering) {
-        values.insert(column.id, value.clone());
-    }
+    };
     if !passes(base, filters, &values)? {
         return Ok(None);
     }
@@ -56,47 +48,11 @@ pub(crate) fn view_row(
         .unwrap_or(i64::MIN);
     let live = live_cells(row, deleted_at);
     let marker = row.liveness.filter(|l| l.timestamp > deleted_at);
-    let key_cell = view
-        .columns
-        .iter()
-        .filter(|c| matches!(c.kind, ColumnKind::PartitionKey | ColumnKind::Clustering))
-        .find(|c| !values.contains_key(&c.id));
-    let (marker, clamp) = match key_cell {
-        Some(column) => {
-            let Some(cell) = live
-                .iter()
-                .find(|(id, c)| *id == column.id && c.path.is_none())
-                .map(|(_, c)| c)
-            else {
-                return Ok(None);
-            };
-            if let CellValue::Live(value) = &cell.value {
-                values.insert(column.id, value.clone());
-            }
-            let timestamp = marker.map_or(cell.timestamp, |m| m.timestamp.max(cell.timestamp));
-            let liveness = Liveness {
-                timestamp,
-                ttl: cell.expiry,
-            };
-            (liveness, cell.expiry)
-        }
-        None => match marker.or_else(|| implied_marker(&live)) {
-            Some(marker) => (marker, None),
-            None => return Ok(None),
-        },
+    let Some((marker, clamp)) = view_marker(view, &mut values, &live, marker) else {
+        return Ok(None);
     };
     let view_key = view_key(view, &values)?;
-    let cells = live
-        .into_iter()
-        .filter(|(id, _)| {
-            view.column_by_id(*id)
-                .is_some_and(|c| c.kind == ColumnKind::Regular)
-        })
-        .map(|(id, mut cell)| {
-            cell.expiry = earliest(cell.expiry, clamp);
-            (id, cell)
-        })
-        .collect();
+    let cells = view_cells(view, live, clamp);
     Ok(Some((
         view_key,
         StoredRow {
@@ -105,6 +61,81 @@ pub(crate) fn view_row(
             cells,
         },
     )))
+}
+
+/// The values of the base key's columns by id, decoded from `key`; `None` for the static
+/// row.
+fn base_key_values(
+    base: &TableDef,
+    key: &[u8],
+) -> Result<Option<HashMap<ColumnId, Bytes>>, StorageError> {
+    let decoded = decode_row_key(base, key)?;
+    if decoded.clustering.len() < base.clustering_key.len() {
+        return Ok(None);
+    }
+    let mut values: HashMap<ColumnId, Bytes> = HashMap::new();
+    for (column, value) in base.partition_key_columns().zip(&decoded.partition) {
+        values.insert(column.id, value.clone());
+    }
+    for (column, value) in base.clustering_columns().zip(&decoded.clustering) {
+        values.insert(column.id, value.clone());
+    }
+    Ok(Some(values))
+}
+
+/// The view row's marker and the expiry its cells are clamped to (see [`view_row`]), from
+/// the base row's `live` cells and live `marker`; `None`: no view row (its base regular key
+/// column has no live value, or nothing keeps the base row alive). A base regular column in
+/// the view key gets its value in `values`.
+fn view_marker(
+    view: &TableDef,
+    values: &mut HashMap<ColumnId, Bytes>,
+    live: &[(ColumnId, Cell)],
+    marker: Option<Liveness>,
+) -> Option<(Liveness, Option<Expiry>)> {
+    let key_cell = view
+        .columns
+        .iter()
+        .filter(|c| matches!(c.kind, ColumnKind::PartitionKey | ColumnKind::Clustering))
+        .find(|c| !values.contains_key(&c.id));
+    match key_cell {
+        Some(column) => {
+            let cell = live
+                .iter()
+                .find(|(id, c)| *id == column.id && c.path.is_none())
+                .map(|(_, c)| c)?;
+            if let CellValue::Live(value) = &cell.value {
+                values.insert(column.id, value.clone());
+            }
+            let timestamp = marker.map_or(cell.timestamp, |m| m.timestamp.max(cell.timestamp));
+            let liveness = Liveness {
+                timestamp,
+                ttl: cell.expiry,
+            };
+            Some((liveness, cell.expiry))
+        }
+        None => marker
+            .or_else(|| implied_marker(live))
+            .map(|marker| (marker, None)),
+    }
+}
+
+/// The `live` cells of the view's regular columns, each expiring no later than `clamp`.
+fn view_cells(
+    view: &TableDef,
+    live: Vec<(ColumnId, Cell)>,
+    clamp: Option<Expiry>,
+) -> Vec<(ColumnId, Cell)> {
+    live.into_iter()
+        .filter(|(id, _)| {
+            view.column_by_id(*id)
+                .is_some_and(|c| c.kind == ColumnKind::Regular)
+        })
+        .map(|(id, mut cell)| {
+            cell.expiry = earliest(cell.expiry, clamp);
+            (id, cell)
+        })
+        .collect()
 }
 
 /// The cells of `row` that no deletion shadows: not tombstones, newer than the row's
