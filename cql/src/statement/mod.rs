@@ -11,8 +11,6 @@
 pub mod ast;
 mod display;
 pub use display::comma;
-mod display_ddl;
-mod display_stmt;
 mod error;
 mod lexer;
 mod parser;

@@ -7,29 +7,21 @@ use crate::statement::ast::{
 };
 use crate::statement::lexer::TokenKind;
 
+/// A SELECT's `ORDER BY` orderings, split as [`Select`] keeps them.
+#[derive(Default)]
+struct Orderings {
+    /// `c [ASC|DESC]`, in order.
+    order_by: Vec<(Ident, Order)>,
+    /// `c ANN OF term [ASC|DESC]`, in order.
+    ann: Vec<(Ident, Term, Order)>,
+}
+
 impl Parser<'_> {
     /// `SELECT [JSON] [DISTINCT] selectors FROM t [WHERE ...] [GROUP BY ...] [ORDER BY ...]
     /// [PER PARTITION LIMIT n] [LIMIT n] [ALLOW FILTERING]`.
     pub(crate) fn select_statement(&mut self) -> Result<Statement> {
         self.expect_kw("select")?;
-        // `json` and `distinct` are also valid column names: try the keyword reading first.
-        let json = self.is_kw("json");
-        let (json, distinct, selectors) = if json {
-            self.either(
-                |p| {
-                    p.advance();
-                    let (d, s) = p.select_clause()?;
-                    Ok((true, d, s))
-                },
-                |p| {
-                    let (d, s) = p.select_clause()?;
-                    Ok((false, d, s))
-                },
-            )?
-        } else {
-            let (d, s) = self.select_clause()?;
-            (false, d, s)
-        };
+        let (json, distinct, selectors) = self.json_and_select_clause()?;
         self.expect_kw("from")?;
         let table = self.qualified_name()?;
         let where_clause = if self.eat_kw("where") {
@@ -37,29 +29,8 @@ impl Parser<'_> {
         } else {
             Vec::new()
         };
-        let mut group_by = Vec::new();
-        if self.eat_kws(&["group", "by"]) {
-            group_by.push(self.cident()?);
-            while self.eat_punct(",") {
-                group_by.push(self.cident()?);
-            }
-        }
-        let mut order_by = Vec::new();
-        let mut ann = Vec::new();
-        if self.eat_kws(&["order", "by"]) {
-            loop {
-                let column = self.cident()?;
-                if self.eat_kws(&["ann", "of"]) {
-                    let vector = self.term()?;
-                    ann.push((column, vector, self.order()));
-                } else {
-                    order_by.push((column, self.order()));
-                }
-                if !self.eat_punct(",") {
-                    break;
-                }
-            }
-        }
+        let group_by = self.group_by()?;
+        let Orderings { order_by, ann } = self.order_by()?;
         let per_partition_limit = if self.eat_kws(&["per", "partition", "limit"]) {
             Some(self.int_value()?)
         } else {
@@ -84,6 +55,58 @@ impl Parser<'_> {
             limit,
             allow_filtering,
         })))
+    }
+
+    /// `[JSON] selectClause`, as `(json, distinct, selectors)`. `json` and `distinct` are also
+    /// valid column names: the keyword reading is tried first.
+    fn json_and_select_clause(&mut self) -> Result<(bool, bool, Vec<Selector>)> {
+        if !self.is_kw("json") {
+            let (d, s) = self.select_clause()?;
+            return Ok((false, d, s));
+        }
+        self.either(
+            |p| {
+                p.advance();
+                let (d, s) = p.select_clause()?;
+                Ok((true, d, s))
+            },
+            |p| {
+                let (d, s) = p.select_clause()?;
+                Ok((false, d, s))
+            },
+        )
+    }
+
+    /// `[GROUP BY c (',' c)*]`.
+    fn group_by(&mut self) -> Result<Vec<Ident>> {
+        let mut group_by = Vec::new();
+        if self.eat_kws(&["group", "by"]) {
+            group_by.push(self.cident()?);
+            while self.eat_punct(",") {
+                group_by.push(self.cident()?);
+            }
+        }
+        Ok(group_by)
+    }
+
+    /// `[ORDER BY ordering (',' ordering)*]`, each `c [ASC|DESC]` or `c ANN OF term [ASC|DESC]`.
+    fn order_by(&mut self) -> Result<Orderings> {
+        let mut orderings = Orderings::default();
+        if !self.eat_kws(&["order", "by"]) {
+            return Ok(orderings);
+        }
+        loop {
+            let column = self.cident()?;
+            if self.eat_kws(&["ann", "of"]) {
+                let vector = self.term()?;
+                orderings.ann.push((column, vector, self.order()));
+            } else {
+                orderings.order_by.push((column, self.order()));
+            }
+            if !self.eat_punct(",") {
+                return Ok(orderings);
+            }
+        }
     }
 
     /// `[ASC | DESC]`, ascending by default.

@@ -148,3 +148,43 @@ fn describe_forms() {
         one_statement_parses_to(input, canonical);
     }
 }
+
+#[test]
+fn view_statements_print_canonically() {
+    verified_stmt(
+        "CREATE MATERIALIZED VIEW IF NOT EXISTS ks.mv AS SELECT a, b FROM ks.t WHERE a IS NOT NULL AND b > 1 PRIMARY KEY ((a), b) WITH CLUSTERING ORDER BY (b DESC) AND comment = 'x'",
+    );
+    verified_stmt("CREATE MATERIALIZED VIEW mv AS SELECT * FROM t WHERE p IS NOT NULL PRIMARY KEY ((p)) WITH comment = 'y' AND gc_grace_seconds = 5");
+    verified_stmt(
+        "ALTER MATERIALIZED VIEW IF EXISTS ks.mv WITH comment = 'c' AND gc_grace_seconds = 1",
+    );
+    verified_stmt("DROP MATERIALIZED VIEW ks.mv");
+    verified_stmt("DROP MATERIALIZED VIEW IF EXISTS mv");
+    verified_stmt("DROP KEYSPACE ks");
+    verified_stmt("DROP TABLE t");
+}
+
+/// Refused DDL prints a summary (the body of a function is left out), which need not parse.
+#[test]
+fn refused_ddl_prints_a_summary() {
+    for (sql, printed) in [
+        (
+            "CREATE OR REPLACE FUNCTION IF NOT EXISTS ks.f (a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS $$ return a; $$",
+            "CREATE FUNCTION ks.f (...)",
+        ),
+        (
+            "DROP AGGREGATE IF EXISTS ks.agg(int, text)",
+            "DROP AGGREGATE IF EXISTS ks.agg(int, text)",
+        ),
+        ("DROP FUNCTION f", "DROP FUNCTION f"),
+        (
+            "CREATE TRIGGER IF NOT EXISTS tr ON ks.t USING 'org.example.T'",
+            "CREATE TRIGGER IF NOT EXISTS tr ON ks.t USING 'org.example.T'",
+        ),
+        ("DROP TRIGGER IF EXISTS tr ON t", "DROP TRIGGER IF EXISTS tr ON t"),
+        ("DROP TRIGGER tr ON ks.t", "DROP TRIGGER tr ON ks.t"),
+    ] {
+        let stmt = parse_statement(sql).unwrap_or_else(|e| panic!("{sql}\n  -> {e}"));
+        assert_eq!(stmt.to_string(), printed, "{sql}");
+    }
+}

@@ -111,3 +111,31 @@ fn role_names_refuse_markers_and_quoted_user_names() {
         "{err}"
     );
 }
+
+#[test]
+fn role_statements_print_canonically_with_names_quoted() {
+    for (sql, printed) in [
+        (
+            "CREATE USER IF NOT EXISTS 'o''brien' WITH PASSWORD 'pw' NOSUPERUSER",
+            "CREATE USER IF NOT EXISTS 'o''brien' WITH PASSWORD = '***' AND LOGIN = true AND SUPERUSER = false",
+        ),
+        ("CREATE ROLE r", "CREATE ROLE 'r'"),
+        (
+            "ALTER USER IF EXISTS u WITH PASSWORD 'p' SUPERUSER",
+            "ALTER USER IF EXISTS 'u' WITH PASSWORD = '***' AND LOGIN = true AND SUPERUSER = true",
+        ),
+        (
+            "ALTER ROLE 'A''b' WITH HASHED PASSWORD = 'h' AND OPTIONS = {'k': 'v'}",
+            "ALTER ROLE 'A''b' WITH HASHED PASSWORD = '***' AND OPTIONS = {'k': 'v'}",
+        ),
+        ("DROP ROLE IF EXISTS \"R\"", "DROP ROLE IF EXISTS 'R'"),
+        ("DROP USER u", "DROP USER 'u'"),
+        ("LIST ROLES", "LIST ROLES"),
+        ("LIST ROLES OF 'x''y' NORECURSIVE", "LIST ROLES OF 'x''y' NORECURSIVE"),
+        ("LIST USERS", "LIST USERS"),
+        ("GRANT 'a''b' TO c", "GRANT 'a''b' TO 'c'"),
+        ("REVOKE a FROM 'c''d'", "REVOKE 'a' FROM 'c''d'"),
+    ] {
+        assert_eq!(role(sql).to_string(), printed, "{sql}");
+    }
+}

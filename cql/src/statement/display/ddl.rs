@@ -1,14 +1,59 @@
-//! `Display` for schema-statement nodes: CREATE TABLE, ALTER TABLE actions, index targets,
-//! ALTER TYPE and DESCRIBE.
+//! `Display` for schema statements: keyspaces, tables, materialized views, indexes and user
+//! types with their `WITH` properties, DESCRIBE, and the refused DDL (functions, aggregates,
+//! triggers).
 
 use std::fmt::{self, Display, Formatter};
 
-use super::ast::{
-    AlterTableAction, AlterType, ColumnDefinition, CreateTable, Describe, DescribeTarget,
-    IndexTarget,
+use super::clause::{
+    comma, drop_object, if_exists, if_not_exists, quote_string, where_clause, with_properties,
 };
-use super::display::comma;
-use super::display_stmt::{if_exists, if_not_exists};
+use crate::statement::ast::{
+    AlterKeyspace, AlterTable, AlterTableAction, AlterType, ColumnDefinition, CreateIndex,
+    CreateKeyspace, CreateTable, CreateType, CreateView, Describe, DescribeTarget, DisabledDdl,
+    IndexTarget, Property, PropertyValue, QualifiedName,
+};
+use crate::types::maybe_quote;
+
+impl Display for PropertyValue {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            PropertyValue::Constant(lit) => write!(f, "{lit}"),
+            PropertyValue::Identifier(word) => f.write_str(word),
+            PropertyValue::Map(entries) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    let sep = if i > 0 { ", " } else { "" };
+                    write!(f, "{sep}{}: {v}", quote_string(k))?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+impl Display for Property {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{} = {}", maybe_quote(&self.name), self.value)
+    }
+}
+
+impl Display for CreateKeyspace {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("CREATE KEYSPACE")?;
+        if_not_exists(f, self.if_not_exists)?;
+        write!(f, " {}", self.name)?;
+        with_properties(f, &self.properties)
+    }
+}
+
+impl Display for AlterKeyspace {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("ALTER KEYSPACE")?;
+        if_exists(f, self.if_exists)?;
+        write!(f, " {}", self.name)?;
+        with_properties(f, &self.properties)
+    }
+}
 
 impl Display for ColumnDefinition {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -71,6 +116,14 @@ impl Display for CreateTable {
             write!(f, "{p}")?;
         }
         Ok(())
+    }
+}
+
+impl Display for AlterTable {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("ALTER TABLE")?;
+        if_exists(f, self.if_exists)?;
+        write!(f, " {} {}", self.name, self.action)
     }
 }
 
@@ -148,6 +201,49 @@ impl Display for IndexTarget {
     }
 }
 
+impl Display for CreateIndex {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let custom = if self.custom_class.is_some() {
+            "CUSTOM "
+        } else {
+            ""
+        };
+        write!(f, "CREATE {custom}INDEX")?;
+        if_not_exists(f, self.if_not_exists)?;
+        if let Some(name) = &self.name {
+            write!(f, " {name}")?;
+        }
+        write!(f, " ON {} (", self.table)?;
+        comma(f, &self.targets)?;
+        f.write_str(")")?;
+        if let Some(class) = &self.custom_class {
+            write!(f, " USING {}", quote_string(class))?;
+        }
+        if !self.options.is_empty() {
+            f.write_str(" WITH OPTIONS = {")?;
+            for (i, (k, v)) in self.options.iter().enumerate() {
+                let sep = if i > 0 { ", " } else { "" };
+                write!(f, "{sep}{}: {}", quote_string(k), quote_string(v))?;
+            }
+            f.write_str("}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for CreateType {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("CREATE TYPE")?;
+        if_not_exists(f, self.if_not_exists)?;
+        write!(f, " {} (", self.name)?;
+        for (i, (field, ty)) in self.fields.iter().enumerate() {
+            let sep = if i > 0 { ", " } else { "" };
+            write!(f, "{sep}{field} {ty}")?;
+        }
+        f.write_str(")")
+    }
+}
+
 impl Display for AlterType {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
@@ -161,6 +257,58 @@ impl Display for AlterType {
                 Ok(())
             }
         }
+    }
+}
+
+/// `ALTER MATERIALIZED VIEW [IF EXISTS] name WITH ...` (a struct variant of `Statement`).
+pub(super) fn alter_view(
+    f: &mut Formatter<'_>,
+    name: &QualifiedName,
+    exists: bool,
+    properties: &[Property],
+) -> fmt::Result {
+    f.write_str("ALTER MATERIALIZED VIEW")?;
+    if_exists(f, exists)?;
+    write!(f, " {name}")?;
+    with_properties(f, properties)
+}
+
+impl Display for CreateView {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("CREATE MATERIALIZED VIEW")?;
+        if_not_exists(f, self.if_not_exists)?;
+        write!(f, " {} AS SELECT ", self.name)?;
+        if self.selectors.is_empty() {
+            f.write_str("*")?;
+        } else {
+            comma(f, &self.selectors)?;
+        }
+        write!(f, " FROM {}", self.base)?;
+        where_clause(f, &self.where_clause)?;
+        f.write_str(" PRIMARY KEY ((")?;
+        comma(f, &self.partition_key)?;
+        f.write_str(")")?;
+        for c in &self.clustering_key {
+            write!(f, ", {c}")?;
+        }
+        f.write_str(")")?;
+        for (i, (c, order)) in self.clustering_order.iter().enumerate() {
+            let sep = if i == 0 {
+                " WITH CLUSTERING ORDER BY ("
+            } else {
+                ", "
+            };
+            write!(f, "{sep}{c} {order}")?;
+        }
+        if !self.clustering_order.is_empty() {
+            f.write_str(")")?;
+        }
+        for (i, p) in self.properties.iter().enumerate() {
+            let first = i == 0 && self.clustering_order.is_empty();
+            f.write_str(if first { " WITH " } else { " AND " })?;
+            write!(f, "{p}")?;
+        }
+        Ok(())
     }
 }
 
@@ -200,6 +348,56 @@ impl Display for DescribeTarget {
             DescribeTarget::Aggregates => f.write_str("AGGREGATES"),
             DescribeTarget::Aggregate(n) => write!(f, "AGGREGATE {n}"),
             DescribeTarget::Name(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl Display for DisabledDdl {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let kind = |aggregate: bool| if aggregate { "AGGREGATE" } else { "FUNCTION" };
+        match self {
+            DisabledDdl::CreateFunction { name, aggregate } => {
+                write!(f, "CREATE {} {name} (...)", kind(*aggregate))
+            }
+            DisabledDdl::DropFunction {
+                name,
+                aggregate,
+                args,
+                if_exists,
+            } => {
+                drop_object(f, kind(*aggregate), *if_exists, name)?;
+                if let Some(args) = args {
+                    f.write_str("(")?;
+                    comma(f, args)?;
+                    f.write_str(")")?;
+                }
+                Ok(())
+            }
+            DisabledDdl::CreateTrigger {
+                name,
+                table,
+                class,
+                if_not_exists: e,
+            } => {
+                f.write_str("CREATE TRIGGER")?;
+                if_not_exists(f, *e)?;
+                write!(
+                    f,
+                    " {name} ON {table} USING '{}'",
+                    class.replace('\'', "''")
+                )
+            }
+            DisabledDdl::DropTrigger {
+                name,
+                table,
+                if_exists: e,
+            } => {
+                f.write_str("DROP TRIGGER")?;
+                if *e {
+                    f.write_str(" IF EXISTS")?;
+                }
+                write!(f, " {name} ON {table}")
+            }
         }
     }
 }
