@@ -40,7 +40,11 @@ pub(crate) async fn execute(
         authorizing: true,
         session_keyspace: keyspace,
     };
-    match plan_access(&schema.catalog, AccessStatement::Permission(statement), context)? {
+    match plan_access(
+        &schema.catalog,
+        AccessStatement::Permission(statement),
+        context,
+    )? {
         AccessPlan::Rows(rows) => Ok(rows.into_result()),
         change @ AccessPlan::Change { .. } => {
             commit_plan(node, change).await?;

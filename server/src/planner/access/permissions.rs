@@ -291,4 +291,3 @@ fn permission_rows(
     }
     rows
 }
-

@@ -294,7 +294,12 @@ fn revoke(catalog: &mut Catalog, role: &str, revokee: &str) -> CqlResult<Vec<Cat
 
 /// `LIST ROLES` (`role`, `super`, `login`, `options`, `datacenters`) or `LIST USERS` (`name`,
 /// `super`, `datacenters`: roles that can log in), sorted by name; VOID when there are none.
-fn list(catalog: &Catalog, of: Option<&str>, recursive: bool, users: bool) -> CqlResult<AccessRows> {
+fn list(
+    catalog: &Catalog,
+    of: Option<&str>,
+    recursive: bool,
+    users: bool,
+) -> CqlResult<AccessRows> {
     let names: Vec<String> = match of {
         Some(name) => {
             existing(catalog, name)?;
@@ -315,7 +320,13 @@ fn list(catalog: &Catalog, of: Option<&str>, recursive: bool, users: bool) -> Cq
         ];
         let rows = roles
             .iter()
-            .map(|r| vec![text_cell(&r.name), boolean_cell(r.is_superuser), text_cell("ALL")])
+            .map(|r| {
+                vec![
+                    text_cell(&r.name),
+                    boolean_cell(r.is_superuser),
+                    text_cell("ALL"),
+                ]
+            })
             .collect();
         return Ok(AccessRows::new("roles", columns, rows));
     }

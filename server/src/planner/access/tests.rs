@@ -29,7 +29,12 @@ fn catalog() -> Catalog {
         .insert("data/ks".into(), ["SELECT".to_string()].into());
     let mut bob = role("bob", false, false);
     bob.member_of.insert("staff".into());
-    for def in [role("admin", true, true), alice, bob, role("staff", false, false)] {
+    for def in [
+        role("admin", true, true),
+        alice,
+        bob,
+        role("staff", false, false),
+    ] {
         catalog.roles.insert(def.name.clone(), def);
     }
     catalog
@@ -70,13 +75,13 @@ fn role_changes_print_the_roles_stored() {
     check(
         "admin",
         &[
-            ("CREATE ROLE r WITH LOGIN = true AND SUPERUSER = false", "?"),
-            ("CREATE ROLE IF NOT EXISTS bob", "?"),
-            ("ALTER ROLE bob WITH LOGIN = true", "?"),
-            ("DROP ROLE staff", "?"),
-            ("GRANT staff TO alice", "?"),
-            ("REVOKE staff FROM bob", "?"),
-            ("DROP ROLE IF EXISTS nobody", "?"),
+            ("CREATE ROLE r WITH LOGIN = true AND SUPERUSER = false", "put role r (login, superuser=false) then grant creator all on <role r>"),
+            ("CREATE ROLE IF NOT EXISTS bob", "no change then grant creator all on <role bob>"),
+            ("ALTER ROLE bob WITH LOGIN = true", "put role bob (login, superuser=false, member of {staff})"),
+            ("DROP ROLE staff", "drop role staff; put role bob (nologin, superuser=false)"),
+            ("GRANT staff TO alice", "put role alice (login, superuser=false, member of {staff}, <keyspace ks> SELECT, <all roles> CREATE)"),
+            ("REVOKE staff FROM bob", "put role bob (nologin, superuser=false)"),
+            ("DROP ROLE IF EXISTS nobody", "no change"),
         ],
     );
 }
@@ -86,7 +91,10 @@ fn a_password_prints_as_a_flag_never_as_its_hash() {
     let hash = "$2a$10$1gGRfTqYHPPQLPLcOZsrZOy.sQXt1IDAhF1MyRNYCEx3.hXb4Ef9G";
     let query = format!("ALTER ROLE bob WITH HASHED PASSWORD = '{hash}'");
     let printed = plan_as("admin", &query);
-    assert_eq!(printed, "?");
+    assert_eq!(
+        printed,
+        "put role bob (nologin, superuser=false, password, member of {staff})"
+    );
     assert!(!printed.contains(hash));
 }
 
@@ -95,10 +103,10 @@ fn permission_changes_print_the_grantee_stored() {
     check(
         "admin",
         &[
-            ("GRANT SELECT ON TABLE t TO bob", "?"),
-            ("GRANT ALL ON KEYSPACE ks TO staff", "?"),
-            ("REVOKE SELECT ON KEYSPACE ks FROM alice", "?"),
-            ("GRANT ALTER ON ROLE staff TO bob", "?"),
+            ("GRANT SELECT ON TABLE t TO bob", "put role bob (nologin, superuser=false, member of {staff}, <table ks.t> SELECT)"),
+            ("GRANT ALL ON KEYSPACE ks TO staff", "put role staff (nologin, superuser=false, <keyspace ks> ALTER AUTHORIZE CREATE DROP MODIFY SELECT SELECT_MASKED UNMASK)"),
+            ("REVOKE SELECT ON KEYSPACE ks FROM alice", "put role alice (login, superuser=false, <all roles> CREATE)"),
+            ("GRANT ALTER ON ROLE staff TO bob", "put role bob (nologin, superuser=false, member of {staff}, <role staff> ALTER)"),
         ],
     );
 }
@@ -108,14 +116,14 @@ fn listings_are_read_from_the_catalog() {
     check(
         "admin",
         &[
-            ("LIST ROLES", "?"),
-            ("LIST USERS", "?"),
-            ("LIST ROLES OF bob", "?"),
-            ("LIST ALL PERMISSIONS OF alice", "?"),
-            ("LIST ALL PERMISSIONS OF staff", "?"),
+            ("LIST ROLES", "list system_auth.roles (role, super, login, options, datacenters): admin true true {} ALL; alice false true {} ALL; bob false false {} ALL; staff false false {} ALL"),
+            ("LIST USERS", "list system_auth.roles (name, super, datacenters): admin true ALL; alice false ALL"),
+            ("LIST ROLES OF bob", "list system_auth.roles (role, super, login, options, datacenters): bob false false {} ALL; staff false false {} ALL"),
+            ("LIST ALL PERMISSIONS OF alice", "list system_auth.role_permissions (role, username, resource, permission): alice alice <keyspace ks> SELECT; alice alice <all roles> CREATE"),
+            ("LIST ALL PERMISSIONS OF staff", "list system_auth.role_permissions: none"),
         ],
     );
-    check("bob", &[("LIST ROLES", "?")]);
+    check("bob", &[("LIST ROLES", "list system_auth.roles (role, super, login, options, datacenters): bob false false {} ALL; staff false false {} ALL")]);
 }
 
 #[test]
@@ -123,16 +131,16 @@ fn refusals_keep_cassandras_messages() {
     check(
         "admin",
         &[
-            ("CREATE ROLE alice", "?"),
-            ("CREATE ROLE ''", "?"),
-            ("DROP ROLE admin", "?"),
-            ("GRANT bob TO staff", "?"),
-            ("GRANT staff TO bob", "?"),
-            ("REVOKE staff FROM alice", "?"),
-            ("ALTER ROLE nobody WITH LOGIN = true", "?"),
-            ("GRANT SELECT ON TABLE ks.missing TO bob", "?"),
-            ("GRANT DESCRIBE ON TABLE t TO bob", "?"),
-            ("GRANT MODIFY ON ROLE bob TO staff", "?"),
+            ("CREATE ROLE alice", "error: alice already exists"),
+            ("CREATE ROLE ''", "error: Role name can't be an empty string"),
+            ("DROP ROLE admin", "error: Cannot DROP primary role for current login"),
+            ("GRANT bob TO staff", "error: bob is a member of staff"),
+            ("GRANT staff TO bob", "error: bob is a member of staff"),
+            ("REVOKE staff FROM alice", "error: alice is not a member of staff"),
+            ("ALTER ROLE nobody WITH LOGIN = true", "error: nobody doesn't exist"),
+            ("GRANT SELECT ON TABLE ks.missing TO bob", "error: Resource <table ks.missing> doesn't exist"),
+            ("GRANT DESCRIBE ON TABLE t TO bob", "error: Resource type DataResource does not support the requested permissions: DESCRIBE"),
+            ("GRANT MODIFY ON ROLE bob TO staff", "error: Resource type RoleResource does not support the requested permissions: MODIFY"),
         ],
     );
 }
@@ -142,15 +150,21 @@ fn refusals_for_callers_lacking_rights() {
     check(
         "alice",
         &[
-            ("CREATE ROLE r WITH SUPERUSER = true", "?"),
-            ("DROP ROLE bob", "?"),
-            ("ALTER ROLE alice WITH SUPERUSER = false", "?"),
-            ("GRANT SELECT ON KEYSPACE ks TO bob", "?"),
-            ("LIST ROLES OF bob", "?"),
-            ("LIST ALL PERMISSIONS", "?"),
+            ("CREATE ROLE r WITH SUPERUSER = true", "error: Only superusers can create a role with superuser status"),
+            ("DROP ROLE bob", "error: User alice has no DROP permission on <role bob> or any of its parents"),
+            ("ALTER ROLE alice WITH SUPERUSER = false", "error: You aren't allowed to alter your own superuser status"),
+            ("GRANT SELECT ON KEYSPACE ks TO bob", "error: User alice has no AUTHORIZE permission on <keyspace ks> or any of its parents"),
+            ("LIST ROLES OF bob", "error: You are not authorized to view roles granted to bob "),
+            ("LIST ALL PERMISSIONS", "error: You are not authorized to view everyone's permissions"),
         ],
     );
-    check("bob", &[("LIST ALL PERMISSIONS OF alice", "?")]);
+    check(
+        "bob",
+        &[(
+            "LIST ALL PERMISSIONS OF alice",
+            "error: You are not authorized to view alice's permissions",
+        )],
+    );
 }
 
 #[test]
@@ -158,8 +172,14 @@ fn creating_a_role_grants_the_creator_even_when_it_exists() {
     check(
         "alice",
         &[
-            ("CREATE ROLE r", "?"),
-            ("CREATE ROLE IF NOT EXISTS bob", "?"),
+            (
+                "CREATE ROLE r",
+                "put role r (nologin, superuser=false) then grant creator all on <role r>",
+            ),
+            (
+                "CREATE ROLE IF NOT EXISTS bob",
+                "no change then grant creator all on <role bob>",
+            ),
         ],
     );
 }
