@@ -37,17 +37,7 @@ pub(super) fn plan(
         users,
     } = statement
     {
-        let everything =
-            !context.authorizing || holds(current, user, "DESCRIBE", &Resource::AllRoles);
-        let of = match of.as_deref() {
-            _ if everything => of.as_deref(),
-            Some(of) if !roles_of(current, user).contains(of) => {
-                return Err(UnauthorizedError::ViewRolesOf { role: of.into() }.into())
-            }
-            Some(of) => Some(of),
-            None => Some(user),
-        };
-        return list(current, of, *recursive, *users).map(AccessPlan::Rows);
+        return list_visible(current, context, of.as_deref(), *recursive, *users);
     }
     let me = Caller {
         name: user,
@@ -82,6 +72,28 @@ pub(super) fn plan(
         catalog,
         grant_to_creator,
     })
+}
+
+/// `LIST ROLES|USERS [OF of]` as `context.user` may see it: everything with DESCRIBE on all
+/// roles (or no authorizer), else only roles the user holds (its own by default).
+fn list_visible(
+    current: &Catalog,
+    context: AccessContext<'_>,
+    of: Option<&str>,
+    recursive: bool,
+    users: bool,
+) -> CqlResult<AccessPlan> {
+    let user = context.user;
+    let everything = !context.authorizing || holds(current, user, "DESCRIBE", &Resource::AllRoles);
+    let of = match of {
+        _ if everything => of,
+        Some(of) if !roles_of(current, user).contains(of) => {
+            return Err(UnauthorizedError::ViewRolesOf { role: of.into() }.into())
+        }
+        Some(of) => Some(of),
+        None => Some(user),
+    };
+    list(current, of, recursive, users).map(AccessPlan::Rows)
 }
 
 /// CassandraAuthorizer's checks on role statements: CREATE on all roles, DROP or AUTHORIZE
