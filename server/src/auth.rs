@@ -3,29 +3,13 @@
 //! superuser `cassandra`/`cassandra` created on the first start, as Cassandra's
 //! `CassandraRoleManager` does. Passwords never reach a log.
 
-use crate::error::{CqlResult, CredentialsError, InternalError};
+use crate::error::{CqlResult, CredentialsError};
 use crate::node::Node;
+
+pub(crate) use crate::planner::access::password::hash_password;
 
 /// The default superuser's name and password.
 pub(crate) const DEFAULT_ROLE: &str = "cassandra";
-
-/// bcrypt's log2 rounds (`auth_bcrypt_gensalt_log2_rounds`, Cassandra's default 10).
-const BCRYPT_ROUNDS: u32 = 10;
-
-/// A salted bcrypt hash of `password`, in jBCrypt's `$2a$` form.
-///
-/// # Errors
-/// [`InternalError::PasswordHash`] if hashing fails (it does not for any input bcrypt accepts).
-pub(crate) fn hash_password(password: &str) -> CqlResult<String> {
-    bcrypt::hash_with_result(password, BCRYPT_ROUNDS)
-        .map(|parts| parts.format_for_version(bcrypt::Version::TwoA))
-        .map_err(|err| InternalError::PasswordHash(err).into())
-}
-
-/// Whether `hash` is a bcrypt hash Cassandra would accept as `HASHED PASSWORD`.
-pub(crate) fn is_bcrypt_hash(hash: &str) -> bool {
-    bcrypt::verify("", hash).is_ok()
-}
 
 /// The username and password of a SASL PLAIN token (`[authzid] NUL authcid NUL passwd`),
 /// with Cassandra's messages for a token without them.
@@ -95,14 +79,5 @@ mod tests {
             decode_plain(b"\0bob\0").unwrap_err().to_string(),
             "Password must not be null"
         );
-    }
-
-    #[test]
-    fn hashes_are_jbcrypt_2a_and_verify() {
-        let hash = hash_password("p@ss").unwrap();
-        assert!(hash.starts_with("$2a$10$"), "{hash}");
-        assert!(is_bcrypt_hash(&hash));
-        assert!(bcrypt::verify("p@ss", &hash).unwrap());
-        assert!(!is_bcrypt_hash("not a hash"));
     }
 }

@@ -6,6 +6,7 @@ use storage::{Catalog, CatalogOp, WriteBatch};
 use crate::error::CqlResult;
 use crate::executor::modify::submit;
 use crate::node::Node;
+use crate::planner::access::AccessPlan;
 
 /// Stores role or permission changes (`ops`) durably, then installs `catalog`, which holds them.
 ///
@@ -22,4 +23,16 @@ pub(crate) async fn commit(node: &Node, ops: Vec<CatalogOp>, catalog: Catalog) -
     submit(node, batch).await?;
     node.install_catalog(catalog);
     Ok(())
+}
+
+/// Commits a planned change (see [`commit`]); a listing changes nothing. What the creator is
+/// then granted is the caller's to grant.
+///
+/// # Errors
+/// The write fails (a full disk, storage failure).
+pub(crate) async fn commit_plan(node: &Node, plan: AccessPlan) -> CqlResult<()> {
+    match plan {
+        AccessPlan::Change { ops, catalog, .. } => commit(node, ops, catalog).await,
+        AccessPlan::Rows(_) => Ok(()),
+    }
 }

@@ -2,6 +2,7 @@
 //! Plans keep their value terms unevaluated (bind markers included) so a prepared statement
 //! is planned against the schema and evaluated per execution.
 
+pub(crate) mod access;
 pub(crate) mod aggregate;
 pub mod ann;
 pub(crate) mod applied_aggregate;

@@ -11,6 +11,13 @@
 //! name taken, a column dropped meanwhile) and its resulting catalog would undo that change
 //! when installed. So there is no `StatementPlan` variant for DDL: `plan_statement` answers
 //! `Unplanned` for it, and a prepared schema statement keeps only its AST.
+//!
+//! Role and permission statements (`CREATE/ALTER/DROP ROLE`, `GRANT`, `REVOKE`, `LIST
+//! ROLES`, `LIST PERMISSIONS`) are planned at execution in the same way, for the same
+//! reason: `executor::roles` and `executor::permissions` take the DDL lock and call
+//! [`crate::planner::access::plan_access`] against the catalog current under it, as
+//! Cassandra's role manager and authorizer validate at execution. Their plan is a change to
+//! the roles, or the rows of a `LIST` read from that catalog; they too are `Unplanned` here.
 
 use std::sync::Arc;
 
@@ -36,8 +43,8 @@ pub enum StatementPlan {
         /// The explained statement's plan.
         inner: Box<StatementPlan>,
     },
-    /// Any other statement: executed from its AST (DDL: planned at execution, under the DDL
-    /// lock; see the module documentation).
+    /// Any other statement: executed from its AST (DDL, role and permission statements:
+    /// planned at execution, under the DDL lock; see the module documentation).
     Unplanned,
 }
 
