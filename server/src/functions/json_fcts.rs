@@ -8,13 +8,12 @@
 //! receiver — in a SELECT's selection — there is no type to decode into, and the call is
 //! refused as Cassandra refuses it.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 use cql::types::{codec, ColumnType};
 
-use super::{first, Body, NativeFunction};
+use super::{first, made_signature, Body, MadeSignatures, NativeFunction};
 use crate::error::{CqlResult, FunctionFailure};
 use crate::json::decode::decode;
 use crate::json::value::parse;
@@ -28,16 +27,14 @@ pub(crate) const TO_JSON: &str = "tojson";
 /// `system.fromjson(text) -> receiver`: the signature for a receiver of type `receiver`,
 /// made on first use and the same `&'static` function ever after.
 pub(crate) fn for_receiver(receiver: &ColumnType) -> &'static NativeFunction {
-    static MADE: OnceLock<Mutex<HashMap<ColumnType, &'static NativeFunction>>> = OnceLock::new();
-    let made = MADE.get_or_init(Default::default);
-    let mut made = made.lock().unwrap_or_else(|e| e.into_inner());
-    made.entry(receiver.clone()).or_insert_with(|| {
-        Box::leak(Box::new(NativeFunction::new(
+    static MADE: MadeSignatures<ColumnType> = OnceLock::new();
+    made_signature(&MADE, receiver.clone(), || {
+        NativeFunction::new(
             FROM_JSON,
             vec![ColumnType::Text],
             receiver.clone(),
             Body::FromJson,
-        )))
+        )
     })
 }
 

@@ -24,7 +24,10 @@ pub(crate) mod text;
 pub(crate) mod time;
 pub(crate) mod vector_fcts;
 
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::Hash;
+use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
 use cql::types::ColumnType;
@@ -143,6 +146,22 @@ impl fmt::Display for NativeFunction {
             self.ret
         )
     }
+}
+
+/// Signatures made on demand (one per receiving type, per vector dimension...), each made
+/// once and kept for the life of the process, so resolution hands out `&'static` functions.
+type MadeSignatures<K> = OnceLock<Mutex<HashMap<K, &'static NativeFunction>>>;
+
+/// The signature `cache` holds for `key`, made by `make` the first time.
+fn made_signature<K: Hash + Eq>(
+    cache: &'static MadeSignatures<K>,
+    key: K,
+    make: impl FnOnce() -> NativeFunction,
+) -> &'static NativeFunction {
+    let made = cache.get_or_init(Default::default);
+    let mut made = made.lock().unwrap_or_else(|e| e.into_inner());
+    made.entry(key)
+        .or_insert_with(|| Box::leak(Box::new(make())))
 }
 
 /// The first argument, when present and not null.

@@ -9,13 +9,12 @@
 //! The functions are generic over `n`: a signature is made for each dimension a statement
 //! uses and kept for the life of the process (a few dozen bytes per dimension and function).
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 use cql::types::ColumnType;
 
-use super::{Body, NativeFunction};
+use super::{made_signature, Body, MadeSignatures, NativeFunction};
 use crate::error::{CqlResult, FunctionError};
 
 /// Which similarity a function or a vector index computes.
@@ -98,18 +97,15 @@ pub(crate) fn float_vector(dimension: u32) -> ColumnType {
 
 /// The signature of `kind` for vectors of `dimension` floats.
 pub(crate) fn function(kind: Similarity, dimension: u32) -> &'static NativeFunction {
-    static MADE: OnceLock<Mutex<HashMap<(Similarity, u32), &'static NativeFunction>>> =
-        OnceLock::new();
-    let made = MADE.get_or_init(Default::default);
-    let mut made = made.lock().unwrap_or_else(|e| e.into_inner());
-    made.entry((kind, dimension)).or_insert_with(|| {
+    static MADE: MadeSignatures<(Similarity, u32)> = OnceLock::new();
+    made_signature(&MADE, (kind, dimension), || {
         let vector = float_vector(dimension);
-        Box::leak(Box::new(NativeFunction::new(
+        NativeFunction::new(
             kind.function_name(),
             vec![vector.clone(), vector],
             ColumnType::Float,
             Body::Similarity(kind),
-        )))
+        )
     })
 }
 

@@ -49,8 +49,11 @@ fn write_event(f: &mut fmt::Formatter<'_>, event: &SchemaChange) -> fmt::Result 
     write!(f, "{} {} ", event.change.as_str(), event.target.as_str())?;
     match &event.target {
         SchemaChangeTarget::Keyspace { keyspace } => f.write_str(keyspace),
-        SchemaChangeTarget::Table { keyspace, table } => write!(f, "{keyspace}.{table}"),
-        SchemaChangeTarget::Type { keyspace, name } => write!(f, "{keyspace}.{name}"),
+        SchemaChangeTarget::Table {
+            keyspace,
+            table: name,
+        }
+        | SchemaChangeTarget::Type { keyspace, name } => write!(f, "{keyspace}.{name}"),
         SchemaChangeTarget::Function {
             keyspace,
             name,
