@@ -5,7 +5,7 @@ use std::ops::Bound;
 use bytes::Bytes;
 
 use crate::catalog::{ClusteringOrder, TableDef};
-use crate::encoding::key::{component, prefix_end};
+use crate::encoding::key::{append_clustering, prefix_end};
 use crate::error::StorageError;
 use crate::range::{borrowed, holds, join, prefix_end_bound};
 
@@ -29,18 +29,7 @@ impl ClusteringPrefix {
     ) -> Result<ClusteringPrefix, StorageError> {
         // Room for each value with its tag and terminator (escapes or wider bodies may grow it).
         let mut out = Vec::with_capacity(values.iter().map(|v| v.len() + 3).sum());
-        for (n, value) in values.iter().enumerate() {
-            let column = table
-                .clustering_key
-                .get(first + n)
-                .map(|&i| &table.columns[i])
-                .ok_or_else(|| StorageError::InvalidKeyValue {
-                    ty: "primary key".into(),
-                    reason: "too many clustering values".into(),
-                })?;
-            let desc = column.order == ClusteringOrder::Desc;
-            component::encode(&column.ty, desc, value, &mut out)?;
-        }
+        append_clustering(table, first, values, &mut out)?;
         Ok(ClusteringPrefix(out))
     }
 

@@ -148,15 +148,30 @@ pub fn row_key(
     pk_values: &[Bytes],
     ck_values: &[Bytes],
 ) -> Result<Vec<u8>, StorageError> {
-    if ck_values.len() > table.clustering_key.len() {
+    let mut out = partition_key(table, pk_values)?;
+    append_clustering(table, 0, ck_values, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the components of `values`, the values of consecutive clustering columns of
+/// `table` from its `first` one, in their columns' order (DESC ones inverted).
+///
+/// # Errors
+/// More values than clustering columns, or a value its column's type cannot encode.
+pub(crate) fn append_clustering(
+    table: &TableDef,
+    first: usize,
+    values: &[Bytes],
+    out: &mut Vec<u8>,
+) -> Result<(), StorageError> {
+    if first + values.len() > table.clustering_key.len() {
         return Err(key_error("too many clustering values"));
     }
-    let mut out = partition_key(table, pk_values)?;
-    for (column, value) in table.clustering_columns().zip(ck_values) {
+    for (column, value) in table.clustering_columns().skip(first).zip(values) {
         let desc = column.order == ClusteringOrder::Desc;
-        component::encode(&column.ty, desc, value, &mut out)?;
+        component::encode(&column.ty, desc, value, out)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Splits a stored row key of `table` back into token, partition and clustering values.
