@@ -56,10 +56,6 @@ pub enum ModifyError {
     ClusteringRestrictedForStaticWrite { statement: &'static str },
     #[error("Range deletions over clustering columns of mixed order are not supported yet")]
     MixedOrderRangeDeletion,
-    /// A partition key value that is empty.
-    #[error("Key may not be empty")]
-    EmptyKey,
-
     // --- Operations on columns and collections ---
     #[error("PRIMARY KEY part {column} found in SET part")]
     PrimaryKeyInSet { column: String },

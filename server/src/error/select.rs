@@ -180,12 +180,6 @@ pub enum SelectError {
     /// A null LIMIT or PER PARTITION LIMIT; `limit` is `limit` or `per partition limit`.
     #[error("Invalid null value of {limit}")]
     NullLimit { limit: &'static str },
-    /// A null value in a filtering relation on `column`.
-    #[error("Invalid null value in condition for column {column}")]
-    NullInCondition { column: String },
-    /// An unset value in a filtering relation on `column`.
-    #[error("Invalid unset value for column {column}")]
-    UnsetInCondition { column: String },
     #[error("Filtering with {operator:?} is not supported yet")]
     UnsupportedFilter { operator: Operator },
 

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use cql::types::ColumnType;
 use storage::{ColumnKind, CounterChange, CounterWrite, TableDef, WriteBatch};
 
-use crate::error::{CqlResult, ModifyError};
+use crate::error::{CqlResult, ModifyError, RestrictionError};
 use crate::executor::keys;
 use crate::planner::operations::{ColumnOperation, Operation};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -40,7 +40,7 @@ impl CounterStatement<'_> {
             .collect::<CqlResult<Vec<_>>>()?;
         for pk in keys::cartesian(pk_values) {
             if pk.iter().any(Bytes::is_empty) {
-                return Err(ModifyError::EmptyKey.into());
+                return Err(RestrictionError::EmptyKey.into());
             }
             let partition = storage::row_key(def, &pk, &[])?;
             let mut row_keys = Vec::new();

@@ -11,7 +11,7 @@ use storage::{
     StoredRow, WriteBatch,
 };
 
-use crate::error::{CqlResult, InternalError, ModifyError};
+use crate::error::{CqlResult, InternalError, ModifyError, RestrictionError};
 use crate::executor::keys;
 use crate::executor::multicell::{self, Element};
 use crate::executor::operations::CellWriter;
@@ -336,7 +336,7 @@ fn read_snapshot(node: &Node, plan: &ModifyPlan) -> CqlResult<Option<storage::Sn
 /// A partition key a write may use (no empty value), counted for hot-partition warnings.
 fn check_partition(node: &Node, def: &storage::TableDef, pk: &[Bytes]) -> CqlResult<()> {
     if pk.iter().any(Bytes::is_empty) {
-        return Err(ModifyError::EmptyKey.into());
+        return Err(RestrictionError::EmptyKey.into());
     }
     if let Some(hot) = node.hot_partitions.record(def.id, pk) {
         crate::warnings::warn(crate::hot_partitions::warning(def, &hot));

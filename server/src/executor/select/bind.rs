@@ -8,7 +8,7 @@ use cql::statement::ast::{Operator, Term};
 use storage::{ColumnDef, ColumnKind, KeyRange, TableDef};
 
 use crate::config::Config;
-use crate::error::{CqlResult, SelectError};
+use crate::error::{CqlResult, RestrictionError, SelectError};
 use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::index_scan;
@@ -464,11 +464,11 @@ fn filter_operand(col: &ColumnDef, term: &Term, ctx: &EvalContext<'_>) -> CqlRes
     };
     match evaluate(term, receiver, ctx)? {
         Evaluated::Value(b) => Ok(b),
-        Evaluated::Null => Err(SelectError::NullInCondition {
+        Evaluated::Null => Err(RestrictionError::NullKeyValue {
             column: col.name.clone(),
         }
         .into()),
-        Evaluated::Unset => Err(SelectError::UnsetInCondition {
+        Evaluated::Unset => Err(RestrictionError::UnsetKeyValue {
             column: col.name.clone(),
         }
         .into()),
