@@ -370,13 +370,19 @@ impl Hnsw {
         layer: usize,
         live_only: bool,
     ) -> Vec<Near> {
-        self.search_layer_by(&|n| self.distance_to(q, n), entries, ef, layer, live_only)
+        let touch = |nodes: &[u32]| self.touch_vectors(nodes.iter().copied());
+        let distance = |n| self.distance_to(q, n);
+        self.search_layer_by(&distance, &touch, entries, ef, layer, live_only)
     }
 
-    /// [`Hnsw::search_layer`] by the distances `distance` gives each node.
+    /// [`Hnsw::search_layer`] by the distances `distance` gives each node. Before the
+    /// distances to a candidate's neighbours not yet visited are computed, `touch` loads
+    /// what those distances will read, all at once (see [`Codes::touch`]); neighbours
+    /// already visited are neither loaded nor scored, and with a wide beam they are most.
     fn search_layer_by(
         &self,
         distance: &dyn Fn(u32) -> f32,
+        touch: &dyn Fn(&[u32]),
         entries: &[Near],
         ef: usize,
         layer: usize,
@@ -386,6 +392,7 @@ impl Hnsw {
         let mut candidates: BinaryHeap<std::cmp::Reverse<Near>> = BinaryHeap::new();
         let mut results: BinaryHeap<Near> = BinaryHeap::new();
         let is_live = |n: u32| !self.deleted.get(n as usize).copied().unwrap_or(true);
+        let mut fresh: Vec<u32> = Vec::with_capacity(self.max_links(layer) * 2);
         for &e in entries {
             visited.insert(e.1);
             candidates.push(std::cmp::Reverse(e));
@@ -397,11 +404,11 @@ impl Hnsw {
             if results.len() >= ef && results.peek().is_some_and(|f| c.0 > f.0) {
                 break;
             }
-            self.codes.touch(self.neighbours(c.1, layer));
-            for &n in self.neighbours(c.1, layer) {
-                if !visited.insert(n) {
-                    continue;
-                }
+            fresh.clear();
+            let unvisited = self.neighbours(c.1, layer).iter().copied();
+            fresh.extend(unvisited.filter(|&n| visited.insert(n)));
+            touch(&fresh);
+            for &n in &fresh {
                 let d = distance(n);
                 let full = results.len() >= ef;
                 if full && results.peek().is_some_and(|f| d >= f.0) {
@@ -439,7 +446,8 @@ impl Hnsw {
         for layer in (1..=self.level_of(entry)).rev() {
             cur = self.greedy_by(&approximate, cur, layer);
         }
-        let beam = self.search_layer_by(&approximate, &[cur], ef.max(k), 0, true);
+        let touch = |nodes: &[u32]| self.codes.touch(nodes);
+        let beam = self.search_layer_by(&approximate, &touch, &[cur], ef.max(k), 0, true);
         self.touch_vectors(beam.iter().map(|n| n.1));
         let mut found: Vec<Near> = beam
             .into_iter()
