@@ -52,12 +52,7 @@ impl Codes {
             .codes
             .get(i * self.dim..(i + 1) * self.dim)
             .unwrap_or(&[]);
-        let integer: i32 = query
-            .code
-            .iter()
-            .zip(code)
-            .map(|(&a, &b)| i32::from(a) * i32::from(b))
-            .sum();
+        let integer = integer_dot(&query.code, code);
         let scale = self.scales.get(i).copied().unwrap_or(0.0);
         let norm = self.norms.get(i).copied().unwrap_or(0.0);
         (integer as f32 * query.scale * scale, norm)
@@ -92,6 +87,26 @@ impl Coded {
     }
 }
 
+/// `a . b` over codes. A product of two codes fits an `i16` (|c| <= 127), which SSE2
+/// multiplies eight at a time; summing them in sixteen `i32` lanes keeps the loop free of
+/// the widening shuffles a plain `i32` product costs (half the time per distance).
+fn integer_dot(a: &[i8], b: &[i8]) -> i32 {
+    let mut lanes = [0i32; 16];
+    let (chunks_a, chunks_b) = (a.chunks_exact(16), b.chunks_exact(16));
+    let tail: i32 = chunks_a
+        .remainder()
+        .iter()
+        .zip(chunks_b.remainder())
+        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+        .sum();
+    for (x, y) in chunks_a.zip(chunks_b) {
+        for ((lane, &x), &y) in lanes.iter_mut().zip(x).zip(y) {
+            *lane += i32::from(i16::from(x) * i16::from(y));
+        }
+    }
+    lanes.iter().sum::<i32>() + tail
+}
+
 /// `vector` as codes: each element divided by `max |x| / 127` and rounded.
 pub(crate) fn encode(vector: &[f32]) -> Coded {
     let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
@@ -123,5 +138,24 @@ mod tests {
         assert!((dot - exact).abs() < 0.02, "{dot} vs {exact}");
         assert!((norm - b.iter().map(|x| x * x).sum::<f32>()).abs() < 0.02);
         assert_eq!(encode(&[0.0, 0.0]).norm(), 0.0);
+    }
+
+    #[test]
+    fn integer_dot_matches_the_plain_sum_at_every_length() {
+        for len in [0, 1, 15, 16, 17, 128, 131] {
+            let a: Vec<i8> = (0..len).map(|i| ((i * 37) % 255) as u8 as i8).collect();
+            let b: Vec<i8> = (0..len).map(|i| ((i * 91 + 5) % 255) as u8 as i8).collect();
+            let (a, b): (Vec<i8>, Vec<i8>) = (
+                a.iter().map(|&x| x.max(-127)).collect(),
+                b.iter().map(|&x| x.max(-127)).collect(),
+            );
+            let plain: i32 = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| i32::from(x) * i32::from(y))
+                .sum();
+            assert_eq!(integer_dot(&a, &b), plain, "length {len}");
+        }
+        assert_eq!(integer_dot(&[-127; 32], &[-127; 32]), 32 * 127 * 127);
     }
 }
