@@ -11,6 +11,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use super::links::Links;
 use super::quantized::{self, Codes};
 
 /// How two vectors are compared inside the graph.
@@ -73,8 +74,8 @@ pub(crate) struct Hnsw {
     vectors: Vec<f32>,
     /// 8-bit copies of `vectors`, which queries walk the graph with.
     codes: Codes,
-    /// `links[i][l]`: node `i`'s neighbours on layer `l` (it lives on layers `0..links[i].len()`).
-    links: Vec<Vec<Vec<u32>>>,
+    /// Every node's neighbours on each layer it lives on.
+    links: Links,
     /// Tombstones: deleted nodes route searches but are never returned.
     deleted: Vec<bool>,
     /// Nodes not deleted.
@@ -115,7 +116,8 @@ impl Hnsw {
             params,
             vectors: Vec::new(),
             codes: Codes::new(dim),
-            links: Vec::new(),
+            // A layer-0 list holds up to half again its size before it is pruned.
+            links: Links::new(params.m * 3 + 1),
             deleted: Vec::new(),
             live: 0,
             entry: None,
@@ -135,12 +137,10 @@ impl Hnsw {
 
     /// Approximate heap bytes held (vectors and links).
     pub(crate) fn memory_bytes(&self) -> usize {
-        let links: usize = self
-            .links
-            .iter()
-            .map(|l| l.iter().map(|n| n.capacity() * 4 + 24).sum::<usize>() + 24)
-            .sum();
-        self.vectors.capacity() * 4 + self.codes.memory_bytes() + links + self.deleted.capacity()
+        self.vectors.capacity() * 4
+            + self.codes.memory_bytes()
+            + self.links.memory_bytes()
+            + self.deleted.capacity()
     }
 
     /// The vector as the graph stores it (normalised under cosine), or `None` if it cannot be
@@ -216,7 +216,7 @@ impl Hnsw {
         let level = self.random_level();
         self.vectors.extend_from_slice(&v);
         self.codes.push(&v);
-        self.links.push(vec![Vec::new(); level + 1]);
+        self.links.add_node(level);
         self.deleted.push(false);
         self.live += 1;
         let Some(entry) = self.entry else {
@@ -234,13 +234,8 @@ impl Hnsw {
             for &Near(_, n) in &chosen {
                 self.link(n, id, layer);
             }
-            if let Some(links) = self
-                .links
-                .get_mut(id as usize)
-                .and_then(|l| l.get_mut(layer))
-            {
-                *links = chosen.iter().map(|c| c.1).collect();
-            }
+            let chosen: Vec<u32> = chosen.iter().map(|c| c.1).collect();
+            self.links.set(id, layer, &chosen);
             cur = found.first().copied().unwrap_or(cur);
         }
         if level > top {
@@ -250,9 +245,7 @@ impl Hnsw {
     }
 
     fn level_of(&self, node: u32) -> usize {
-        self.links
-            .get(node as usize)
-            .map_or(0, |l| l.len().saturating_sub(1))
+        self.links.level(node)
     }
 
     /// Adds the link `from -> to` on `layer`. A list may grow by half past its size before
@@ -261,15 +254,7 @@ impl Hnsw {
     /// slack after a bulk build.
     fn link(&mut self, from: u32, to: u32, layer: usize) {
         let max = self.max_links(layer);
-        let Some(list) = self
-            .links
-            .get_mut(from as usize)
-            .and_then(|l| l.get_mut(layer))
-        else {
-            return;
-        };
-        list.push(to);
-        if list.len() > max + max / 2 {
+        if self.links.push(from, layer, to) > max + max / 2 {
             self.prune(from, layer, max);
         }
     }
@@ -284,23 +269,16 @@ impl Hnsw {
             .collect();
         near.sort();
         let kept: Vec<u32> = self.select(&near, max).iter().map(|c| c.1).collect();
-        if let Some(slot) = self
-            .links
-            .get_mut(node as usize)
-            .and_then(|l| l.get_mut(layer))
-        {
-            *slot = kept;
-        }
+        self.links.set(node, layer, &kept);
     }
 
     /// Prunes every list longer than its size (the slack [`Hnsw::link`] leaves).
     pub(crate) fn shrink(&mut self) {
         for node in 0..self.links.len() {
-            let layers = self.links.get(node).map_or(0, Vec::len);
-            for layer in 0..layers {
+            // `node` < `links.len()`, which `insert` keeps within `u32`.
+            let id = node as u32;
+            for layer in 0..=self.links.level(id) {
                 let max = self.max_links(layer);
-                // `node` < `links.len()`, which `insert` keeps within `u32`.
-                let id = node as u32;
                 if self.neighbours(id, layer).len() > max {
                     self.prune(id, layer, max);
                 }
@@ -354,10 +332,7 @@ impl Hnsw {
     }
 
     fn neighbours(&self, node: u32, layer: usize) -> &[u32] {
-        self.links
-            .get(node as usize)
-            .and_then(|l| l.get(layer))
-            .map_or(&[], Vec::as_slice)
+        self.links.get(node, layer)
     }
 
     /// The beam search of width `ef` on `layer` from `entries`; nearest first. With

@@ -18,6 +18,7 @@
 
 pub(crate) mod graph;
 pub(crate) mod hnsw;
+mod links;
 mod quantized;
 
 use std::collections::HashMap;
