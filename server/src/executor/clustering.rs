@@ -15,7 +15,7 @@ use crate::executor::keys;
 use crate::executor::odometer::Odometer;
 use crate::guardrails::{self, Threshold};
 use crate::planner::clustering::{ClusteringPlan, MultiValues, PrefixPart, SliceBound};
-use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+use crate::values::{EvalContext, Receiver};
 
 /// A tuple bound checked row by row (slices over mixed-direction columns).
 pub(crate) struct TupleCheck {
@@ -65,17 +65,7 @@ fn column_receiver(def: &TableDef, position: usize) -> CqlResult<(&str, &ColumnT
 }
 
 fn value_of(term: &Term, name: &str, ty: &ColumnType, ctx: &EvalContext<'_>) -> CqlResult<Bytes> {
-    match evaluate(term, Receiver { name, ty }, ctx)? {
-        Evaluated::Value(b) => Ok(b),
-        Evaluated::Null => Err(RestrictionError::NullKeyValue {
-            column: name.to_string(),
-        }
-        .into()),
-        Evaluated::Unset => Err(RestrictionError::UnsetKeyValue {
-            column: name.to_string(),
-        }
-        .into()),
-    }
+    super::keys::key_value(term, Receiver { name, ty }, ctx)
 }
 
 fn tuple_type(def: &TableDef, start: usize, width: usize) -> CqlResult<ColumnType> {

@@ -33,6 +33,26 @@ pub(crate) fn write_key_values(
     evaluate_key_values(set, def, column, ctx, true)
 }
 
+/// The value of `term` for key column `receiver`: a null or unset value is refused, as a
+/// key value cannot be either.
+pub(crate) fn key_value(
+    term: &Term,
+    receiver: Receiver<'_>,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Bytes> {
+    match evaluate(term, receiver, ctx)? {
+        Evaluated::Value(b) => Ok(b),
+        Evaluated::Null => Err(RestrictionError::NullKeyValue {
+            column: receiver.name.to_string(),
+        }
+        .into()),
+        Evaluated::Unset => Err(RestrictionError::UnsetKeyValue {
+            column: receiver.name.to_string(),
+        }
+        .into()),
+    }
+}
+
 fn evaluate_key_values(
     set: &ValueSet,
     def: &TableDef,
@@ -52,19 +72,7 @@ fn evaluate_key_values(
         name: &col.name,
         ty: &col.ty,
     };
-    let one = |term: &Term| -> CqlResult<Bytes> {
-        match evaluate(term, receiver, ctx)? {
-            Evaluated::Value(b) => check_key_length(b),
-            Evaluated::Null => Err(RestrictionError::NullKeyValue {
-                column: col.name.clone(),
-            }
-            .into()),
-            Evaluated::Unset => Err(RestrictionError::UnsetKeyValue {
-                column: col.name.clone(),
-            }
-            .into()),
-        }
-    };
+    let one = |term: &Term| check_key_length(key_value(term, receiver, ctx)?);
     match set {
         ValueSet::Eq(term) => Ok(vec![one(term)?]),
         ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),

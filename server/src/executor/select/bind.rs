@@ -8,7 +8,7 @@ use cql::statement::ast::{Operator, Term};
 use storage::{ColumnDef, ColumnKind, KeyRange, TableDef};
 
 use crate::config::Config;
-use crate::error::{CqlResult, RestrictionError, SelectError};
+use crate::error::{CqlResult, SelectError};
 use crate::executor::ann_rank;
 use crate::executor::clustering;
 use crate::executor::index_scan;
@@ -462,17 +462,7 @@ fn filter_operand(col: &ColumnDef, term: &Term, ctx: &EvalContext<'_>) -> CqlRes
         name: &col.name,
         ty: &col.ty,
     };
-    match evaluate(term, receiver, ctx)? {
-        Evaluated::Value(b) => Ok(b),
-        Evaluated::Null => Err(RestrictionError::NullKeyValue {
-            column: col.name.clone(),
-        }
-        .into()),
-        Evaluated::Unset => Err(RestrictionError::UnsetKeyValue {
-            column: col.name.clone(),
-        }
-        .into()),
-    }
+    keys::key_value(term, receiver, ctx)
 }
 
 /// The `m[key] = value` checks of a filter: (key, value) operands.
