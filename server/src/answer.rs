@@ -40,18 +40,7 @@ pub(crate) fn serve_request<'a>(
     // A panic is a bug; it fails its own request, not every request of the connection.
     AssertUnwindSafe(answering)
         .catch_unwind()
-        .map(move |answered| {
-            answered.unwrap_or_else(|_| {
-                error!("request handler panicked");
-                let failure = CqlError::from(InternalError::HandlerPanicked);
-                let response = Response::Error(failure.error_body());
-                Answer {
-                    frame: encode(session, stream, response, &[]),
-                    start_events: false,
-                    start_segments: false,
-                }
-            })
-        })
+        .map(move |answered| answered.unwrap_or_else(|_| panicked(session, stream)))
         .instrument(span)
 }
 
@@ -67,9 +56,9 @@ pub struct Answer {
     pub start_segments: bool,
 }
 
-/// Requests at least this large are answered inside `block_in_place`: parsing them and
-/// converting their values can take milliseconds, and meanwhile the worker's other tasks and
-/// its I/O driver must move to another thread, or every connection sharing the worker waits.
+/// Requests at least this large are answered on the blocking pool: parsing them and
+/// converting their values can take milliseconds, and meanwhile the other connections sharing
+/// this thread would wait.
 const HEAVY_REQUEST: usize = 64 * 1024;
 
 /// Decodes, handles and encodes one request: what a connection does with each envelope it
@@ -80,17 +69,32 @@ pub async fn answer(
     header: &FrameHeader,
     body: Bytes,
 ) -> Answer {
-    let runtime = tokio::runtime::Handle::current();
-    if body.len() >= HEAVY_REQUEST
-        && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
-    {
-        let answering = answer_here(node, session, header, body);
-        // This thread waits here for the request's write: it must not be deferred to the
-        // end of the connection's pass, which this call is inside.
-        let _not_deferring = storage::NotDeferring::new();
-        return tokio::task::block_in_place(|| runtime.block_on(answering));
+    if body.len() < HEAVY_REQUEST {
+        return answer_here(node, session, header, body).await;
     }
-    answer_here(node, session, header, body).await
+    let runtime = tokio::runtime::Handle::current();
+    let (owned_node, owned_session, header) = (node.clone(), session.clone(), *header);
+    // A blocking thread defers no writes: the request's write goes to storage at once.
+    let answering = tokio::task::spawn_blocking(move || {
+        runtime.block_on(answer_here(&owned_node, &owned_session, &header, body))
+    });
+    match answering.await {
+        Ok(answer) => answer,
+        Err(_) => panicked(session, header.stream),
+    }
+}
+
+/// The answer to a request whose handler panicked: SERVER_ERROR. A panic is a bug; it fails
+/// its own request, not every request of the connection.
+fn panicked(session: &Session, stream: i16) -> Answer {
+    error!("request handler panicked");
+    let failure = CqlError::from(InternalError::HandlerPanicked);
+    let response = Response::Error(failure.error_body());
+    Answer {
+        frame: encode(session, stream, response, &[]),
+        start_events: false,
+        start_segments: false,
+    }
 }
 
 /// [`answer`] on the current thread.

@@ -1,6 +1,7 @@
 //! The Cassandra-compatible CQL server.
 //!
 //! - [`listener`]: accept loop, connection limit, shutdown fan-out.
+//! - `connection_threads`: one single-threaded runtime per core, holding connections.
 //! - [`connection`]: one task per client socket: reads envelopes, drives their requests,
 //!   writes the answers that are ready together.
 //! - [`tls`]: client-to-server TLS (`client_encryption_options`), rustls.
@@ -28,6 +29,7 @@ pub(crate) mod clients;
 pub(crate) mod clock;
 pub mod config;
 pub mod connection;
+mod connection_threads;
 pub(crate) mod consistency;
 pub(crate) mod datetime;
 pub(crate) mod describe;

@@ -3,7 +3,8 @@
 //! task per connection, and a graceful shutdown that waits for every connection. With
 //! `client_encryption_options` the TLS context is built here, before the first accept; each
 //! connection's task does its own TLS detection and handshake, so a slow client never holds up
-//! the accept loop.
+//! the accept loop. Connections run on the connection threads (`crate::connection_threads`),
+//! or on the caller's runtime when `connection_threads` is 0.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use tracing::{error, info, warn, Instrument};
 
 use crate::config::TlsPolicy;
 use crate::connection::Connection;
+use crate::connection_threads::ConnectionThreads;
 use crate::node::Node;
 use crate::shutdown::Shutdown;
 use crate::tls::{self, Tls};
@@ -44,6 +46,10 @@ pub(crate) async fn serve(
     // completes, which is how shutdown knows every connection has finished.
     let (shutdown_complete_tx, mut shutdown_complete_rx) = mpsc::channel::<()>(1);
     let limit = Arc::new(Semaphore::new(node.config.max_connections));
+    let threads = match node.config.connection_threads {
+        0 => None,
+        count => Some(ConnectionThreads::start(count)?),
+    };
     let accept = accept_loop(
         &listener,
         &node,
@@ -51,6 +57,7 @@ pub(crate) async fn serve(
         &limit,
         &notify_shutdown,
         &shutdown_complete_tx,
+        threads.as_ref(),
     );
     let result = tokio::select! {
         res = accept => res,
@@ -70,6 +77,7 @@ async fn accept_loop(
     limit: &Arc<Semaphore>,
     notify_shutdown: &broadcast::Sender<()>,
     shutdown_complete: &mpsc::Sender<()>,
+    threads: Option<&ConnectionThreads>,
 ) -> Result<(), ServerError> {
     let mut conn_id: u64 = 0;
     let mut refusals = RefusalLog::default();
@@ -83,25 +91,33 @@ async fn accept_loop(
         };
         conn_id += 1;
         let _ = socket.set_nodelay(true);
-        let connection = Connection::new(
-            socket,
-            node.clone(),
-            Shutdown::new(notify_shutdown.subscribe()),
-            shutdown_complete.clone(),
-        )
-        .with_tls(tls.clone());
+        let node = node.clone();
+        let tls = tls.clone();
+        let shutdown = Shutdown::new(notify_shutdown.subscribe());
+        let shutdown_complete = shutdown_complete.clone();
         let span = tracing::info_span!("connection", conn_id, %peer);
-        let counted = node.clone();
-        tokio::spawn(
+        let serve = move |socket| {
             async move {
-                let _open = counted.metrics.connection_opened();
+                let _open = node.metrics.connection_opened();
+                let connection = Connection::new(socket, node.clone(), shutdown, shutdown_complete)
+                    .with_tls(tls);
                 if let Err(err) = connection.run().await {
                     tracing::debug!(cause = %err, "connection ended with an error");
                 }
                 drop(permit);
             }
-            .instrument(span),
-        );
+            .instrument(span)
+        };
+        match threads {
+            Some(threads) => {
+                if let Err(err) = threads.spawn(socket, serve) {
+                    warn!(cause = %err, "closing a connection no thread could take");
+                }
+            }
+            None => {
+                tokio::spawn(serve(socket));
+            }
+        }
     }
 }
 

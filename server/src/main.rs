@@ -38,6 +38,9 @@ struct Args {
     /// Serve Prometheus metrics at http://HOST:PORT/metrics.
     #[arg(long, value_name = "HOST:PORT")]
     metrics_address: Option<std::net::SocketAddr>,
+    /// Threads serving client connections, one runtime each (default: the cores available).
+    #[arg(long)]
+    connection_threads: Option<usize>,
     /// `group` mode's least time between two fsyncs, e.g. `15ms`.
     #[arg(long, value_parser = parse_duration_flag)]
     commitlog_sync_group_window: Option<std::time::Duration>,
@@ -86,6 +89,9 @@ fn apply_flags(config: &mut Config, args: Args) {
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;
+    }
+    if let Some(threads) = args.connection_threads {
+        config.connection_threads = threads.max(1);
     }
     if let Some(window) = args.commitlog_sync_group_window {
         config.commitlog_sync_group_window = Some(window);
@@ -146,7 +152,9 @@ fn main() -> ExitCode {
         error!(cause = %err, "invalid configuration");
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // The listener and the background tasks; connections run on threads of their own
+    // (`connection_threads`).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

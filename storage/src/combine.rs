@@ -237,37 +237,6 @@ impl<'a> DeferredWrites<'a> {
     }
 }
 
-/// While it lives, this thread defers no store's writes (they wake the writer thread as
-/// anywhere else), whatever scope is open: for code that blocks this thread until a write is
-/// acknowledged (`block_on` inside a request), which no scope would get to apply.
-pub struct NotDeferring {
-    previous: usize,
-    _not_send: PhantomData<*const ()>,
-}
-
-impl NotDeferring {
-    /// Stops deferring on this thread until dropped.
-    #[must_use]
-    pub fn new() -> NotDeferring {
-        NotDeferring {
-            previous: DEFERRING.with(|d| d.replace(0)),
-            _not_send: PhantomData,
-        }
-    }
-}
-
-impl Default for NotDeferring {
-    fn default() -> NotDeferring {
-        NotDeferring::new()
-    }
-}
-
-impl Drop for NotDeferring {
-    fn drop(&mut self) {
-        DEFERRING.with(|d| d.set(self.previous));
-    }
-}
-
 impl Drop for DeferredWrites<'_> {
     fn drop(&mut self) {
         let (store, deferred) = self.previous;

@@ -138,20 +138,3 @@ fn a_deferred_write_no_scope_applies_is_taken_by_the_writer_thread() {
     assert_ne!(thread, std::thread::current().id());
     drop(scope);
 }
-
-#[test]
-fn not_deferring_inside_a_scope_wakes_the_writer_thread() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path());
-    let table = create_schema(&store);
-    let scope = store.defer_writes();
-    let done = {
-        let _blocking = crate::NotDeferring::new();
-        submit(&store, rows(vec![put(&table, 1, 1, "a")]))
-    };
-    let (ok, thread) = done.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert!(ok);
-    assert_ne!(thread, std::thread::current().id());
-    // Nothing was deferred: the scope has nothing to apply.
-    assert!(!scope.drive());
-}

@@ -65,7 +65,7 @@ pub use catalog::{
     DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, RoleDef, TableDef, TableParams,
     UserTypeDef, ViewDef, ViewFilter, ViewFilterOp,
 };
-pub use combine::{DeferredWrites, NotDeferring};
+pub use combine::DeferredWrites;
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, FORMAT_VERSION};
 pub use encoding::cell_path;

@@ -48,6 +48,10 @@ pub struct Config {
     pub max_connections: usize,
     /// Requests one connection may have in flight before the server stops reading it.
     pub max_requests_per_connection: usize,
+    /// Threads serving client connections, each a single-threaded runtime holding its
+    /// connections for their whole life (`--connection-threads`; our setting, Cassandra has
+    /// none). The cores available by default; 0 serves them on the caller's runtime.
+    pub connection_threads: usize,
     /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
     /// write buffer; Cassandra's setting sizes its chunk cache). 64 MiB by default; the OS
     /// page cache serves the rest.
@@ -132,6 +136,7 @@ impl Default for Config {
             max_frame_size: 16 * 1024 * 1024,
             max_connections: 1024,
             max_requests_per_connection: 1024,
+            connection_threads: std::thread::available_parallelism().map_or(1, usize::from),
             write_queue_limit: 4096,
             max_request_data_in_flight_per_ip: 32 << 20,
             max_request_data_in_flight: 256 << 20,
