@@ -47,9 +47,15 @@ impl Reserve {
             .is_ok()
     }
 
+    /// Gives `n` bytes back. Only a connection that found the reserve over its limit waits
+    /// (`Budget::below_limits`), so only a release from over the limit wakes waiters: the
+    /// release that brings the reserve back under always is one, and the common release
+    /// takes no lock.
     fn release(&self, n: u64) {
-        self.used.fetch_sub(n, Ordering::AcqRel);
-        self.freed.notify_waiters();
+        let before = self.used.fetch_sub(n, Ordering::AcqRel);
+        if before > self.limit {
+            self.freed.notify_waiters();
+        }
     }
 }
 
