@@ -7,6 +7,7 @@
 
 mod auth;
 mod authenticate;
+mod encoded_specs;
 pub mod error;
 mod event;
 mod prepared;

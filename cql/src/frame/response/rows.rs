@@ -181,11 +181,16 @@ impl ResultMetadata {
 
     /// The flags `[int]` this metadata encodes to in `version`.
     pub fn flags_for(&self, version: ProtocolVersion) -> i32 {
+        self.flags_given(version, global_table(&self.columns).is_some())
+    }
+
+    /// The flags, given whether the columns share one table (`global`).
+    fn flags_given(&self, version: ProtocolVersion, global: bool) -> i32 {
         let mut flags = 0;
         if version.is_v5() && self.new_metadata_id.is_some() {
             flags |= METADATA_CHANGED;
         }
-        if !self.no_metadata && global_table(&self.columns).is_some() {
+        if !self.no_metadata && global {
             flags |= GLOBAL_TABLES_SPEC;
         }
         if self.paging_state.is_some() {
@@ -198,7 +203,11 @@ impl ResultMetadata {
     }
 
     pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
-        write_int(out, self.flags_for(version));
+        // The specs of a list answered again are written from their kept encoding.
+        let specs = (!self.no_metadata && !self.columns.is_empty())
+            .then(|| super::encoded_specs::encoded(&self.columns, version));
+        let global = specs.as_ref().is_some_and(|specs| specs.global);
+        write_int(out, self.flags_given(version, global));
         write_int(out, int_len(self.columns.len()));
         if let Some(state) = &self.paging_state {
             write_bytes(out, Some(state));
@@ -206,8 +215,8 @@ impl ResultMetadata {
         if let Some(id) = self.new_metadata_id.as_ref().filter(|_| version.is_v5()) {
             write_short_bytes(out, id);
         }
-        if !self.no_metadata {
-            write_specs(out, &self.columns, version);
+        if let Some(specs) = specs {
+            out.extend_from_slice(&specs.bytes);
         }
     }
 
