@@ -74,8 +74,11 @@ pub async fn answer(
     }
     let runtime = tokio::runtime::Handle::current();
     let (owned_node, owned_session, header) = (node.clone(), session.clone(), *header);
-    // A blocking thread defers no writes: the request's write goes to storage at once.
+    // A blocking thread defers no writes: the request's write goes to storage at once. The
+    // request's span goes along, so its logs stay in it.
+    let span = tracing::Span::current();
     let answering = tokio::task::spawn_blocking(move || {
+        let _in_request = span.enter();
         runtime.block_on(answer_here(&owned_node, &owned_session, &header, body))
     });
     match answering.await {
