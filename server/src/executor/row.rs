@@ -278,39 +278,41 @@ fn live_cells(
     let mut write_times = Vec::new();
     let mut element_times = Vec::new();
     let mut dead = 0;
-    let mut rest = cells.as_slice();
-    while let Some(((id, first), _)) = rest.split_first() {
-        let run = rest.iter().take_while(|(c, _)| c == id).count();
-        let (column, tail) = rest.split_at(run);
+    // Mutable, so a single cell's value moves into the row instead of being shared again.
+    let mut cells = cells;
+    let mut rest = cells.as_mut_slice();
+    while let Some(((id, _), _)) = rest.split_first() {
+        let id = *id;
+        let run = rest.iter().take_while(|(c, _)| *c == id).count();
+        let (column, tail) = std::mem::take(&mut rest).split_at_mut(run);
         rest = tail;
+        let first = &mut column[0].1;
         // A dropped column's cells stay stored but are not part of the row (a row holding
         // only such cells is not live); a re-added column shows only the cells written after
         // its drop. Only tables with dropped columns look.
         let hidden_until = if def.dropped_columns.is_empty() {
             None
-        } else if def.column_by_id(*id).is_none() {
+        } else if def.column_by_id(id).is_none() {
             continue;
         } else {
-            hidden_until(def, *id)
+            hidden_until(def, id)
         };
         let visible = |cell: &Cell| hidden_until.is_none_or(|t| cell.timestamp > t) && live(cell);
         let live: &dyn Fn(&Cell) -> bool = &visible;
         if run == 1 && first.path.is_none() {
-            let value = match &first.value {
-                CellValue::Live(value) if live(first) => Some(value),
-                _ => None,
-            };
-            if let Some(value) = value {
-                out.push((id.0, value.clone()));
-                if at.keep_write_times {
-                    write_times.push((id.0, write_time(first)));
-                }
-            } else {
+            if !matches!(first.value, CellValue::Live(_)) || !live(first) {
                 dead += 1;
+                continue;
+            }
+            if at.keep_write_times {
+                write_times.push((id.0, write_time(first)));
+            }
+            if let CellValue::Live(value) = &mut first.value {
+                out.push((id.0, std::mem::take(value)));
             }
             continue;
         }
-        let Some(col) = def.columns.iter().find(|c| c.id == *id) else {
+        let Some(col) = def.columns.iter().find(|c| c.id == id) else {
             continue;
         };
         let cells = multicell::live_element_cells(column.iter().map(|(_, c)| c), live);
