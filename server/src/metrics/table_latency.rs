@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
 use uuid::Uuid;
@@ -30,10 +30,19 @@ struct TableLatency {
     max_micros: [AtomicU64; 3],
 }
 
+impl TableLatency {
+    fn record(&self, kind: LatencyKind, elapsed: Duration) {
+        let i = kind as usize;
+        self.histograms[i].record(elapsed);
+        let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        self.max_micros[i].fetch_max(micros, Ordering::Relaxed);
+    }
+}
+
 /// Every table's latencies since the start.
 #[derive(Debug)]
 pub struct TableLatencies {
-    tables: RwLock<HashMap<Uuid, Arc<TableLatency>>>,
+    tables: RwLock<HashMap<Uuid, TableLatency>>,
     started: Instant,
 }
 
@@ -62,26 +71,21 @@ pub struct LatencySummary {
 impl TableLatencies {
     /// Records one operation of `kind` on `table` that took `elapsed`.
     pub fn record(&self, table: Uuid, kind: LatencyKind, elapsed: Duration) {
-        let found = self
-            .tables
-            .read()
+        // Under the read lock, without taking a reference: the table's entry is only added
+        // under the write lock, the first time.
+        {
+            let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(latency) = tables.get(&table) {
+                latency.record(kind, elapsed);
+                return;
+            }
+        }
+        self.tables
+            .write()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&table)
-            .cloned();
-        let latency = match found {
-            Some(latency) => latency,
-            None => self
-                .tables
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(table)
-                .or_default()
-                .clone(),
-        };
-        let i = kind as usize;
-        latency.histograms[i].record(elapsed);
-        let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
-        latency.max_micros[i].fetch_max(micros, Ordering::Relaxed);
+            .entry(table)
+            .or_default()
+            .record(kind, elapsed);
     }
 
     /// `table`'s latencies of `kind` so far (all zero when none was recorded).
