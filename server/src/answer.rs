@@ -1,6 +1,6 @@
 //! From a request envelope to its answer frame: decode, handle, encode, in the request's
-//! span, with a panic answered as SERVER_ERROR. Connections drive these futures, on their own
-//! task or handed to another (`crate::offload`).
+//! span, with a panic answered as SERVER_ERROR. Connections drive these futures on their own
+//! task; a request of [`HEAVY_REQUEST`] bytes or more is answered on the blocking pool.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -40,7 +40,12 @@ pub(crate) fn serve_request<'a>(
     // A panic is a bug; it fails its own request, not every request of the connection.
     AssertUnwindSafe(answering)
         .catch_unwind()
-        .map(move |answered| answered.unwrap_or_else(|_| panicked(session, stream)))
+        .map(move |answered| {
+            answered.unwrap_or_else(|_| {
+                error!("request handler panicked");
+                server_error(session, stream)
+            })
+        })
         .instrument(span)
 }
 
@@ -61,6 +66,11 @@ pub struct Answer {
 /// this thread would wait.
 const HEAVY_REQUEST: usize = 64 * 1024;
 
+/// Heavy requests answered at once, server-wide; the others wait for a turn without holding
+/// a thread. Each holds its bytes and their parsed values, and a blocking thread, until done,
+/// even when its connection has gone meanwhile.
+static HEAVY_TURNS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
 /// Decodes, handles and encodes one request: what a connection does with each envelope it
 /// reads. Public so benchmarks can drive the whole request path without a socket.
 pub async fn answer(
@@ -72,25 +82,36 @@ pub async fn answer(
     if body.len() < HEAVY_REQUEST {
         return answer_here(node, session, header, body).await;
     }
+    let Ok(turn) = HEAVY_TURNS.acquire().await else {
+        // Never closed; answered as a failure rather than a panic.
+        return server_error(session, header.stream);
+    };
     let runtime = tokio::runtime::Handle::current();
     let (owned_node, owned_session, header) = (node.clone(), session.clone(), *header);
     // A blocking thread defers no writes: the request's write goes to storage at once. The
     // request's span goes along, so its logs stay in it.
     let span = tracing::Span::current();
     let answering = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
         let _in_request = span.enter();
         runtime.block_on(answer_here(&owned_node, &owned_session, &header, body))
     });
     match answering.await {
         Ok(answer) => answer,
-        Err(_) => panicked(session, header.stream),
+        Err(failed) if failed.is_panic() => {
+            error!("request handler panicked");
+            server_error(session, header.stream)
+        }
+        Err(_) => {
+            debug!("a request's blocking task was cancelled: the server is stopping");
+            server_error(session, header.stream)
+        }
     }
 }
 
-/// The answer to a request whose handler panicked: SERVER_ERROR. A panic is a bug; it fails
-/// its own request, not every request of the connection.
-fn panicked(session: &Session, stream: i16) -> Answer {
-    error!("request handler panicked");
+/// SERVER_ERROR for a request whose handler panicked (a bug: it fails its own request, not
+/// every request of the connection) or was stopped.
+fn server_error(session: &Session, stream: i16) -> Answer {
     let failure = CqlError::from(InternalError::HandlerPanicked);
     let response = Response::Error(failure.error_body());
     Answer {

@@ -1,16 +1,19 @@
-//! Connection threads: one single-threaded tokio runtime per core, each serving the
-//! connections the listener hands it for their whole life (ScyllaDB's thread per core, with
-//! the data shared rather than sharded).
+//! Connection threads: single-threaded tokio runtimes (one per core by default), each serving
+//! the connections the listener hands it for their whole life (ScyllaDB's thread per core,
+//! with the data shared rather than sharded).
 //!
 //! A connection's requests are driven on its own task (`crate::connection`), so a work-stealing
 //! runtime gained nothing from its second worker but its costs: each read from the socket woke
 //! an idle worker to look for work, which spun and parked again (futex wake-ups and scheduler
 //! switches on every pass), on cores the clients share. Measured 2026-11-28 with
-//! `shared/bench/compare.sh` (cql-stress, one connection, 2 cores): the same build on a
-//! two-worker runtime did 0.54-0.65 of the floor's writes and 0.63-0.76 of its reads, on one
-//! worker 0.83-0.86 and 0.89-0.99. Threads of their own keep that, and still use every core
-//! once there are as many busy connections as cores: a new connection goes to the thread
-//! serving the fewest.
+//! `shared/bench/compare.sh` (cql-stress, one busy connection, 2 cores), same minutes: the
+//! request code on the two-worker runtime did 0.53-0.57 of the floor's writes and 0.54-0.61
+//! of its reads, on these threads 0.70-0.77 and 0.63-0.70 (README, Benchmarks). They still
+//! use every core once there are as many busy connections as cores: a new connection goes to
+//! the thread serving the fewest. The price: without work stealing, a request's inline work (a point
+//! read, a write group applied in the connection's pass, encoding a page) delays the other
+//! connections of its thread, never those of another; work that can be long (scans, index
+//! and virtual-table reads, requests of 64 KiB or more) runs on the blocking pool.
 
 use std::future::Future;
 use std::io;
@@ -77,21 +80,34 @@ impl ConnectionThreads {
 }
 
 impl ConnectionThread {
+    /// Starts the thread, which builds its runtime itself: a runtime must never be dropped
+    /// on the listener's thread, inside its runtime (as a failed start would).
     fn start(index: usize) -> io::Result<ConnectionThread> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let handle = runtime.handle().clone();
+        let (built, handle) = std::sync::mpsc::channel();
         let (stop, stopped) = oneshot::channel::<()>();
         std::thread::Builder::new()
             .name(format!("cql-connections-{index}"))
             .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
+                let runtime = match runtime {
+                    Ok(runtime) => runtime,
+                    Err(err) => {
+                        let _ = built.send(Err(err));
+                        return;
+                    }
+                };
+                let _ = built.send(Ok(runtime.handle().clone()));
                 runtime.block_on(async {
                     let _ = stopped.await;
                 });
                 // Blocking work still running (a long scan) is not waited for.
                 runtime.shutdown_background();
             })?;
+        let handle = handle
+            .recv()
+            .map_err(|_| io::Error::other("a connection thread ended at its start"))??;
         Ok(ConnectionThread {
             handle,
             open: Arc::new(AtomicUsize::new(0)),

@@ -38,7 +38,8 @@ struct Args {
     /// Serve Prometheus metrics at http://HOST:PORT/metrics.
     #[arg(long, value_name = "HOST:PORT")]
     metrics_address: Option<std::net::SocketAddr>,
-    /// Threads serving client connections, one runtime each (default: the cores available).
+    /// Threads serving client connections, one runtime each (default: the cores available;
+    /// 0 counts as 1).
     #[arg(long)]
     connection_threads: Option<usize>,
     /// `group` mode's least time between two fsyncs, e.g. `15ms`.

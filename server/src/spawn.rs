@@ -20,8 +20,10 @@ pub struct SpawnedServer {
 }
 
 /// Opens storage (in memory unless `config.data_dir` is set), binds
-/// `config.listen_address:config.port` (port 0: any free port) and serves CQL clients on a
-/// task of the current tokio runtime until [`SpawnedServer::stop`].
+/// `config.listen_address:config.port` (port 0: any free port) and serves CQL clients until
+/// [`SpawnedServer::stop`]: the accept loop on a task of the current tokio runtime, the
+/// connections on the server's connection threads (on the current runtime too when
+/// `config.connection_threads` is 0).
 ///
 /// # Errors
 /// Storage cannot be opened or the address cannot be bound.

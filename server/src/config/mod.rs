@@ -49,8 +49,9 @@ pub struct Config {
     /// Requests one connection may have in flight before the server stops reading it.
     pub max_requests_per_connection: usize,
     /// Threads serving client connections, each a single-threaded runtime holding its
-    /// connections for their whole life (`--connection-threads`; our setting, Cassandra has
-    /// none). The cores available by default; 0 serves them on the caller's runtime.
+    /// connections for their whole life (`--connection-threads`, which takes 0 as 1; our
+    /// setting, Cassandra has none). The cores available by default; 0 serves them on the
+    /// caller's runtime (an embedding process that sets it).
     pub connection_threads: usize,
     /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
     /// write buffer; Cassandra's setting sizes its chunk cache). 64 MiB by default; the OS

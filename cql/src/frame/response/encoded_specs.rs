@@ -4,7 +4,8 @@
 //! (planned once); writing its specs again for every answer (a string per keyspace, table and
 //! column, a type option per column, and a comparison of every column's keyspace and table
 //! for the global-spec flag) was about 3.5 % of a point read's server CPU. The encoding is kept
-//! for the few spec lists a thread answered last, found by the list's address. Each entry
+//! for the few shared spec lists a thread answered last, found by the list's address (a list
+//! held by nothing but its answer is written afresh, by the caller). Each entry
 //! holds a `Weak` to its list, so the allocation cannot be freed and reused for another list
 //! while the entry exists: an equal address is the same, immutable, list.
 

@@ -203,10 +203,15 @@ impl ResultMetadata {
     }
 
     pub(crate) fn encode(&self, out: &mut BytesMut, version: ProtocolVersion) {
-        // The specs of a list answered again are written from their kept encoding.
-        let specs = (!self.no_metadata && !self.columns.is_empty())
-            .then(|| super::encoded_specs::encoded(&self.columns, version));
-        let global = specs.as_ref().is_some_and(|specs| specs.global);
+        // The specs of a list shared with a plan (answered again) are written from their kept
+        // encoding; a list made for this answer alone (an LWT's `[applied]`, SELECT JSON) is
+        // written afresh and keeps no entry.
+        let shared = !self.no_metadata && Arc::strong_count(&self.columns) > 1;
+        let specs = shared.then(|| super::encoded_specs::encoded(&self.columns, version));
+        let global = match &specs {
+            Some(specs) => specs.global,
+            None => global_table(&self.columns).is_some(),
+        };
         write_int(out, self.flags_given(version, global));
         write_int(out, int_len(self.columns.len()));
         if let Some(state) = &self.paging_state {
@@ -215,8 +220,10 @@ impl ResultMetadata {
         if let Some(id) = self.new_metadata_id.as_ref().filter(|_| version.is_v5()) {
             write_short_bytes(out, id);
         }
-        if let Some(specs) = specs {
-            out.extend_from_slice(&specs.bytes);
+        match specs {
+            Some(specs) => out.extend_from_slice(&specs.bytes),
+            None if !self.no_metadata => write_specs(out, &self.columns, version),
+            None => {}
         }
     }
 
@@ -365,6 +372,34 @@ mod tests {
             0xFF, 0xFF, 0xFF, 0xFF, // null
         ];
         assert_eq!(&body[..], expected);
+    }
+
+    /// A spec list shared with a plan is written from its kept encoding, one held by its
+    /// answer alone afresh: the bytes are the same, with one table or several.
+    #[test]
+    fn shared_and_unshared_spec_lists_encode_alike() {
+        for tables in [["t", "t"], ["t", "u"]] {
+            let columns: Arc<[ColumnSpec]> = Arc::from([
+                spec(tables[0], "k", ColumnType::Int),
+                spec(tables[1], "v", ColumnType::Text),
+            ]);
+            let metadata = |columns: Arc<[ColumnSpec]>| ResultMetadata {
+                columns,
+                paging_state: None,
+                no_metadata: false,
+                new_metadata_id: None,
+            };
+            let fresh = {
+                let mut out = BytesMut::new();
+                metadata(Arc::from(&columns[..])).encode(&mut out, ProtocolVersion::V4);
+                out
+            };
+            for _ in 0..2 {
+                let mut out = BytesMut::new();
+                metadata(columns.clone()).encode(&mut out, ProtocolVersion::V4);
+                assert_eq!(out, fresh);
+            }
+        }
     }
 
     #[test]
