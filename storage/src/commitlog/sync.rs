@@ -1,7 +1,7 @@
 //! The sync thread of `batch` and `group` modes: it fsyncs the commit log and only then
 //! acknowledges the writes appended before that fsync. One fsync serves every write queued
 //! while the previous one ran (`batch`), or every write of a window (`group`: at most one
-//! fsync per `commitlog_sync_group_window`). Meanwhile the writer thread goes on appending
+//! fsync starting per `commitlog_sync_group_window`). Meanwhile the writer thread goes on appending
 //! and applying the next groups, so fsyncs and applies overlap.
 
 use std::fs::File;
@@ -86,11 +86,15 @@ fn run(rx: &Receiver<SyncJob>, window: Duration) {
         jobs.extend(rx.try_iter());
         // Every job's records are in the newest job's segment or in older segments, and an
         // older segment is only replaced after a checkpoint made its records durable.
+        // The window runs from the start of one fsync to the start of the next, as Cassandra's
+        // sync thread counts it (`lastSyncedAt = pollStarted`): a slow fsync does not lengthen
+        // the wait of the writes queued behind it.
+        let started = Instant::now();
         let outcome = match jobs.last() {
             Some(job) => job.file.sync_data(),
             None => Ok(()),
         };
-        last_sync = Some(Instant::now());
+        last_sync = Some(started);
         if let Err(err) = &outcome {
             error!(cause = %err, "commit log fsync failed; the writes waiting for it fail");
         }
