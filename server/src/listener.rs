@@ -98,13 +98,20 @@ async fn accept_loop(
         let span = tracing::info_span!("connection", conn_id, %peer);
         let serve = move |socket| {
             async move {
-                let _open = node.metrics.connection_opened();
-                let connection = Connection::new(socket, node.clone(), shutdown, shutdown_complete)
-                    .with_tls(tls);
+                let open = node.metrics.connection_opened();
+                let connection =
+                    Connection::new(socket, node.clone(), shutdown, shutdown_complete.clone())
+                        .with_tls(tls);
                 if let Err(err) = connection.run().await {
                     tracing::debug!(cause = %err, "connection ended with an error");
                 }
+                drop(open);
                 drop(permit);
+                // The node goes before the shutdown sender: once the listener sees every
+                // sender gone, no connection (on whatever thread) holds the node, so a
+                // restart in the same process can open its storage again.
+                drop(node);
+                drop(shutdown_complete);
             }
             .instrument(span)
         };
