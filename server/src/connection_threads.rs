@@ -10,10 +10,12 @@
 //! request code on the two-worker runtime did 0.53-0.57 of the floor's writes and 0.54-0.61
 //! of its reads, on these threads 0.70-0.77 and 0.63-0.70 (README, Benchmarks). They still
 //! use every core once there are as many busy connections as cores: a new connection goes to
-//! the thread serving the fewest. The price: without work stealing, a request's inline work (a point
-//! read, a write group applied in the connection's pass, encoding a page) delays the other
-//! connections of its thread, never those of another; work that can be long (scans, index
-//! and virtual-table reads, requests of 64 KiB or more) runs on the blocking pool.
+//! the thread serving the fewest.
+//!
+//! The price: without work stealing, a request's inline work (a point read, a write group
+//! applied in the connection's pass, encoding a page) delays the other connections of its
+//! thread, never those of another; work that can be long (scans, index and virtual-table
+//! reads, requests of 64 KiB or more) runs on the blocking pool.
 
 use std::future::Future;
 use std::io;

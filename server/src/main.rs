@@ -42,7 +42,7 @@ struct Args {
     /// 0 counts as 1).
     #[arg(long)]
     connection_threads: Option<usize>,
-    /// `group` mode's least time between two fsyncs, e.g. `15ms`.
+    /// `group` mode's least time from one fsync's start to the next's, e.g. `15ms`.
     #[arg(long, value_parser = parse_duration_flag)]
     commitlog_sync_group_window: Option<std::time::Duration>,
 }

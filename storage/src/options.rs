@@ -26,7 +26,8 @@ pub struct StoreOptions {
     /// In `Periodic` mode, the longest time between durable commits (Cassandra's
     /// `commitlog_sync_period`, default 10 s).
     pub sync_period: Duration,
-    /// In `Group` mode, the least time between two fsyncs of the commit log.
+    /// In `Group` mode, the least time from the start of one fsync of the commit log to the
+    /// start of the next.
     pub group_window: Duration,
     /// Bytes of redb's page cache (read cache and write buffer together). redb's own default
     /// is 1 GiB; pages beyond it are read through the OS page cache.

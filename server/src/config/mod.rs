@@ -37,8 +37,8 @@ pub struct Config {
     pub commitlog_sync: SyncMode,
     /// `commitlog_sync_period`: in `periodic` mode, how often the commit log is fsynced.
     pub commitlog_sync_period: Duration,
-    /// `commitlog_sync_group_window`: in `group` mode, the least time between two fsyncs;
-    /// required there, as Cassandra requires it.
+    /// `commitlog_sync_group_window`: in `group` mode, the least time from the start of one
+    /// fsync to the start of the next; required there, as Cassandra requires it.
     pub commitlog_sync_group_window: Option<Duration>,
     /// `cluster_name` as shown in `system.local`.
     pub cluster_name: String,

@@ -1,8 +1,8 @@
 //! The sync thread of `batch` and `group` modes: it fsyncs the commit log and only then
 //! acknowledges the writes appended before that fsync. One fsync serves every write queued
 //! while the previous one ran (`batch`), or every write of a window (`group`: at most one
-//! fsync starting per `commitlog_sync_group_window`). Meanwhile the writer thread goes on appending
-//! and applying the next groups, so fsyncs and applies overlap.
+//! fsync starting per `commitlog_sync_group_window`). Meanwhile the writer thread goes on
+//! appending and applying the next groups, so fsyncs and applies overlap.
 
 use std::fs::File;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -31,7 +31,8 @@ pub(crate) struct Syncer {
 }
 
 impl Syncer {
-    /// Starts the thread. `window` is the least time between two fsyncs (zero: `batch`).
+    /// Starts the thread. `window` is the least time between two fsyncs' starts (zero:
+    /// `batch`).
     ///
     /// # Errors
     /// [`StorageError::WriterStart`] if the thread cannot be started.

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::{Arc, Weak};
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 
 use super::rows::{global_table, write_specs};
 use super::ColumnSpec;
@@ -27,7 +27,7 @@ pub(crate) struct EncodedSpecs {
     /// Whether every column shares one keyspace and table (Global_tables_spec).
     pub(crate) global: bool,
     /// The specs as written after the flags, counts and paging state.
-    pub(crate) bytes: Box<[u8]>,
+    pub(crate) bytes: Bytes,
 }
 
 struct Entry {
@@ -63,7 +63,7 @@ pub(crate) fn encoded(columns: &Arc<[ColumnSpec]>, version: ProtocolVersion) -> 
         write_specs(&mut bytes, columns, version);
         let encoded = Rc::new(EncodedSpecs {
             global: global_table(columns).is_some(),
-            bytes: bytes.to_vec().into_boxed_slice(),
+            bytes: bytes.freeze(),
         });
         let entry = Entry {
             columns: Arc::downgrade(columns),
