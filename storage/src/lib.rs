@@ -33,6 +33,7 @@ mod flush;
 pub mod index;
 mod key_filter;
 mod mem_apply;
+mod mem_key;
 mod memtable;
 mod mutation;
 mod options;
