@@ -127,14 +127,16 @@ pub fn partition_key(table: &TableDef, pk_values: &[Bytes]) -> Result<Vec<u8>, S
     if pk_values.len() != table.partition_key.len() {
         return Err(key_error("wrong number of partition key values"));
     }
-    let refs: Vec<&[u8]> = pk_values.iter().map(|v| v.as_ref()).collect();
-    let pk: Vec<(&ColumnType, &[u8])> = table
-        .partition_key_columns()
-        .map(|c| &c.ty)
-        .zip(refs.iter().copied())
-        .collect();
-    let mut out = Vec::with_capacity(16 + refs.iter().map(|v| v.len() + 3).sum::<usize>());
-    encode_partition_prefix(token_of(&refs), &pk, &mut out)?;
+    // A point read or write makes one key: no list of the values for a single one.
+    let token = match pk_values {
+        [single] => token_of(&[single.as_ref()]),
+        values => token_of(&values.iter().map(|v| v.as_ref()).collect::<Vec<_>>()),
+    };
+    let mut out = Vec::with_capacity(16 + pk_values.iter().map(|v| v.len() + 3).sum::<usize>());
+    out.extend_from_slice(&token_bytes(token));
+    for (column, value) in table.partition_key_columns().zip(pk_values) {
+        component::encode_partition(&column.ty, value, &mut out)?;
+    }
     Ok(out)
 }
 
