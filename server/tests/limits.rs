@@ -232,6 +232,51 @@ fn memory_stays_bounded_under_pipelining_and_large_values() {
     );
 }
 
+/// Pipelined SELECTs whose answers together pass the connection's write batch (1 MiB) are all
+/// answered, though the client sends nothing more until it has them: the connection writes
+/// the batch, then starts the requests still in its buffer without waiting for more input.
+#[test]
+fn answers_past_a_write_batch_come_without_more_input() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _server = KillOnDrop(start(dir.path(), port, "periodic"));
+    schema(&mut Client::connect(port));
+    let value = Bytes::from(vec![5u8; 400 << 10]);
+    let writes = (0..6)
+        .map(|c| insert_frame(c as i16, 7, c, value.clone()))
+        .collect();
+    assert_eq!(pipeline(port, writes), 0, "the writes failed");
+
+    let client = Client::connect(port);
+    let mut stream = client.stream;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let selects: Vec<u8> = (0..6)
+        .flat_map(|c| {
+            let select = query_request(&format!("SELECT v FROM ks.t WHERE k = 7 AND c = {c}"));
+            encode_request_frame(c as i16, &select, None).to_vec()
+        })
+        .collect();
+    stream.write_all(&selects).unwrap();
+    let mut answered = Vec::new();
+    for _ in 0..6 {
+        let mut header = [0u8; HEADER_LEN];
+        stream
+            .read_exact(&mut header)
+            .expect("an answer within 20 s");
+        let header = parse_header(&header).unwrap();
+        let mut body = vec![0u8; header.length as usize];
+        stream.read_exact(&mut body).unwrap();
+        assert_eq!(header.opcode, 0x08, "a RESULT");
+        assert!(body.len() > 400 << 10, "the row's value");
+        answered.push(header.stream);
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, [0, 1, 2, 3, 4, 5]);
+}
+
 /// `WHERE k = 0 AND c1 IN (300 values) AND c2 IN (300) AND c3 IN (300)`: 27 million
 /// combinations, read lazily. Its first page of 100 rows comes back at once and the server's
 /// memory does not grow with the product (before, such a statement passed 8 GB).

@@ -9,6 +9,10 @@ use super::READ_BUFFER;
 use crate::framing::Framing;
 use crate::inflight::Allocation;
 
+/// The largest output buffer kept from one write to the next (a connection answering small
+/// requests reuses one buffer instead of growing a new one for each write).
+const KEPT_OUTPUT: usize = 64 * 1024;
+
 /// The stream's halves and their buffers.
 pub(super) struct Io<R, W> {
     pub(super) reader: R,
@@ -45,7 +49,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Io<R, W> {
         if self.output.is_empty() {
             return true;
         }
-        let output = self.framing.wrap(std::mem::take(&mut self.output));
+        let mut output = self.framing.wrap(std::mem::take(&mut self.output));
         // A TLS stream may keep the last records in its buffer until flushed; a socket's
         // flush does nothing.
         let written = match self.writer.write_all(&output).await {
@@ -53,6 +57,11 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Io<R, W> {
             Err(err) => Err(err),
         };
         self.held.clear();
+        if output.capacity() <= KEPT_OUTPUT {
+            // Kept for the next answers, which then need no buffer of their own to grow.
+            output.clear();
+            self.output = output;
+        }
         match written {
             Ok(()) => true,
             Err(err) => {
@@ -66,7 +75,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Io<R, W> {
 impl<R, W> Io<R, W> {
     /// Queues a frame for the next write.
     pub(super) fn queue(&mut self, frame: BytesMut) {
-        if self.output.is_empty() {
+        if self.output.is_empty() && self.output.capacity() < frame.len() {
             self.output = frame;
         } else {
             self.output.extend_from_slice(&frame);

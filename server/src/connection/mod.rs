@@ -15,13 +15,16 @@
 
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::BytesMut;
 use cql::frame::response::{Event, Response};
 use cql::frame::{self, HEADER_LEN};
 use futures::stream::{FuturesUnordered, StreamExt};
+use futures::task::noop_waker_ref;
 use futures::FutureExt;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -211,7 +214,7 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
         if !io.flush().await || (!reading && in_flight.is_empty()) {
             return;
         }
-        if passes.started >= START_BATCH {
+        if passes.started >= START_BATCH || passes.write_first {
             // More requests may be buffered: answer them before waiting on anything. No
             // explicit yield: it woke the other worker to steal (12 % more CPU per read), and
             // tokio's cooperative budget on the socket already makes a busy connection yield.
@@ -251,6 +254,9 @@ struct Passes {
     paused: bool,
     /// Requests started.
     started: usize,
+    /// Whether starting stopped because [`OUTPUT_BATCH`] bytes of answers were queued: the
+    /// connection writes them, then starts the requests still buffered without waiting.
+    write_first: bool,
 }
 
 impl<'a> Serving<'a> {
@@ -285,11 +291,12 @@ impl<'a> Serving<'a> {
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
-        F: Future<Output = (Answer, Allocation)>,
+        F: Future<Output = (Answer, Allocation)> + Unpin,
     {
         let mut passes = Passes {
             paused: false,
             started: 0,
+            write_first: false,
         };
         loop {
             // The writes these requests make wait for the end of the pass and go to the
@@ -316,9 +323,17 @@ impl<'a> Serving<'a> {
         reading: &mut bool,
         start: &impl Fn(Envelope, Allocation) -> F,
         passes: &mut Passes,
-    ) -> bool {
+    ) -> bool
+    where
+        F: Future<Output = (Answer, Allocation)> + Unpin,
+    {
         let mut progress = false;
         while *reading && in_flight.len() < self.limit && passes.started < START_BATCH {
+            if io.output.len() >= OUTPUT_BATCH {
+                // Answers made here count too: write them before building more.
+                passes.write_first = true;
+                break;
+            }
             if self.budget.over_limits() {
                 passes.paused = true;
                 break;
@@ -331,7 +346,13 @@ impl<'a> Serving<'a> {
             let Some(allocation) = allocate(&self.budget, self.session, io, &envelope) else {
                 continue;
             };
-            in_flight.push(start(envelope, allocation));
+            let mut request = start(envelope, allocation);
+            // Most requests (reads of rows in memory, every failure) are answered on their
+            // first poll: they need no place in the set, nor its waker and queue.
+            match Pin::new(&mut request).poll(&mut Context::from_waker(noop_waker_ref())) {
+                Poll::Ready(answered) => self.queue_answer(io, answered),
+                Poll::Pending => in_flight.push(request),
+            }
         }
         progress
     }
