@@ -9,9 +9,10 @@ use super::READ_BUFFER;
 use crate::framing::Framing;
 use crate::inflight::Allocation;
 
-/// The largest output buffer kept from one write to the next (a connection answering small
-/// requests reuses one buffer instead of growing a new one for each write).
-const KEPT_OUTPUT: usize = 64 * 1024;
+/// The largest output buffer kept from one write to the next: a connection answering small
+/// requests reuses one buffer instead of growing a new one for each write, and an idle
+/// connection holds at most this much (not charged to the in-flight limits).
+const KEPT_OUTPUT: usize = 16 * 1024;
 
 /// The stream's halves and their buffers.
 pub(super) struct Io<R, W> {

@@ -303,8 +303,10 @@ impl<'a> Serving<'a> {
             // storage writer together, applied on this thread when it is free (one commit log
             // append, no hand-off between threads).
             let deferred = self.node.store.defer_writes();
-            let mut progress = self.start_requests(io, in_flight, reading, start, &mut passes);
-            progress |= self.queue_ready(io, in_flight);
+            // Answers ready first: requests answered at once must not keep those waiting
+            // while their answers fill every write.
+            let mut progress = self.queue_ready(io, in_flight);
+            progress |= self.start_requests(io, in_flight, reading, start, &mut passes);
             // Applied writes woke their requests: poll them again for the answers.
             progress |= deferred.drive();
             drop(deferred);
@@ -315,7 +317,8 @@ impl<'a> Serving<'a> {
     }
 
     /// Starts the requests whole in the read buffer, up to the in-flight limits and
-    /// [`START_BATCH`] a pass; whether one was parsed.
+    /// [`START_BATCH`] a pass, and until [`OUTPUT_BATCH`] bytes of answers wait to be written
+    /// (then `write_first`); whether one was parsed.
     fn start_requests<R, W, F>(
         &self,
         io: &mut Io<R, W>,
