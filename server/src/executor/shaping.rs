@@ -370,15 +370,17 @@ impl<'a> Shaper<'a> {
 
     /// A row's values for the non-aggregate outputs (aggregates are filled in later).
     fn values(&self, row: &LiveRow) -> CqlResult<Vec<Option<Bytes>>> {
-        self.outputs
-            .iter()
-            .map(|o| match &o.source {
-                OutputSource::Column(i) => Ok(row.value(self.def, *i).cloned()),
-                OutputSource::Token => Ok(Some(Bytes::copy_from_slice(&row.token.to_be_bytes()))),
-                OutputSource::Scalar(scalar) => scalar.eval(self.def, row, &self.call),
-                OutputSource::Aggregate(_) => Ok(None),
-            })
-            .collect()
+        // Sized once: collecting results through `?` would grow the list as it goes.
+        let mut values = Vec::with_capacity(self.outputs.len());
+        for output in self.outputs {
+            values.push(match &output.source {
+                OutputSource::Column(i) => row.value(self.def, *i).cloned(),
+                OutputSource::Token => Some(Bytes::copy_from_slice(&row.token.to_be_bytes())),
+                OutputSource::Scalar(scalar) => scalar.eval(self.def, row, &self.call)?,
+                OutputSource::Aggregate(_) => None,
+            });
+        }
+        Ok(values)
     }
 }
 

@@ -421,7 +421,9 @@ fn decode_body(
         Layout::Decimal => decimal::decode(r)?,
         Layout::Nested => nested::decode(ty, r)?,
         Layout::Bytes => {
-            let mut v = Vec::new();
+            // Room for a short value at once (at most the bytes left, the terminator
+            // included), so a key's blob or text does not grow its buffer byte by byte.
+            let mut v = Vec::with_capacity(r.remaining().min(64));
             loop {
                 match r.byte()? {
                     0 => match r.byte()? {
