@@ -80,7 +80,11 @@ pub async fn handle(
             opcode: opcode_name(&other),
         }
         .into()),
-        Request::Query(query) => with_warnings(query::handle(node, session, query, kind)).await,
+        // Boxed: a QUERY parses and plans inline and its future is the largest here; unboxed,
+        // every request's future (EXECUTE's too) was sized, and copied, by it.
+        Request::Query(query) => {
+            with_warnings(Box::pin(query::handle(node, session, query, kind))).await
+        }
         Request::Prepare(prepare) => prepare::handle(node, session, &prepare),
         Request::Execute(execute) => {
             with_warnings(execute::handle(node, session, execute, kind)).await
