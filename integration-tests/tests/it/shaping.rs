@@ -414,3 +414,33 @@ async fn order_by_may_skip_columns_fixed_by_equality() {
         "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY"
     );
 }
+
+/// A result row takes each selected column's value: a column selected twice, or beside a
+/// function of itself, is in the row each time, whether read by its full key (a point read)
+/// or by a partition (a slice); columns selected once each come whole, the key's among them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_output_gets_its_value_even_when_a_column_repeats() {
+    let server = TestServer::start().await;
+    let session = grouped_table(&server).await;
+    let point = "WHERE k = 1 AND c1 = 0 AND c2 = 1";
+    let once: (i32, i32, i32, Option<i32>) =
+        query_single_row(&session, format!("SELECT k, c1, c2, v FROM t {point}"), ()).await;
+    assert_eq!(once, (1, 0, 1, Some(101)));
+    let twice: (Option<i32>, i32, Option<i32>, i32) =
+        query_single_row(&session, format!("SELECT v, k, v, k FROM t {point}"), ()).await;
+    assert_eq!(twice, (Some(101), 1, Some(101), 1));
+    let with_function: (i32, String, i32) = query_single_row(
+        &session,
+        format!("SELECT c2, CAST(c2 AS text), c2 FROM t {point}"),
+        (),
+    )
+    .await;
+    assert_eq!(with_function, (1, "1".to_string(), 1));
+    let slice: Vec<(i32, i32, i32)> = query_rows(
+        &session,
+        "SELECT c2, k, c2 FROM t WHERE k = 2 AND c1 = 1",
+        (),
+    )
+    .await;
+    assert_eq!(slice, [(0, 2, 0), (1, 2, 1), (2, 2, 2)]);
+}

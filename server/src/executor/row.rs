@@ -176,6 +176,29 @@ impl LiveRow {
         }
     }
 
+    /// Takes the value of column `index` out of the row (see [`Self::value`]); the row then
+    /// holds an empty value in its place.
+    pub(crate) fn take_value(&mut self, def: &TableDef, index: usize) -> Option<Bytes> {
+        let col = def.columns.get(index)?;
+        let slot = match col.kind {
+            ColumnKind::PartitionKey => self
+                .partition
+                .get_mut(usize::try_from(col.position).ok()?)?,
+            ColumnKind::Clustering => self
+                .clustering
+                .get_mut(usize::try_from(col.position).ok()?)?,
+            ColumnKind::Regular | ColumnKind::Static => {
+                let found = self
+                    .cells
+                    .values
+                    .binary_search_by_key(&col.id.0, |(id, _)| *id)
+                    .ok()?;
+                &mut self.cells.values[found].1
+            }
+        };
+        Some(std::mem::take(slot))
+    }
+
     /// When the simple cell of column `index` was written, if it is live and the read kept
     /// write times.
     pub(crate) fn write_time(&self, def: &TableDef, index: usize) -> Option<WriteTime> {

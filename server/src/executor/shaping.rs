@@ -56,6 +56,9 @@ struct OpenGroup {
 pub(crate) struct Shaper<'a> {
     def: &'a TableDef,
     outputs: &'a [Output],
+    /// Whether every output is a different column: a row's values can then be moved into
+    /// its result row instead of cloned.
+    moves_values: bool,
     /// The request's clock, for functions in the selectors.
     call: CallContext,
     grouping: Grouping,
@@ -92,6 +95,7 @@ impl<'a> Shaper<'a> {
         Shaper {
             def,
             outputs,
+            moves_values: distinct_columns(outputs),
             call,
             grouping,
             distinct,
@@ -112,11 +116,11 @@ impl<'a> Shaper<'a> {
         &mut self,
         key: &[u8],
         partition_len: usize,
-        row: &LiveRow,
+        row: LiveRow,
     ) -> CqlResult<Next> {
         let partition = key.get(..partition_len).unwrap_or(key);
         if let Grouping::Prefix { clustering } = self.grouping {
-            if let Some(next) = self.continue_group(key, partition, row, clustering)? {
+            if let Some(next) = self.continue_group(key, partition, &row, clustering)? {
                 return Ok(next);
             }
         }
@@ -125,17 +129,17 @@ impl<'a> Shaper<'a> {
             self.partition_emitted = 0;
         }
         if self.grouping == Grouping::All {
-            self.fold_all(key, partition, row)?;
+            self.fold_all(key, partition, &row)?;
             return Ok(self.after_group_row());
         }
         if let Some(next) = self.limit_reached() {
             return Ok(next);
         }
         if let Grouping::Prefix { clustering } = self.grouping {
-            self.open_group(key, partition, row, clustering)?;
+            self.open_group(key, partition, &row, clustering)?;
             return Ok(self.after_group_row());
         }
-        let result = self.result_row(row)?;
+        let result = self.result_row_of(row)?;
         self.emit(result, key.to_vec());
         Ok(if self.limits.remaining == Some(0) {
             Next::Stop
@@ -368,6 +372,29 @@ impl<'a> Shaper<'a> {
         })
     }
 
+    /// [`Self::result_row`] from a row no longer needed: when every output is a different
+    /// column their values are moved, not cloned (cloning a value decoded from the key into
+    /// a buffer of its own allocates, and every clone counts a reference).
+    fn result_row_of(&self, mut row: LiveRow) -> CqlResult<ResultRow> {
+        if !self.moves_values {
+            return self.result_row(&row);
+        }
+        let clustering = if self.sort_keys {
+            row.clustering.clone()
+        } else {
+            Vec::new()
+        };
+        let values = self
+            .outputs
+            .iter()
+            .map(|output| match output.source {
+                OutputSource::Column(i) => row.take_value(self.def, i),
+                _ => None,
+            })
+            .collect();
+        Ok(ResultRow { values, clustering })
+    }
+
     /// A row's values for the non-aggregate outputs (aggregates are filled in later).
     fn values(&self, row: &LiveRow) -> CqlResult<Vec<Option<Bytes>>> {
         // Sized once: collecting results through `?` would grow the list as it goes.
@@ -382,6 +409,21 @@ impl<'a> Shaper<'a> {
         }
         Ok(values)
     }
+}
+
+/// Whether every output is a column and no column comes twice (checked for up to 64
+/// outputs; a longer list is treated as repeating).
+fn distinct_columns(outputs: &[Output]) -> bool {
+    outputs.len() <= 64
+        && outputs
+            .iter()
+            .enumerate()
+            .all(|(k, output)| match output.source {
+                OutputSource::Column(i) => outputs[..k]
+                    .iter()
+                    .all(|earlier| !matches!(earlier.source, OutputSource::Column(j) if j == i)),
+                _ => false,
+            })
 }
 
 /// Feeds a row to a group's accumulators.

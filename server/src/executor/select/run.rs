@@ -319,7 +319,7 @@ impl<'r> Walk<'r> {
             None => None,
         };
         let built = self.shaper.len();
-        let next = self.shaper.accept(key, partition_len, &row)?;
+        let next = self.shaper.accept(key, partition_len, row)?;
         if let Some(score) = score.filter(|_| self.shaper.len() > built) {
             self.scores.push(score);
         }
@@ -359,7 +359,7 @@ impl<'r> Walk<'r> {
                 .iter()
                 .all(|f| passes(f, def, row.value(def, f.column)))
         }) {
-            Some((static_key, row)) => self.shaper.accept(&static_key, static_key.len(), &row),
+            Some((static_key, row)) => self.shaper.accept(&static_key, static_key.len(), row),
             None => Ok(Next::Continue),
         }
     }

@@ -366,6 +366,24 @@ fn decode_as(ty: &ColumnType, layout: Layout, r: &mut Reader<'_>) -> Result<Vec<
     }
 }
 
+/// Reads an escaped, terminated body, passing each of its bytes to `byte`; returns how many
+/// there were.
+fn unescape(r: &mut Reader<'_>, mut byte: impl FnMut(u8)) -> Result<usize, StorageError> {
+    let mut len = 0;
+    loop {
+        let b = match r.byte()? {
+            0 => match r.byte()? {
+                ESCAPE => 0,
+                TERMINATOR => return Ok(len),
+                _ => return Err(StorageError::corrupt("row key: bad escape")),
+            },
+            b => b,
+        };
+        byte(b);
+        len += 1;
+    }
+}
+
 fn decode_body(
     ty: &ColumnType,
     layout: Layout,
@@ -421,19 +439,11 @@ fn decode_body(
         Layout::Decimal => decimal::decode(r)?,
         Layout::Nested => nested::decode(ty, r)?,
         Layout::Bytes => {
-            // Room for a short value at once (at most the bytes left, the terminator
-            // included), so a key's blob or text does not grow its buffer byte by byte.
-            let mut v = Vec::with_capacity(r.remaining().min(64));
-            loop {
-                match r.byte()? {
-                    0 => match r.byte()? {
-                        ESCAPE => v.push(0),
-                        TERMINATOR => break,
-                        _ => return Err(StorageError::corrupt("row key: bad escape")),
-                    },
-                    b => v.push(b),
-                }
-            }
+            // Measured first, so the value's buffer is allocated once and exactly: it does
+            // not grow byte by byte, and a `Bytes` made of a buffer with spare room would
+            // allocate its shared header at once.
+            let mut v = Vec::with_capacity(unescape(&mut r.clone(), |_| ())?);
+            unescape(r, |b| v.push(b))?;
             v
         }
     })

@@ -4,6 +4,7 @@ use crate::error::StorageError;
 
 /// A cursor over encoded key bytes. Every byte read is XORed with `mask` (`0xFF` inside a
 /// DESC component), so the body decoders never see the inversion.
+#[derive(Clone)]
 pub(super) struct Reader<'a> {
     input: &'a [u8],
     pos: usize,
