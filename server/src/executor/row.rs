@@ -107,6 +107,13 @@ pub(crate) struct LiveRow {
     pub cells: LiveCells,
 }
 
+/// Where a column's value is in a [`LiveRow`]: a key component, or a live cell by position.
+enum Slot {
+    Partition(usize),
+    Clustering(usize),
+    Cell(usize),
+}
+
 impl LiveRow {
     /// Applies liveness to `stored`; `None` when nothing of the row is live, and for the
     /// partition's static row (see [`static_cells`]).
@@ -161,40 +168,37 @@ impl LiveRow {
         }
     }
 
+    /// Where the value of column `index` of `def` is in this row, if it has one.
+    fn locate(&self, def: &TableDef, index: usize) -> Option<Slot> {
+        let col = def.columns.get(index)?;
+        Some(match col.kind {
+            ColumnKind::PartitionKey => Slot::Partition(usize::try_from(col.position).ok()?),
+            ColumnKind::Clustering => Slot::Clustering(usize::try_from(col.position).ok()?),
+            ColumnKind::Regular | ColumnKind::Static => Slot::Cell(
+                self.cells
+                    .values
+                    .binary_search_by_key(&col.id.0, |(id, _)| *id)
+                    .ok()?,
+            ),
+        })
+    }
+
     /// The value of column `index` of `def` in this row.
     pub(crate) fn value<'a>(&'a self, def: &TableDef, index: usize) -> Option<&'a Bytes> {
-        let col = def.columns.get(index)?;
-        match col.kind {
-            ColumnKind::PartitionKey => self.partition.get(usize::try_from(col.position).ok()?),
-            ColumnKind::Clustering => self.clustering.get(usize::try_from(col.position).ok()?),
-            ColumnKind::Regular | ColumnKind::Static => self
-                .cells
-                .values
-                .binary_search_by_key(&col.id.0, |(id, _)| *id)
-                .ok()
-                .map(|i| &self.cells.values[i].1),
+        match self.locate(def, index)? {
+            Slot::Partition(i) => self.partition.get(i),
+            Slot::Clustering(i) => self.clustering.get(i),
+            Slot::Cell(i) => Some(&self.cells.values[i].1),
         }
     }
 
     /// Takes the value of column `index` out of the row (see [`Self::value`]); the row then
     /// holds an empty value in its place.
     pub(crate) fn take_value(&mut self, def: &TableDef, index: usize) -> Option<Bytes> {
-        let col = def.columns.get(index)?;
-        let slot = match col.kind {
-            ColumnKind::PartitionKey => self
-                .partition
-                .get_mut(usize::try_from(col.position).ok()?)?,
-            ColumnKind::Clustering => self
-                .clustering
-                .get_mut(usize::try_from(col.position).ok()?)?,
-            ColumnKind::Regular | ColumnKind::Static => {
-                let found = self
-                    .cells
-                    .values
-                    .binary_search_by_key(&col.id.0, |(id, _)| *id)
-                    .ok()?;
-                &mut self.cells.values[found].1
-            }
+        let slot = match self.locate(def, index)? {
+            Slot::Partition(i) => self.partition.get_mut(i)?,
+            Slot::Clustering(i) => self.clustering.get_mut(i)?,
+            Slot::Cell(i) => &mut self.cells.values[i].1,
         };
         Some(std::mem::take(slot))
     }

@@ -11,7 +11,7 @@ use crate::executor::paging::PagingState;
 use crate::executor::row::LiveRow;
 use crate::functions::CallContext;
 use crate::planner::grouping::Grouping;
-use crate::planner::select::{Output, OutputSource};
+use crate::planner::select::{Output, OutputSource, SelectPlan};
 use crate::planner::selector::Scalar;
 
 /// What the scan does after handing a row over.
@@ -77,16 +77,13 @@ pub(crate) struct Shaper<'a> {
 }
 
 impl<'a> Shaper<'a> {
-    /// A shaper; `resume` is the paging state's partition prefix and its emitted count,
-    /// `sort_keys` whether result rows are sorted after the read, `call` the clock that
-    /// functions in the selectors read.
-    #[allow(clippy::too_many_arguments)]
+    /// A shaper of `plan`'s result rows; `resume` is the paging state's partition prefix and
+    /// its emitted count, `sort_keys` whether result rows are sorted after the read, `call`
+    /// the clock that functions in the selectors read.
     pub(crate) fn new(
         def: &'a TableDef,
-        outputs: &'a [Output],
+        plan: &'a SelectPlan,
         call: CallContext,
-        grouping: Grouping,
-        distinct: bool,
         limits: Limits,
         resume: Option<(Vec<u8>, usize)>,
         sort_keys: bool,
@@ -94,11 +91,11 @@ impl<'a> Shaper<'a> {
         let (partition, partition_emitted) = resume.unwrap_or_default();
         Shaper {
             def,
-            outputs,
-            moves_values: distinct_columns(outputs),
+            outputs: &plan.outputs,
+            moves_values: plan.distinct_columns,
             call,
-            grouping,
-            distinct,
+            grouping: plan.grouping,
+            distinct: plan.distinct,
             limits,
             sort_keys,
             rows: Vec::new(),
@@ -409,21 +406,6 @@ impl<'a> Shaper<'a> {
         }
         Ok(values)
     }
-}
-
-/// Whether every output is a column and no column comes twice (checked for up to 64
-/// outputs; a longer list is treated as repeating).
-fn distinct_columns(outputs: &[Output]) -> bool {
-    outputs.len() <= 64
-        && outputs
-            .iter()
-            .enumerate()
-            .all(|(k, output)| match output.source {
-                OutputSource::Column(i) => outputs[..k]
-                    .iter()
-                    .all(|earlier| !matches!(earlier.source, OutputSource::Column(j) if j == i)),
-                _ => false,
-            })
 }
 
 /// Feeds a row to a group's accumulators.

@@ -27,6 +27,9 @@ use crate::schema::{Schema, TableKind, TableRef};
 pub struct SelectPlan {
     pub table: TableRef,
     pub outputs: Vec<Output>,
+    /// Whether every output is a different table column
+    /// ([`crate::planner::selection::distinct_columns`]).
+    pub distinct_columns: bool,
     /// The result's column specs, one per output: PREPARE's result metadata, and the metadata
     /// of every Rows answer (shared, not rebuilt per execution).
     pub columns: Arc<[ColumnSpec]>,
@@ -101,6 +104,7 @@ pub fn plan_select(
     let columns = result_columns(&table.def, &selection.outputs);
     Ok(SelectPlan {
         table,
+        distinct_columns: crate::planner::selection::distinct_columns(&selection.outputs),
         outputs: selection.outputs,
         columns,
         to_json: selection.to_json,

@@ -49,6 +49,20 @@ pub fn output_columns(outputs: &[Output]) -> Vec<usize> {
     out
 }
 
+/// Whether every output is a table column and no column comes twice: a row's values can then
+/// be moved into its result row instead of cloned.
+pub fn distinct_columns(outputs: &[Output]) -> bool {
+    let mut columns = Vec::with_capacity(outputs.len());
+    for output in outputs {
+        let OutputSource::Column(i) = output.source else {
+            return false;
+        };
+        columns.push(i);
+    }
+    columns.sort_unstable();
+    columns.windows(2).all(|pair| pair[0] != pair[1])
+}
+
 /// Whether any of `outputs` reads cells' write timestamps or TTLs (`writetime()`, `ttl()`).
 pub fn reads_write_times(outputs: &[Output]) -> bool {
     outputs.iter().any(|output| match &output.source {
@@ -206,4 +220,33 @@ fn scalar_output(table: &TableRef, expr: &SelectExpr) -> CqlResult<Output> {
         ty: planned.ty,
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(source: OutputSource) -> Output {
+        Output {
+            name: "x".into(),
+            ty: ColumnType::Int,
+            source,
+        }
+    }
+
+    #[test]
+    fn distinct_columns_are_columns_each_named_once() {
+        let columns = |indices: &[usize]| -> Vec<Output> {
+            indices
+                .iter()
+                .map(|&i| output(OutputSource::Column(i)))
+                .collect()
+        };
+        assert!(distinct_columns(&columns(&[2, 0, 1])));
+        assert!(distinct_columns(&[]));
+        assert!(!distinct_columns(&columns(&[1, 0, 1])));
+        let mut with_token = columns(&[0]);
+        with_token.push(output(OutputSource::Token));
+        assert!(!distinct_columns(&with_token));
+    }
 }

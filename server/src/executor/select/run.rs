@@ -221,16 +221,7 @@ impl<'r> Walk<'r> {
             per_partition: bound.per_partition_limit,
             page_size: bound.page_size,
         };
-        let shaper = Shaper::new(
-            def,
-            &plan.outputs,
-            bound.call,
-            plan.grouping,
-            plan.distinct,
-            limits,
-            resume,
-            post_order,
-        );
+        let shaper = Shaper::new(def, plan, bound.call, limits, resume, post_order);
         Ok(Walk {
             def,
             bound,
