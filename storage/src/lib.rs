@@ -43,6 +43,7 @@ mod range;
 mod read;
 mod read_view;
 mod request;
+mod row_arena;
 mod slot;
 mod space;
 mod stats;

@@ -18,6 +18,7 @@ use crate::key_filter::KeyFilters;
 use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
 use crate::read_view::{TableKind, View};
+use crate::row_arena::RowArena;
 use crate::tables::{INDEX_TARGETS, VIEW_TARGETS};
 
 /// Whether `batch` only writes rows (no catalog change, counter or range tombstone).
@@ -134,9 +135,9 @@ const SHORT_BATCH: usize = 16;
 
 /// Applies each batch to the active layer as group `seq`; the layers and `view` give the rows
 /// as they were before the group, and `filters` which keys cannot be there (their lookups are
-/// skipped; the group's keys are added to them). Returns each batch's outcome: one naming a table that is
-/// not live, or meeting an undecodable stored row, changes nothing and gets its own error.
-/// The rows are merged first (under read locks) and inserted together at the end, so a group
+/// skipped; the group's keys are added to them); rows are encoded in `arena`. Returns each
+/// batch's outcome: one naming a table that is not live, or meeting an undecodable stored
+/// row, changes nothing and gets its own error. The rows are merged first (under read locks) and inserted together at the end, so a group
 /// that fails inserts nothing.
 ///
 /// # Errors
@@ -148,6 +149,7 @@ pub(crate) fn apply_group(
     batches: &[&WriteBatch],
     seq: u64,
     filters: &mut KeyFilters,
+    arena: &mut RowArena,
 ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
     let mut results = Vec::with_capacity(batches.len());
     let mut pending = Pending::default();
@@ -178,7 +180,7 @@ pub(crate) fn apply_group(
             };
             for (table, key, row) in merged {
                 let row = row.row();
-                let value = (!row.is_empty()).then(|| bytes::Bytes::from(row::encode(row)));
+                let value = (!row.is_empty()).then(|| arena.encode(row));
                 pending.insert(table, MemKey::from(key), value);
             }
             results.push(Ok(()));

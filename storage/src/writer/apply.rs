@@ -85,6 +85,7 @@ impl Writer {
             batches,
             seq,
             &mut self.key_filters,
+            &mut self.row_arena,
         )?;
         self.memtables.make_visible(seq);
         self.dirty = true;

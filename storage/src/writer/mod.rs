@@ -56,6 +56,7 @@ use crate::mem_apply::IndexedTables;
 use crate::memtable::Memtables;
 use crate::options::{StoreOptions, SyncMode};
 use crate::read_view::ViewCache;
+use crate::row_arena::RowArena;
 use crate::slot::{current, DbSlot};
 use crate::stats::WriterStats;
 use crate::tables::{data_table, data_table_name};
@@ -121,6 +122,8 @@ pub(crate) struct Writer {
     indexed: IndexedTables,
     /// Which keys each table cannot hold (see `crate::key_filter`).
     key_filters: KeyFilters,
+    /// Where the rows it puts in the memtable are encoded.
+    row_arena: RowArena,
     /// Counters of the groups handled, for metrics.
     stats: Arc<WriterStats>,
     /// The index change feed, given each commit's entry changes once it is visible.
@@ -181,6 +184,7 @@ impl Writer {
             flush_pause_until: None,
             indexed: IndexedTables::default(),
             key_filters,
+            row_arena: RowArena::default(),
             stats,
             feed,
         })

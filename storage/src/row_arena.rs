@@ -1,0 +1,106 @@
+//! Where the writer puts the rows it encodes for the memtable: small rows side by side in
+//! shared chunks, each row a [`Bytes`] slice of its chunk.
+//!
+//! One allocation per row cost more than the row: `encode` reserves an upper bound (a
+//! `standard1` row of 269 bytes got a 448-byte block), and the first clone of a `Bytes` made
+//! from a `Vec` allocates its reference count apart from the data (32 bytes more, on another
+//! cache line). In a chunk, a row takes its own bytes; the chunk's one count is shared by its
+//! few hundred rows, so a point read's clone finds it in cache instead of missing on it; and a
+//! write allocates nothing for its row.
+//!
+//! A chunk lives until its last row is dropped. Rows stay until their memtable layer goes
+//! (every version of a layer is kept until it is flushed), so a chunk holds rows of one layer
+//! or, at a layer's end, of two: the memory pinned beyond the rows is at most one chunk.
+
+use bytes::{Bytes, BytesMut};
+
+use crate::encoding::row::{self, StoredRow};
+
+/// Bytes of a chunk: a jemalloc size class of its own (a multiple of the page).
+const CHUNK: usize = 32 * 1024;
+
+/// Rows longer than this get an allocation of their own, of their exact size: a chunk is
+/// never mostly one row, and a large row does not pin a chunk of small ones.
+const LARGE_ROW: usize = CHUNK / 8;
+
+/// The writer's current chunk and the buffer rows are encoded in first.
+#[derive(Default)]
+pub(crate) struct RowArena {
+    /// Room for the next rows; the rows already written in it were split off.
+    chunk: BytesMut,
+    /// Each row is encoded here, then copied to its place (its exact length is known then).
+    scratch: Vec<u8>,
+}
+
+impl RowArena {
+    /// `row`'s encoding (`row::encode`), in the current chunk when it is small.
+    pub(crate) fn encode(&mut self, row: &StoredRow) -> Bytes {
+        self.scratch.clear();
+        row::encode_into(row, &mut self.scratch);
+        let len = self.scratch.len();
+        if len > LARGE_ROW {
+            return Bytes::copy_from_slice(&self.scratch);
+        }
+        if self.chunk.capacity() - self.chunk.len() < len {
+            // The old chunk's rest is left unused: less than a large row.
+            self.chunk = BytesMut::with_capacity(CHUNK);
+        }
+        self.chunk.extend_from_slice(&self.scratch);
+        self.chunk.split().freeze()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ColumnId;
+    use crate::encoding::row::{Cell, CellValue};
+
+    fn row_with(value_len: usize) -> StoredRow {
+        let mut row = StoredRow::default();
+        row.cells.push((
+            ColumnId(3),
+            Cell {
+                timestamp: 7,
+                path: None,
+                expiry: None,
+                value: CellValue::Live(Bytes::from(vec![0xab; value_len])),
+            },
+        ));
+        row
+    }
+
+    #[test]
+    fn rows_decode_as_encoded_and_small_ones_share_a_chunk() {
+        let mut arena = RowArena::default();
+        let rows: Vec<StoredRow> = (0..200).map(|i| row_with(i * 3)).collect();
+        let encoded: Vec<Bytes> = rows.iter().map(|r| arena.encode(r)).collect();
+        for (row, bytes) in rows.iter().zip(&encoded) {
+            assert_eq!(bytes.as_ref(), row::encode(row).as_slice());
+            assert_eq!(&row::decode(bytes).expect("decodes"), row);
+        }
+        // Consecutive rows of one chunk lie end to end.
+        let adjacent = encoded
+            .windows(2)
+            .filter(|w| w[0].as_ptr() as usize + w[0].len() == w[1].as_ptr() as usize)
+            .count();
+        let chunks = encoded.iter().map(Bytes::len).sum::<usize>() / CHUNK + 1;
+        assert!(
+            adjacent >= encoded.len() - 1 - chunks,
+            "{adjacent} adjacent"
+        );
+    }
+
+    #[test]
+    fn a_large_row_gets_its_own_exact_buffer() {
+        let mut arena = RowArena::default();
+        let small = arena.encode(&row_with(10));
+        let large = arena.encode(&row_with(LARGE_ROW));
+        let next = arena.encode(&row_with(10));
+        assert_eq!(large.as_ref(), row::encode(&row_with(LARGE_ROW)).as_slice());
+        assert_eq!(
+            small.as_ptr() as usize + small.len(),
+            next.as_ptr() as usize
+        );
+    }
+}
