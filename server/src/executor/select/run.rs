@@ -363,7 +363,14 @@ impl<'r> Walk<'r> {
         decoded: &storage::encoding::key::DecodedKey,
         static_row: Option<&StoredRow>,
     ) -> CqlResult<()> {
-        self.partition = (prefix.to_vec(), self.source.range_tombstones(prefix)?);
+        // Only a DELETE of a clustering range writes range tombstones: a table without
+        // clustering columns has none, and its reads skip the lookup.
+        let tombstones = if self.def.clustering_key.is_empty() {
+            Vec::new()
+        } else {
+            self.source.range_tombstones(prefix)?
+        };
+        self.partition = (prefix.to_vec(), tombstones);
         self.stats.enter_partition(prefix);
         if !self.partition.1.is_empty() {
             let n = self.partition.1.len() as u64;
