@@ -1,7 +1,8 @@
 //! `Session`: the state of one connection that requests read and change: the protocol
 //! version, whether STARTUP happened, the current keyspace, the negotiated compression and
 //! registered event types.
-//! Guarded by a `std` mutex that is never held across an `.await`.
+//! Guarded by a `std` mutex that is never held across an `.await`, but for what every request
+//! reads (the protocol version, the handshake's outcome), which are atomics.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -26,17 +27,27 @@ pub struct Session {
     requests: AtomicU64,
     /// Whether the connection runs over TLS.
     encrypted: AtomicBool,
+    /// The handshake's outcome, read by every request: [`STARTED`], [`AUTHENTICATING`] and
+    /// the negotiated compression ([`LZ4`] or [`SNAPPY`]). Atomic, so a request reads it
+    /// without taking the state's lock.
+    handshake: AtomicU8,
 }
+
+/// [`Session::handshake`]: STARTUP has completed.
+const STARTED: u8 = 0x01;
+/// [`Session::handshake`]: STARTUP was answered with AUTHENTICATE and AUTH_RESPONSE has not
+/// succeeded yet.
+const AUTHENTICATING: u8 = 0x02;
+/// [`Session::handshake`]: lz4 body compression.
+const LZ4: u8 = 0x04;
+/// [`Session::handshake`]: snappy body compression.
+const SNAPPY: u8 = 0x08;
 
 #[derive(Debug, Default)]
 struct SessionState {
-    started: bool,
     keyspace: Option<String>,
-    compression: Option<Compression>,
     registered: Vec<String>,
     throw_on_overload: bool,
-    /// STARTUP was answered with AUTHENTICATE and AUTH_RESPONSE has not succeeded yet.
-    authenticating: bool,
     /// The role logged in with PasswordAuthenticator; `None` for an anonymous client.
     user: Option<String>,
     /// The options STARTUP carried (driver name and version, ...).
@@ -55,6 +66,7 @@ impl Session {
             closed,
             requests: AtomicU64::new(0),
             encrypted: AtomicBool::new(false),
+            handshake: AtomicU8::new(0),
         }
     }
 
@@ -100,14 +112,18 @@ impl Session {
 
     /// Whether STARTUP has completed.
     pub fn is_started(&self) -> bool {
-        self.state().started
+        self.handshake.load(Ordering::Acquire) & STARTED != 0
     }
 
     /// Marks STARTUP done with the negotiated compression.
     pub fn start(&self, compression: Option<Compression>) {
-        let mut state = self.state();
-        state.started = true;
-        state.compression = compression;
+        let compression = match compression {
+            Some(Compression::Lz4) => LZ4,
+            Some(Compression::Snappy) => SNAPPY,
+            None => 0,
+        };
+        self.handshake
+            .fetch_or(STARTED | compression, Ordering::Release);
     }
 
     /// Records STARTUP's `THROW_ON_OVERLOAD`: past the in-flight limits this client wants an
@@ -124,19 +140,18 @@ impl Session {
     /// Marks STARTUP answered with AUTHENTICATE: only AUTH_RESPONSE may follow until it
     /// succeeds.
     pub fn await_authentication(&self) {
-        self.state().authenticating = true;
+        self.handshake.fetch_or(AUTHENTICATING, Ordering::Release);
     }
 
     /// Whether the connection waits for a successful AUTH_RESPONSE.
     pub fn is_authenticating(&self) -> bool {
-        self.state().authenticating
+        self.handshake.load(Ordering::Acquire) & AUTHENTICATING != 0
     }
 
     /// The SASL exchange succeeded: the connection acts as `role` from now on.
     pub fn log_in(&self, role: String) {
-        let mut state = self.state();
-        state.authenticating = false;
-        state.user = Some(role);
+        self.state().user = Some(role);
+        self.handshake.fetch_and(!AUTHENTICATING, Ordering::Release);
     }
 
     /// Counts a request received.
@@ -176,7 +191,14 @@ impl Session {
 
     /// The negotiated body compression, if any.
     pub fn compression(&self) -> Option<Compression> {
-        self.state().compression
+        let handshake = self.handshake.load(Ordering::Acquire);
+        if handshake & LZ4 != 0 {
+            Some(Compression::Lz4)
+        } else if handshake & SNAPPY != 0 {
+            Some(Compression::Snappy)
+        } else {
+            None
+        }
     }
 
     /// The keyspace set by `USE`.
@@ -214,5 +236,35 @@ impl Session {
     /// A receiver that changes when the connection ends.
     pub fn closed_signal(&self) -> watch::Receiver<bool> {
         self.closed.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        let addr: SocketAddr = "127.0.0.1:9042".parse().expect("an address");
+        Session::new(addr, addr)
+    }
+
+    #[test]
+    fn the_handshake_flags_follow_startup_and_authentication() {
+        for compression in [None, Some(Compression::Lz4), Some(Compression::Snappy)] {
+            let session = session();
+            assert!(!session.is_started() && !session.is_authenticating());
+            assert_eq!(session.compression(), None);
+            session.start(compression);
+            session.await_authentication();
+            assert!(session.is_started() && session.is_authenticating());
+            session.log_in("cassandra".to_string());
+            assert!(session.is_started() && !session.is_authenticating());
+            assert_eq!(session.user().as_deref(), Some("cassandra"));
+            assert_eq!(session.compression(), compression);
+            assert_eq!(
+                session.segments_compressed(),
+                compression == Some(Compression::Lz4)
+            );
+        }
     }
 }
