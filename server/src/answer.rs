@@ -1,11 +1,14 @@
 //! From a request envelope to its answer frame: decode, handle, encode, in the request's
 //! span, with a panic answered as SERVER_ERROR. Connections drive these futures on their own
-//! task; a request of [`HEAVY_REQUEST`] bytes or more is answered on the blocking pool.
+//! task; a request of [`HEAVY_REQUEST`] bytes or more is answered on the blocking pool, and
+//! the most common one, a prepared read of one row, is answered without a future
+//! ([`answer_now`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
+use cql::frame::request::Request;
 use cql::frame::response::Response;
 use cql::frame::{self, FrameHeader, Opcode};
 use futures::FutureExt;
@@ -25,6 +28,7 @@ pub(crate) fn serve_request<'a>(
     node: &'a Arc<Node>,
     session: &'a Arc<Session>,
     envelope: Envelope,
+    decoded: Option<Request>,
 ) -> impl std::future::Future<Output = Answer> + Send + 'a {
     let span = tracing::debug_span!(
         "request",
@@ -35,8 +39,12 @@ pub(crate) fn serve_request<'a>(
     session.count_request();
     // Boxed: the handler's state is a few kilobytes, which would otherwise be copied at each
     // of the wrappers below and again into the connection's set of requests.
-    let answering =
-        Box::pin(async move { answer(node, session, &envelope.header, envelope.body).await });
+    let answering = Box::pin(async move {
+        match decoded {
+            Some(request) => answer_decoded(node, session, &envelope.header, Ok(request)).await,
+            None => answer(node, session, &envelope.header, envelope.body).await,
+        }
+    });
     // A panic is a bug; it fails its own request, not every request of the connection.
     AssertUnwindSafe(answering)
         .catch_unwind()
@@ -109,6 +117,64 @@ pub async fn answer(
     }
 }
 
+/// How far [`answer_now`] took a request.
+pub(crate) enum Now {
+    /// Answered.
+    Answered(Answer),
+    /// Not tried: not an EXECUTE, or traced, large, or before the handshake's end.
+    NotTried,
+    /// Decoded, not answered: [`serve_request`] goes on from here.
+    Decoded(Request),
+}
+
+/// The answer to an EXECUTE of a prepared read of one row by its whole primary key (the most
+/// common request), made on the caller's thread: no request future, no task-local scopes,
+/// none of the levels above the read. Any other request (and any traced or large one) is
+/// left, having done nothing a client sees, to [`serve_request`].
+pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) -> Now {
+    let header = &envelope.header;
+    if header.opcode != Opcode::Execute.as_u8()
+        || header.flags & frame::flags::TRACING != 0
+        || envelope.body.len() >= HEAVY_REQUEST
+        || !session.is_started()
+        || session.is_authenticating()
+    {
+        return Now::NotTried;
+    }
+    let span = tracing::debug_span!("request", stream = header.stream, opcode = header.opcode);
+    let _in_request = span.enter();
+    let started = std::time::Instant::now();
+    let execute = match decode(node, session, header, &envelope.body) {
+        Ok(Request::Execute(execute)) => execute,
+        Ok(other) => return Now::Decoded(other),
+        // Answered, with its error, by the usual path.
+        Err(_) => return Now::NotTried,
+    };
+    let mut kind = StatementKind::None;
+    let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let (outcome, warnings) = crate::warnings::collect_now(|| {
+            handler::execute::handle_now(node, session, &execute, &mut kind)
+        });
+        outcome.map(|outcome| {
+            outcome.map(|mut reply| {
+                reply.warnings.extend(warnings);
+                reply
+            })
+        })
+    }));
+    let outcome = match answered {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => return Now::Decoded(Request::Execute(execute)),
+        Err(_) => {
+            error!("request handler panicked");
+            session.count_request();
+            return Now::Answered(server_error(session, header.stream));
+        }
+    };
+    session.count_request();
+    Now::Answered(finish(node, session, header, started, kind, outcome, None))
+}
+
 /// SERVER_ERROR for a request whose handler panicked (a bug: it fails its own request, not
 /// every request of the connection) or was stopped.
 fn server_error(session: &Session, stream: i16) -> Answer {
@@ -128,22 +194,18 @@ async fn answer_here(
     header: &FrameHeader,
     body: Bytes,
 ) -> Answer {
+    answer_decoded(node, session, header, decode(node, session, header, &body)).await
+}
+
+/// [`answer_here`] for a request already decoded (or that failed to).
+async fn answer_decoded(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    request: crate::error::CqlResult<Request>,
+) -> Answer {
     let started = std::time::Instant::now();
     let mut kind = StatementKind::None;
-    let request = match Opcode::try_from(header.opcode) {
-        // Decompression and custom payloads are handled by `decode_request`.
-        Ok(_) => frame::decode_request(
-            header,
-            &body,
-            session.envelope_compression(),
-            node.config.max_frame_size,
-        )
-        .map_err(decode_error),
-        Err(_) => Err(ProtocolError::UnknownOpcode {
-            opcode: header.opcode,
-        }
-        .into()),
-    };
     let mut tracing_id = None;
     let outcome = match request {
         Ok(request)
@@ -157,6 +219,42 @@ async fn answer_here(
         Ok(request) => handler::handle(node, session, request, &mut kind).await,
         Err(err) => Err(err),
     };
+    finish(node, session, header, started, kind, outcome, tracing_id)
+}
+
+/// A request's body, decoded (decompression and custom payloads are handled by
+/// `decode_request`).
+fn decode(
+    node: &Node,
+    session: &Session,
+    header: &FrameHeader,
+    body: &Bytes,
+) -> crate::error::CqlResult<Request> {
+    match Opcode::try_from(header.opcode) {
+        Ok(_) => frame::decode_request(
+            header,
+            body,
+            session.envelope_compression(),
+            node.config.max_frame_size,
+        )
+        .map_err(decode_error),
+        Err(_) => Err(ProtocolError::UnknownOpcode {
+            opcode: header.opcode,
+        }
+        .into()),
+    }
+}
+
+/// A request's answer: its outcome as a response frame, counted in the metrics.
+fn finish(
+    node: &Node,
+    session: &Session,
+    header: &FrameHeader,
+    started: std::time::Instant,
+    kind: StatementKind,
+    outcome: crate::error::CqlResult<handler::Reply>,
+    tracing_id: Option<uuid::Uuid>,
+) -> Answer {
     let (response, warnings, start_events) = match outcome {
         Ok(reply) => (reply.response, reply.warnings, reply.start_events),
         Err(err) => {
@@ -276,7 +374,7 @@ mod tests {
             header,
             body: Bytes::new(),
         };
-        let future = serve_request(&node, &session, envelope);
+        let future = serve_request(&node, &session, envelope, None);
         let size = std::mem::size_of_val(&future);
         assert!(size <= 4096, "the request future takes {size} bytes");
         drop(future);

@@ -25,6 +25,16 @@ pub(crate) fn collect<F: Future>(request: F) -> impl Future<Output = (F::Output,
     WARNINGS.scope(RefCell::new(Vec::new()), request)
 }
 
+/// [`collect`] for a request answered synchronously: runs `request`, returning its output
+/// and the warnings it added.
+pub(crate) fn collect_now<T>(request: impl FnOnce() -> T) -> (T, Vec<String>) {
+    WARNINGS.sync_scope(RefCell::new(Vec::new()), || {
+        let output = request();
+        let warnings = WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        (output, warnings)
+    })
+}
+
 /// Adds a warning to the current request's response; outside [`collect`] it is only logged.
 pub(crate) fn warn(message: String) {
     tracing::warn!(%message, "client warning");
@@ -34,6 +44,17 @@ pub(crate) fn warn(message: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn warnings_of_a_synchronous_request_are_its_own() {
+        let (value, warnings) = collect_now(|| {
+            warn("now".into());
+            7
+        });
+        assert_eq!((value, warnings), (7, vec!["now".to_string()]));
+        let ((), none) = collect_now(|| ());
+        assert!(none.is_empty());
+    }
 
     #[tokio::test]
     async fn warnings_belong_to_their_request() {

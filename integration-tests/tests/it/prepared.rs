@@ -1,6 +1,6 @@
 //! Prepared statements: ids, metadata, pk indexes, UNPREPARED.
 
-use cql::frame::request::{Execute, Prepare, Request};
+use cql::frame::request::{Execute, Prepare, Request, Value};
 use cql::frame::response::{Response, ResultBody};
 use integration_tests::{default_params, RawConnection, TestServer};
 
@@ -176,4 +176,93 @@ async fn prepared_statements_follow_schema_changes() {
     let (code, message) = integration_tests::db_error(&err).unwrap();
     assert_eq!(code, scylla::errors::DbError::Invalid);
     assert_eq!(message, "Undefined column name v in table ks.t");
+}
+
+/// A prepared read of one row by its whole primary key is answered on the connection's
+/// thread without a request future: it must answer, fail and count as any other request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prepared_one_row_read_answers_and_fails_as_any_request() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    for cql in [
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+        "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
+        "INSERT INTO ks.t (k, c, v) VALUES (1, 2, 'found')",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let prepare = Prepare {
+        query: "SELECT v FROM ks.t WHERE k = ? AND c = ?".into(),
+        keyspace: None,
+    };
+    raw.send(1, &Request::Prepare(prepare)).await;
+    let (_, _, response) = raw.recv().await.unwrap();
+    let Response::Result(ResultBody::Prepared(prepared)) = response else {
+        panic!("{response:?}")
+    };
+    let int = |n: i32| Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()));
+    let execute = |values: Vec<Value>| {
+        let mut params = default_params();
+        params.values = values;
+        Request::Execute(Execute {
+            id: prepared.id.clone(),
+            params,
+            result_metadata_id: None,
+        })
+    };
+    // Pipelined, as drivers send them: each answer on its own stream.
+    let requests = [
+        execute(vec![int(1), int(2)]),
+        execute(vec![int(1), int(3)]),
+        execute(vec![
+            int(1),
+            Value::Bytes(bytes::Bytes::from_static(&[0, 0, 0, 0, 0, 0, 0, 2])),
+        ]),
+        execute(vec![int(1)]),
+    ];
+    for (stream, request) in (10..).zip(&requests) {
+        raw.send(stream, request).await;
+    }
+    let mut answers = std::collections::HashMap::new();
+    for _ in &requests {
+        let (_, stream, response) = raw.recv().await.unwrap();
+        answers.insert(stream, response);
+    }
+    let rows = |stream: i16| match &answers[&stream] {
+        Response::Result(ResultBody::Rows(rows)) => rows.rows.clone(),
+        other => panic!("{other:?}"),
+    };
+    let error = |stream: i16| match &answers[&stream] {
+        Response::Error(err) => (err.code, err.message.clone()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        rows(10),
+        vec![vec![Some(bytes::Bytes::from_static(b"found"))]]
+    );
+    assert!(rows(11).is_empty());
+    let (code, message) = error(12);
+    assert_eq!(code, 0x2200);
+    assert!(
+        message.contains("Expected 4 or 0 byte int (8)"),
+        "{message}"
+    );
+    assert_eq!(
+        error(13),
+        (
+            0x2200,
+            "There were 2 markers(?) in CQL but 1 bound variables".to_string()
+        )
+    );
+    // The same read on a connection that has not finished STARTUP is refused, as any
+    // request is.
+    let mut early = RawConnection::connect(server.addr).await;
+    early.send(1, &requests[0]).await;
+    let (_, _, response) = early.recv().await.unwrap();
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x000A);
 }

@@ -21,6 +21,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::BytesMut;
+use cql::frame::request::Request;
 use cql::frame::response::{Event, Response};
 use cql::frame::{self, HEADER_LEN};
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -32,7 +33,7 @@ use tokio::sync::mpsc;
 use tracing::{debug, warn, Instrument};
 
 pub use crate::answer::{answer, Answer};
-use crate::answer::{encode, serve_request};
+use crate::answer::{answer_now, encode, serve_request, Now};
 use crate::envelope::{Envelope, Parsed};
 use crate::error::CqlError;
 use crate::framing::Framing;
@@ -199,8 +200,8 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     let mut serving = Serving::new(node, session);
     let mut in_flight = FuturesUnordered::new();
     let mut reading = true;
-    let start = |envelope: Envelope, allocation: Allocation| {
-        serve_request(node, session, envelope).map(move |answer| (answer, allocation))
+    let start = |envelope: Envelope, decoded: Option<Request>, allocation: Allocation| {
+        serve_request(node, session, envelope, decoded).map(move |answer| (answer, allocation))
     };
     loop {
         let passes = serving.run_passes(io, &mut in_flight, &mut reading, &start);
@@ -286,7 +287,7 @@ impl<'a> Serving<'a> {
         io: &mut Io<R, W>,
         in_flight: &mut FuturesUnordered<F>,
         reading: &mut bool,
-        start: &impl Fn(Envelope, Allocation) -> F,
+        start: &impl Fn(Envelope, Option<Request>, Allocation) -> F,
     ) -> Passes
     where
         R: AsyncRead + Unpin,
@@ -324,7 +325,7 @@ impl<'a> Serving<'a> {
         io: &mut Io<R, W>,
         in_flight: &mut FuturesUnordered<F>,
         reading: &mut bool,
-        start: &impl Fn(Envelope, Allocation) -> F,
+        start: &impl Fn(Envelope, Option<Request>, Allocation) -> F,
         passes: &mut Passes,
     ) -> bool
     where
@@ -349,7 +350,16 @@ impl<'a> Serving<'a> {
             let Some(allocation) = allocate(&self.budget, self.session, io, &envelope) else {
                 continue;
             };
-            let mut request = start(envelope, allocation);
+            // A prepared read of one row is answered here, without a request future.
+            let decoded = match answer_now(self.node, self.session, &envelope) {
+                Now::Answered(answer) => {
+                    self.queue_answer(io, (answer, allocation));
+                    continue;
+                }
+                Now::NotTried => None,
+                Now::Decoded(request) => Some(request),
+            };
+            let mut request = start(envelope, decoded, allocation);
             // Most requests (reads of rows in memory, every failure) are answered on their
             // first poll: they need no place in the set, nor its waker and queue.
             match Pin::new(&mut request).poll(&mut Context::from_waker(noop_waker_ref())) {

@@ -62,7 +62,7 @@ use crate::planner::modify::ModifyPlan;
 use crate::planner::plan::{plan_statement, StatementPlan};
 use crate::planner::select::SelectPlan;
 use crate::prepared::PreparedStatement;
-use crate::schema::Schema;
+use crate::schema::{Schema, TableKind};
 use crate::session::Session;
 use crate::values::EvalContext;
 use std::time::Instant;
@@ -142,6 +142,48 @@ fn not_planned() -> CqlError {
     InternalError::PlannedAsAnotherKind.into()
 }
 
+/// Executes a SELECT that names one row by its whole primary key, of a user table, on the
+/// caller's thread, as [`execute`] would; `None` (having done nothing a client sees) for any
+/// other statement, which then goes through [`execute`].
+pub(crate) fn read_one_row_now(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    planning: Planning<'_>,
+    options: &ExecOptions<'_>,
+    values: &[Value],
+) -> CqlResult<Option<ResultBody>> {
+    let Statement::Select(statement) = planning.statement() else {
+        return Ok(None);
+    };
+    let ctx = EvalContext {
+        binds: values,
+        now_micros: node.clock.now_micros(),
+    };
+    crate::authz::authorize(node, session, planning.statement(), planning.keyspace())?;
+    crate::consistency::check_read(options.consistency)?;
+    let (schema, plan) = planning.select(node)?;
+    if plan.table.kind != TableKind::User || !point::names_one_row(&plan, &plan.table.def) {
+        return Ok(None);
+    }
+    let timed = timed_read(&plan);
+    let started = Instant::now();
+    match select::begin(node, session, &schema, plan, options, &ctx, statement)? {
+        select::Begun::Done(result, _) => {
+            record_read(node, timed, started);
+            Ok(Some(result))
+        }
+        // Not reached: a one-row read of a user table always runs inline.
+        select::Begun::Blocking(_) => Ok(None),
+    }
+}
+
+/// Records a read's latency in its table's, when it is timed (see [`timed_read`]).
+fn record_read(node: &Node, timed: Option<(uuid::Uuid, LatencyKind)>, started: Instant) {
+    if let Some((table, kind)) = timed {
+        node.metrics.tables.record(table, kind, started.elapsed());
+    }
+}
+
 /// Executes a statement with bound `values` (by marker index).
 pub(crate) async fn execute(
     node: &Arc<Node>,
@@ -164,9 +206,7 @@ pub(crate) async fn execute(
             let started = Instant::now();
             let (result, _) =
                 select::execute(node, session, schema, plan, options, &ctx, statement).await?;
-            if let Some((table, kind)) = timed {
-                node.metrics.tables.record(table, kind, started.elapsed());
-            }
+            record_read(node, timed, started);
             Ok(result)
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
@@ -275,7 +315,7 @@ async fn schema_change(
 /// The table and kind of latency a read records: a read of named partitions is a read,
 /// any other a scan; reads of virtual tables are not timed.
 fn timed_read(plan: &SelectPlan) -> Option<(uuid::Uuid, LatencyKind)> {
-    if plan.table.kind != crate::schema::TableKind::User {
+    if plan.table.kind != TableKind::User {
         return None;
     }
     let kind = match plan.partitions {

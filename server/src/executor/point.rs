@@ -27,31 +27,36 @@ pub(crate) fn single_row(
     let PartitionSelection::Keys(sets) = &plan.partitions else {
         return Ok(None);
     };
-    let clustering = &plan.clustering;
-    let clustering_sets: Option<Vec<&ValueSet>> = clustering
-        .prefix
-        .iter()
-        .map(|part| match part {
-            PrefixPart::Single(set @ ValueSet::Eq(_)) => Some(set),
-            _ => None,
-        })
-        .collect();
-    let Some(clustering_sets) = clustering_sets else {
-        return Ok(None);
-    };
-    if plan.token_filter.is_some()
-        || clustering.slice.is_some()
-        || clustering_sets.len() != def.clustering_key.len()
-        || sets.len() != def.partition_key.len()
-        || !sets.iter().all(|set| matches!(set, ValueSet::Eq(_)))
-    {
+    if !names_one_row(plan, def) {
         return Ok(None);
     }
+    let clustering_sets = plan.clustering.prefix.iter().filter_map(|part| match part {
+        PrefixPart::Single(set) => Some(set),
+        PrefixPart::Multi { .. } => None,
+    });
     let partition = values(sets.iter(), &def.partition_key, def, ctx)?;
     let partition = keys::partition_key(def, &partition)?;
-    let row = values(clustering_sets.into_iter(), &def.clustering_key, def, ctx)?;
+    let row = values(clustering_sets, &def.clustering_key, def, ctx)?;
     let clustering = ClusteringPrefix::encode(def, 0, &row)?;
     Ok(Some(KeyRange::row(&partition, &clustering)))
+}
+
+/// Whether `plan` names exactly one row by equalities on every primary-key column, whatever
+/// values are bound: the shape [`single_row`] reads with one point lookup.
+pub(crate) fn names_one_row(plan: &SelectPlan, def: &TableDef) -> bool {
+    let PartitionSelection::Keys(sets) = &plan.partitions else {
+        return false;
+    };
+    let clustering = &plan.clustering;
+    plan.token_filter.is_none()
+        && clustering.slice.is_none()
+        && clustering.prefix.len() == def.clustering_key.len()
+        && clustering
+            .prefix
+            .iter()
+            .all(|part| matches!(part, PrefixPart::Single(ValueSet::Eq(_))))
+        && sets.len() == def.partition_key.len()
+        && sets.iter().all(|set| matches!(set, ValueSet::Eq(_)))
 }
 
 /// The value of each `= term` restriction, for the key columns `columns` in order.

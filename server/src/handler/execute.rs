@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use cql::frame::request::Execute;
 use cql::frame::response::{Response, ResultBody, ResultMetadata};
+use cql::statement::ast::Statement;
 
 use super::{check_value_count, positional_values, Reply};
 use crate::error::{CqlError, CqlResult};
@@ -29,11 +30,42 @@ pub(super) async fn handle(
     check_value_count(prepared.bind.specs.len(), values.len())?;
     let planning = executor::Planning::Prepared(&prepared);
     let options = executor::ExecOptions::from_request(&execute.params);
-    let mut result = executor::execute(node, session, planning, &options, &values).await?;
+    let result = executor::execute(node, session, planning, &options, &values).await?;
+    Ok(reply(result, &execute))
+}
+
+/// EXECUTE of a prepared read of one row by its whole primary key, answered on the caller's
+/// thread as [`handle`] would answer it; `None` (having done nothing a client sees) for any
+/// other request, which then goes through [`handle`].
+pub(crate) fn handle_now(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    execute: &Execute,
+    kind: &mut StatementKind,
+) -> Option<CqlResult<Reply>> {
+    let prepared = node.prepared.get(&execute.id)?;
+    if !matches!(*prepared.statement, Statement::Select(_)) {
+        return None;
+    }
+    let read = || {
+        let values =
+            positional_values(&execute.params, &prepared.bind_names, Some(&prepared.bind))?;
+        check_value_count(prepared.bind.specs.len(), values.len())?;
+        let planning = executor::Planning::Prepared(&prepared);
+        let options = executor::ExecOptions::from_request(&execute.params);
+        executor::read_one_row_now(node, session, planning, &options, &values)
+    };
+    let result = read().transpose()?;
+    *kind = StatementKind::of(&prepared.statement);
+    Some(result.map(|result| reply(result, execute)))
+}
+
+/// The reply carrying a statement's result.
+fn reply(mut result: ResultBody, execute: &Execute) -> Reply {
     if let (ResultBody::Rows(rows), Some(held)) = (&mut result, &execute.result_metadata_id) {
         announce_changed_metadata(&mut rows.metadata, held);
     }
-    Ok(Reply::new(Response::Result(result)))
+    Reply::new(Response::Result(result))
 }
 
 /// v5: when the columns differ from those of the metadata id the client executed with (the

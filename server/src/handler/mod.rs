@@ -4,7 +4,7 @@
 mod auth;
 mod batch;
 mod exec_options;
-mod execute;
+pub(crate) mod execute;
 mod options;
 mod prepare;
 mod query;

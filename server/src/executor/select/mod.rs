@@ -49,7 +49,7 @@ struct BoundFilter {
 }
 
 /// Everything the blocking scan needs, with all terms evaluated.
-struct BoundSelect {
+pub(crate) struct BoundSelect {
     /// The plan; shared with the prepared statement unless selectors had terms to bind.
     plan: Arc<SelectPlan>,
     ranges: ReadRanges,
@@ -86,28 +86,11 @@ pub(crate) async fn execute(
     ctx: &EvalContext<'_>,
     statement: &Select,
 ) -> CqlResult<(ResultBody, ReadStats)> {
-    let user_table = plan.table.kind == TableKind::User;
-    if user_table {
-        crate::executor::read_thresholds::warn_aggregation(&plan);
-    }
-    let bound = bind(plan, params, ctx, &node.config)?;
-    trace_read_start(&bound);
-    let consistency = params.consistency;
-    let budget = match bound.plan.table.kind {
-        TableKind::User => inline_budget(&bound),
-        // A traced read stays on the read stage, where Cassandra's trace shows reads.
-        TableKind::Virtual if trace::current().is_some() => None,
-        TableKind::Virtual => {
-            let def = &bound.plan.table.def;
-            virtual_read::inline(&schema, def, bound.keyspaces.as_deref()).then_some(usize::MAX)
-        }
+    let bound = match begin(node, session, &schema, plan, params, ctx, statement)? {
+        Begun::Done(result, stats) => return Ok((result, stats)),
+        Begun::Blocking(bound) => bound,
     };
-    if let Some(budget) = budget {
-        if let Some((result, stats)) = run(node, &schema, session, &bound, budget, consistency)? {
-            warn_after_read(node, &bound.plan, &stats, statement, params);
-            return Ok((result, stats));
-        }
-    }
+    let consistency = params.consistency;
     let node = node.clone();
     let session = session.clone();
     let tracer = trace::current().map(|t| t.on(trace::READ_THREAD));
@@ -122,6 +105,52 @@ pub(crate) async fn execute(
     let (result, stats) = result?.ok_or(InternalError::UnboundedReadOverBudget)?;
     warn_after_read(&node, &plan, &stats, statement, params);
     Ok((result, stats))
+}
+
+/// How far [`begin`] took a read.
+// `Done` is what nearly every read returns, by value: boxing it would allocate per read.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Begun {
+    /// Read on the caller's thread: the result and what the read examined.
+    Done(ResultBody, ReadStats),
+    /// Bound, and to be read on the blocking pool (a scan, an index or virtual-table read,
+    /// a slice over its inline budget).
+    Blocking(Box<BoundSelect>),
+}
+
+/// A read's steps on the caller's thread: its aggregation warning, binding, its trace's
+/// first events, and the read itself when it may run inline (see [`inline_budget`]).
+pub(crate) fn begin(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    schema: &Arc<Schema>,
+    plan: Arc<SelectPlan>,
+    params: &ExecOptions<'_>,
+    ctx: &EvalContext<'_>,
+    statement: &Select,
+) -> CqlResult<Begun> {
+    if plan.table.kind == TableKind::User {
+        crate::executor::read_thresholds::warn_aggregation(&plan);
+    }
+    let bound = bind(plan, params, ctx, &node.config)?;
+    trace_read_start(&bound);
+    let budget = match bound.plan.table.kind {
+        TableKind::User => inline_budget(&bound),
+        // A traced read stays on the read stage, where Cassandra's trace shows reads.
+        TableKind::Virtual if trace::current().is_some() => None,
+        TableKind::Virtual => {
+            let def = &bound.plan.table.def;
+            virtual_read::inline(schema, def, bound.keyspaces.as_deref()).then_some(usize::MAX)
+        }
+    };
+    if let Some(budget) = budget {
+        let read = run(node, schema, session, &bound, budget, params.consistency)?;
+        if let Some((result, stats)) = read {
+            warn_after_read(node, &bound.plan, &stats, statement, params);
+            return Ok(Begun::Done(result, stats));
+        }
+    }
+    Ok(Begun::Blocking(Box::new(bound)))
 }
 
 /// The warnings a finished read of a user table earned.
