@@ -143,6 +143,20 @@ pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &En
     }
     let span = tracing::debug_span!("request", stream = header.stream, opcode = header.opcode);
     let _in_request = span.enter();
+    // A panic is a bug; it fails its own request, as in `serve_request`.
+    match std::panic::catch_unwind(AssertUnwindSafe(|| execute_now(node, session, envelope))) {
+        Ok(now) => now,
+        Err(_) => {
+            error!("request handler panicked");
+            session.count_request();
+            Now::Answered(server_error(session, header.stream))
+        }
+    }
+}
+
+/// [`answer_now`] past its checks: decode, read, encode.
+fn execute_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) -> Now {
+    let header = &envelope.header;
     let started = std::time::Instant::now();
     let execute = match decode(node, session, header, &envelope.body) {
         Ok(Request::Execute(execute)) => execute,
@@ -151,28 +165,19 @@ pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &En
         Err(_) => return Now::NotTried,
     };
     let mut kind = StatementKind::None;
-    let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let (outcome, warnings) = crate::warnings::collect_now(|| {
-            handler::execute::handle_now(node, session, &execute, &mut kind)
-        });
-        outcome.map(|outcome| {
-            outcome.map(|mut reply| {
-                reply.warnings.extend(warnings);
-                reply
-            })
-        })
-    }));
-    let outcome = match answered {
-        Ok(Some(outcome)) => outcome,
-        Ok(None) => return Now::Decoded(Request::Execute(execute)),
-        Err(_) => {
-            error!("request handler panicked");
-            session.count_request();
-            return Now::Answered(server_error(session, header.stream));
-        }
+    let (outcome, warnings) = crate::warnings::collect_now(|| {
+        handler::execute::handle_now(node, session, &execute, &mut kind)
+    });
+    let Some(outcome) = outcome else {
+        return Now::Decoded(Request::Execute(execute));
     };
+    let outcome = outcome.map(|mut reply| {
+        reply.warnings.extend(warnings);
+        reply
+    });
+    let answer = finish(node, session, header, started, kind, outcome, None);
     session.count_request();
-    Now::Answered(finish(node, session, header, started, kind, outcome, None))
+    Now::Answered(answer)
 }
 
 /// SERVER_ERROR for a request whose handler panicked (a bug: it fails its own request, not

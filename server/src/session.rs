@@ -122,8 +122,12 @@ impl Session {
             Some(Compression::Snappy) => SNAPPY,
             None => 0,
         };
-        self.handshake
-            .fetch_or(STARTED | compression, Ordering::Release);
+        // A later STARTUP replaces the compression the first one chose.
+        let _ = self
+            .handshake
+            .fetch_update(Ordering::Release, Ordering::Relaxed, |handshake| {
+                Some(handshake & !(LZ4 | SNAPPY) | STARTED | compression)
+            });
     }
 
     /// Records STARTUP's `THROW_ON_OVERLOAD`: past the in-flight limits this client wants an
@@ -265,6 +269,12 @@ mod tests {
                 session.segments_compressed(),
                 compression == Some(Compression::Lz4)
             );
+            // Another STARTUP replaces the compression, and keeps the login.
+            session.start(Some(Compression::Snappy));
+            assert_eq!(session.compression(), Some(Compression::Snappy));
+            session.start(None);
+            assert_eq!(session.compression(), None);
+            assert!(session.is_started() && !session.is_authenticating());
         }
     }
 }

@@ -19,8 +19,9 @@ use crate::encoding::row::{self, StoredRow};
 /// Bytes of a chunk: a jemalloc size class of its own (a multiple of the page).
 const CHUNK: usize = 32 * 1024;
 
-/// Rows longer than this get an allocation of their own, of their exact size: a chunk is
-/// never mostly one row, and a large row does not pin a chunk of small ones.
+/// Rows that may be longer than this (by `row::encoded_len`'s bound) get an allocation of
+/// their own: a chunk is never mostly one row, and a large row does not pin a chunk of small
+/// ones.
 const LARGE_ROW: usize = CHUNK / 8;
 
 /// The writer's current chunk and the buffer rows are encoded in first.
@@ -28,19 +29,23 @@ const LARGE_ROW: usize = CHUNK / 8;
 pub(crate) struct RowArena {
     /// Room for the next rows; the rows already written in it were split off.
     chunk: BytesMut,
-    /// Each row is encoded here, then copied to its place (its exact length is known then).
+    /// Each small row is encoded here, then copied to its place (its exact length is known
+    /// then); it never holds much more than [`LARGE_ROW`] bytes (at most twice, as a `Vec`
+    /// grows).
     scratch: Vec<u8>,
 }
 
 impl RowArena {
     /// `row`'s encoding (`row::encode`), in the current chunk when it is small.
     pub(crate) fn encode(&mut self, row: &StoredRow) -> Bytes {
+        if row::encoded_len(row) > LARGE_ROW {
+            // Straight into a buffer of its own: the scratch buffer never grows past a small
+            // row's bound, so one large row does not stay with the writer.
+            return Bytes::from(row::encode(row));
+        }
         self.scratch.clear();
         row::encode_into(row, &mut self.scratch);
         let len = self.scratch.len();
-        if len > LARGE_ROW {
-            return Bytes::copy_from_slice(&self.scratch);
-        }
         if self.chunk.capacity() - self.chunk.len() < len {
             // The old chunk's rest is left unused: less than a large row.
             self.chunk = BytesMut::with_capacity(CHUNK);
@@ -92,7 +97,7 @@ mod tests {
     }
 
     #[test]
-    fn a_large_row_gets_its_own_exact_buffer() {
+    fn a_large_row_gets_its_own_buffer_and_leaves_the_scratch_small() {
         let mut arena = RowArena::default();
         let small = arena.encode(&row_with(10));
         let large = arena.encode(&row_with(LARGE_ROW));
@@ -102,5 +107,6 @@ mod tests {
             small.as_ptr() as usize + small.len(),
             next.as_ptr() as usize
         );
+        assert!(arena.scratch.capacity() <= 2 * LARGE_ROW);
     }
 }
