@@ -246,10 +246,23 @@ impl<'r> Walk<'r> {
         let resume_key = self.bound.paging.as_ref().map(|s| s.last_key.as_slice());
         for range in ranges.walk(def, resume_key, reversed) {
             let mut range = range?;
+            if let Some(key) = range.exact_key() {
+                // A point lookup: no iterator to box, no copy of the key. Past its one row,
+                // the range has nothing more, whatever the step says.
+                let Some(stored) = source.get(key)? else {
+                    continue;
+                };
+                if !self.examined_within_budget() {
+                    return Ok(None);
+                }
+                match self.step(key, stored)? {
+                    Step::Stop => return Ok(Some(true)),
+                    Step::Next | Step::SkipPartition => continue,
+                }
+            }
             'range: loop {
                 for item in source.scan(&range, order)? {
-                    self.stats.rows_examined += 1;
-                    if self.stats.rows_examined > self.budget {
+                    if !self.examined_within_budget() {
                         return Ok(None);
                     }
                     let (key, stored) = item?;
@@ -269,6 +282,12 @@ impl<'r> Walk<'r> {
             }
         }
         Ok(Some(false))
+    }
+
+    /// Counts a stored row examined; whether the read is still within its budget.
+    fn examined_within_budget(&mut self) -> bool {
+        self.stats.rows_examined += 1;
+        self.stats.rows_examined <= self.budget
     }
 
     /// One stored row: into its partition, then through liveness, the filters and the shaper.
