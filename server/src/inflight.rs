@@ -166,6 +166,18 @@ pub struct Allocation {
     bytes: u64,
 }
 
+impl Allocation {
+    /// Adds `n` bytes, over the limits if need be (as [`Budget::allocate`]); they go back
+    /// with the rest when the allocation is dropped. A request's answer is charged this way
+    /// to the request's own allocation, which needs no second handle on the reserves.
+    pub fn grow(&mut self, n: usize) {
+        let n = n as u64;
+        self.budget.endpoint.used.fetch_add(n, Ordering::AcqRel);
+        self.budget.global.used.fetch_add(n, Ordering::AcqRel);
+        self.bytes += n;
+    }
+}
+
 impl Drop for Allocation {
     fn drop(&mut self) {
         self.budget.endpoint.release(self.bytes);
@@ -194,6 +206,19 @@ mod tests {
         drop(first);
         assert!(b.try_allocate(10).is_some(), "freed bytes are reusable");
         drop(other);
+        assert_eq!(limits.global_in_use(), 0);
+    }
+
+    #[test]
+    fn a_grown_allocation_counts_and_gives_back_all_its_bytes() {
+        let limits = Limits::new(100, 60);
+        let budget = limits.budget(A);
+        let mut request = budget.try_allocate(40).unwrap();
+        request.grow(30);
+        assert!(budget.over_limits(), "70 bytes against the address's 60");
+        assert_eq!(limits.global_in_use(), 70);
+        drop(request);
+        assert!(!budget.over_limits());
         assert_eq!(limits.global_in_use(), 0);
     }
 

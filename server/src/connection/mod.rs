@@ -390,14 +390,7 @@ impl<'a> Serving<'a> {
 
     /// Queues an answer (see [`queue_answer`]).
     fn queue_answer<R, W>(&self, io: &mut Io<R, W>, answered: (Answer, Allocation)) {
-        queue_answer(
-            self.node,
-            self.session,
-            io,
-            &self.budget,
-            &self.events_tx,
-            answered,
-        );
+        queue_answer(self.node, self.session, io, &self.events_tx, answered);
     }
 
     /// Waits for the next thing to do: shutdown, an answer, bytes to read (or, when
@@ -542,11 +535,11 @@ fn queue_answer<R, W>(
     node: &Arc<Node>,
     session: &Arc<Session>,
     io: &mut Io<R, W>,
-    budget: &Budget,
     events: &mpsc::Sender<BytesMut>,
-    (answer, allocation): (Answer, Allocation),
+    (answer, mut allocation): (Answer, Allocation),
 ) {
-    io.held.push(budget.allocate(answer.frame.len()));
+    // The answer's bytes count with its request's until they are written.
+    allocation.grow(answer.frame.len());
     io.held.push(allocation);
     if answer.start_events {
         spawn_event_forwarder(node, session, events.clone());
