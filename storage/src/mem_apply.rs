@@ -137,8 +137,8 @@ const SHORT_BATCH: usize = 16;
 /// as they were before the group, and `filters` which keys cannot be there (their lookups are
 /// skipped; the group's keys are added to them); rows are encoded in `arena`. Returns each
 /// batch's outcome: one naming a table that is not live, or meeting an undecodable stored
-/// row, changes nothing and gets its own error. The rows are merged first (under read locks) and inserted together at the end, so a group
-/// that fails inserts nothing.
+/// row, changes nothing and gets its own error. The rows are merged first (under read locks)
+/// and inserted together at the end, so a group that fails inserts nothing.
 ///
 /// # Errors
 /// redb errors reading stored rows: the whole group fails.

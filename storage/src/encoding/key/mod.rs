@@ -73,9 +73,9 @@ pub fn token_bytes(token: i64) -> [u8; 8] {
 /// # Errors
 /// [`StorageError::UnsupportedKeyType`] for a type that cannot be keyed yet, and
 /// [`StorageError::InvalidKeyValue`] for a value of the wrong width.
-pub fn encode_partition_prefix(
+pub fn encode_partition_prefix<'a>(
     token: i64,
-    pk: &[(&ColumnType, &[u8])],
+    pk: impl IntoIterator<Item = (&'a ColumnType, &'a [u8])>,
     out: &mut Vec<u8>,
 ) -> Result<(), StorageError> {
     out.extend_from_slice(&token_bytes(token));
@@ -133,10 +133,11 @@ pub fn partition_key(table: &TableDef, pk_values: &[Bytes]) -> Result<Vec<u8>, S
         values => token_of(&values.iter().map(|v| v.as_ref()).collect::<Vec<_>>()),
     };
     let mut out = Vec::with_capacity(16 + pk_values.iter().map(|v| v.len() + 3).sum::<usize>());
-    out.extend_from_slice(&token_bytes(token));
-    for (column, value) in table.partition_key_columns().zip(pk_values) {
-        component::encode_partition(&column.ty, value, &mut out)?;
-    }
+    let pk = table
+        .partition_key_columns()
+        .map(|column| &column.ty)
+        .zip(pk_values.iter().map(|v| v.as_ref()));
+    encode_partition_prefix(token, pk, &mut out)?;
     Ok(out)
 }
 
