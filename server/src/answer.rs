@@ -165,16 +165,9 @@ fn execute_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) ->
         Err(_) => return Now::NotTried,
     };
     let mut kind = StatementKind::None;
-    let (outcome, warnings) = crate::warnings::collect_now(|| {
-        handler::execute::handle_now(node, session, &execute, &mut kind)
-    });
-    let Some(outcome) = outcome else {
+    let Some(outcome) = handler::execute_now(node, session, &execute, &mut kind) else {
         return Now::Decoded(Request::Execute(execute));
     };
-    let outcome = outcome.map(|mut reply| {
-        reply.warnings.extend(warnings);
-        reply
-    });
     let answer = finish(node, session, header, started, kind, outcome, None);
     session.count_request();
     Now::Answered(answer)

@@ -160,16 +160,17 @@ pub(crate) fn read_one_row_now(
         now_micros: node.clock.now_micros(),
     };
     crate::authz::authorize(node, session, planning.statement(), planning.keyspace())?;
-    crate::consistency::check_read(options.consistency)?;
-    let (schema, plan) = planning.select(node)?;
+    let PlannedRead {
+        schema,
+        plan,
+        timing,
+    } = PlannedRead::new(node, &planning, options)?;
     if plan.table.kind != TableKind::User || !point::names_one_row(&plan, &plan.table.def) {
         return Ok(None);
     }
-    let timed = timed_read(&plan);
-    let started = Instant::now();
     match select::begin(node, session, &schema, plan, options, &ctx, statement)? {
         select::Begun::Done(result, _) => {
-            record_read(node, timed, started);
+            timing.record(node);
             Ok(Some(result))
         }
         // Not reached: a one-row read of a user table always runs inline.
@@ -177,10 +178,46 @@ pub(crate) fn read_one_row_now(
     }
 }
 
-/// Records a read's latency in its table's, when it is timed (see [`timed_read`]).
-fn record_read(node: &Node, timed: Option<(uuid::Uuid, LatencyKind)>, started: Instant) {
-    if let Some((table, kind)) = timed {
-        node.metrics.tables.record(table, kind, started.elapsed());
+/// A SELECT about to read: its plan, with the schema snapshot it was made against, and the
+/// timing of its table latency.
+struct PlannedRead {
+    schema: Arc<Schema>,
+    plan: Arc<SelectPlan>,
+    timing: ReadTiming,
+}
+
+impl PlannedRead {
+    /// Checks the read's consistency level, finds its plan and starts its timing.
+    fn new(node: &Node, planning: &Planning<'_>, options: &ExecOptions<'_>) -> CqlResult<Self> {
+        crate::consistency::check_read(options.consistency)?;
+        let (schema, plan) = planning.select(node)?;
+        let timing = ReadTiming {
+            timed: timed_read(&plan),
+            started: Instant::now(),
+        };
+        Ok(PlannedRead {
+            schema,
+            plan,
+            timing,
+        })
+    }
+}
+
+/// A read's table latency, from its start.
+struct ReadTiming {
+    /// The table and kind of latency the read records, if it is timed ([`timed_read`]).
+    timed: Option<(uuid::Uuid, LatencyKind)>,
+    started: Instant,
+}
+
+impl ReadTiming {
+    /// Records the finished read's latency in its table's.
+    fn record(self, node: &Node) {
+        if let Some((table, kind)) = self.timed {
+            node.metrics
+                .tables
+                .record(table, kind, self.started.elapsed());
+        }
     }
 }
 
@@ -200,13 +237,14 @@ pub(crate) async fn execute(
     crate::authz::authorize(node, session, planning.statement(), keyspace)?;
     match planning.statement() {
         Statement::Select(statement) => {
-            crate::consistency::check_read(options.consistency)?;
-            let (schema, plan) = planning.select(node)?;
-            let timed = timed_read(&plan);
-            let started = Instant::now();
+            let PlannedRead {
+                schema,
+                plan,
+                timing,
+            } = PlannedRead::new(node, &planning, options)?;
             let (result, _) =
                 select::execute(node, session, schema, plan, options, &ctx, statement).await?;
-            record_read(node, timed, started);
+            timing.record(node);
             Ok(result)
         }
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {

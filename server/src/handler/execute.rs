@@ -1,9 +1,10 @@
 //! EXECUTE: run a prepared statement by id; unknown ids answer UNPREPARED so drivers
 //! re-prepare.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use cql::frame::request::Execute;
+use cql::frame::request::{Execute, Value};
 use cql::frame::response::{Response, ResultBody, ResultMetadata};
 use cql::statement::ast::Statement;
 
@@ -12,7 +13,7 @@ use crate::error::{CqlError, CqlResult};
 use crate::executor;
 use crate::metrics::StatementKind;
 use crate::node::Node;
-use crate::prepared::result_metadata_id;
+use crate::prepared::{result_metadata_id, PreparedStatement};
 use crate::session::Session;
 
 /// Runs a prepared statement with the plan PREPARE made.
@@ -26,10 +27,8 @@ pub(super) async fn handle(
         return Err(CqlError::Unprepared(execute.id.clone()));
     };
     *kind = StatementKind::of(&prepared.statement);
-    let values = positional_values(&execute.params, &prepared.bind_names, Some(&prepared.bind))?;
-    check_value_count(prepared.bind.specs.len(), values.len())?;
+    let (values, options) = bind(&prepared, &execute)?;
     let planning = executor::Planning::Prepared(&prepared);
-    let options = executor::ExecOptions::from_request(&execute.params);
     let result = executor::execute(node, session, planning, &options, &values).await?;
     Ok(reply(result, &execute))
 }
@@ -37,7 +36,7 @@ pub(super) async fn handle(
 /// EXECUTE of a prepared read of one row by its whole primary key, answered on the caller's
 /// thread as [`handle`] would answer it; `None` (having done nothing a client sees) for any
 /// other request, which then goes through [`handle`].
-pub(crate) fn handle_now(
+pub(super) fn handle_now(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: &Execute,
@@ -48,16 +47,24 @@ pub(crate) fn handle_now(
         return None;
     }
     let read = || {
-        let values =
-            positional_values(&execute.params, &prepared.bind_names, Some(&prepared.bind))?;
-        check_value_count(prepared.bind.specs.len(), values.len())?;
+        let (values, options) = bind(&prepared, execute)?;
         let planning = executor::Planning::Prepared(&prepared);
-        let options = executor::ExecOptions::from_request(&execute.params);
         executor::read_one_row_now(node, session, planning, &options, &values)
     };
     let result = read().transpose()?;
     *kind = StatementKind::of(&prepared.statement);
     Some(result.map(|result| reply(result, execute)))
+}
+
+/// The request's values in marker order, as many as the statement has markers, and its
+/// options.
+fn bind<'e>(
+    prepared: &PreparedStatement,
+    execute: &'e Execute,
+) -> CqlResult<(Cow<'e, [Value]>, executor::ExecOptions<'e>)> {
+    let values = positional_values(&execute.params, &prepared.bind_names, Some(&prepared.bind))?;
+    check_value_count(prepared.bind.specs.len(), values.len())?;
+    Ok((values, executor::ExecOptions::from_request(&execute.params)))
 }
 
 /// The reply carrying a statement's result.

@@ -4,7 +4,7 @@
 mod auth;
 mod batch;
 mod exec_options;
-pub(crate) mod execute;
+mod execute;
 mod options;
 mod prepare;
 mod query;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use cql::frame::request::{QueryParameters, Request, Value};
+use cql::frame::request::{Execute, QueryParameters, Request, Value};
 use cql::frame::response::Response;
 
 use crate::error::{CqlResult, ProtocolError, RequestError};
@@ -103,11 +103,28 @@ pub async fn handle(
 fn with_warnings(
     request: impl Future<Output = CqlResult<Reply>>,
 ) -> impl Future<Output = CqlResult<Reply>> {
-    crate::warnings::collect(request).map(|(reply, warnings)| {
-        let mut reply = reply?;
-        reply.warnings.extend(warnings);
-        Ok(reply)
-    })
+    crate::warnings::collect(request).map(|(reply, warnings)| attach(reply, warnings))
+}
+
+/// An EXECUTE answered on the caller's thread when it is a prepared read of one row (see
+/// `execute::handle_now`), with its warnings; `None`, having done nothing a client sees, for
+/// any other, which then goes through [`handle`].
+pub(crate) fn execute_now(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    execute: &Execute,
+    kind: &mut StatementKind,
+) -> Option<CqlResult<Reply>> {
+    let (reply, warnings) =
+        crate::warnings::collect_now(|| execute::handle_now(node, session, execute, kind));
+    reply.map(|reply| attach(reply, warnings))
+}
+
+/// A successful reply with the warnings its request added.
+fn attach(reply: CqlResult<Reply>, warnings: Vec<String>) -> CqlResult<Reply> {
+    let mut reply = reply?;
+    reply.warnings.extend(warnings);
+    Ok(reply)
 }
 
 /// Orders bound values by marker index, resolving names (flag 0x40) against the markers'
