@@ -29,8 +29,8 @@ pub struct StoreOptions {
     /// In `Group` mode, the least time from the start of one fsync of the commit log to the
     /// start of the next.
     pub group_window: Duration,
-    /// Bytes of redb's page cache (read cache and write buffer together). redb's own default
-    /// is 1 GiB; pages beyond it are read through the OS page cache.
+    /// Bytes of redb's page cache (read cache and write buffer together), 32 MiB by default.
+    /// redb's own default is 1 GiB; pages beyond it are read through the OS page cache.
     pub cache_size: usize,
     /// Bytes of rows the active memtable takes before it is frozen and flushed to redb, and
     /// of commit log written before a checkpoint (so replay after a crash reads at most
@@ -44,7 +44,7 @@ impl Default for StoreOptions {
             sync: SyncMode::Periodic,
             sync_period: Duration::from_secs(10),
             group_window: Duration::from_millis(15),
-            cache_size: 64 << 20,
+            cache_size: 32 << 20,
             memtable_size: 32 << 20,
         }
     }
