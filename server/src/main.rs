@@ -55,20 +55,21 @@ fn parse_duration_flag(text: &str) -> Result<std::time::Duration, String> {
     parse_duration(text).ok_or_else(|| format!("expected a duration such as 15ms, got {text}"))
 }
 
-/// Completes on Ctrl-C (SIGINT) or SIGTERM.
-async fn shutdown_signal() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+/// Listens for Ctrl-C (SIGINT) and SIGTERM from now on; the future completes on either.
+/// Called before the port is bound, so a signal sent once the port accepts connections always
+/// finds its handler: registered lazily, at the future's first poll, a SIGINT in the window
+/// between the bind and that poll took the default action and ended the process without the
+/// orderly shutdown (final checkpoint, connections answered).
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate => {}
-    }
+    })
 }
 
 /// Applies the command-line flags over the configuration file's settings.
@@ -166,10 +167,11 @@ fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(async {
+        let signalled = shutdown_signal()?;
         let listener = tokio::net::TcpListener::bind((config.listen_address, config.port)).await?;
         info!(address = %listener.local_addr()?, "listening for CQL clients");
         server::run(listener, config, async {
-            shutdown_signal().await;
+            signalled.await;
             info!("shutting down");
         })
         .await
