@@ -147,7 +147,8 @@ pub(super) fn run(
         consistency,
         session.local.ip(),
     );
-    let mut walk = Walk::new(bound, &source, liveness, tombstones, budget)?;
+    let resume = resume_point(def, bound)?;
+    let mut walk = Walk::new(bound, &source, liveness, tombstones, budget, resume);
     let Some(stopped) = walk.ranges(ranges)? else {
         return Ok(None);
     };
@@ -156,6 +157,20 @@ pub(super) fn run(
     }
     let (rows, paging_state, stats) = walk.finish()?;
     result(bound, rows, paging_state, stats).map(Some)
+}
+
+/// Where a resumed page starts: the partition prefix of the last key returned, and how many
+/// rows of that partition were returned.
+fn resume_point(def: &TableDef, bound: &BoundSelect) -> CqlResult<Option<(Vec<u8>, usize)>> {
+    let Some(state) = &bound.paging else {
+        return Ok(None);
+    };
+    let decoded = storage::encoding::key::decode_row_key(def, &state.last_key)?;
+    let partition = state
+        .last_key
+        .get(..decoded.partition_len)
+        .unwrap_or_default();
+    Ok(Some((partition.to_vec(), state.partition_emitted)))
 }
 
 /// What the walk does after one stored row.
@@ -189,27 +204,19 @@ struct Walk<'r> {
 }
 
 impl<'r> Walk<'r> {
+    /// Infallible, so the walk is built where it lives instead of being moved out of a
+    /// `Result` (it holds the shaper: a few hundred bytes, copied at every read).
     fn new(
         bound: &'r BoundSelect,
         source: &'r RowSource,
         liveness: Liveness,
         tombstones: TombstoneGuard,
         budget: usize,
-    ) -> CqlResult<Self> {
+        resume: Option<(Vec<u8>, usize)>,
+    ) -> Self {
         let def: &TableDef = &bound.plan.table.def;
         let plan = &bound.plan;
         let post_order = !plan.post_order.is_empty() || bound.ann.is_some();
-        let resume = match &bound.paging {
-            Some(state) => {
-                let decoded = storage::encoding::key::decode_row_key(def, &state.last_key)?;
-                let partition = state
-                    .last_key
-                    .get(..decoded.partition_len)
-                    .unwrap_or_default();
-                Some((partition.to_vec(), state.partition_emitted))
-            }
-            None => None,
-        };
         let resume_partition = resume.as_ref().map(|(partition, _)| partition.clone());
         let limits = Limits {
             // Rows sorted after the read are trimmed to the LIMIT after the sort.
@@ -222,7 +229,7 @@ impl<'r> Walk<'r> {
             page_size: bound.page_size,
         };
         let shaper = Shaper::new(def, plan, bound.call, limits, resume, post_order);
-        Ok(Walk {
+        Walk {
             def,
             bound,
             source,
@@ -235,7 +242,7 @@ impl<'r> Walk<'r> {
             stats: ReadStats::default(),
             scores: Vec::new(),
             budget: u64::try_from(budget).unwrap_or(u64::MAX),
-        })
+        }
     }
 
     /// Walks `ranges` in the read's order; whether the page filled (`Some(true)`), or `None`

@@ -155,8 +155,9 @@ pub fn decode_shared(bytes: &Bytes) -> Result<StoredRow, StorageError> {
     decode_with(bytes, &|part| bytes.slice_ref(part))
 }
 
-/// [`decode`], making each value and path with `own` (given a subslice of `bytes`).
-fn decode_with(bytes: &[u8], own: &dyn Fn(&[u8]) -> Bytes) -> Result<StoredRow, StorageError> {
+/// [`decode`], making each value and path with `own` (given a subslice of `bytes`). Generic,
+/// not `dyn`: a shared decode's `slice_ref` is inlined into the loop over the cells.
+fn decode_with<F: Fn(&[u8]) -> Bytes>(bytes: &[u8], own: &F) -> Result<StoredRow, StorageError> {
     let mut input = Input::new(bytes, "row value");
     let version = input.u8()?;
     if version != ROW_FORMAT_VERSION {
@@ -214,9 +215,9 @@ fn decode_with(bytes: &[u8], own: &dyn Fn(&[u8]) -> Bytes) -> Result<StoredRow, 
     })
 }
 
-fn decode_cell(
+fn decode_cell<F: Fn(&[u8]) -> Bytes>(
     input: &mut Input<'_>,
-    own: &dyn Fn(&[u8]) -> Bytes,
+    own: &F,
 ) -> Result<(ColumnId, Cell), StorageError> {
     let id = ColumnId(input.u32()?);
     let flags = input.u8()?;
