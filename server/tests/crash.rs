@@ -61,6 +61,29 @@ fn periodic_mode_keeps_everything_across_sigterm() {
     server.wait().unwrap();
 }
 
+/// A SIGINT sent the moment the port accepts connections (as a test harness stopping a server
+/// it has just seen start does) gets the orderly shutdown: the signal handlers are in place
+/// before the port is bound. Before, the process died of the signal in every such attempt.
+#[test]
+fn a_sigint_as_soon_as_the_port_accepts_shuts_down_cleanly() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for _ in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let mut server = start(dir.path(), port, "periodic");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the server never listened");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let pid = server.id().to_string();
+        let status = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(status.success());
+        let exit = server.wait().unwrap();
+        assert!(exit.success(), "SIGINT right after start: {exit}");
+    }
+}
+
 /// Writers on `writers` connections insert rows of their own partition until the server is
 /// killed; returns each writer's acknowledged clustering values.
 fn write_until_killed(server: &mut Child, port: u16, partition_base: i32) -> Vec<(i32, Vec<i32>)> {
