@@ -82,18 +82,31 @@ impl IndexedTables {
 
 /// Rows a group wrote so far, encoded, by table and key (found by the key's bytes, so a
 /// lookup builds no key).
-#[derive(Default)]
 struct Pending {
     tables: HashMap<Uuid, HashMap<MemKey, MemRow, RandomState>, BuildFastHasher>,
+    /// The group's row writes: each table's map is made this large, so it never grows (a map
+    /// grown one write at a time rehashed every key about five times over a group of 64).
+    rows: usize,
 }
 
 impl Pending {
+    fn for_rows(rows: usize) -> Pending {
+        Pending {
+            tables: HashMap::default(),
+            rows,
+        }
+    }
+
     fn get(&self, table: Uuid, key: &[u8]) -> Option<&MemRow> {
         self.tables.get(&table)?.get(key)
     }
 
     fn insert(&mut self, table: Uuid, key: MemKey, row: MemRow) {
-        self.tables.entry(table).or_default().insert(key, row);
+        let rows = self.rows;
+        self.tables
+            .entry(table)
+            .or_insert_with(|| HashMap::with_capacity_and_hasher(rows, RandomState::new()))
+            .insert(key, row);
     }
 
     fn into_rows(self) -> impl Iterator<Item = (Uuid, MemKey, MemRow)> {
@@ -152,7 +165,7 @@ pub(crate) fn apply_group(
     arena: &mut RowArena,
 ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
     let mut results = Vec::with_capacity(batches.len());
-    let mut pending = Pending::default();
+    let mut pending = Pending::for_rows(batches.iter().map(|b| b.rows.len()).sum());
     {
         let active = memtable::read(&layers.active);
         let frozen = layers.frozen.as_ref().map(memtable::read);
