@@ -281,10 +281,15 @@ fn row_writes(
 ) -> CqlResult<()> {
     let def = &plan.table.def;
     let node = writer.node;
-    let (static_ops, regular_ops): (Vec<&ColumnOperation>, Vec<&ColumnOperation>) = plan
-        .operations
-        .iter()
-        .partition(|o| def.columns[o.column].kind == ColumnKind::Static);
+    // Sized once: `Iterator::partition` grew both lists a push at a time, on every write.
+    let mut static_ops = Vec::new();
+    let mut regular_ops = Vec::with_capacity(plan.operations.len());
+    for operation in &plan.operations {
+        match def.columns[operation.column].kind {
+            ColumnKind::Static => static_ops.push(operation),
+            _ => regular_ops.push(operation),
+        }
+    }
     let snapshot = read_snapshot(node, plan)?;
     let rows = RowCells {
         writer,
@@ -300,6 +305,8 @@ fn row_writes(
     )?;
     let writes_rows = plan.clustering_key.len() == def.clustering_key.len()
         && (marks.liveness.is_some() || marks.deletion.is_some() || !regular_ops.is_empty());
+    out.rows
+        .reserve(usize::from(!static_ops.is_empty()) + if writes_rows { ck_rows.len() } else { 0 });
     for pk in keys::cartesian(pk_values) {
         check_partition(node, def, &pk)?;
         if !static_ops.is_empty() {
