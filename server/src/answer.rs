@@ -16,9 +16,10 @@ use tracing::{debug, error, Instrument};
 
 use crate::envelope::Envelope;
 use crate::error::{CqlError, InternalError, ProtocolError};
-use crate::handler;
+use crate::handler::{self, Executed};
 use crate::metrics::StatementKind;
 use crate::node::Node;
+use crate::prepared::PreparedStatement;
 use crate::session::Session;
 use crate::trace;
 
@@ -28,7 +29,7 @@ pub(crate) fn serve_request<'a>(
     node: &'a Arc<Node>,
     session: &'a Arc<Session>,
     envelope: Envelope,
-    decoded: Option<Request>,
+    decoded: Option<(Request, Found)>,
 ) -> impl std::future::Future<Output = Answer> + Send + 'a {
     let span = tracing::debug_span!(
         "request",
@@ -41,7 +42,9 @@ pub(crate) fn serve_request<'a>(
     // of the wrappers below and again into the connection's set of requests.
     let answering = Box::pin(async move {
         match decoded {
-            Some(request) => answer_decoded(node, session, &envelope.header, Ok(request)).await,
+            Some((request, found)) => {
+                answer_decoded(node, session, &envelope.header, Ok(request), found).await
+            }
             None => answer(node, session, &envelope.header, envelope.body).await,
         }
     });
@@ -123,9 +126,13 @@ pub(crate) enum Now {
     Answered(Answer),
     /// Not tried: not an EXECUTE, or traced, large, or before the handshake's end.
     NotTried,
-    /// Decoded, not answered: [`serve_request`] goes on from here.
-    Decoded(Request),
+    /// Decoded, not answered: [`serve_request`] goes on from here (with the prepared
+    /// statement an EXECUTE names, when it was found).
+    Decoded(Request, Found),
 }
+
+/// The prepared statement an EXECUTE names, when [`answer_now`] looked it up.
+pub(crate) type Found = Option<Arc<PreparedStatement>>;
 
 /// The answer to an EXECUTE of a prepared read of one row by its whole primary key (the most
 /// common request), made on the caller's thread: no request future, no task-local scopes,
@@ -160,13 +167,14 @@ fn execute_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) ->
     let started = std::time::Instant::now();
     let execute = match decode(node, session, header, &envelope.body) {
         Ok(Request::Execute(execute)) => execute,
-        Ok(other) => return Now::Decoded(other),
+        Ok(other) => return Now::Decoded(other, None),
         // Answered, with its error, by the usual path.
         Err(_) => return Now::NotTried,
     };
     let mut kind = StatementKind::None;
-    let Some(outcome) = handler::execute_now(node, session, &execute, &mut kind) else {
-        return Now::Decoded(Request::Execute(execute));
+    let outcome = match handler::execute_now(node, session, &execute, &mut kind) {
+        Executed::Now(outcome) => outcome,
+        Executed::Later(found) => return Now::Decoded(Request::Execute(execute), found),
     };
     let answer = finish(node, session, header, started, kind, outcome, None);
     session.count_request();
@@ -192,7 +200,14 @@ async fn answer_here(
     header: &FrameHeader,
     body: Bytes,
 ) -> Answer {
-    answer_decoded(node, session, header, decode(node, session, header, &body)).await
+    answer_decoded(
+        node,
+        session,
+        header,
+        decode(node, session, header, &body),
+        None,
+    )
+    .await
 }
 
 /// [`answer_here`] for a request already decoded (or that failed to).
@@ -201,6 +216,7 @@ async fn answer_decoded(
     session: &Arc<Session>,
     header: &FrameHeader,
     request: crate::error::CqlResult<Request>,
+    found: Found,
 ) -> Answer {
     let started = std::time::Instant::now();
     let mut kind = StatementKind::None;
@@ -214,7 +230,7 @@ async fn answer_decoded(
             tracing_id = Some(id);
             outcome
         }
-        Ok(request) => handler::handle(node, session, request, &mut kind).await,
+        Ok(request) => handler::handle_found(node, session, request, found, &mut kind).await,
         Err(err) => Err(err),
     };
     finish(node, session, header, started, kind, outcome, tracing_id)

@@ -33,7 +33,7 @@ use tokio::sync::mpsc;
 use tracing::{debug, warn, Instrument};
 
 pub use crate::answer::{answer, Answer};
-use crate::answer::{answer_now, encode, serve_request, Now};
+use crate::answer::{answer_now, encode, serve_request, Found, Now};
 use crate::envelope::{Envelope, Parsed};
 use crate::error::CqlError;
 use crate::framing::Framing;
@@ -200,7 +200,7 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     let mut serving = Serving::new(node, session);
     let mut in_flight = FuturesUnordered::new();
     let mut reading = true;
-    let start = |envelope: Envelope, decoded: Option<Request>, allocation: Allocation| {
+    let start = |envelope: Envelope, decoded: Option<(Request, Found)>, allocation: Allocation| {
         serve_request(node, session, envelope, decoded).map(move |answer| (answer, allocation))
     };
     loop {
@@ -287,7 +287,7 @@ impl<'a> Serving<'a> {
         io: &mut Io<R, W>,
         in_flight: &mut FuturesUnordered<F>,
         reading: &mut bool,
-        start: &impl Fn(Envelope, Option<Request>, Allocation) -> F,
+        start: &impl Fn(Envelope, Option<(Request, Found)>, Allocation) -> F,
     ) -> Passes
     where
         R: AsyncRead + Unpin,
@@ -325,7 +325,7 @@ impl<'a> Serving<'a> {
         io: &mut Io<R, W>,
         in_flight: &mut FuturesUnordered<F>,
         reading: &mut bool,
-        start: &impl Fn(Envelope, Option<Request>, Allocation) -> F,
+        start: &impl Fn(Envelope, Option<(Request, Found)>, Allocation) -> F,
         passes: &mut Passes,
     ) -> bool
     where
@@ -357,7 +357,7 @@ impl<'a> Serving<'a> {
                     continue;
                 }
                 Now::NotTried => None,
-                Now::Decoded(request) => Some(request),
+                Now::Decoded(request, found) => Some((request, found)),
             };
             let mut request = start(envelope, decoded, allocation);
             // Most requests (reads of rows in memory, every failure) are answered on their

@@ -8,7 +8,7 @@ use cql::frame::request::{Execute, Value};
 use cql::frame::response::{Response, ResultBody, ResultMetadata};
 use cql::statement::ast::Statement;
 
-use super::{check_value_count, positional_values, Reply};
+use super::{check_value_count, positional_values, Executed, Reply};
 use crate::error::{CqlError, CqlResult};
 use crate::executor;
 use crate::metrics::StatementKind;
@@ -21,9 +21,10 @@ pub(super) async fn handle(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: Execute,
+    found: Option<Arc<PreparedStatement>>,
     kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
-    let Some(prepared) = node.prepared.get(&execute.id) else {
+    let Some(prepared) = found.or_else(|| node.prepared.get(&execute.id)) else {
         return Err(CqlError::Unprepared(execute.id.clone()));
     };
     *kind = StatementKind::of(&prepared.statement);
@@ -34,26 +35,30 @@ pub(super) async fn handle(
 }
 
 /// EXECUTE of a prepared read of one row by its whole primary key, answered on the caller's
-/// thread as [`handle`] would answer it; `None` (having done nothing a client sees) for any
-/// other request, which then goes through [`handle`].
+/// thread as [`handle`] would answer it. Any other request is left (having done nothing a
+/// client sees) to [`handle`], with the statement it names when it was found.
 pub(super) fn handle_now(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: &Execute,
     kind: &mut StatementKind,
-) -> Option<CqlResult<Reply>> {
-    let prepared = node.prepared.get(&execute.id)?;
+) -> Executed<CqlResult<Reply>> {
+    let Some(prepared) = node.prepared.get(&execute.id) else {
+        return Executed::Later(None);
+    };
     if !matches!(*prepared.statement, Statement::Select(_)) {
-        return None;
+        return Executed::Later(Some(prepared));
     }
     let read = || {
         let (values, options) = bind(&prepared, execute)?;
         let planning = executor::Planning::Prepared(&prepared);
         executor::read_one_row_now(node, session, planning, &options, &values)
     };
-    let result = read().transpose()?;
+    let Some(result) = read().transpose() else {
+        return Executed::Later(Some(prepared));
+    };
     *kind = StatementKind::of(&prepared.statement);
-    Some(result.map(|result| reply(result, execute)))
+    Executed::Now(result.map(|result| reply(result, execute)))
 }
 
 /// The request's values in marker order, as many as the statement has markers, and its

@@ -24,6 +24,7 @@ use crate::error::{CqlResult, ProtocolError, RequestError};
 use crate::metrics::StatementKind;
 use crate::node::Node;
 use crate::planner::bind::BindInfo;
+use crate::prepared::PreparedStatement;
 use crate::session::Session;
 
 /// What a handler produced.
@@ -61,10 +62,22 @@ fn opcode_name(request: &Request) -> &'static str {
 }
 
 /// Handles one decoded request; `kind` learns what kind of statement it ran (for metrics).
-pub async fn handle(
+pub fn handle<'a>(
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    request: Request,
+    kind: &'a mut StatementKind,
+) -> impl Future<Output = CqlResult<Reply>> + 'a {
+    handle_found(node, session, request, None, kind)
+}
+
+/// [`handle`], given the prepared statement an EXECUTE names when [`execute_now`] found it
+/// (so it is not looked up twice).
+pub(crate) async fn handle_found(
     node: &Arc<Node>,
     session: &Arc<Session>,
     request: Request,
+    found: Option<Arc<PreparedStatement>>,
     kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
     let started = session.is_started();
@@ -87,7 +100,7 @@ pub async fn handle(
         }
         Request::Prepare(prepare) => prepare::handle(node, session, &prepare),
         Request::Execute(execute) => {
-            with_warnings(execute::handle(node, session, execute, kind)).await
+            with_warnings(execute::handle(node, session, execute, found, kind)).await
         }
         // Boxed: a BATCH future is large and would size every request future.
         Request::Batch(batch) => {
@@ -106,18 +119,29 @@ fn with_warnings(
     crate::warnings::collect(request).map(|(reply, warnings)| attach(reply, warnings))
 }
 
+/// How far [`execute_now`] took an EXECUTE.
+pub(crate) enum Executed<T> {
+    /// Answered.
+    Now(T),
+    /// Left to [`handle_found`], with its prepared statement if it was found.
+    Later(Option<Arc<PreparedStatement>>),
+}
+
 /// An EXECUTE answered on the caller's thread when it is a prepared read of one row (see
-/// `execute::handle_now`), with its warnings; `None`, having done nothing a client sees, for
-/// any other, which then goes through [`handle`].
+/// `execute::handle_now`), with its warnings; any other is left, having done nothing a client
+/// sees, to [`handle_found`].
 pub(crate) fn execute_now(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: &Execute,
     kind: &mut StatementKind,
-) -> Option<CqlResult<Reply>> {
+) -> Executed<CqlResult<Reply>> {
     let (reply, warnings) =
         crate::warnings::collect_now(|| execute::handle_now(node, session, execute, kind));
-    reply.map(|reply| attach(reply, warnings))
+    match reply {
+        Executed::Now(reply) => Executed::Now(attach(reply, warnings)),
+        Executed::Later(found) => Executed::Later(found),
+    }
 }
 
 /// A successful reply with the warnings its request added.
