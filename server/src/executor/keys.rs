@@ -211,6 +211,15 @@ fn check_key_length(value: Bytes) -> CqlResult<Bytes> {
 
 /// The cartesian product of per-column value lists.
 pub(crate) fn cartesian(columns: Vec<Vec<Bytes>>) -> Vec<Vec<Bytes>> {
+    // The usual case, one value per column (every write without IN): one combination, its
+    // values moved rather than cloned into lists grown one column at a time.
+    if columns.iter().all(|values| values.len() == 1) {
+        let mut combination = Vec::with_capacity(columns.len());
+        for values in columns {
+            combination.extend(values);
+        }
+        return vec![combination];
+    }
     let mut out: Vec<Vec<Bytes>> = vec![Vec::new()];
     for values in columns {
         let mut next = Vec::with_capacity(out.len() * values.len());
@@ -272,5 +281,16 @@ mod tests {
             combos[1],
             vec![Bytes::from_static(b"a"), Bytes::from_static(b"2")]
         );
+    }
+
+    #[test]
+    fn one_value_per_column_is_one_combination_and_no_columns_one_empty_one() {
+        let one = |v: &'static [u8]| vec![Bytes::from_static(v)];
+        assert_eq!(
+            cartesian(vec![one(b"a"), one(b"1")]),
+            vec![vec![Bytes::from_static(b"a"), Bytes::from_static(b"1")]]
+        );
+        assert_eq!(cartesian(Vec::new()), vec![Vec::<Bytes>::new()]);
+        assert!(cartesian(vec![one(b"a"), Vec::new()]).is_empty());
     }
 }
