@@ -5,11 +5,13 @@
 //! ([`answer_now`]).
 
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{ready, Context, Poll};
 
 use bytes::{Bytes, BytesMut};
 use cql::frame::request::Request;
-use cql::frame::response::Response;
+use cql::frame::response::{Response, ResultBody};
 use cql::frame::{self, FrameHeader, Opcode};
 use futures::FutureExt;
 use tracing::{debug, error, Instrument};
@@ -129,6 +131,75 @@ pub(crate) enum Now {
     /// Decoded, not answered: [`serve_request`] goes on from here (with the prepared
     /// statement an EXECUTE names, when it was found).
     Decoded(Request, Found),
+    /// A write handed to the writer: [`WriteAnswer`] answers it once the writer acknowledges.
+    Writing(PendingWrite),
+}
+
+/// An EXECUTE of a plain write that [`answer_now`] handed to the writer.
+pub(crate) struct PendingWrite {
+    begun: crate::executor::WriteBegun,
+    warnings: Vec<String>,
+    header: FrameHeader,
+    started: std::time::Instant,
+    kind: StatementKind,
+}
+
+/// The answer to a [`PendingWrite`], ready when the writer acknowledges the write: what
+/// [`serve_request`] would answer, without a request future around a wait for one reply.
+pub(crate) struct WriteAnswer<'a> {
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    pending: PendingWrite,
+}
+
+impl<'a> WriteAnswer<'a> {
+    /// Waits for `pending`'s acknowledgement.
+    pub(crate) fn new(
+        node: &'a Arc<Node>,
+        session: &'a Arc<Session>,
+        pending: PendingWrite,
+    ) -> WriteAnswer<'a> {
+        WriteAnswer {
+            node,
+            session,
+            pending,
+        }
+    }
+}
+
+impl std::future::Future for WriteAnswer<'_> {
+    type Output = Answer;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
+        let acknowledged = ready!(Pin::new(&mut self.pending.begun.ack.receiver).poll(cx));
+        let WriteAnswer {
+            node,
+            session,
+            pending,
+        } = &mut *self;
+        let header = pending.header;
+        // A panic is a bug; it fails its own request, as in `serve_request`.
+        let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let outcome = pending
+                .begun
+                .finish(node, acknowledged)
+                .map(|()| handler::Reply::new(Response::Result(ResultBody::Void)));
+            let outcome = handler::attach(outcome, std::mem::take(&mut pending.warnings));
+            finish(
+                node,
+                session,
+                &header,
+                pending.started,
+                pending.kind,
+                outcome,
+                None,
+            )
+        }));
+        Poll::Ready(answered.unwrap_or_else(|_| {
+            error!("request handler panicked");
+            server_error(session, header.stream)
+        }))
+    }
 }
 
 /// The prepared statement an EXECUTE names, when [`answer_now`] looked it up.
@@ -174,6 +245,16 @@ fn execute_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) ->
     let mut kind = StatementKind::None;
     let outcome = match handler::execute_now(node, session, &execute, &mut kind) {
         Executed::Now(outcome) => outcome,
+        Executed::Writing(begun, warnings) => {
+            session.count_request();
+            return Now::Writing(PendingWrite {
+                begun,
+                warnings,
+                header: *header,
+                started,
+                kind,
+            });
+        }
         Executed::Later(found) => return Now::Decoded(Request::Execute(execute), found),
     };
     let answer = finish(node, session, header, started, kind, outcome, None);

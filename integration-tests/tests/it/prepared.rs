@@ -266,3 +266,142 @@ async fn a_prepared_one_row_read_answers_and_fails_as_any_request() {
     };
     assert_eq!(err.code, 0x000A);
 }
+
+/// Prepares `query` on `raw` (stream 1) and returns its id.
+async fn prepare_raw(raw: &mut RawConnection, query: &str) -> bytes::Bytes {
+    let prepare = Prepare {
+        query: query.into(),
+        keyspace: None,
+    };
+    raw.send(1, &Request::Prepare(prepare)).await;
+    let (_, _, response) = raw.recv().await.unwrap();
+    let Response::Result(ResultBody::Prepared(prepared)) = response else {
+        panic!("{response:?}")
+    };
+    prepared.id
+}
+
+/// A prepared plain write is handed to the writer on the connection's thread, leaving only
+/// its acknowledgement to wait for; conditional and counter writes go the usual way. Each
+/// must answer, fail and be stored as any request is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepared_writes_begun_on_the_connection_answer_and_fail_as_any_request() {
+    let server = TestServer::start().await;
+    let session = server.session().await;
+    for cql in [
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+        "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
+        "CREATE TABLE ks.n (k int PRIMARY KEY, n counter)",
+    ] {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let insert = prepare_raw(&mut raw, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)").await;
+    let delete = prepare_raw(&mut raw, "DELETE FROM ks.t WHERE k = ? AND c = ?").await;
+    let lwt = prepare_raw(
+        &mut raw,
+        "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS",
+    )
+    .await;
+    let counter = prepare_raw(&mut raw, "UPDATE ks.n SET n = n + ? WHERE k = ?").await;
+    let int = |n: i32| Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()));
+    let big = |n: i64| Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()));
+    let text = |s: &'static str| Value::Bytes(bytes::Bytes::from_static(s.as_bytes()));
+    let execute = |id: &bytes::Bytes, values: Vec<Value>| {
+        let mut params = default_params();
+        params.values = values;
+        Request::Execute(Execute {
+            id: id.clone(),
+            params,
+            result_metadata_id: None,
+        })
+    };
+    // Pipelined, as drivers send them: each answer on its own stream.
+    let mut requests: Vec<Request> = (0..20)
+        .map(|c| execute(&insert, vec![int(1), int(c), text("written")]))
+        .collect();
+    requests.extend([
+        execute(&delete, vec![int(1), int(3)]),
+        execute(&insert, vec![int(1), big(2), text("wrong type")]),
+        execute(&insert, vec![int(1), int(2)]),
+        execute(&lwt, vec![int(1), int(0), text("not applied")]),
+        execute(&lwt, vec![int(2), int(0), text("applied")]),
+        execute(&counter, vec![big(5), int(1)]),
+    ]);
+    for (stream, request) in (10..).zip(&requests) {
+        raw.send(stream, request).await;
+    }
+    let mut answers = std::collections::HashMap::new();
+    for _ in &requests {
+        let (_, stream, response) = raw.recv().await.unwrap();
+        answers.insert(stream, response);
+    }
+    for stream in 10..31 {
+        assert!(
+            matches!(answers[&stream], Response::Result(ResultBody::Void)),
+            "stream {stream}: {:?}",
+            answers[&stream]
+        );
+    }
+    let error = |stream: i16| match &answers[&stream] {
+        Response::Error(err) => (err.code, err.message.clone()),
+        other => panic!("{other:?}"),
+    };
+    let (code, message) = error(31);
+    assert_eq!(code, 0x2200);
+    assert!(
+        message.contains("Expected 4 or 0 byte int (8)"),
+        "{message}"
+    );
+    assert_eq!(
+        error(32),
+        (
+            0x2200,
+            "There were 3 markers(?) in CQL but 2 bound variables".to_string()
+        )
+    );
+    let applied = |stream: i16| match &answers[&stream] {
+        Response::Result(ResultBody::Rows(rows)) => rows.rows[0][0].clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(applied(33), Some(bytes::Bytes::from_static(&[0])));
+    assert_eq!(applied(34), Some(bytes::Bytes::from_static(&[1])));
+    assert!(matches!(answers[&35], Response::Result(ResultBody::Void)));
+    // Every acknowledged write is there, and nothing else.
+    let rows = session
+        .query_unpaged("SELECT k, c, v FROM ks.t", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap();
+    let mut stored: Vec<(i32, i32, String)> = rows
+        .rows::<(i32, i32, String)>()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    stored.sort();
+    let mut expected: Vec<(i32, i32, String)> = (0..20)
+        .filter(|&c| c != 3)
+        .map(|c| (1, c, "written".to_string()))
+        .collect();
+    expected.push((2, 0, "applied".to_string()));
+    assert_eq!(stored, expected);
+    let counted = session
+        .query_unpaged("SELECT n FROM ks.n WHERE k = 1", &[])
+        .await
+        .unwrap()
+        .into_rows_result()
+        .unwrap()
+        .single_row::<(scylla::value::Counter,)>()
+        .unwrap();
+    assert_eq!(counted.0 .0, 5);
+    // The same write on a connection that has not finished STARTUP is refused.
+    let mut early = RawConnection::connect(server.addr).await;
+    early.send(1, &requests[0]).await;
+    let (_, _, response) = early.recv().await.unwrap();
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(err.code, 0x000A);
+}

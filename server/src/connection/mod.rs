@@ -24,6 +24,7 @@ use bytes::BytesMut;
 use cql::frame::request::Request;
 use cql::frame::response::{Event, Response};
 use cql::frame::{self, HEADER_LEN};
+use futures::future::Either;
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::task::noop_waker_ref;
 use futures::FutureExt;
@@ -33,7 +34,7 @@ use tokio::sync::mpsc;
 use tracing::{debug, warn, Instrument};
 
 pub use crate::answer::{answer, Answer};
-use crate::answer::{answer_now, encode, serve_request, Found, Now};
+use crate::answer::{answer_now, encode, serve_request, Found, Now, PendingWrite, WriteAnswer};
 use crate::envelope::{Envelope, Parsed};
 use crate::error::CqlError;
 use crate::framing::Framing;
@@ -75,6 +76,14 @@ pub struct Connection {
     tls: Option<Arc<Tls>>,
     /// Held until the connection ends, so the listener can wait for all connections.
     _shutdown_complete: mpsc::Sender<()>,
+}
+
+/// How a request goes on after [`answer_now`] left it.
+enum Next {
+    /// Through [`serve_request`], decoded already when given.
+    Serve(Option<(Request, Found)>),
+    /// A write handed to the writer: only its acknowledgement is awaited.
+    Await(PendingWrite),
 }
 
 /// What woke the connection task.
@@ -200,8 +209,13 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     let mut serving = Serving::new(node, session);
     let mut in_flight = FuturesUnordered::new();
     let mut reading = true;
-    let start = |envelope: Envelope, decoded: Option<(Request, Found)>, allocation: Allocation| {
-        serve_request(node, session, envelope, decoded).map(move |answer| (answer, allocation))
+    let start = |envelope: Envelope, next: Next, allocation: Allocation| match next {
+        Next::Serve(decoded) => Either::Left(
+            serve_request(node, session, envelope, decoded).map(move |answer| (answer, allocation)),
+        ),
+        Next::Await(pending) => Either::Right(
+            WriteAnswer::new(node, session, pending).map(move |answer| (answer, allocation)),
+        ),
     };
     loop {
         let passes = serving.run_passes(io, &mut in_flight, &mut reading, &start);
@@ -287,7 +301,7 @@ impl<'a> Serving<'a> {
         io: &mut Io<R, W>,
         in_flight: &mut FuturesUnordered<F>,
         reading: &mut bool,
-        start: &impl Fn(Envelope, Option<(Request, Found)>, Allocation) -> F,
+        start: &impl Fn(Envelope, Next, Allocation) -> F,
     ) -> Passes
     where
         R: AsyncRead + Unpin,
@@ -325,7 +339,7 @@ impl<'a> Serving<'a> {
         io: &mut Io<R, W>,
         in_flight: &mut FuturesUnordered<F>,
         reading: &mut bool,
-        start: &impl Fn(Envelope, Option<(Request, Found)>, Allocation) -> F,
+        start: &impl Fn(Envelope, Next, Allocation) -> F,
         passes: &mut Passes,
     ) -> bool
     where
@@ -350,16 +364,18 @@ impl<'a> Serving<'a> {
             let Some(allocation) = allocate(&self.budget, self.session, io, &envelope) else {
                 continue;
             };
-            // A prepared read of one row is answered here, without a request future.
-            let decoded = match answer_now(self.node, self.session, &envelope) {
+            // A prepared read of one row is answered here, without a request future; a plain
+            // write goes to the writer here, leaving only its acknowledgement to wait for.
+            let next = match answer_now(self.node, self.session, &envelope) {
                 Now::Answered(answer) => {
                     self.queue_answer(io, (answer, allocation));
                     continue;
                 }
-                Now::NotTried => None,
-                Now::Decoded(request, found) => Some((request, found)),
+                Now::NotTried => Next::Serve(None),
+                Now::Decoded(request, found) => Next::Serve(Some((request, found))),
+                Now::Writing(pending) => Next::Await(pending),
             };
-            let mut request = start(envelope, decoded, allocation);
+            let mut request = start(envelope, next, allocation);
             // Most requests (reads of rows in memory, every failure) are answered on their
             // first poll: they need no place in the set, nor its waker and queue.
             match Pin::new(&mut request).poll(&mut Context::from_waker(noop_waker_ref())) {

@@ -45,6 +45,9 @@ pub(crate) mod source;
 mod statics;
 mod virtual_read;
 mod write_guards;
+mod write_now;
+
+pub(crate) use write_now::{write_now, WriteBegun};
 
 use std::sync::Arc;
 

@@ -51,8 +51,47 @@ pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
         .acquire_owned()
         .await
         .map_err(|_| InternalError::WriterStopped)?;
-    let rows = batch.rows.len() + batch.counters.len();
-    let (tx, rx) = tokio::sync::oneshot::channel();
+    let ack = send(node, batch, slot);
+    let acknowledged = ack.receiver.await;
+    ack.rows.outcome(node, acknowledged)
+}
+
+/// A write handed to the writer: the receiver of its outcome, and what it wrote.
+pub(crate) struct Ack {
+    pub(crate) receiver: tokio::sync::oneshot::Receiver<Result<(), storage::StorageError>>,
+    pub(crate) rows: WrittenRows,
+}
+
+/// The rows a write changes, counted once the writer acknowledges it.
+#[derive(Clone, Copy)]
+pub(crate) struct WrittenRows(usize);
+
+impl WrittenRows {
+    /// The write's outcome, as the writer's answer (or its absence) makes it.
+    pub(crate) fn outcome(
+        self,
+        node: &Node,
+        acknowledged: Result<
+            Result<(), storage::StorageError>,
+            tokio::sync::oneshot::error::RecvError,
+        >,
+    ) -> CqlResult<()> {
+        match acknowledged {
+            Ok(Ok(())) => {
+                node.metrics.rows_written(self.0);
+                Ok(())
+            }
+            Ok(Err(err)) => Err(err.into()),
+            Err(_) => Err(InternalError::WriterStopped.into()),
+        }
+    }
+}
+
+/// Hands `batch` to the writer, holding `slot` (its place in the write queue) until the writer
+/// answers; the write is then under way whatever happens to the request.
+pub(crate) fn send(node: &Node, batch: WriteBatch, slot: tokio::sync::OwnedSemaphorePermit) -> Ack {
+    let rows = WrittenRows(batch.rows.len() + batch.counters.len());
+    let (tx, receiver) = tokio::sync::oneshot::channel();
     // Traced: the writer's steps are recorded when it acknowledges (on its thread, after it
     // appended the commit log and applied the memtable).
     let traced = trace::current().map(|tracer| {
@@ -77,14 +116,7 @@ pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
             let _ = tx.send(result);
         }),
     );
-    match rx.await {
-        Ok(Ok(())) => {
-            node.metrics.rows_written(rows);
-            Ok(())
-        }
-        Ok(Err(err)) => Err(err.into()),
-        Err(_) => Err(InternalError::WriterStopped.into()),
-    }
+    Ack { receiver, rows }
 }
 
 /// The names of the tables a traced write changes, in first-written order.

@@ -35,30 +35,48 @@ pub(super) async fn handle(
 }
 
 /// EXECUTE of a prepared read of one row by its whole primary key, answered on the caller's
-/// thread as [`handle`] would answer it. Any other request is left (having done nothing a
-/// client sees) to [`handle`], with the statement it names when it was found.
+/// thread as [`handle`] would answer it, or of a plain write, handed to the writer there.
+/// Any other request is left (having done nothing a client sees) to [`handle`], with the
+/// statement it names when it was found.
 pub(super) fn handle_now(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: &Execute,
     kind: &mut StatementKind,
-) -> Executed<CqlResult<Reply>> {
+) -> Executed {
     let Some(prepared) = node.prepared.get(&execute.id) else {
         return Executed::Later(None);
     };
-    if !matches!(*prepared.statement, Statement::Select(_)) {
-        return Executed::Later(Some(prepared));
+    let planning = executor::Planning::Prepared(&prepared);
+    let executed = match *prepared.statement {
+        Statement::Select(_) => {
+            let read = || {
+                let (values, options) = bind(&prepared, execute)?;
+                executor::read_one_row_now(node, session, planning, &options, &values)
+            };
+            read()
+                .transpose()
+                .map(|result| Executed::Now(result.map(|result| reply(result, execute))))
+        }
+        Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => {
+            let write = || {
+                let (values, options) = bind(&prepared, execute)?;
+                executor::write_now(node, session, planning, &options, &values)
+            };
+            write().transpose().map(|begun| match begun {
+                Ok(begun) => Executed::Writing(begun, Vec::new()),
+                Err(err) => Executed::Now(Err(err)),
+            })
+        }
+        _ => None,
+    };
+    match executed {
+        Some(executed) => {
+            *kind = StatementKind::of(&prepared.statement);
+            executed
+        }
+        None => Executed::Later(Some(prepared)),
     }
-    let read = || {
-        let (values, options) = bind(&prepared, execute)?;
-        let planning = executor::Planning::Prepared(&prepared);
-        executor::read_one_row_now(node, session, planning, &options, &values)
-    };
-    let Some(result) = read().transpose() else {
-        return Executed::Later(Some(prepared));
-    };
-    *kind = StatementKind::of(&prepared.statement);
-    Executed::Now(result.map(|result| reply(result, execute)))
 }
 
 /// The request's values in marker order, as many as the statement has markers, and its

@@ -39,7 +39,8 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn new(response: Response) -> Reply {
+    /// A reply of `response`, without warnings.
+    pub(crate) fn new(response: Response) -> Reply {
         Reply {
             response,
             warnings: Vec::new(),
@@ -120,32 +121,35 @@ fn with_warnings(
 }
 
 /// How far [`execute_now`] took an EXECUTE.
-pub(crate) enum Executed<T> {
+pub(crate) enum Executed {
     /// Answered.
-    Now(T),
+    Now(CqlResult<Reply>),
+    /// A write handed to the writer: answered once it acknowledges, with these warnings.
+    Writing(crate::executor::WriteBegun, Vec<String>),
     /// Left to [`handle_found`], with its prepared statement if it was found.
     Later(Option<Arc<PreparedStatement>>),
 }
 
-/// An EXECUTE answered on the caller's thread when it is a prepared read of one row (see
-/// `execute::handle_now`), with its warnings; any other is left, having done nothing a client
-/// sees, to [`handle_found`].
+/// An EXECUTE answered on the caller's thread when it is a prepared read of one row, or
+/// handed to the writer when it is a plain write (see `execute::handle_now`), with its
+/// warnings; any other is left, having done nothing a client sees, to [`handle_found`].
 pub(crate) fn execute_now(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: &Execute,
     kind: &mut StatementKind,
-) -> Executed<CqlResult<Reply>> {
-    let (reply, warnings) =
+) -> Executed {
+    let (executed, warnings) =
         crate::warnings::collect_now(|| execute::handle_now(node, session, execute, kind));
-    match reply {
+    match executed {
         Executed::Now(reply) => Executed::Now(attach(reply, warnings)),
+        Executed::Writing(begun, _) => Executed::Writing(begun, warnings),
         Executed::Later(found) => Executed::Later(found),
     }
 }
 
 /// A successful reply with the warnings its request added.
-fn attach(reply: CqlResult<Reply>, warnings: Vec<String>) -> CqlResult<Reply> {
+pub(crate) fn attach(reply: CqlResult<Reply>, warnings: Vec<String>) -> CqlResult<Reply> {
     let mut reply = reply?;
     reply.warnings.extend(warnings);
     Ok(reply)

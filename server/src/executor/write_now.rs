@@ -1,0 +1,87 @@
+//! A plain INSERT, UPDATE or DELETE begun on the caller's thread, as [`super::execute`] would
+//! run it: checked, planned, built and handed to the writer with no request future around
+//! it. Only the wait for the writer's acknowledgement is left to poll
+//! (`answer::answer_now`); until then nothing a client sees depends on the path taken.
+
+use std::time::Instant;
+
+use storage::WriteBatch;
+
+use super::{cas, index_limits, modify, Planning};
+use crate::error::CqlResult;
+use crate::executor::options::ExecOptions;
+use crate::metrics::table_latency::LatencyKind;
+use crate::node::Node;
+use crate::session::Session;
+use crate::values::EvalContext;
+use cql::frame::request::Value;
+use cql::statement::ast::Statement;
+
+/// A write handed to the writer, waiting for its acknowledgement.
+pub(crate) struct WriteBegun {
+    /// The writer's answer, when it comes.
+    pub(crate) ack: modify::Ack,
+    table: uuid::Uuid,
+    started: Instant,
+}
+
+impl WriteBegun {
+    /// The write's outcome from the writer's answer, with its table latency recorded as
+    /// [`super::execute`] records it.
+    pub(crate) fn finish(
+        &self,
+        node: &Node,
+        acknowledged: Result<
+            Result<(), storage::StorageError>,
+            tokio::sync::oneshot::error::RecvError,
+        >,
+    ) -> CqlResult<()> {
+        self.ack.rows.outcome(node, acknowledged)?;
+        node.metrics
+            .tables
+            .record(self.table, LatencyKind::Write, self.started.elapsed());
+        Ok(())
+    }
+}
+
+/// Begins a write without conditions of a table without counters, when the write queue has
+/// room now; `Ok(None)`, having done nothing a client sees, for anything else (which then
+/// goes through [`super::execute`], waiting for room there). Errors are the ones
+/// [`super::execute`] would answer, in the same order.
+pub(crate) fn write_now(
+    node: &Node,
+    session: &Session,
+    planning: Planning<'_>,
+    options: &ExecOptions<'_>,
+    values: &[Value],
+) -> CqlResult<Option<WriteBegun>> {
+    let statement = planning.statement();
+    if !matches!(
+        statement,
+        Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
+    ) {
+        return Ok(None);
+    }
+    let ctx = EvalContext {
+        binds: values,
+        now_micros: node.clock.now_micros(),
+    };
+    crate::authz::authorize(node, session, statement, planning.keyspace())?;
+    let plan = planning.modification(node)?;
+    if plan.conditions.is_some() || crate::planner::counters::is_counter_table(&plan.table.def) {
+        return Ok(None);
+    }
+    let Ok(slot) = node.write_queue.clone().try_acquire_owned() else {
+        return Ok(None);
+    };
+    let started = Instant::now();
+    cas::check_write_consistency(options)?;
+    let mut batch = WriteBatch::default();
+    modify::build_writes(node, &plan, options, &ctx, &mut batch)?;
+    index_limits::check(node, &batch)?;
+    Ok(Some(WriteBegun {
+        ack: modify::send(node, batch, slot),
+        table: plan.table.def.id,
+        started,
+    }))
+}
