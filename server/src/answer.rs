@@ -137,6 +137,8 @@ pub(crate) enum Now {
 
 /// An EXECUTE of a plain write that [`answer_now`] handed to the writer.
 pub(crate) struct PendingWrite {
+    /// The request's span, entered again for the answer (its logs stay in it).
+    span: tracing::Span,
     begun: crate::executor::WriteBegun,
     warnings: Vec<String>,
     header: FrameHeader,
@@ -178,6 +180,7 @@ impl std::future::Future for WriteAnswer<'_> {
             pending,
         } = &mut *self;
         let header = pending.header;
+        let _in_request = pending.span.enter();
         // A panic is a bug; it fails its own request, as in `serve_request`.
         let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let outcome = pending
@@ -248,6 +251,7 @@ fn execute_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) ->
         Executed::Writing(begun, warnings) => {
             session.count_request();
             return Now::Writing(PendingWrite {
+                span: tracing::Span::current(),
                 begun,
                 warnings,
                 header: *header,

@@ -84,8 +84,9 @@ impl IndexedTables {
 /// lookup builds no key).
 struct Pending {
     tables: HashMap<Uuid, HashMap<MemKey, MemRow, RandomState>, BuildFastHasher>,
-    /// The group's row writes: each table's map is made this large, so it never grows (a map
-    /// grown one write at a time rehashed every key about five times over a group of 64).
+    /// The group's row writes: the first table's map is made this large, so in the usual
+    /// group of one table it never grows (a map grown one write at a time rehashed every key
+    /// about five times over a group of 64); the maps of further tables grow as they fill.
     rows: usize,
 }
 
@@ -102,10 +103,12 @@ impl Pending {
     }
 
     fn insert(&mut self, table: Uuid, key: MemKey, row: MemRow) {
-        let rows = self.rows;
+        let rows = &mut self.rows;
         self.tables
             .entry(table)
-            .or_insert_with(|| HashMap::with_capacity_and_hasher(rows, RandomState::new()))
+            .or_insert_with(|| {
+                HashMap::with_capacity_and_hasher(std::mem::take(rows), RandomState::new())
+            })
             .insert(key, row);
     }
 
