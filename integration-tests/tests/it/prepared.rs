@@ -193,43 +193,14 @@ async fn a_prepared_one_row_read_answers_and_fails_as_any_request() {
     }
     let mut raw = RawConnection::connect(server.addr).await;
     raw.startup().await;
-    let prepare = Prepare {
-        query: "SELECT v FROM ks.t WHERE k = ? AND c = ?".into(),
-        keyspace: None,
-    };
-    raw.send(1, &Request::Prepare(prepare)).await;
-    let (_, _, response) = raw.recv().await.unwrap();
-    let Response::Result(ResultBody::Prepared(prepared)) = response else {
-        panic!("{response:?}")
-    };
-    let int = |n: i32| Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()));
-    let execute = |values: Vec<Value>| {
-        let mut params = default_params();
-        params.values = values;
-        Request::Execute(Execute {
-            id: prepared.id.clone(),
-            params,
-            result_metadata_id: None,
-        })
-    };
-    // Pipelined, as drivers send them: each answer on its own stream.
+    let read = prepare_raw(&mut raw, "SELECT v FROM ks.t WHERE k = ? AND c = ?").await;
     let requests = [
-        execute(vec![int(1), int(2)]),
-        execute(vec![int(1), int(3)]),
-        execute(vec![
-            int(1),
-            Value::Bytes(bytes::Bytes::from_static(&[0, 0, 0, 0, 0, 0, 0, 2])),
-        ]),
-        execute(vec![int(1)]),
+        execute_request(&read, vec![int(1), int(2)]),
+        execute_request(&read, vec![int(1), int(3)]),
+        execute_request(&read, vec![int(1), bigint(2)]),
+        execute_request(&read, vec![int(1)]),
     ];
-    for (stream, request) in (10..).zip(&requests) {
-        raw.send(stream, request).await;
-    }
-    let mut answers = std::collections::HashMap::new();
-    for _ in &requests {
-        let (_, stream, response) = raw.recv().await.unwrap();
-        answers.insert(stream, response);
-    }
+    let answers = pipelined(&mut raw, &requests).await;
     let rows = |stream: i16| match &answers[&stream] {
         Response::Result(ResultBody::Rows(rows)) => rows.rows.clone(),
         other => panic!("{other:?}"),
@@ -265,6 +236,44 @@ async fn a_prepared_one_row_read_answers_and_fails_as_any_request() {
         panic!("{response:?}")
     };
     assert_eq!(err.code, 0x000A);
+}
+
+/// An `int` value.
+fn int(n: i32) -> Value {
+    Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()))
+}
+
+/// A `bigint` value.
+fn bigint(n: i64) -> Value {
+    Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()))
+}
+
+/// An EXECUTE of prepared statement `id` with `values`.
+fn execute_request(id: &bytes::Bytes, values: Vec<Value>) -> Request {
+    let mut params = default_params();
+    params.values = values;
+    Request::Execute(Execute {
+        id: id.clone(),
+        params,
+        result_metadata_id: None,
+    })
+}
+
+/// Sends `requests` pipelined, as drivers send them, on streams 10, 11, ...; each answer by
+/// its stream.
+async fn pipelined(
+    raw: &mut RawConnection,
+    requests: &[Request],
+) -> std::collections::HashMap<i16, Response> {
+    for (stream, request) in (10..).zip(requests) {
+        raw.send(stream, request).await;
+    }
+    let mut answers = std::collections::HashMap::new();
+    for _ in requests {
+        let (_, stream, response) = raw.recv().await.unwrap();
+        answers.insert(stream, response);
+    }
+    answers
 }
 
 /// Prepares `query` on `raw` (stream 1) and returns its id.
@@ -305,38 +314,19 @@ async fn prepared_writes_begun_on_the_connection_answer_and_fail_as_any_request(
     )
     .await;
     let counter = prepare_raw(&mut raw, "UPDATE ks.n SET n = n + ? WHERE k = ?").await;
-    let int = |n: i32| Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()));
-    let big = |n: i64| Value::Bytes(bytes::Bytes::copy_from_slice(&n.to_be_bytes()));
     let text = |s: &'static str| Value::Bytes(bytes::Bytes::from_static(s.as_bytes()));
-    let execute = |id: &bytes::Bytes, values: Vec<Value>| {
-        let mut params = default_params();
-        params.values = values;
-        Request::Execute(Execute {
-            id: id.clone(),
-            params,
-            result_metadata_id: None,
-        })
-    };
-    // Pipelined, as drivers send them: each answer on its own stream.
     let mut requests: Vec<Request> = (0..20)
-        .map(|c| execute(&insert, vec![int(1), int(c), text("written")]))
+        .map(|c| execute_request(&insert, vec![int(1), int(c), text("written")]))
         .collect();
     requests.extend([
-        execute(&delete, vec![int(1), int(3)]),
-        execute(&insert, vec![int(1), big(2), text("wrong type")]),
-        execute(&insert, vec![int(1), int(2)]),
-        execute(&lwt, vec![int(1), int(0), text("not applied")]),
-        execute(&lwt, vec![int(2), int(0), text("applied")]),
-        execute(&counter, vec![big(5), int(1)]),
+        execute_request(&delete, vec![int(1), int(3)]),
+        execute_request(&insert, vec![int(1), bigint(2), text("wrong type")]),
+        execute_request(&insert, vec![int(1), int(2)]),
+        execute_request(&lwt, vec![int(1), int(0), text("not applied")]),
+        execute_request(&lwt, vec![int(2), int(0), text("applied")]),
+        execute_request(&counter, vec![bigint(5), int(1)]),
     ]);
-    for (stream, request) in (10..).zip(&requests) {
-        raw.send(stream, request).await;
-    }
-    let mut answers = std::collections::HashMap::new();
-    for _ in &requests {
-        let (_, stream, response) = raw.recv().await.unwrap();
-        answers.insert(stream, response);
-    }
+    let answers = pipelined(&mut raw, &requests).await;
     for stream in 10..31 {
         assert!(
             matches!(answers[&stream], Response::Result(ResultBody::Void)),
