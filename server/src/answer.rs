@@ -18,10 +18,9 @@ use tracing::{debug, error, Instrument};
 
 use crate::envelope::Envelope;
 use crate::error::{CqlError, InternalError, ProtocolError};
-use crate::handler::{self, Executed};
+use crate::handler::{self, Executed, Found};
 use crate::metrics::StatementKind;
 use crate::node::Node;
-use crate::prepared::PreparedStatement;
 use crate::session::Session;
 use crate::trace;
 
@@ -204,9 +203,6 @@ impl std::future::Future for WriteAnswer<'_> {
         }))
     }
 }
-
-/// The prepared statement an EXECUTE names, when [`answer_now`] looked it up.
-pub(crate) type Found = Option<Arc<PreparedStatement>>;
 
 /// The answer to an EXECUTE of a prepared read of one row by its whole primary key (the most
 /// common request), made on the caller's thread: no request future, no task-local scopes,

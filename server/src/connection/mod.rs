@@ -34,10 +34,11 @@ use tokio::sync::mpsc;
 use tracing::{debug, warn, Instrument};
 
 pub use crate::answer::{answer, Answer};
-use crate::answer::{answer_now, encode, serve_request, Found, Now, PendingWrite, WriteAnswer};
+use crate::answer::{answer_now, encode, serve_request, Now, PendingWrite, WriteAnswer};
 use crate::envelope::{Envelope, Parsed};
 use crate::error::CqlError;
 use crate::framing::Framing;
+use crate::handler::Found;
 use crate::inflight::{Allocation, Budget};
 use crate::node::Node;
 use crate::session::Session;

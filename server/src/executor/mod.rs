@@ -254,10 +254,7 @@ pub(crate) async fn execute(
             let plan = planning.modification(node)?;
             let started = Instant::now();
             let result = execute_modification(node, &plan, options, ctx).await?;
-            let table = plan.table.def.id;
-            node.metrics
-                .tables
-                .record(table, LatencyKind::Write, started.elapsed());
+            write_now::record_write_latency(node, plan.table.def.id, started);
             Ok(result)
         }
         // Rare paths are boxed so they do not size every request's future.

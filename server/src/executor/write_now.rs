@@ -37,11 +37,16 @@ impl WriteBegun {
         >,
     ) -> CqlResult<()> {
         self.ack.rows.outcome(node, acknowledged)?;
-        node.metrics
-            .tables
-            .record(self.table, LatencyKind::Write, self.started.elapsed());
+        record_write_latency(node, self.table, self.started);
         Ok(())
     }
+}
+
+/// Records a finished write's latency in its table's (`system_views.local_write_latency`).
+pub(super) fn record_write_latency(node: &Node, table: uuid::Uuid, started: Instant) {
+    node.metrics
+        .tables
+        .record(table, LatencyKind::Write, started.elapsed());
 }
 
 /// Begins a write without conditions of a table without counters, when the write queue has

@@ -8,7 +8,7 @@ use cql::frame::request::{Execute, Value};
 use cql::frame::response::{Response, ResultBody, ResultMetadata};
 use cql::statement::ast::Statement;
 
-use super::{check_value_count, positional_values, Executed, Reply};
+use super::{check_value_count, positional_values, Executed, Found, Reply};
 use crate::error::{CqlError, CqlResult};
 use crate::executor;
 use crate::metrics::StatementKind;
@@ -21,7 +21,7 @@ pub(super) async fn handle(
     node: &Arc<Node>,
     session: &Arc<Session>,
     execute: Execute,
-    found: Option<Arc<PreparedStatement>>,
+    found: Found,
     kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
     let Some(prepared) = found.or_else(|| node.prepared.get(&execute.id)) else {

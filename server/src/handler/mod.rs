@@ -78,7 +78,7 @@ pub(crate) async fn handle_found(
     node: &Arc<Node>,
     session: &Arc<Session>,
     request: Request,
-    found: Option<Arc<PreparedStatement>>,
+    found: Found,
     kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
     let started = session.is_started();
@@ -120,6 +120,9 @@ fn with_warnings(
     crate::warnings::collect(request).map(|(reply, warnings)| attach(reply, warnings))
 }
 
+/// The prepared statement an EXECUTE names, when [`execute_now`] already looked it up.
+pub(crate) type Found = Option<Arc<PreparedStatement>>;
+
 /// How far [`execute_now`] took an EXECUTE.
 pub(crate) enum Executed {
     /// Answered.
@@ -127,7 +130,7 @@ pub(crate) enum Executed {
     /// A write handed to the writer: answered once it acknowledges, with these warnings.
     Writing(crate::executor::WriteBegun, Vec<String>),
     /// Left to [`handle_found`], with its prepared statement if it was found.
-    Later(Option<Arc<PreparedStatement>>),
+    Later(Found),
 }
 
 /// An EXECUTE answered on the caller's thread when it is a prepared read of one row, or
