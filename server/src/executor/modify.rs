@@ -56,6 +56,11 @@ pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
     ack.rows.outcome(node, acknowledged)
 }
 
+/// What the writer answers to a write, as its receiver gets it (an error when the writer went
+/// away without answering).
+pub(crate) type Acknowledged =
+    Result<Result<(), storage::StorageError>, tokio::sync::oneshot::error::RecvError>;
+
 /// A write handed to the writer: the receiver of its outcome, and what it wrote.
 pub(crate) struct Ack {
     pub(crate) receiver: tokio::sync::oneshot::Receiver<Result<(), storage::StorageError>>,
@@ -68,14 +73,7 @@ pub(crate) struct WrittenRows(usize);
 
 impl WrittenRows {
     /// The write's outcome, as the writer's answer (or its absence) makes it.
-    pub(crate) fn outcome(
-        self,
-        node: &Node,
-        acknowledged: Result<
-            Result<(), storage::StorageError>,
-            tokio::sync::oneshot::error::RecvError,
-        >,
-    ) -> CqlResult<()> {
+    pub(crate) fn outcome(self, node: &Node, acknowledged: Acknowledged) -> CqlResult<()> {
         match acknowledged {
             Ok(Ok(())) => {
                 node.metrics.rows_written(self.0);

@@ -28,14 +28,7 @@ pub(crate) struct WriteBegun {
 impl WriteBegun {
     /// The write's outcome from the writer's answer, with its table latency recorded as
     /// [`super::execute`] records it.
-    pub(crate) fn finish(
-        &self,
-        node: &Node,
-        acknowledged: Result<
-            Result<(), storage::StorageError>,
-            tokio::sync::oneshot::error::RecvError,
-        >,
-    ) -> CqlResult<()> {
+    pub(crate) fn finish(&self, node: &Node, acknowledged: modify::Acknowledged) -> CqlResult<()> {
         self.ack.rows.outcome(node, acknowledged)?;
         record_write_latency(node, self.table, self.started);
         Ok(())
