@@ -11,17 +11,22 @@ use redb::{Database, Durability, WriteTransaction};
 use tracing::trace;
 
 use crate::error::StorageError;
-use crate::memtable::{self, Layer, Mem};
+use uuid::Uuid;
+
+use crate::memtable::{self, Layer, MemKey, MemRow};
 use crate::tables::write_position;
 use crate::tables::{data_table, data_table_name};
 
-/// Writes every row of `mem` into `txn` (a `None` entry removes the stored row).
+/// Each table's rows at their newest version, as [`memtable::Mem::latest`] copies them out of a layer.
+pub(crate) type LatestRows = Vec<(Uuid, Vec<(MemKey, MemRow)>)>;
+
+/// Writes `tables`' rows into `txn` (a `None` entry removes the stored row).
 ///
 /// # Errors
 /// redb errors.
-pub(crate) fn write_rows(txn: &WriteTransaction, mem: &Mem) -> Result<(), StorageError> {
-    for (table_id, rows) in mem.latest() {
-        let name = data_table_name(table_id);
+pub(crate) fn write_rows(txn: &WriteTransaction, tables: &LatestRows) -> Result<(), StorageError> {
+    for (table_id, rows) in tables {
+        let name = data_table_name(*table_id);
         let mut table = txn.open_table(data_table(&name))?;
         for (key, row) in rows {
             match row {
@@ -151,15 +156,14 @@ fn flush(job: &Job) -> Result<(), StorageError> {
     let mut txn = job.db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
     write_position(&txn, job.position)?;
-    let rows = memtable::read(&job.rows);
+    // Copied out, so that scans may sort the layer's versions while its rows are written.
+    let (rows, versions, bytes) = {
+        let mem = memtable::read(&job.rows);
+        (mem.latest(), mem.rows(), mem.bytes())
+    };
     write_rows(&txn, &rows)?;
     txn.commit()?;
-    trace!(
-        rows = rows.rows(),
-        bytes = rows.bytes(),
-        position = job.position,
-        "memtable flushed"
-    );
+    trace!(versions, bytes, position = job.position, "memtable flushed");
     Ok(())
 }
 

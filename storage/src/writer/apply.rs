@@ -169,7 +169,8 @@ impl Writer {
         if let Some(log) = &self.log {
             write_position(&txn, log.last_seq())?;
         }
-        write_rows(&txn, &memtable::read(&self.memtables.load().active))?;
+        let rows = memtable::read(&self.memtables.load().active).latest();
+        write_rows(&txn, &rows)?;
         Ok(txn)
     }
 
