@@ -317,6 +317,41 @@ async fn permission_statements_need_cassandra_authorizer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_auth_response_is_taken_while_credentials_are_awaited() {
+    use cql::frame::request::{Request, Startup};
+    use cql::frame::response::Response;
+    let server = TestServer::start_with(password_config(None)).await;
+    let mut raw = integration_tests::RawConnection::connect(server.addr).await;
+    let startup = Request::Startup(Startup {
+        options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+    });
+    raw.send(0, &startup).await;
+    let (_, _, response) = raw.recv().await.expect("an answer to STARTUP");
+    assert!(
+        matches!(response, Response::Authenticate { .. }),
+        "{response:?}"
+    );
+    // As Cassandra's ServerConnection: OPTIONS and a second STARTUP too are refused.
+    raw.send(1, &Request::Options).await;
+    raw.send(2, &startup).await;
+    raw.query(3, "SELECT * FROM system.local").await;
+    for (want_stream, opcode) in [(1, "OPTIONS"), (2, "STARTUP"), (3, "QUERY")] {
+        let (_, stream, response) = raw.recv().await.expect("an answer");
+        let Response::Error(err) = response else {
+            panic!("{response:?}")
+        };
+        assert_eq!(stream, want_stream);
+        assert_eq!(
+            (err.code, err.message),
+            (
+                0x000A,
+                format!("Unexpected message {opcode}, expecting SASL_RESPONSE")
+            )
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_finishes_the_sasl_exchange_is_timed_out() {
     use cql::frame::request::{Request, Startup};
     use cql::frame::response::Response;

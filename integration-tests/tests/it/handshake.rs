@@ -88,6 +88,36 @@ async fn options_and_startup_answer_as_cassandra() {
         "Unexpected message QUERY, expecting STARTUP or OPTIONS"
     );
     raw.startup().await;
+    // A second STARTUP is refused as Cassandra refuses it, and the connection carries on.
+    let again = Request::Startup(cql::frame::request::Startup {
+        options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+    });
+    raw.send(6, &again).await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert_eq!(stream, 6);
+    let Response::Error(err) = response else {
+        panic!("{response:?}")
+    };
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        (
+            0x000A,
+            "Unexpected message STARTUP, the connection is already initialized"
+        )
+    );
+    raw.send(7, &Request::Options).await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert!(
+        stream == 7 && matches!(response, Response::Supported(_)),
+        "{response:?}"
+    );
+    raw.query(8, "SELECT release_version FROM system.local")
+        .await;
+    let (_, stream, response) = raw.recv().await.unwrap();
+    assert!(
+        stream == 8 && matches!(response, Response::Result(_)),
+        "{response:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

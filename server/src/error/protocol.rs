@@ -41,9 +41,13 @@ pub enum ProtocolError {
     /// asked for (`opcode` is the message's spec name, e.g. `QUERY`).
     #[error("Unexpected message {opcode}, expecting STARTUP or OPTIONS")]
     ExpectingStartup { opcode: &'static str },
-    /// A request other than AUTH_RESPONSE while PasswordAuthenticator awaits credentials.
+    /// A request other than AUTH_RESPONSE (OPTIONS and STARTUP included, as in Cassandra)
+    /// while PasswordAuthenticator awaits credentials.
     #[error("Unexpected message {opcode}, expecting SASL_RESPONSE")]
     ExpectingSaslResponse { opcode: &'static str },
+    /// A STARTUP on a connection whose handshake is complete.
+    #[error("Unexpected message STARTUP, the connection is already initialized")]
+    AlreadyInitialized,
     #[error("Missing value CQL_VERSION in STARTUP message")]
     MissingCqlVersion,
     /// A STARTUP asking for a CQL version below 3.

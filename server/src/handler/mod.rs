@@ -81,16 +81,20 @@ pub(crate) async fn handle_found(
     found: Found,
     kind: &mut StatementKind,
 ) -> CqlResult<Reply> {
+    // The connection's stages as Cassandra's `ServerConnection` checks them: before STARTUP
+    // only STARTUP and OPTIONS; while authenticating only AUTH_RESPONSE; once ready anything
+    // but a second STARTUP.
     let started = session.is_started();
     match request {
-        Request::Options => Ok(options::handle()),
-        Request::Startup(startup) => startup::handle(node, session, &startup),
         Request::AuthResponse(response) => auth::handle(node, session, response).await,
-        other if !started => Err(ProtocolError::ExpectingStartup {
+        other if session.is_authenticating() => Err(ProtocolError::ExpectingSaslResponse {
             opcode: opcode_name(&other),
         }
         .into()),
-        other if session.is_authenticating() => Err(ProtocolError::ExpectingSaslResponse {
+        Request::Options => Ok(options::handle()),
+        Request::Startup(_) if started => Err(ProtocolError::AlreadyInitialized.into()),
+        Request::Startup(startup) => startup::handle(node, session, &startup),
+        other if !started => Err(ProtocolError::ExpectingStartup {
             opcode: opcode_name(&other),
         }
         .into()),
