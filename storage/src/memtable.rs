@@ -30,12 +30,14 @@
 //! in a layer or in its view, as of one group.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::{Entry, RandomState};
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use indexmap::map::Entry;
+use indexmap::IndexMap;
 use uuid::Uuid;
 
 use crate::fast_hash::BuildFastHasher;
@@ -55,21 +57,35 @@ struct VersionKey {
 /// One table's rows in a layer. Each key's newest version is in a hash map, and the versions
 /// it replaced in a second one, so a point lookup (a read, or the writer's merge) costs a hash
 /// probe or two whatever the reader's group. The versions in key order (scans) are kept
-/// lazily: a write appends its version to `unordered`, and the first scan after writes sorts
-/// them into `versions` (under the layer's write lock, see [`LayerCursor`]). A write so costs a
-/// hash insert and an append instead of a walk down an ordered map holding the whole layer
-/// (measured: the ordered-map insert was a tenth of a write's server CPU under
-/// cassandra-stress, cache misses for keys in random token order). The hash is SipHash with
-/// a per-process key, as row keys come from clients.
+/// lazily: the first scan after writes sorts what was written since into `versions` (under
+/// the layer's write lock, see [`LayerCursor`]). A write so costs a hash insert instead of a
+/// walk down an ordered map holding the whole layer (measured: the ordered-map insert was a
+/// tenth of a write's server CPU under cassandra-stress, cache misses for keys in random
+/// token order). The hash is SipHash with a per-process key, as row keys come from clients.
 #[derive(Default)]
 struct TableRows {
     /// Every version sorted so far, in key order, newest first for each key.
     versions: BTreeMap<VersionKey, MemRow>,
-    /// Versions added since the last sort, in the order they came.
-    unordered: Vec<(VersionKey, MemRow)>,
-    newest: HashMap<MemKey, (u64, MemRow), RandomState>,
+    /// Each key's newest version, in the order keys were first written, so that the keys
+    /// written since the last sort are a slice of it and need no list of their own. Its hash
+    /// table holds only indices: for a layer of a hundred thousand keys it is about a
+    /// megabyte, where a map holding the entries themselves spreads them over ten.
+    newest: IndexMap<MemKey, (u64, MemRow), RandomState>,
+    /// `newest`'s entries from this index on hold keys first written since the last sort.
+    sorted_keys: usize,
+    /// The other versions written since the last sort: new versions of keys sorted before,
+    /// and versions a key's newest replaced before it was sorted.
+    unsorted: Vec<(VersionKey, MemRow)>,
     /// The versions each key held before its newest (only keys written by several groups).
     older: HashMap<MemKey, Vec<(u64, MemRow)>, RandomState>,
+}
+
+/// The version of `key` written by group `seq`.
+fn version(key: &MemKey, seq: u64) -> VersionKey {
+    VersionKey {
+        key: key.clone(),
+        seq: Reverse(seq),
+    }
 }
 
 impl TableRows {
@@ -91,52 +107,85 @@ impl TableRows {
     /// Adds a version; `false` when the layer already held this key at this group (the new
     /// row replaces it).
     fn insert(&mut self, key: MemKey, seq: u64, row: MemRow) -> bool {
-        let version = VersionKey {
-            key: key.clone(),
-            seq: Reverse(seq),
-        };
-        let added = match self.newest.entry(key) {
-            Entry::Occupied(mut newest) => {
-                let (newest_seq, newest_row) = newest.get_mut();
-                if *newest_seq == seq {
-                    *newest_row = row.clone();
-                    false
-                } else {
-                    let older = if *newest_seq < seq {
-                        std::mem::replace(newest.get_mut(), (seq, row.clone()))
-                    } else {
-                        // An older group's version, under newer ones (a failed flush's rows).
-                        (seq, row.clone())
-                    };
-                    let key = newest.key().clone();
-                    self.older.entry(key).or_default().push(older);
-                    true
-                }
-            }
+        let mut entry = match self.newest.entry(key) {
             Entry::Vacant(slot) => {
-                slot.insert((seq, row.clone()));
-                true
+                slot.insert((seq, row));
+                return true;
             }
+            Entry::Occupied(entry) => entry,
         };
-        // A replaced version stays in `unordered` too: sorting keeps the last one added.
-        self.unordered.push((version, row));
-        added
+        // Whether the key's versions so far are sorted (else its entry is sorted later,
+        // with whatever version it then holds).
+        let sorted = entry.index() < self.sorted_keys;
+        let newest_seq = entry.get().0;
+        if newest_seq == seq {
+            if sorted {
+                // Sorting keeps the last of equal versions.
+                self.unsorted.push((version(entry.key(), seq), row.clone()));
+            }
+            entry.get_mut().1 = row;
+            return false;
+        }
+        let key = entry.key().clone();
+        let older = if newest_seq < seq {
+            let replaced = std::mem::replace(entry.get_mut(), (seq, row.clone()));
+            // The entry now stands for the new version; whichever of the two is not sorted
+            // yet, and will not be with the entry, waits in `unsorted`.
+            let waiting = if sorted { (seq, row) } else { replaced.clone() };
+            self.unsorted.push((version(&key, waiting.0), waiting.1));
+            replaced
+        } else {
+            // An older group's version, under newer ones (a failed flush's rows).
+            self.unsorted.push((version(&key, seq), row.clone()));
+            (seq, row)
+        };
+        self.older.entry(key).or_default().push(older);
+        true
     }
 
-    /// Sorts the versions added since the last sort into `versions`.
+    /// Whether every version is in `versions`.
+    fn is_sorted(&self) -> bool {
+        self.sorted_keys == self.newest.len() && self.unsorted.is_empty()
+    }
+
+    /// The versions not sorted yet: the newest of keys first written since the last sort,
+    /// then the others (equal versions in the order they were written).
+    fn unsorted_versions(&self) -> impl Iterator<Item = (VersionKey, MemRow)> + '_ {
+        let fresh = self
+            .newest
+            .get_range(self.sorted_keys..)
+            .into_iter()
+            .flatten()
+            .map(|(key, (seq, row))| (version(key, *seq), row.clone()));
+        fresh.chain(self.unsorted.iter().cloned())
+    }
+
+    /// Sorts the versions written since the last sort into `versions`.
     fn order(&mut self) {
-        if self.unordered.is_empty() {
+        if self.is_sorted() {
             return;
         }
-        if self.unordered.len().saturating_mul(8) >= self.versions.len() {
+        let added = self.newest.len() - self.sorted_keys + self.unsorted.len();
+        if added.saturating_mul(8) >= self.versions.len() {
             // Many: one stable sort and a merge. Of equal versions, the last added stays.
-            let mut sorted: BTreeMap<VersionKey, MemRow> = self.unordered.drain(..).collect();
+            let mut sorted: BTreeMap<VersionKey, MemRow> = self.unsorted_versions().collect();
             self.versions.append(&mut sorted);
         } else {
-            for (version, row) in self.unordered.drain(..) {
-                self.versions.insert(version, row);
-            }
+            let added: Vec<(VersionKey, MemRow)> = self.unsorted_versions().collect();
+            self.versions.extend(added);
         }
+        self.sorted_keys = self.newest.len();
+        self.unsorted.clear();
+    }
+
+    /// Every version, sorted or not (a version both sorted and rewritten since comes twice,
+    /// its latest row last).
+    fn all_versions(&self) -> impl Iterator<Item = (VersionKey, MemRow)> + '_ {
+        let sorted = self
+            .versions
+            .iter()
+            .map(|(v, row)| (v.clone(), row.clone()));
+        sorted.chain(self.unsorted_versions())
     }
 
     /// Whether the table holds no version.
@@ -190,10 +239,9 @@ impl Mem {
         }
     }
 
-    /// An empty layer whose tables' hash maps and lists of versions are sized for as many keys
-    /// as `previous` held: the next layer usually takes as many, and growing a map of a
-    /// hundred thousand keys moves every entry again (measured: an eighth of the writer's
-    /// memtable time).
+    /// An empty layer whose tables' hash maps are sized for as many keys as `previous` held:
+    /// the next layer usually takes as many, and growing a map of a hundred thousand keys
+    /// moves every entry again (measured: an eighth of the writer's memtable time).
     pub(crate) fn sized_like(previous: &Mem) -> Mem {
         let tables = previous
             .tables
@@ -201,10 +249,8 @@ impl Mem {
             .map(|(table, rows)| {
                 let keys = rows.newest.len();
                 let table_rows = TableRows {
-                    versions: BTreeMap::new(),
-                    unordered: Vec::with_capacity(keys),
-                    newest: HashMap::with_capacity_and_hasher(keys, RandomState::new()),
-                    older: HashMap::default(),
+                    newest: IndexMap::with_capacity_and_hasher(keys, RandomState::new()),
+                    ..TableRows::default()
                 };
                 (*table, table_rows)
             })
@@ -219,11 +265,11 @@ impl Mem {
     /// Adds every version `other` holds (a failed flush's rows, under newer ones).
     pub(crate) fn absorb(&mut self, other: &Mem) {
         for (table, rows) in &other.tables {
-            // A version both sorted and still unordered (replaced in its group) is added twice:
-            // the second replaces the first, as it did there.
-            let unordered = rows.unordered.iter().map(|(version, row)| (version, row));
-            for (version, row) in rows.versions.iter().chain(unordered) {
-                self.insert(*table, version.key.clone(), version.seq.0, row.clone());
+            // A version rewritten since its table's last sort comes twice, its latest row
+            // last: collected first, it is added once, with that row.
+            let versions: BTreeMap<VersionKey, MemRow> = rows.all_versions().collect();
+            for (version, row) in versions {
+                self.insert(*table, version.key, version.seq.0, row);
             }
         }
     }
@@ -421,7 +467,7 @@ impl LayerCursor {
         let mem = read(&layer);
         match mem.tables.get(&self.table) {
             None => self.done = true,
-            Some(rows) if rows.unordered.is_empty() => self.copy_chunk(rows),
+            Some(rows) if rows.is_sorted() => self.copy_chunk(rows),
             Some(_) => {
                 drop(mem);
                 let mut mem = write(&layer);
@@ -783,7 +829,86 @@ mod tests {
         }
     }
 
+    /// One write of the model test: a key, whether a new group starts with it, and whether
+    /// the table is sorted after it.
+    type ModelWrite = (u8, bool, bool);
+
+    /// Applies `writes` to `mem` from group `seq` on, recording them in `model`; returns the
+    /// last group.
+    fn write_all(
+        mem: &mut Mem,
+        writes: &[ModelWrite],
+        mut seq: u64,
+        model: &mut BTreeMap<(u8, u64), u8>,
+        counter: &mut u8,
+    ) -> u64 {
+        for (k, new_group, sort) in writes {
+            seq += u64::from(*new_group);
+            *counter = counter.wrapping_add(1);
+            mem.insert(Uuid::nil(), key(*k), seq, row(*counter));
+            model.insert((*k, seq), *counter);
+            if *sort {
+                mem.tables.get_mut(&Uuid::nil()).map(TableRows::order);
+            }
+        }
+        seq
+    }
+
     proptest::proptest! {
+        /// Writes in two layers (the older absorbed into the newer, as after a failed flush),
+        /// sorted at random points: every reader group sees, by scan and by point lookup, each
+        /// key's newest version up to it, as a plain map of every version says.
+        #[test]
+        fn layers_answer_as_a_map_of_every_version(
+            older in proptest::collection::vec((0u8..12, proptest::bool::ANY, proptest::bool::weighted(0.1)), 0..60),
+            newer in proptest::collection::vec((0u8..12, proptest::bool::ANY, proptest::bool::weighted(0.1)), 0..60),
+            sort_before_absorb in proptest::bool::ANY,
+        ) {
+            let mut model = BTreeMap::new();
+            let mut counter = 0u8;
+            let mut first = Mem::default();
+            let last_old = write_all(&mut first, &older, 1, &mut model, &mut counter);
+            let mut second = Mem::default();
+            let last = write_all(&mut second, &newer, last_old + 1, &mut model, &mut counter);
+            if sort_before_absorb {
+                second.tables.get_mut(&Uuid::nil()).map(TableRows::order);
+            }
+            second.absorb(&first);
+            proptest::prop_assert_eq!(second.rows(), model.len());
+            let layer: Layer = Arc::new(RwLock::new(second));
+            for upto in 0..=last + 1 {
+                let mut want: BTreeMap<u8, Option<u8>> = BTreeMap::new();
+                for ((k, seq), v) in &model {
+                    if *seq <= upto {
+                        want.insert(*k, Some(*v));
+                    }
+                }
+                let view = MemView {
+                    layers: Arc::new(Layers { active: layer.clone(), frozen: None, clean: None }),
+                    upto,
+                };
+                for k in 0..12u8 {
+                    let got = view.get(Uuid::nil(), &[k]).map(|r| r.map(|r| r[0]));
+                    proptest::prop_assert_eq!(got, want.get(&k).copied(), "key {} upto {}", k, upto);
+                }
+                let want: Vec<_> = want.into_iter().collect();
+                let all = (Bound::Unbounded, Bound::Unbounded);
+                proptest::prop_assert_eq!(&keys(&view, all.clone(), false), &want);
+                let back: Vec<_> = want.iter().rev().cloned().collect();
+                proptest::prop_assert_eq!(keys(&view, all, true), back);
+            }
+            let newest: Vec<_> = read(&layer)
+                .latest()
+                .into_iter()
+                .flat_map(|(_, rows)| rows.into_iter().map(|(k, r)| (k[0], r.map(|r| r[0]))))
+                .collect();
+            let mut want: BTreeMap<u8, Option<u8>> = BTreeMap::new();
+            for ((k, _), v) in &model {
+                want.insert(*k, Some(*v));
+            }
+            proptest::prop_assert_eq!(newest, want.into_iter().collect::<Vec<_>>());
+        }
+
         /// Keys order as their bytes do, whatever their lengths and shared prefixes.
         #[test]
         fn keys_order_as_their_bytes(
