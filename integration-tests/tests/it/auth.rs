@@ -316,21 +316,35 @@ async fn permission_statements_need_cassandra_authorizer() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_auth_response_is_taken_while_credentials_are_awaited() {
-    use cql::frame::request::{Request, Startup};
-    use cql::frame::response::Response;
-    let server = TestServer::start_with(password_config(None)).await;
-    let mut raw = integration_tests::RawConnection::connect(server.addr).await;
-    let startup = Request::Startup(Startup {
+/// A STARTUP request asking for CQL 3.0.0.
+fn startup_request() -> cql::frame::request::Request {
+    cql::frame::request::Request::Startup(cql::frame::request::Startup {
         options: vec![("CQL_VERSION".into(), "3.0.0".into())],
-    });
-    raw.send(0, &startup).await;
+    })
+}
+
+/// A raw connection to `server` that sent STARTUP and was asked for credentials.
+async fn awaiting_credentials(server: &TestServer) -> integration_tests::RawConnection {
+    let mut raw = integration_tests::RawConnection::connect(server.addr).await;
+    raw.send(0, &startup_request()).await;
     let (_, _, response) = raw.recv().await.expect("an answer to STARTUP");
     assert!(
-        matches!(response, Response::Authenticate { .. }),
+        matches!(
+            response,
+            cql::frame::response::Response::Authenticate { .. }
+        ),
         "{response:?}"
     );
+    raw
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_auth_response_is_taken_while_credentials_are_awaited() {
+    use cql::frame::request::Request;
+    use cql::frame::response::Response;
+    let server = TestServer::start_with(password_config(None)).await;
+    let mut raw = awaiting_credentials(&server).await;
+    let startup = startup_request();
     // As Cassandra's ServerConnection: OPTIONS and a second STARTUP too are refused.
     raw.send(1, &Request::Options).await;
     raw.send(2, &startup).await;
@@ -353,23 +367,12 @@ async fn only_auth_response_is_taken_while_credentials_are_awaited() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_finishes_the_sasl_exchange_is_timed_out() {
-    use cql::frame::request::{Request, Startup};
-    use cql::frame::response::Response;
     let config = Config {
         handshake_timeout: std::time::Duration::from_millis(300),
         ..password_config(None)
     };
     let server = TestServer::start_with(config).await;
-    let mut raw = integration_tests::RawConnection::connect(server.addr).await;
-    let startup = Request::Startup(Startup {
-        options: vec![("CQL_VERSION".into(), "3.0.0".into())],
-    });
-    raw.send(0, &startup).await;
-    let (_, _, response) = raw.recv().await.expect("an answer to STARTUP");
-    assert!(
-        matches!(response, Response::Authenticate { .. }),
-        "{response:?}"
-    );
+    let mut raw = awaiting_credentials(&server).await;
     let waited = std::time::Instant::now();
     assert!(raw.recv().await.is_none(), "closed without AUTH_RESPONSE");
     assert!(waited.elapsed() < std::time::Duration::from_secs(5));
