@@ -20,12 +20,17 @@ use crate::tables::{data_table, data_table_name};
 /// Each table's rows at their newest version, as [`memtable::Mem::latest`] copies them out of a layer.
 pub(crate) type LatestRows = Vec<(Uuid, Vec<(MemKey, MemRow)>)>;
 
-/// Writes `tables`' rows into `txn` (a `None` entry removes the stored row).
+/// Writes `tables`' rows into `txn`, each table's in key order (a `None` entry removes the
+/// stored row). The rows come unsorted out of their layer, whose lock is not held here.
 ///
 /// # Errors
 /// redb errors.
-pub(crate) fn write_rows(txn: &WriteTransaction, tables: &LatestRows) -> Result<(), StorageError> {
-    for (table_id, rows) in tables {
+pub(crate) fn write_rows(
+    txn: &WriteTransaction,
+    mut tables: LatestRows,
+) -> Result<(), StorageError> {
+    for (table_id, rows) in &mut tables {
+        rows.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
         let name = data_table_name(*table_id);
         let mut table = txn.open_table(data_table(&name))?;
         for (key, row) in rows {
@@ -161,7 +166,7 @@ fn flush(job: &Job) -> Result<(), StorageError> {
         let mem = memtable::read(&job.rows);
         (mem.latest(), mem.rows(), mem.bytes())
     };
-    write_rows(&txn, &rows)?;
+    write_rows(&txn, rows)?;
     txn.commit()?;
     trace!(versions, bytes, position = job.position, "memtable flushed");
     Ok(())

@@ -2,14 +2,15 @@
 //! them, so a logged write costs an append and a map insert instead of a B-tree update and a
 //! commit, and a flush writes many rows per redb page.
 //!
-//! Each layer is an ordered map per table under a lock, holding *versions*: every row a group
-//! writes is stored under its key and the group's sequence number, and older versions stay
-//! until the layer is flushed. The writer inserts a group's rows, then makes its number
-//! visible; a reader takes the visible number once and reads, for each key, its newest version
-//! at or below it. So a reader's view never changes under it, a scan sees whole groups (a
-//! batch is never half visible), and locks are held for one lookup or one chunk of a scan.
-//! Beside the ordered map, each table keeps its keys' newest versions in a hash map: a point
-//! lookup whose reader sees that version (nearly always) is one probe, not a tree walk.
+//! Each layer holds, per table under a lock, *versions*: every row a group writes is stored
+//! under its key and the group's sequence number, and older versions stay until the layer is
+//! flushed. The writer inserts a group's rows, then makes its number visible; a reader takes
+//! the visible number once and reads, for each key, its newest version at or below it. So a
+//! reader's view never changes under it, a scan sees whole groups (a batch is never half
+//! visible), and locks are held for one lookup or one chunk of a scan. Point lookups probe
+//! hash maps (each key's newest version, then the versions it replaced); scans read an
+//! ordered map of the versions, which the first scan after writes brings up to date (see
+//! [`TableRows`]).
 //!
 //! Two layers: `active` takes writes; `frozen` is the previous active being written to redb by
 //! the flusher. A row is looked up in `active`, then `frozen`, then redb. An entry `None`
@@ -88,6 +89,20 @@ fn version(key: &MemKey, seq: u64) -> VersionKey {
     }
 }
 
+/// `versions` as an ordered map; of equal versions, the one that came last stays (a stable
+/// sort, then each run of equal versions' last).
+fn sorted_last_wins(mut versions: Vec<(VersionKey, MemRow)>) -> BTreeMap<VersionKey, MemRow> {
+    versions.sort_by(|(a, _), (b, _)| a.cmp(b));
+    let mut sorted: Vec<(VersionKey, MemRow)> = Vec::with_capacity(versions.len());
+    for (version, row) in versions {
+        match sorted.last_mut() {
+            Some(last) if last.0 == version => last.1 = row,
+            _ => sorted.push((version, row)),
+        }
+    }
+    sorted.into_iter().collect()
+}
+
 impl TableRows {
     /// The newest version of `key` written by a group up to `upto`.
     fn newest(&self, key: &[u8], upto: u64) -> Option<&MemRow> {
@@ -95,12 +110,13 @@ impl TableRows {
         if *seq <= upto {
             return Some(row);
         }
-        // A group newer than the reader wrote the key: the version it sees is an older one.
+        // A group newer than the reader wrote the key: the version it sees is an older one,
+        // found from the newest end (a reader lags a group or two behind a hot key's writes).
         self.older
             .get(key)?
             .iter()
-            .filter(|(seq, _)| *seq <= upto)
-            .max_by_key(|(seq, _)| *seq)
+            .rev()
+            .find(|(seq, _)| *seq <= upto)
             .map(|(_, row)| row)
     }
 
@@ -135,11 +151,20 @@ impl TableRows {
             self.unsorted.push((version(&key, waiting.0), waiting.1));
             replaced
         } else {
-            // An older group's version, under newer ones (a failed flush's rows).
+            // An older group's version, under newer ones (a failed flush's rows): its place in
+            // the ascending list of older versions.
             self.unsorted.push((version(&key, seq), row.clone()));
-            (seq, row)
+            let list = self.older.entry(key).or_default();
+            let at = list.partition_point(|(older, _)| *older < seq);
+            debug_assert!(list.get(at).is_none_or(|(older, _)| *older != seq));
+            list.insert(at, (seq, row));
+            return true;
         };
-        self.older.entry(key).or_default().push(older);
+        // Ascending: a version replaced by a newer group's is newer than those it replaced.
+        self.older
+            .entry(key)
+            .or_insert_with(|| Vec::with_capacity(1))
+            .push(older);
         true
     }
 
@@ -167,10 +192,11 @@ impl TableRows {
         }
         let added = self.newest.len() - self.sorted_keys + self.unsorted.len();
         if added.saturating_mul(8) >= self.versions.len() {
-            // Many: one stable sort and a merge. Of equal versions, the last added stays.
-            let mut sorted: BTreeMap<VersionKey, MemRow> = self.unsorted_versions().collect();
+            // Many: one sort and a merge (`append` keeps the added row of a version both hold).
+            let mut sorted = sorted_last_wins(self.unsorted_versions().collect());
             self.versions.append(&mut sorted);
         } else {
+            // `extend` inserts in order: the last row of a version stays.
             let added: Vec<(VersionKey, MemRow)> = self.unsorted_versions().collect();
             self.versions.extend(added);
         }
@@ -193,15 +219,22 @@ impl TableRows {
         self.newest.is_empty()
     }
 
-    /// Each key's newest version, in key order.
+    /// Each key's newest version, in the order keys were first written.
     fn latest(&self) -> Vec<(MemKey, MemRow)> {
-        let mut rows: Vec<(MemKey, MemRow)> = self
-            .newest
+        self.newest
             .iter()
             .map(|(key, (_, row))| (key.clone(), row.clone()))
-            .collect();
-        rows.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
-        rows
+            .collect()
+    }
+
+    /// Each key's version as of group `upto`, unordered; `skip` leaves out keys a newer layer
+    /// holds a version of.
+    fn visible(&self, upto: u64, skip: impl Fn(&[u8]) -> bool) -> Vec<(MemKey, MemRow)> {
+        self.newest
+            .keys()
+            .filter(|key| !skip(key))
+            .filter_map(|key| Some((key.clone(), self.newest(key, upto)?.clone())))
+            .collect()
     }
 }
 
@@ -214,14 +247,18 @@ pub(crate) struct Mem {
     versions: usize,
 }
 
-/// What one version costs beyond its key and value: its ordered-map entry and node share,
-/// its hash-map entry at the map's usual load, and a long key's `Arc` (short keys are inline:
-/// see `mem_key`). Measured on 2026-11-28, 200,000 versions of 22-byte keys and 200-byte
+/// What one version costs beyond its key and value, estimated: a key's first version takes
+/// its `IndexMap` entry (hash, key, row: 80 bytes) and index slot, and its ordered-map entry
+/// and node share once a scan sorts it (about 100 bytes); a version a later group replaced
+/// takes an entry in its key's list of older versions and one in the list waiting for a
+/// sort instead; a long key adds its `Arc` (short keys are inline: see `mem_key`). The
+/// figure has stayed where it was measured against the structures before (2026-11-28: with
+/// an ordered map filled at every write, 200,000 versions of 22-byte keys and 200-byte
 /// values cost 449 bytes each against an estimate of 382, when each row had an allocation of
-/// its own rounded up from an upper bound of its size; counting them at 224 then made layers
-/// a sixth smaller and dropped the clean layer sooner (point reads after a load of 100,000
-/// rows cost 7.1-8.6 us of server CPU instead of 6.1-6.4). Rows now share chunks
-/// (`row_arena`), which took 60 MB off the RSS after loading a million rows.
+/// its own; counting them at 224 made layers a sixth smaller and dropped the clean layer
+/// sooner, point reads after a load of 100,000 rows costing 7.1-8.6 us of server CPU instead
+/// of 6.1-6.4). A write-once layer that is never scanned costs less than this; a rewritten
+/// key that is scanned, more.
 const ROW_OVERHEAD: usize = 160;
 
 impl Mem {
@@ -267,7 +304,7 @@ impl Mem {
         for (table, rows) in &other.tables {
             // A version rewritten since its table's last sort comes twice, its latest row
             // last: collected first, it is added once, with that row.
-            let versions: BTreeMap<VersionKey, MemRow> = rows.all_versions().collect();
+            let versions = sorted_last_wins(rows.all_versions().collect());
             for (version, row) in versions {
                 self.insert(*table, version.key, version.seq.0, row);
             }
@@ -289,9 +326,9 @@ impl Mem {
         self.versions
     }
 
-    /// Each table's rows at their newest version, in key order, copied out (cheaply: keys
-    /// are inline or shared, rows shared), so a flush holds no lock on the layer while it
-    /// writes them.
+    /// Each table's rows at their newest version, copied out (cheaply: keys are inline or
+    /// shared, rows shared) in no particular order, so that a flush sorts and writes them
+    /// without holding the layer's lock (see `flush::write_rows`).
     pub(crate) fn latest(&self) -> Vec<(Uuid, Vec<(MemKey, MemRow)>)> {
         self.tables
             .iter()
@@ -307,14 +344,16 @@ impl Mem {
 /// A layer, shared by the writer, the flusher and readers.
 pub(crate) type Layer = Arc<RwLock<Mem>>;
 
-/// Reads a layer (a poisoned lock still holds consistent maps: inserts are single calls).
+/// Reads a layer. A poisoned lock still holds consistent maps: an insert leaves its version in
+/// the maps whole, and a sort cut short leaves the rest unsorted for the next one.
 pub(crate) fn read(layer: &Layer) -> RwLockReadGuard<'_, Mem> {
     layer
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Writes a layer (the writer only).
+/// Writes a layer: the writer's inserts, and a scan sorting what was written since the last
+/// scan (see [`TableRows`]).
 pub(crate) fn write(layer: &Layer) -> RwLockWriteGuard<'_, Mem> {
     layer
         .write()
@@ -350,6 +389,32 @@ impl MemView {
             .into_iter()
             .flatten()
             .find_map(|layer| read(layer).newest(table, key, self.upto).cloned())
+    }
+
+    /// Each key of `table` with the row this view sees, newest layer winning, in no order:
+    /// what statistics need, without sorting a layer. `None` when neither layer holds a row
+    /// of the table.
+    pub(crate) fn visible_rows(&self, table: Uuid) -> Option<Vec<(MemKey, MemRow)>> {
+        if self.lacks(table) {
+            return None;
+        }
+        let mut rows = read(&self.layers.active)
+            .tables
+            .get(&table)
+            .map(|rows| rows.visible(self.upto, |_| false))
+            .unwrap_or_default();
+        if let Some(frozen) = &self.layers.frozen {
+            // The active layer's keys win; looked up here, not under its lock.
+            let newer: std::collections::HashSet<MemKey> =
+                rows.iter().map(|(key, _)| key.clone()).collect();
+            let older = read(frozen)
+                .tables
+                .get(&table)
+                .map(|rows| rows.visible(self.upto, |key| newer.contains(key)))
+                .unwrap_or_default();
+            rows.extend(older);
+        }
+        Some(rows)
     }
 
     /// Whether neither layer holds a row of `table`.
@@ -864,18 +929,34 @@ mod tests {
             newer in proptest::collection::vec((0u8..12, proptest::bool::ANY, proptest::bool::weighted(0.1)), 0..60),
             sort_before_absorb in proptest::bool::ANY,
         ) {
+            // The same writes twice: absorbed into one layer, and as two layers (frozen,
+            // active) of one view.
             let mut model = BTreeMap::new();
-            let mut counter = 0u8;
-            let mut first = Mem::default();
-            let last_old = write_all(&mut first, &older, 1, &mut model, &mut counter);
-            let mut second = Mem::default();
-            let last = write_all(&mut second, &newer, last_old + 1, &mut model, &mut counter);
-            if sort_before_absorb {
-                second.tables.get_mut(&Uuid::nil()).map(TableRows::order);
+            let mut layers = Vec::new();
+            let mut last = 0;
+            for _ in 0..2 {
+                model.clear();
+                let mut counter = 0u8;
+                let mut first = Mem::default();
+                let last_old = write_all(&mut first, &older, 1, &mut model, &mut counter);
+                let mut second = Mem::default();
+                last = write_all(&mut second, &newer, last_old + 1, &mut model, &mut counter);
+                if sort_before_absorb {
+                    second.tables.get_mut(&Uuid::nil()).map(TableRows::order);
+                }
+                layers.push((first, second));
             }
+            let (first, mut second) = layers.remove(0);
             second.absorb(&first);
             proptest::prop_assert_eq!(second.rows(), model.len());
             let layer: Layer = Arc::new(RwLock::new(second));
+            let (frozen, active) = layers.remove(0);
+            let two = Layers {
+                active: Arc::new(RwLock::new(active)),
+                frozen: Some(Arc::new(RwLock::new(frozen))),
+                clean: None,
+            };
+            let one = Layers { active: layer.clone(), frozen: None, clean: None };
             for upto in 0..=last + 1 {
                 let mut want: BTreeMap<u8, Option<u8>> = BTreeMap::new();
                 for ((k, seq), v) in &model {
@@ -883,25 +964,33 @@ mod tests {
                         want.insert(*k, Some(*v));
                     }
                 }
-                let view = MemView {
-                    layers: Arc::new(Layers { active: layer.clone(), frozen: None, clean: None }),
-                    upto,
-                };
-                for k in 0..12u8 {
-                    let got = view.get(Uuid::nil(), &[k]).map(|r| r.map(|r| r[0]));
-                    proptest::prop_assert_eq!(got, want.get(&k).copied(), "key {} upto {}", k, upto);
+                for layers in [&one, &two] {
+                    let view = MemView { layers: Arc::new(layers.clone()), upto };
+                    for k in 0..12u8 {
+                        let got = view.get(Uuid::nil(), &[k]).map(|r| r.map(|r| r[0]));
+                        proptest::prop_assert_eq!(got, want.get(&k).copied(), "key {} upto {}", k, upto);
+                    }
+                    let want: Vec<_> = want.clone().into_iter().collect();
+                    let all = (Bound::Unbounded, Bound::Unbounded);
+                    proptest::prop_assert_eq!(&keys(&view, all.clone(), false), &want);
+                    let back: Vec<_> = want.iter().rev().cloned().collect();
+                    proptest::prop_assert_eq!(keys(&view, all, true), back);
+                    let mut visible: Vec<_> = view
+                        .visible_rows(Uuid::nil())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(k, r)| (k[0], r.map(|r| r[0])))
+                        .collect();
+                    visible.sort_unstable();
+                    proptest::prop_assert_eq!(visible, want);
                 }
-                let want: Vec<_> = want.into_iter().collect();
-                let all = (Bound::Unbounded, Bound::Unbounded);
-                proptest::prop_assert_eq!(&keys(&view, all.clone(), false), &want);
-                let back: Vec<_> = want.iter().rev().cloned().collect();
-                proptest::prop_assert_eq!(keys(&view, all, true), back);
             }
-            let newest: Vec<_> = read(&layer)
+            let mut newest: Vec<_> = read(&layer)
                 .latest()
                 .into_iter()
                 .flat_map(|(_, rows)| rows.into_iter().map(|(k, r)| (k[0], r.map(|r| r[0]))))
                 .collect();
+            newest.sort_unstable();
             let mut want: BTreeMap<u8, Option<u8>> = BTreeMap::new();
             for ((k, _), v) in &model {
                 want.insert(*k, Some(*v));

@@ -131,8 +131,8 @@ impl Snapshot {
         table_id: Uuid,
         stats: &mut TableStats,
     ) -> Result<(), StorageError> {
-        let all = KeyRange::all();
-        let Some(entries) = memtable::scan(&self.layers, table_id, &all, Order::Forward) else {
+        // Sums need no order: the rows as this view sees them, without sorting a layer.
+        let Some(entries) = self.layers.visible_rows(table_id) else {
             return Ok(());
         };
         let stored = self.open(table_id)?;

@@ -170,7 +170,7 @@ impl Writer {
             write_position(&txn, log.last_seq())?;
         }
         let rows = memtable::read(&self.memtables.load().active).latest();
-        write_rows(&txn, &rows)?;
+        write_rows(&txn, rows)?;
         Ok(txn)
     }
 
