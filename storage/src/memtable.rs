@@ -77,6 +77,8 @@ struct TableRows {
     /// The other versions written since the last sort: new versions of keys sorted before,
     /// and versions a key's newest replaced before it was sorted.
     unsorted: Vec<(VersionKey, MemRow)>,
+    /// `unsorted`'s entries before this index are sorted already (a sort in steps).
+    unsorted_done: usize,
     /// The versions each key held before its newest (only keys written by several groups).
     older: HashMap<MemKey, Vec<(u64, MemRow)>, RandomState>,
 }
@@ -170,7 +172,7 @@ impl TableRows {
 
     /// Whether every version is in `versions`.
     fn is_sorted(&self) -> bool {
-        self.sorted_keys == self.newest.len() && self.unsorted.is_empty()
+        self.sorted_keys == self.newest.len() && self.unsorted_done == self.unsorted.len()
     }
 
     /// The versions not sorted yet: the newest of keys first written since the last sort,
@@ -182,26 +184,53 @@ impl TableRows {
             .into_iter()
             .flatten()
             .map(|(key, (seq, row))| (version(key, *seq), row.clone()));
-        fresh.chain(self.unsorted.iter().cloned())
+        fresh.chain(self.unsorted[self.unsorted_done..].iter().cloned())
     }
 
     /// Sorts the versions written since the last sort into `versions`.
+    #[cfg(test)]
     fn order(&mut self) {
-        if self.is_sorted() {
-            return;
-        }
-        let added = self.newest.len() - self.sorted_keys + self.unsorted.len();
-        if added.saturating_mul(8) >= self.versions.len() {
+        while !self.order_some(usize::MAX) {}
+    }
+
+    /// Sorts up to `limit` of the versions written since the last sort into `versions`: the
+    /// keys first written since, in the order they came, then the other versions, in the order
+    /// they came (so that of equal versions the last stays). Whether all are sorted now.
+    fn order_some(&mut self, limit: usize) -> bool {
+        let fresh_end = self
+            .newest
+            .len()
+            .min(self.sorted_keys.saturating_add(limit));
+        let left = limit - (fresh_end - self.sorted_keys);
+        let unsorted_end = self
+            .unsorted
+            .len()
+            .min(self.unsorted_done.saturating_add(left));
+        let fresh = self
+            .newest
+            .get_range(self.sorted_keys..fresh_end)
+            .into_iter()
+            .flatten()
+            .map(|(key, (seq, row))| (version(key, *seq), row.clone()));
+        let others = self.unsorted[self.unsorted_done..unsorted_end]
+            .iter()
+            .cloned();
+        let added: Vec<(VersionKey, MemRow)> = fresh.chain(others).collect();
+        if added.len().saturating_mul(8) >= self.versions.len() {
             // Many: one sort and a merge (`append` keeps the added row of a version both hold).
-            let mut sorted = sorted_last_wins(self.unsorted_versions().collect());
+            let mut sorted = sorted_last_wins(added);
             self.versions.append(&mut sorted);
         } else {
             // `extend` inserts in order: the last row of a version stays.
-            let added: Vec<(VersionKey, MemRow)> = self.unsorted_versions().collect();
             self.versions.extend(added);
         }
-        self.sorted_keys = self.newest.len();
-        self.unsorted.clear();
+        self.sorted_keys = fresh_end;
+        self.unsorted_done = unsorted_end;
+        if self.unsorted_done == self.unsorted.len() {
+            self.unsorted.clear();
+            self.unsorted_done = 0;
+        }
+        self.is_sorted()
     }
 
     /// Every version, sorted or not (a version both sorted and rewritten since comes twice,
@@ -476,6 +505,11 @@ impl Memtables {
 /// How many keys a cursor copies out of a layer at a time.
 const CHUNK: usize = 64;
 
+/// How many versions a scan sorts under a layer's write lock at a time (a few milliseconds):
+/// the first scan after a bulk load of a hundred thousand keys would otherwise hold the lock,
+/// and the writes and point reads of the layer wait, for tens of milliseconds.
+const SORT_STEP: usize = 8192;
+
 /// The rows of one layer's table in a key range as of group `upto`, in order (or reverse
 /// order), copied out a chunk at a time under the layer's lock.
 struct LayerCursor {
@@ -526,7 +560,8 @@ impl LayerCursor {
     }
 
     /// Copies the visible version of the next keys; a chunk never splits a key's versions.
-    /// Versions written since the table's last sort are sorted first, under the write lock.
+    /// Versions written since the table's last sort are sorted first, under the write lock,
+    /// [`SORT_STEP`] at a time: between steps the writer and point readers get the layer.
     fn refill(&mut self) {
         let layer = self.layer.clone();
         let mem = read(&layer);
@@ -535,12 +570,15 @@ impl LayerCursor {
             Some(rows) if rows.is_sorted() => self.copy_chunk(rows),
             Some(_) => {
                 drop(mem);
-                let mut mem = write(&layer);
-                match mem.tables.get_mut(&self.table) {
-                    None => self.done = true,
-                    Some(rows) => {
-                        rows.order();
+                loop {
+                    let mut mem = write(&layer);
+                    let Some(rows) = mem.tables.get_mut(&self.table) else {
+                        self.done = true;
+                        return;
+                    };
+                    if rows.order_some(SORT_STEP) {
                         self.copy_chunk(rows);
+                        return;
                     }
                 }
             }
@@ -863,6 +901,40 @@ mod tests {
     }
 
     #[test]
+    fn a_scan_sorts_a_bulk_load_in_steps_and_sees_all_of_it() {
+        let t = Uuid::nil();
+        let layer: Layer = Arc::new(RwLock::new(Mem::default()));
+        let loaded = 3 * SORT_STEP + 17;
+        let key_of = |i: usize| MemKey::from(&((i * 7919) % loaded).to_be_bytes()[..]);
+        for i in 0..loaded {
+            write(&layer).insert(t, key_of(i), 1, row(1));
+        }
+        // Rewrites by a later group, waiting beside the first versions.
+        for i in 0..SORT_STEP + 3 {
+            write(&layer).insert(t, key_of(i), 2, row(2));
+        }
+        let view = MemView {
+            layers: Arc::new(Layers {
+                active: layer.clone(),
+                frozen: None,
+                clean: None,
+            }),
+            upto: 2,
+        };
+        let range = KeyRange::all();
+        let rows: Vec<(MemKey, MemRow)> = scan(&view, t, &range, Order::Forward)
+            .expect("rows")
+            .collect();
+        assert_eq!(rows.len(), loaded);
+        assert!(rows.windows(2).all(|w| w[0].0 < w[1].0));
+        let rewritten = rows.iter().filter(|(_, r)| *r == row(2)).count();
+        assert_eq!(rewritten, SORT_STEP + 3);
+        let mem = read(&layer);
+        assert!(mem.tables[&t].is_sorted());
+        assert_eq!(mem.tables[&t].versions.len(), loaded + SORT_STEP + 3);
+    }
+
+    #[test]
     fn a_row_written_twice_by_one_group_keeps_the_second_sorted_or_not() {
         let t = Uuid::nil();
         for sort_between in [false, true] {
@@ -913,7 +985,10 @@ mod tests {
             mem.insert(Uuid::nil(), key(*k), seq, row(*counter));
             model.insert((*k, seq), *counter);
             if *sort {
-                mem.tables.get_mut(&Uuid::nil()).map(TableRows::order);
+                // A step of a sort, as a scan after many writes makes.
+                mem.tables
+                    .get_mut(&Uuid::nil())
+                    .map(|rows| rows.order_some(5));
             }
         }
         seq
