@@ -846,6 +846,18 @@ mod tests {
         assert_eq!(other.newest(t, &key(1), 3), Some(&row(1)));
     }
 
+    /// A view of `layer` alone, as of group `upto`.
+    fn only_layer(layer: &Layer, upto: u64) -> MemView {
+        MemView {
+            layers: Arc::new(Layers {
+                active: layer.clone(),
+                frozen: None,
+                clean: None,
+            }),
+            upto,
+        }
+    }
+
     /// What a scan returned: each key (its one byte) and its value's byte.
     type Scanned = Vec<(u8, Option<u8>)>;
 
@@ -857,14 +869,7 @@ mod tests {
         for (i, (k, seq, v)) in writes.iter().enumerate() {
             write(&layer).insert(Uuid::nil(), key(*k), *seq, row(*v));
             if (i + 1) % scan_every == 0 {
-                let view = MemView {
-                    layers: Arc::new(Layers {
-                        active: layer.clone(),
-                        frozen: None,
-                        clean: None,
-                    }),
-                    upto: u64::MAX,
-                };
+                let view = only_layer(&layer, u64::MAX);
                 scans.push(keys(&view, (Bound::Unbounded, Bound::Unbounded), false));
             }
         }
@@ -913,14 +918,7 @@ mod tests {
         for i in 0..SORT_STEP + 3 {
             write(&layer).insert(t, key_of(i), 2, row(2));
         }
-        let view = MemView {
-            layers: Arc::new(Layers {
-                active: layer.clone(),
-                frozen: None,
-                clean: None,
-            }),
-            upto: 2,
-        };
+        let view = only_layer(&layer, 2);
         let range = KeyRange::all();
         let rows: Vec<(MemKey, MemRow)> = scan(&view, t, &range, Order::Forward)
             .expect("rows")
@@ -944,14 +942,7 @@ mod tests {
                 write(&layer).tables.get_mut(&t).map(TableRows::order);
             }
             write(&layer).insert(t, key(9), 5, row(2));
-            let view = MemView {
-                layers: Arc::new(Layers {
-                    active: layer.clone(),
-                    frozen: None,
-                    clean: None,
-                }),
-                upto: 5,
-            };
+            let view = only_layer(&layer, 5);
             let all = (Bound::Unbounded, Bound::Unbounded);
             assert_eq!(keys(&view, all, false), vec![(9, Some(2))]);
             assert_eq!(view.get(t, &[9]), Some(row(2)));
