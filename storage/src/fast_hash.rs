@@ -24,6 +24,34 @@ pub struct FastHasher {
 /// Builds [`FastHasher`]s with a fixed state, for `HashMap<_, _, BuildFastHasher>`.
 pub type BuildFastHasher = BuildHasherDefault<FastHasher>;
 
+/// Builds [`FastHasher`]s from a seed drawn once per process, for small maps keyed by what
+/// clients send (a write group's rows: at most `MAX_GROUP` keys, so even keys chosen to
+/// collide cost a bounded number of comparisons, and without the seed they cannot be
+/// chosen).
+#[derive(Clone, Copy, Debug)]
+pub struct SeededFastHasher {
+    seed: u64,
+}
+
+impl Default for SeededFastHasher {
+    fn default() -> SeededFastHasher {
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        let seed = *SEED.get_or_init(|| std::hash::RandomState::new().hash_one(SEED_SALT));
+        SeededFastHasher { seed }
+    }
+}
+
+/// What the process seed hashes (any value: the standard library's keys are random).
+const SEED_SALT: u64 = 0x5eed;
+
+impl BuildHasher for SeededFastHasher {
+    type Hasher = FastHasher;
+
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher::seeded(self.seed)
+    }
+}
+
 impl FastHasher {
     /// A hasher starting from `seed` (e.g. a per-process random value).
     pub fn seeded(seed: u64) -> FastHasher {
@@ -109,6 +137,16 @@ mod tests {
             "{} {}",
             low.len(),
             high.len()
+        );
+    }
+
+    #[test]
+    fn a_process_seed_is_drawn_once_and_used() {
+        let (a, b) = (SeededFastHasher::default(), SeededFastHasher::default());
+        assert_eq!(a.hash_one(b"key"), b.hash_one(b"key"));
+        assert_ne!(
+            a.hash_one(b"key"),
+            BuildFastHasher::default().hash_one(b"key")
         );
     }
 

@@ -5,7 +5,6 @@
 //! ([`memtable_only`]); catalog changes, counters, range tombstones and indexed tables go
 //! through a redb transaction (`mutation`), which also takes the memtable's rows with it.
 
-use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, HashSet};
 
 use redb::TableError;
@@ -13,7 +12,7 @@ use uuid::Uuid;
 
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::fast_hash::BuildFastHasher;
+use crate::fast_hash::{BuildFastHasher, SeededFastHasher};
 use crate::key_filter::KeyFilters;
 use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
@@ -83,7 +82,9 @@ impl IndexedTables {
 /// Rows a group wrote so far, encoded, by table and key (found by the key's bytes, so a
 /// lookup builds no key).
 struct Pending {
-    tables: HashMap<Uuid, HashMap<MemKey, MemRow, RandomState>, BuildFastHasher>,
+    /// Keyed by client keys, but at most a group's rows: a seeded fast hash, not SipHash (two
+    /// hashes a write; SipHash cost about 400 instructions of a write's 19,000).
+    tables: HashMap<Uuid, HashMap<MemKey, MemRow, SeededFastHasher>, BuildFastHasher>,
     /// The group's row writes: the first table's map is made this large, so in the usual
     /// group of one table it never grows (a map grown one write at a time rehashed every key
     /// about five times over a group of 64); the maps of further tables grow as they fill.
@@ -107,7 +108,7 @@ impl Pending {
         self.tables
             .entry(table)
             .or_insert_with(|| {
-                HashMap::with_capacity_and_hasher(std::mem::take(rows), RandomState::new())
+                HashMap::with_capacity_and_hasher(std::mem::take(rows), SeededFastHasher::default())
             })
             .insert(key, row);
     }
