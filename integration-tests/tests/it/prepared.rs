@@ -3,6 +3,7 @@
 use cql::frame::request::{Execute, Prepare, Request, Value};
 use cql::frame::response::{Response, ResultBody};
 use integration_tests::{default_params, RawConnection, TestServer};
+use scylla::client::session::Session;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prepare_reports_bind_metadata_and_pk_indexes() {
@@ -178,21 +179,33 @@ async fn prepared_statements_follow_schema_changes() {
     assert_eq!(message, "Undefined column name v in table ks.t");
 }
 
+/// A driver session that created keyspace `ks` and ran `setup` there, and a raw connection
+/// past STARTUP.
+async fn started_after(server: &TestServer, setup: &[&str]) -> (Session, RawConnection) {
+    let session = server.session().await;
+    let keyspace =
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}";
+    for cql in std::iter::once(keyspace).chain(setup.iter().copied()) {
+        session.query_unpaged(cql, &[]).await.unwrap();
+    }
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    (session, raw)
+}
+
 /// A prepared read of one row by its whole primary key is answered on the connection's
 /// thread without a request future: it must answer, fail and count as any other request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prepared_one_row_read_answers_and_fails_as_any_request() {
     let server = TestServer::start().await;
-    let session = server.session().await;
-    for cql in [
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-        "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
-        "INSERT INTO ks.t (k, c, v) VALUES (1, 2, 'found')",
-    ] {
-        session.query_unpaged(cql, &[]).await.unwrap();
-    }
-    let mut raw = RawConnection::connect(server.addr).await;
-    raw.startup().await;
+    let (_session, mut raw) = started_after(
+        &server,
+        &[
+            "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
+            "INSERT INTO ks.t (k, c, v) VALUES (1, 2, 'found')",
+        ],
+    )
+    .await;
     let read = prepare_raw(&mut raw, "SELECT v FROM ks.t WHERE k = ? AND c = ?").await;
     let requests = [
         execute_request(&read, vec![int(1), int(2)]),
@@ -296,16 +309,14 @@ async fn prepare_raw(raw: &mut RawConnection, query: &str) -> bytes::Bytes {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prepared_writes_begun_on_the_connection_answer_and_fail_as_any_request() {
     let server = TestServer::start().await;
-    let session = server.session().await;
-    for cql in [
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-        "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
-        "CREATE TABLE ks.n (k int PRIMARY KEY, n counter)",
-    ] {
-        session.query_unpaged(cql, &[]).await.unwrap();
-    }
-    let mut raw = RawConnection::connect(server.addr).await;
-    raw.startup().await;
+    let (session, mut raw) = started_after(
+        &server,
+        &[
+            "CREATE TABLE ks.t (k int, c int, v text, PRIMARY KEY (k, c))",
+            "CREATE TABLE ks.n (k int PRIMARY KEY, n counter)",
+        ],
+    )
+    .await;
     let insert = prepare_raw(&mut raw, "INSERT INTO ks.t (k, c, v) VALUES (?, ?, ?)").await;
     let delete = prepare_raw(&mut raw, "DELETE FROM ks.t WHERE k = ? AND c = ?").await;
     let lwt = prepare_raw(
