@@ -42,10 +42,11 @@ pub(super) fn record_write_latency(node: &Node, table: uuid::Uuid, started: Inst
         .record(table, LatencyKind::Write, started.elapsed());
 }
 
-/// Begins a write without conditions of a table without counters, when the write queue has
-/// room now; `Ok(None)`, having done nothing a client sees, for anything else (which then
-/// goes through [`super::execute`], waiting for room there). Errors are the ones
-/// [`super::execute`] would answer, in the same order.
+/// Begins a prepared INSERT, UPDATE or DELETE (the caller matched the statement) without
+/// conditions, of a table without counters, when the write queue has room now; `Ok(None)`,
+/// having done nothing a client sees, for anything else (which then goes through
+/// [`super::execute`], waiting for room there). Errors are the ones [`super::execute`] would
+/// answer, in the same order.
 pub(crate) fn write_now(
     node: &Node,
     session: &Session,
@@ -54,12 +55,10 @@ pub(crate) fn write_now(
     values: &[Value],
 ) -> CqlResult<Option<WriteBegun>> {
     let statement = planning.statement();
-    if !matches!(
+    debug_assert!(matches!(
         statement,
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
-    ) {
-        return Ok(None);
-    }
+    ));
     let ctx = EvalContext {
         binds: values,
         now_micros: node.clock.now_micros(),
