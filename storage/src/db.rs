@@ -26,11 +26,17 @@ use crate::persist;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
 use crate::request::{Callback, Request, WriteRequest};
+use crate::row_arena::RowArena;
 use crate::slot::DbSlot;
 use crate::stats::{WriterCounts, WriterStats};
 use crate::tables::write_position;
 use crate::tables::{FORMAT_VERSION_KEY, META};
 use crate::writer::{Published, Writer};
+
+thread_local! {
+    /// Where this thread encodes the commit-log bytes of the writes it submits.
+    static RECORDS: std::cell::RefCell<RowArena> = std::cell::RefCell::default();
+}
 
 /// The storage format version this build writes and reads. Any layout change (key
 /// encoding, row format, schema records, table naming) needs a new version.
@@ -189,12 +195,12 @@ impl Store {
     }
 
     /// A write request, with its commit-log bytes encoded here, on the caller's thread, when
-    /// it is loggable (data writes only).
+    /// it is loggable (data writes only): in this thread's record chunk, so the request
+    /// allocates nothing for them and the memtable keeps their row values without encoding
+    /// the rows again.
     fn write_request(&self, batch: WriteBatch, done: Callback) -> Request {
         let logged = (self.inner.logged && batch.catalog.is_empty()).then(|| {
-            let mut bytes = Vec::new();
-            record::encode_batch(&batch, &mut bytes);
-            bytes
+            RECORDS.with_borrow_mut(|records| records.put(|out| record::encode_batch(&batch, out)))
         });
         Request::Write(Box::new(WriteRequest {
             batch,

@@ -7,9 +7,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use bytes::Bytes;
 use redb::TableError;
 use uuid::Uuid;
 
+use crate::commitlog::record;
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::fast_hash::{BuildFastHasher, SeededFastHasher};
@@ -120,24 +122,40 @@ impl Pending {
     }
 }
 
-/// A row as one batch leaves it: the batch's own update when nothing was there before (so
-/// encoded straight from the request), or the merge of what was there with the updates.
+/// A row as one batch leaves it: the update of the batch's write at that index when nothing
+/// was there before (so stored as the request encoded it), or the merge of what was there
+/// with the updates.
 enum Merged<'b> {
-    Update(&'b StoredRow),
+    Update(&'b StoredRow, usize),
     Row(StoredRow),
 }
 
-impl Merged<'_> {
-    fn row(&self) -> &StoredRow {
-        match self {
-            Merged::Update(row) => row,
-            Merged::Row(row) => row,
+/// A batch's commit-log request, read for its row values in write order.
+struct Logged<'r> {
+    request: &'r Bytes,
+    values: std::iter::Enumerate<record::RowValues<'r>>,
+}
+
+impl<'r> Logged<'r> {
+    fn new(request: &'r Bytes) -> Logged<'r> {
+        Logged {
+            request,
+            values: record::row_values(request).enumerate(),
         }
     }
 
+    /// The encoded update of the batch's write at `index` (`row::encode_into` of it, as the
+    /// request holds it), shared with the request. Indexes must come in increasing order.
+    fn value(&mut self, index: usize) -> Option<Bytes> {
+        let (_, range) = self.values.find(|(at, _)| *at == index)?;
+        Some(self.request.slice(range))
+    }
+}
+
+impl Merged<'_> {
     fn into_owned(self) -> StoredRow {
         match self {
-            Merged::Update(row) => row.clone(),
+            Merged::Update(row, _) => row.clone(),
             Merged::Row(row) => row,
         }
     }
@@ -152,18 +170,22 @@ const SHORT_BATCH: usize = 16;
 
 /// Applies each batch to the active layer as group `seq`; the layers and `view` give the rows
 /// as they were before the group, and `filters` which keys cannot be there (their lookups are
-/// skipped; the group's keys are added to them); rows are encoded in `arena`. Returns each
+/// skipped; the group's keys are added to them). A row new to the memtable and the table is
+/// stored as the batch's commit-log request (`records`, by batch, when logged) holds its
+/// update, a slice of it; other rows are encoded in `arena`. Returns each
 /// batch's outcome: one naming a table that is not live, or meeting an undecodable stored
 /// row, changes nothing and gets its own error. The rows are merged first (under read locks)
 /// and inserted together at the end, so a group that fails inserts nothing.
 ///
 /// # Errors
 /// redb errors reading stored rows: the whole group fails.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn apply_group(
     layers: &Layers,
     view: &View,
     live: &HashSet<Uuid>,
     batches: &[&WriteBatch],
+    records: &[Option<&Bytes>],
     seq: u64,
     filters: &mut KeyFilters,
     arena: &mut RowArena,
@@ -181,7 +203,7 @@ pub(crate) fn apply_group(
             view,
             filters,
         };
-        for batch in batches {
+        for (number, batch) in batches.iter().enumerate() {
             if let Some(write) = batch.rows.iter().find(|w| !live.contains(&w.table_id)) {
                 results.push(Err(StorageError::UnknownTable { id: write.table_id }));
                 continue;
@@ -195,9 +217,18 @@ pub(crate) fn apply_group(
                 }
                 Err(e) => return Err(e),
             };
+            let mut logged = records.get(number).copied().flatten().map(Logged::new);
             for (table, key, row) in merged {
-                let row = row.row();
-                let value = (!row.is_empty()).then(|| arena.encode(row));
+                let value = match row {
+                    Merged::Update(update, _) if update.is_empty() => None,
+                    Merged::Update(update, index) => Some(
+                        logged
+                            .as_mut()
+                            .and_then(|l| l.value(index))
+                            .unwrap_or_else(|| arena.encode(update)),
+                    ),
+                    Merged::Row(row) => (!row.is_empty()).then(|| arena.encode(&row)),
+                };
                 pending.insert(table, MemKey::from(key), value);
             }
             results.push(Ok(()));
@@ -230,7 +261,7 @@ fn merge_batch<'b>(
     let mut merged: Vec<MergedRow<'b>> = Vec::with_capacity(batch.rows.len());
     let long = batch.rows.len() > SHORT_BATCH;
     let mut index: HashMap<(Uuid, &[u8]), usize> = HashMap::new();
-    for write in &batch.rows {
+    for (at, write) in batch.rows.iter().enumerate() {
         let slot = (write.table_id, write.key.as_slice());
         let earlier = if long {
             index.get(&slot).copied()
@@ -244,7 +275,7 @@ fn merge_batch<'b>(
         }
         let row = match newest(pending, before, write.table_id, &write.key)? {
             Some(existing) => Merged::Row(row::merge(existing, write.update.clone())),
-            None => Merged::Update(&write.update),
+            None => Merged::Update(&write.update, at),
         };
         if long {
             index.insert(slot, merged.len());

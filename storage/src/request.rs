@@ -1,6 +1,8 @@
 //! What the store's handles send the writer: requests, their acknowledgements, and the
 //! bounds of one group of them.
 
+use bytes::Bytes;
+
 use crate::error::StorageError;
 use crate::mutation::WriteBatch;
 use crate::purge::{PurgeProgress, PurgeRequest};
@@ -21,10 +23,11 @@ pub(crate) type Callback = Box<dyn FnOnce(Result<(), StorageError>) + Send>;
 pub(crate) type PurgeCallback = Box<dyn FnOnce(Result<PurgeProgress, StorageError>) + Send>;
 
 /// A write request: the batch, its commit-log bytes (`None`: not loggable, so its group
-/// commits durably), and its acknowledgement.
+/// commits durably; else a slice of its thread's record chunk, whose row values the memtable
+/// takes as they are), and its acknowledgement.
 pub(crate) struct WriteRequest {
     pub(crate) batch: WriteBatch,
-    pub(crate) logged: Option<Vec<u8>>,
+    pub(crate) logged: Option<Bytes>,
     pub(crate) done: Callback,
 }
 
@@ -45,7 +48,7 @@ impl Request {
     /// Its commit-log bytes.
     pub(crate) fn logged_len(&self) -> usize {
         match self {
-            Request::Write(write) => write.logged.as_ref().map_or(0, Vec::len),
+            Request::Write(write) => write.logged.as_ref().map_or(0, Bytes::len),
             _ => 0,
         }
     }

@@ -1,5 +1,6 @@
-//! Where the writer puts the rows it encodes for the memtable: small rows side by side in
-//! shared chunks, each row a [`Bytes`] slice of its chunk.
+//! Where the writer puts the rows it encodes for the memtable, and each connection thread the
+//! commit-log records of its writes (whose rows the memtable then takes as they are): small
+//! ones side by side in shared chunks, each a [`Bytes`] slice of its chunk.
 //!
 //! One allocation per row cost more than the row: `encode` reserves an upper bound (a
 //! `standard1` row of 269 bytes got a 448-byte block), and the first clone of a `Bytes` made
@@ -8,9 +9,11 @@
 //! few hundred rows, so a point read's clone finds it in cache instead of missing on it; and a
 //! write allocates nothing for its row.
 //!
-//! A chunk lives until its last row is dropped. Rows stay until their memtable layer goes
-//! (every version of a layer is kept until it is flushed), so a chunk holds rows of one layer
-//! or, at a layer's end, of two: the memory pinned beyond the rows is at most one chunk.
+//! A chunk lives until its last slice is dropped. Rows stay until their memtable layer goes
+//! (every version of a layer is kept until it is flushed), so a chunk of the writer's holds
+//! rows of one layer or, at a layer's end, of two: the memory pinned beyond the rows is at most
+//! one chunk. A chunk of records also holds the requests' other bytes (keys, lengths, rows the
+//! memtable did not take), for as long as one of its rows stays in a layer.
 
 use bytes::{Bytes, BytesMut};
 
@@ -45,6 +48,22 @@ impl RowArena {
         }
         self.scratch.clear();
         row::encode_into(row, &mut self.scratch);
+        self.share_scratch()
+    }
+
+    /// What `encode` appends to an empty buffer, in the current chunk when it is small (else
+    /// in a buffer of its own, which the scratch buffer gives up, so it stays small).
+    pub(crate) fn put(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> Bytes {
+        self.scratch.clear();
+        encode(&mut self.scratch);
+        if self.scratch.len() > LARGE_ROW {
+            return Bytes::from(std::mem::take(&mut self.scratch));
+        }
+        self.share_scratch()
+    }
+
+    /// The scratch buffer's bytes (at most [`LARGE_ROW`]), copied to the current chunk.
+    fn share_scratch(&mut self) -> Bytes {
         let len = self.scratch.len();
         if self.chunk.capacity() - self.chunk.len() < len {
             // The old chunk's rest is left unused: less than a large row.
@@ -94,6 +113,24 @@ mod tests {
             adjacent >= encoded.len() - 1 - chunks,
             "{adjacent} adjacent"
         );
+    }
+
+    #[test]
+    fn put_shares_a_chunk_for_small_records_and_gives_large_ones_their_own() {
+        let mut arena = RowArena::default();
+        let first = arena.put(|out| out.extend_from_slice(b"abc"));
+        let second = arena.put(|out| out.extend_from_slice(b"defg"));
+        assert_eq!(
+            (first.as_ref(), second.as_ref()),
+            (&b"abc"[..], &b"defg"[..])
+        );
+        assert_eq!(first.as_ptr() as usize + 3, second.as_ptr() as usize);
+        let large = arena.put(|out| out.resize(LARGE_ROW + 1, 7));
+        assert_eq!(large.len(), LARGE_ROW + 1);
+        assert!(large.iter().all(|&b| b == 7));
+        assert!(arena.scratch.capacity() <= 2 * LARGE_ROW);
+        let next = arena.put(|out| out.push(9));
+        assert_eq!(second.as_ptr() as usize + 4, next.as_ptr() as usize);
     }
 
     #[test]

@@ -49,6 +49,50 @@ pub(crate) fn encode_batch(batch: &WriteBatch, out: &mut Vec<u8>) {
     });
 }
 
+/// Where each row's value lies in `request` (one request as [`encode_batch`] wrote it), in
+/// the order of the batch's rows: byte ranges of `request` holding `row::encode_into` of each
+/// update, which the memtable takes as they are instead of encoding the rows again. Ends
+/// early on bytes `encode_batch` did not write.
+pub(crate) fn row_values(request: &[u8]) -> RowValues<'_> {
+    let mut input = Input::new(request, "commit log request");
+    let rows = match (input.u32(), input.u32()) {
+        (Ok(_), Ok(rows)) => rows,
+        _ => 0,
+    };
+    RowValues {
+        input,
+        whole: request.len(),
+        rows,
+    }
+}
+
+/// The iterator [`row_values`] returns.
+pub(crate) struct RowValues<'a> {
+    input: Input<'a>,
+    /// The request's length, to turn what is left of `input` into offsets.
+    whole: usize,
+    rows: u32,
+}
+
+impl Iterator for RowValues<'_> {
+    type Item = std::ops::Range<usize>;
+
+    fn next(&mut self) -> Option<std::ops::Range<usize>> {
+        self.rows = self.rows.checked_sub(1)?;
+        let value = (|| {
+            self.input.take(16)?;
+            self.input.prefixed()?;
+            self.input.prefixed()
+        })();
+        let Ok(value) = value else {
+            self.rows = 0;
+            return None;
+        };
+        let end = self.whole - self.input.bytes.len();
+        Some(end - value.len()..end)
+    }
+}
+
 /// Appends what `write` writes after a `u32` of its length (as [`put_bytes`] lays bytes out),
 /// writing it in place instead of into a buffer of its own.
 fn length_prefixed(out: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
@@ -225,6 +269,30 @@ mod tests {
         let batches = vec![sample(), WriteBatch::default(), sample()];
         let decoded = decode_group(&group(&batches)).unwrap();
         assert_eq!(format!("{decoded:?}"), format!("{batches:?}"));
+    }
+
+    #[test]
+    fn row_values_are_each_rows_encoding_in_the_request() {
+        let mut batch = sample();
+        let mut second = batch.rows[0].clone();
+        second.key = vec![9; 40];
+        second.update.liveness = Some(crate::encoding::row::Liveness {
+            timestamp: 5,
+            ttl: None,
+        });
+        batch.rows.push(second);
+        let mut request = Vec::new();
+        encode_batch(&batch, &mut request);
+        let values: Vec<_> = row_values(&request).collect();
+        assert_eq!(values.len(), 2);
+        for (range, write) in values.into_iter().zip(&batch.rows) {
+            assert_eq!(request[range].to_vec(), row::encode(&write.update));
+        }
+        // A request cut short yields the rows it still holds whole, then ends.
+        let first_end = row_values(&request).next().unwrap().end;
+        assert_eq!(row_values(&request[..first_end]).count(), 1);
+        assert_eq!(row_values(&request[..first_end - 1]).count(), 0);
+        assert_eq!(row_values(&[]).count(), 0);
     }
 
     #[test]

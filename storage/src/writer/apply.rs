@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use redb::{Durability, ReadableDatabase, WriteTransaction};
 use tracing::trace;
 use uuid::Uuid;
@@ -70,10 +71,12 @@ impl Writer {
         self.memtable_only(&batches)
     }
 
-    /// Applies a group of plain row writes to the memtable and publishes it.
+    /// Applies a group of plain row writes to the memtable and publishes it. `records` holds
+    /// each batch's commit-log bytes, when it was logged (or nothing, for none).
     pub(super) fn apply_to_memtable(
         &mut self,
         batches: &[&WriteBatch],
+        records: &[Option<&Bytes>],
     ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
         let view = self.read_view()?;
         let layers = self.memtables.load();
@@ -83,6 +86,7 @@ impl Writer {
             &view,
             &self.live_tables,
             batches,
+            records,
             seq,
             &mut self.key_filters,
             &mut self.row_arena,

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use bytes::Bytes;
 use tracing::{error, trace};
 
 use super::failure::fail_all;
@@ -58,7 +59,7 @@ impl Writer {
             self.process_logged(writes);
         } else if self.log.is_none() && flushes.is_empty() && self.unlogged_to_memtable(&writes) {
             let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
-            match self.apply_to_memtable(&batches) {
+            match self.apply_to_memtable(&batches, &[]) {
                 Ok(results) => {
                     for (write, result) in writes.into_iter().zip(results) {
                         (write.done)(result);
@@ -86,7 +87,8 @@ impl Writer {
         }
         let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
         let outcome = if self.memtable_only(&batches) {
-            self.apply_to_memtable(&batches)
+            let records: Vec<Option<&Bytes>> = writes.iter().map(|w| w.logged.as_ref()).collect();
+            self.apply_to_memtable(&batches, &records)
         } else {
             self.commit_group(&batches, false)
         };
