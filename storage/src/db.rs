@@ -2,7 +2,6 @@
 //! lifetime, and the write entry points ([`Store::submit`], [`Store::write_blocking`],
 //! [`Store::flush`], [`Store::shutdown`]).
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
@@ -18,6 +17,7 @@ use crate::combine::{self, DeferredWrites, Shared};
 use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
+use crate::fast_hash::TableIds;
 use crate::index::IndexFeed;
 use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
@@ -121,7 +121,7 @@ impl Store {
     ) -> Result<(Store, Catalog), StorageError> {
         check_format_version(&db)?;
         let catalog = persist::load(&db.begin_read()?)?;
-        let mut live_tables: HashSet<_> = catalog
+        let mut live_tables: TableIds = catalog
             .keyspaces
             .values()
             .flat_map(|ks| ks.tables.values().map(|t| t.id))
@@ -337,7 +337,7 @@ impl Drop for Inner {
 fn recover(
     db: &Database,
     dir: &Path,
-    live_tables: &mut HashSet<uuid::Uuid>,
+    live_tables: &mut TableIds,
 ) -> Result<CommitLog, StorageError> {
     let position = stored_position(db)?;
     let (log, records) = CommitLog::open(dir, position)?;

@@ -24,6 +24,10 @@ pub struct FastHasher {
 /// Builds [`FastHasher`]s with a fixed state, for `HashMap<_, _, BuildFastHasher>`.
 pub type BuildFastHasher = BuildHasherDefault<FastHasher>;
 
+/// A set of table ids: made by the server (random UUIDs), so a fixed fast hash serves; the
+/// writer looks its live tables up on every write.
+pub(crate) type TableIds = std::collections::HashSet<uuid::Uuid, BuildFastHasher>;
+
 /// Builds [`FastHasher`]s from a seed drawn once per process, for small maps keyed by what
 /// clients send (a write group's rows: at most `MAX_GROUP` keys, so even keys chosen to
 /// collide cost a bounded number of comparisons, and without the seed they cannot be

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use crate::fast_hash::{fmix64, hash_bytes, BuildFastHasher};
+use crate::fast_hash::{fmix64, hash_bytes, BuildFastHasher, TableIds};
 
 /// Keys the first block of a filter holds before the next one starts.
 const FIRST_CAPACITY: usize = 1024;
@@ -66,7 +66,7 @@ impl KeyFilters {
     }
 
     /// Drops the filters of tables not in `live` (dropped tables).
-    pub(crate) fn retain(&mut self, live: &std::collections::HashSet<Uuid>) {
+    pub(crate) fn retain(&mut self, live: &TableIds) {
         self.tables.retain(|table, _| live.contains(table));
     }
 

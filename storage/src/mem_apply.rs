@@ -5,7 +5,7 @@
 //! ([`memtable_only`]); catalog changes, counters, range tombstones and indexed tables go
 //! through a redb transaction (`mutation`), which also takes the memtable's rows with it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use bytes::Bytes;
 use redb::TableError;
@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::commitlog::record;
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::fast_hash::{BuildFastHasher, SeededFastHasher};
+use crate::fast_hash::{BuildFastHasher, SeededFastHasher, TableIds};
 use crate::key_filter::KeyFilters;
 use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
@@ -183,7 +183,7 @@ const SHORT_BATCH: usize = 16;
 pub(crate) fn apply_group(
     layers: &Layers,
     view: &View,
-    live: &HashSet<Uuid>,
+    live: &TableIds,
     batches: &[&WriteBatch],
     records: &[Option<&Bytes>],
     seq: u64,

@@ -7,7 +7,7 @@
 //! `apply` then writes; a redb error there (or any redb error at all) fails the whole group,
 //! since the transaction may hold partial changes.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use redb::{ReadableTable, WriteTransaction};
@@ -18,6 +18,7 @@ use crate::counter::{self, CounterSource, CounterWrite};
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
+use crate::fast_hash::TableIds;
 use crate::index::{IndexChanges, IndexPlan};
 use crate::persist::{self, keyspace_key, table_key, type_key};
 use crate::tables::{data_table, data_table_name, rt_table_name, DataTable, SCHEMA};
@@ -154,7 +155,7 @@ struct Plan {
 /// the change feed once the transaction commits.
 pub(crate) fn apply(
     txn: &WriteTransaction,
-    live_tables: &mut HashSet<Uuid>,
+    live_tables: &mut TableIds,
     batch: &WriteBatch,
 ) -> Result<IndexChanges, ApplyError> {
     let plan = prepare(txn, live_tables, batch).map_err(group_on_redb)?;
@@ -168,7 +169,7 @@ type TableKey = (Uuid, Vec<u8>);
 /// the module doc).
 fn prepare(
     txn: &WriteTransaction,
-    live_tables: &HashSet<Uuid>,
+    live_tables: &TableIds,
     batch: &WriteBatch,
 ) -> Result<Plan, StorageError> {
     let mut plan = Plan::default();
@@ -203,7 +204,7 @@ fn prepare(
 }
 
 /// The live tables once the request's catalog changes (`(id, alive)`, in order) are made.
-fn live_after(live_tables: &HashSet<Uuid>, table_changes: &[(Uuid, bool)]) -> HashSet<Uuid> {
+fn live_after(live_tables: &TableIds, table_changes: &[(Uuid, bool)]) -> TableIds {
     let mut live = live_tables.clone();
     for (id, alive) in table_changes {
         if *alive {
@@ -220,7 +221,7 @@ fn live_after(live_tables: &HashSet<Uuid>, table_changes: &[(Uuid, bool)]) -> Ha
 /// `originals`.
 fn merge_rows(
     txn: &WriteTransaction,
-    live: &HashSet<Uuid>,
+    live: &TableIds,
     batch: &WriteBatch,
     plan: &mut Plan,
     originals: &mut BTreeMap<TableKey, Option<StoredRow>>,
@@ -256,7 +257,7 @@ fn merge_rows(
 /// [`counter::apply_all`]).
 fn merge_counters(
     txn: &WriteTransaction,
-    live: &HashSet<Uuid>,
+    live: &TableIds,
     batch: &WriteBatch,
     plan: &Plan,
     merged: &mut BTreeMap<TableKey, StoredRow>,
@@ -274,7 +275,7 @@ fn merge_counters(
 /// Each partition's tombstone list with the request's range tombstones added.
 fn add_range_tombstones(
     txn: &WriteTransaction,
-    live: &HashSet<Uuid>,
+    live: &TableIds,
     batch: &WriteBatch,
     plan: &Plan,
 ) -> Result<BTreeMap<TableKey, Vec<RangeTombstone>>, StorageError> {
@@ -524,7 +525,7 @@ fn types_of_keyspace(txn: &WriteTransaction, name: &str) -> Result<Vec<String>, 
 
 fn write(
     txn: &WriteTransaction,
-    live_tables: &mut HashSet<Uuid>,
+    live_tables: &mut TableIds,
     plan: Plan,
 ) -> Result<IndexChanges, StorageError> {
     if !plan.schema.is_empty() {

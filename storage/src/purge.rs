@@ -16,7 +16,6 @@
 //! rewritten. Like Cassandra after `gc_grace_seconds`, a write older than a purged tombstone
 //! is no longer shadowed by it.
 
-use std::collections::HashSet;
 use std::ops::Bound;
 
 use redb::{ReadableTable, TableError, WriteTransaction};
@@ -27,6 +26,7 @@ use crate::encoding::key::decode_row_key;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, Cell, CellValue, StoredRow};
 use crate::error::StorageError;
+use crate::fast_hash::TableIds;
 use crate::index::{IndexChanges, IndexPlan};
 use crate::tables::{
     data_table, data_table_name, rt_table_name, stored_range_tombstones, DataTable,
@@ -63,7 +63,7 @@ pub struct PurgeProgress {
 /// Runs one chunk of a purge pass in `txn`; also returns the index entries it removed.
 pub(crate) fn purge_chunk(
     txn: &WriteTransaction,
-    live_tables: &HashSet<Uuid>,
+    live_tables: &TableIds,
     request: &PurgeRequest,
 ) -> Result<(PurgeProgress, IndexChanges), StorageError> {
     let table_id = request.table.id;

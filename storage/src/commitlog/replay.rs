@@ -1,14 +1,12 @@
 //! Recovery: applies the commit log records that redb's durable state does not hold yet.
 
-use std::collections::HashSet;
-
 use redb::{Database, Durability, ReadableDatabase, TableError};
 use tracing::{debug, info};
-use uuid::Uuid;
 
 use crate::commitlog::record::decode_group;
 use crate::commitlog::Record;
 use crate::error::StorageError;
+use crate::fast_hash::TableIds;
 use crate::mutation::{apply, ApplyError};
 use crate::tables::write_position;
 use crate::tables::{COMMITLOG_POSITION_KEY, META};
@@ -42,7 +40,7 @@ pub(crate) fn stored_position(db: &Database) -> Result<u64, StorageError> {
 /// redb errors, or `Corrupt` for a record that does not decode.
 pub(crate) fn replay(
     db: &Database,
-    live_tables: &mut HashSet<Uuid>,
+    live_tables: &mut TableIds,
     records: Vec<Record>,
 ) -> Result<(), StorageError> {
     let count = records.len();

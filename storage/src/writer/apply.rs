@@ -1,16 +1,15 @@
 //! Applying a group: to the memtable (plain row writes, see `crate::mem_apply`), or in one
 //! redb write transaction that takes the memtable's rows with it; purge chunks too.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use redb::{Durability, ReadableDatabase, WriteTransaction};
 use tracing::trace;
-use uuid::Uuid;
 
 use super::Writer;
 use crate::error::StorageError;
+use crate::fast_hash::TableIds;
 use crate::flush::write_rows;
 use crate::index::IndexChanges;
 use crate::key_filter::KeyFilters;
@@ -202,8 +201,8 @@ impl Writer {
 
 /// Forgets the key filter of every table the batches write (they go through a redb
 /// transaction, which the filters do not follow); returns those tables.
-fn forget_written(filters: &mut KeyFilters, batches: &[&WriteBatch]) -> HashSet<Uuid> {
-    let mut written = HashSet::new();
+fn forget_written(filters: &mut KeyFilters, batches: &[&WriteBatch]) -> TableIds {
+    let mut written = TableIds::default();
     for batch in batches {
         written.extend(batch.rows.iter().map(|w| w.table_id));
         written.extend(batch.counters.iter().map(|c| c.table_id));
@@ -216,8 +215,8 @@ fn forget_written(filters: &mut KeyFilters, batches: &[&WriteBatch]) -> HashSet<
 }
 
 /// Tables the batches leave empty: created (not live before) or truncated.
-fn emptied_tables(live: &HashSet<Uuid>, batches: &[&WriteBatch]) -> HashSet<Uuid> {
-    let mut emptied = HashSet::new();
+fn emptied_tables(live: &TableIds, batches: &[&WriteBatch]) -> TableIds {
+    let mut emptied = TableIds::default();
     for op in batches.iter().flat_map(|b| &b.catalog) {
         match op {
             CatalogOp::PutTable(table) if !live.contains(&table.id) => {

@@ -37,18 +37,17 @@
 //! - `layers`: freezing the memtable for the flusher, its outcome, the clean layer.
 //! - `failure`: failing callbacks, the free-space check, reopening after an engine failure.
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redb::{Database, ReadableDatabase, ReadableTable};
 use tracing::debug;
-use uuid::Uuid;
 
 use crate::commitlog::sync::Syncer;
 use crate::commitlog::CommitLog;
 use crate::error::StorageError;
+use crate::fast_hash::TableIds;
 use crate::flush::Flusher;
 use crate::index::IndexFeed;
 use crate::key_filter::KeyFilters;
@@ -92,7 +91,7 @@ pub(crate) struct Writer {
     options: StoreOptions,
     /// Ids of tables rows may be written to: the catalog's tables. Keeps a write racing a
     /// `DROP TABLE` from recreating the dropped data table.
-    live_tables: HashSet<Uuid>,
+    live_tables: TableIds,
     /// The commit log; `None` for an in-memory store.
     log: Option<CommitLog>,
     /// The fsync thread of `batch` and `group` modes.
@@ -138,7 +137,7 @@ impl Writer {
     pub(crate) fn new(
         slot: DbSlot,
         options: StoreOptions,
-        live_tables: HashSet<Uuid>,
+        live_tables: TableIds,
         log: Option<CommitLog>,
         db_path: Option<PathBuf>,
         Published {
@@ -206,7 +205,7 @@ impl Writer {
 }
 
 /// Key filters for the live tables that hold no row (see `crate::key_filter`).
-fn empty_tables(db: &Database, live: &HashSet<Uuid>) -> Result<KeyFilters, StorageError> {
+fn empty_tables(db: &Database, live: &TableIds) -> Result<KeyFilters, StorageError> {
     let txn = db.begin_read()?;
     let mut filters = KeyFilters::default();
     for table in live {
