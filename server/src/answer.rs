@@ -221,7 +221,9 @@ pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &En
     let span = tracing::debug_span!("request", stream = header.stream, opcode = header.opcode);
     let _in_request = span.enter();
     // A panic is a bug; it fails its own request, as in `serve_request`.
-    match std::panic::catch_unwind(AssertUnwindSafe(|| execute_now(node, session, envelope))) {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        execute_now(node, session, envelope, &span)
+    })) {
         Ok(now) => now,
         Err(_) => {
             error!("request handler panicked");
@@ -231,8 +233,14 @@ pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &En
     }
 }
 
-/// [`answer_now`] past its checks: decode, read, encode.
-fn execute_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) -> Now {
+/// [`answer_now`] past its checks: decode, read, encode. `span` is the request's (a write
+/// waiting for the writer takes it along; `Span::current` would look it up again).
+fn execute_now(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    envelope: &Envelope,
+    span: &tracing::Span,
+) -> Now {
     let header = &envelope.header;
     let started = std::time::Instant::now();
     let execute = match decode(node, session, header, &envelope.body) {
@@ -247,7 +255,7 @@ fn execute_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) ->
         Executed::Writing(begun, warnings) => {
             session.count_request();
             return Now::Writing(PendingWrite {
-                span: tracing::Span::current(),
+                span: span.clone(),
                 begun,
                 warnings,
                 header: *header,
