@@ -7,6 +7,8 @@
 //! snapshot has been replaced since (any DDL), so errors stay where Cassandra gives them.
 
 use std::collections::{HashMap, VecDeque};
+
+use storage::fast_hash::SeededFastHasher;
 use std::sync::{Arc, Mutex, RwLock};
 
 use bytes::Bytes;
@@ -128,7 +130,9 @@ pub struct PreparedCache {
 
 #[derive(Debug, Default)]
 struct CacheInner {
-    map: HashMap<Bytes, Arc<PreparedStatement>>,
+    /// Keyed by ids the server computed (MD5 digests), so a client cannot choose keys that
+    /// collide; a seeded fast hash instead of SipHash (every EXECUTE looks its id up).
+    map: HashMap<Bytes, Arc<PreparedStatement>, SeededFastHasher>,
     order: VecDeque<Bytes>,
 }
 
