@@ -14,7 +14,7 @@ use storage::{
 use crate::error::{CqlResult, InternalError, ModifyError, RestrictionError};
 use crate::executor::keys;
 use crate::executor::multicell::{self, Element};
-use crate::executor::operations::CellWriter;
+use crate::executor::operations::{self, CellWriter};
 use crate::executor::options::ExecOptions;
 use crate::executor::row;
 use crate::guardrails::Threshold;
@@ -438,8 +438,19 @@ impl RowCells<'_> {
     fn cells(&self, ops: &[&ColumnOperation], key: &[u8]) -> CqlResult<Vec<(ColumnId, Cell)>> {
         let mut cells: Vec<(ColumnId, Cell)> = Vec::with_capacity(ops.len());
         let mut produced = Vec::new();
+        // Whether every cell so far is a single-cell column's, each after the one before in
+        // column order (as a plain INSERT's are): then there is nothing to sort or reconcile.
+        let mut ordered = true;
         for op in ops {
             let col = &self.def.columns[op.column];
+            if let Some(term) = operations::single_cell_term(col, &op.op) {
+                if let Some(cell) = self.writer.single_cell(col, &op.op, term)? {
+                    ordered &= cells.last().is_none_or(|(last, _)| *last < col.id);
+                    cells.push((col.id, cell));
+                }
+                continue;
+            }
+            ordered = false;
             // Later operations see what earlier ones did (`l[2] = 8, l = l - [8]`).
             let current = || {
                 let pending = cells.iter().filter(|(c, _)| *c == col.id).map(|(_, c)| c);
@@ -450,6 +461,9 @@ impl RowCells<'_> {
             };
             self.writer.cells(col, &op.op, &current, &mut produced)?;
             cells.append(&mut produced);
+        }
+        if ordered {
+            return Ok(cells);
         }
         // Sorted by (column, path), one cell each: two operations on one cell are reconciled
         // as Cassandra merges the statement's cells (at one timestamp, a tombstone beats a

@@ -17,6 +17,15 @@ use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 /// Cassandra's cells are limited by the commit log segment; keep far below our frame limit.
 const MAX_CELL: usize = 64 * 1024 * 1024;
 
+/// The term of `op` when it sets a single-cell column (`c = term` on a column that is not a
+/// non-frozen collection or UDT): its one cell, at most, has no path.
+pub(crate) fn single_cell_term<'o>(col: &ColumnDef, op: &'o Operation) -> Option<&'o Term> {
+    match op {
+        Operation::Set(term) if !col.ty.is_multi_cell() => Some(term),
+        _ => None,
+    }
+}
+
 /// Everything the cells of one statement share.
 pub(crate) struct CellWriter<'a> {
     pub(crate) node: &'a Node,
@@ -108,8 +117,11 @@ impl CellWriter<'_> {
         current: &dyn Fn() -> CqlResult<Vec<Element>>,
         out: &mut Vec<(ColumnId, Cell)>,
     ) -> CqlResult<()> {
-        if let (Operation::Set(term), false) = (op, col.ty.is_multi_cell()) {
-            return self.single_cell(col, op, term, out);
+        if let Some(term) = single_cell_term(col, op) {
+            if let Some(cell) = self.single_cell(col, op, term)? {
+                out.push((col.id, cell));
+            }
+            return Ok(());
         }
         let mut cells = Vec::new();
         match op {
@@ -143,21 +155,21 @@ impl CellWriter<'_> {
 
     /// `c = term` on a single-cell column, the common case: its one cell, straight into
     /// `out`.
-    fn single_cell(
+    /// The one cell of `col = term` on a single-cell column (see [`single_cell_term`]); none
+    /// for an unset value.
+    pub(crate) fn single_cell(
         &self,
         col: &ColumnDef,
         op: &Operation,
         term: &Term,
-        out: &mut Vec<(ColumnId, Cell)>,
-    ) -> CqlResult<()> {
+    ) -> CqlResult<Option<Cell>> {
         let cell = match self.eval(term, &col.name, &col.ty)? {
-            Evaluated::Unset => return Ok(()),
+            Evaluated::Unset => return Ok(None),
             Evaluated::Null => self.tombstone(None),
             Evaluated::Value(bytes) => self.live(None, bytes),
         };
         write_guards::check(&self.node.config, col, op, std::slice::from_ref(&cell))?;
-        out.push((col.id, cell));
-        Ok(())
+        Ok(Some(cell))
     }
 
     /// `c = term` on a multi-cell column: a null deletes it, a value overwrites it (a
