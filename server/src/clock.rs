@@ -44,7 +44,12 @@ impl Clock {
     /// A write timestamp that never repeats and never goes backwards across the whole node
     /// (Cassandra's `ClientState.getTimestamp`).
     pub fn next_timestamp(&self) -> i64 {
-        let now = self.now_micros();
+        self.timestamp_from(self.now_micros())
+    }
+
+    /// [`Clock::next_timestamp`] for a request that read the clock already (`now`, from
+    /// [`Clock::now_micros`]): `now`, unless an earlier timestamp reached it.
+    pub fn timestamp_from(&self, now: i64) -> i64 {
         let mut last = self.last_timestamp.load(Ordering::Relaxed);
         loop {
             let candidate = if now > last { now } else { last + 1 };
@@ -74,6 +79,17 @@ mod tests {
             assert!(next > prev);
             prev = next;
         }
+    }
+
+    #[test]
+    fn a_reading_taken_earlier_still_gives_a_later_timestamp_than_any_before() {
+        let clock = Clock::default();
+        let read = clock.now_micros();
+        let first = clock.timestamp_from(read + 50);
+        assert_eq!(first, read + 50);
+        // Another request that read the clock before it: after it all the same.
+        assert_eq!(clock.timestamp_from(read), first + 1);
+        assert!(clock.next_timestamp() > first + 1);
     }
 
     #[test]

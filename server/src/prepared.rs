@@ -7,14 +7,13 @@
 //! snapshot has been replaced since (any DDL), so errors stay where Cassandra gives them.
 
 use std::collections::{HashMap, VecDeque};
-
-use storage::fast_hash::SeededFastHasher;
 use std::sync::{Arc, Mutex, RwLock};
 
 use bytes::Bytes;
 use cql::frame::response::{ColumnSpec, ResultMetadata};
 use cql::statement::ast::Statement;
 use md5::{Digest, Md5};
+use storage::fast_hash::SeededFastHasher;
 
 use crate::error::CqlResult;
 use crate::planner::bind::BindInfo;

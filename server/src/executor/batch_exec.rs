@@ -94,5 +94,7 @@ fn batch_timestamp(
             return Ok(ts);
         }
     }
-    Ok(options.timestamp.unwrap_or_else(|| node.next_timestamp()))
+    Ok(options
+        .timestamp
+        .unwrap_or_else(|| node.clock.timestamp_from(header.ctx.now_micros)))
 }

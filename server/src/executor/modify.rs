@@ -166,7 +166,7 @@ pub(crate) fn using_timestamp(term: &Term, ctx: &EvalContext<'_>) -> CqlResult<O
 }
 
 /// The write timestamp: `USING TIMESTAMP`, else the request's default timestamp, else the
-/// server's clock.
+/// server's clock as the request read it (made unique across the node).
 fn write_timestamp(
     node: &Node,
     plan: &ModifyPlan,
@@ -178,7 +178,11 @@ fn write_timestamp(
             return Ok(ts);
         }
     }
-    Ok(options.timestamp.unwrap_or_else(|| node.next_timestamp()))
+    // The request's clock reading: its write timestamp and its `now` (TTLs, local deletion
+    // times) agree, as Cassandra's `QueryState` gives both.
+    Ok(options
+        .timestamp
+        .unwrap_or_else(|| node.clock.timestamp_from(ctx.now_micros)))
 }
 
 /// The TTL of the written cells, as Cassandra 5.0's `Attributes.getTimeToLive`: no `USING
