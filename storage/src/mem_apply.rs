@@ -298,11 +298,13 @@ fn newest(
         // Not written since the table was known empty (and not in this group: its keys join
         // the filter only at the end).
         None if !before.filters.may_hold(table, key) => return Ok(None),
-        None => before
-            .active
-            .newest(table, key, u64::MAX)
-            .or_else(|| before.frozen.and_then(|f| f.newest(table, key, u64::MAX)))
-            .or_else(|| before.clean.and_then(|c| c.newest(table, key, u64::MAX))),
+        None => {
+            let hash = memtable::key_hash(key);
+            [Some(before.active), before.frozen, before.clean]
+                .into_iter()
+                .flatten()
+                .find_map(|layer| layer.newest_hashed(table, hash, key, u64::MAX))
+        }
     };
     if let Some(entry) = entry {
         return entry.as_ref().map(row::decode_shared).transpose();

@@ -31,13 +31,14 @@
 //! in a layer or in its view, as of one group.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::RandomState;
+use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::BuildHasher;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use indexmap::map::Entry;
+use indexmap::map::{Entry, RawEntryApiV1};
 use indexmap::IndexMap;
 use uuid::Uuid;
 
@@ -71,7 +72,7 @@ struct TableRows {
     /// written since the last sort are a slice of it and need no list of their own. Its hash
     /// table holds only indices: for a layer of a hundred thousand keys it is about a
     /// megabyte, where a map holding the entries themselves spreads them over ten.
-    newest: IndexMap<MemKey, (u64, MemRow), RandomState>,
+    newest: IndexMap<MemKey, (u64, MemRow), KeyHasher>,
     /// `newest`'s entries from this index on hold keys first written since the last sort.
     sorted_keys: usize,
     /// The other versions written since the last sort: new versions of keys sorted before,
@@ -81,6 +82,32 @@ struct TableRows {
     unsorted_done: usize,
     /// The versions each key held before its newest (only keys written by several groups).
     older: HashMap<MemKey, Vec<(u64, MemRow)>, RandomState>,
+}
+
+/// The hasher of every layer's newest-version maps: SipHash under one random key for the
+/// whole process (row keys come from clients), so that a reader hashes a key once and probes
+/// every layer with that hash ([`key_hash`]).
+#[derive(Clone)]
+struct KeyHasher(RandomState);
+
+impl Default for KeyHasher {
+    fn default() -> KeyHasher {
+        static KEYS: std::sync::OnceLock<RandomState> = std::sync::OnceLock::new();
+        KeyHasher(KEYS.get_or_init(RandomState::new).clone())
+    }
+}
+
+impl BuildHasher for KeyHasher {
+    type Hasher = DefaultHasher;
+
+    fn build_hasher(&self) -> DefaultHasher {
+        self.0.build_hasher()
+    }
+}
+
+/// The hash every layer's maps give `key` (for [`Mem::newest_hashed`]).
+pub(crate) fn key_hash(key: &[u8]) -> u64 {
+    KeyHasher::default().hash_one(key)
 }
 
 /// The version of `key` written by group `seq`.
@@ -106,9 +133,13 @@ fn sorted_last_wins(mut versions: Vec<(VersionKey, MemRow)>) -> BTreeMap<Version
 }
 
 impl TableRows {
-    /// The newest version of `key` written by a group up to `upto`.
-    fn newest(&self, key: &[u8], upto: u64) -> Option<&MemRow> {
-        let (seq, row) = self.newest.get(key)?;
+    /// The newest version of `key` (whose [`key_hash`] is `hash`) written by a group up to
+    /// `upto`.
+    fn newest(&self, hash: u64, key: &[u8], upto: u64) -> Option<&MemRow> {
+        let (_, (seq, row)) = self
+            .newest
+            .raw_entry_v1()
+            .from_key_hashed_nocheck(hash, key)?;
         if *seq <= upto {
             return Some(row);
         }
@@ -262,7 +293,10 @@ impl TableRows {
         self.newest
             .keys()
             .filter(|key| !skip(key))
-            .filter_map(|key| Some((key.clone(), self.newest(key, upto)?.clone())))
+            .filter_map(|key| {
+                let row = self.newest(key_hash(key), key, upto)?;
+                Some((key.clone(), row.clone()))
+            })
             .collect()
     }
 }
@@ -296,8 +330,21 @@ const ROW_OVERHEAD: usize = 160;
 
 impl Mem {
     /// The newest version of `key` written by a group up to `upto`, if this layer has one.
+    #[cfg(test)]
     pub(crate) fn newest(&self, table: Uuid, key: &[u8], upto: u64) -> Option<&MemRow> {
-        self.tables.get(&table)?.newest(key, upto)
+        self.newest_hashed(table, key_hash(key), key, upto)
+    }
+
+    /// The newest version of `key`, whose [`key_hash`] is `hash` (computed once for all
+    /// layers), written by a group up to `upto`, if this layer has one.
+    pub(crate) fn newest_hashed(
+        &self,
+        table: Uuid,
+        hash: u64,
+        key: &[u8],
+        upto: u64,
+    ) -> Option<&MemRow> {
+        self.tables.get(&table)?.newest(hash, key, upto)
     }
 
     /// Adds the version of `key` written by group `seq`.
@@ -319,7 +366,7 @@ impl Mem {
             .map(|(table, rows)| {
                 let keys = rows.newest.len();
                 let table_rows = TableRows {
-                    newest: IndexMap::with_capacity_and_hasher(keys, RandomState::new()),
+                    newest: IndexMap::with_capacity_and_hasher(keys, KeyHasher::default()),
                     ..TableRows::default()
                 };
                 (*table, table_rows)
@@ -412,8 +459,9 @@ pub(crate) struct MemView {
 impl MemView {
     /// The newest entry for `key`: `Some(None)` when the row is known gone.
     pub(crate) fn get(&self, table: Uuid, key: &[u8]) -> Option<MemRow> {
+        let hash = key_hash(key);
         let found = read(&self.layers.active)
-            .newest(table, key, self.upto)
+            .newest_hashed(table, hash, key, self.upto)
             .cloned();
         if found.is_some() {
             return found;
@@ -421,7 +469,11 @@ impl MemView {
         [&self.layers.frozen, &self.layers.clean]
             .into_iter()
             .flatten()
-            .find_map(|layer| read(layer).newest(table, key, self.upto).cloned())
+            .find_map(|layer| {
+                read(layer)
+                    .newest_hashed(table, hash, key, self.upto)
+                    .cloned()
+            })
     }
 
     /// Each key of `table` with the row this view sees, newest layer winning, in no order:
