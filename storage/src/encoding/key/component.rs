@@ -439,6 +439,11 @@ fn decode_body(
         Layout::Decimal => decimal::decode(r)?,
         Layout::Nested => nested::decode(ty, r)?,
         Layout::Bytes => {
+            // Most values hold no zero byte: one scan finds the terminator, one copy takes
+            // the bytes.
+            if let Some(plain) = r.plain_body(TERMINATOR) {
+                return Ok(plain.to_vec());
+            }
             // Measured first, so the value's buffer is allocated once and exactly: it does
             // not grow byte by byte, and a `Bytes` made of a buffer with spare room would
             // allocate its shared header at once.

@@ -41,6 +41,23 @@ impl<'a> Reader<'a> {
         Ok(b ^ self.mask)
     }
 
+    /// The escaped body ahead (bytes, a zero byte escaped as `0x00 0xFF`, then `0x00
+    /// terminator`) when it holds no escaped byte and this reader does not invert: its bytes,
+    /// found by one scan for the first zero, the reader moved past its terminator. `None`
+    /// (nothing read) otherwise.
+    pub(super) fn plain_body(&mut self, terminator: u8) -> Option<&'a [u8]> {
+        if self.mask != 0 {
+            return None;
+        }
+        let rest = self.input.get(self.pos..)?;
+        let zero = rest.iter().position(|&b| b == 0)?;
+        if rest.get(zero + 1) != Some(&terminator) {
+            return None;
+        }
+        self.pos += zero + 2;
+        Some(&rest[..zero])
+    }
+
     /// The next `N` bytes.
     pub(super) fn take<const N: usize>(&mut self) -> Result<[u8; N], StorageError> {
         let mut out = [0u8; N];
