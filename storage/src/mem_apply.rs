@@ -168,28 +168,40 @@ type MergedRow<'b> = (Uuid, &'b [u8], Merged<'b>);
 /// longer ones through a hash map.
 const SHORT_BATCH: usize = 16;
 
-/// Applies each batch to the active layer as group `seq`; the layers and `view` give the rows
-/// as they were before the group, and `filters` which keys cannot be there (their lookups are
+/// A group of plain row writes for the memtable.
+pub(crate) struct Group<'g> {
+    /// The group's number: its versions' `seq`.
+    pub(crate) seq: u64,
+    /// Each request's batch.
+    pub(crate) batches: &'g [&'g WriteBatch],
+    /// Each request's commit-log bytes, by batch, when logged (else empty).
+    pub(crate) records: &'g [Option<&'g Bytes>],
+}
+
+/// Applies each batch of `group` to the active layer; the layers and `view` give the rows as
+/// they were before the group, and `filters` which keys cannot be there (their lookups are
 /// skipped; the group's keys are added to them). A row new to the memtable and the table is
-/// stored as the batch's commit-log request (`records`, by batch, when logged) holds its
-/// update, a slice of it; other rows are encoded in `arena`. Returns each
-/// batch's outcome: one naming a table that is not live, or meeting an undecodable stored
-/// row, changes nothing and gets its own error. The rows are merged first (under read locks)
-/// and inserted together at the end, so a group that fails inserts nothing.
+/// stored as its batch's commit-log request holds its update, a slice of it; other rows are
+/// encoded in `arena`. Returns each batch's outcome: one naming a table that is not live, or
+/// meeting an undecodable stored row, changes nothing and gets its own error. The rows are
+/// merged first (under read locks) and inserted together at the end, so a group that fails
+/// inserts nothing.
 ///
 /// # Errors
 /// redb errors reading stored rows: the whole group fails.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn apply_group(
     layers: &Layers,
     view: &View,
     live: &TableIds,
-    batches: &[&WriteBatch],
-    records: &[Option<&Bytes>],
-    seq: u64,
+    group: &Group<'_>,
     filters: &mut KeyFilters,
     arena: &mut RowArena,
 ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
+    let Group {
+        seq,
+        batches,
+        records,
+    } = *group;
     let mut results = Vec::with_capacity(batches.len());
     let mut pending = Pending::for_rows(batches.iter().map(|b| b.rows.len()).sum());
     {

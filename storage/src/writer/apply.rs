@@ -13,7 +13,7 @@ use crate::fast_hash::TableIds;
 use crate::flush::write_rows;
 use crate::index::IndexChanges;
 use crate::key_filter::KeyFilters;
-use crate::mem_apply::apply_group;
+use crate::mem_apply::{apply_group, Group};
 use crate::memtable;
 use crate::mutation::{apply, ApplyError, CatalogOp, WriteBatch};
 use crate::options::SyncMode;
@@ -80,13 +80,16 @@ impl Writer {
         let view = self.read_view()?;
         let layers = self.memtables.load();
         let seq = self.memtables.visible() + 1;
+        let group = Group {
+            seq,
+            batches,
+            records,
+        };
         let results = apply_group(
             &layers,
             &view,
             &self.live_tables,
-            batches,
-            records,
-            seq,
+            &group,
             &mut self.key_filters,
             &mut self.row_arena,
         )?;
