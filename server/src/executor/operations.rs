@@ -153,10 +153,8 @@ impl CellWriter<'_> {
         Ok(())
     }
 
-    /// `c = term` on a single-cell column, the common case: its one cell, straight into
-    /// `out`.
-    /// The one cell of `col = term` on a single-cell column (see [`single_cell_term`]); none
-    /// for an unset value.
+    /// The one cell of `col = term` on a single-cell column (see [`single_cell_term`]), the
+    /// common case; none for an unset value.
     pub(crate) fn single_cell(
         &self,
         col: &ColumnDef,
