@@ -132,12 +132,12 @@ enum Merged<'b> {
 
 /// A batch's commit-log request, read for its row values in write order.
 struct Logged<'r> {
-    request: &'r Bytes,
+    request: &'r [u8],
     values: std::iter::Enumerate<record::RowValues<'r>>,
 }
 
 impl<'r> Logged<'r> {
-    fn new(request: &'r Bytes) -> Logged<'r> {
+    fn new(request: &'r [u8]) -> Logged<'r> {
         Logged {
             request,
             values: record::row_values(request).enumerate(),
@@ -145,10 +145,10 @@ impl<'r> Logged<'r> {
     }
 
     /// The encoded update of the batch's write at `index` (`row::encode_into` of it, as the
-    /// request holds it), shared with the request. Indexes must come in increasing order.
-    fn value(&mut self, index: usize) -> Option<Bytes> {
+    /// request holds it). Indexes must come in increasing order.
+    fn value(&mut self, index: usize) -> Option<&'r [u8]> {
         let (_, range) = self.values.find(|(at, _)| *at == index)?;
-        Some(self.request.slice(range))
+        self.request.get(range)
     }
 }
 
@@ -181,8 +181,8 @@ pub(crate) struct Group<'g> {
 /// Applies each batch of `group` to the active layer; the layers and `view` give the rows as
 /// they were before the group, and `filters` which keys cannot be there (their lookups are
 /// skipped; the group's keys are added to them). A row new to the memtable and the table is
-/// stored as its batch's commit-log request holds its update, a slice of it; other rows are
-/// encoded in `arena`. Returns each batch's outcome: one naming a table that is not live, or
+/// copied into `arena` as its batch's commit-log request holds its update (encoded already);
+/// other rows are encoded there. Returns each batch's outcome: one naming a table that is not live, or
 /// meeting an undecodable stored row, changes nothing and gets its own error. The rows are
 /// merged first (under read locks) and inserted together at the end, so a group that fails
 /// inserts nothing.
@@ -229,16 +229,22 @@ pub(crate) fn apply_group(
                 }
                 Err(e) => return Err(e),
             };
-            let mut logged = records.get(number).copied().flatten().map(Logged::new);
+            let mut logged = records
+                .get(number)
+                .copied()
+                .flatten()
+                .map(|request| Logged::new(request));
             for (table, key, row) in merged {
                 let value = match row {
                     Merged::Update(update, _) if update.is_empty() => None,
-                    Merged::Update(update, index) => Some(
-                        logged
-                            .as_mut()
-                            .and_then(|l| l.value(index))
-                            .unwrap_or_else(|| arena.encode(update)),
-                    ),
+                    // Copied, not sliced: a slice would keep the whole request alive, and
+                    // with it every request of its chunk, uncounted.
+                    Merged::Update(update, index) => {
+                        Some(match logged.as_mut().and_then(|l| l.value(index)) {
+                            Some(encoded) => arena.copy(encoded),
+                            None => arena.encode(update),
+                        })
+                    }
                     Merged::Row(row) => (!row.is_empty()).then(|| arena.encode(&row)),
                 };
                 pending.insert(table, MemKey::from(key), value);

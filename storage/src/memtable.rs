@@ -323,9 +323,9 @@ pub(crate) struct Mem {
 /// of 6.1-6.4). A write-once layer that is never scanned costs less than this; a rewritten
 /// key that is scanned, more. Measured again on 2026-11-28 with a layer never flushed, after
 /// 200,000 cassandra-stress `standard1` rows (22-byte keys, 269-byte rows, counted at 451
-/// bytes each): 401 bytes of RSS a row when the writer encoded each row into its own chunks,
-/// 469 since a new row is a slice of its commit-log request (whose table id, key and lengths,
-/// 62 bytes, stay in the chunk with it); this estimate stays within 4 % of that.
+/// bytes each): 401 bytes of RSS a row. (Keeping new rows as slices of their commit-log
+/// requests instead of copies made it 469, the requests' table ids, keys and lengths pinned
+/// with them, and more where a request's other rows were not taken: rows are copied.)
 const ROW_OVERHEAD: usize = 160;
 
 impl Mem {

@@ -1,6 +1,7 @@
-//! Where the writer puts the rows it encodes for the memtable, and each connection thread the
-//! commit-log records of its writes (whose rows the memtable then takes as they are): small
-//! ones side by side in shared chunks, each a [`Bytes`] slice of its chunk.
+//! Where the writer puts the rows it encodes (or copies, already encoded, from their
+//! commit-log requests) for the memtable, and each connection thread the commit-log requests
+//! of its writes: small ones side by side in shared chunks, each a [`Bytes`] slice of its
+//! chunk.
 //!
 //! One allocation per row cost more than the row: `encode` reserves an upper bound (a
 //! `standard1` row of 269 bytes got a 448-byte block), and the first clone of a `Bytes` made
@@ -12,8 +13,9 @@
 //! A chunk lives until its last slice is dropped. Rows stay until their memtable layer goes
 //! (every version of a layer is kept until it is flushed), so a chunk of the writer's holds
 //! rows of one layer or, at a layer's end, of two: the memory pinned beyond the rows is at most
-//! one chunk. A chunk of records also holds the requests' other bytes (keys, lengths, rows the
-//! memtable did not take), for as long as one of its rows stays in a layer.
+//! one chunk. Requests live until their group is applied; the memtable copies their rows and
+//! keeps no slice of them, so a chunk of requests never pins bytes the memtable does not count
+//! (a slice of a request kept the whole request, and every other request of its chunk, alive).
 
 use bytes::{Bytes, BytesMut};
 
@@ -48,7 +50,15 @@ impl RowArena {
         }
         self.scratch.clear();
         row::encode_into(row, &mut self.scratch);
-        self.share_scratch()
+        place(&mut self.chunk, &self.scratch)
+    }
+
+    /// A copy of `bytes` (a row encoded already), in the current chunk when it is small.
+    pub(crate) fn copy(&mut self, bytes: &[u8]) -> Bytes {
+        if bytes.len() > LARGE_ROW {
+            return Bytes::copy_from_slice(bytes);
+        }
+        place(&mut self.chunk, bytes)
     }
 
     /// What `encode` appends to an empty buffer, in the current chunk when it is small (else
@@ -59,19 +69,19 @@ impl RowArena {
         if self.scratch.len() > LARGE_ROW {
             return Bytes::from(std::mem::take(&mut self.scratch));
         }
-        self.share_scratch()
+        place(&mut self.chunk, &self.scratch)
     }
+}
 
-    /// The scratch buffer's bytes (at most [`LARGE_ROW`]), copied to the current chunk.
-    fn share_scratch(&mut self) -> Bytes {
-        let len = self.scratch.len();
-        if self.chunk.capacity() - self.chunk.len() < len {
-            // The old chunk's rest is left unused: less than a large row.
-            self.chunk = BytesMut::with_capacity(CHUNK);
-        }
-        self.chunk.extend_from_slice(&self.scratch);
-        self.chunk.split().freeze()
+/// `bytes` (at most [`LARGE_ROW`]) copied to the end of `chunk`, or of a new chunk when they
+/// do not fit.
+fn place(chunk: &mut BytesMut, bytes: &[u8]) -> Bytes {
+    if chunk.capacity() - chunk.len() < bytes.len() {
+        // The old chunk's rest is left unused: less than a large row.
+        *chunk = BytesMut::with_capacity(CHUNK);
     }
+    chunk.extend_from_slice(bytes);
+    chunk.split().freeze()
 }
 
 #[cfg(test)]
@@ -131,6 +141,26 @@ mod tests {
         assert!(arena.scratch.capacity() <= 2 * LARGE_ROW);
         let next = arena.put(|out| out.push(9));
         assert_eq!(second.as_ptr() as usize + 4, next.as_ptr() as usize);
+    }
+
+    #[test]
+    fn copies_of_encoded_rows_share_the_chunk_with_encoded_ones() {
+        let mut arena = RowArena::default();
+        let encoded = row::encode(&row_with(20));
+        let first = arena.encode(&row_with(10));
+        let copied = arena.copy(&encoded);
+        assert_eq!(copied.as_ref(), encoded.as_slice());
+        assert_eq!(
+            first.as_ptr() as usize + first.len(),
+            copied.as_ptr() as usize
+        );
+        let large = row::encode(&row_with(LARGE_ROW));
+        assert_eq!(arena.copy(&large).as_ref(), large.as_slice());
+        let next = arena.copy(&encoded);
+        assert_eq!(
+            copied.as_ptr() as usize + copied.len(),
+            next.as_ptr() as usize
+        );
     }
 
     #[test]
