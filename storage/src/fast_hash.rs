@@ -3,14 +3,18 @@
 //!
 //! The standard library's SipHash resists chosen-key collisions at about 1 ns per byte plus a
 //! fixed cost per hash; on a write that hashes its key and table id half a dozen times it was
-//! several per cent of the request. Every user of this hash either keys a map by server-made
-//! values (table ids), bounds what a collision can cost (a key filter's false positive costs
-//! one lookup), or seeds it per process ([`FastHasher::seeded`]).
+//! several per cent of the request. Maps and filters use it seeded once per process
+//! ([`SeededFastHasher`], which [`BuildFastHasher`] is): from a fixed state, the last word of
+//! a key can be chosen to give any hash, and table ids are not only the server's (a view may
+//! be created `WITH id = ...`). Seeded, the only collisions a client can make without the seed
+//! are pairs (a key and the same key with bit 63 of one word and bit 4 of the next flipped,
+//! which multiply and rotate carry through unchanged), so no bucket fills; maps keyed by
+//! client row keys without a bound keep SipHash (the memtable).
 //!
 //! Words of eight bytes are folded FxHash-style (rotate, xor, multiply) and the result goes
 //! through MurmurHash3's 64-bit finaliser, so every output bit depends on every input bit.
 
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, Hasher};
 
 /// FxHash's multiplier.
 const SEED: u64 = 0x517c_c1b7_2722_0a95;
@@ -21,11 +25,13 @@ pub struct FastHasher {
     state: u64,
 }
 
-/// Builds [`FastHasher`]s with a fixed state, for `HashMap<_, _, BuildFastHasher>`.
-pub type BuildFastHasher = BuildHasherDefault<FastHasher>;
+/// Builds [`FastHasher`]s for `HashMap<_, _, BuildFastHasher>`: from the process seed (see
+/// [`SeededFastHasher`]). Table ids key most of these maps, and a client can choose one
+/// (`CREATE MATERIALIZED VIEW ... WITH id = ...`); from a fixed state the last word of a key
+/// can be chosen to give any hash at all.
+pub type BuildFastHasher = SeededFastHasher;
 
-/// A set of table ids: made by the server (random UUIDs), so a fixed fast hash serves; the
-/// writer looks its live tables up on every write.
+/// A set of table ids; the writer looks its live tables up on every write.
 pub(crate) type TableIds = std::collections::HashSet<uuid::Uuid, BuildFastHasher>;
 
 /// Builds [`FastHasher`]s from a seed drawn once per process, for small maps keyed by what
@@ -111,7 +117,7 @@ pub fn fmix64(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
-/// The hash of `bytes` from the fixed state.
+/// The hash of `bytes` under the process seed.
 pub fn hash_bytes(bytes: &[u8]) -> u64 {
     let mut hasher = BuildFastHasher::default().build_hasher();
     hasher.write(bytes);
@@ -122,6 +128,7 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+    use std::hash::Hash;
 
     #[test]
     fn trailing_zero_bytes_and_lengths_give_different_hashes() {
@@ -148,10 +155,10 @@ mod tests {
     fn a_process_seed_is_drawn_once_and_used() {
         let (a, b) = (SeededFastHasher::default(), SeededFastHasher::default());
         assert_eq!(a.hash_one(b"key"), b.hash_one(b"key"));
-        assert_ne!(
-            a.hash_one(b"key"),
-            BuildFastHasher::default().hash_one(b"key")
-        );
+        // Not the fixed state's hash: the seed is used.
+        let mut fixed = FastHasher::default();
+        b"key".hash(&mut fixed);
+        assert_ne!(a.hash_one(b"key"), fixed.finish());
     }
 
     #[test]
