@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 
-use bytes::Bytes;
 use redb::TableError;
 use uuid::Uuid;
 
@@ -174,8 +173,8 @@ pub(crate) struct Group<'g> {
     pub(crate) seq: u64,
     /// Each request's batch.
     pub(crate) batches: &'g [&'g WriteBatch],
-    /// Each request's commit-log bytes, by batch, when logged (else empty).
-    pub(crate) records: &'g [Option<&'g Bytes>],
+    /// Each request's commit-log bytes, by batch, when logged (else none, or an empty one).
+    pub(crate) records: &'g [&'g [u8]],
 }
 
 /// Applies each batch of `group` to the active layer; the layers and `view` give the rows as
@@ -229,11 +228,7 @@ pub(crate) fn apply_group(
                 }
                 Err(e) => return Err(e),
             };
-            let mut logged = records
-                .get(number)
-                .copied()
-                .flatten()
-                .map(|request| Logged::new(request));
+            let mut logged = records.get(number).map(|request| Logged::new(request));
             for (table, key, row) in merged {
                 let value = match row {
                     Merged::Update(update, _) if update.is_empty() => None,

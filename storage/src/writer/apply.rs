@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use redb::{Durability, ReadableDatabase, WriteTransaction};
 use tracing::trace;
 
@@ -75,7 +74,7 @@ impl Writer {
     pub(super) fn apply_to_memtable(
         &mut self,
         batches: &[&WriteBatch],
-        records: &[Option<&Bytes>],
+        records: &[&[u8]],
     ) -> Result<Vec<Result<(), StorageError>>, StorageError> {
         let view = self.read_view()?;
         let layers = self.memtables.load();

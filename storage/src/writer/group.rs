@@ -4,7 +4,6 @@
 
 use std::time::Instant;
 
-use bytes::Bytes;
 use tracing::{error, trace};
 
 use super::failure::fail_all;
@@ -87,8 +86,8 @@ impl Writer {
         }
         let batches: Vec<&WriteBatch> = writes.iter().map(|w| &w.batch).collect();
         let outcome = if self.memtable_only(&batches) {
-            let records: Vec<Option<&Bytes>> = writes.iter().map(|w| w.logged.as_ref()).collect();
-            self.apply_to_memtable(&batches, &records)
+            // The bytes just appended: each request's rows, encoded already.
+            self.apply_to_memtable(&batches, &payloads)
         } else {
             self.commit_group(&batches, false)
         };
