@@ -140,11 +140,16 @@ impl TableRows {
             .newest
             .raw_entry_v1()
             .from_key_hashed_nocheck(hash, key)?;
-        if *seq <= upto {
+        self.as_of(key, *seq, row, upto)
+    }
+
+    /// The version of `key` a reader of group `upto` sees, given its newest (`seq`, `row`):
+    /// the newest itself, or, when a group newer than the reader wrote it, an older one,
+    /// found from the newest end (a reader lags a group or two behind a hot key's writes).
+    fn as_of<'r>(&'r self, key: &[u8], seq: u64, row: &'r MemRow, upto: u64) -> Option<&'r MemRow> {
+        if seq <= upto {
             return Some(row);
         }
-        // A group newer than the reader wrote the key: the version it sees is an older one,
-        // found from the newest end (a reader lags a group or two behind a hot key's writes).
         self.older
             .get(key)?
             .iter()
@@ -209,13 +214,21 @@ impl TableRows {
     /// The versions not sorted yet: the newest of keys first written since the last sort,
     /// then the others (equal versions in the order they were written).
     fn unsorted_versions(&self) -> impl Iterator<Item = (VersionKey, MemRow)> + '_ {
-        let fresh = self
-            .newest
-            .get_range(self.sorted_keys..)
+        let fresh = self.fresh(self.sorted_keys..self.newest.len());
+        fresh.chain(self.unsorted[self.unsorted_done..].iter().cloned())
+    }
+
+    /// The newest versions of `newest`'s entries in `range` (keys first written since the
+    /// last sort), as versions to sort.
+    fn fresh(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (VersionKey, MemRow)> + '_ {
+        self.newest
+            .get_range(range)
             .into_iter()
             .flatten()
-            .map(|(key, (seq, row))| (version(key, *seq), row.clone()));
-        fresh.chain(self.unsorted[self.unsorted_done..].iter().cloned())
+            .map(|(key, (seq, row))| (version(key, *seq), row.clone()))
     }
 
     /// Sorts the versions written since the last sort into `versions`.
@@ -237,12 +250,7 @@ impl TableRows {
             .unsorted
             .len()
             .min(self.unsorted_done.saturating_add(left));
-        let fresh = self
-            .newest
-            .get_range(self.sorted_keys..fresh_end)
-            .into_iter()
-            .flatten()
-            .map(|(key, (seq, row))| (version(key, *seq), row.clone()));
+        let fresh = self.fresh(self.sorted_keys..fresh_end);
         let others = self.unsorted[self.unsorted_done..unsorted_end]
             .iter()
             .cloned();
@@ -291,10 +299,10 @@ impl TableRows {
     /// holds a version of.
     fn visible(&self, upto: u64, skip: impl Fn(&[u8]) -> bool) -> Vec<(MemKey, MemRow)> {
         self.newest
-            .keys()
-            .filter(|key| !skip(key))
-            .filter_map(|key| {
-                let row = self.newest(key_hash(key), key, upto)?;
+            .iter()
+            .filter(|(key, _)| !skip(key))
+            .filter_map(|(key, (seq, row))| {
+                let row = self.as_of(key, *seq, row, upto)?;
                 Some((key.clone(), row.clone()))
             })
             .collect()
