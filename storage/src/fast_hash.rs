@@ -34,10 +34,9 @@ pub type BuildFastHasher = SeededFastHasher;
 /// A set of table ids; the writer looks its live tables up on every write.
 pub(crate) type TableIds = std::collections::HashSet<uuid::Uuid, BuildFastHasher>;
 
-/// Builds [`FastHasher`]s from a seed drawn once per process, for small maps keyed by what
-/// clients send (a write group's rows: at most `MAX_GROUP` keys, so even keys chosen to
-/// collide cost a bounded number of comparisons, and without the seed they cannot be
-/// chosen).
+/// Builds [`FastHasher`]s from a seed drawn once per process (see the module documentation
+/// for what a client can still collide). Bounded maps keyed by what clients send use it too: a
+/// write group's rows are at most `MAX_GROUP` keys.
 #[derive(Clone, Copy, Debug)]
 pub struct SeededFastHasher {
     seed: u64,
