@@ -27,6 +27,7 @@ use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
 use crate::request::{Callback, Request, WriteRequest};
 use crate::row_arena::RowArena;
+use crate::runs::compact::{remove_orphans, Compactor, CompactorParts};
 use crate::slot::DbSlot;
 use crate::stats::{WriterCounts, WriterStats};
 use crate::tables::write_position;
@@ -40,7 +41,14 @@ thread_local! {
 
 /// The storage format version this build writes and reads. Any layout change (key
 /// encoding, row format, schema records, table naming) needs a new version.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// Version 2 added sorted runs (`runs`, `run_filters`, `run_<id>` tables, deletions in the
+/// head): a build that knows only version 1 would not see rows in runs, so it must refuse the
+/// file. A version 1 file holds no runs and opens as it is; its version becomes 2 at once.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// Versions this build opens, upgrading them to [`FORMAT_VERSION`] in place.
+const UPGRADABLE: &[u32] = &[1];
 
 /// A handle to the store. Cheap to clone; every clone shares one database and one writer
 /// thread. The writer stops at [`Store::shutdown`] or when the last handle is dropped, after
@@ -71,6 +79,8 @@ pub(crate) struct Inner {
     pub(crate) memtables: Arc<Memtables>,
     /// The entry changes of watched indexes ([`Store::index_feed`]).
     feed: Arc<IndexFeed>,
+    /// Merges runs in the background; stopped before the writer.
+    compactor: Mutex<Option<Compactor>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -136,7 +146,12 @@ impl Store {
             None => None,
         };
         crate::index::rebuild_stale(&db, &catalog)?;
+        let orphans = remove_orphans(&db)?;
+        if orphans > 0 {
+            debug!(orphans, "unfinished compaction outputs removed");
+        }
         let db_path = files.map(|(path, _)| path.to_path_buf());
+        let throughput = options.compaction_throughput;
         let logged = log.is_some();
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
         let stats = Arc::new(WriterStats::default());
@@ -156,6 +171,11 @@ impl Store {
                 feed: feed.clone(),
             },
         )?;
+        let compactor = Compactor::start(CompactorParts {
+            db: db.clone(),
+            views: views.clone(),
+            throughput,
+        })?;
         let shared = Arc::new(Shared::new(writer));
         let thread_shared = shared.clone();
         let handle = std::thread::Builder::new()
@@ -172,6 +192,7 @@ impl Store {
             views,
             memtables,
             feed,
+            compactor: Mutex::new(Some(compactor)),
         };
         Ok((
             Store {
@@ -291,6 +312,15 @@ impl Store {
         self.call(Request::Reopen)
     }
 
+    /// Merges every table's runs that are due for it, on this thread (the background
+    /// compaction does the same, paced); how many merges it made.
+    ///
+    /// # Errors
+    /// redb errors; a corrupt run.
+    pub fn compact(&self) -> Result<usize, StorageError> {
+        crate::runs::compact::compact_pending(&self.inner.db, &self.inner.views)
+    }
+
     /// What the writer has done since the store was opened: groups, the requests in them,
     /// and the time spent on them.
     pub fn writer_stats(&self) -> WriterCounts {
@@ -311,6 +341,7 @@ fn fail(request: Request) {
 
 impl Inner {
     fn stop(&self) -> Result<(), StorageError> {
+        drop(lock(&self.compactor).take());
         // Closing the queue lets the writer drain it and exit.
         self.shared.close();
         let handle = lock(&self.writer).take();
@@ -354,19 +385,37 @@ fn recover(
     Ok(log)
 }
 
-/// Writes the format version into a new database, or checks the one found.
+/// Stores [`FORMAT_VERSION`] in one durable commit.
+fn write_format_version(db: &Database) -> Result<(), StorageError> {
+    let txn = db.begin_write()?;
+    {
+        let mut meta = txn.open_table(META)?;
+        meta.insert(FORMAT_VERSION_KEY, FORMAT_VERSION.to_be_bytes().as_slice())?;
+    }
+    txn.commit()?;
+    Ok(())
+}
+
+/// Writes the format version into a new database, upgrades an older one this build reads,
+/// or checks the one found.
 fn check_format_version(db: &Database) -> Result<(), StorageError> {
     let read = db.begin_read()?;
     match read.open_table(META) {
         Ok(meta) => {
-            let found = meta
+            let found_guard = meta
                 .get(FORMAT_VERSION_KEY)?
                 .ok_or_else(|| StorageError::corrupt("meta table without a format version"))?;
-            let bytes: [u8; 4] = found
+            let bytes: [u8; 4] = found_guard
                 .value()
                 .try_into()
                 .map_err(|_| StorageError::corrupt("format version is not 4 bytes"))?;
             let found = u32::from_be_bytes(bytes);
+            if UPGRADABLE.contains(&found) {
+                drop((found_guard, meta, read));
+                write_format_version(db)?;
+                debug!(from = found, to = FORMAT_VERSION, "format version upgraded");
+                return Ok(());
+            }
             if found != FORMAT_VERSION {
                 return Err(StorageError::FormatVersion {
                     found,
@@ -378,12 +427,7 @@ fn check_format_version(db: &Database) -> Result<(), StorageError> {
         }
         Err(TableError::TableDoesNotExist(_)) => {
             drop(read);
-            let txn = db.begin_write()?;
-            {
-                let mut meta = txn.open_table(META)?;
-                meta.insert(FORMAT_VERSION_KEY, FORMAT_VERSION.to_be_bytes().as_slice())?;
-            }
-            txn.commit()?;
+            write_format_version(db)?;
             debug!(version = FORMAT_VERSION, "new database initialised");
             Ok(())
         }

@@ -14,14 +14,16 @@ use crate::error::StorageError;
 use uuid::Uuid;
 
 use crate::memtable::{self, Layer, MemKey, MemRow};
+use crate::runs::stored::write_sorted;
 use crate::tables::write_position;
-use crate::tables::{data_table, data_table_name};
 
 /// Each table's rows at their newest version, as [`memtable::Mem::latest`] copies them out of a layer.
 pub(crate) type LatestRows = Vec<(Uuid, Vec<(MemKey, MemRow)>)>;
 
 /// Writes `tables`' rows into `txn`, each table's in key order (a `None` entry removes the
-/// stored row). The rows come unsorted out of their layer, whose lock is not held here.
+/// stored row): a large set as a new run, a small one into the table's head
+/// (`runs::stored::write_sorted`). The rows come unsorted out of their layer, whose lock is
+/// not held here.
 ///
 /// # Errors
 /// redb errors.
@@ -31,18 +33,7 @@ pub(crate) fn write_rows(
 ) -> Result<(), StorageError> {
     for (table_id, rows) in &mut tables {
         rows.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
-        let name = data_table_name(*table_id);
-        let mut table = txn.open_table(data_table(&name))?;
-        for (key, row) in rows {
-            match row {
-                Some(value) => {
-                    table.insert(&**key, &**value)?;
-                }
-                None => {
-                    table.remove(&**key)?;
-                }
-            }
-        }
+        write_sorted(txn, *table_id, rows)?;
     }
     Ok(())
 }
@@ -177,7 +168,7 @@ const FLUSH_NICENESS: i32 = 10;
 
 /// Lowers this thread's scheduling priority: a flush is background work that may wait, and on
 /// a busy machine it should not take a core from the threads answering clients. Best effort.
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     let thread = rustix::thread::gettid();
     if let Err(e) = rustix::process::setpriority_process(Some(thread), FLUSH_NICENESS) {
         tracing::debug!(cause = %e, "could not lower the flusher's priority");

@@ -23,16 +23,11 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use crate::fast_hash::{fmix64, hash_bytes, BuildFastHasher, TableIds};
+use crate::bloom::Bloom as Block;
+use crate::fast_hash::{hash_bytes, BuildFastHasher, TableIds};
 
 /// Keys the first block of a filter holds before the next one starts.
 const FIRST_CAPACITY: usize = 1024;
-
-/// Bits per key in each block (with [`PROBES`]: about 1 % false positives per block).
-const BITS_PER_KEY: usize = 10;
-
-/// Bits tested per key.
-const PROBES: u64 = 7;
 
 /// Filters by table id; a table without one is unknown.
 #[derive(Default)]
@@ -111,56 +106,6 @@ impl KeyFilter {
         if let Some(block) = self.blocks.last_mut() {
             block.add(hash);
         }
-    }
-}
-
-/// Bits in one line of a block: a cache line.
-const LINE_BITS: u64 = 512;
-
-/// A blocked Bloom filter sized for `capacity` keys: lines of [`LINE_BITS`] bits, a key's
-/// [`PROBES`] bits in the line its hash picks.
-struct Block {
-    lines: Vec<[u64; 8]>,
-    capacity: usize,
-    keys: usize,
-}
-
-impl Block {
-    fn new(capacity: usize) -> Block {
-        let lines = (capacity * BITS_PER_KEY).div_ceil(LINE_BITS as usize);
-        Block {
-            lines: vec![[0; 8]; lines.max(1)],
-            capacity,
-            keys: 0,
-        }
-    }
-
-    /// The line of `hash` among `lines` (multiply-shift: the hash's high bits scaled to the
-    /// line count) and the word and mask of each probe in it, nine bits each of a second mix
-    /// of the hash.
-    fn probes(lines: usize, hash: u64) -> (usize, impl Iterator<Item = (usize, u64)>) {
-        let line = ((u128::from(hash) * lines as u128) >> 64) as usize;
-        let bits = fmix64(hash ^ 0x9e37_79b9_7f4a_7c15);
-        let probes = (0..PROBES).map(move |i| {
-            let bit = (bits >> (9 * i)) % LINE_BITS;
-            ((bit / 64) as usize, 1u64 << (bit % 64))
-        });
-        (line, probes)
-    }
-
-    fn may_hold(&self, hash: u64) -> bool {
-        let (line, mut probes) = Block::probes(self.lines.len(), hash);
-        let words = &self.lines[line];
-        probes.all(|(word, mask)| words[word] & mask != 0)
-    }
-
-    fn add(&mut self, hash: u64) {
-        let (line, probes) = Block::probes(self.lines.len(), hash);
-        let words = &mut self.lines[line];
-        for (word, mask) in probes {
-            words[word] |= mask;
-        }
-        self.keys += 1;
     }
 }
 

@@ -21,6 +21,7 @@
 //! The storage format is described in `DESIGN.md`, included below.
 #![doc = include_str!("../DESIGN.md")]
 
+mod bloom;
 pub mod catalog;
 mod combine;
 mod commitlog;
@@ -44,6 +45,7 @@ mod read;
 mod read_view;
 mod request;
 mod row_arena;
+mod runs;
 mod slot;
 mod space;
 mod stats;
@@ -57,6 +59,8 @@ mod combine_tests;
 mod index_tests;
 #[cfg(test)]
 mod memtable_tests;
+#[cfg(test)]
+mod runs_tests;
 #[cfg(test)]
 mod store_tests;
 #[cfg(test)]

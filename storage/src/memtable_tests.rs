@@ -36,12 +36,15 @@ fn scan_partition(store: &Store, table: &TableDef, reverse: bool) -> Vec<(i64, S
         .collect()
 }
 
-/// Rows stored in redb itself (not the memtable) for `table`.
+/// Rows stored in redb itself (not the memtable) for `table`: in its head and its runs.
 fn stored_rows(store: &Store, table: &TableDef) -> u64 {
     let txn = store.snapshot_txn();
     let name = data_table_name(table.id);
-    txn.open_table(data_table(&name))
-        .map_or(0, |t| t.len().unwrap())
+    let head = txn
+        .open_table(data_table(&name))
+        .map_or(0, |t| t.len().unwrap());
+    let runs = crate::runs::manifest::read(&txn, table.id).unwrap();
+    head + runs.iter().map(|r| r.rows).sum::<u64>()
 }
 
 #[test]

@@ -21,7 +21,8 @@ use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::index::{IndexChanges, IndexPlan};
 use crate::persist::{self, keyspace_key, table_key, type_key};
-use crate::tables::{data_table, data_table_name, rt_table_name, DataTable, SCHEMA};
+use crate::runs::stored::Head;
+use crate::tables::{data_table, rt_table_name, SCHEMA};
 use crate::view::{RequestChanges, StoredState, ViewPlan};
 
 /// One write request: applied atomically, in one transaction with the other requests of its
@@ -343,10 +344,8 @@ fn read_row(
     if plan.delete_tables.contains(&table_id) {
         return Ok(None);
     }
-    let name = data_table_name(table_id);
-    let table = txn.open_table(data_table(&name))?;
-    let value = table.get(key)?;
-    value.map(|v| row::decode(v.value())).transpose()
+    let value = crate::runs::stored::get(txn, table_id, key)?;
+    value.map(|v| row::decode_shared(&v)).transpose()
 }
 
 /// The stored state before a request, for view maintenance.
@@ -542,8 +541,7 @@ fn write(
         }
     }
     for id in &plan.delete_tables {
-        let name = data_table_name(*id);
-        txn.delete_table(data_table(&name))?;
+        crate::runs::stored::delete_all(txn, *id)?;
         let rt_name = rt_table_name(*id);
         txn.delete_table(data_table(&rt_name))?;
     }
@@ -559,25 +557,16 @@ fn write(
             live_tables.remove(&id);
         }
     }
-    let mut open: Option<(Uuid, DataTable<'_>)> = None;
+    let mut open: Option<(Uuid, Head<'_>)> = None;
     for ((table_id, key), value) in plan.rows {
-        let table = match &mut open {
-            Some((id, table)) if *id == table_id => table,
+        let head = match &mut open {
+            Some((id, head)) if *id == table_id => head,
             slot => {
                 *slot = None;
-                let name = data_table_name(table_id);
-                let table = txn.open_table(data_table(&name))?;
-                &mut slot.insert((table_id, table)).1
+                &mut slot.insert((table_id, Head::open(txn, table_id)?)).1
             }
         };
-        match value {
-            Some(v) => {
-                table.insert(key.as_slice(), v.as_slice())?;
-            }
-            None => {
-                table.remove(key.as_slice())?;
-            }
-        }
+        head.put(&key, value.as_deref())?;
     }
     drop(open);
     plan.views.write(txn)?;

@@ -36,6 +36,9 @@ pub struct StoreOptions {
     /// of commit log written before a checkpoint (so replay after a crash reads at most
     /// about this much). A frozen layer and a full active one hold twice this at most.
     pub memtable_size: usize,
+    /// Bytes per second a background compaction writes at most (Cassandra's
+    /// `compaction_throughput`, 64 MiB/s by default); 0 removes the limit.
+    pub compaction_throughput: u64,
 }
 
 impl Default for StoreOptions {
@@ -46,6 +49,7 @@ impl Default for StoreOptions {
             group_window: Duration::from_millis(15),
             cache_size: 32 << 20,
             memtable_size: 32 << 20,
+            compaction_throughput: 64 << 20,
         }
     }
 }

@@ -28,9 +28,8 @@ use crate::encoding::row::{self, Cell, CellValue, StoredRow};
 use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::index::{IndexChanges, IndexPlan};
-use crate::tables::{
-    data_table, data_table_name, rt_table_name, stored_range_tombstones, DataTable,
-};
+use crate::runs::stored::{for_each, Head};
+use crate::tables::{data_table, rt_table_name, stored_range_tombstones};
 
 /// One chunk of a purge pass over a table.
 #[derive(Debug, Clone)]
@@ -74,11 +73,10 @@ pub(crate) fn purge_chunk(
     let mut progress = PurgeProgress::default();
     let chunk = read_chunk(txn, table_id, request)?;
     let mut partition: (Vec<u8>, Vec<RangeTombstone>) = (Vec::new(), Vec::new());
-    let data_name = data_table_name(table_id);
     // Dropped values leave their index entries in the same transaction.
     let mut index = IndexPlan::default();
     // Opened at the first change, so a pass that changes nothing writes nothing.
-    let mut data: Option<DataTable<'_>> = None;
+    let mut data: Option<Head<'_>> = None;
     for (key, value) in &chunk {
         progress.rows_examined += 1;
         let decoded = decode_row_key(&request.table, key)?;
@@ -105,13 +103,13 @@ pub(crate) fn purge_chunk(
         index.row_changed(txn, table_id, key, Some(&stored), remaining)?;
         let table = match &mut data {
             Some(table) => table,
-            slot => slot.insert(txn.open_table(data_table(&data_name))?),
+            slot => slot.insert(Head::open(txn, table_id)?),
         };
         if purged.is_empty() {
-            table.remove(key.as_slice())?;
+            table.put(key, None)?;
             progress.rows_removed += 1;
         } else {
-            table.insert(key.as_slice(), row::encode(&purged).as_slice())?;
+            table.put(key, Some(row::encode(&purged).as_slice()))?;
             progress.rows_rewritten += 1;
         }
     }
@@ -134,24 +132,18 @@ fn read_chunk(
     table_id: Uuid,
     request: &PurgeRequest,
 ) -> Result<Vec<RawRow>, StorageError> {
-    let name = data_table_name(table_id);
-    let table = match txn.open_table(data_table(&name)) {
-        Ok(table) => table,
-        Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-        Err(e) => return Err(e.into()),
-    };
     let start = match &request.resume_after {
         Some(key) => Bound::Excluded(key.as_slice()),
         None => Bound::Unbounded,
     };
     let mut out = Vec::new();
-    for entry in table.range::<&[u8]>((start, Bound::Unbounded))? {
+    for_each(txn, table_id, start, Bound::Unbounded, |key, value| {
         if out.len() >= request.max_rows {
-            break;
+            return Ok(false);
         }
-        let (key, value) = entry?;
-        out.push((key.value().to_vec(), value.value().to_vec()));
-    }
+        out.push((key.to_vec(), value.to_vec()));
+        Ok(true)
+    })?;
     Ok(out)
 }
 

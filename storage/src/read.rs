@@ -5,12 +5,14 @@
 //! section (`spawn_blocking` or the storage thread) and drop it before any `.await`: never
 //! hold a `Snapshot` or a [`RowIter`] across an await point. Long scans are paged instead.
 
+use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use redb::{ReadableDatabase, ReadableTableMetadata, TableError};
 use uuid::Uuid;
 
+use crate::bloom::stored_key_hash;
 use crate::db::Store;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
@@ -18,6 +20,11 @@ use crate::error::StorageError;
 use crate::memtable::{self, MemKey, MemRow, MemView};
 use crate::range::{borrowed, KeyRange, Order};
 use crate::read_view::{TableKind, View};
+use crate::runs::manifest::RunMeta;
+use crate::runs::merge::{Merge, Source};
+use crate::runs::read::{last_block, lookup, RunIter};
+use crate::runs::stored::head_entry;
+use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
 /// How much one CQL table holds on disk (its data and range-tombstone tables).
@@ -71,8 +78,6 @@ impl Store {
     }
 }
 
-type DataRange = redb::Range<'static, &'static [u8], &'static [u8]>;
-
 impl Snapshot {
     /// The range tombstones of one partition (empty when it has none).
     ///
@@ -120,6 +125,11 @@ impl Snapshot {
             }
             stats.stored_bytes += table.stats()?.stored_bytes();
         }
+        // A run's rows that a newer run or the head replaces are counted once per version.
+        for run in self.view.runs(table_id)?.iter() {
+            stats.rows += run.meta.rows - run.meta.deletions;
+            stats.stored_bytes += run.meta.bytes;
+        }
         self.add_memtable_stats(table_id, &mut stats)?;
         Ok(stats)
     }
@@ -135,12 +145,8 @@ impl Snapshot {
         let Some(entries) = self.layers.visible_rows(table_id) else {
             return Ok(());
         };
-        let stored = self.open(table_id)?;
         for (key, row) in entries {
-            let old = match &stored {
-                Some(table) => table.get(&*key)?.map(|v| v.value().len() as u64),
-                None => None,
-            };
+            let old = self.stored(table_id, &key)?.map(|v| v.len() as u64);
             let new = row.map(|r| r.len() as u64);
             let key_len = key.len() as u64;
             match (old, new) {
@@ -171,14 +177,42 @@ impl Snapshot {
             self.rows_read.fetch_add(1, Ordering::Relaxed);
             return row::decode_shared(&value).map(Some);
         }
-        let Some(table) = self.open(table_id)? else {
-            return Ok(None);
-        };
-        let Some(value) = table.get(key)? else {
+        let Some(value) = self.stored(table_id, key)? else {
             return Ok(None);
         };
         self.rows_read.fetch_add(1, Ordering::Relaxed);
-        decode_stored(value.value()).map(Some)
+        match value {
+            Stored::Head(value) => decode_stored(value.value()),
+            Stored::Run(value) => row::decode_shared(&value),
+        }
+        .map(Some)
+    }
+
+    /// The stored value under `key`: the head's, else the newest run's; `None` when absent
+    /// or deleted.
+    fn stored(&self, table_id: Uuid, key: &[u8]) -> Result<Option<Stored>, StorageError> {
+        if let Some(table) = self.open(table_id)? {
+            if let Some(value) = table.get(key)? {
+                if value.value() == HEAD_DELETED {
+                    return Ok(None);
+                }
+                return Ok(Some(Stored::Head(value)));
+            }
+        }
+        let runs = self.view.runs(table_id)?;
+        if runs.is_empty() {
+            return Ok(None);
+        }
+        let hash = stored_key_hash(key);
+        for run in runs.iter() {
+            if !run.meta.spans(key) || !run.filter.may_hold(hash) {
+                continue;
+            }
+            if let Some(entry) = lookup(&run.table, key)? {
+                return Ok(entry.map(Stored::Run));
+            }
+        }
+        Ok(None)
     }
 
     /// Iterates the rows of table `table_id` whose keys fall in `range`, in key order
@@ -198,17 +232,68 @@ impl Snapshot {
             return Ok(RowIter::empty(self.rows_read.clone()));
         }
         let mem = memtable::scan(&self.layers, table_id, range, order);
-        let stored = match self.open(table_id)? {
-            Some(table) => Some(table.range::<&[u8]>(range.bounds())?),
-            None => None,
-        };
+        let reverse = order.is_reverse();
+        let (start, end) = range.bounds();
+        let mut sources: Vec<Source<'static>> = Vec::new();
+        if let Some(table) = self.open(table_id)? {
+            let head = table.range::<&[u8]>((start, end))?.map(|entry| {
+                let (key, value) = entry?;
+                Ok(head_entry(key.value(), value.value()))
+            });
+            if reverse {
+                sources.push(Box::new(head.rev()));
+            } else {
+                sources.push(Box::new(head));
+            }
+        }
+        for run in self.view.runs(table_id)?.iter() {
+            if !overlaps(&run.meta, start, end) {
+                continue;
+            }
+            let last = last_block(&run.table, end)?;
+            let blocks = run
+                .table
+                .range::<&[u8]>((start, last.as_ref().map(Vec::as_slice)))?;
+            sources.push(Box::new(RunIter::over(blocks, start, end, reverse)));
+        }
+        let stored = (!sources.is_empty()).then(|| Merge::new(sources, reverse, false));
         Ok(RowIter {
             stored,
             mem: mem.map(Iterator::peekable),
             next_stored: None,
-            reverse: order.is_reverse(),
+            reverse,
             rows_read: self.rows_read.clone(),
         })
+    }
+}
+
+/// Whether a run's keys may fall between `start` and `end`.
+fn overlaps(run: &RunMeta, start: Bound<&[u8]>, end: Bound<&[u8]>) -> bool {
+    let below_end = match end {
+        Bound::Included(e) => run.first_key.as_slice() <= e,
+        Bound::Excluded(e) => run.first_key.as_slice() < e,
+        Bound::Unbounded => true,
+    };
+    let above_start = match start {
+        Bound::Included(s) => run.last_key.as_slice() >= s,
+        Bound::Excluded(s) => run.last_key.as_slice() > s,
+        Bound::Unbounded => true,
+    };
+    below_end && above_start
+}
+
+/// A stored value: the head's, or a run's.
+enum Stored {
+    Head(redb::AccessGuard<'static, &'static [u8]>),
+    Run(bytes::Bytes),
+}
+
+impl Stored {
+    fn len(&self) -> usize {
+        match self {
+            Stored::Head(value) => value.value().len(),
+            Stored::Run(value) => value.len(),
+        }
     }
 }
 
@@ -226,15 +311,16 @@ fn decode_stored(value: &[u8]) -> Result<StoredRow, StorageError> {
 }
 
 /// A stored row not yet returned: its key and undecoded value.
-type StoredEntry = (Vec<u8>, redb::AccessGuard<'static, &'static [u8]>);
+type StoredEntry = (Vec<u8>, bytes::Bytes);
 
 /// Memtable entries of a scan, newest layer first.
 type MemEntries = std::iter::Peekable<Box<dyn Iterator<Item = (MemKey, MemRow)> + Send>>;
 
-/// Rows of a [`Snapshot::scan`]: `(key, row)` pairs, the memtable's merged over redb's.
+/// Rows of a [`Snapshot::scan`]: `(key, row)` pairs, the memtable's merged over the stored
+/// ones (the head's over the runs').
 pub struct RowIter {
-    /// The redb range; `None` for a missing table or an empty range.
-    stored: Option<DataRange>,
+    /// The stored rows in range; `None` for a table with none or an empty range.
+    stored: Option<Merge<'static>>,
     /// The memtable's entries in the range; `None` when it holds none of the table.
     mem: Option<MemEntries>,
     /// The next stored row, read ahead to compare with the memtable's next.
@@ -264,16 +350,11 @@ impl RowIter {
         let Some(stored) = self.stored.as_mut() else {
             return Ok(());
         };
-        let entry = if self.reverse {
-            stored.next_back()
-        } else {
-            stored.next()
-        };
-        if let Some(entry) = entry {
-            let (key, value) = entry?;
-            self.next_stored = Some((key.value().to_vec(), value));
-        } else {
-            self.stored = None;
+        match stored.next().transpose()? {
+            Some((key, Some(value))) => self.next_stored = Some((key, value)),
+            // Deletions are not returned by a merge that drops them.
+            Some((_, None)) => {}
+            None => self.stored = None,
         }
         Ok(())
     }
@@ -323,7 +404,7 @@ impl Iterator for RowIter {
                 }
             }
             let (key, value) = self.next_stored.take()?;
-            return Some(self.counted(key, decode_stored(value.value())));
+            return Some(self.counted(key, row::decode_shared(&value)));
         }
     }
 }

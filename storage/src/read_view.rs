@@ -10,7 +10,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use redb::{ReadTransaction, TableError};
 use uuid::Uuid;
 
+use crate::bloom::Bloom;
 use crate::error::StorageError;
+use crate::runs::manifest::{self, RunMeta};
+use crate::runs::read::filter_in_read;
+use crate::runs::run_table_name;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
 /// Which of a CQL table's redb tables.
@@ -25,10 +29,21 @@ pub(crate) enum TableKind {
 /// Tables opened in a view, by kind and CQL table id (`None`: the table does not exist).
 type OpenTables = HashMap<(TableKind, Uuid), Option<Arc<ReadOnlyDataTable>>>;
 
+/// A run opened in a view: its manifest entry, its table and its filter.
+pub(crate) struct OpenRun {
+    pub(crate) meta: RunMeta,
+    pub(crate) table: ReadOnlyDataTable,
+    pub(crate) filter: Arc<Bloom>,
+}
+
+/// A table's runs opened in a view, newest first.
+pub(crate) type OpenRuns = Arc<Vec<OpenRun>>;
+
 /// A read transaction and the tables opened in it.
 pub(crate) struct View {
     pub(crate) txn: ReadTransaction,
     tables: Mutex<OpenTables>,
+    runs: Mutex<HashMap<Uuid, OpenRuns>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -40,7 +55,31 @@ impl View {
         View {
             txn,
             tables: Mutex::new(HashMap::new()),
+            runs: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The runs of CQL table `id`, opened once per view.
+    ///
+    /// # Errors
+    /// redb errors; a corrupt manifest or filter.
+    pub(crate) fn runs(&self, id: Uuid) -> Result<OpenRuns, StorageError> {
+        if let Some(runs) = lock(&self.runs).get(&id) {
+            return Ok(runs.clone());
+        }
+        let mut opened = Vec::new();
+        for meta in manifest::read(&self.txn, id)? {
+            let table = self.txn.open_table(data_table(&run_table_name(meta.id)))?;
+            let filter = filter_in_read(&self.txn, meta.id)?;
+            opened.push(OpenRun {
+                meta,
+                table,
+                filter,
+            });
+        }
+        let opened = Arc::new(opened);
+        lock(&self.runs).insert(id, opened.clone());
+        Ok(opened)
     }
 
     /// The table `kind` of CQL table `id`, opened once per view.

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use crate::catalog::tests::sample_table;
 use crate::tables::{data_table, data_table_name, FORMAT_VERSION_KEY, META};
+use redb::ReadableTable;
 use crate::{
     row_key, CatalogOp, Cell, ColumnId, KeyRange, KeyspaceDef, Liveness, Order, RowWrite,
     StorageError, Store, StoreOptions, StoredRow, SyncMode, TableDef, WriteBatch,
@@ -538,9 +539,40 @@ fn unknown_format_version_refuses_to_open() {
         Store::open(&path, StoreOptions::default()),
         Err(StorageError::FormatVersion {
             found: 99,
-            expected: 1
+            expected: 2
         })
     ));
+}
+
+/// A version 1 file (no runs) opens, keeps its rows, and is marked version 2 before any run
+/// can be written, so a version 1 build refuses it from then on.
+#[test]
+fn a_version_1_file_is_upgraded_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_in(dir.path(), SyncMode::Periodic);
+    let table = create_schema(&store);
+    store
+        .write_blocking(rows(vec![put(&table, 1, 1, "old")]))
+        .unwrap();
+    store.shutdown().unwrap();
+    drop(store);
+    let path = dir.path().join("db.redb");
+    let version = |path: &Path| {
+        let db = redb::Database::create(path).unwrap();
+        let txn = db.begin_write().unwrap();
+        let mut meta = txn.open_table(META).unwrap();
+        let found = meta.get(FORMAT_VERSION_KEY).unwrap().unwrap().value().to_vec();
+        meta.insert(FORMAT_VERSION_KEY, 1u32.to_be_bytes().as_slice())
+            .unwrap();
+        drop(meta);
+        txn.commit().unwrap();
+        found
+    };
+    assert_eq!(version(&path), 2u32.to_be_bytes());
+    let store = open_in(dir.path(), SyncMode::Periodic);
+    assert_eq!(value_of(&store, &table, 1, 1).unwrap(), "old".as_bytes());
+    drop(store);
+    assert_eq!(version(&path), 2u32.to_be_bytes(), "opening upgraded it");
 }
 
 #[test]

@@ -58,6 +58,9 @@ pub struct Config {
     /// memtables already hold recent rows, and the OS page cache serves the rest; at 64 MiB
     /// the server's RSS after loading a million rows came to 300 MB in some loads.
     pub file_cache_size: usize,
+    /// `compaction_throughput`: bytes per second a background compaction of sorted runs
+    /// writes at most (`64MiB/s`; `0MiB/s` removes the limit).
+    pub compaction_throughput: u64,
     /// `memtable_heap_space`: bytes the memtables may hold, a full one being flushed and the
     /// one taking writes; the one taking writes is frozen and flushed at half of it. 64 MiB
     /// by default (Cassandra's default is a quarter of its heap): with two memtables of 32 MiB
@@ -155,6 +158,7 @@ impl Default for Config {
             hot_partition_window: 1000,
             hot_partition_warn_share: 0.5,
             file_cache_size: 32 << 20,
+            compaction_throughput: 64 << 20,
             memtable_heap_space: 64 << 20,
             prepared_cache_size: 10_000,
             purge_interval: Some(Duration::from_secs(300)),
@@ -300,6 +304,7 @@ impl Config {
             cache_size: self.file_cache_size,
             // At least a mebibyte, so a tiny setting does not flush after every write.
             memtable_size: (self.memtable_heap_space / 2).max(1 << 20),
+            compaction_throughput: self.compaction_throughput,
         })
     }
 }

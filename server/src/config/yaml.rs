@@ -28,6 +28,8 @@ pub(super) struct YamlSettings {
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
     file_cache_size: Option<String>,
+    compaction_throughput: Option<String>,
+    compaction_throughput_mb_per_sec: Option<u64>,
     memtable_heap_space: Option<String>,
     memtable_heap_space_in_mb: Option<u64>,
     native_transport_max_request_data_in_flight_per_ip: Option<String>,
@@ -359,6 +361,16 @@ impl Config {
                 setting: "file_cache_size",
                 value: size,
             })?;
+        }
+        if let Some(mb) = s.compaction_throughput_mb_per_sec.take() {
+            self.compaction_throughput = mb.saturating_mul(1024 * 1024);
+        }
+        if let Some(rate) = s.compaction_throughput.take() {
+            let bytes = rate.trim().strip_suffix("/s").and_then(parse_size);
+            self.compaction_throughput = bytes.ok_or(ConfigError::Value {
+                setting: "compaction_throughput",
+                value: rate,
+            })? as u64;
         }
         if let Some(mb) = s.memtable_heap_space_in_mb.take() {
             self.memtable_heap_space = (mb as usize).saturating_mul(1024 * 1024);

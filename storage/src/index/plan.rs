@@ -5,7 +5,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
-use redb::{ReadableTable, WriteTransaction};
+use redb::WriteTransaction;
 use uuid::Uuid;
 
 use super::feed::IndexChanges;
@@ -13,7 +13,7 @@ use super::{encode_targets, entries, index_table_name, indexed_cells, load_targe
 use crate::catalog::TableDef;
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::tables::{data_table, data_table_name, INDEX_TARGETS};
+use crate::tables::{data_table, INDEX_TARGETS};
 
 /// Index changes of one request.
 #[derive(Default)]
@@ -80,18 +80,17 @@ impl IndexPlan {
         table_id: Uuid,
         added: &[&IndexedCells],
     ) -> Result<(), StorageError> {
-        let name = data_table_name(table_id);
-        let data = txn.open_table(data_table(&name))?;
-        for item in data.iter()? {
-            let (key, value) = item?;
-            let stored = row::decode(value.value())?;
+        let writes = &mut self.writes;
+        let all = (std::ops::Bound::Unbounded, std::ops::Bound::Unbounded);
+        crate::runs::stored::for_each(txn, table_id, all.0, all.1, |key, value| {
+            let stored = row::decode(value)?;
             for target in added {
-                for entry in entries(target, key.value(), Some(&stored))? {
-                    self.writes.insert((target.id, entry), true);
+                for entry in entries(target, key, Some(&stored))? {
+                    writes.insert((target.id, entry), true);
                 }
             }
-        }
-        Ok(())
+            Ok(true)
+        })
     }
 
     /// A table is dropped: its index tables and targets record go.

@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use redb::{ReadableTable, WriteTransaction};
+use redb::WriteTransaction;
 use uuid::Uuid;
 
 use super::{encode_targets, load_targets, view_row, ViewSet};
@@ -14,7 +14,9 @@ use crate::encoding::key::{decode_row_key, prefix_end};
 use crate::encoding::range_tombstone::RangeTombstone;
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::tables::{data_table, data_table_name, stored_range_tombstones, VIEW_TARGETS};
+use crate::runs::stored::for_each;
+use crate::tables::{stored_range_tombstones, VIEW_TARGETS};
+use std::ops::Bound;
 
 /// Row values to write by (table, key); `None` removes the row.
 pub(crate) type RowWrites = BTreeMap<(Uuid, Vec<u8>), Option<Vec<u8>>>;
@@ -155,16 +157,9 @@ fn build(
     added: &[usize],
     rows: &mut RowWrites,
 ) -> Result<(), StorageError> {
-    let name = data_table_name(set.base.id);
-    let data = match txn.open_table(data_table(&name)) {
-        Ok(table) => table,
-        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
-        Err(e) => return Err(e.into()),
-    };
     let mut partition: Option<(Vec<u8>, Vec<RangeTombstone>)> = None;
-    for item in data.iter()? {
-        let (key, value) = item?;
-        let key = key.value();
+    let all = (Bound::Unbounded, Bound::Unbounded);
+    for_each(txn, set.base.id, all.0, all.1, |key, value| {
         let decoded = decode_row_key(&set.base, key)?;
         let prefix = &key[..decoded.partition_len];
         if partition.as_ref().map(|(p, _)| p.as_slice()) != Some(prefix) {
@@ -173,7 +168,7 @@ fn build(
         }
         let tombstones = partition.as_ref().map_or(&[][..], |(_, t)| t.as_slice());
         let shadow = RangeTombstone::shadowing(tombstones, &key[decoded.partition_len..]);
-        let stored = row::decode(value.value())?;
+        let stored = row::decode(value)?;
         for &i in added {
             let (view, filters) = &set.views[i];
             if let Some((view_key, view_row)) =
@@ -182,8 +177,8 @@ fn build(
                 rows.insert((view.id, view_key), Some(row::encode(&view_row)));
             }
         }
-    }
-    Ok(())
+        Ok(true)
+    })
 }
 
 /// The keys of the rows stored in the partition `prefix` of `table_id`.
@@ -192,21 +187,13 @@ pub(crate) fn partition_keys(
     table_id: Uuid,
     prefix: &[u8],
 ) -> Result<Vec<Vec<u8>>, StorageError> {
-    let name = data_table_name(table_id);
-    let data = match txn.open_table(data_table(&name)) {
-        Ok(table) => table,
-        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-        Err(e) => return Err(e.into()),
-    };
-    let range = match prefix_end(prefix) {
-        Some(end) => data.range(prefix..end.as_slice())?,
-        None => data.range(prefix..)?,
-    };
+    let end = prefix_end(prefix);
+    let end = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
     let mut keys = Vec::new();
-    for item in range {
-        let (key, _) = item?;
-        keys.push(key.value().to_vec());
-    }
+    for_each(txn, table_id, Bound::Included(prefix), end, |key, _| {
+        keys.push(key.to_vec());
+        Ok(true)
+    })?;
     Ok(keys)
 }
 

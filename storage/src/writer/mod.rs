@@ -41,7 +41,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redb::{Database, ReadableDatabase, ReadableTable};
+use redb::{Database, ReadableDatabase};
 use tracing::debug;
 
 use crate::commitlog::sync::Syncer;
@@ -58,7 +58,6 @@ use crate::read_view::ViewCache;
 use crate::row_arena::RowArena;
 use crate::slot::{current, DbSlot};
 use crate::stats::WriterStats;
-use crate::tables::{data_table, data_table_name};
 
 mod apply;
 mod checkpoint;
@@ -209,12 +208,7 @@ fn empty_tables(db: &Database, live: &TableIds) -> Result<KeyFilters, StorageErr
     let txn = db.begin_read()?;
     let mut filters = KeyFilters::default();
     for table in live {
-        let empty = match txn.open_table(data_table(&data_table_name(*table))) {
-            Ok(rows) => rows.first()?.is_none(),
-            Err(redb::TableError::TableDoesNotExist(_)) => true,
-            Err(e) => return Err(e.into()),
-        };
-        if empty {
+        if crate::runs::stored::is_empty(&txn, *table)? {
             filters.start_empty(*table);
         }
     }

@@ -1,0 +1,353 @@
+//! A run's blocks: a few kilobytes of consecutive entries, each one redb value, sized so that
+//! redb lays one block per 4 KiB leaf page with little left over.
+//!
+//! ```text
+//! block   := codec:u8 (0 raw, 1 lz4) crc32:u32 raw_len:u32 payload     (crc32 over payload)
+//! raw     := count:u32 offset:u32*count entry*     (offsets from the first entry)
+//! entry   := key_len:u32 key kind:u8 (1 row, 0 deleted) [value_len:u32 value]
+//! ```
+//!
+//! Big-endian. `payload` is `raw`, or its lz4 block compression (`lz4_flex`) when that saves
+//! an eighth or more.
+
+use bytes::Bytes;
+
+use crate::error::StorageError;
+
+/// The largest stored block (codec header included) that still fits, with its key and redb's
+/// leaf header, in one 4 KiB page.
+pub(crate) const BLOCK_CAP: usize = 3968;
+
+/// Bytes before the payload.
+const HEADER: usize = 9;
+
+const CODEC_RAW: u8 = 0;
+const CODEC_LZ4: u8 = 1;
+
+/// Entries of one block being built, in key order.
+#[derive(Default)]
+pub(crate) struct BlockBuilder {
+    /// Each entry's offset in `entries`.
+    offsets: Vec<u32>,
+    entries: Vec<u8>,
+}
+
+impl BlockBuilder {
+    /// Appends an entry; `None` records a deletion.
+    pub(crate) fn add(&mut self, key: &[u8], value: Option<&[u8]>) {
+        self.offsets.push(self.entries.len() as u32);
+        self.entries
+            .extend_from_slice(&(key.len() as u32).to_be_bytes());
+        self.entries.extend_from_slice(key);
+        match value {
+            Some(value) => {
+                self.entries.push(1);
+                self.entries
+                    .extend_from_slice(&(value.len() as u32).to_be_bytes());
+                self.entries.extend_from_slice(value);
+            }
+            None => self.entries.push(0),
+        }
+    }
+
+    /// Entries added.
+    pub(crate) fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// Whether none was added.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// The raw form's size.
+    pub(crate) fn raw_len(&self) -> usize {
+        4 + 4 * self.offsets.len() + self.entries.len()
+    }
+
+    /// The key of entry `i`.
+    fn key(&self, i: usize) -> &[u8] {
+        let at = self.offsets[i] as usize;
+        let len = read_u32(&self.entries, at).unwrap_or_default() as usize;
+        &self.entries[at + 4..at + 4 + len]
+    }
+
+    /// The stored form of the first `n` entries, and the entries after them as a new builder.
+    fn split(&self, n: usize) -> (Vec<u8>, BlockBuilder) {
+        let end = self
+            .offsets
+            .get(n)
+            .map_or(self.entries.len(), |&o| o as usize);
+        let mut raw = Vec::with_capacity(4 + 4 * n + end);
+        raw.extend_from_slice(&(n as u32).to_be_bytes());
+        for offset in &self.offsets[..n] {
+            raw.extend_from_slice(&offset.to_be_bytes());
+        }
+        raw.extend_from_slice(&self.entries[..end]);
+        let rest = BlockBuilder {
+            offsets: self.offsets[n..].iter().map(|o| o - end as u32).collect(),
+            entries: self.entries[end..].to_vec(),
+        };
+        (seal(&raw), rest)
+    }
+
+    /// Cuts the longest prefix (at least one entry) whose stored form fits [`BLOCK_CAP`]:
+    /// its last key, its stored bytes, and the entries left over.
+    pub(crate) fn cut(self) -> (Vec<u8>, Vec<u8>, BlockBuilder) {
+        let mut n = self.len();
+        loop {
+            let (block, rest) = self.split(n);
+            if block.len() <= BLOCK_CAP || n == 1 {
+                let last = self.key(n - 1).to_vec();
+                return (last, block, rest);
+            }
+            // Shrink in proportion to the overshoot, by at least one entry.
+            let scaled = n * BLOCK_CAP / block.len();
+            n = scaled.clamp(1, n - 1);
+        }
+    }
+}
+
+/// The stored form of a raw block: compressed when that pays.
+fn seal(raw: &[u8]) -> Vec<u8> {
+    let compressed = lz4_flex::block::compress(raw);
+    let (codec, payload) = if compressed.len() + raw.len() / 8 <= raw.len() {
+        (CODEC_LZ4, compressed.as_slice())
+    } else {
+        (CODEC_RAW, raw)
+    };
+    let mut out = Vec::with_capacity(HEADER + payload.len());
+    out.push(codec);
+    out.extend_from_slice(&crc32fast::hash(payload).to_be_bytes());
+    out.extend_from_slice(&(raw.len() as u32).to_be_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    let word = bytes.get(at..at + 4)?;
+    Some(u32::from_be_bytes(word.try_into().ok()?))
+}
+
+fn corrupt(why: &str) -> StorageError {
+    StorageError::corrupt(format!("run block: {why}"))
+}
+
+/// A block read back: its raw form, shared by the values it hands out.
+#[derive(Clone)]
+pub(crate) struct Block {
+    raw: Bytes,
+    count: usize,
+}
+
+/// One entry of a block: its key and value (`None`: a deletion).
+pub(crate) type Entry<'a> = (&'a [u8], Option<Bytes>);
+
+impl Block {
+    /// Checks and decodes a stored block.
+    ///
+    /// # Errors
+    /// [`StorageError::Corrupt`] for a checksum that does not match or a malformed block.
+    pub(crate) fn decode(stored: &[u8]) -> Result<Block, StorageError> {
+        let (header, payload) = stored
+            .split_at_checked(HEADER)
+            .ok_or_else(|| corrupt("short"))?;
+        let crc = read_u32(header, 1).unwrap_or_default();
+        if crc32fast::hash(payload) != crc {
+            return Err(corrupt("checksum mismatch"));
+        }
+        let raw_len = read_u32(header, 5).unwrap_or_default() as usize;
+        let raw = match header[0] {
+            CODEC_RAW => Bytes::copy_from_slice(payload),
+            CODEC_LZ4 => lz4_flex::block::decompress(payload, raw_len)
+                .map_err(|_| corrupt("lz4"))?
+                .into(),
+            _ => return Err(corrupt("unknown codec")),
+        };
+        let count = read_u32(&raw, 0).ok_or_else(|| corrupt("count"))? as usize;
+        if raw.len() != raw_len || 4 + 4 * count > raw.len() || count == 0 {
+            return Err(corrupt("length"));
+        }
+        let block = Block { raw, count };
+        for i in 0..count {
+            block.entry(i)?;
+        }
+        Ok(block)
+    }
+
+    /// Entries in the block.
+    pub(crate) fn len(&self) -> usize {
+        self.count
+    }
+
+    /// The start of entry `i` in `raw`.
+    fn start(&self, i: usize) -> Result<usize, StorageError> {
+        let offset = read_u32(&self.raw, 4 + 4 * i).ok_or_else(|| corrupt("offset"))?;
+        Ok(4 + 4 * self.count + offset as usize)
+    }
+
+    /// The key of entry `i`.
+    fn key(&self, i: usize) -> Result<&[u8], StorageError> {
+        let at = self.start(i)?;
+        let len = read_u32(&self.raw, at).ok_or_else(|| corrupt("key"))? as usize;
+        self.raw
+            .get(at + 4..at + 4 + len)
+            .ok_or_else(|| corrupt("key"))
+    }
+
+    /// Entry `i`: its key and value.
+    ///
+    /// # Errors
+    /// [`StorageError::Corrupt`] for a malformed entry.
+    pub(crate) fn entry(&self, i: usize) -> Result<Entry<'_>, StorageError> {
+        let key = self.key(i)?;
+        let at = self.start(i)? + 4 + key.len();
+        match self.raw.get(at) {
+            Some(0) => Ok((key, None)),
+            Some(1) => {
+                let len = read_u32(&self.raw, at + 1).ok_or_else(|| corrupt("value"))? as usize;
+                let start = at + 5;
+                if start + len > self.raw.len() {
+                    return Err(corrupt("value"));
+                }
+                Ok((key, Some(self.raw.slice(start..start + len))))
+            }
+            _ => Err(corrupt("entry kind")),
+        }
+    }
+
+    /// The index of `key`, or where it would go.
+    ///
+    /// # Errors
+    /// [`StorageError::Corrupt`] for a malformed entry.
+    pub(crate) fn search(&self, key: &[u8]) -> Result<Result<usize, usize>, StorageError> {
+        let (mut low, mut high) = (0, self.count);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.key(mid)?.cmp(key) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return Ok(Ok(mid)),
+            }
+        }
+        Ok(Err(low))
+    }
+
+    /// The entry under `key`: `None` when the block has none, `Some(None)` for a deletion.
+    ///
+    /// # Errors
+    /// [`StorageError::Corrupt`] for a malformed entry.
+    pub(crate) fn get(&self, key: &[u8]) -> Result<Option<Option<Bytes>>, StorageError> {
+        match self.search(key)? {
+            Ok(i) => Ok(Some(self.entry(i)?.1)),
+            Err(_) => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u32) -> Vec<u8> {
+        let mut k = b"key-".to_vec();
+        k.extend_from_slice(&i.to_be_bytes());
+        k
+    }
+
+    /// Builds blocks from `n` entries (every seventh a deletion) the way a run does.
+    fn blocks(n: u32, value: impl Fn(u32) -> Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut builder = BlockBuilder::default();
+        for i in 0..n {
+            let v = value(i);
+            builder.add(&key(i), (!i.is_multiple_of(7)).then_some(v.as_slice()));
+            while builder.raw_len() >= 2 * BLOCK_CAP {
+                let (last, block, rest) = builder.cut();
+                out.push((last, block));
+                builder = rest;
+            }
+        }
+        while !builder.is_empty() {
+            let (last, block, rest) = builder.cut();
+            out.push((last, block));
+            builder = rest;
+        }
+        out
+    }
+
+    fn check(blocks: &[(Vec<u8>, Vec<u8>)], n: u32, value: impl Fn(u32) -> Vec<u8>) {
+        let mut i = 0u32;
+        for (last, stored) in blocks {
+            let block = Block::decode(stored).unwrap();
+            for j in 0..block.len() {
+                let (k, v) = block.entry(j).unwrap();
+                assert_eq!(k, key(i).as_slice());
+                assert_eq!(
+                    v.as_deref(),
+                    (!i.is_multiple_of(7)).then(|| value(i)).as_deref()
+                );
+                assert_eq!(
+                    block.get(&key(i)).unwrap().map(|v| v.is_some()),
+                    Some(!i.is_multiple_of(7))
+                );
+                i += 1;
+            }
+            assert_eq!(last.as_slice(), key(i - 1).as_slice());
+        }
+        assert_eq!(i, n);
+    }
+
+    #[test]
+    fn compressible_entries_are_compressed() {
+        let value = |i: u32| vec![(i % 3) as u8; 200];
+        let built = blocks(5000, value);
+        check(&built, 5000, value);
+        assert!(built
+            .iter()
+            .all(|(_, b)| b.len() <= BLOCK_CAP && b[0] == CODEC_LZ4));
+    }
+
+    #[test]
+    fn incompressible_entries_stay_raw() {
+        let value = |i: u32| (0..64).map(|j| (fmix(i * 64 + j) & 0xff) as u8).collect();
+        let built = blocks(2000, value);
+        check(&built, 2000, value);
+        assert!(built
+            .iter()
+            .all(|(_, b)| b[0] == CODEC_RAW && b.len() <= BLOCK_CAP));
+    }
+
+    #[test]
+    fn an_entry_larger_than_a_block_has_one_of_its_own() {
+        let value = |i: u32| vec![i as u8; if i == 3 { 20_000 } else { 10 }];
+        let built = blocks(10, value);
+        check(&built, 10, value);
+    }
+
+    #[test]
+    fn keys_between_entries_are_not_found() {
+        let built = blocks(100, |_| b"v".to_vec());
+        let block = Block::decode(&built[0].1).unwrap();
+        assert_eq!(block.get(b"key-").unwrap(), None);
+        assert_eq!(block.get(b"kez").unwrap(), None);
+        assert_eq!(block.search(b"a").unwrap(), Err(0));
+    }
+
+    #[test]
+    fn a_damaged_block_is_refused() {
+        let built = blocks(50, |i| vec![i as u8; 30]);
+        let mut stored = built[0].1.clone();
+        let last = stored.len() - 1;
+        stored[last] ^= 1;
+        assert!(matches!(
+            Block::decode(&stored),
+            Err(StorageError::Corrupt { .. })
+        ));
+        assert!(Block::decode(&stored[..5]).is_err());
+    }
+
+    fn fmix(x: u32) -> u32 {
+        crate::fast_hash::fmix64(u64::from(x)) as u32
+    }
+}

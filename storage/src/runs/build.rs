@@ -1,0 +1,166 @@
+//! Writing a run: entries in key order become blocks, a filter and a manifest entry.
+
+use redb::WriteTransaction;
+use uuid::Uuid;
+
+use super::block::{BlockBuilder, BLOCK_CAP};
+use super::manifest::RunMeta;
+use super::{run_table_name, RUN_FILTERS};
+use crate::bloom::stored_key_hash;
+use crate::bloom::Bloom;
+use crate::error::StorageError;
+use crate::tables::data_table;
+
+/// A run being built: entries go in, finished blocks come out to be stored.
+pub(crate) struct RunBuilder {
+    id: Uuid,
+    block: BlockBuilder,
+    /// Finished blocks not yet stored: last key and stored bytes.
+    ready: Vec<(Vec<u8>, Vec<u8>)>,
+    filter: Bloom,
+    /// Stored size over raw size of the last block cut, to cut the next near [`BLOCK_CAP`].
+    ratio: f64,
+    meta: RunMeta,
+}
+
+impl RunBuilder {
+    /// A new run for about `capacity` keys (its filter's size).
+    pub(crate) fn new(capacity: usize) -> RunBuilder {
+        let id = Uuid::new_v4();
+        RunBuilder {
+            id,
+            block: BlockBuilder::default(),
+            ready: Vec::new(),
+            filter: Bloom::new(capacity.max(1)),
+            ratio: 1.0,
+            meta: RunMeta {
+                id,
+                rows: 0,
+                deletions: 0,
+                bytes: 0,
+                blocks: 0,
+                first_key: Vec::new(),
+                last_key: Vec::new(),
+            },
+        }
+    }
+
+    /// The run's id.
+    pub(crate) fn id(&self) -> Uuid {
+        self.id
+    }
+
+    /// Appends an entry (`None`: a deletion); keys must come in strictly increasing order.
+    pub(crate) fn add(&mut self, key: &[u8], value: Option<&[u8]>) {
+        if self.meta.rows == 0 {
+            self.meta.first_key = key.to_vec();
+        }
+        self.meta.rows += 1;
+        self.meta.deletions += u64::from(value.is_none());
+        self.filter.add(stored_key_hash(key));
+        self.block.add(key, value);
+        if self.block.raw_len() as f64 * self.ratio >= BLOCK_CAP as f64 {
+            self.cut();
+        }
+    }
+
+    fn cut(&mut self) {
+        let block = std::mem::take(&mut self.block);
+        let raw = block.raw_len();
+        let (last, stored, rest) = block.cut();
+        let used = raw - rest.raw_len() + 4 * usize::from(!rest.is_empty());
+        self.ratio = (stored.len() as f64 / used.max(1) as f64).clamp(0.05, 1.0);
+        self.meta.bytes += stored.len() as u64;
+        self.meta.blocks += 1;
+        self.meta.last_key.clone_from(&last);
+        self.ready.push((last, stored));
+        self.block = rest;
+    }
+
+    /// Entries added so far.
+    pub(crate) fn rows(&self) -> u64 {
+        self.meta.rows
+    }
+
+    /// Bytes of the blocks finished and not yet stored.
+    pub(crate) fn ready_bytes(&self) -> u64 {
+        self.ready.iter().map(|(_, block)| block.len() as u64).sum()
+    }
+
+    /// Stores the blocks finished so far in the run's table.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn store_ready(&mut self, txn: &WriteTransaction) -> Result<(), StorageError> {
+        if self.ready.is_empty() {
+            return Ok(());
+        }
+        let name = run_table_name(self.id);
+        let mut table = txn.open_table(data_table(&name))?;
+        for (last, block) in self.ready.drain(..) {
+            table.insert(last.as_slice(), block.as_slice())?;
+        }
+        Ok(())
+    }
+
+    /// Stores the rest of the run and its filter; returns its manifest entry, or `None` for
+    /// a run that got no entry (nothing was stored).
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn finish(
+        mut self,
+        txn: &WriteTransaction,
+    ) -> Result<Option<RunMeta>, StorageError> {
+        while !self.block.is_empty() {
+            self.cut();
+        }
+        if self.meta.rows == 0 {
+            return Ok(None);
+        }
+        self.store_ready(txn)?;
+        let mut filters = txn.open_table(RUN_FILTERS)?;
+        filters.insert(
+            self.id.as_bytes().as_slice(),
+            self.filter.to_bytes().as_slice(),
+        )?;
+        super::read::remember_filter(self.id, self.filter);
+        Ok(Some(self.meta))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks come out close to the cap whether entries compress well, a little, or not.
+    #[test]
+    fn blocks_are_cut_near_the_cap() {
+        let shapes: [fn(u32) -> Vec<u8>; 3] = [
+            |i| vec![(i % 3) as u8; 200],
+            |i| {
+                let noise = crate::fast_hash::fmix64(u64::from(i)).to_be_bytes();
+                [noise.as_slice(), &[0; 40]].concat()
+            },
+            |i| {
+                (0..30)
+                    .flat_map(|j| crate::fast_hash::fmix64(u64::from(i * 30 + j)).to_be_bytes())
+                    .collect()
+            },
+        ];
+        for value in shapes {
+            let mut run = RunBuilder::new(20_000);
+            for i in 0..20_000u32 {
+                run.add(&i.to_be_bytes(), Some(&value(i)));
+            }
+            let sizes: Vec<usize> = run.ready.iter().map(|(_, b)| b.len()).collect();
+            assert!(sizes.iter().all(|&s| s <= BLOCK_CAP));
+            let average = sizes.iter().sum::<usize>() / sizes.len();
+            assert!(
+                average > BLOCK_CAP * 85 / 100,
+                "blocks of {average} bytes on average"
+            );
+            assert_eq!(run.rows(), 20_000);
+        }
+    }
+}

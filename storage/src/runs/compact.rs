@@ -1,0 +1,413 @@
+//! Background compaction: merges a table's runs so that reads probe few and the file holds
+//! each row about once.
+//!
+//! Tiered, like Cassandra's `SizeTieredCompactionStrategy`: runs fall in size tiers (a
+//! factor of [`TIER_RATIO`] apart, from [`TIER_BASE`]), and four or more adjacent runs of one
+//! tier are merged into one run of the next; a table with more than [`MAX_RUNS`] runs has its
+//! newest runs merged whatever their sizes. A merge is written in chunks, each its own short
+//! write transaction (so flushes and writer transactions wait for at most one chunk), into a
+//! new run that no manifest names yet; a last transaction puts it in place of its inputs and
+//! deletes them. Deletions are dropped when no run older than the inputs remains. A crash at
+//! any step leaves the manifest naming either the inputs or the output, never both; a run
+//! table no manifest names is deleted when the store opens ([`remove_orphans`]).
+
+use std::ops::Bound;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableHandle};
+use tracing::{debug, warn};
+use uuid::Uuid;
+
+use super::build::RunBuilder;
+use super::manifest::{self, RunMeta};
+use super::merge::{Merge, Source};
+use super::read::RunIter;
+use super::{run_id_of, run_table_name, RUNS};
+use crate::error::StorageError;
+use crate::read_view::ViewCache;
+use crate::slot::{self, DbSlot};
+use crate::tables::data_table;
+
+/// Runs in one tier before they are merged.
+const MIN_MERGE: usize = 4;
+
+/// Runs a table may have before its newest are merged whatever their sizes.
+const MAX_RUNS: usize = 12;
+
+/// The size of the smallest tier's runs.
+const TIER_BASE: u64 = 8 << 20;
+
+/// Each tier's runs are this many times the size of the tier below's.
+const TIER_RATIO: u64 = 4;
+
+/// Blocks written per chunk transaction (about a mebibyte).
+const CHUNK_BLOCKS: usize = 256;
+
+/// How often the thread looks for work when nothing wakes it.
+const IDLE_CHECK: Duration = Duration::from_secs(1);
+
+/// The tier of a run of `bytes`.
+fn tier(bytes: u64) -> u32 {
+    let mut tier = 0;
+    let mut limit = TIER_BASE;
+    while bytes > limit {
+        tier += 1;
+        limit = limit.saturating_mul(TIER_RATIO);
+    }
+    tier
+}
+
+/// Which runs (a range of indices into the manifest, newest first) to merge, if any.
+pub(crate) fn pick(runs: &[RunMeta]) -> Option<std::ops::Range<usize>> {
+    let mut start = 0;
+    while start < runs.len() {
+        let t = tier(runs[start].bytes);
+        let end = start
+            + runs[start..]
+                .iter()
+                .take_while(|r| tier(r.bytes) == t)
+                .count();
+        if end - start >= MIN_MERGE {
+            return Some(start..end);
+        }
+        start = end;
+    }
+    (runs.len() > MAX_RUNS).then(|| 0..runs.len() - MAX_RUNS / 2)
+}
+
+/// What wakes and stops the thread.
+#[derive(Default)]
+struct Signal {
+    state: Mutex<(bool, bool)>,
+    wake: Condvar,
+}
+
+/// The compaction thread.
+pub(crate) struct Compactor {
+    signal: Arc<Signal>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// What the thread needs.
+pub(crate) struct CompactorParts {
+    /// The database (reopened after failures).
+    pub(crate) db: DbSlot,
+    /// Readers' shared views, renewed after each swap.
+    pub(crate) views: Arc<ViewCache>,
+    /// Bytes per second written at most (0: no limit).
+    pub(crate) throughput: u64,
+}
+
+impl Compactor {
+    /// Starts the thread.
+    ///
+    /// # Errors
+    /// [`StorageError::WriterStart`] if it cannot start.
+    pub(crate) fn start(parts: CompactorParts) -> Result<Compactor, StorageError> {
+        let signal = Arc::new(Signal::default());
+        let thread_signal = signal.clone();
+        let thread = std::thread::Builder::new()
+            .name("storage-compactor".into())
+            .spawn(move || run(&parts, &thread_signal))
+            .map_err(StorageError::WriterStart)?;
+        Ok(Compactor {
+            signal,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Compactor {
+    fn drop(&mut self) {
+        lock(&self.signal.state).1 = true;
+        self.signal.wake.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn stopping(signal: &Signal) -> bool {
+    lock(&signal.state).1
+}
+
+fn run(parts: &CompactorParts, signal: &Signal) {
+    crate::flush::lower_priority();
+    loop {
+        {
+            let mut state = lock(&signal.state);
+            if !state.0 && !state.1 {
+                state = signal
+                    .wake
+                    .wait_timeout(state, IDLE_CHECK)
+                    .map(|(s, _)| s)
+                    .unwrap_or_else(|poisoned| poisoned.into_inner().0);
+            }
+            if state.1 {
+                return;
+            }
+            state.0 = false;
+        }
+        // Work until nothing is left to merge.
+        loop {
+            match compact_once(parts, signal) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    warn!(error = %e, "compaction failed; retrying later");
+                    break;
+                }
+            }
+            if stopping(signal) {
+                return;
+            }
+        }
+    }
+}
+
+/// Merges on the calling thread, without pacing, until no table has runs to merge; how many
+/// merges it made.
+///
+/// # Errors
+/// redb errors; a corrupt run.
+pub(crate) fn compact_pending(db: &DbSlot, views: &Arc<ViewCache>) -> Result<usize, StorageError> {
+    let parts = CompactorParts {
+        db: db.clone(),
+        views: views.clone(),
+        throughput: 0,
+    };
+    let signal = Signal::default();
+    let mut merges = 0;
+    while compact_once(&parts, &signal)? {
+        merges += 1;
+    }
+    Ok(merges)
+}
+
+/// Merges one set of runs, if any table has one to merge; whether it did.
+fn compact_once(parts: &CompactorParts, signal: &Signal) -> Result<bool, StorageError> {
+    let db = slot::current(&parts.db)?;
+    let Some((table_id, inputs, older)) = find_work(&db)? else {
+        return Ok(false);
+    };
+    let started = Instant::now();
+    let Some(output) = merge(&db, parts, signal, &inputs, older)? else {
+        return Ok(true);
+    };
+    let swapped = swap(&db, table_id, &inputs, output)?;
+    parts.views.invalidate();
+    debug!(
+        %table_id,
+        inputs = inputs.len(),
+        swapped,
+        ms = started.elapsed().as_millis() as u64,
+        "runs compacted"
+    );
+    Ok(true)
+}
+
+/// The table and runs to merge next, and whether runs older than them remain.
+fn find_work(db: &Database) -> Result<Option<(Uuid, Vec<RunMeta>, bool)>, StorageError> {
+    let txn = db.begin_read()?;
+    let table = match txn.open_table(RUNS) {
+        Ok(table) => table,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    for entry in table.iter()? {
+        let (key, value) = entry?;
+        let runs = manifest::decode(value.value())?;
+        if let Some(range) = pick(&runs) {
+            let table_id = Uuid::from_slice(key.value())
+                .map_err(|_| StorageError::corrupt("runs record key"))?;
+            let older = range.end < runs.len();
+            return Ok(Some((table_id, runs[range].to_vec(), older)));
+        }
+    }
+    Ok(None)
+}
+
+/// Writes the merge of `inputs` as a new run, chunk by chunk; `None` when stopped midway
+/// (the partial run is an orphan, deleted at the next open).
+fn merge(
+    db: &Database,
+    parts: &CompactorParts,
+    signal: &Signal,
+    inputs: &[RunMeta],
+    older: bool,
+) -> Result<Option<RunBuilder>, StorageError> {
+    let capacity = inputs.iter().map(|r| r.rows).sum::<u64>();
+    let mut output = RunBuilder::new(usize::try_from(capacity).unwrap_or(usize::MAX));
+    let mut resume: Option<Vec<u8>> = None;
+    let started = Instant::now();
+    let mut written = 0u64;
+    loop {
+        let done = {
+            let txn = db.begin_read()?;
+            let tables = inputs
+                .iter()
+                .map(|run| txn.open_table(data_table(&run_table_name(run.id))))
+                .collect::<Result<Vec<_>, _>>()?;
+            let start = resume.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+            let mut sources: Vec<Source<'_>> = Vec::with_capacity(tables.len());
+            for table in &tables {
+                sources.push(Box::new(RunIter::new(
+                    table,
+                    start,
+                    Bound::Unbounded,
+                    false,
+                )?));
+            }
+            let merged = Merge::new(sources, false, older);
+            let before = output.rows();
+            let mut done = true;
+            for entry in merged {
+                let (key, value) = entry?;
+                output.add(&key, value.as_deref());
+                if output.rows() - before >= (CHUNK_BLOCKS * 16) as u64 {
+                    resume = Some(key);
+                    done = false;
+                    break;
+                }
+            }
+            done
+        };
+        let mut txn = db.begin_write()?;
+        txn.set_durability(Durability::None)?;
+        written += output.ready_bytes();
+        output.store_ready(&txn)?;
+        txn.commit()?;
+        if done {
+            return Ok(Some(output));
+        }
+        if stopping(signal) {
+            return Ok(None);
+        }
+        pace(parts.throughput, written, started);
+    }
+}
+
+/// Sleeps as long as keeps the rate of `written` bytes since `started` under `throughput`.
+fn pace(throughput: u64, written: u64, started: Instant) {
+    if throughput == 0 {
+        return;
+    }
+    let due = Duration::from_secs_f64(written as f64 / throughput as f64);
+    if let Some(wait) = due.checked_sub(started.elapsed()) {
+        std::thread::sleep(wait.min(Duration::from_secs(1)));
+    }
+}
+
+/// Puts the merged run in place of `inputs` in one durable transaction; `false` when the
+/// inputs are gone (the table was truncated or dropped meanwhile) and the output is dropped.
+fn swap(
+    db: &Database,
+    table_id: Uuid,
+    inputs: &[RunMeta],
+    output: RunBuilder,
+) -> Result<bool, StorageError> {
+    let mut txn = db.begin_write()?;
+    txn.set_durability(Durability::Immediate)?;
+    let output_id = output.id();
+    let meta = output.finish(&txn)?;
+    let mut runs = manifest::read_in(&txn, table_id)?;
+    let at = runs.iter().position(|r| r.id == inputs[0].id);
+    let in_place = at.is_some_and(|at| {
+        runs.get(at..at + inputs.len())
+            .is_some_and(|slice| slice.iter().zip(inputs).all(|(a, b)| a.id == b.id))
+    });
+    let Some(at) = at.filter(|_| in_place) else {
+        super::stored::delete_runs(&txn, &[placeholder(output_id)])?;
+        txn.commit()?;
+        return Ok(false);
+    };
+    runs.splice(at..at + inputs.len(), meta);
+    manifest::write(&txn, table_id, &runs)?;
+    super::stored::delete_runs(&txn, inputs)?;
+    txn.commit()?;
+    Ok(true)
+}
+
+/// A manifest entry naming only a run's id, to delete a run that got no entry.
+fn placeholder(id: Uuid) -> RunMeta {
+    RunMeta {
+        id,
+        rows: 0,
+        deletions: 0,
+        bytes: 0,
+        blocks: 0,
+        first_key: Vec::new(),
+        last_key: Vec::new(),
+    }
+}
+
+/// Deletes every run table no manifest names (a merge a crash interrupted), in one durable
+/// transaction; how many.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn remove_orphans(db: &Database) -> Result<usize, StorageError> {
+    let txn = db.begin_write()?;
+    let mut named = std::collections::HashSet::new();
+    {
+        let table = txn.open_table(RUNS)?;
+        for entry in table.iter()? {
+            let (_, value) = entry?;
+            named.extend(manifest::decode(value.value())?.into_iter().map(|r| r.id));
+        }
+    }
+    let orphans: Vec<Uuid> = txn
+        .list_tables()?
+        .filter_map(|handle| run_id_of(handle.name()))
+        .filter(|id| !named.contains(id))
+        .collect();
+    let gone: Vec<RunMeta> = orphans.iter().map(|&id| placeholder(id)).collect();
+    super::stored::delete_runs(&txn, &gone)?;
+    if orphans.is_empty() {
+        txn.abort()?;
+    } else {
+        txn.commit()?;
+    }
+    Ok(orphans.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(bytes: u64) -> RunMeta {
+        RunMeta {
+            bytes,
+            ..placeholder(Uuid::new_v4())
+        }
+    }
+
+    #[test]
+    fn four_runs_of_one_tier_are_merged() {
+        let mb = 1 << 20;
+        let runs: Vec<_> = [4, 4, 4, 200, 800].iter().map(|&m| run(m * mb)).collect();
+        assert_eq!(pick(&runs), None);
+        let runs: Vec<_> = [4, 4, 4, 5, 200, 800]
+            .iter()
+            .map(|&m| run(m * mb))
+            .collect();
+        assert_eq!(pick(&runs), Some(0..4));
+        let runs: Vec<_> = [4, 40, 40, 40, 40, 800]
+            .iter()
+            .map(|&m| run(m * mb))
+            .collect();
+        assert_eq!(pick(&runs), Some(1..5));
+    }
+
+    #[test]
+    fn too_many_runs_are_merged_whatever_their_sizes() {
+        let runs: Vec<_> = (0..13).map(|i| run((1 << 20) << (2 * (i % 4)))).collect();
+        assert_eq!(pick(&runs), Some(0..7));
+    }
+}

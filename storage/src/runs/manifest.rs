@@ -1,0 +1,215 @@
+//! The `runs` record of one CQL table: its runs, newest first.
+//!
+//! ```text
+//! record := version:u8 (=1) count:u32 run*
+//! run    := id:16 rows:u64 deletions:u64 bytes:u64 blocks:u64
+//!           first_len:u32 first_key last_len:u32 last_key
+//! ```
+
+use redb::{ReadableTable, TableError};
+use uuid::Uuid;
+
+use super::RUNS;
+use crate::error::StorageError;
+
+/// What the manifest says of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunMeta {
+    /// Names its redb table and its filter.
+    pub(crate) id: Uuid,
+    /// Entries, deletions included.
+    pub(crate) rows: u64,
+    /// Entries that record a deletion.
+    pub(crate) deletions: u64,
+    /// Bytes of its stored blocks.
+    pub(crate) bytes: u64,
+    /// Blocks.
+    pub(crate) blocks: u64,
+    /// Its smallest key.
+    pub(crate) first_key: Vec<u8>,
+    /// Its largest key.
+    pub(crate) last_key: Vec<u8>,
+}
+
+impl RunMeta {
+    /// Whether `key` lies between its first and last keys.
+    pub(crate) fn spans(&self, key: &[u8]) -> bool {
+        self.first_key.as_slice() <= key && key <= self.last_key.as_slice()
+    }
+}
+
+const VERSION: u8 = 1;
+
+/// The stored form of a manifest.
+pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
+    let mut out = vec![VERSION];
+    out.extend_from_slice(&(runs.len() as u32).to_be_bytes());
+    for run in runs {
+        out.extend_from_slice(run.id.as_bytes());
+        for n in [run.rows, run.deletions, run.bytes, run.blocks] {
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+        for key in [&run.first_key, &run.last_key] {
+            out.extend_from_slice(&(key.len() as u32).to_be_bytes());
+            out.extend_from_slice(key);
+        }
+    }
+    out
+}
+
+/// Reads [`encode`] back.
+///
+/// # Errors
+/// [`StorageError::Corrupt`] for anything else.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
+    let mut reader = Reader(bytes);
+    if reader.take(1)? != [VERSION] {
+        return Err(StorageError::corrupt("runs record version"));
+    }
+    let count = reader.u32()?;
+    let mut runs = Vec::with_capacity(count.min(1024) as usize);
+    for _ in 0..count {
+        let id = Uuid::from_slice(reader.take(16)?).map_err(|_| reader.corrupt())?;
+        let (rows, deletions, bytes, blocks) =
+            (reader.u64()?, reader.u64()?, reader.u64()?, reader.u64()?);
+        let first_len = reader.u32()? as usize;
+        let first_key = reader.take(first_len)?.to_vec();
+        let last_len = reader.u32()? as usize;
+        let last_key = reader.take(last_len)?.to_vec();
+        runs.push(RunMeta {
+            id,
+            rows,
+            deletions,
+            bytes,
+            blocks,
+            first_key,
+            last_key,
+        });
+    }
+    if !reader.0.is_empty() {
+        return Err(reader.corrupt());
+    }
+    Ok(runs)
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn corrupt(&self) -> StorageError {
+        StorageError::corrupt("runs record")
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], StorageError> {
+        let (head, rest) = self.0.split_at_checked(n).ok_or_else(|| self.corrupt())?;
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn u32(&mut self) -> Result<u32, StorageError> {
+        let bytes = self.take(4)?;
+        Ok(u32::from_be_bytes(
+            bytes.try_into().map_err(|_| self.corrupt())?,
+        ))
+    }
+
+    fn u64(&mut self) -> Result<u64, StorageError> {
+        let bytes = self.take(8)?;
+        Ok(u64::from_be_bytes(
+            bytes.try_into().map_err(|_| self.corrupt())?,
+        ))
+    }
+}
+
+/// The runs of `table_id` in an open `runs` table.
+///
+/// # Errors
+/// redb errors; a corrupt record.
+pub(crate) fn runs_in(
+    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
+    table_id: Uuid,
+) -> Result<Vec<RunMeta>, StorageError> {
+    match table.get(table_id.as_bytes().as_slice())? {
+        Some(value) => decode(value.value()),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The runs of `table_id` as a read transaction sees them.
+///
+/// # Errors
+/// redb errors; a corrupt record.
+pub(crate) fn read(
+    txn: &redb::ReadTransaction,
+    table_id: Uuid,
+) -> Result<Vec<RunMeta>, StorageError> {
+    match txn.open_table(RUNS) {
+        Ok(table) => runs_in(&table, table_id),
+        Err(TableError::TableDoesNotExist(_)) => Ok(Vec::new()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The runs of `table_id` as a write transaction sees them.
+///
+/// # Errors
+/// redb errors; a corrupt record.
+pub(crate) fn read_in(
+    txn: &redb::WriteTransaction,
+    table_id: Uuid,
+) -> Result<Vec<RunMeta>, StorageError> {
+    let table = txn.open_table(RUNS)?;
+    runs_in(&table, table_id)
+}
+
+/// Stores the runs of `table_id` (none: removes its record).
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn write(
+    txn: &redb::WriteTransaction,
+    table_id: Uuid,
+    runs: &[RunMeta],
+) -> Result<(), StorageError> {
+    let mut table = txn.open_table(RUNS)?;
+    let key = table_id.as_bytes().as_slice();
+    if runs.is_empty() {
+        table.remove(key)?;
+    } else {
+        table.insert(key, encode(runs).as_slice())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_survives_its_stored_form() {
+        let runs = vec![
+            RunMeta {
+                id: Uuid::from_u128(7),
+                rows: 10,
+                deletions: 2,
+                bytes: 4000,
+                blocks: 1,
+                first_key: b"a".to_vec(),
+                last_key: b"zz".to_vec(),
+            },
+            RunMeta {
+                id: Uuid::from_u128(9),
+                rows: 1,
+                deletions: 0,
+                bytes: 30,
+                blocks: 1,
+                first_key: Vec::new(),
+                last_key: Vec::new(),
+            },
+        ];
+        let bytes = encode(&runs);
+        assert_eq!(decode(&bytes).unwrap(), runs);
+        assert!(decode(&bytes[..bytes.len() - 1]).is_err());
+        assert!(decode(&[2, 0, 0, 0, 0]).is_err());
+        assert!(runs[0].spans(b"m") && !runs[0].spans(b"zzz"));
+    }
+}

@@ -1,0 +1,254 @@
+//! Reading runs: point lookups through their filters, and ordered iteration over a key range.
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use bytes::Bytes;
+use redb::ReadableTable;
+use uuid::Uuid;
+
+use super::block::Block;
+use super::RUN_FILTERS;
+use crate::bloom::Bloom;
+use crate::error::StorageError;
+
+/// Every run's filter read so far, by run id. Runs never change and their ids are random
+/// UUIDs, so one cache serves every store of the process.
+fn filters() -> MutexGuard<'static, HashMap<Uuid, Arc<Bloom>>> {
+    static FILTERS: OnceLock<Mutex<HashMap<Uuid, Arc<Bloom>>>> = OnceLock::new();
+    FILTERS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Keeps the filter of a run just written.
+pub(crate) fn remember_filter(id: Uuid, filter: Bloom) {
+    filters().insert(id, Arc::new(filter));
+}
+
+/// Forgets the filters of runs that were deleted.
+pub(crate) fn forget_filters(ids: impl IntoIterator<Item = Uuid>) {
+    let mut cache = filters();
+    for id in ids {
+        cache.remove(&id);
+    }
+}
+
+/// The filter of run `id`, read from `table` (`run_filters`) the first time.
+///
+/// # Errors
+/// redb errors; a missing or corrupt filter.
+pub(crate) fn filter(
+    id: Uuid,
+    table: impl FnOnce() -> Result<Option<Vec<u8>>, StorageError>,
+) -> Result<Arc<Bloom>, StorageError> {
+    if let Some(filter) = filters().get(&id) {
+        return Ok(filter.clone());
+    }
+    let bytes = table()?.ok_or_else(|| StorageError::corrupt(format!("no filter for run {id}")))?;
+    let filter = Arc::new(Bloom::from_bytes(&bytes)?);
+    filters().insert(id, filter.clone());
+    Ok(filter)
+}
+
+/// The stored filter of run `id` in a `run_filters` table.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn stored_filter(
+    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
+    id: Uuid,
+) -> Result<Option<Vec<u8>>, StorageError> {
+    Ok(table
+        .get(id.as_bytes().as_slice())?
+        .map(|v| v.value().to_vec()))
+}
+
+/// Opens `run_filters` in a read transaction and reads run `id`'s filter.
+pub(crate) fn filter_in_read(
+    txn: &redb::ReadTransaction,
+    id: Uuid,
+) -> Result<Arc<Bloom>, StorageError> {
+    filter(id, || stored_filter(&txn.open_table(RUN_FILTERS)?, id))
+}
+
+/// Opens `run_filters` in a write transaction and reads run `id`'s filter.
+pub(crate) fn filter_in_write(
+    txn: &redb::WriteTransaction,
+    id: Uuid,
+) -> Result<Arc<Bloom>, StorageError> {
+    filter(id, || stored_filter(&txn.open_table(RUN_FILTERS)?, id))
+}
+
+/// The entry under `key` in a run's table: `None` when the run has none, `Some(None)` for a
+/// deletion.
+///
+/// # Errors
+/// redb errors; a corrupt block.
+pub(crate) fn lookup(
+    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
+    key: &[u8],
+) -> Result<Option<Option<Bytes>>, StorageError> {
+    let mut blocks = table.range::<&[u8]>(key..)?;
+    let Some(entry) = blocks.next() else {
+        return Ok(None);
+    };
+    let (_, block) = entry?;
+    Block::decode(block.value())?.get(key)
+}
+
+/// An entry of a run or of the merge of several: key and value (`None`: deleted).
+pub(crate) type RunEntry = (Vec<u8>, Option<Bytes>);
+
+/// A run's entries in a key range, in key order or reversed.
+pub(crate) struct RunIter<'a> {
+    blocks: Option<redb::Range<'a, &'static [u8], &'static [u8]>>,
+    /// The block being read and the next entry's index in it (counting down when reversed).
+    block: Option<(Block, usize)>,
+    start: Bound<Vec<u8>>,
+    end: Bound<Vec<u8>>,
+    reverse: bool,
+}
+
+fn owned(bound: Bound<&[u8]>) -> Bound<Vec<u8>> {
+    bound.map(<[u8]>::to_vec)
+}
+
+/// The bound, on block keys, of the blocks that may hold keys up to `end`: up to the first
+/// block whose last key reaches `end` (which may hold keys below it).
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn last_block(
+    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
+    end: Bound<&[u8]>,
+) -> Result<Bound<Vec<u8>>, StorageError> {
+    Ok(match end {
+        Bound::Included(e) | Bound::Excluded(e) => match table.range::<&[u8]>(e..)?.next() {
+            Some(entry) => Bound::Included(entry?.0.value().to_vec()),
+            None => Bound::Unbounded,
+        },
+        Bound::Unbounded => Bound::Unbounded,
+    })
+}
+
+impl<'a> RunIter<'a> {
+    /// The entries of `table` (a run's) between `start` and `end`.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn new<T: ReadableTable<&'static [u8], &'static [u8]>>(
+        table: &'a T,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+        reverse: bool,
+    ) -> Result<RunIter<'a>, StorageError> {
+        let last = last_block(table, end)?;
+        let blocks = table.range::<&[u8]>((start, last.as_ref().map(Vec::as_slice)))?;
+        Ok(RunIter::over(blocks, start, end, reverse))
+    }
+
+    /// The entries between `start` and `end` of `blocks`: a run's blocks from the first whose
+    /// last key reaches `start` to [`last_block`].
+    pub(crate) fn over(
+        blocks: redb::Range<'a, &'static [u8], &'static [u8]>,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+        reverse: bool,
+    ) -> RunIter<'a> {
+        RunIter {
+            blocks: Some(blocks),
+            block: None,
+            start: owned(start),
+            end: owned(end),
+            reverse,
+        }
+    }
+}
+
+/// Whether `key` is at or after `start`.
+fn after_start(start: &Bound<Vec<u8>>, key: &[u8]) -> bool {
+    match start {
+        Bound::Included(s) => key >= s.as_slice(),
+        Bound::Excluded(s) => key > s.as_slice(),
+        Bound::Unbounded => true,
+    }
+}
+
+/// Whether `key` is at or before `end`.
+fn before_end(end: &Bound<Vec<u8>>, key: &[u8]) -> bool {
+    match end {
+        Bound::Included(e) => key <= e.as_slice(),
+        Bound::Excluded(e) => key < e.as_slice(),
+        Bound::Unbounded => true,
+    }
+}
+
+impl RunIter<'_> {
+    /// Loads the next block; `false` when none is left.
+    fn next_block(&mut self) -> Result<bool, StorageError> {
+        let Some(blocks) = self.blocks.as_mut() else {
+            return Ok(false);
+        };
+        let next = if self.reverse {
+            blocks.next_back()
+        } else {
+            blocks.next()
+        };
+        let Some(entry) = next else {
+            self.blocks = None;
+            return Ok(false);
+        };
+        let block = Block::decode(entry?.1.value())?;
+        let index = if self.reverse { block.len() } else { 0 };
+        self.block = Some((block, index));
+        Ok(true)
+    }
+
+    fn step(&mut self) -> Result<Option<RunEntry>, StorageError> {
+        loop {
+            let Some((block, index)) = self.block.as_mut() else {
+                if !self.next_block()? {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let i = if self.reverse {
+                let Some(i) = index.checked_sub(1) else {
+                    self.block = None;
+                    continue;
+                };
+                *index = i;
+                i
+            } else {
+                if *index >= block.len() {
+                    self.block = None;
+                    continue;
+                }
+                *index += 1;
+                *index - 1
+            };
+            let (key, value) = block.entry(i)?;
+            let (in_start, in_end) = (after_start(&self.start, key), before_end(&self.end, key));
+            if in_start && in_end {
+                return Ok(Some((key.to_vec(), value)));
+            }
+            // Past the far end of the range: done; before the near end: keep going.
+            if (self.reverse && !in_start) || (!self.reverse && !in_end) {
+                self.blocks = None;
+                self.block = None;
+                return Ok(None);
+            }
+        }
+    }
+}
+
+impl Iterator for RunIter<'_> {
+    type Item = Result<RunEntry, StorageError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.step().transpose()
+    }
+}

@@ -1,0 +1,218 @@
+//! A table's stored rows as a write transaction sees them: the head over the runs. Every
+//! writer path that reads or changes stored rows goes through here, so a run's rows are
+//! never shadowed wrongly or resurrected by a removal from the head.
+
+use std::ops::Bound;
+
+use bytes::Bytes;
+use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};
+use uuid::Uuid;
+
+use super::build::RunBuilder;
+use super::manifest::{self, RunMeta};
+use super::merge::{Merge, Source};
+use super::read::{filter_in_write, lookup, RunEntry, RunIter};
+use super::{run_table_name, HEAD_DELETED, RUN_FILTERS};
+use crate::bloom::stored_key_hash;
+use crate::error::StorageError;
+use crate::tables::{data_table, data_table_name};
+
+/// Fewer rows than this go into the head rather than a run of their own.
+pub(crate) const SMALL_WRITE: usize = 512;
+
+/// The head's entry for `value` as a merge sees it (an empty value is a deletion).
+pub(crate) fn head_entry(key: &[u8], value: &[u8]) -> RunEntry {
+    let value = (value != HEAD_DELETED).then(|| Bytes::copy_from_slice(value));
+    (key.to_vec(), value)
+}
+
+/// The newest stored value under `key`: the head's, else the newest run's.
+///
+/// # Errors
+/// redb errors; a corrupt block or filter.
+pub(crate) fn get(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    key: &[u8],
+) -> Result<Option<Bytes>, StorageError> {
+    {
+        let head = txn.open_table(data_table(&data_table_name(table_id)))?;
+        let found = head.get(key)?.map(|value| head_entry(key, value.value()).1);
+        if let Some(found) = found {
+            return Ok(found);
+        }
+    }
+    let runs = manifest::read_in(txn, table_id)?;
+    let hash = stored_key_hash(key);
+    for run in runs.iter().filter(|run| run.spans(key)) {
+        if !filter_in_write(txn, run.id)?.may_hold(hash) {
+            continue;
+        }
+        let table = txn.open_table(data_table(&run_table_name(run.id)))?;
+        if let Some(entry) = lookup(&table, key)? {
+            return Ok(entry);
+        }
+    }
+    Ok(None)
+}
+
+/// Calls `each` with every stored row between `start` and `end`, in key order, until it
+/// returns `false`.
+///
+/// # Errors
+/// redb errors; a corrupt block; `each`'s errors.
+pub(crate) fn for_each(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    start: Bound<&[u8]>,
+    end: Bound<&[u8]>,
+    mut each: impl FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
+) -> Result<(), StorageError> {
+    let runs = manifest::read_in(txn, table_id)?;
+    let head = txn.open_table(data_table(&data_table_name(table_id)))?;
+    let tables = runs
+        .iter()
+        .map(|run| txn.open_table(data_table(&run_table_name(run.id))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut sources: Vec<Source<'_>> = Vec::with_capacity(1 + tables.len());
+    sources.push(Box::new(head.range::<&[u8]>((start, end))?.map(|entry| {
+        let (key, value) = entry?;
+        Ok(head_entry(key.value(), value.value()))
+    })));
+    for table in &tables {
+        sources.push(Box::new(RunIter::new(table, start, end, false)?));
+    }
+    for entry in Merge::new(sources, false, false) {
+        let (key, value) = entry?;
+        if let Some(value) = value {
+            if !each(&key, &value)? {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes into a table's head: removals leave a deletion over the runs, if it has any.
+pub(crate) struct Head<'txn> {
+    table: redb::Table<'txn, &'static [u8], &'static [u8]>,
+    has_runs: bool,
+}
+
+impl<'txn> Head<'txn> {
+    /// Opens `table_id`'s head in `txn`.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn open(
+        txn: &'txn WriteTransaction,
+        table_id: Uuid,
+    ) -> Result<Head<'txn>, StorageError> {
+        let has_runs = !manifest::read_in(txn, table_id)?.is_empty();
+        Ok(Head {
+            table: txn.open_table(data_table(&data_table_name(table_id)))?,
+            has_runs,
+        })
+    }
+
+    /// Stores `value` under `key` (`None`: removes the row).
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn put(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<(), StorageError> {
+        match value {
+            Some(value) => {
+                self.table.insert(key, value)?;
+            }
+            None if self.has_runs => {
+                self.table.insert(key, HEAD_DELETED)?;
+            }
+            None => {
+                self.table.remove(key)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the head holds an entry (a row or a deletion) under `key`.
+    fn holds(&self, key: &[u8]) -> Result<bool, StorageError> {
+        Ok(self.table.get(key)?.is_some())
+    }
+}
+
+/// Writes rows (sorted by key, newer than everything stored) into `table_id`: into the head
+/// when they are few, else as a new run, newest of the table's, except the rows whose key the
+/// head holds, which go into the head so that it stays newer than every run.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn write_sorted<K: std::borrow::Borrow<[u8]>, V: AsRef<[u8]>>(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    rows: &[(K, Option<V>)],
+) -> Result<(), StorageError> {
+    let mut head = Head::open(txn, table_id)?;
+    if rows.len() < SMALL_WRITE {
+        for (key, value) in rows {
+            head.put(key.borrow(), value.as_ref().map(AsRef::as_ref))?;
+        }
+        return Ok(());
+    }
+    let head_empty = head.table.is_empty()?;
+    let mut run = RunBuilder::new(rows.len());
+    for (key, value) in rows {
+        let (key, value) = (key.borrow(), value.as_ref().map(AsRef::as_ref));
+        if !head_empty && head.holds(key)? {
+            head.put(key, value)?;
+        } else if value.is_some() || head.has_runs {
+            run.add(key, value);
+        }
+    }
+    drop(head);
+    if let Some(meta) = run.finish(txn)? {
+        let mut runs = manifest::read_in(txn, table_id)?;
+        runs.insert(0, meta);
+        manifest::write(txn, table_id, &runs)?;
+    }
+    Ok(())
+}
+
+/// Deletes every stored row of `table_id`: its head, its runs and their filters.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn delete_all(txn: &WriteTransaction, table_id: Uuid) -> Result<(), StorageError> {
+    txn.delete_table(data_table(&data_table_name(table_id)))?;
+    let runs = manifest::read_in(txn, table_id)?;
+    delete_runs(txn, &runs)?;
+    manifest::write(txn, table_id, &[])
+}
+
+/// Deletes runs' tables and filters (not their manifest entries).
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn delete_runs(txn: &WriteTransaction, runs: &[RunMeta]) -> Result<(), StorageError> {
+    let mut filters = txn.open_table(RUN_FILTERS)?;
+    for run in runs {
+        txn.delete_table(data_table(&run_table_name(run.id)))?;
+        filters.remove(run.id.as_bytes().as_slice())?;
+    }
+    super::read::forget_filters(runs.iter().map(|run| run.id));
+    Ok(())
+}
+
+/// Whether `table_id` stores no row at all (nor a deletion).
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn is_empty(txn: &redb::ReadTransaction, table_id: Uuid) -> Result<bool, StorageError> {
+    if !manifest::read(txn, table_id)?.is_empty() {
+        return Ok(false);
+    }
+    match txn.open_table(data_table(&data_table_name(table_id))) {
+        Ok(rows) => Ok(rows.first()?.is_none()),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(true),
+        Err(e) => Err(e.into()),
+    }
+}
