@@ -17,7 +17,7 @@ use crate::fast_hash::{BuildFastHasher, SeededFastHasher, TableIds};
 use crate::key_filter::KeyFilters;
 use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
 use crate::mutation::WriteBatch;
-use crate::read_view::{TableKind, View};
+use crate::read_view::View;
 use crate::row_arena::RowArena;
 use crate::tables::{INDEX_TARGETS, VIEW_TARGETS};
 
@@ -322,9 +322,6 @@ fn newest(
     if let Some(entry) = entry {
         return entry.as_ref().map(row::decode_shared).transpose();
     }
-    let Some(stored) = before.view.table(TableKind::Data, table)? else {
-        return Ok(None);
-    };
-    let value = stored.get(key)?;
-    value.map(|v| row::decode(v.value())).transpose()
+    let stored = before.view.stored(table, key)?;
+    stored.map(|v| v.decode()).transpose()
 }

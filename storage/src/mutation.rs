@@ -21,7 +21,7 @@ use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::index::{IndexChanges, IndexPlan};
 use crate::persist::{self, keyspace_key, table_key, type_key};
-use crate::runs::stored::Head;
+use crate::runs::stored::{seal_large_head, Head};
 use crate::tables::{data_table, rt_table_name, SCHEMA};
 use crate::view::{RequestChanges, StoredState, ViewPlan};
 
@@ -558,17 +558,22 @@ fn write(
         }
     }
     let mut open: Option<(Uuid, Head<'_>)> = None;
+    let mut written = Vec::new();
     for ((table_id, key), value) in plan.rows {
         let head = match &mut open {
             Some((id, head)) if *id == table_id => head,
             slot => {
                 *slot = None;
+                written.push(table_id);
                 &mut slot.insert((table_id, Head::open(txn, table_id)?)).1
             }
         };
         head.put(&key, value.as_deref())?;
     }
     drop(open);
+    for table_id in written {
+        seal_large_head(txn, table_id)?;
+    }
     plan.views.write(txn)?;
     plan.index.write(txn)
 }

@@ -12,19 +12,17 @@ use std::sync::Arc;
 use redb::{ReadableDatabase, ReadableTableMetadata, TableError};
 use uuid::Uuid;
 
-use crate::bloom::stored_key_hash;
 use crate::db::Store;
 use crate::encoding::range_tombstone::{self, RangeTombstone};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::memtable::{self, MemKey, MemRow, MemView};
 use crate::range::{borrowed, KeyRange, Order};
-use crate::read_view::{TableKind, View};
+use crate::read_view::{Stored, TableKind, View};
 use crate::runs::manifest::RunMeta;
 use crate::runs::merge::{Merge, Source};
-use crate::runs::read::{last_block, lookup, RunIter};
+use crate::runs::read::{last_block, RunIter};
 use crate::runs::stored::head_entry;
-use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
 /// How much one CQL table holds on disk (its data and range-tombstone tables).
@@ -181,38 +179,12 @@ impl Snapshot {
             return Ok(None);
         };
         self.rows_read.fetch_add(1, Ordering::Relaxed);
-        match value {
-            Stored::Head(value) => decode_stored(value.value()),
-            Stored::Run(value) => row::decode_shared(&value),
-        }
-        .map(Some)
+        value.decode().map(Some)
     }
 
-    /// The stored value under `key`: the head's, else the newest run's; `None` when absent
-    /// or deleted.
+    /// The stored value under `key` (see [`View::stored`]).
     fn stored(&self, table_id: Uuid, key: &[u8]) -> Result<Option<Stored>, StorageError> {
-        if let Some(table) = self.open(table_id)? {
-            if let Some(value) = table.get(key)? {
-                if value.value() == HEAD_DELETED {
-                    return Ok(None);
-                }
-                return Ok(Some(Stored::Head(value)));
-            }
-        }
-        let runs = self.view.runs(table_id)?;
-        if runs.is_empty() {
-            return Ok(None);
-        }
-        let hash = stored_key_hash(key);
-        for run in runs.iter() {
-            if !run.meta.spans(key) || !run.filter.may_hold(hash) {
-                continue;
-            }
-            if let Some(entry) = lookup(&run.table, key)? {
-                return Ok(entry.map(Stored::Run));
-            }
-        }
-        Ok(None)
+        self.view.stored(table_id, key)
     }
 
     /// Iterates the rows of table `table_id` whose keys fall in `range`, in key order
@@ -280,34 +252,6 @@ fn overlaps(run: &RunMeta, start: Bound<&[u8]>, end: Bound<&[u8]>) -> bool {
         Bound::Unbounded => true,
     };
     below_end && above_start
-}
-
-/// A stored value: the head's, or a run's.
-enum Stored {
-    Head(redb::AccessGuard<'static, &'static [u8]>),
-    Run(bytes::Bytes),
-}
-
-impl Stored {
-    fn len(&self) -> usize {
-        match self {
-            Stored::Head(value) => value.value().len(),
-            Stored::Run(value) => value.len(),
-        }
-    }
-}
-
-/// Rows up to this size are copied out of redb once and their cells share the copy; larger
-/// ones cell by cell, so a kept cell never holds a large unread one in memory.
-const SHARED_ROW_MAX: usize = 4096;
-
-/// A row read from redb.
-fn decode_stored(value: &[u8]) -> Result<StoredRow, StorageError> {
-    if value.len() <= SHARED_ROW_MAX {
-        row::decode_shared(&bytes::Bytes::copy_from_slice(value))
-    } else {
-        row::decode(value)
-    }
 }
 
 /// A stored row not yet returned: its key and undecoded value.

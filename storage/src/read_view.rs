@@ -10,11 +10,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use redb::{ReadTransaction, TableError};
 use uuid::Uuid;
 
-use crate::bloom::Bloom;
+use crate::bloom::{stored_key_hash, Bloom};
+use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::runs::manifest::{self, RunMeta};
 use crate::runs::read::filter_in_read;
+use crate::runs::read::lookup;
 use crate::runs::run_table_name;
+use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
 
 /// Which of a CQL table's redb tables.
@@ -105,6 +108,83 @@ impl View {
         };
         lock(&self.tables).insert((kind, id), table.clone());
         Ok(table)
+    }
+}
+
+/// A stored value: the head's, or a run's.
+pub(crate) enum Stored {
+    Head(redb::AccessGuard<'static, &'static [u8]>),
+    Run(bytes::Bytes),
+}
+
+impl Stored {
+    /// The value's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Stored::Head(value) => value.value().len(),
+            Stored::Run(value) => value.len(),
+        }
+    }
+
+    /// The row it holds.
+    ///
+    /// # Errors
+    /// [`StorageError::Corrupt`] if it does not decode.
+    pub(crate) fn decode(&self) -> Result<StoredRow, StorageError> {
+        match self {
+            Stored::Head(value) => decode_head(value.value()),
+            Stored::Run(value) => row::decode_shared(value),
+        }
+    }
+}
+
+/// Rows up to this size are copied out of redb once and their cells share the copy; larger
+/// ones cell by cell, so a kept cell never holds a large unread one in memory.
+const SHARED_ROW_MAX: usize = 4096;
+
+/// A row read from a head.
+fn decode_head(value: &[u8]) -> Result<StoredRow, StorageError> {
+    if value.len() <= SHARED_ROW_MAX {
+        row::decode_shared(&bytes::Bytes::copy_from_slice(value))
+    } else {
+        row::decode(value)
+    }
+}
+
+impl View {
+    /// The stored value of CQL table `table_id` under `key`: the head's, else the newest
+    /// run's (skipping runs whose span or filter rule the key out); `None` when absent or
+    /// deleted. Every read of one stored row goes through here.
+    ///
+    /// # Errors
+    /// redb errors; a corrupt block, manifest or filter.
+    pub(crate) fn stored(
+        &self,
+        table_id: Uuid,
+        key: &[u8],
+    ) -> Result<Option<Stored>, StorageError> {
+        if let Some(table) = self.table(TableKind::Data, table_id)? {
+            if let Some(value) = table.get(key)? {
+                if value.value() == HEAD_DELETED {
+                    return Ok(None);
+                }
+                return Ok(Some(Stored::Head(value)));
+            }
+        }
+        let runs = self.runs(table_id)?;
+        if runs.is_empty() {
+            return Ok(None);
+        }
+        let hash = stored_key_hash(key);
+        for run in runs.iter() {
+            if !run.meta.spans(key) || !run.filter.may_hold(hash) {
+                continue;
+            }
+            if let Some(entry) = lookup(&run.table, key)? {
+                return Ok(entry.map(Stored::Run));
+            }
+        }
+        Ok(None)
     }
 }
 

@@ -7,7 +7,8 @@ use bytes::Bytes;
 
 use crate::catalog::TableDef;
 use crate::runs::manifest::{self, RunMeta};
-use crate::store_tests::{create_schema, key, open_sized, rows, value_of};
+use crate::runs::stored;
+use crate::store_tests::{create_schema, create_schema_with, key, open_sized, rows, value_of};
 use crate::{Cell, ColumnId, KeyRange, Liveness, Order, RowWrite, Store, StoredRow, SyncMode};
 
 /// A row of partition `p`, clustering `c1`, holding `value` written at `timestamp`.
@@ -132,4 +133,104 @@ fn compaction_keeps_the_newest_version_of_every_row() {
     check_round(&store, &table, 600, 5);
     let p = partition(&store, &table, 70, Order::Forward);
     assert_eq!(p[0], (0, "4/70/0".to_string()));
+}
+
+/// A table with a secondary index is written through writer transactions, into its head;
+/// a full head becomes a run, and reads, index lookups and overwrites still see every row.
+#[test]
+fn a_full_head_becomes_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
+    let mut indexed = crate::catalog::tests::sample_table();
+    indexed.indexes.push(crate::IndexDef {
+        id: uuid::Uuid::from_u128(0x91),
+        name: "t_v_idx".into(),
+        column: ColumnId(4),
+        target: crate::IndexTargetKind::Simple,
+        custom_class: None,
+        options: Default::default(),
+    });
+    let table = std::sync::Arc::new(indexed);
+    create_schema_with(&store, &table);
+    write_round(&store, &table, 1000, 1);
+    let runs = runs_of(&store, &table);
+    assert!(!runs.is_empty(), "the head was sealed");
+    assert!(runs.iter().map(|r| r.rows).sum::<u64>() >= u64::from(stored::HEAD_LIMIT as u32));
+    check_round(&store, &table, 1000, 1);
+    write_round(&store, &table, 300, 2);
+    check_round(&store, &table, 300, 2);
+    let prefix = crate::index::lookup_prefix(&[b"2/7/3".as_slice()]).unwrap();
+    let entries = store
+        .snapshot()
+        .unwrap()
+        .index_entries(uuid::Uuid::from_u128(0x91), &prefix)
+        .unwrap();
+    assert_eq!(entries, vec![key(&table, 7, 3)]);
+    drop(store);
+    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
+    check_round(&store, &table, 300, 2);
+    assert_eq!(partition(&store, &table, 50, Order::Forward).len(), 10);
+}
+
+/// A merge output that no manifest names (a compaction cut short) is deleted at open.
+#[test]
+fn an_unfinished_merge_is_removed_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
+    let table = create_schema(&store);
+    write_round(&store, &table, 1000, 1);
+    store.flush().unwrap();
+    drop(store);
+    let path = dir.path().join("db.redb");
+    let orphan = {
+        let db = redb::Database::create(&path).unwrap();
+        let txn = db.begin_write().unwrap();
+        let mut run = crate::runs::build::RunBuilder::new(10);
+        for i in 0u32..10 {
+            run.add(&i.to_be_bytes(), Some(b"x"));
+        }
+        let id = run.id();
+        run.store_ready(&txn).unwrap();
+        drop(run);
+        txn.commit().unwrap();
+        id
+    };
+    let has_orphan = |store: &Store| {
+        let txn = store.snapshot_txn();
+        let name = crate::runs::run_table_name(orphan);
+        let found = redb::ReadTransaction::list_tables(&txn)
+            .unwrap()
+            .any(|t| redb::TableHandle::name(&t) == name);
+        found
+    };
+    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
+    assert!(!has_orphan(&store));
+    check_round(&store, &table, 1000, 1);
+}
+
+/// A partial update of a row that only a run holds merges with the run's version: the
+/// writer's memtable merge reads runs too, not just the head.
+#[test]
+fn a_partial_update_merges_with_the_row_in_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
+    let table = create_schema(&store);
+    write_round(&store, &table, 2000, 1);
+    store.flush().unwrap();
+    // A second flush leaves no clean layer holding the rows: only the run has them.
+    write_round(&store, &table, 10, 2);
+    store.flush().unwrap();
+    assert!(!runs_of(&store, &table).is_empty());
+    let mut update = put_at(&table, 150, 3, "", 9);
+    update.update.liveness = None;
+    update.update.cells = vec![(ColumnId(5), Cell::live(9, b"new".to_vec()))];
+    store.write_blocking(rows(vec![update])).unwrap();
+    let row = store
+        .snapshot()
+        .unwrap()
+        .get(table.id, &key(&table, 150, 3))
+        .unwrap()
+        .unwrap();
+    assert!(row.cell(ColumnId(4)).is_some(), "the run's cell is kept");
+    assert!(row.cell(ColumnId(5)).is_some(), "the new cell is added");
 }

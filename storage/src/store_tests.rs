@@ -11,11 +11,11 @@ use uuid::Uuid;
 
 use crate::catalog::tests::sample_table;
 use crate::tables::{data_table, data_table_name, FORMAT_VERSION_KEY, META};
-use redb::ReadableTable;
 use crate::{
     row_key, CatalogOp, Cell, ColumnId, KeyRange, KeyspaceDef, Liveness, Order, RowWrite,
     StorageError, Store, StoreOptions, StoredRow, SyncMode, TableDef, WriteBatch,
 };
+use redb::ReadableTable;
 
 fn keyspace(name: &str) -> KeyspaceDef {
     KeyspaceDef {
@@ -32,6 +32,12 @@ fn keyspace(name: &str) -> KeyspaceDef {
 
 pub(crate) fn create_schema(store: &Store) -> Arc<TableDef> {
     let table = Arc::new(sample_table());
+    create_schema_with(store, &table);
+    table
+}
+
+/// Creates keyspace `ks` and `table` in it.
+pub(crate) fn create_schema_with(store: &Store, table: &Arc<TableDef>) {
     store
         .write_blocking(WriteBatch {
             rows: vec![],
@@ -43,7 +49,6 @@ pub(crate) fn create_schema(store: &Store) -> Arc<TableDef> {
             counters: Vec::new(),
         })
         .unwrap();
-    table
 }
 
 pub(crate) fn key(table: &TableDef, p: i32, c1: i64) -> Vec<u8> {
@@ -561,7 +566,12 @@ fn a_version_1_file_is_upgraded_in_place() {
         let db = redb::Database::create(path).unwrap();
         let txn = db.begin_write().unwrap();
         let mut meta = txn.open_table(META).unwrap();
-        let found = meta.get(FORMAT_VERSION_KEY).unwrap().unwrap().value().to_vec();
+        let found = meta
+            .get(FORMAT_VERSION_KEY)
+            .unwrap()
+            .unwrap()
+            .value()
+            .to_vec();
         meta.insert(FORMAT_VERSION_KEY, 1u32.to_be_bytes().as_slice())
             .unwrap();
         drop(meta);

@@ -168,11 +168,8 @@ impl Block {
         if raw.len() != raw_len || 4 + 4 * count > raw.len() || count == 0 {
             return Err(corrupt("length"));
         }
-        let block = Block { raw, count };
-        for i in 0..count {
-            block.entry(i)?;
-        }
-        Ok(block)
+        // Entries are checked as they are read (`entry`): the CRC already vouches for the bytes.
+        Ok(Block { raw, count })
     }
 
     /// Entries in the block.

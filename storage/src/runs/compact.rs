@@ -304,34 +304,46 @@ fn pace(throughput: u64, written: u64, started: Instant) {
     }
 }
 
-/// Puts the merged run in place of `inputs` in one durable transaction; `false` when the
-/// inputs are gone (the table was truncated or dropped meanwhile) and the output is dropped.
+/// Stores the rest of the merged run and its filter (non-durable, like the chunks before),
+/// then puts it in place of `inputs` in one small durable transaction, then deletes the
+/// inputs one transaction each, so no transaction holds the writer's lock for long; `false`
+/// when the inputs are gone (the table was truncated or dropped meanwhile) and the output is
+/// dropped instead.
 fn swap(
     db: &Database,
     table_id: Uuid,
     inputs: &[RunMeta],
     output: RunBuilder,
 ) -> Result<bool, StorageError> {
+    let output_id = output.id();
+    let mut txn = db.begin_write()?;
+    txn.set_durability(Durability::None)?;
+    let meta = output.finish(&txn)?;
+    txn.commit()?;
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;
-    let output_id = output.id();
-    let meta = output.finish(&txn)?;
     let mut runs = manifest::read_in(&txn, table_id)?;
     let at = runs.iter().position(|r| r.id == inputs[0].id);
     let in_place = at.is_some_and(|at| {
         runs.get(at..at + inputs.len())
             .is_some_and(|slice| slice.iter().zip(inputs).all(|(a, b)| a.id == b.id))
     });
-    let Some(at) = at.filter(|_| in_place) else {
-        super::stored::delete_runs(&txn, &[placeholder(output_id)])?;
-        txn.commit()?;
-        return Ok(false);
+    let gone = match at.filter(|_| in_place) {
+        Some(at) => {
+            runs.splice(at..at + inputs.len(), meta);
+            manifest::write(&txn, table_id, &runs)?;
+            inputs.to_vec()
+        }
+        None => vec![placeholder(output_id)],
     };
-    runs.splice(at..at + inputs.len(), meta);
-    manifest::write(&txn, table_id, &runs)?;
-    super::stored::delete_runs(&txn, inputs)?;
     txn.commit()?;
-    Ok(true)
+    for run in &gone {
+        let mut txn = db.begin_write()?;
+        txn.set_durability(Durability::None)?;
+        super::stored::delete_runs(&txn, std::slice::from_ref(run))?;
+        txn.commit()?;
+    }
+    Ok(in_place)
 }
 
 /// A manifest entry naming only a run's id, to delete a run that got no entry.
@@ -362,11 +374,21 @@ pub(crate) fn remove_orphans(db: &Database) -> Result<usize, StorageError> {
             named.extend(manifest::decode(value.value())?.into_iter().map(|r| r.id));
         }
     }
-    let orphans: Vec<Uuid> = txn
+    let mut orphans: Vec<Uuid> = txn
         .list_tables()?
         .filter_map(|handle| run_id_of(handle.name()))
         .filter(|id| !named.contains(id))
         .collect();
+    {
+        // A filter whose run was deleted by a transaction that never became durable.
+        let filters = txn.open_table(super::RUN_FILTERS)?;
+        for entry in filters.iter()? {
+            let id = Uuid::from_slice(entry?.0.value()).ok();
+            if let Some(id) = id.filter(|id| !named.contains(id) && !orphans.contains(id)) {
+                orphans.push(id);
+            }
+        }
+    }
     let gone: Vec<RunMeta> = orphans.iter().map(|&id| placeholder(id)).collect();
     super::stored::delete_runs(&txn, &gone)?;
     if orphans.is_empty() {

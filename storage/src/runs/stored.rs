@@ -156,6 +156,8 @@ pub(crate) fn write_sorted<K: std::borrow::Borrow<[u8]>, V: AsRef<[u8]>>(
         for (key, value) in rows {
             head.put(key.borrow(), value.as_ref().map(AsRef::as_ref))?;
         }
+        drop(head);
+        seal_large_head(txn, table_id)?;
         return Ok(());
     }
     let head_empty = head.table.is_empty()?;
@@ -174,7 +176,50 @@ pub(crate) fn write_sorted<K: std::borrow::Borrow<[u8]>, V: AsRef<[u8]>>(
         runs.insert(0, meta);
         manifest::write(txn, table_id, &runs)?;
     }
+    seal_large_head(txn, table_id)?;
     Ok(())
+}
+
+/// A head holding this many entries becomes a run (see [`seal_large_head`]).
+#[cfg(not(test))]
+pub(crate) const HEAD_LIMIT: u64 = 65_536;
+/// Small in tests, so that they seal heads without writing tens of thousands of rows.
+#[cfg(test)]
+pub(crate) const HEAD_LIMIT: u64 = 256;
+
+/// Turns `table_id`'s head into its newest run once it holds [`HEAD_LIMIT`] entries, so that
+/// writer transactions (indexed tables, counters, views) insert into a small B-tree however
+/// large the table grows; whether it did. The head is newer than every run, so as the newest
+/// run it shadows the same rows; its deletions are kept only if older runs exist.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn seal_large_head(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+) -> Result<bool, StorageError> {
+    let name = data_table_name(table_id);
+    let head = txn.open_table(data_table(&name))?;
+    let len = head.len()?;
+    if len < HEAD_LIMIT {
+        return Ok(false);
+    }
+    let mut runs = manifest::read_in(txn, table_id)?;
+    let mut run = RunBuilder::new(usize::try_from(len).unwrap_or(usize::MAX));
+    for entry in head.iter()? {
+        let (key, value) = entry?;
+        let (key, value) = head_entry(key.value(), value.value());
+        if value.is_some() || !runs.is_empty() {
+            run.add(&key, value.as_deref());
+        }
+    }
+    drop(head);
+    txn.delete_table(data_table(&name))?;
+    if let Some(meta) = run.finish(txn)? {
+        runs.insert(0, meta);
+        manifest::write(txn, table_id, &runs)?;
+    }
+    Ok(true)
 }
 
 /// Deletes every stored row of `table_id`: its head, its runs and their filters.
