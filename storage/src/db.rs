@@ -155,7 +155,7 @@ impl Store {
         let logged = log.is_some();
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
         let stats = Arc::new(WriterStats::default());
-        let views = Arc::new(ViewCache::default());
+        let views = Arc::new(ViewCache::new(options.block_cache_size));
         let memtables = Arc::new(Memtables::default());
         let feed = Arc::new(IndexFeed::default());
         let writer = Writer::new(

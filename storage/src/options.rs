@@ -36,6 +36,9 @@ pub struct StoreOptions {
     /// of commit log written before a checkpoint (so replay after a crash reads at most
     /// about this much). A frozen layer and a full active one hold twice this at most.
     pub memtable_size: usize,
+    /// Bytes of decoded run blocks kept in memory for point reads (Cassandra's chunk cache,
+    /// `file_cache_size`), 64 MiB by default; 0 keeps none.
+    pub block_cache_size: usize,
     /// Bytes per second a background compaction writes at most (Cassandra's
     /// `compaction_throughput`, 64 MiB/s by default); 0 removes the limit.
     pub compaction_throughput: u64,
@@ -50,6 +53,7 @@ impl Default for StoreOptions {
             cache_size: 32 << 20,
             memtable_size: 32 << 20,
             compaction_throughput: 64 << 20,
+            block_cache_size: 64 << 20,
         }
     }
 }

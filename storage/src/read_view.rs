@@ -15,7 +15,8 @@ use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::runs::manifest::{self, RunMeta};
 use crate::runs::read::filter_in_read;
-use crate::runs::read::lookup;
+use crate::runs::block::Block;
+use crate::runs::cache::BlockCache;
 use crate::runs::run_table_name;
 use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
@@ -45,6 +46,8 @@ pub(crate) type OpenRuns = Arc<Vec<OpenRun>>;
 /// A read transaction and the tables opened in it.
 pub(crate) struct View {
     pub(crate) txn: ReadTransaction,
+    /// The store's decoded blocks, shared by every view.
+    blocks: Arc<BlockCache>,
     tables: Mutex<OpenTables>,
     runs: Mutex<HashMap<Uuid, OpenRuns>>,
 }
@@ -54,9 +57,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl View {
-    fn new(txn: ReadTransaction) -> View {
+    fn new(txn: ReadTransaction, blocks: Arc<BlockCache>) -> View {
         View {
             txn,
+            blocks,
             tables: Mutex::new(HashMap::new()),
             runs: Mutex::new(HashMap::new()),
         }
@@ -180,7 +184,10 @@ impl View {
             if !run.meta.spans(key) || !run.filter.may_hold(hash) {
                 continue;
             }
-            if let Some(entry) = lookup(&run.table, key)? {
+            let Some(block) = self.block_for(run, key)? else {
+                continue;
+            };
+            if let Some(entry) = block.get(key)? {
                 return Ok(entry.map(Stored::Run));
             }
         }
@@ -188,15 +195,40 @@ impl View {
     }
 }
 
+impl View {
+    /// The block of `run` that would hold `key` (none past its last block), from the block
+    /// cache when it is there.
+    fn block_for(&self, run: &OpenRun, key: &[u8]) -> Result<Option<Block>, StorageError> {
+        let mut blocks = run.table.range::<&[u8]>(key..)?;
+        let Some(entry) = blocks.next() else {
+            return Ok(None);
+        };
+        let (block_key, stored) = entry?;
+        self.blocks
+            .get(run.meta.id, block_key.value(), || Block::decode(stored.value()))
+            .map(Some)
+    }
+}
+
 /// The current shared view, replaced after every commit.
-#[derive(Default)]
 pub(crate) struct ViewCache {
     /// Bumped by every commit.
     generation: AtomicU64,
     current: Mutex<Option<(u64, Arc<View>)>>,
+    /// Decoded blocks, shared by every view.
+    blocks: Arc<BlockCache>,
 }
 
 impl ViewCache {
+    /// No view yet; views share a block cache of `block_cache_size` bytes.
+    pub(crate) fn new(block_cache_size: usize) -> ViewCache {
+        ViewCache {
+            generation: AtomicU64::new(0),
+            current: Mutex::new(None),
+            blocks: Arc::new(BlockCache::new(block_cache_size)),
+        }
+    }
+
     /// The view for a read beginning now: the shared one unless a commit came since.
     ///
     /// # Errors
@@ -212,7 +244,7 @@ impl ViewCache {
                 return Ok(view.clone());
             }
         }
-        let view = Arc::new(View::new(begin()?));
+        let view = Arc::new(View::new(begin()?, self.blocks.clone()));
         *current = Some((generation, view.clone()));
         Ok(view)
     }

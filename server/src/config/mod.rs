@@ -53,11 +53,15 @@ pub struct Config {
     /// setting, Cassandra has none). The cores available by default; 0 serves them on the
     /// caller's runtime (an embedding process that sets it).
     pub connection_threads: usize,
-    /// `file_cache_size`: bytes of the storage engine's page cache (redb's read cache and
-    /// write buffer; Cassandra's setting sizes its chunk cache). 32 MiB by default: the
-    /// memtables already hold recent rows, and the OS page cache serves the rest; at 64 MiB
-    /// the server's RSS after loading a million rows came to 300 MB in some loads.
+    /// `file_cache_size`: bytes of decoded run blocks kept for point reads, as Cassandra's
+    /// setting sizes its chunk cache of decompressed chunks. 64 MiB by default.
     pub file_cache_size: usize,
+    /// `key_cache_size`: bytes of the storage engine's page cache (redb's read cache and
+    /// write buffer), which holds the B-tree pages that find a key's block, as Cassandra's
+    /// key cache finds a key's position. 32 MiB by default: the OS page cache serves the
+    /// rest; at 64 MiB the server's RSS after loading a million rows came to 300 MB in some
+    /// loads.
+    pub key_cache_size: usize,
     /// `compaction_throughput`: bytes per second a background compaction of sorted runs
     /// writes at most (`64MiB/s`; `0MiB/s` removes the limit).
     pub compaction_throughput: u64,
@@ -157,7 +161,8 @@ impl Default for Config {
             partition_size: Threshold::DISABLED,
             hot_partition_window: 1000,
             hot_partition_warn_share: 0.5,
-            file_cache_size: 32 << 20,
+            file_cache_size: 64 << 20,
+            key_cache_size: 32 << 20,
             compaction_throughput: 64 << 20,
             memtable_heap_space: 64 << 20,
             prepared_cache_size: 10_000,
@@ -301,7 +306,8 @@ impl Config {
             sync: self.commitlog_sync,
             sync_period: self.commitlog_sync_period,
             group_window,
-            cache_size: self.file_cache_size,
+            cache_size: self.key_cache_size,
+            block_cache_size: self.file_cache_size,
             // At least a mebibyte, so a tiny setting does not flush after every write.
             memtable_size: (self.memtable_heap_space / 2).max(1 << 20),
             compaction_throughput: self.compaction_throughput,

@@ -28,6 +28,8 @@ pub(super) struct YamlSettings {
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
     file_cache_size: Option<String>,
+    key_cache_size: Option<String>,
+    key_cache_size_in_mb: Option<u64>,
     compaction_throughput: Option<String>,
     compaction_throughput_mb_per_sec: Option<u64>,
     memtable_heap_space: Option<String>,
@@ -359,6 +361,15 @@ impl Config {
         if let Some(size) = s.file_cache_size.take() {
             self.file_cache_size = parse_size(&size).ok_or(ConfigError::Value {
                 setting: "file_cache_size",
+                value: size,
+            })?;
+        }
+        if let Some(mb) = s.key_cache_size_in_mb.take() {
+            self.key_cache_size = (mb as usize).saturating_mul(1024 * 1024);
+        }
+        if let Some(size) = s.key_cache_size.take() {
+            self.key_cache_size = parse_size(&size).ok_or(ConfigError::Value {
+                setting: "key_cache_size",
                 value: size,
             })?;
         }

@@ -177,6 +177,19 @@ impl Block {
         self.count
     }
 
+    /// The last entry's key: the block's key in its run.
+    ///
+    /// # Errors
+    /// [`StorageError::Corrupt`] for a malformed entry.
+    pub(crate) fn last_key(&self) -> Result<&[u8], StorageError> {
+        self.key(self.count - 1)
+    }
+
+    /// Bytes of memory the decoded block holds.
+    pub(crate) fn memory(&self) -> usize {
+        self.raw.len() + std::mem::size_of::<Block>()
+    }
+
     /// The start of entry `i` in `raw`.
     fn start(&self, i: usize) -> Result<usize, StorageError> {
         let offset = read_u32(&self.raw, 4 + 4 * i).ok_or_else(|| corrupt("offset"))?;

@@ -11,6 +11,7 @@
 
 pub(crate) mod block;
 pub(crate) mod build;
+pub(crate) mod cache;
 pub(crate) mod compact;
 pub(crate) mod manifest;
 pub(crate) mod merge;
