@@ -114,6 +114,7 @@ pub(crate) fn purge_chunk(
         }
     }
     drop(data);
+    crate::runs::stored::seal_large_head(txn, table_id)?;
     let changes = index.write(txn)?;
     if chunk.len() < request.max_rows {
         progress.range_tombstones_removed = purge_range_tombstones(txn, table_id, gc_before)?;

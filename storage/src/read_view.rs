@@ -13,10 +13,10 @@ use uuid::Uuid;
 use crate::bloom::{stored_key_hash, Bloom};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
-use crate::runs::manifest::{self, RunMeta};
-use crate::runs::read::filter_in_read;
 use crate::runs::block::Block;
 use crate::runs::cache::BlockCache;
+use crate::runs::manifest::{self, RunMeta};
+use crate::runs::read::filter_in_read;
 use crate::runs::run_table_name;
 use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
@@ -205,7 +205,9 @@ impl View {
         };
         let (block_key, stored) = entry?;
         self.blocks
-            .get(run.meta.id, block_key.value(), || Block::decode(stored.value()))
+            .get(run.meta.id, block_key.value(), || {
+                Block::decode(stored.value())
+            })
             .map(Some)
     }
 }

@@ -118,8 +118,8 @@ fn compaction_keeps_the_newest_version_of_every_row() {
         write_round(&store, &table, 1000 * round as i32, round);
         store.flush().unwrap();
     }
-    assert_eq!(runs_of(&store, &table).len(), 4);
-    assert_eq!(store.compact().unwrap(), 1);
+    // The background compactor may have merged them already; `compact` finishes the work.
+    store.compact().unwrap();
     let runs = runs_of(&store, &table);
     assert_eq!(runs.len(), 1, "four runs of one tier became one");
     assert_eq!(runs[0].rows, 4000);

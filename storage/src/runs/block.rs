@@ -2,7 +2,8 @@
 //! redb lays one block per 4 KiB leaf page with little left over.
 //!
 //! ```text
-//! block   := codec:u8 (0 raw, 1 lz4) crc32:u32 raw_len:u32 payload     (crc32 over payload)
+//! block   := codec:u8 (0 raw, 1 lz4) crc32:u32 raw_len:u32 payload
+//!            (crc32 over codec, raw_len and payload)
 //! raw     := count:u32 offset:u32*count entry*     (offsets from the first entry)
 //! entry   := key_len:u32 key kind:u8 (1 row, 0 deleted) [value_len:u32 value]
 //! ```
@@ -88,7 +89,8 @@ impl BlockBuilder {
             offsets: self.offsets[n..].iter().map(|o| o - end as u32).collect(),
             entries: self.entries[end..].to_vec(),
         };
-        (seal(&raw), rest)
+        let alone = n == 1 && raw.len() > BLOCK_CAP;
+        (seal(&raw, alone), rest)
     }
 
     /// Cuts the longest prefix (at least one entry) whose stored form fits [`BLOCK_CAP`]:
@@ -108,20 +110,38 @@ impl BlockBuilder {
     }
 }
 
-/// The stored form of a raw block: compressed when that pays.
-fn seal(raw: &[u8]) -> Vec<u8> {
-    let compressed = lz4_flex::block::compress(raw);
-    let (codec, payload) = if compressed.len() + raw.len() / 8 <= raw.len() {
-        (CODEC_LZ4, compressed.as_slice())
+/// The stored form of a raw block: compressed when that pays. A block of one row larger than
+/// a block (`alone`) is stored as it is: compressing a row of megabytes costs the flusher (a
+/// low-priority thread) and every read of it far more than the pages it saves.
+fn seal(raw: &[u8], alone: bool) -> Vec<u8> {
+    let compressed = if !alone {
+        lz4_flex::block::compress(raw)
     } else {
-        (CODEC_RAW, raw)
+        Vec::new()
     };
+    let (codec, payload) =
+        if !compressed.is_empty() && compressed.len() + raw.len() / 8 <= raw.len() {
+            (CODEC_LZ4, compressed.as_slice())
+        } else {
+            (CODEC_RAW, raw)
+        };
+    let raw_len = (raw.len() as u32).to_be_bytes();
     let mut out = Vec::with_capacity(HEADER + payload.len());
     out.push(codec);
-    out.extend_from_slice(&crc32fast::hash(payload).to_be_bytes());
-    out.extend_from_slice(&(raw.len() as u32).to_be_bytes());
+    out.extend_from_slice(&checksum(codec, raw_len, payload).to_be_bytes());
+    out.extend_from_slice(&raw_len);
     out.extend_from_slice(payload);
     out
+}
+
+/// The CRC32 of a block: over its codec, its raw length and its payload, so that no damaged
+/// header byte is trusted (a raw length is an allocation size).
+fn checksum(codec: u8, raw_len: [u8; 4], payload: &[u8]) -> u32 {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&[codec]);
+    crc.update(&raw_len);
+    crc.update(payload);
+    crc.finalize()
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
@@ -153,10 +173,11 @@ impl Block {
             .split_at_checked(HEADER)
             .ok_or_else(|| corrupt("short"))?;
         let crc = read_u32(header, 1).unwrap_or_default();
-        if crc32fast::hash(payload) != crc {
+        let raw_len_bytes: [u8; 4] = header[5..9].try_into().unwrap_or_default();
+        if checksum(header[0], raw_len_bytes, payload) != crc {
             return Err(corrupt("checksum mismatch"));
         }
-        let raw_len = read_u32(header, 5).unwrap_or_default() as usize;
+        let raw_len = u32::from_be_bytes(raw_len_bytes) as usize;
         let raw = match header[0] {
             CODEC_RAW => Bytes::copy_from_slice(payload),
             CODEC_LZ4 => lz4_flex::block::decompress(payload, raw_len)
@@ -329,10 +350,14 @@ mod tests {
     }
 
     #[test]
-    fn an_entry_larger_than_a_block_has_one_of_its_own() {
+    fn an_entry_larger_than_a_block_has_one_of_its_own_stored_raw() {
         let value = |i: u32| vec![i as u8; if i == 3 { 20_000 } else { 10 }];
         let built = blocks(10, value);
         check(&built, 10, value);
+        let mut alone = BlockBuilder::default();
+        alone.add(b"k", Some(&[0; 20_000]));
+        let (_, stored, _) = alone.cut();
+        assert_eq!(stored[0], CODEC_RAW, "a large row is not compressed");
     }
 
     #[test]
@@ -342,6 +367,19 @@ mod tests {
         assert_eq!(block.get(b"key-").unwrap(), None);
         assert_eq!(block.get(b"kez").unwrap(), None);
         assert_eq!(block.search(b"a").unwrap(), Err(0));
+    }
+
+    #[test]
+    fn a_damaged_header_is_refused() {
+        let built = blocks(50, |i| vec![i as u8; 30]);
+        for at in [0, 1, 5, 8] {
+            let mut stored = built[0].1.clone();
+            stored[at] ^= 0x40;
+            assert!(
+                matches!(Block::decode(&stored), Err(StorageError::Corrupt { .. })),
+                "byte {at}"
+            );
+        }
     }
 
     #[test]

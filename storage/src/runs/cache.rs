@@ -84,7 +84,9 @@ impl BlockCache {
             }
             shard.bytes += size;
             while shard.bytes > self.shard_capacity {
-                let Some(oldest) = shard.order.pop_front() else { break };
+                let Some(oldest) = shard.order.pop_front() else {
+                    break;
+                };
                 if let Some(gone) = shard.blocks.remove(&oldest) {
                     shard.bytes -= gone.memory();
                 }

@@ -42,8 +42,8 @@ const TIER_BASE: u64 = 8 << 20;
 /// Each tier's runs are this many times the size of the tier below's.
 const TIER_RATIO: u64 = 4;
 
-/// Blocks written per chunk transaction (about a mebibyte).
-const CHUNK_BLOCKS: usize = 256;
+/// Bytes of blocks written per chunk transaction.
+const CHUNK_BYTES: u64 = 1 << 20;
 
 /// How often the thread looks for work when nothing wakes it.
 const IDLE_CHECK: Duration = Duration::from_secs(1);
@@ -190,16 +190,22 @@ pub(crate) fn compact_pending(db: &DbSlot, views: &Arc<ViewCache>) -> Result<usi
     Ok(merges)
 }
 
-/// Merges one set of runs, if any table has one to merge; whether it did.
+/// Merges one set of runs, if any table has one to merge; whether it did. One merge runs at a
+/// time in the process (`Store::compact` and the background thread would otherwise pick the
+/// same inputs, and one of them would find them gone).
 fn compact_once(parts: &CompactorParts, signal: &Signal) -> Result<bool, StorageError> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _merging = lock(&ONE_AT_A_TIME);
     let db = slot::current(&parts.db)?;
     let Some((table_id, inputs, older)) = find_work(&db)? else {
         return Ok(false);
     };
+    drop(db);
     let started = Instant::now();
-    let Some(output) = merge(&db, parts, signal, &inputs, older)? else {
+    let Some(output) = merge(parts, signal, &inputs, older)? else {
         return Ok(true);
     };
+    let db = slot::current(&parts.db)?;
     let swapped = swap(&db, table_id, &inputs, output)?;
     parts.views.invalidate();
     debug!(
@@ -236,7 +242,6 @@ fn find_work(db: &Database) -> Result<Option<(Uuid, Vec<RunMeta>, bool)>, Storag
 /// Writes the merge of `inputs` as a new run, chunk by chunk; `None` when stopped midway
 /// (the partial run is an orphan, deleted at the next open).
 fn merge(
-    db: &Database,
     parts: &CompactorParts,
     signal: &Signal,
     inputs: &[RunMeta],
@@ -248,35 +253,13 @@ fn merge(
     let started = Instant::now();
     let mut written = 0u64;
     loop {
-        let done = {
-            let txn = db.begin_read()?;
-            let tables = inputs
-                .iter()
-                .map(|run| txn.open_table(data_table(&run_table_name(run.id))))
-                .collect::<Result<Vec<_>, _>>()?;
-            let start = resume.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-            let mut sources: Vec<Source<'_>> = Vec::with_capacity(tables.len());
-            for table in &tables {
-                sources.push(Box::new(RunIter::new(
-                    table,
-                    start,
-                    Bound::Unbounded,
-                    false,
-                )?));
-            }
-            let merged = Merge::new(sources, false, older);
-            let before = output.rows();
-            let mut done = true;
-            for entry in merged {
-                let (key, value) = entry?;
-                output.add(&key, value.as_deref());
-                if output.rows() - before >= (CHUNK_BLOCKS * 16) as u64 {
-                    resume = Some(key);
-                    done = false;
-                    break;
-                }
-            }
-            done
+        // Taken again for every chunk, so that a reopen after an I/O error waits for one
+        // chunk at most.
+        let db = slot::current(&parts.db)?;
+        let Some(done) = merge_chunk(&db, inputs, older, &mut output, &mut resume)? else {
+            // An input is gone (TRUNCATE or DROP): so is the table's need for this merge.
+            abandon(&db, output.id())?;
+            return Ok(None);
         };
         let mut txn = db.begin_write()?;
         txn.set_durability(Durability::None)?;
@@ -289,8 +272,58 @@ fn merge(
         if stopping(signal) {
             return Ok(None);
         }
+        drop(db);
         pace(parts.throughput, written, started);
     }
+}
+
+/// Adds the next chunk of the merge to `output`, from after `resume` (moved to its last key)
+/// until about [`CHUNK_BYTES`] of blocks are ready; whether the merge is complete, or `None`
+/// when an input no longer exists.
+fn merge_chunk(
+    db: &Database,
+    inputs: &[RunMeta],
+    older: bool,
+    output: &mut RunBuilder,
+    resume: &mut Option<Vec<u8>>,
+) -> Result<Option<bool>, StorageError> {
+    let txn = db.begin_read()?;
+    let mut tables = Vec::with_capacity(inputs.len());
+    for run in inputs {
+        match txn.open_table(data_table(&run_table_name(run.id))) {
+            Ok(table) => tables.push(table),
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let start = resume.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+    let mut sources: Vec<Source<'_>> = Vec::with_capacity(tables.len());
+    for table in &tables {
+        sources.push(Box::new(RunIter::new(
+            table,
+            start,
+            Bound::Unbounded,
+            false,
+        )?));
+    }
+    for entry in Merge::new(sources, false, older) {
+        let (key, value) = entry?;
+        output.add(&key, value.as_deref());
+        if output.ready_bytes() >= CHUNK_BYTES {
+            *resume = Some(key);
+            return Ok(Some(false));
+        }
+    }
+    Ok(Some(true))
+}
+
+/// Deletes what a merge wrote so far.
+fn abandon(db: &Database, output: Uuid) -> Result<(), StorageError> {
+    let mut txn = db.begin_write()?;
+    txn.set_durability(Durability::None)?;
+    super::stored::delete_runs(&txn, &[placeholder(output)])?;
+    txn.commit()?;
+    Ok(())
 }
 
 /// Sleeps as long as keeps the rate of `written` bytes since `started` under `throughput`.

@@ -249,6 +249,13 @@ impl Iterator for RunIter<'_> {
     type Item = Result<RunEntry, StorageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.step().transpose()
+        let next = self.step();
+        if next.is_err() {
+            // Past a block that failed, nothing more: a caller going on would miss its keys
+            // and see older versions of them from older runs.
+            self.blocks = None;
+            self.block = None;
+        }
+        next.transpose()
     }
 }

@@ -212,6 +212,9 @@ pub(crate) fn seal_large_head(
         if value.is_some() || !runs.is_empty() {
             run.add(&key, value.as_deref());
         }
+        if run.ready_bytes() >= 1 << 20 {
+            run.store_ready(txn)?;
+        }
     }
     drop(head);
     txn.delete_table(data_table(&name))?;
