@@ -78,6 +78,7 @@ impl RunBuilder {
     }
 
     /// Entries added so far.
+    #[cfg(test)]
     pub(crate) fn rows(&self) -> u64 {
         self.meta.rows
     }
