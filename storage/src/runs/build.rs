@@ -33,15 +33,7 @@ impl RunBuilder {
             ready: Vec::new(),
             filter: Bloom::new(capacity.max(1)),
             ratio: 1.0,
-            meta: RunMeta {
-                id,
-                rows: 0,
-                deletions: 0,
-                bytes: 0,
-                blocks: 0,
-                first_key: Vec::new(),
-                last_key: Vec::new(),
-            },
+            meta: RunMeta::empty(id),
         }
     }
 

@@ -381,15 +381,7 @@ fn swap(
 
 /// A manifest entry naming only a run's id, to delete a run that got no entry.
 fn placeholder(id: Uuid) -> RunMeta {
-    RunMeta {
-        id,
-        rows: 0,
-        deletions: 0,
-        bytes: 0,
-        blocks: 0,
-        first_key: Vec::new(),
-        last_key: Vec::new(),
-    }
+    RunMeta::empty(id)
 }
 
 /// Deletes every run table no manifest names (a merge a crash interrupted), in one durable

@@ -32,6 +32,20 @@ pub(crate) struct RunMeta {
 }
 
 impl RunMeta {
+    /// The entry of run `id` before it holds anything (also names a run to delete that got no
+    /// entry of its own).
+    pub(crate) fn empty(id: Uuid) -> RunMeta {
+        RunMeta {
+            id,
+            rows: 0,
+            deletions: 0,
+            bytes: 0,
+            blocks: 0,
+            first_key: Vec::new(),
+            last_key: Vec::new(),
+        }
+    }
+
     /// Whether `key` lies between its first and last keys.
     pub(crate) fn spans(&self, key: &[u8]) -> bool {
         self.first_key.as_slice() <= key && key <= self.last_key.as_slice()
