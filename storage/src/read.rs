@@ -18,7 +18,7 @@ use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::memtable::{self, MemKey, MemRow, MemView};
 use crate::range::{borrowed, KeyRange, Order};
-use crate::read_view::{Stored, TableKind, View};
+use crate::read_view::{TableKind, View};
 use crate::runs::manifest::RunMeta;
 use crate::runs::merge::{Merge, Source};
 use crate::runs::read::{last_block, RunIter};
@@ -144,7 +144,7 @@ impl Snapshot {
             return Ok(());
         };
         for (key, row) in entries {
-            let old = self.stored(table_id, &key)?.map(|v| v.len() as u64);
+            let old = self.view.stored(table_id, &key)?.map(|v| v.len() as u64);
             let new = row.map(|r| r.len() as u64);
             let key_len = key.len() as u64;
             match (old, new) {
@@ -175,16 +175,11 @@ impl Snapshot {
             self.rows_read.fetch_add(1, Ordering::Relaxed);
             return row::decode_shared(&value).map(Some);
         }
-        let Some(value) = self.stored(table_id, key)? else {
+        let Some(value) = self.view.stored(table_id, key)? else {
             return Ok(None);
         };
         self.rows_read.fetch_add(1, Ordering::Relaxed);
         value.decode().map(Some)
-    }
-
-    /// The stored value under `key` (see [`View::stored`]).
-    fn stored(&self, table_id: Uuid, key: &[u8]) -> Result<Option<Stored>, StorageError> {
-        self.view.stored(table_id, key)
     }
 
     /// Iterates the rows of table `table_id` whose keys fall in `range`, in key order

@@ -321,7 +321,7 @@ fn merge_chunk(
 fn abandon(db: &Database, output: Uuid) -> Result<(), StorageError> {
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::None)?;
-    super::stored::delete_runs(&txn, &[placeholder(output)])?;
+    super::stored::delete_runs(&txn, &[RunMeta::empty(output)])?;
     txn.commit()?;
     Ok(())
 }
@@ -367,7 +367,7 @@ fn swap(
             manifest::write(&txn, table_id, &runs)?;
             inputs.to_vec()
         }
-        None => vec![placeholder(output_id)],
+        None => vec![RunMeta::empty(output_id)],
     };
     txn.commit()?;
     for run in &gone {
@@ -377,11 +377,6 @@ fn swap(
         txn.commit()?;
     }
     Ok(in_place)
-}
-
-/// A manifest entry naming only a run's id, to delete a run that got no entry.
-fn placeholder(id: Uuid) -> RunMeta {
-    RunMeta::empty(id)
 }
 
 /// Deletes every run table no manifest names (a merge a crash interrupted), in one durable
@@ -414,7 +409,7 @@ pub(crate) fn remove_orphans(db: &Database) -> Result<usize, StorageError> {
             }
         }
     }
-    let gone: Vec<RunMeta> = orphans.iter().map(|&id| placeholder(id)).collect();
+    let gone: Vec<RunMeta> = orphans.iter().map(|&id| RunMeta::empty(id)).collect();
     super::stored::delete_runs(&txn, &gone)?;
     if orphans.is_empty() {
         txn.abort()?;
@@ -431,7 +426,7 @@ mod tests {
     fn run(bytes: u64) -> RunMeta {
         RunMeta {
             bytes,
-            ..placeholder(Uuid::new_v4())
+            ..RunMeta::empty(Uuid::new_v4())
         }
     }
 
