@@ -18,7 +18,7 @@
 
 use std::ops::Bound;
 
-use redb::{ReadableTable, TableError, WriteTransaction};
+use redb::{ReadableTable, ReadableTableMetadata, TableError, WriteTransaction};
 use uuid::Uuid;
 
 use crate::catalog::TableDef;
@@ -28,7 +28,8 @@ use crate::encoding::row::{self, Cell, CellValue, StoredRow};
 use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::index::{IndexChanges, IndexPlan};
-use crate::runs::stored::{for_each, Head};
+use crate::runs::manifest::{self, RunMeta};
+use crate::runs::stored::{for_each_over, Head};
 use crate::tables::{data_table, rt_table_name, stored_range_tombstones};
 
 /// One chunk of a purge pass over a table.
@@ -124,6 +125,33 @@ pub(crate) fn purge_chunk(
     Ok((progress, changes))
 }
 
+/// Whether a purge as of `request` could change a row of `runs`: one of them holds something
+/// due (see `PurgeTimes`), or the table has range tombstones (which shadow rows of any run).
+/// When none can, a chunk reads the table's head alone and a pass costs what the head holds,
+/// not what the table does. A range tombstone written during a pass is newer than the pass's
+/// `now_seconds`, so its last chunk never drops it over rows a head-only chunk left out.
+fn runs_may_change(
+    txn: &WriteTransaction,
+    request: &PurgeRequest,
+    runs: &[RunMeta],
+) -> Result<bool, StorageError> {
+    let gc_grace = request.table.params.gc_grace_seconds;
+    if runs
+        .iter()
+        .any(|run| run.purge.due(request.now_seconds, gc_grace))
+    {
+        return Ok(true);
+    }
+    if runs.is_empty() {
+        return Ok(false);
+    }
+    match txn.open_table(data_table(&rt_table_name(request.table.id))) {
+        Ok(table) => Ok(!table.is_empty()?),
+        Err(TableError::TableDoesNotExist(_)) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// A stored row's key and encoded value.
 type RawRow = (Vec<u8>, Vec<u8>);
 
@@ -137,14 +165,27 @@ fn read_chunk(
         Some(key) => Bound::Excluded(key.as_slice()),
         None => Bound::Unbounded,
     };
+    let runs = manifest::read_in(txn, table_id)?;
+    let runs = if runs_may_change(txn, request, &runs)? {
+        runs
+    } else {
+        Vec::new()
+    };
     let mut out = Vec::new();
-    for_each(txn, table_id, start, Bound::Unbounded, |key, value| {
-        if out.len() >= request.max_rows {
-            return Ok(false);
-        }
-        out.push((key.to_vec(), value.to_vec()));
-        Ok(true)
-    })?;
+    for_each_over(
+        txn,
+        table_id,
+        &runs,
+        start,
+        Bound::Unbounded,
+        |key, value| {
+            if out.len() >= request.max_rows {
+                return Ok(false);
+            }
+            out.push((key.to_vec(), value.to_vec()));
+            Ok(true)
+        },
+    )?;
     Ok(out)
 }
 

@@ -234,3 +234,75 @@ fn a_partial_update_merges_with_the_row_in_a_run() {
     assert!(row.cell(ColumnId(4)).is_some(), "the run's cell is kept");
     assert!(row.cell(ColumnId(5)).is_some(), "the new cell is added");
 }
+
+/// Runs one whole purge pass over `table` as of `now`; returns the rows it examined and
+/// rewrote.
+fn purge_pass(store: &Store, table: &TableDef, now: i64) -> (u64, u64) {
+    let (mut examined, mut rewritten) = (0, 0);
+    let mut resume_after = None;
+    loop {
+        let progress = store
+            .purge(crate::PurgeRequest {
+                table: table.clone(),
+                now_seconds: now,
+                resume_after,
+                max_rows: 500,
+            })
+            .unwrap();
+        examined += progress.rows_examined;
+        rewritten += progress.rows_rewritten;
+        resume_after = progress.resume_after;
+        if resume_after.is_none() {
+            return (examined, rewritten);
+        }
+    }
+}
+
+/// Rows `from..to` of partition 9_000 + i / 10, their value cell expiring at `expires_at`.
+fn expiring_rows(table: &TableDef, from: i32, to: i32, expires_at: i64) -> Vec<RowWrite> {
+    (from..to)
+        .map(|i| {
+            let mut row = put_at(table, 9_000 + i / 10, i64::from(i % 10), "soon gone", 5);
+            row.update.cells[0].1.expiry = Some(crate::Expiry {
+                ttl_seconds: 60,
+                expires_at_seconds: expires_at,
+            });
+            row
+        })
+        .collect()
+}
+
+/// A purge pass reads a table's runs only when one of them holds something due: a run of
+/// rows that never expire costs a pass nothing, while an expired cell in a run is still found.
+#[test]
+fn a_purge_pass_leaves_out_runs_that_hold_nothing_due() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
+    let table = create_schema(&store);
+    write_round(&store, &table, 4000, 1);
+    store.flush().unwrap();
+    let runs = runs_of(&store, &table);
+    assert!(!runs.is_empty());
+    assert!(runs
+        .iter()
+        .all(|r| r.purge == crate::encoding::row::PurgeTimes::NONE));
+    // A few expiring rows: too few for a run of their own, so the flush puts them in the head.
+    store
+        .write_blocking(rows(expiring_rows(&table, 0, 3, 1_000)))
+        .unwrap();
+    store.flush().unwrap();
+    assert_eq!(runs_of(&store, &table).len(), runs.len());
+    assert_eq!(purge_pass(&store, &table, 2_000), (3, 3));
+
+    // Expiring rows in a run of their own make every run worth reading.
+    store
+        .write_blocking(rows(expiring_rows(&table, 10, 1_010, 1_000)))
+        .unwrap();
+    store.flush().unwrap();
+    let runs = runs_of(&store, &table);
+    assert_eq!(runs[0].purge.expiry, 1_000);
+    let (examined, rewritten) = purge_pass(&store, &table, 2_000);
+    assert_eq!(examined, 4_000 + 3 + 1_000);
+    assert_eq!(rewritten, 1_000);
+    check_round(&store, &table, 4000, 1);
+}

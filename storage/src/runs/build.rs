@@ -8,6 +8,7 @@ use super::manifest::RunMeta;
 use super::{run_table_name, RUN_FILTERS};
 use crate::bloom::stored_key_hash;
 use crate::bloom::Bloom;
+use crate::encoding::row::{self, PurgeTimes};
 use crate::error::StorageError;
 use crate::tables::data_table;
 
@@ -49,6 +50,11 @@ impl RunBuilder {
         }
         self.meta.rows += 1;
         self.meta.deletions += u64::from(value.is_none());
+        if let Some(value) = value {
+            // A row that does not scan is never skipped by a purge pass.
+            let times = row::purge_times(value).unwrap_or(PurgeTimes::UNKNOWN);
+            self.meta.purge = self.meta.purge.min(times);
+        }
         self.filter.add(stored_key_hash(key));
         self.block.add(key, value);
         if self.block.raw_len() as f64 * self.ratio >= BLOCK_CAP as f64 {

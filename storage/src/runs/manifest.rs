@@ -1,15 +1,19 @@
 //! The `runs` record of one CQL table: its runs, newest first.
 //!
 //! ```text
-//! record := version:u8 (=1) count:u32 run*
+//! record := version:u8 (=2) count:u32 run*
 //! run    := id:16 rows:u64 deletions:u64 bytes:u64 blocks:u64
 //!           first_len:u32 first_key last_len:u32 last_key
+//!           min_expiry:i64 min_deletion:i64
 //! ```
+//!
+//! Version 1 records lack the two times; their runs read as [`PurgeTimes::UNKNOWN`].
 
 use redb::{ReadableTable, TableError};
 use uuid::Uuid;
 
 use super::RUNS;
+use crate::encoding::row::PurgeTimes;
 use crate::error::StorageError;
 
 /// What the manifest says of one run.
@@ -29,6 +33,8 @@ pub(crate) struct RunMeta {
     pub(crate) first_key: Vec<u8>,
     /// Its largest key.
     pub(crate) last_key: Vec<u8>,
+    /// When its rows first hold something a purge could change.
+    pub(crate) purge: PurgeTimes,
 }
 
 impl RunMeta {
@@ -43,6 +49,7 @@ impl RunMeta {
             blocks: 0,
             first_key: Vec::new(),
             last_key: Vec::new(),
+            purge: PurgeTimes::NONE,
         }
     }
 
@@ -52,7 +59,10 @@ impl RunMeta {
     }
 }
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+
+/// The record version before runs kept their purge times.
+const VERSION_1: u8 = 1;
 
 /// The stored form of a manifest.
 pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
@@ -67,6 +77,9 @@ pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
             out.extend_from_slice(&(key.len() as u32).to_be_bytes());
             out.extend_from_slice(key);
         }
+        for time in [run.purge.expiry, run.purge.deletion] {
+            out.extend_from_slice(&time.to_be_bytes());
+        }
     }
     out
 }
@@ -77,7 +90,8 @@ pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
 /// [`StorageError::Corrupt`] for anything else.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
     let mut reader = Reader(bytes);
-    if reader.take(1)? != [VERSION] {
+    let version = reader.take(1)?[0];
+    if version != VERSION && version != VERSION_1 {
         return Err(StorageError::corrupt("runs record version"));
     }
     let count = reader.u32()?;
@@ -90,6 +104,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
         let first_key = reader.take(first_len)?.to_vec();
         let last_len = reader.u32()? as usize;
         let last_key = reader.take(last_len)?.to_vec();
+        let purge = if version == VERSION_1 {
+            PurgeTimes::UNKNOWN
+        } else {
+            PurgeTimes {
+                expiry: reader.u64()? as i64,
+                deletion: reader.u64()? as i64,
+            }
+        };
         runs.push(RunMeta {
             id,
             rows,
@@ -98,6 +120,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
             blocks,
             first_key,
             last_key,
+            purge,
         });
     }
     if !reader.0.is_empty() {
@@ -209,6 +232,10 @@ mod tests {
                 blocks: 1,
                 first_key: b"a".to_vec(),
                 last_key: b"zz".to_vec(),
+                purge: PurgeTimes {
+                    expiry: 1_700_000_000,
+                    deletion: -5,
+                },
             },
             RunMeta {
                 id: Uuid::from_u128(9),
@@ -218,12 +245,28 @@ mod tests {
                 blocks: 1,
                 first_key: Vec::new(),
                 last_key: Vec::new(),
+                purge: PurgeTimes::NONE,
             },
         ];
         let bytes = encode(&runs);
         assert_eq!(decode(&bytes).unwrap(), runs);
         assert!(decode(&bytes[..bytes.len() - 1]).is_err());
-        assert!(decode(&[2, 0, 0, 0, 0]).is_err());
+        assert!(decode(&[3, 0, 0, 0, 0]).is_err());
         assert!(runs[0].spans(b"m") && !runs[0].spans(b"zzz"));
+    }
+
+    /// A version 1 record (no purge times) still reads; its runs count as always due.
+    #[test]
+    fn a_version_1_manifest_reads_with_unknown_purge_times() {
+        let run = RunMeta {
+            purge: PurgeTimes::NONE,
+            ..RunMeta::empty(Uuid::from_u128(3))
+        };
+        let mut bytes = encode(std::slice::from_ref(&run));
+        bytes.truncate(bytes.len() - 16);
+        bytes[0] = VERSION_1;
+        let read = decode(&bytes).unwrap();
+        assert_eq!(read[0].purge, PurgeTimes::UNKNOWN);
+        assert_eq!(read[0].id, run.id);
     }
 }

@@ -66,9 +66,23 @@ pub(crate) fn for_each(
     table_id: Uuid,
     start: Bound<&[u8]>,
     end: Bound<&[u8]>,
-    mut each: impl FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
+    each: impl FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
 ) -> Result<(), StorageError> {
     let runs = manifest::read_in(txn, table_id)?;
+    for_each_over(txn, table_id, &runs, start, end, each)
+}
+
+/// [`for_each`] over the head and `runs`: all of the table's runs, or none (its head alone,
+/// whose rows are the newest of their keys). Leaving out only some runs would let an older
+/// version of a key stand for a newer one.
+pub(crate) fn for_each_over(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    runs: &[RunMeta],
+    start: Bound<&[u8]>,
+    end: Bound<&[u8]>,
+    mut each: impl FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
+) -> Result<(), StorageError> {
     let head = txn.open_table(data_table(&data_table_name(table_id)))?;
     let tables = runs
         .iter()

@@ -23,13 +23,13 @@ use crate::error::StorageError;
 /// The row format version this build writes (and the only one it reads).
 pub const ROW_FORMAT_VERSION: u8 = 1;
 
-const ROW_LIVENESS: u8 = 0x01;
-const ROW_LIVENESS_TTL: u8 = 0x02;
-const ROW_DELETION: u8 = 0x04;
+pub(super) const ROW_LIVENESS: u8 = 0x01;
+pub(super) const ROW_LIVENESS_TTL: u8 = 0x02;
+pub(super) const ROW_DELETION: u8 = 0x04;
 
-const CELL_PATH: u8 = 0x01;
-const CELL_EXPIRY: u8 = 0x02;
-const CELL_TOMBSTONE: u8 = 0x04;
+pub(super) const CELL_PATH: u8 = 0x01;
+pub(super) const CELL_EXPIRY: u8 = 0x02;
+pub(super) const CELL_TOMBSTONE: u8 = 0x04;
 
 /// Serializes a row. Cells are written in the order given; keep them sorted by
 /// `(ColumnId, path)`, as [`decode`] checks.

@@ -9,6 +9,7 @@ mod codec;
 #[cfg(test)]
 pub(crate) use codec::tests::row_strategy;
 mod merge;
+mod purge_times;
 
 use bytes::Bytes;
 
@@ -16,6 +17,7 @@ use crate::catalog::ColumnId;
 
 pub use codec::{decode, decode_shared, encode, encode_into, encoded_len, ROW_FORMAT_VERSION};
 pub use merge::{merge, reconcile};
+pub use purge_times::{purge_times, PurgeTimes};
 
 /// A row as stored under its key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
