@@ -29,7 +29,7 @@ pub struct StoreOptions {
     /// In `Group` mode, the least time from the start of one fsync of the commit log to the
     /// start of the next.
     pub group_window: Duration,
-    /// Bytes of redb's page cache (read cache and write buffer together), 32 MiB by default.
+    /// Bytes of redb's page cache (read cache and write buffer together), 96 MiB by default.
     /// redb's own default is 1 GiB; pages beyond it are read through the OS page cache.
     pub cache_size: usize,
     /// Bytes of rows the active memtable takes before it is frozen and flushed to redb, and
@@ -37,7 +37,7 @@ pub struct StoreOptions {
     /// about this much). A frozen layer and a full active one hold twice this at most.
     pub memtable_size: usize,
     /// Bytes of decoded run blocks kept in memory for point reads (Cassandra's chunk cache,
-    /// `file_cache_size`), 64 MiB by default; 0 keeps none.
+    /// `file_cache_size`), 16 MiB by default; 0 keeps none.
     pub block_cache_size: usize,
     /// Bytes per second a background compaction writes at most (Cassandra's
     /// `compaction_throughput`, 64 MiB/s by default); 0 removes the limit.
@@ -50,10 +50,10 @@ impl Default for StoreOptions {
             sync: SyncMode::Periodic,
             sync_period: Duration::from_secs(10),
             group_window: Duration::from_millis(15),
-            cache_size: 32 << 20,
+            cache_size: 96 << 20,
             memtable_size: 32 << 20,
             compaction_throughput: 64 << 20,
-            block_cache_size: 64 << 20,
+            block_cache_size: 16 << 20,
         }
     }
 }
