@@ -1,10 +1,13 @@
 //! The `runs` record of one CQL table: its runs, newest first.
 //!
 //! ```text
-//! record := version:u8 (=1) count:u32 run*
-//! run    := id:16 rows:u64 deletions:u64 bytes:u64 blocks:u64
+//! record := version:u8 (=2) count:u32 run*
+//! run    := id:16 rows:u64 deletions:u64 bytes:u64 blocks:u64 partitions:u64
 //!           first_len:u32 first_key last_len:u32 last_key
 //! ```
+//!
+//! Version 1 had no `partitions`; its records still decode, each run's partitions taken as
+//! its live entries (an upper bound: one partition per row) until compaction rewrites it.
 
 use redb::{ReadableTable, TableError};
 use uuid::Uuid;
@@ -25,6 +28,9 @@ pub(crate) struct RunMeta {
     pub(crate) bytes: u64,
     /// Blocks.
     pub(crate) blocks: u64,
+    /// Partitions with a live entry (distinct tokens among its rows; two partitions whose
+    /// tokens collide count once).
+    pub(crate) partitions: u64,
     /// Its smallest key.
     pub(crate) first_key: Vec<u8>,
     /// Its largest key.
@@ -41,6 +47,7 @@ impl RunMeta {
             deletions: 0,
             bytes: 0,
             blocks: 0,
+            partitions: 0,
             first_key: Vec::new(),
             last_key: Vec::new(),
         }
@@ -52,7 +59,11 @@ impl RunMeta {
     }
 }
 
-const VERSION: u8 = 1;
+/// The version [`encode`] writes.
+const VERSION: u8 = 2;
+
+/// The version before runs counted their partitions.
+const VERSION_1: u8 = 1;
 
 /// The stored form of a manifest.
 pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
@@ -60,7 +71,13 @@ pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
     out.extend_from_slice(&(runs.len() as u32).to_be_bytes());
     for run in runs {
         out.extend_from_slice(run.id.as_bytes());
-        for n in [run.rows, run.deletions, run.bytes, run.blocks] {
+        for n in [
+            run.rows,
+            run.deletions,
+            run.bytes,
+            run.blocks,
+            run.partitions,
+        ] {
             out.extend_from_slice(&n.to_be_bytes());
         }
         for key in [&run.first_key, &run.last_key] {
@@ -71,21 +88,28 @@ pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
     out
 }
 
-/// Reads [`encode`] back.
+/// Reads [`encode`] back, and version 1 records.
 ///
 /// # Errors
 /// [`StorageError::Corrupt`] for anything else.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
     let mut reader = Reader(bytes);
-    if reader.take(1)? != [VERSION] {
-        return Err(StorageError::corrupt("runs record version"));
-    }
+    let version = match reader.take(1)? {
+        [VERSION] => VERSION,
+        [VERSION_1] => VERSION_1,
+        _ => return Err(StorageError::corrupt("runs record version")),
+    };
     let count = reader.u32()?;
     let mut runs = Vec::with_capacity(count.min(1024) as usize);
     for _ in 0..count {
         let id = Uuid::from_slice(reader.take(16)?).map_err(|_| reader.corrupt())?;
         let (rows, deletions, bytes, blocks) =
             (reader.u64()?, reader.u64()?, reader.u64()?, reader.u64()?);
+        let partitions = if version == VERSION_1 {
+            rows.saturating_sub(deletions)
+        } else {
+            reader.u64()?
+        };
         let first_len = reader.u32()? as usize;
         let first_key = reader.take(first_len)?.to_vec();
         let last_len = reader.u32()? as usize;
@@ -96,6 +120,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
             deletions,
             bytes,
             blocks,
+            partitions,
             first_key,
             last_key,
         });
@@ -207,6 +232,7 @@ mod tests {
                 deletions: 2,
                 bytes: 4000,
                 blocks: 1,
+                partitions: 3,
                 first_key: b"a".to_vec(),
                 last_key: b"zz".to_vec(),
             },
@@ -216,6 +242,7 @@ mod tests {
                 deletions: 0,
                 bytes: 30,
                 blocks: 1,
+                partitions: 1,
                 first_key: Vec::new(),
                 last_key: Vec::new(),
             },
@@ -223,7 +250,29 @@ mod tests {
         let bytes = encode(&runs);
         assert_eq!(decode(&bytes).unwrap(), runs);
         assert!(decode(&bytes[..bytes.len() - 1]).is_err());
-        assert!(decode(&[2, 0, 0, 0, 0]).is_err());
+        assert!(decode(&[3, 0, 0, 0, 0]).is_err());
         assert!(runs[0].spans(b"m") && !runs[0].spans(b"zzz"));
+    }
+
+    /// A version 1 record (no partition counts) decodes, each run's partitions taken as its
+    /// live entries.
+    #[test]
+    fn a_version_1_manifest_still_decodes() {
+        let mut v1 = vec![1, 0, 0, 0, 1];
+        v1.extend_from_slice(Uuid::from_u128(7).as_bytes());
+        for n in [10u64, 2, 4000, 1] {
+            v1.extend_from_slice(&n.to_be_bytes());
+        }
+        for key in [b"a".as_slice(), b"zz"] {
+            v1.extend_from_slice(&(key.len() as u32).to_be_bytes());
+            v1.extend_from_slice(key);
+        }
+        let runs = decode(&v1).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!((runs[0].rows, runs[0].deletions), (10, 2));
+        assert_eq!(runs[0].partitions, 8);
+        assert_eq!(runs[0].last_key, b"zz");
+        assert_eq!(encode(&runs)[0], VERSION);
+        assert!(decode(&v1[..v1.len() - 1]).is_err());
     }
 }
