@@ -28,6 +28,7 @@ use crate::read_view::ViewCache;
 use crate::request::{Callback, Request, WriteRequest};
 use crate::row_arena::RowArena;
 use crate::runs::compact::{remove_orphans, Compactor, CompactorParts};
+use crate::runs::progress::{MergeProgress, MergeTracker};
 use crate::slot::DbSlot;
 use crate::stats::{WriterCounts, WriterStats};
 use crate::tables::write_position;
@@ -81,6 +82,8 @@ pub(crate) struct Inner {
     feed: Arc<IndexFeed>,
     /// Merges runs in the background; stopped before the writer.
     compactor: Mutex<Option<Compactor>>,
+    /// The merge under way ([`Store::compactions`]).
+    pub(crate) merges: Arc<MergeTracker>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -171,10 +174,12 @@ impl Store {
                 feed: feed.clone(),
             },
         )?;
+        let merges = Arc::new(MergeTracker::default());
         let compactor = Compactor::start(CompactorParts {
             db: db.clone(),
             views: views.clone(),
             throughput,
+            merges: merges.clone(),
         })?;
         let shared = Arc::new(Shared::new(writer));
         let thread_shared = shared.clone();
@@ -193,6 +198,7 @@ impl Store {
             memtables,
             feed,
             compactor: Mutex::new(Some(compactor)),
+            merges,
         };
         Ok((
             Store {
@@ -318,7 +324,13 @@ impl Store {
     /// # Errors
     /// redb errors; a corrupt run.
     pub fn compact(&self) -> Result<usize, StorageError> {
-        crate::runs::compact::compact_pending(&self.inner.db, &self.inner.views)
+        crate::runs::compact::compact_pending(&self.inner.db, &self.inner.views, &self.inner.merges)
+    }
+
+    /// The merges of runs under way (one at most: merges run one at a time), with their
+    /// progress; what Cassandra's `sstable_tasks` lists.
+    pub fn compactions(&self) -> Vec<MergeProgress> {
+        self.inner.merges.current().into_iter().collect()
     }
 
     /// What the writer has done since the store was opened: groups, the requests in them,

@@ -11,6 +11,8 @@
 //! - `writer`: the single writer thread and group commit; `stats`: its counters ([`WriterCounts`]).
 //! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
 //! - `read`: [`Snapshot`] point reads and range scans.
+//! - `run_stats`: each table's runs as their manifest describes them ([`TableRuns`]), and the
+//!   merge under way ([`MergeProgress`]), for operators.
 //! - `range`: what a read asks for, typed: [`PartitionKey`], [`ClusteringPrefix`],
 //!   [`ClusteringRange`], [`KeyRange`] and the scan [`Order`]; callers never join key bytes.
 //! - [`index`]: secondary-index entries, maintained in the base write's transaction.
@@ -45,6 +47,7 @@ mod read;
 mod read_view;
 mod request;
 mod row_arena;
+mod run_stats;
 mod runs;
 mod slot;
 mod space;
@@ -84,4 +87,6 @@ pub use options::{StoreOptions, SyncMode};
 pub use purge::{PurgeProgress, PurgeRequest};
 pub use range::{ClusteringPrefix, ClusteringRange, KeyRange, Order, PartitionKey};
 pub use read::{RowIter, Snapshot, TableStats};
+pub use run_stats::TableRuns;
+pub use runs::progress::MergeProgress;
 pub use stats::WriterCounts;
