@@ -99,6 +99,26 @@ impl TestServer {
             .expect("purge")
     }
 
+    /// Writes the memtable into storage and makes it durable, as `nodetool flush` does: a
+    /// table's rows become a sorted run (or go into its head when they are few).
+    pub async fn flush(&self) {
+        let node = self.node.clone();
+        tokio::task::spawn_blocking(move || node.store.flush())
+            .await
+            .expect("flush task")
+            .expect("flush");
+    }
+
+    /// Runs every merge of sorted runs that is due, now and unpaced, as `nodetool compact`
+    /// asks; how many merges it made.
+    pub async fn compact(&self) -> usize {
+        let node = self.node.clone();
+        tokio::task::spawn_blocking(move || node.store.compact())
+            .await
+            .expect("compact task")
+            .expect("compact")
+    }
+
     /// What table `keyspace.table` holds on disk.
     pub fn table_stats(&self, keyspace: &str, table: &str) -> storage::TableStats {
         let schema = self.node.schema();

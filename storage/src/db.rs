@@ -28,6 +28,7 @@ use crate::read_view::ViewCache;
 use crate::request::{Callback, Request, WriteRequest};
 use crate::row_arena::RowArena;
 use crate::runs::compact::{remove_orphans, Compactor, CompactorParts};
+use crate::runs::progress::{MergeProgress, MergeTracker};
 use crate::slot::DbSlot;
 use crate::stats::{WriterCounts, WriterStats};
 use crate::tables::write_position;
@@ -44,11 +45,16 @@ thread_local! {
 ///
 /// Version 2 added sorted runs (`runs`, `run_filters`, `run_<id>` tables, deletions in the
 /// head): a build that knows only version 1 would not see rows in runs, so it must refuse the
-/// file. A version 1 file holds no runs and opens as it is; its version becomes 2 at once.
-pub const FORMAT_VERSION: u32 = 2;
+/// file. A version 1 file holds no runs and opens as it is; its version becomes current at once.
+///
+/// Version 3 writes version 2 manifest records (each run's partitions and purge times): a
+/// build that knows only version 1 records must refuse the file rather than fail on the first
+/// record it reads. A version 2 file's records are version 1, which this build reads as they
+/// are (`runs::manifest` tests); its version becomes 3 at once.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Versions this build opens, upgrading them to [`FORMAT_VERSION`] in place.
-const UPGRADABLE: &[u32] = &[1];
+const UPGRADABLE: &[u32] = &[1, 2];
 
 /// A handle to the store. Cheap to clone; every clone shares one database and one writer
 /// thread. The writer stops at [`Store::shutdown`] or when the last handle is dropped, after
@@ -81,6 +87,8 @@ pub(crate) struct Inner {
     feed: Arc<IndexFeed>,
     /// Merges runs in the background; stopped before the writer.
     compactor: Mutex<Option<Compactor>>,
+    /// The merge under way ([`Store::compactions`]).
+    pub(crate) merges: Arc<MergeTracker>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -171,10 +179,12 @@ impl Store {
                 feed: feed.clone(),
             },
         )?;
+        let merges = Arc::new(MergeTracker::default());
         let compactor = Compactor::start(CompactorParts {
             db: db.clone(),
             views: views.clone(),
             throughput,
+            merges: merges.clone(),
         })?;
         let shared = Arc::new(Shared::new(writer));
         let thread_shared = shared.clone();
@@ -193,6 +203,7 @@ impl Store {
             memtables,
             feed,
             compactor: Mutex::new(Some(compactor)),
+            merges,
         };
         Ok((
             Store {
@@ -318,7 +329,13 @@ impl Store {
     /// # Errors
     /// redb errors; a corrupt run.
     pub fn compact(&self) -> Result<usize, StorageError> {
-        crate::runs::compact::compact_pending(&self.inner.db, &self.inner.views)
+        crate::runs::compact::compact_pending(&self.inner.db, &self.inner.views, &self.inner.merges)
+    }
+
+    /// The merges of runs under way (one at most: merges run one at a time), with their
+    /// progress; what Cassandra's `sstable_tasks` lists.
+    pub fn compactions(&self) -> Vec<MergeProgress> {
+        self.inner.merges.current().into_iter().collect()
     }
 
     /// What the writer has done since the store was opened: groups, the requests in them,

@@ -11,6 +11,9 @@
 //! - `writer`: the single writer thread and group commit; `stats`: its counters ([`WriterCounts`]).
 //! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
 //! - `read`: [`Snapshot`] point reads and range scans.
+//! - `run_stats`: each table's runs as their manifest describes them ([`TableRuns`]), and the
+//!   merge under way ([`MergeProgress`]), for operators; `size_estimate`: partitions per
+//!   token range estimated from them ([`RangeEstimate`]).
 //! - `range`: what a read asks for, typed: [`PartitionKey`], [`ClusteringPrefix`],
 //!   [`ClusteringRange`], [`KeyRange`] and the scan [`Order`]; callers never join key bytes.
 //! - [`index`]: secondary-index entries, maintained in the base write's transaction.
@@ -45,7 +48,9 @@ mod read;
 mod read_view;
 mod request;
 mod row_arena;
+mod run_stats;
 mod runs;
+mod size_estimate;
 mod slot;
 mod space;
 mod stats;
@@ -84,4 +89,7 @@ pub use options::{StoreOptions, SyncMode};
 pub use purge::{PurgeProgress, PurgeRequest};
 pub use range::{ClusteringPrefix, ClusteringRange, KeyRange, Order, PartitionKey};
 pub use read::{RowIter, Snapshot, TableStats};
+pub use run_stats::TableRuns;
+pub use runs::progress::MergeProgress;
+pub use size_estimate::RangeEstimate;
 pub use stats::WriterCounts;

@@ -510,6 +510,17 @@ impl MemView {
         Some(rows)
     }
 
+    /// Keys of `table` in the active and frozen layers, removals included, without looking
+    /// at them: a key in both layers counts twice, and keys of groups this view does not see
+    /// count too. For statistics that must not cost a pass over the layers.
+    pub(crate) fn key_count(&self, table: Uuid) -> u64 {
+        [Some(&self.layers.active), self.layers.frozen.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|layer| read(layer).tables.get(&table).map_or(0, |t| t.newest.len()))
+            .sum::<usize>() as u64
+    }
+
     /// Whether neither layer holds a row of `table`.
     fn lacks(&self, table: Uuid) -> bool {
         !read(&self.layers.active).has(table)

@@ -39,12 +39,14 @@ pub struct TableStats {
 /// A consistent read view of the store.
 pub struct Snapshot {
     /// The memtable as of one group, taken before the view: rows newer than redb's.
-    layers: MemView,
+    pub(crate) layers: MemView,
     /// The read transaction (shared with the other reads since the last commit); pins one
     /// committed state.
     pub(crate) view: Arc<View>,
     /// The store's rows-read counter.
     rows_read: Arc<AtomicU64>,
+    /// The store's merge under way (`run_stats`).
+    pub(crate) merges: Arc<crate::runs::progress::MergeTracker>,
 }
 
 impl Store {
@@ -61,6 +63,7 @@ impl Store {
             layers,
             view: self.inner.views.view(begin)?,
             rows_read: self.inner.rows_read.clone(),
+            merges: self.inner.merges.clone(),
         })
     }
 }

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use crate::catalog::tests::sample_table;
 use crate::tables::{data_table, data_table_name, FORMAT_VERSION_KEY, META};
+use crate::FORMAT_VERSION;
 use crate::{
     row_key, CatalogOp, Cell, ColumnId, KeyRange, KeyspaceDef, Liveness, Order, RowWrite,
     StorageError, Store, StoreOptions, StoredRow, SyncMode, TableDef, WriteBatch,
@@ -544,13 +545,13 @@ fn unknown_format_version_refuses_to_open() {
         Store::open(&path, StoreOptions::default()),
         Err(StorageError::FormatVersion {
             found: 99,
-            expected: 2
+            expected: FORMAT_VERSION
         })
     ));
 }
 
-/// A version 1 file (no runs) opens, keeps its rows, and is marked version 2 before any run
-/// can be written, so a version 1 build refuses it from then on.
+/// A version 1 file (no runs) opens, keeps its rows, and is marked current before any run can
+/// be written, so a version 1 build refuses it from then on.
 #[test]
 fn a_version_1_file_is_upgraded_in_place() {
     let dir = tempfile::tempdir().unwrap();
@@ -578,11 +579,15 @@ fn a_version_1_file_is_upgraded_in_place() {
         txn.commit().unwrap();
         found
     };
-    assert_eq!(version(&path), 2u32.to_be_bytes());
+    assert_eq!(version(&path), FORMAT_VERSION.to_be_bytes());
     let store = open_in(dir.path(), SyncMode::Periodic);
     assert_eq!(value_of(&store, &table, 1, 1).unwrap(), "old".as_bytes());
     drop(store);
-    assert_eq!(version(&path), 2u32.to_be_bytes(), "opening upgraded it");
+    assert_eq!(
+        version(&path),
+        FORMAT_VERSION.to_be_bytes(),
+        "opening upgraded it"
+    );
 }
 
 #[test]

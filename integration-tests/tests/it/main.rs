@@ -29,6 +29,7 @@ mod python_clients;
 mod query_tracing;
 mod read_warnings;
 mod restrictions;
+mod runs_visibility;
 mod sai;
 mod seeds;
 mod select;

@@ -8,7 +8,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// A loopback address free a moment ago.
-fn free_address() -> SocketAddr {
+pub(crate) fn free_address() -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("address")
 }
@@ -24,7 +24,7 @@ async fn get(address: SocketAddr, path: &str) -> String {
 }
 
 /// The metrics text now.
-async fn scrape(address: SocketAddr) -> String {
+pub(crate) async fn scrape(address: SocketAddr) -> String {
     let response = get(address, "/metrics").await;
     let (head, text) = response.split_once("\r\n\r\n").expect("a head");
     assert!(head.starts_with("HTTP/1.1 200 OK"), "{head}");
@@ -34,14 +34,14 @@ async fn scrape(address: SocketAddr) -> String {
 }
 
 /// The value of the sample named exactly `series` (name and labels), if there is one.
-fn find(text: &str, series: &str) -> Option<f64> {
+pub(crate) fn find(text: &str, series: &str) -> Option<f64> {
     text.lines()
         .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
         .map(|value| value.parse().expect("a number"))
 }
 
 /// The value of the sample named exactly `series`; panics without one.
-fn sample(text: &str, series: &str) -> f64 {
+pub(crate) fn sample(text: &str, series: &str) -> f64 {
     find(text, series).unwrap_or_else(|| panic!("no {series} in\n{text}"))
 }
 

@@ -61,6 +61,7 @@ impl Collector for NodeCollector {
         encode_requests(&mut encoder, metrics)?;
         encode_errors(&mut encoder, metrics)?;
         encode_table_bytes(&mut encoder, &self.table_bytes, node)?;
+        super::table_runs::encode(&mut encoder, node)?;
         let counters = [
             (
                 "cql_connections_accepted",

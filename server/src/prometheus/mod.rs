@@ -6,7 +6,9 @@
 //! - [`exposition`]: the metric families a scrape writes.
 //! - [`http`]: the plain-HTTP responder.
 //! - [`table_bytes`]: each table's stored bytes, read at most every 30 s.
+//! - [`table_runs`]: each table's sorted runs and running compaction, from their manifest.
 
 pub(crate) mod exposition;
 pub(crate) mod http;
 mod table_bytes;
+mod table_runs;

@@ -135,6 +135,19 @@ const SYSTEM_VIEWS: &[&str] = &[
      largest_partitions_by_bytes frozen<list<text>>,
      rows_per_partition frozen<map<bigint, bigint>>, recent_writes bigint,
      hottest_partitions frozen<list<text>>, PRIMARY KEY ((keyspace_name), table_name))",
+    // Cassandra 5.0's `TableMetricTables` "disk_usage": both names in the partition key, no
+    // comment.
+    "CREATE TABLE disk_usage (keyspace_name text, table_name text, mebibytes bigint,
+     PRIMARY KEY ((keyspace_name, table_name)))",
+    // Cassandra 5.0's `SSTableTasksTable`.
+    "CREATE TABLE sstable_tasks (keyspace_name text, table_name text, task_id timeuuid,
+     completion_ratio double, kind text, progress bigint, sstables int, total bigint,
+     unit text, target_directory text, PRIMARY KEY ((keyspace_name), table_name, task_id))
+     WITH comment = 'current sstable tasks'",
+    "CREATE TABLE table_runs (keyspace_name text, table_name text, runs int, run_bytes bigint,
+     rows bigint, deletions bigint, partitions bigint, head_rows bigint, memtable_rows bigint,
+     pending_compaction_bytes bigint, compacting boolean,
+     PRIMARY KEY ((keyspace_name), table_name)) WITH comment = 'sorted runs per table'",
 ];
 
 const SYSTEM_AUTH: &[&str] = &[

@@ -7,6 +7,7 @@ mod clients_table;
 pub(crate) mod key_distribution;
 mod latency_tables;
 pub(crate) mod local;
+mod run_tables;
 mod schema_tables;
 mod settings;
 mod size_estimates;
@@ -50,6 +51,9 @@ pub(crate) fn rows(
         ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),
         ("system_traces", name) => traces::rows(&node.traces, name, session.local.ip()),
         ("system_views", "key_distribution") => key_distribution::rows(node, schema)?,
+        ("system_views", "table_runs") => run_tables::table_runs(node, schema)?,
+        ("system_views", "disk_usage") => run_tables::disk_usage(node, schema)?,
+        ("system_views", "sstable_tasks") => run_tables::sstable_tasks(node, schema),
         ("system_views", "settings") => settings::rows(&node.config),
         ("system_views", "clients") => clients_table::rows(node),
         ("system_views", "local_read_latency") => {

@@ -2,39 +2,29 @@
 //! partitions it holds and their mean size, which the Spark connector and other bulk readers
 //! use to split a table into tasks. A single node owns the whole ring from its token: the
 //! wrapping range `(token, token]`, published unwrapped as Cassandra publishes it, as
-//! `(token, MIN]` and `(MIN, token]`. The counts are exact, read from the data on each query
-//! (Cassandra estimates from its sstables only; here memtable rows count too).
+//! `(token, MIN]` and `(MIN, token]`.
+//!
+//! These are estimates, as Cassandra's are: nothing is scanned. Cassandra sums its sstables'
+//! estimated keys per range; here each sorted run's partition count and bytes (kept in its
+//! manifest entry) are shared between the two ranges in proportion to its token span, and the
+//! head's and memtable's partitions (both bounded in size) are counted from their keys (see
+//! `storage::Snapshot::partition_estimates`). The total is exact when each partition is in
+//! one place (one run, or only the memtable); a partition that several runs hold counts once
+//! per run until compaction merges them, as in Cassandra. The mean partition size is the
+//! stored bytes (compressed in runs) over the partitions.
 
-use storage::encoding::token::token_of;
-use storage::TableDef;
+use cql::types::CqlValue;
+use storage::RangeEstimate;
 
-use super::key_distribution::{each_partition, Partition};
 use super::{text, NamedRow};
 use crate::error::CqlResult;
 use crate::node::Node;
 use crate::schema::Schema;
-use cql::types::CqlValue;
 
-/// Partitions and bytes in one token range.
-#[derive(Default, Clone, Copy)]
-struct RangeSize {
-    partitions: i64,
-    bytes: i64,
-}
-
-impl RangeSize {
-    fn add(&mut self, partition: &Partition) {
-        self.partitions += 1;
-        self.bytes += i64::try_from(partition.bytes).unwrap_or(i64::MAX);
-    }
-
-    fn mean(&self) -> i64 {
-        if self.partitions == 0 {
-            0
-        } else {
-            self.bytes / self.partitions
-        }
-    }
+/// The mean partition size of a range: its bytes over its partitions.
+fn mean(size: &RangeEstimate) -> i64 {
+    let mean = size.bytes.checked_div(size.partitions).unwrap_or(0);
+    i64::try_from(mean).unwrap_or(i64::MAX)
 }
 
 /// The rows of `system.size_estimates` (`range_type` `None`) or `system.table_estimates`
@@ -48,7 +38,8 @@ pub(crate) fn rows(
     let mut rows = Vec::new();
     for keyspace in schema.user_keyspaces() {
         for table in keyspace.tables.values() {
-            let [above, below] = table_ranges(&snapshot, table, node.token)?;
+            // Tokens at or below the node's, and above it.
+            let [below, above] = snapshot.partition_estimates(table.id, node.token)?;
             let ranges = [
                 (node.token.to_string(), i64::MIN.to_string(), above),
                 (i64::MIN.to_string(), node.token.to_string(), below),
@@ -60,13 +51,14 @@ pub(crate) fn rows(
             };
             for range_type in types {
                 for (start, end, size) in &ranges {
+                    let partitions = i64::try_from(size.partitions).unwrap_or(i64::MAX);
                     let mut row: NamedRow = vec![
                         ("keyspace_name", text(&table.keyspace)),
                         ("table_name", text(&table.name)),
                         ("range_start", text(start)),
                         ("range_end", text(end)),
-                        ("mean_partition_size", Some(CqlValue::Bigint(size.mean()))),
-                        ("partitions_count", Some(CqlValue::Bigint(size.partitions))),
+                        ("mean_partition_size", Some(CqlValue::Bigint(mean(size)))),
+                        ("partitions_count", Some(CqlValue::Bigint(partitions))),
                     ];
                     if let Some(range_type) = range_type {
                         row.push(("range_type", text(*range_type)));
@@ -79,17 +71,18 @@ pub(crate) fn rows(
     Ok(rows)
 }
 
-/// The sizes of `(token, MIN]` and `(MIN, token]` in `table`.
-fn table_ranges(
-    snapshot: &storage::Snapshot,
-    table: &TableDef,
-    token: i64,
-) -> CqlResult<[RangeSize; 2]> {
-    let mut sizes = [RangeSize::default(); 2];
-    each_partition(snapshot, table, |partition| {
-        let parts: Vec<&[u8]> = partition.key.iter().map(|b| b.as_ref()).collect();
-        let above = token_of(&parts) > token;
-        sizes[usize::from(!above)].add(&partition);
-    })?;
-    Ok(sizes)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_range_has_no_mean() {
+        let empty = RangeEstimate::default();
+        assert_eq!(mean(&empty), 0);
+        let some = RangeEstimate {
+            partitions: 4,
+            bytes: 410,
+        };
+        assert_eq!(mean(&some), 102);
+    }
 }

@@ -21,8 +21,13 @@ pub(crate) struct RunBuilder {
     filter: Bloom,
     /// Stored size over raw size of the last block cut, to cut the next near [`BLOCK_CAP`].
     ratio: f64,
+    /// The token bytes of the last live entry, to count partitions as tokens change.
+    last_token: Option<[u8; TOKEN_LEN]>,
     meta: RunMeta,
 }
+
+/// The bytes of a row key's token, which lead every key (`encoding::key`).
+const TOKEN_LEN: usize = 8;
 
 impl RunBuilder {
     /// A new run for about `capacity` keys (its filter's size).
@@ -34,6 +39,7 @@ impl RunBuilder {
             ready: Vec::new(),
             filter: Bloom::new(capacity.max(1)),
             ratio: 1.0,
+            last_token: None,
             meta: RunMeta::empty(id),
         }
     }
@@ -51,6 +57,7 @@ impl RunBuilder {
         self.meta.rows += 1;
         self.meta.deletions += u64::from(value.is_none());
         if let Some(value) = value {
+            self.count_partition(key);
             // A row that does not scan is never skipped by a purge pass.
             let times = row::purge_times(value).unwrap_or(PurgeTimes::UNKNOWN);
             self.meta.purge = self.meta.purge.min(times);
@@ -59,6 +66,19 @@ impl RunBuilder {
         self.block.add(key, value);
         if self.block.raw_len() as f64 * self.ratio >= BLOCK_CAP as f64 {
             self.cut();
+        }
+    }
+
+    /// Counts `key`'s partition if the last live entry was of another: keys come in order,
+    /// so a partition's rows are adjacent, and they share its token.
+    fn count_partition(&mut self, key: &[u8]) {
+        let token = key
+            .first_chunk::<TOKEN_LEN>()
+            .copied()
+            .unwrap_or([0; TOKEN_LEN]);
+        if self.last_token != Some(token) {
+            self.meta.partitions += 1;
+            self.last_token = Some(token);
         }
     }
 
@@ -161,5 +181,20 @@ mod tests {
             );
             assert_eq!(run.rows(), 20_000);
         }
+    }
+
+    /// A run counts the partitions of its live entries: keys sharing a token are one.
+    #[test]
+    fn partitions_are_counted_by_token() {
+        let mut run = RunBuilder::new(16);
+        let key = |token: u64, row: u8| [token.to_be_bytes().as_slice(), &[1, row]].concat();
+        run.add(&key(1, 0), Some(b"a"));
+        run.add(&key(1, 1), Some(b"b"));
+        run.add(&key(2, 0), None);
+        run.add(&key(3, 0), Some(b"c"));
+        run.add(&key(3, 1), None);
+        run.add(&key(3, 2), Some(b"d"));
+        assert_eq!(run.meta.partitions, 2);
+        assert_eq!((run.meta.rows, run.meta.deletions), (6, 2));
     }
 }

@@ -23,6 +23,7 @@ use uuid::Uuid;
 use super::build::RunBuilder;
 use super::manifest::{self, RunMeta};
 use super::merge::{Merge, Source};
+use super::progress::{MergeTracker, Running};
 use super::read::RunIter;
 use super::{run_id_of, run_table_name, RUNS};
 use crate::error::StorageError;
@@ -77,6 +78,36 @@ pub(crate) fn pick(runs: &[RunMeta]) -> Option<std::ops::Range<usize>> {
     (runs.len() > MAX_RUNS).then(|| 0..runs.len() - MAX_RUNS / 2)
 }
 
+/// Bytes of the runs [`pick`] would merge next, once the merge under way of `merging` (ids
+/// of adjacent runs, if any) is done: those count as one run of their total size.
+pub(crate) fn pending_bytes(runs: &[RunMeta], merging: Option<&[Uuid]>) -> u64 {
+    let at = merging.and_then(|ids| {
+        let first = ids.first()?;
+        let at = runs.iter().position(|r| r.id == *first)?;
+        let slice = runs.get(at..at + ids.len())?;
+        slice
+            .iter()
+            .zip(ids)
+            .all(|(r, id)| r.id == *id)
+            .then_some(at..at + ids.len())
+    });
+    let after;
+    let runs = match at {
+        Some(merged) => {
+            let mut rest = runs.to_vec();
+            let output = RunMeta {
+                bytes: rest[merged.clone()].iter().map(|r| r.bytes).sum(),
+                ..RunMeta::empty(Uuid::nil())
+            };
+            rest.splice(merged, [output]);
+            after = rest;
+            after.as_slice()
+        }
+        None => runs,
+    };
+    pick(runs).map_or(0, |range| runs[range].iter().map(|r| r.bytes).sum())
+}
+
 /// What wakes and stops the thread.
 #[derive(Default)]
 struct Signal {
@@ -98,6 +129,8 @@ pub(crate) struct CompactorParts {
     pub(crate) views: Arc<ViewCache>,
     /// Bytes per second written at most (0: no limit).
     pub(crate) throughput: u64,
+    /// The merge under way, for operators.
+    pub(crate) merges: Arc<MergeTracker>,
 }
 
 impl Compactor {
@@ -176,11 +209,16 @@ fn run(parts: &CompactorParts, signal: &Signal) {
 ///
 /// # Errors
 /// redb errors; a corrupt run.
-pub(crate) fn compact_pending(db: &DbSlot, views: &Arc<ViewCache>) -> Result<usize, StorageError> {
+pub(crate) fn compact_pending(
+    db: &DbSlot,
+    views: &Arc<ViewCache>,
+    merges: &Arc<MergeTracker>,
+) -> Result<usize, StorageError> {
     let parts = CompactorParts {
         db: db.clone(),
         views: views.clone(),
         throughput: 0,
+        merges: merges.clone(),
     };
     let signal = Signal::default();
     let mut merges = 0;
@@ -202,7 +240,8 @@ fn compact_once(parts: &CompactorParts, signal: &Signal) -> Result<bool, Storage
     };
     drop(db);
     let started = Instant::now();
-    let Some(output) = merge(parts, signal, &inputs, older)? else {
+    let running = parts.merges.begin(table_id, &inputs);
+    let Some(output) = merge(parts, signal, &running, &inputs, older)? else {
         return Ok(true);
     };
     let db = slot::current(&parts.db)?;
@@ -244,6 +283,7 @@ fn find_work(db: &Database) -> Result<Option<(Uuid, Vec<RunMeta>, bool)>, Storag
 fn merge(
     parts: &CompactorParts,
     signal: &Signal,
+    running: &Running<'_>,
     inputs: &[RunMeta],
     older: bool,
 ) -> Result<Option<RunBuilder>, StorageError> {
@@ -267,7 +307,11 @@ fn merge(
         output.store_ready(&txn)?;
         txn.commit()?;
         if done {
+            running.finished();
             return Ok(Some(output));
+        }
+        if let Some(key) = &resume {
+            running.reached(key);
         }
         if stopping(signal) {
             return Ok(None);
@@ -445,6 +489,22 @@ mod tests {
             .map(|&m| run(m * mb))
             .collect();
         assert_eq!(pick(&runs), Some(1..5));
+    }
+
+    #[test]
+    fn pending_bytes_are_the_next_merge_after_the_one_under_way() {
+        let mb = 1 << 20;
+        let runs: Vec<_> = [4, 4, 4, 5, 20, 20, 20, 800]
+            .iter()
+            .map(|&m| run(m * mb))
+            .collect();
+        assert_eq!(pending_bytes(&runs, None), 17 * mb);
+        // Merging the four small ones makes a run of the next tier: four of them then.
+        let merging: Vec<Uuid> = runs[..4].iter().map(|r| r.id).collect();
+        assert_eq!(pending_bytes(&runs, Some(&merging)), 77 * mb);
+        // Inputs no longer in the manifest (swapped meanwhile) change nothing.
+        assert_eq!(pending_bytes(&runs[4..], Some(&merging)), 0);
+        assert_eq!(pending_bytes(&[], None), 0);
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //!
 //! ```text
 //! record := version:u8 (=2) count:u32 run*
-//! run    := id:16 rows:u64 deletions:u64 bytes:u64 blocks:u64
+//! run    := id:16 rows:u64 deletions:u64 bytes:u64 blocks:u64 partitions:u64
 //!           first_len:u32 first_key last_len:u32 last_key
 //!           min_expiry:i64 min_deletion:i64
 //! ```
 //!
-//! Version 1 records lack the two times; their runs read as [`PurgeTimes::UNKNOWN`].
+//! Version 1 records lack `partitions` and the two times: each run's partitions are taken as
+//! its live entries (an upper bound: one partition per row) until compaction rewrites it, and
+//! its purge times as [`PurgeTimes::UNKNOWN`] (always due).
 
 use redb::{ReadableTable, TableError};
 use uuid::Uuid;
@@ -29,6 +31,9 @@ pub(crate) struct RunMeta {
     pub(crate) bytes: u64,
     /// Blocks.
     pub(crate) blocks: u64,
+    /// Partitions with a live entry (distinct tokens among its rows; two partitions whose
+    /// tokens collide count once).
+    pub(crate) partitions: u64,
     /// Its smallest key.
     pub(crate) first_key: Vec<u8>,
     /// Its largest key.
@@ -47,6 +52,7 @@ impl RunMeta {
             deletions: 0,
             bytes: 0,
             blocks: 0,
+            partitions: 0,
             first_key: Vec::new(),
             last_key: Vec::new(),
             purge: PurgeTimes::NONE,
@@ -59,9 +65,10 @@ impl RunMeta {
     }
 }
 
+/// The version [`encode`] writes.
 const VERSION: u8 = 2;
 
-/// The record version before runs kept their purge times.
+/// The version before runs counted their partitions and kept their purge times.
 const VERSION_1: u8 = 1;
 
 /// The stored form of a manifest.
@@ -70,7 +77,13 @@ pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
     out.extend_from_slice(&(runs.len() as u32).to_be_bytes());
     for run in runs {
         out.extend_from_slice(run.id.as_bytes());
-        for n in [run.rows, run.deletions, run.bytes, run.blocks] {
+        for n in [
+            run.rows,
+            run.deletions,
+            run.bytes,
+            run.blocks,
+            run.partitions,
+        ] {
             out.extend_from_slice(&n.to_be_bytes());
         }
         for key in [&run.first_key, &run.last_key] {
@@ -84,22 +97,28 @@ pub(crate) fn encode(runs: &[RunMeta]) -> Vec<u8> {
     out
 }
 
-/// Reads [`encode`] back.
+/// Reads [`encode`] back, and version 1 records.
 ///
 /// # Errors
 /// [`StorageError::Corrupt`] for anything else.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
     let mut reader = Reader(bytes);
-    let version = reader.take(1)?[0];
-    if version != VERSION && version != VERSION_1 {
-        return Err(StorageError::corrupt("runs record version"));
-    }
+    let version = match reader.take(1)? {
+        [VERSION] => VERSION,
+        [VERSION_1] => VERSION_1,
+        _ => return Err(StorageError::corrupt("runs record version")),
+    };
     let count = reader.u32()?;
     let mut runs = Vec::with_capacity(count.min(1024) as usize);
     for _ in 0..count {
         let id = Uuid::from_slice(reader.take(16)?).map_err(|_| reader.corrupt())?;
         let (rows, deletions, bytes, blocks) =
             (reader.u64()?, reader.u64()?, reader.u64()?, reader.u64()?);
+        let partitions = if version == VERSION_1 {
+            rows.saturating_sub(deletions)
+        } else {
+            reader.u64()?
+        };
         let first_len = reader.u32()? as usize;
         let first_key = reader.take(first_len)?.to_vec();
         let last_len = reader.u32()? as usize;
@@ -118,6 +137,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<RunMeta>, StorageError> {
             deletions,
             bytes,
             blocks,
+            partitions,
             first_key,
             last_key,
             purge,
@@ -230,6 +250,7 @@ mod tests {
                 deletions: 2,
                 bytes: 4000,
                 blocks: 1,
+                partitions: 3,
                 first_key: b"a".to_vec(),
                 last_key: b"zz".to_vec(),
                 purge: PurgeTimes {
@@ -243,6 +264,7 @@ mod tests {
                 deletions: 0,
                 bytes: 30,
                 blocks: 1,
+                partitions: 1,
                 first_key: Vec::new(),
                 last_key: Vec::new(),
                 purge: PurgeTimes::NONE,
@@ -255,18 +277,26 @@ mod tests {
         assert!(runs[0].spans(b"m") && !runs[0].spans(b"zzz"));
     }
 
-    /// A version 1 record (no purge times) still reads; its runs count as always due.
+    /// A version 1 record (no partition counts, no purge times) decodes, each run's partitions
+    /// taken as its live entries and its purge times as always due.
     #[test]
-    fn a_version_1_manifest_reads_with_unknown_purge_times() {
-        let run = RunMeta {
-            purge: PurgeTimes::NONE,
-            ..RunMeta::empty(Uuid::from_u128(3))
-        };
-        let mut bytes = encode(std::slice::from_ref(&run));
-        bytes.truncate(bytes.len() - 16);
-        bytes[0] = VERSION_1;
-        let read = decode(&bytes).unwrap();
-        assert_eq!(read[0].purge, PurgeTimes::UNKNOWN);
-        assert_eq!(read[0].id, run.id);
+    fn a_version_1_manifest_still_decodes() {
+        let mut v1 = vec![1, 0, 0, 0, 1];
+        v1.extend_from_slice(Uuid::from_u128(7).as_bytes());
+        for n in [10u64, 2, 4000, 1] {
+            v1.extend_from_slice(&n.to_be_bytes());
+        }
+        for key in [b"a".as_slice(), b"zz"] {
+            v1.extend_from_slice(&(key.len() as u32).to_be_bytes());
+            v1.extend_from_slice(key);
+        }
+        let runs = decode(&v1).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!((runs[0].rows, runs[0].deletions), (10, 2));
+        assert_eq!(runs[0].partitions, 8);
+        assert_eq!(runs[0].purge, PurgeTimes::UNKNOWN);
+        assert_eq!(runs[0].last_key, b"zz");
+        assert_eq!(encode(&runs)[0], VERSION);
+        assert!(decode(&v1[..v1.len() - 1]).is_err());
     }
 }

@@ -6,7 +6,8 @@
 //! with a Bloom filter of its keys in `run_filters`. The `runs` table lists each CQL table's
 //! runs, newest first (`manifest.rs`). A flush writes its rows as a new run: sequential
 //! inserts into a fresh table, whose cost does not grow with the data already stored. A
-//! background compaction (`compact.rs`) merges runs. See `storage/DESIGN.md` for the
+//! background compaction (`compact.rs`) merges runs, and `progress.rs` tracks the merge under
+//! way for operators. See `storage/DESIGN.md` for the
 //! invariants and the recovery argument.
 
 pub(crate) mod block;
@@ -15,6 +16,7 @@ pub(crate) mod cache;
 pub(crate) mod compact;
 pub(crate) mod manifest;
 pub(crate) mod merge;
+pub(crate) mod progress;
 pub(crate) mod read;
 pub(crate) mod stored;
 
