@@ -83,13 +83,19 @@ fn partition(store: &Store, table: &TableDef, p: i32, order: Order) -> Vec<(i64,
         .collect()
 }
 
-#[test]
-fn flushed_runs_serve_reads_and_scans_across_a_reopen() {
+/// A store in a new directory whose table holds `count` rows of round 1, flushed into runs.
+fn flushed_round(count: i32) -> (tempfile::TempDir, Store, std::sync::Arc<TableDef>) {
     let dir = tempfile::tempdir().unwrap();
     let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
     let table = create_schema(&store);
-    write_round(&store, &table, 4000, 1);
+    write_round(&store, &table, count, 1);
     store.flush().unwrap();
+    (dir, store, table)
+}
+
+#[test]
+fn flushed_runs_serve_reads_and_scans_across_a_reopen() {
+    let (dir, store, table) = flushed_round(4000);
     let runs = runs_of(&store, &table);
     assert!(!runs.is_empty(), "the flush wrote a run");
     assert_eq!(runs.iter().map(|r| r.rows).sum::<u64>(), 4000);
@@ -276,11 +282,7 @@ fn expiring_rows(table: &TableDef, from: i32, to: i32, expires_at: i64) -> Vec<R
 /// rows that never expire costs a pass nothing, while an expired cell in a run is still found.
 #[test]
 fn a_purge_pass_leaves_out_runs_that_hold_nothing_due() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
-    let table = create_schema(&store);
-    write_round(&store, &table, 4000, 1);
-    store.flush().unwrap();
+    let (_dir, store, table) = flushed_round(4000);
     let runs = runs_of(&store, &table);
     assert!(!runs.is_empty());
     assert!(runs

@@ -12,3 +12,29 @@ pub(crate) mod exposition;
 pub(crate) mod http;
 mod table_bytes;
 mod table_runs;
+
+use storage::{Snapshot, StorageError};
+use uuid::Uuid;
+
+use crate::node::Node;
+
+/// `figure` of every user table now, with the table's keyspace and name; a table it cannot
+/// read (dropped meanwhile) is left out, and so is everything when no snapshot can be taken.
+fn per_user_table<T>(
+    node: &Node,
+    figure: impl Fn(&Snapshot, Uuid) -> Result<T, StorageError>,
+) -> Vec<(String, String, T)> {
+    let Ok(snapshot) = node.store.snapshot() else {
+        return Vec::new();
+    };
+    let schema = node.schema();
+    let mut tables = Vec::new();
+    for keyspace in schema.user_keyspaces() {
+        for table in keyspace.tables.values() {
+            if let Ok(value) = figure(&snapshot, table.id) {
+                tables.push((keyspace.name.clone(), table.name.clone(), value));
+            }
+        }
+    }
+    tables
+}

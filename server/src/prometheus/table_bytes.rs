@@ -42,21 +42,14 @@ impl TableBytesCache {
 }
 
 fn read(node: &Node) -> Vec<TableBytes> {
-    let Ok(snapshot) = node.store.snapshot() else {
-        return Vec::new();
-    };
-    let schema = node.schema();
-    let mut tables = Vec::new();
-    for keyspace in schema.user_keyspaces() {
-        for table in keyspace.tables.values() {
-            if let Ok(stats) = snapshot.table_stats(table.id) {
-                tables.push(TableBytes {
-                    keyspace: keyspace.name.clone(),
-                    table: table.name.clone(),
-                    bytes: stats.stored_bytes,
-                });
-            }
-        }
-    }
-    tables
+    super::per_user_table(node, |snapshot, id| {
+        snapshot.table_stats(id).map(|stats| stats.stored_bytes)
+    })
+    .into_iter()
+    .map(|(keyspace, table, bytes)| TableBytes {
+        keyspace,
+        table,
+        bytes,
+    })
+    .collect()
 }

@@ -77,23 +77,14 @@ const FAMILIES: &[Family] = &[
 
 /// Every user table's runs now; a table that cannot be read (dropped meanwhile) is left out.
 fn read(node: &Node) -> Vec<Table> {
-    let Ok(snapshot) = node.store.snapshot() else {
-        return Vec::new();
-    };
-    let schema = node.schema();
-    let mut tables = Vec::new();
-    for keyspace in schema.user_keyspaces() {
-        for table in keyspace.tables.values() {
-            if let Ok(runs) = snapshot.table_runs(table.id) {
-                tables.push(Table {
-                    keyspace: keyspace.name.clone(),
-                    table: table.name.clone(),
-                    runs,
-                });
-            }
-        }
-    }
-    tables
+    super::per_user_table(node, |snapshot, id| snapshot.table_runs(id))
+        .into_iter()
+        .map(|(keyspace, table, runs)| Table {
+            keyspace,
+            table,
+            runs,
+        })
+        .collect()
 }
 
 /// Writes the families of [`FAMILIES`] for every user table.
