@@ -4,7 +4,7 @@
 
 use cql::types::CqlValue;
 
-use super::{text, NamedRow};
+use super::{bigint, text, NamedRow};
 use crate::node::Node;
 use crate::session::Session;
 
@@ -54,12 +54,7 @@ fn row(session: &Session) -> NamedRow {
         ("driver_name", option("DRIVER_NAME")),
         ("driver_version", option("DRIVER_VERSION")),
         ("keyspace_name", session.keyspace().and_then(text)),
-        (
-            "request_count",
-            Some(CqlValue::Bigint(
-                i64::try_from(session.requests()).unwrap_or(i64::MAX),
-            )),
-        ),
+        ("request_count", bigint(session.requests())),
         ("ssl_enabled", Some(CqlValue::Boolean(encrypted))),
         (
             "authentication_mode",

@@ -4,7 +4,7 @@
 
 use cql::types::CqlValue;
 
-use super::{text, NamedRow};
+use super::{bigint, text, NamedRow};
 use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::schema::Schema;
@@ -18,12 +18,7 @@ pub(crate) fn rows(node: &Node, schema: &Schema, kind: LatencyKind) -> Vec<Named
             rows.push(vec![
                 ("keyspace_name", text(&table.keyspace)),
                 ("table_name", text(&table.name)),
-                (
-                    "count",
-                    Some(CqlValue::Bigint(
-                        i64::try_from(summary.count).unwrap_or(i64::MAX),
-                    )),
-                ),
+                ("count", bigint(summary.count)),
                 ("max_ms", Some(CqlValue::Double(summary.max_ms))),
                 ("p50th_ms", Some(CqlValue::Double(summary.p50th_ms))),
                 ("p99th_ms", Some(CqlValue::Double(summary.p99th_ms))),

@@ -135,6 +135,11 @@ pub(crate) fn text(s: impl Into<String>) -> Option<CqlValue> {
     Some(CqlValue::Text(s.into()))
 }
 
+/// `bigint` value of a count or size (saturating at `i64::MAX`).
+pub(crate) fn bigint(n: u64) -> Option<CqlValue> {
+    Some(CqlValue::Bigint(i64::try_from(n).unwrap_or(i64::MAX)))
+}
+
 /// `frozen<map<text, text>>` value from string pairs.
 pub(crate) fn text_map<'a>(
     entries: impl IntoIterator<Item = (&'a String, &'a String)>,

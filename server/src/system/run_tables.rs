@@ -9,15 +9,10 @@
 use cql::types::CqlValue;
 use storage::TableDef;
 
-use super::{text, NamedRow};
+use super::{bigint, text, NamedRow};
 use crate::error::CqlResult;
 use crate::node::Node;
 use crate::schema::Schema;
-
-/// A bytes or rows figure as a `bigint`.
-fn bigint(n: u64) -> Option<CqlValue> {
-    Some(CqlValue::Bigint(i64::try_from(n).unwrap_or(i64::MAX)))
-}
 
 /// Every user table, materialized views included (they store rows too).
 fn tables(schema: &Schema) -> impl Iterator<Item = &TableDef> {

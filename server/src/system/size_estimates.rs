@@ -13,18 +13,16 @@
 //! per run until compaction merges them, as in Cassandra. The mean partition size is the
 //! stored bytes (compressed in runs) over the partitions.
 
-use cql::types::CqlValue;
 use storage::RangeEstimate;
 
-use super::{text, NamedRow};
+use super::{bigint, text, NamedRow};
 use crate::error::CqlResult;
 use crate::node::Node;
 use crate::schema::Schema;
 
 /// The mean partition size of a range: its bytes over its partitions.
-fn mean(size: &RangeEstimate) -> i64 {
-    let mean = size.bytes.checked_div(size.partitions).unwrap_or(0);
-    i64::try_from(mean).unwrap_or(i64::MAX)
+fn mean(size: &RangeEstimate) -> u64 {
+    size.bytes.checked_div(size.partitions).unwrap_or(0)
 }
 
 /// The rows of `system.size_estimates` (`range_type` `None`) or `system.table_estimates`
@@ -51,14 +49,13 @@ pub(crate) fn rows(
             };
             for range_type in types {
                 for (start, end, size) in &ranges {
-                    let partitions = i64::try_from(size.partitions).unwrap_or(i64::MAX);
                     let mut row: NamedRow = vec![
                         ("keyspace_name", text(&table.keyspace)),
                         ("table_name", text(&table.name)),
                         ("range_start", text(start)),
                         ("range_end", text(end)),
-                        ("mean_partition_size", Some(CqlValue::Bigint(mean(size)))),
-                        ("partitions_count", Some(CqlValue::Bigint(partitions))),
+                        ("mean_partition_size", bigint(mean(size))),
+                        ("partitions_count", bigint(size.partitions)),
                     ];
                     if let Some(range_type) = range_type {
                         row.push(("range_type", text(*range_type)));
