@@ -20,7 +20,7 @@
 use redb::ReadableTable;
 use uuid::Uuid;
 
-use crate::encoding::key::token_bytes;
+use crate::encoding::key::{token_bytes, token_order};
 use crate::error::StorageError;
 use crate::read::Snapshot;
 use crate::read_view::TableKind;
@@ -88,7 +88,11 @@ impl Snapshot {
 fn runs_split(runs: &[RunMeta], split: u64) -> [RangeEstimate; 2] {
     let mut shares = RunShares::default();
     for run in runs {
-        let below = share_at_or_below(token_of(&run.first_key), token_of(&run.last_key), split);
+        let below = share_at_or_below(
+            token_order(&run.first_key),
+            token_order(&run.last_key),
+            split,
+        );
         for (side, share) in [below, 1.0 - below].into_iter().enumerate() {
             shares.partitions[side] += run.partitions as f64 * share;
             shares.bytes[side] += run.bytes as f64 * share;
@@ -118,18 +122,14 @@ fn share_at_or_below(first: u64, last: u64, split: u64) -> f64 {
     }
 }
 
-/// A key's token bytes as a number, in key order (0 for a key too short to hold one).
-fn token_of(key: &[u8]) -> u64 {
-    key.first_chunk::<8>().map_or(0, |t| u64::from_be_bytes(*t))
-}
-
 /// The tokens and bytes of live entries, for counting partitions exactly.
 #[derive(Default)]
 struct Tokens(Vec<(u64, u64)>);
 
 impl Tokens {
     fn add(&mut self, key: &[u8], value_len: usize) {
-        self.0.push((token_of(key), (key.len() + value_len) as u64));
+        self.0
+            .push((token_order(key), (key.len() + value_len) as u64));
     }
 
     /// Distinct tokens (partitions) and bytes at or below `split`, and above it.

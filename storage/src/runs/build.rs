@@ -8,6 +8,7 @@ use super::manifest::RunMeta;
 use super::{run_table_name, RUN_FILTERS};
 use crate::bloom::stored_key_hash;
 use crate::bloom::Bloom;
+use crate::encoding::key::token_order;
 use crate::encoding::row::{self, PurgeTimes};
 use crate::error::StorageError;
 use crate::tables::data_table;
@@ -21,13 +22,10 @@ pub(crate) struct RunBuilder {
     filter: Bloom,
     /// Stored size over raw size of the last block cut, to cut the next near [`BLOCK_CAP`].
     ratio: f64,
-    /// The token bytes of the last live entry, to count partitions as tokens change.
-    last_token: Option<[u8; TOKEN_LEN]>,
+    /// The token of the last live entry, to count partitions as tokens change.
+    last_token: Option<u64>,
     meta: RunMeta,
 }
-
-/// The bytes of a row key's token, which lead every key (`encoding::key`).
-const TOKEN_LEN: usize = 8;
 
 impl RunBuilder {
     /// A new run for about `capacity` keys (its filter's size).
@@ -72,10 +70,7 @@ impl RunBuilder {
     /// Counts `key`'s partition if the last live entry was of another: keys come in order,
     /// so a partition's rows are adjacent, and they share its token.
     fn count_partition(&mut self, key: &[u8]) {
-        let token = key
-            .first_chunk::<TOKEN_LEN>()
-            .copied()
-            .unwrap_or([0; TOKEN_LEN]);
+        let token = token_order(key);
         if self.last_token != Some(token) {
             self.meta.partitions += 1;
             self.last_token = Some(token);

@@ -13,6 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 use uuid::Uuid;
 
 use super::manifest::RunMeta;
+use crate::encoding::key::token_order;
 
 /// A merge under way.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +84,7 @@ pub(crate) struct Running<'a> {
 impl Running<'_> {
     /// The merge has written every key up to `key`.
     pub(crate) fn reached(&self, key: &[u8]) {
-        let share = self.span.share_up_to(token_of(key));
+        let share = self.span.share_up_to(token_order(key));
         self.set(|total| (total as f64 * share) as u64);
     }
 
@@ -116,12 +117,6 @@ fn node_id() -> [u8; 6] {
     })
 }
 
-/// A key's token bytes as an unsigned number in key order (0 for a key too short to hold
-/// one).
-fn token_of(key: &[u8]) -> u64 {
-    key.first_chunk::<8>().map_or(0, |t| u64::from_be_bytes(*t))
-}
-
 /// The tokens a merge's inputs cover, from the smallest first key to the largest last key.
 #[derive(Debug, Clone, Copy)]
 struct TokenSpan {
@@ -131,8 +126,8 @@ struct TokenSpan {
 
 impl TokenSpan {
     fn of(inputs: &[RunMeta]) -> TokenSpan {
-        let first = inputs.iter().map(|r| token_of(&r.first_key)).min();
-        let last = inputs.iter().map(|r| token_of(&r.last_key)).max();
+        let first = inputs.iter().map(|r| token_order(&r.first_key)).min();
+        let last = inputs.iter().map(|r| token_order(&r.last_key)).max();
         TokenSpan {
             first: first.unwrap_or(0),
             last: last.unwrap_or(0),

@@ -67,6 +67,12 @@ pub fn token_bytes(token: i64) -> [u8; 8] {
     ((token as u64) ^ (1 << 63)).to_be_bytes()
 }
 
+/// A stored key's leading token bytes ([`token_bytes`]) as an unsigned number in key order;
+/// 0 for a key too short to hold one.
+pub(crate) fn token_order(key: &[u8]) -> u64 {
+    key.first_chunk::<8>().map_or(0, |t| u64::from_be_bytes(*t))
+}
+
 /// Appends the partition prefix: the token bytes, then one ascending component per
 /// partition-key value.
 ///
