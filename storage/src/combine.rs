@@ -20,10 +20,11 @@
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::marker::PhantomData;
-use std::sync::{Condvar, Mutex, MutexGuard, TryLockError};
+use std::sync::{Condvar, Mutex, TryLockError};
 use std::time::{Duration, Instant};
 
 use crate::error::StorageError;
+use crate::locking::lock;
 use crate::request::{Request, MAX_GROUP, MAX_GROUP_BYTES};
 use crate::writer::Writer;
 
@@ -51,13 +52,6 @@ thread_local! {
     /// Whether this thread queued a write for that store since its scope last applied them
     /// (a pass that wrote nothing then costs no lock).
     static DEFERRED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A holder that panicked left the queue or the writer between two groups.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Shared {

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
 use redb::backends::InMemoryBackend;
@@ -19,6 +19,7 @@ use crate::commitlog::{record, CommitLog};
 use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::index::IndexFeed;
+use crate::locking::lock;
 use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
 use crate::options::StoreOptions;
@@ -89,11 +90,6 @@ pub(crate) struct Inner {
     compactor: Mutex<Option<Compactor>>,
     /// The merge under way ([`Store::compactions`]).
     pub(crate) merges: Arc<MergeTracker>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // The guarded values stay consistent even if a holder panicked (an Option take/put).
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Store {

@@ -36,6 +36,7 @@ pub mod fast_hash;
 mod flush;
 pub mod index;
 mod key_filter;
+mod locking;
 mod mem_apply;
 mod mem_key;
 mod memtable;

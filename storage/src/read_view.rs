@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use redb::{ReadTransaction, TableError};
 use uuid::Uuid;
@@ -13,6 +13,7 @@ use uuid::Uuid;
 use crate::bloom::{stored_key_hash, Bloom};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
+use crate::locking::lock;
 use crate::runs::block::Block;
 use crate::runs::cache::BlockCache;
 use crate::runs::manifest::{self, RunMeta};
@@ -50,10 +51,6 @@ pub(crate) struct View {
     blocks: Arc<BlockCache>,
     tables: Mutex<OpenTables>,
     runs: Mutex<HashMap<Uuid, OpenRuns>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl View {

@@ -27,6 +27,7 @@ use super::progress::{MergeTracker, Running};
 use super::read::RunIter;
 use super::{run_id_of, run_table_name, RUNS};
 use crate::error::StorageError;
+use crate::locking::lock;
 use crate::read_view::ViewCache;
 use crate::slot::{self, DbSlot};
 use crate::tables::data_table;
@@ -160,10 +161,6 @@ impl Drop for Compactor {
             let _ = thread.join();
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn stopping(signal: &Signal) -> bool {

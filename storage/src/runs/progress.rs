@@ -8,12 +8,13 @@
 //! bytes would not do: rows that replace others are written once, so the output of a merge
 //! that does its job falls short of its inputs.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use uuid::Uuid;
 
 use super::manifest::RunMeta;
 use crate::encoding::key::token_order;
+use crate::locking::lock;
 
 /// A merge under way.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,10 +36,6 @@ pub struct MergeProgress {
 #[derive(Debug, Default)]
 pub(crate) struct MergeTracker {
     current: Mutex<Option<(MergeProgress, Vec<Uuid>)>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl MergeTracker {
