@@ -14,13 +14,14 @@ use crate::bloom::{stored_key_hash, Bloom};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::locking::lock;
-use crate::runs::block::Block;
+use crate::runs::block::{get_stored, is_compressed, Block};
 use crate::runs::cache::BlockCache;
 use crate::runs::manifest::{self, RunMeta};
 use crate::runs::read::filter_in_read;
 use crate::runs::run_table_name;
 use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
+use bytes::Bytes;
 
 /// Which of a CQL table's redb tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -181,10 +182,7 @@ impl View {
             if !run.meta.spans(key) || !run.filter.may_hold(hash) {
                 continue;
             }
-            let Some(block) = self.block_for(run, key)? else {
-                continue;
-            };
-            if let Some(entry) = block.get(key)? {
+            if let Some(entry) = self.run_get(run, key)? {
                 return Ok(entry.map(Stored::Run));
             }
         }
@@ -193,19 +191,21 @@ impl View {
 }
 
 impl View {
-    /// The block of `run` that would hold `key` (none past its last block), from the block
-    /// cache when it is there.
-    fn block_for(&self, run: &OpenRun, key: &[u8]) -> Result<Option<Block>, StorageError> {
+    /// The entry of `run` under `key`. A raw block is searched where redb holds it; a
+    /// compressed one is decoded through the block cache.
+    fn run_get(&self, run: &OpenRun, key: &[u8]) -> Result<Option<Option<Bytes>>, StorageError> {
         let mut blocks = run.table.range::<&[u8]>(key..)?;
         let Some(entry) = blocks.next() else {
             return Ok(None);
         };
         let (block_key, stored) = entry?;
+        let stored = stored.value();
+        if !is_compressed(stored) {
+            return get_stored(stored, key);
+        }
         self.blocks
-            .get(run.meta.id, block_key.value(), || {
-                Block::decode(stored.value())
-            })
-            .map(Some)
+            .get(run.meta.id, block_key.value(), || Block::decode(stored))?
+            .get(key)
     }
 }
 

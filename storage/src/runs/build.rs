@@ -3,7 +3,7 @@
 use redb::WriteTransaction;
 use uuid::Uuid;
 
-use super::block::{BlockBuilder, BLOCK_CAP};
+use super::block::{is_compressed, BlockBuilder, BLOCK_CAP};
 use super::manifest::RunMeta;
 use super::{run_table_name, RUN_FILTERS};
 use crate::bloom::stored_key_hash;
@@ -24,7 +24,51 @@ pub(crate) struct RunBuilder {
     ratio: f64,
     /// The token of the last live entry, to count partitions as tokens change.
     last_token: Option<u64>,
+    lz4: Lz4Probe,
     meta: RunMeta,
+}
+
+/// The most blocks cut without trying lz4 after one it did not shrink.
+const MAX_LZ4_SKIP: u32 = 64;
+
+/// When to try compressing a block. Random values never compress, and trying anyway cost a
+/// merge or a flush a third of its CPU; so after a block that did not shrink, the next one,
+/// two, four, ... up to [`MAX_LZ4_SKIP`] blocks are stored raw untried, and the first block
+/// that shrinks again brings back trying every block.
+#[derive(Default)]
+struct Lz4Probe {
+    /// Blocks still to cut without trying.
+    skip: u32,
+    /// Blocks to skip after the next that does not shrink: doubled each time.
+    backoff: u32,
+    /// Blocks tried so far.
+    #[cfg(test)]
+    tries: u32,
+}
+
+impl Lz4Probe {
+    /// Whether to try compressing the next block.
+    fn try_now(&mut self) -> bool {
+        if self.skip == 0 {
+            #[cfg(test)]
+            {
+                self.tries += 1;
+            }
+            return true;
+        }
+        self.skip -= 1;
+        false
+    }
+
+    /// Learns whether a block it tried shrank.
+    fn tried(&mut self, shrank: bool) {
+        if shrank {
+            self.backoff = 0;
+        } else {
+            self.backoff = (self.backoff * 2).clamp(1, MAX_LZ4_SKIP);
+            self.skip = self.backoff;
+        }
+    }
 }
 
 impl RunBuilder {
@@ -38,6 +82,7 @@ impl RunBuilder {
             filter: Bloom::new(capacity.max(1)),
             ratio: 1.0,
             last_token: None,
+            lz4: Lz4Probe::default(),
             meta: RunMeta::empty(id),
         }
     }
@@ -80,7 +125,11 @@ impl RunBuilder {
     fn cut(&mut self) {
         let block = std::mem::take(&mut self.block);
         let raw = block.raw_len();
-        let (last, stored, rest) = block.cut();
+        let try_lz4 = self.lz4.try_now();
+        let (last, stored, rest) = block.cut(try_lz4);
+        if try_lz4 {
+            self.lz4.tried(is_compressed(&stored));
+        }
         let used = raw - rest.raw_len() + 4 * usize::from(!rest.is_empty());
         self.ratio = (stored.len() as f64 / used.max(1) as f64).clamp(0.05, 1.0);
         self.meta.bytes += stored.len() as u64;
@@ -176,6 +225,36 @@ mod tests {
             );
             assert_eq!(run.rows(), 20_000);
         }
+    }
+
+    /// Incompressible rows are tried now and then, not block by block; rows that compress
+    /// again are compressed within a few dozen blocks.
+    #[test]
+    fn lz4_is_tried_rarely_on_rows_that_do_not_shrink() {
+        let noise = |i: u32| -> Vec<u8> {
+            (0..25)
+                .flat_map(|j| crate::fast_hash::fmix64(u64::from(i * 25 + j)).to_be_bytes())
+                .collect()
+        };
+        let mut run = RunBuilder::new(40_000);
+        for i in 0..20_000u32 {
+            run.add(&i.to_be_bytes(), Some(&noise(i)));
+        }
+        let raw_blocks = run.ready.len();
+        assert!(raw_blocks > 1000, "{raw_blocks} blocks");
+        assert!(run.ready.iter().all(|(_, b)| !is_compressed(b)));
+        let tries = run.lz4.tries;
+        assert!(tries < 40, "{tries} tries over {raw_blocks} blocks");
+        for i in 20_000..40_000u32 {
+            run.add(&i.to_be_bytes(), Some(&[(i % 5) as u8; 200]));
+        }
+        let later = &run.ready[raw_blocks..];
+        let compressed = later.iter().filter(|(_, b)| is_compressed(b)).count();
+        assert!(
+            compressed + 70 >= later.len(),
+            "{compressed} of {}",
+            later.len()
+        );
     }
 
     /// A run counts the partitions of its live entries: keys sharing a token are one.

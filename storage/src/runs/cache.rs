@@ -104,7 +104,7 @@ mod tests {
     fn block(key: &[u8], value_len: usize) -> (Vec<u8>, Block) {
         let mut builder = BlockBuilder::default();
         builder.add(key, Some(&vec![7; value_len]));
-        let (last, stored, _) = builder.cut();
+        let (last, stored, _) = builder.cut(true);
         (last, Block::decode(&stored).unwrap())
     }
 

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use redb::ReadableTable;
 use uuid::Uuid;
 
-use super::block::Block;
+use super::block::{get_stored, Block};
 use super::RUN_FILTERS;
 use crate::bloom::Bloom;
 use crate::error::StorageError;
@@ -96,7 +96,7 @@ pub(crate) fn lookup(
         return Ok(None);
     };
     let (_, block) = entry?;
-    Block::decode(block.value())?.get(key)
+    get_stored(block.value(), key)
 }
 
 /// An entry of a run or of the merge of several: key and value (`None`: deleted).
