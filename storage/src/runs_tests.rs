@@ -308,3 +308,47 @@ fn a_purge_pass_leaves_out_runs_that_hold_nothing_due() {
     assert_eq!(rewritten, 1_000);
     check_round(&store, &table, 4000, 1);
 }
+
+/// A long merge lets the runs flushed meanwhile be merged between two of its chunks, when
+/// they are much smaller than its inputs; the merge under way and its inputs are untouched.
+#[test]
+fn runs_newer_than_a_long_merge_are_merged_between_its_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_sized(dir.path(), SyncMode::Periodic, 1 << 20);
+    let table = create_schema(&store);
+    let _no_background_merges = crate::runs::compact::hold_merges();
+    for round in 1..=4 {
+        write_round(&store, &table, 6000, round);
+        store.flush().unwrap();
+    }
+    let long: Vec<RunMeta> = runs_of(&store, &table);
+    assert!(long.len() >= 4);
+    for round in 5..=8 {
+        let newest: Vec<_> = (0..600)
+            .map(|i| put_at(&table, 1_000 + i / 10, i64::from(i % 10), "new", round))
+            .collect();
+        store.write_blocking(rows(newest)).unwrap();
+        store.flush().unwrap();
+    }
+    assert_eq!(runs_of(&store, &table).len(), long.len() + 4);
+
+    crate::runs::compact::merge_newer_now(&store, table.id, &long).unwrap();
+    let runs = runs_of(&store, &table);
+    assert_eq!(
+        runs.len(),
+        long.len() + 1,
+        "the four newest merged into one"
+    );
+    assert_eq!(runs[0].rows, 600);
+    let ids = |runs: &[RunMeta]| runs.iter().map(|r| r.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&runs[1..]),
+        ids(&long),
+        "the long merge's inputs stay as they were"
+    );
+    check_round(&store, &table, 6000, 4);
+    assert_eq!(
+        value_of(&store, &table, 1_000, 3),
+        Some(Bytes::from_static(b"new"))
+    );
+}

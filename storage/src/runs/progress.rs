@@ -32,10 +32,11 @@ pub struct MergeProgress {
     pub bytes_total: u64,
 }
 
-/// The merge under way in one store, if any, and its inputs' ids.
+/// The merges under way in one store, outermost first, each with its inputs' ids (a long
+/// merge lets the newest runs be merged between two of its chunks: `compact::merge_newer`).
 #[derive(Debug, Default)]
 pub(crate) struct MergeTracker {
-    current: Mutex<Option<(MergeProgress, Vec<Uuid>)>>,
+    current: Mutex<Vec<(MergeProgress, Vec<Uuid>)>>,
 }
 
 impl MergeTracker {
@@ -43,38 +44,43 @@ impl MergeTracker {
     /// it is forgotten when the returned guard is dropped.
     pub(crate) fn begin(&self, table_id: Uuid, inputs: &[RunMeta]) -> Running<'_> {
         let span = TokenSpan::of(inputs);
+        let task_id = Uuid::now_v1(&node_id());
         let progress = MergeProgress {
-            task_id: Uuid::now_v1(&node_id()),
+            task_id,
             table_id,
             runs: inputs.len(),
             bytes_done: 0,
             bytes_total: inputs.iter().map(|r| r.bytes).sum(),
         };
         let ids = inputs.iter().map(|r| r.id).collect();
-        *lock(&self.current) = Some((progress, ids));
+        lock(&self.current).push((progress, ids));
         Running {
             tracker: self,
+            task_id,
             span,
         }
     }
 
-    /// The merge under way, if any.
-    pub(crate) fn current(&self) -> Option<MergeProgress> {
-        lock(&self.current).as_ref().map(|(p, _)| p.clone())
+    /// The merges under way.
+    pub(crate) fn current(&self) -> Vec<MergeProgress> {
+        lock(&self.current).iter().map(|(p, _)| p.clone()).collect()
     }
 
-    /// The merge of `table_id`'s runs under way, if any, with the ids of the runs it merges.
-    pub(crate) fn of_table(&self, table_id: Uuid) -> Option<(MergeProgress, Vec<Uuid>)> {
+    /// The merges of `table_id`'s runs under way, outermost first, with the ids of the runs
+    /// each merges.
+    pub(crate) fn of_table(&self, table_id: Uuid) -> Vec<(MergeProgress, Vec<Uuid>)> {
         lock(&self.current)
-            .as_ref()
+            .iter()
             .filter(|(p, _)| p.table_id == table_id)
             .cloned()
+            .collect()
     }
 }
 
 /// A merge under way; dropping it forgets the merge.
 pub(crate) struct Running<'a> {
     tracker: &'a MergeTracker,
+    task_id: Uuid,
     span: TokenSpan,
 }
 
@@ -91,7 +97,8 @@ impl Running<'_> {
     }
 
     fn set(&self, done: impl FnOnce(u64) -> u64) {
-        if let Some((progress, _)) = lock(&self.tracker.current).as_mut() {
+        let mut merges = lock(&self.tracker.current);
+        if let Some((progress, _)) = merges.iter_mut().find(|(p, _)| p.task_id == self.task_id) {
             progress.bytes_done = done(progress.bytes_total).min(progress.bytes_total);
         }
     }
@@ -99,7 +106,7 @@ impl Running<'_> {
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        *lock(&self.tracker.current) = None;
+        lock(&self.tracker.current).retain(|(p, _)| p.task_id != self.task_id);
     }
 }
 
@@ -161,21 +168,29 @@ mod tests {
         let inputs = [run(600, 100, 1100), run(400, 0, 1000)];
         {
             let running = tracker.begin(table, &inputs);
-            let started = tracker.current().unwrap();
+            let started = tracker.current()[0].clone();
             assert_eq!(started.task_id.get_version_num(), 1);
             assert_eq!((started.runs, started.bytes_done), (2, 0));
             assert_eq!(started.bytes_total, 1000);
-            assert_eq!(
-                tracker.of_table(table).unwrap().1,
-                [inputs[0].id, inputs[1].id]
-            );
-            assert_eq!(tracker.of_table(Uuid::from_u128(6)), None);
+            assert_eq!(tracker.of_table(table)[0].1, [inputs[0].id, inputs[1].id]);
+            assert!(tracker.of_table(Uuid::from_u128(6)).is_empty());
             running.reached(&[550u64.to_be_bytes().as_slice(), b"k"].concat());
-            assert_eq!(tracker.current().unwrap().bytes_done, 500);
+            assert_eq!(tracker.current()[0].bytes_done, 500);
+            {
+                // A merge of newer runs between two chunks: listed after, forgotten alone.
+                let newer = [run(10, 0, 1000)];
+                let nested = tracker.begin(table, &newer);
+                nested.finished();
+                let both = tracker.of_table(table);
+                assert_eq!(both.len(), 2);
+                assert_eq!((both[0].0.bytes_done, both[1].0.bytes_done), (500, 10));
+                assert_eq!(both[1].1, [newer[0].id]);
+            }
+            assert_eq!(tracker.current().len(), 1);
             running.finished();
-            assert_eq!(tracker.current().unwrap().bytes_done, 1000);
+            assert_eq!(tracker.current()[0].bytes_done, 1000);
         }
-        assert_eq!(tracker.current(), None, "the guard forgets the merge");
+        assert!(tracker.current().is_empty(), "the guard forgets the merge");
     }
 
     #[test]
