@@ -328,11 +328,10 @@ impl Store {
         crate::runs::compact::compact_pending(&self.inner.db, &self.inner.views, &self.inner.merges)
     }
 
-    /// The merges of runs under way (one at a time, except merges of a table's newest runs
-    /// between two chunks of a longer one), with their progress; what Cassandra's
-    /// `sstable_tasks` lists.
+    /// The merges of runs under way (one at most: merges run one at a time), with their
+    /// progress; what Cassandra's `sstable_tasks` lists.
     pub fn compactions(&self) -> Vec<MergeProgress> {
-        self.inner.merges.current()
+        self.inner.merges.current().into_iter().collect()
     }
 
     /// What the writer has done since the store was opened: groups, the requests in them,

@@ -35,8 +35,7 @@ pub struct TableRuns {
     pub memtable_keys: u64,
     /// Bytes of the runs the size-tiered policy would merge next (after the merge under way).
     pub pending_compaction_bytes: u64,
-    /// The merge of this table's runs under way, if any (the outermost, when a merge of its
-    /// newest runs runs between two chunks of a longer one).
+    /// The merge of this table's runs under way, if any.
     pub compaction: Option<MergeProgress>,
 }
 
@@ -52,8 +51,7 @@ impl Snapshot {
             Some(head) => head.len()?,
             None => 0,
         };
-        let merges = self.merges.of_table(table_id);
-        let merging: Vec<&[Uuid]> = merges.iter().map(|(_, ids)| ids.as_slice()).collect();
+        let (compaction, merging) = self.merges.of_table(table_id).unzip();
         Ok(TableRuns {
             runs: runs.len() as u64,
             run_bytes: runs.iter().map(|r| r.bytes).sum(),
@@ -62,8 +60,8 @@ impl Snapshot {
             run_partitions: runs.iter().map(|r| r.partitions).sum(),
             head_entries,
             memtable_keys: self.layers.key_count(table_id),
-            pending_compaction_bytes: pending_bytes(&runs, &merging),
-            compaction: merges.first().map(|(progress, _)| progress.clone()),
+            pending_compaction_bytes: pending_bytes(&runs, merging.as_deref()),
+            compaction,
         })
     }
 

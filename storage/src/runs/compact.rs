@@ -9,9 +9,7 @@
 //! new run that no manifest names yet; a last transaction puts it in place of its inputs and
 //! deletes them. Deletions are dropped when no run older than the inputs remains. A crash at
 //! any step leaves the manifest naming either the inputs or the output, never both; a run
-//! table no manifest names is deleted when the store opens ([`remove_orphans`]). Between two
-//! chunks of a long merge, much smaller runs newer than its inputs are merged
-//! ([`merge_newer`]), so flushes during it do not pile up runs.
+//! table no manifest names is deleted when the store opens ([`remove_orphans`]).
 
 use std::ops::Bound;
 use std::sync::{Arc, Condvar, Mutex};
@@ -81,32 +79,34 @@ pub(crate) fn pick(runs: &[RunMeta]) -> Option<std::ops::Range<usize>> {
     (runs.len() > MAX_RUNS).then(|| 0..runs.len() - MAX_RUNS / 2)
 }
 
-/// Bytes of the runs [`pick`] would merge next, once the merges under way (each the ids of
-/// adjacent runs) are done: each counts as one run of its inputs' total size.
-pub(crate) fn pending_bytes(runs: &[RunMeta], merging: &[&[Uuid]]) -> u64 {
-    let mut after = runs.to_vec();
-    for ids in merging {
-        if let Some(at) = position_of(&after, ids) {
+/// Bytes of the runs [`pick`] would merge next, once the merge under way of `merging` (ids
+/// of adjacent runs, if any) is done: those count as one run of their total size.
+pub(crate) fn pending_bytes(runs: &[RunMeta], merging: Option<&[Uuid]>) -> u64 {
+    let at = merging.and_then(|ids| {
+        let first = ids.first()?;
+        let at = runs.iter().position(|r| r.id == *first)?;
+        let slice = runs.get(at..at + ids.len())?;
+        slice
+            .iter()
+            .zip(ids)
+            .all(|(r, id)| r.id == *id)
+            .then_some(at..at + ids.len())
+    });
+    let after;
+    let runs = match at {
+        Some(merged) => {
+            let mut rest = runs.to_vec();
             let output = RunMeta {
-                bytes: after[at.clone()].iter().map(|r| r.bytes).sum(),
+                bytes: rest[merged.clone()].iter().map(|r| r.bytes).sum(),
                 ..RunMeta::empty(Uuid::nil())
             };
-            after.splice(at, [output]);
+            rest.splice(merged, [output]);
+            after = rest;
+            after.as_slice()
         }
-    }
-    pick(&after).map_or(0, |range| after[range].iter().map(|r| r.bytes).sum())
-}
-
-/// Where the adjacent runs `ids` are in `runs`, if they are all there in that order.
-fn position_of(runs: &[RunMeta], ids: &[Uuid]) -> Option<std::ops::Range<usize>> {
-    let first = ids.first()?;
-    let at = runs.iter().position(|r| r.id == *first)?;
-    let slice = runs.get(at..at + ids.len())?;
-    slice
-        .iter()
-        .zip(ids)
-        .all(|(r, id)| r.id == *id)
-        .then_some(at..at + ids.len())
+        None => runs,
+    };
+    pick(runs).map_or(0, |range| runs[range].iter().map(|r| r.bytes).sum())
 }
 
 /// What wakes and stops the thread.
@@ -236,83 +236,33 @@ pub(crate) fn compact_pending(
     Ok(merges)
 }
 
-/// Held by the merge under way (with the merges of newer runs it makes between its chunks).
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 /// Merges one set of runs, if any table has one to merge; whether it did. One merge runs at a
 /// time in the process (`Store::compact` and the background thread would otherwise pick the
 /// same inputs, and one of them would find them gone).
 fn compact_once(parts: &CompactorParts, signal: &Signal) -> Result<bool, StorageError> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     let _merging = lock(&ONE_AT_A_TIME);
     let db = slot::current(&parts.db)?;
     let Some((table_id, inputs, older)) = find_work(&db)? else {
         return Ok(false);
     };
     drop(db);
-    merge_and_swap(parts, signal, table_id, &inputs, older, true)?;
-    Ok(true)
-}
-
-/// Merges `inputs` (adjacent runs of `table_id`) and puts the result in their place; with
-/// `outer`, merges of the table's newer runs may run between its chunks ([`merge_newer`]).
-fn merge_and_swap(
-    parts: &CompactorParts,
-    signal: &Signal,
-    table_id: Uuid,
-    inputs: &[RunMeta],
-    older: bool,
-    outer: bool,
-) -> Result<(), StorageError> {
     let started = Instant::now();
-    let running = parts.merges.begin(table_id, inputs);
-    let newer = outer.then_some(table_id);
-    let Some(output) = merge(parts, signal, &running, inputs, older, newer)? else {
-        return Ok(());
+    let running = parts.merges.begin(table_id, &inputs);
+    let Some(output) = merge(parts, signal, &running, &inputs, older)? else {
+        return Ok(true);
     };
     let db = slot::current(&parts.db)?;
-    let swapped = swap(&db, table_id, inputs, output)?;
+    let swapped = swap(&db, table_id, &inputs, output)?;
     parts.views.invalidate();
     debug!(
         %table_id,
         inputs = inputs.len(),
         swapped,
-        outer,
         ms = started.elapsed().as_millis() as u64,
         "runs compacted"
     );
-    Ok(())
-}
-
-/// Between two chunks of a merge of `inputs`, merges the table's runs newer than them while
-/// the size-tiered policy picks some of a quarter of the inputs' bytes at most. Flushes go on
-/// during a long merge; without this their runs piled up behind it, and every point read
-/// probed them all (59 runs after a load of 10 M rows, 2026-11-29).
-fn merge_newer(
-    parts: &CompactorParts,
-    signal: &Signal,
-    table_id: Uuid,
-    inputs: &[RunMeta],
-) -> Result<(), StorageError> {
-    let limit = inputs.iter().map(|r| r.bytes).sum::<u64>() / 4;
-    while !stopping(signal) {
-        let runs = {
-            let db = slot::current(&parts.db)?;
-            let txn = db.begin_read()?;
-            manifest::read(&txn, table_id)?
-        };
-        let Some(at) = runs.iter().position(|r| r.id == inputs[0].id) else {
-            return Ok(());
-        };
-        let newer = &runs[..at];
-        let Some(range) = pick(newer) else {
-            return Ok(());
-        };
-        if newer[range.clone()].iter().map(|r| r.bytes).sum::<u64>() > limit {
-            return Ok(());
-        }
-        merge_and_swap(parts, signal, table_id, &newer[range], true, false)?;
-    }
-    Ok(())
+    Ok(true)
 }
 
 /// The table and runs to merge next, and whether runs older than them remain.
@@ -337,15 +287,13 @@ fn find_work(db: &Database) -> Result<Option<(Uuid, Vec<RunMeta>, bool)>, Storag
 }
 
 /// Writes the merge of `inputs` as a new run, chunk by chunk; `None` when stopped midway
-/// (the partial run is an orphan, deleted at the next open). With `newer` (their table),
-/// merges of the table's newer runs may run between two chunks ([`merge_newer`]).
+/// (the partial run is an orphan, deleted at the next open).
 fn merge(
     parts: &CompactorParts,
     signal: &Signal,
     running: &Running<'_>,
     inputs: &[RunMeta],
     older: bool,
-    newer: Option<Uuid>,
 ) -> Result<Option<RunBuilder>, StorageError> {
     let capacity = inputs.iter().map(|r| r.rows).sum::<u64>();
     let mut output = RunBuilder::new(usize::try_from(capacity).unwrap_or(usize::MAX));
@@ -378,9 +326,6 @@ fn merge(
         }
         drop(db);
         pace(parts.throughput, written, started);
-        if let Some(table_id) = newer {
-            merge_newer(parts, signal, table_id, inputs)?;
-        }
     }
 }
 
@@ -541,28 +486,6 @@ pub(crate) fn remove_orphans(db: &Database) -> Result<usize, StorageError> {
     Ok(orphans.len())
 }
 
-/// Keeps every merge of the process waiting while a test holds it.
-#[cfg(test)]
-pub(crate) fn hold_merges() -> std::sync::MutexGuard<'static, ()> {
-    lock(&ONE_AT_A_TIME)
-}
-
-/// Runs [`merge_newer`] as a merge of `inputs` would between two chunks (unpaced).
-#[cfg(test)]
-pub(crate) fn merge_newer_now(
-    store: &crate::Store,
-    table_id: Uuid,
-    inputs: &[RunMeta],
-) -> Result<(), StorageError> {
-    let parts = CompactorParts {
-        db: store.inner.db.clone(),
-        views: store.inner.views.clone(),
-        throughput: 0,
-        merges: store.inner.merges.clone(),
-    };
-    merge_newer(&parts, &Signal::default(), table_id, inputs)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,16 +521,13 @@ mod tests {
             .iter()
             .map(|&m| run(m * mb))
             .collect();
-        assert_eq!(pending_bytes(&runs, &[]), 17 * mb);
+        assert_eq!(pending_bytes(&runs, None), 17 * mb);
         // Merging the four small ones makes a run of the next tier: four of them then.
         let merging: Vec<Uuid> = runs[..4].iter().map(|r| r.id).collect();
-        assert_eq!(pending_bytes(&runs, &[&merging]), 77 * mb);
+        assert_eq!(pending_bytes(&runs, Some(&merging)), 77 * mb);
         // Inputs no longer in the manifest (swapped meanwhile) change nothing.
-        assert_eq!(pending_bytes(&runs[4..], &[&merging]), 0);
-        assert_eq!(pending_bytes(&[], &[]), 0);
-        // Two merges under way: the four small ones, and the three 20s with the 800.
-        let outer: Vec<Uuid> = runs[4..].iter().map(|r| r.id).collect();
-        assert_eq!(pending_bytes(&runs, &[&outer, &merging]), 0);
+        assert_eq!(pending_bytes(&runs[4..], Some(&merging)), 0);
+        assert_eq!(pending_bytes(&[], None), 0);
     }
 
     #[test]

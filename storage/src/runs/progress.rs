@@ -32,11 +32,10 @@ pub struct MergeProgress {
     pub bytes_total: u64,
 }
 
-/// The merges under way in one store, outermost first, each with its inputs' ids (a long
-/// merge lets the newest runs be merged between two of its chunks: `compact::merge_newer`).
+/// The merge under way in one store, if any, and its inputs' ids.
 #[derive(Debug, Default)]
 pub(crate) struct MergeTracker {
-    current: Mutex<Vec<(MergeProgress, Vec<Uuid>)>>,
+    current: Mutex<Option<(MergeProgress, Vec<Uuid>)>>,
 }
 
 impl MergeTracker {
@@ -44,43 +43,38 @@ impl MergeTracker {
     /// it is forgotten when the returned guard is dropped.
     pub(crate) fn begin(&self, table_id: Uuid, inputs: &[RunMeta]) -> Running<'_> {
         let span = TokenSpan::of(inputs);
-        let task_id = Uuid::now_v1(&node_id());
         let progress = MergeProgress {
-            task_id,
+            task_id: Uuid::now_v1(&node_id()),
             table_id,
             runs: inputs.len(),
             bytes_done: 0,
             bytes_total: inputs.iter().map(|r| r.bytes).sum(),
         };
         let ids = inputs.iter().map(|r| r.id).collect();
-        lock(&self.current).push((progress, ids));
+        *lock(&self.current) = Some((progress, ids));
         Running {
             tracker: self,
-            task_id,
             span,
         }
     }
 
-    /// The merges under way.
-    pub(crate) fn current(&self) -> Vec<MergeProgress> {
-        lock(&self.current).iter().map(|(p, _)| p.clone()).collect()
+    /// The merge under way, if any.
+    pub(crate) fn current(&self) -> Option<MergeProgress> {
+        lock(&self.current).as_ref().map(|(p, _)| p.clone())
     }
 
-    /// The merges of `table_id`'s runs under way, outermost first, with the ids of the runs
-    /// each merges.
-    pub(crate) fn of_table(&self, table_id: Uuid) -> Vec<(MergeProgress, Vec<Uuid>)> {
+    /// The merge of `table_id`'s runs under way, if any, with the ids of the runs it merges.
+    pub(crate) fn of_table(&self, table_id: Uuid) -> Option<(MergeProgress, Vec<Uuid>)> {
         lock(&self.current)
-            .iter()
+            .as_ref()
             .filter(|(p, _)| p.table_id == table_id)
             .cloned()
-            .collect()
     }
 }
 
 /// A merge under way; dropping it forgets the merge.
 pub(crate) struct Running<'a> {
     tracker: &'a MergeTracker,
-    task_id: Uuid,
     span: TokenSpan,
 }
 
@@ -97,8 +91,7 @@ impl Running<'_> {
     }
 
     fn set(&self, done: impl FnOnce(u64) -> u64) {
-        let mut merges = lock(&self.tracker.current);
-        if let Some((progress, _)) = merges.iter_mut().find(|(p, _)| p.task_id == self.task_id) {
+        if let Some((progress, _)) = lock(&self.tracker.current).as_mut() {
             progress.bytes_done = done(progress.bytes_total).min(progress.bytes_total);
         }
     }
@@ -106,7 +99,7 @@ impl Running<'_> {
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        lock(&self.tracker.current).retain(|(p, _)| p.task_id != self.task_id);
+        *lock(&self.tracker.current) = None;
     }
 }
 
@@ -168,29 +161,21 @@ mod tests {
         let inputs = [run(600, 100, 1100), run(400, 0, 1000)];
         {
             let running = tracker.begin(table, &inputs);
-            let started = tracker.current()[0].clone();
+            let started = tracker.current().unwrap();
             assert_eq!(started.task_id.get_version_num(), 1);
             assert_eq!((started.runs, started.bytes_done), (2, 0));
             assert_eq!(started.bytes_total, 1000);
-            assert_eq!(tracker.of_table(table)[0].1, [inputs[0].id, inputs[1].id]);
-            assert!(tracker.of_table(Uuid::from_u128(6)).is_empty());
+            assert_eq!(
+                tracker.of_table(table).unwrap().1,
+                [inputs[0].id, inputs[1].id]
+            );
+            assert_eq!(tracker.of_table(Uuid::from_u128(6)), None);
             running.reached(&[550u64.to_be_bytes().as_slice(), b"k"].concat());
-            assert_eq!(tracker.current()[0].bytes_done, 500);
-            {
-                // A merge of newer runs between two chunks: listed after, forgotten alone.
-                let newer = [run(10, 0, 1000)];
-                let nested = tracker.begin(table, &newer);
-                nested.finished();
-                let both = tracker.of_table(table);
-                assert_eq!(both.len(), 2);
-                assert_eq!((both[0].0.bytes_done, both[1].0.bytes_done), (500, 10));
-                assert_eq!(both[1].1, [newer[0].id]);
-            }
-            assert_eq!(tracker.current().len(), 1);
+            assert_eq!(tracker.current().unwrap().bytes_done, 500);
             running.finished();
-            assert_eq!(tracker.current()[0].bytes_done, 1000);
+            assert_eq!(tracker.current().unwrap().bytes_done, 1000);
         }
-        assert!(tracker.current().is_empty(), "the guard forgets the merge");
+        assert_eq!(tracker.current(), None, "the guard forgets the merge");
     }
 
     #[test]
