@@ -14,14 +14,12 @@ use crate::bloom::{stored_key_hash, Bloom};
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::locking::lock;
-use crate::runs::block::{get_stored, is_compressed, Block};
 use crate::runs::cache::BlockCache;
 use crate::runs::manifest::{self, RunMeta};
-use crate::runs::read::filter_in_read;
+use crate::runs::read::{filter_in_read, lookup};
 use crate::runs::run_table_name;
 use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
-use bytes::Bytes;
 
 /// Which of a CQL table's redb tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,30 +180,11 @@ impl View {
             if !run.meta.spans(key) || !run.filter.may_hold(hash) {
                 continue;
             }
-            if let Some(entry) = self.run_get(run, key)? {
+            if let Some(entry) = lookup(&run.table, key, Some((&self.blocks, run.meta.id)))? {
                 return Ok(entry.map(Stored::Run));
             }
         }
         Ok(None)
-    }
-}
-
-impl View {
-    /// The entry of `run` under `key`. A raw block is searched where redb holds it; a
-    /// compressed one is decoded through the block cache.
-    fn run_get(&self, run: &OpenRun, key: &[u8]) -> Result<Option<Option<Bytes>>, StorageError> {
-        let mut blocks = run.table.range::<&[u8]>(key..)?;
-        let Some(entry) = blocks.next() else {
-            return Ok(None);
-        };
-        let (block_key, stored) = entry?;
-        let stored = stored.value();
-        if !is_compressed(stored) {
-            return get_stored(stored, key);
-        }
-        self.blocks
-            .get(run.meta.id, block_key.value(), || Block::decode(stored))?
-            .get(key)
     }
 }
 

@@ -304,7 +304,7 @@ fn checked(stored: &[u8]) -> Result<(u8, usize, &[u8]), StorageError> {
 pub(crate) fn get_stored(stored: &[u8], key: &[u8]) -> Result<Option<Option<Bytes>>, StorageError> {
     let (codec, raw_len, payload) = checked(stored)?;
     if codec != CODEC_RAW {
-        return Block::decode(stored)?.get(key);
+        return Block::from_checked(codec, raw_len, payload)?.get(key);
     }
     if payload.len() != raw_len {
         return Err(corrupt("length"));
@@ -320,6 +320,11 @@ impl Block {
     /// [`StorageError::Corrupt`] for a checksum that does not match or a malformed block.
     pub(crate) fn decode(stored: &[u8]) -> Result<Block, StorageError> {
         let (codec, raw_len, payload) = checked(stored)?;
+        Block::from_checked(codec, raw_len, payload)
+    }
+
+    /// Decodes a block whose header [`checked`] already vouched for.
+    fn from_checked(codec: u8, raw_len: usize, payload: &[u8]) -> Result<Block, StorageError> {
         let raw = match codec {
             CODEC_RAW => Bytes::copy_from_slice(payload),
             CODEC_LZ4 => lz4_flex::block::decompress(payload, raw_len)

@@ -31,8 +31,8 @@ pub(crate) struct RunBuilder {
 /// The most blocks cut without trying lz4 after one it did not shrink.
 const MAX_LZ4_SKIP: u32 = 64;
 
-/// When to try compressing a block. Random values never compress, and trying anyway cost a
-/// merge or a flush a third of its CPU; so after a block that did not shrink, the next one,
+/// When to try compressing a block. Random values never compress, and compressing them is
+/// pure cost to a merge or a flush; so after a block that did not shrink, the next one,
 /// two, four, ... up to [`MAX_LZ4_SKIP`] blocks are stored raw untried, and the first block
 /// that shrinks again brings back trying every block.
 #[derive(Default)]

@@ -8,7 +8,8 @@ use bytes::Bytes;
 use redb::ReadableTable;
 use uuid::Uuid;
 
-use super::block::{get_stored, Block};
+use super::block::{get_stored, is_compressed, Block};
+use super::cache::BlockCache;
 use super::RUN_FILTERS;
 use crate::bloom::Bloom;
 use crate::error::StorageError;
@@ -83,20 +84,28 @@ pub(crate) fn filter_in_write(
 }
 
 /// The entry under `key` in a run's table: `None` when the run has none, `Some(None)` for a
-/// deletion.
+/// deletion. A raw block is searched where redb holds it; a compressed one is decoded, through
+/// `cache` (the block cache and the run's id) when given.
 ///
 /// # Errors
 /// redb errors; a corrupt block.
 pub(crate) fn lookup(
     table: &impl ReadableTable<&'static [u8], &'static [u8]>,
     key: &[u8],
+    cache: Option<(&BlockCache, Uuid)>,
 ) -> Result<Option<Option<Bytes>>, StorageError> {
     let mut blocks = table.range::<&[u8]>(key..)?;
     let Some(entry) = blocks.next() else {
         return Ok(None);
     };
-    let (_, block) = entry?;
-    get_stored(block.value(), key)
+    let (block_key, stored) = entry?;
+    let stored = stored.value();
+    match cache {
+        Some((cache, run)) if is_compressed(stored) => cache
+            .get(run, block_key.value(), || Block::decode(stored))?
+            .get(key),
+        _ => get_stored(stored, key),
+    }
 }
 
 /// An entry of a run or of the merge of several: key and value (`None`: deleted).

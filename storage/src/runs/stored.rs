@@ -49,7 +49,7 @@ pub(crate) fn get(
             continue;
         }
         let table = txn.open_table(data_table(&run_table_name(run.id)))?;
-        if let Some(entry) = lookup(&table, key)? {
+        if let Some(entry) = lookup(&table, key, None)? {
             return Ok(entry);
         }
     }
