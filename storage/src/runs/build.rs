@@ -202,6 +202,23 @@ impl RunBuilder {
         Ok(Some(self.meta))
     }
 
+    /// Stores the filter of the keys added so far, in place of a stand-in: a merge stopped
+    /// between two chunks leaves its output listed with exactly those keys (every chunk ends
+    /// with [`RunBuilder::seal_block`]), and a real filter keeps its lookups cheap after the
+    /// inputs' filters the stand-in named are gone.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn store_filter_so_far(&self, txn: &WriteTransaction) -> Result<(), StorageError> {
+        let mut filters = txn.open_table(RUN_FILTERS)?;
+        filters.insert(
+            self.id.as_bytes().as_slice(),
+            self.filter.to_bytes().as_slice(),
+        )?;
+        super::filter::remember(self.id, self.filter.clone());
+        Ok(())
+    }
+
     /// Stores, in place of the filter a finished run gets, the stand-in of a merge's output
     /// whose inputs are `inputs` ([`super::filter::stand_in`]), so that the run can be listed
     /// while the merge still writes it (`compact.rs`).

@@ -169,6 +169,14 @@ fn stopping(signal: &Signal) -> bool {
 
 fn run(parts: &CompactorParts, signal: &Signal) {
     crate::flush::lower_priority();
+    match replace_stand_ins(&parts.db) {
+        Ok(0) => {}
+        Ok(runs) => {
+            parts.views.invalidate();
+            debug!(runs, "filters of merges a crash cut short rebuilt");
+        }
+        Err(e) => warn!(error = %e, "rebuilding the filters of unfinished merges failed"),
+    }
     loop {
         {
             let mut state = lock(&signal.state);
@@ -286,8 +294,8 @@ fn find_work(db: &Database) -> Result<Option<(Uuid, Vec<RunMeta>, bool)>, Storag
 enum Outcome {
     /// Its output stands in the manifest in place of its inputs.
     Done,
-    /// Stopped between two chunks: the manifest lists the output so far and what remains of
-    /// the inputs, which a later merge takes up like any runs.
+    /// Stopped between two chunks: the manifest lists the output so far (with the filter of
+    /// its keys) and what remains of the inputs, which a later merge takes up like any runs.
     Stopped,
     /// Its table was truncated or dropped meanwhile: the output was deleted.
     Abandoned,
@@ -357,6 +365,9 @@ fn merge(
         }
         running.regroup(group.ids());
         if stopping(signal) {
+            let txn = db.begin_write()?;
+            group.output.store_filter_so_far(&txn)?;
+            txn.commit()?;
             return Ok(Outcome::Stopped);
         }
         drop(db);
@@ -527,6 +538,52 @@ fn pace(throughput: u64, written: u64, started: Instant) {
     if let Some(wait) = due.checked_sub(started.elapsed()) {
         std::thread::sleep(wait.min(Duration::from_secs(1)));
     }
+}
+
+/// Gives every listed run whose filter is still a merge's stand-in (a crash cut the merge
+/// short) the filter of its keys, read from its blocks: once the inputs the stand-in names are
+/// merged away, it would rule out no key. How many it rebuilt.
+fn replace_stand_ins(slot: &DbSlot) -> Result<usize, StorageError> {
+    let db = slot::current(slot)?;
+    let mut unfinished = Vec::new();
+    {
+        let txn = db.begin_read()?;
+        let (runs, filters) = match (txn.open_table(RUNS), txn.open_table(super::RUN_FILTERS)) {
+            (Ok(runs), Ok(filters)) => (runs, filters),
+            (Err(redb::TableError::TableDoesNotExist(_)), _)
+            | (_, Err(redb::TableError::TableDoesNotExist(_))) => return Ok(0),
+            (Err(e), _) | (_, Err(e)) => return Err(e.into()),
+        };
+        for entry in runs.iter()? {
+            for run in manifest::decode(entry?.1.value())? {
+                let stored = super::filter::stored(&filters, run.id)?.unwrap_or_default();
+                if super::filter::stand_in_inputs(&stored)?.is_some() {
+                    unfinished.push(run);
+                }
+            }
+        }
+    }
+    for run in &unfinished {
+        let mut bloom = crate::bloom::Bloom::new(usize::try_from(run.rows).unwrap_or(1).max(1));
+        {
+            let txn = db.begin_read()?;
+            let table = txn.open_table(data_table(&run_table_name(run.id)))?;
+            let (start, end) = run.clip(Bound::Unbounded, Bound::Unbounded);
+            for entry in RunIter::new(&table, start, end, false)? {
+                bloom.add(crate::bloom::stored_key_hash(&entry?.0));
+            }
+        }
+        let txn = db.begin_write()?;
+        {
+            let mut filters = txn.open_table(super::RUN_FILTERS)?;
+            let still = super::filter::stored(&filters, run.id)?;
+            if still.is_some_and(|f| matches!(super::filter::stand_in_inputs(&f), Ok(Some(_)))) {
+                filters.insert(run.id.as_bytes().as_slice(), bloom.to_bytes().as_slice())?;
+            }
+        }
+        txn.commit()?;
+    }
+    Ok(unfinished.len())
 }
 
 /// A durable commit of nothing, once the merges are done. Until a durable commit, redb keeps
@@ -708,13 +765,43 @@ mod tests {
             assert_eq!(blocks_of(&db, left.id), left.blocks);
         }
         check_rows(&db);
-        // Its filter stands in for the inputs' until it is done; opening keeps all of them.
+        // Stopped, it got the filter of its keys; opening keeps its runs' filters.
         assert_eq!(remove_orphans(&db).unwrap(), 0);
-        let stand_in = super::super::filter::in_read(&db.begin_read().unwrap(), output.id);
+        let filter = super::super::filter::in_read(&db.begin_read().unwrap(), output.id);
+        let super::super::filter::RunFilter::Bloom(filter_before) = filter.unwrap() else {
+            panic!("a stand-in after the stop");
+        };
+        assert_eq!(filter_before.keys as u64, output.rows);
+        // After a crash the stand-in stays; once an input it names is gone, it rules out
+        // nothing, and the compactor gives the run the filter of its keys when it starts.
+        let txn = db.begin_write().unwrap();
+        txn.open_table(super::super::RUN_FILTERS)
+            .unwrap()
+            .insert(
+                output.id.as_bytes().as_slice(),
+                super::super::filter::stand_in(&[Uuid::new_v4()]).as_slice(),
+            )
+            .unwrap();
+        txn.commit().unwrap();
+        super::super::filter::forget([output.id]);
+        let filter = super::super::filter::in_read(&db.begin_read().unwrap(), output.id);
         assert!(matches!(
-            stand_in.unwrap(),
-            super::super::filter::RunFilter::Inputs(Some(inputs)) if inputs.len() == 4
+            filter.unwrap(),
+            super::super::filter::RunFilter::Inputs(None)
         ));
+        assert_eq!(replace_stand_ins(&slot).unwrap(), 1);
+        assert_eq!(replace_stand_ins(&slot).unwrap(), 0);
+        let filter = super::super::filter::in_read(&db.begin_read().unwrap(), output.id);
+        let super::super::filter::RunFilter::Bloom(rebuilt) = filter.unwrap() else {
+            panic!("still a stand-in");
+        };
+        assert_eq!(rebuilt.keys, filter_before.keys);
+        let first = u32::from_be_bytes(output.first_key.as_slice().try_into().unwrap());
+        let last = u32::from_be_bytes(output.last_key.as_slice().try_into().unwrap());
+        assert!((first..=last)
+            .filter(|k| k % 5 != 0)
+            .all(|k| rebuilt.may_hold(crate::bloom::stored_key_hash(&k.to_be_bytes()))));
+        check_rows(&db);
 
         assert_eq!(
             compact_pending(&slot, &parts.views, &parts.merges).unwrap(),
