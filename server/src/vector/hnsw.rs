@@ -366,7 +366,11 @@ impl Hnsw {
         let mut visited = Visited::new(self.len());
         let mut candidates: BinaryHeap<std::cmp::Reverse<Near>> = BinaryHeap::new();
         let mut results: BinaryHeap<Near> = BinaryHeap::new();
-        let is_live = |n: u32| !self.deleted.get(n as usize).copied().unwrap_or(true);
+        // Without tombstones (the usual case) no node needs its flag read: a random read that
+        // waited on memory for a large share of the search.
+        let tombstoned = self.live < self.len();
+        let is_live =
+            |n: u32| !tombstoned || !self.deleted.get(n as usize).copied().unwrap_or(true);
         let mut fresh: Vec<u32> = Vec::with_capacity(self.max_links(layer) * 2);
         for &e in entries {
             visited.insert(e.1);
@@ -378,6 +382,11 @@ impl Hnsw {
         while let Some(std::cmp::Reverse(c)) = candidates.pop() {
             if results.len() >= ef && results.peek().is_some_and(|f| c.0 > f.0) {
                 break;
+            }
+            // The candidate expanded next, most likely: its links load while this one's
+            // neighbours are scored.
+            if let (0, Some(std::cmp::Reverse(next))) = (layer, candidates.peek()) {
+                self.links.touch(next.1);
             }
             fresh.clear();
             let unvisited = self.neighbours(c.1, layer).iter().copied();
