@@ -411,13 +411,16 @@ impl Hnsw {
     }
 
     /// Up to `k` live nodes nearest `query`, nearest first, searching with width
-    /// `max(ef, k)`. Fewer than `k` only when fewer live nodes are reachable.
-    pub(crate) fn search(&self, query: &[f32], k: usize, ef: usize) -> Vec<u32> {
+    /// `max(ef, k)`. Fewer than `k` only when fewer live nodes are reachable. The beam is
+    /// walked and ordered by the 8-bit codes; its `rerank` nearest are then ordered by the
+    /// exact distance (the rest keep the codes' order), so asking for `k <= rerank` nodes
+    /// gives them in exact order.
+    pub(crate) fn search(&self, query: &[f32], k: usize, ef: usize, rerank: usize) -> Vec<u32> {
         let (Some(q), Some(entry)) = (self.prepare(query), self.entry) else {
             return Vec::new();
         };
-        // The walk goes by the 8-bit codes (a quarter of the memory traffic), then the beam
-        // is re-ranked by the exact distance.
+        // The walk goes by the 8-bit codes (a quarter of the memory traffic), then the head
+        // of the beam is re-ranked by the exact distance.
         let coded = quantized::encode(&q);
         let approximate = |n: u32| {
             let (dot, norm) = self.codes.dot(&coded, n);
@@ -431,14 +434,15 @@ impl Hnsw {
             cur = self.greedy_by(&approximate, cur, layer);
         }
         let touch = |nodes: &[u32]| self.codes.touch(nodes);
-        let beam = self.search_layer_by(&approximate, &touch, &[cur], ef.max(k), 0, true);
-        self.touch_vectors(beam.iter().map(|n| n.1));
-        let mut found: Vec<Near> = beam
-            .into_iter()
-            .map(|n| Near(self.distance_to(&q, n.1), n.1))
-            .collect();
-        found.sort();
-        found.into_iter().take(k).map(|n| n.1).collect()
+        let mut beam = self.search_layer_by(&approximate, &touch, &[cur], ef.max(k), 0, true);
+        let exact = rerank.min(beam.len());
+        let head = &mut beam[..exact];
+        self.touch_vectors(head.iter().map(|n| n.1));
+        for n in head.iter_mut() {
+            n.0 = self.distance_to(&q, n.1);
+        }
+        head.sort();
+        beam.into_iter().take(k).map(|n| n.1).collect()
     }
 
     /// Whether live `node` holds `vector` (as [`Hnsw::insert`] would store it).
