@@ -110,10 +110,12 @@ impl IndexGraph {
         self.hnsw.memory_bytes() + keys * 2
     }
 
-    /// The row keys of up to `k` live nodes nearest `query`, nearest first.
-    pub(crate) fn search(&self, query: &[f32], k: usize, ef: usize) -> Vec<&[u8]> {
+    /// The row keys of up to `k` live nodes nearest `query`, nearest first, from a beam of
+    /// width `ef` of which the `rerank` nearest are ordered by the exact distance (see
+    /// [`Hnsw::search`]).
+    pub(crate) fn search(&self, query: &[f32], k: usize, ef: usize, rerank: usize) -> Vec<&[u8]> {
         self.hnsw
-            .search(query, k, ef)
+            .search(query, k, ef, rerank)
             .into_iter()
             .filter_map(|n| self.keys.get(n as usize).map(Vec::as_slice))
             .collect()
@@ -140,12 +142,12 @@ mod tests {
         g.apply(&entry(&[9.0, 9.0], b"a"), true).unwrap();
         g.apply(&entry(&[0.0, 0.0], b"a"), false).unwrap();
         assert_eq!(g.live(), 2);
-        assert_eq!(g.search(&[0.0, 0.0], 2, 10), vec![&b"b"[..], &b"a"[..]]);
+        assert_eq!(g.search(&[0.0, 0.0], 2, 10, 10), vec![&b"b"[..], &b"a"[..]]);
         // Re-inserting what is there changes nothing; removing a stale entry neither.
         g.apply(&entry(&[9.0, 9.0], b"a"), true).unwrap();
         g.apply(&entry(&[1.0, 1.0], b"b"), false).unwrap();
         assert_eq!((g.live(), g.tombstones()), (2, 1));
         g.apply(&entry(&[5.0, 5.0], b"b"), false).unwrap();
-        assert_eq!(g.search(&[0.0, 0.0], 5, 10), vec![&b"a"[..]]);
+        assert_eq!(g.search(&[0.0, 0.0], 5, 10, 10), vec![&b"a"[..]]);
     }
 }

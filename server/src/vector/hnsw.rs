@@ -366,7 +366,11 @@ impl Hnsw {
         let mut visited = Visited::new(self.len());
         let mut candidates: BinaryHeap<std::cmp::Reverse<Near>> = BinaryHeap::new();
         let mut results: BinaryHeap<Near> = BinaryHeap::new();
-        let is_live = |n: u32| !self.deleted.get(n as usize).copied().unwrap_or(true);
+        // Without tombstones (the usual case) no node needs its flag read: a random read that
+        // waited on memory for a large share of the search.
+        let tombstoned = self.live < self.len();
+        let is_live =
+            |n: u32| !tombstoned || !self.deleted.get(n as usize).copied().unwrap_or(true);
         let mut fresh: Vec<u32> = Vec::with_capacity(self.max_links(layer) * 2);
         for &e in entries {
             visited.insert(e.1);
@@ -378,6 +382,11 @@ impl Hnsw {
         while let Some(std::cmp::Reverse(c)) = candidates.pop() {
             if results.len() >= ef && results.peek().is_some_and(|f| c.0 > f.0) {
                 break;
+            }
+            // The candidate expanded next, most likely: its links load while this one's
+            // neighbours are scored.
+            if let (0, Some(std::cmp::Reverse(next))) = (layer, candidates.peek()) {
+                self.links.touch(next.1);
             }
             fresh.clear();
             let unvisited = self.neighbours(c.1, layer).iter().copied();
@@ -402,13 +411,16 @@ impl Hnsw {
     }
 
     /// Up to `k` live nodes nearest `query`, nearest first, searching with width
-    /// `max(ef, k)`. Fewer than `k` only when fewer live nodes are reachable.
-    pub(crate) fn search(&self, query: &[f32], k: usize, ef: usize) -> Vec<u32> {
+    /// `max(ef, k)`. Fewer than `k` only when fewer live nodes are reachable. The beam is
+    /// walked and ordered by the 8-bit codes; its `rerank` nearest are then ordered by the
+    /// exact distance (the rest keep the codes' order), so asking for `k <= rerank` nodes
+    /// gives them in exact order.
+    pub(crate) fn search(&self, query: &[f32], k: usize, ef: usize, rerank: usize) -> Vec<u32> {
         let (Some(q), Some(entry)) = (self.prepare(query), self.entry) else {
             return Vec::new();
         };
-        // The walk goes by the 8-bit codes (a quarter of the memory traffic), then the beam
-        // is re-ranked by the exact distance.
+        // The walk goes by the 8-bit codes (a quarter of the memory traffic), then the head
+        // of the beam is re-ranked by the exact distance.
         let coded = quantized::encode(&q);
         let approximate = |n: u32| {
             let (dot, norm) = self.codes.dot(&coded, n);
@@ -422,14 +434,15 @@ impl Hnsw {
             cur = self.greedy_by(&approximate, cur, layer);
         }
         let touch = |nodes: &[u32]| self.codes.touch(nodes);
-        let beam = self.search_layer_by(&approximate, &touch, &[cur], ef.max(k), 0, true);
-        self.touch_vectors(beam.iter().map(|n| n.1));
-        let mut found: Vec<Near> = beam
-            .into_iter()
-            .map(|n| Near(self.distance_to(&q, n.1), n.1))
-            .collect();
-        found.sort();
-        found.into_iter().take(k).map(|n| n.1).collect()
+        let mut beam = self.search_layer_by(&approximate, &touch, &[cur], ef.max(k), 0, true);
+        let exact = rerank.min(beam.len());
+        let head = &mut beam[..exact];
+        self.touch_vectors(head.iter().map(|n| n.1));
+        for n in head.iter_mut() {
+            n.0 = self.distance_to(&q, n.1);
+        }
+        head.sort();
+        beam.into_iter().take(k).map(|n| n.1).collect()
     }
 
     /// Whether live `node` holds `vector` (as [`Hnsw::insert`] would store it).

@@ -33,15 +33,27 @@ fn exact(graph: &Hnsw, data: &[Vec<f32>], gone: &[bool], q: &[f32], k: usize) ->
     all.into_iter().take(k).map(|n| n.1).collect()
 }
 
-/// Mean recall@k of the graph over `queries`.
-fn recall(graph: &Hnsw, data: &[Vec<f32>], gone: &[bool], queries: &[Vec<f32>], k: usize) -> f64 {
+/// Mean recall@k of the graph over `queries` (beam 64, its `rerank` nearest re-ranked).
+fn recall_reranked(
+    graph: &Hnsw,
+    data: &[Vec<f32>],
+    gone: &[bool],
+    queries: &[Vec<f32>],
+    k: usize,
+    rerank: usize,
+) -> f64 {
     let mut hits = 0usize;
     for q in queries {
         let want = exact(graph, data, gone, q, k);
-        let got = graph.search(q, k, 64);
+        let got = graph.search(q, k, 64, rerank);
         hits += got.iter().filter(|n| want.contains(n)).count();
     }
     hits as f64 / (queries.len() * k) as f64
+}
+
+/// Mean recall@k of the graph over `queries`, the whole beam re-ranked.
+fn recall(graph: &Hnsw, data: &[Vec<f32>], gone: &[bool], queries: &[Vec<f32>], k: usize) -> f64 {
+    recall_reranked(graph, data, gone, queries, k, 64)
 }
 
 fn build(data: &[Vec<f32>], metric: Metric) -> Hnsw {
@@ -79,7 +91,7 @@ fn deleted_nodes_are_never_returned_and_recall_holds() {
     graph.delete(0); // twice: no effect
     assert_eq!(graph.live(), 1000);
     for q in &queries {
-        for node in graph.search(q, 50, 64) {
+        for node in graph.search(q, 50, 64, 64) {
             assert!(!gone[node as usize], "deleted node {node} returned");
         }
     }
@@ -96,7 +108,7 @@ fn incremental_inserts_are_found_at_once() {
         let id = graph.insert(&v).unwrap();
         data.push(v.clone());
         // A vector is its own nearest neighbour.
-        assert_eq!(graph.search(&v, 1, 32), vec![id]);
+        assert_eq!(graph.search(&v, 1, 32, 32), vec![id]);
     }
     let gone = vec![false; data.len()];
     let queries = rng.vectors(30, 8);
@@ -110,10 +122,39 @@ fn unplaceable_vectors_are_refused_and_a_small_graph_returns_all() {
     assert_eq!(graph.insert(&[0.0, 0.0]), None);
     assert_eq!(graph.insert(&[1.0]), None);
     assert_eq!(graph.insert(&[f32::NAN, 1.0]), None);
-    assert!(graph.search(&[1.0, 0.0], 3, 10).is_empty());
+    assert!(graph.search(&[1.0, 0.0], 3, 10, 10).is_empty());
     let a = graph.insert(&[1.0, 0.0]).unwrap();
     let b = graph.insert(&[0.0, 1.0]).unwrap();
     let c = graph.insert(&[-1.0, 0.1]).unwrap();
-    assert_eq!(graph.search(&[1.0, 0.2], 5, 10), vec![a, b, c]);
-    assert!(graph.search(&[0.0, 0.0], 5, 10).is_empty());
+    assert_eq!(graph.search(&[1.0, 0.2], 5, 10, 10), vec![a, b, c]);
+    assert!(graph.search(&[0.0, 0.0], 5, 10, 10).is_empty());
+}
+
+#[test]
+fn reranking_the_head_of_the_beam_keeps_recall_and_exact_order() {
+    let mut rng = Rng(11);
+    let data = rng.vectors(3000, 32);
+    let queries = rng.vectors(40, 32);
+    let gone = vec![false; data.len()];
+    let graph = build(&data, Metric::Euclidean);
+    let whole = recall_reranked(&graph, &data, &gone, &queries, 10, 64);
+    let head = recall_reranked(&graph, &data, &gone, &queries, 10, 30);
+    assert!(
+        head >= 0.95,
+        "recall with 30 re-ranked {head} (whole beam {whole})"
+    );
+    assert!(whole - head <= 0.02, "{head} against {whole}");
+    for q in &queries {
+        let p = graph.prepare(q).unwrap();
+        let found = graph.search(q, 40, 64, 30);
+        assert_eq!(found.len(), 40);
+        let exact: Vec<f32> = found[..30]
+            .iter()
+            .map(|&n| graph.distance_to(&p, n))
+            .collect();
+        assert!(
+            exact.windows(2).all(|w| w[0] <= w[1]),
+            "head not in exact order"
+        );
+    }
 }

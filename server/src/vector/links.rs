@@ -61,6 +61,19 @@ impl Links {
         self.zero.get(start + 1..end).unwrap_or(&[])
     }
 
+    /// Reads one word of every cache line of `node`'s layer-0 slot, so that a search that
+    /// expands `node` next finds its links in cache (see `Codes::touch`).
+    pub(crate) fn touch(&self, node: u32) {
+        let start = node as usize * self.stride();
+        let mut seen = 0u32;
+        let mut offset = 0;
+        while offset < self.stride() {
+            seen ^= self.zero.get(start + offset).copied().unwrap_or(0);
+            offset += 16;
+        }
+        std::hint::black_box(seen);
+    }
+
     /// Replaces `node`'s list on `layer` (truncated to the layer-0 capacity there).
     pub(crate) fn set(&mut self, node: u32, layer: usize, links: &[u32]) {
         if layer > 0 {
