@@ -22,6 +22,7 @@ mod links;
 mod quantized;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -48,6 +49,9 @@ const MAINTAIN_BATCH: usize = 256;
 
 /// How long an idle maintainer sleeps between looks at the feed.
 const MAINTAIN_IDLE: Duration = Duration::from_millis(20);
+
+/// How long the maintainer lets waiting queries go first, at most, before its next batch.
+const QUERY_WAIT_MAX: Duration = Duration::from_millis(50);
 
 /// Which index a graph is for, and how its vectors compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +82,11 @@ enum Slot {
 struct SlotCell {
     store: Store,
     state: Mutex<Slot>,
+    /// Queries waiting for `state`. The maintainer, which takes the lock again as soon as it
+    /// lets it go while a backlog lasts, waits for them first: a mutex is not fair, and a
+    /// query right after a large load otherwise waited for the whole backlog (21 s, past the
+    /// drivers' timeout).
+    queries_waiting: AtomicUsize,
 }
 
 type SharedSlot = Arc<SlotCell>;
@@ -146,6 +155,7 @@ impl VectorIndexes {
             let slot = Arc::new(SlotCell {
                 store: store.clone(),
                 state: Mutex::new(Slot::Pending),
+                queries_waiting: AtomicUsize::new(0),
             });
             let weak = Arc::downgrade(&slot);
             let spawned = std::thread::Builder::new()
@@ -175,7 +185,9 @@ impl VectorIndexes {
             Some((known, slot)) if *known == spec => slot.clone(),
             _ => return Ok(None),
         };
+        slot.queries_waiting.fetch_add(1, Ordering::AcqRel);
         let mut state = lock(&slot.state);
+        slot.queries_waiting.fetch_sub(1, Ordering::AcqRel);
         if !catch_up(store, spec.id, &mut state, usize::MAX)? {
             return Ok(None);
         }
@@ -256,6 +268,10 @@ fn maintain(weak: &Weak<SlotCell>, spec: IndexSpec) {
 /// One step of [`maintain`]; whether there was work.
 fn maintain_once(store: &Store, spec: IndexSpec, slot: &SharedSlot) -> CqlResult<bool> {
     let entries = {
+        let deadline = Instant::now() + QUERY_WAIT_MAX;
+        while slot.queries_waiting.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_micros(200));
+        }
         let mut state = lock(&slot.state);
         match &*state {
             Slot::Building => return Ok(false),
