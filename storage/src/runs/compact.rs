@@ -306,7 +306,7 @@ enum Outcome {
 /// lists, in the inputs' place, the output so far and what remains of each input (clipped
 /// to the keys after the chunk's last: [`RunMeta::clipped_after`]). So the file holds each
 /// row about once while a merge runs, rather than its inputs and its output whole. Chunks
-/// are non-durable, except one every [`DURABLE_BYTES`] (redb reuses the pages of the blocks
+/// are non-durable, except one every [`DURABLE_EVERY`] (redb reuses the pages of the blocks
 /// taken out only after a durable commit) and the last.
 fn merge(
     parts: &CompactorParts,
@@ -326,7 +326,8 @@ fn merge(
     };
     let mut resume: Option<Vec<u8>> = None;
     let started = Instant::now();
-    let (mut written, mut since_durable) = (0u64, 0u64);
+    let mut written = 0u64;
+    let mut last_durable = Instant::now();
     loop {
         // Taken again for every chunk, so that a reopen after an I/O error waits for one
         // chunk at most.
@@ -337,10 +338,8 @@ fn merge(
             abandon(&db, group.output.id())?;
             return Ok(Outcome::Abandoned);
         };
-        let bytes = group.output.ready_bytes();
-        written += bytes;
-        since_durable += bytes;
-        let durable = done || since_durable >= DURABLE_BYTES;
+        written += group.output.ready_bytes();
+        let durable = done || last_durable.elapsed() >= DURABLE_EVERY;
         let mut txn = db.begin_write()?;
         if !durable {
             txn.set_durability(Durability::None)?;
@@ -354,7 +353,7 @@ fn merge(
         txn.commit()?;
         parts.views.invalidate();
         if durable {
-            since_durable = 0;
+            last_durable = Instant::now();
         }
         if done {
             running.finished();
@@ -375,8 +374,10 @@ fn merge(
     }
 }
 
-/// Bytes of output between two durable chunks of a merge.
-const DURABLE_BYTES: u64 = 32 << 20;
+/// Time between two durable chunks of a merge. A durable commit writes redb's whole write
+/// buffer out holding its stripes, which reads that miss the cache wait for: one every 32 MiB
+/// made point reads wait seconds during merges of 15 MB rows (the limits test).
+const DURABLE_EVERY: Duration = Duration::from_secs(2);
 
 /// What a merge under way stands for in its table's manifest: its output so far (once a
 /// chunk listed it) and what remains of its inputs, adjacent and in that order.
