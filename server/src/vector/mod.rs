@@ -265,13 +265,18 @@ fn maintain(weak: &Weak<SlotCell>, spec: IndexSpec) {
     debug!(index = %spec.id, "vector graph dropped");
 }
 
+/// Waits, at most [`QUERY_WAIT_MAX`], until no query waits for `slot`'s lock.
+fn let_queries_go_first(slot: &SlotCell) {
+    let deadline = Instant::now() + QUERY_WAIT_MAX;
+    while slot.queries_waiting.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
 /// One step of [`maintain`]; whether there was work.
 fn maintain_once(store: &Store, spec: IndexSpec, slot: &SharedSlot) -> CqlResult<bool> {
     let entries = {
-        let deadline = Instant::now() + QUERY_WAIT_MAX;
-        while slot.queries_waiting.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_micros(200));
-        }
+        let_queries_go_first(slot);
         let mut state = lock(&slot.state);
         match &*state {
             Slot::Building => return Ok(false),
