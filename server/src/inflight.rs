@@ -7,7 +7,14 @@
 //! As in Cassandra, a client that set `THROW_ON_OVERLOAD` at STARTUP gets an OVERLOADED error
 //! when the allocation does not fit; any other client's allocation always succeeds (one
 //! message may over-allocate, so a request larger than the limit is still served) and the
-//! connection stops reading until the reserves are back under their limits (backpressure).
+//! connection stops reading while the reserves are over their limits (backpressure).
+//!
+//! As in Cassandra's `PreV5Handlers`, only a connection with bytes in flight of its own
+//! pauses, and it resumes once the reserves are back under their limits *or* its own bytes
+//! in flight are back to zero: a connection that sends one request at a time is never held
+//! back by another connection's load. Pausing every connection of the address instead let a
+//! client pipelining 15 MB writes hold another connection's point read for seconds, the two
+//! racing for each release.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -93,6 +100,7 @@ impl Limits {
         Budget {
             endpoint,
             global: self.global.clone(),
+            own: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -102,11 +110,13 @@ impl Limits {
     }
 }
 
-/// A connection's view of the reserves.
+/// A connection's view of the reserves, with the bytes it has in flight itself (shared by
+/// its allocations).
 #[derive(Debug, Clone)]
 pub struct Budget {
     endpoint: Arc<Reserve>,
     global: Arc<Reserve>,
+    own: Arc<AtomicU64>,
 }
 
 impl Budget {
@@ -120,22 +130,30 @@ impl Budget {
             self.endpoint.release(n);
             return None;
         }
+        self.own.fetch_add(n, Ordering::AcqRel);
         Some(Allocation {
             budget: self.clone(),
             bytes: n,
         })
     }
 
-    /// Allocates `n` bytes, over the limits if need be; the caller then waits with
-    /// [`Budget::below_limits`] before reading more.
+    /// Allocates `n` bytes, over the limits if need be; the caller then checks
+    /// [`Budget::must_pause`] before reading more.
     pub fn allocate(&self, n: usize) -> Allocation {
         let n = n as u64;
-        self.endpoint.used.fetch_add(n, Ordering::AcqRel);
-        self.global.used.fetch_add(n, Ordering::AcqRel);
+        self.add(n);
         Allocation {
             budget: self.clone(),
             bytes: n,
         }
+    }
+
+    /// Adds `n` bytes to the connection's own count and to both reserves, over the limits
+    /// if need be.
+    fn add(&self, n: u64) {
+        self.own.fetch_add(n, Ordering::AcqRel);
+        self.endpoint.used.fetch_add(n, Ordering::AcqRel);
+        self.global.used.fetch_add(n, Ordering::AcqRel);
     }
 
     /// Whether either reserve is over its limit.
@@ -143,12 +161,20 @@ impl Budget {
         self.endpoint.over() || self.global.over()
     }
 
-    /// Completes once both reserves are at or under their limits.
+    /// Whether the connection must stop reading: either reserve is over its limit and the
+    /// connection has bytes in flight of its own (see the module's doc).
+    pub fn must_pause(&self) -> bool {
+        self.own.load(Ordering::Acquire) > 0 && self.over_limits()
+    }
+
+    /// Completes once the connection may read again: both reserves are at or under their
+    /// limits, or its own bytes in flight are back to zero. Its own bytes go back on its own
+    /// task (answers written), which checks [`Budget::must_pause`] again before it waits.
     pub async fn below_limits(&self) {
         loop {
             let endpoint = self.endpoint.freed.notified();
             let global = self.global.freed.notified();
-            if !self.over_limits() {
+            if !self.must_pause() {
                 return;
             }
             tokio::select! {
@@ -172,14 +198,14 @@ impl Allocation {
     /// to the request's own allocation, which needs no second handle on the reserves.
     pub fn grow(&mut self, n: usize) {
         let n = n as u64;
-        self.budget.endpoint.used.fetch_add(n, Ordering::AcqRel);
-        self.budget.global.used.fetch_add(n, Ordering::AcqRel);
+        self.budget.add(n);
         self.bytes += n;
     }
 }
 
 impl Drop for Allocation {
     fn drop(&mut self) {
+        self.budget.own.fetch_sub(self.bytes, Ordering::AcqRel);
         self.budget.endpoint.release(self.bytes);
         self.budget.global.release(self.bytes);
     }
@@ -229,6 +255,30 @@ mod tests {
         let two = limits.budget(A);
         let _held = one.try_allocate(60).unwrap();
         assert!(two.try_allocate(1).is_none());
+    }
+
+    #[tokio::test]
+    async fn only_connections_with_bytes_in_flight_pause_while_over() {
+        let limits = Limits::new(1000, 100);
+        let (loaded, idle) = (limits.budget(A), limits.budget(A));
+        let big = loaded.allocate(150);
+        assert!(loaded.must_pause() && idle.over_limits());
+        assert!(
+            !idle.must_pause(),
+            "nothing of its own in flight: it reads on"
+        );
+        let small = idle.allocate(10);
+        assert!(
+            idle.must_pause(),
+            "over the address's limit, with 10 bytes of its own"
+        );
+        drop(small);
+        tokio::time::timeout(Duration::from_secs(5), idle.below_limits())
+            .await
+            .expect("its own bytes are back to zero: it may read again");
+        assert!(loaded.must_pause(), "still over, with 150 bytes of its own");
+        drop(big);
+        assert!(!loaded.must_pause());
     }
 
     #[tokio::test]

@@ -353,7 +353,7 @@ impl<'a> Serving<'a> {
                 passes.write_first = true;
                 break;
             }
-            if self.budget.over_limits() {
+            if self.budget.must_pause() {
                 passes.paused = true;
                 break;
             }
