@@ -74,8 +74,10 @@ impl Flusher {
         let (done_tx, done) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("storage-flusher".into())
+            // At the request threads' priority: it holds redb's page-cache locks that reads
+            // take, and writers wait for it once both memtables are full. At nice 10, on a
+            // busy machine, a point read waited seconds behind a starved flush.
             .spawn(move || {
-                lower_priority();
                 for work in job_rx {
                     match work {
                         Work::Flush(job) => {
@@ -161,16 +163,4 @@ fn flush(job: &Job) -> Result<(), StorageError> {
     txn.commit()?;
     trace!(versions, bytes, position = job.position, "memtable flushed");
     Ok(())
-}
-
-/// How much lower than the other threads the flusher runs (a `nice` increment).
-const FLUSH_NICENESS: i32 = 10;
-
-/// Lowers this thread's scheduling priority: a flush is background work that may wait, and on
-/// a busy machine it should not take a core from the threads answering clients. Best effort.
-pub(crate) fn lower_priority() {
-    let thread = rustix::thread::gettid();
-    if let Err(e) = rustix::process::setpriority_process(Some(thread), FLUSH_NICENESS) {
-        tracing::debug!(cause = %e, "could not lower the flusher's priority");
-    }
 }

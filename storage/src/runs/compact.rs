@@ -167,8 +167,10 @@ fn stopping(signal: &Signal) -> bool {
     lock(&signal.state).1
 }
 
+/// The compactor's loop. It runs at the request threads' priority, as the flusher does: its
+/// write transactions hold redb's page-cache locks that reads take, so a lowered priority
+/// (nice 10, until 2026-11-29) made reads wait behind a compaction the machine starved.
 fn run(parts: &CompactorParts, signal: &Signal) {
-    crate::flush::lower_priority();
     loop {
         {
             let mut state = lock(&signal.state);
