@@ -28,6 +28,13 @@ fn rss(pid: u32) -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// Seconds since the test's first call, to place its phases, slow reads and RSS peaks on
+/// one timeline: printed as they happen, shown when the test fails.
+fn at() -> f64 {
+    static T0: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    T0.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
 /// Samples the server's RSS every 20 ms until stopped; returns the peak.
 struct RssWatch {
     stop: Arc<AtomicBool>,
@@ -41,8 +48,14 @@ impl RssWatch {
         let peak = Arc::new(AtomicU64::new(0));
         let (s, p) = (stop.clone(), peak.clone());
         let thread = std::thread::spawn(move || {
+            let mut shown = 0;
             while !s.load(Ordering::Relaxed) {
-                p.fetch_max(rss(pid), Ordering::Relaxed);
+                let now = rss(pid);
+                p.fetch_max(now, Ordering::Relaxed);
+                if now >> 20 >= (shown >> 20) + 64 {
+                    eprintln!("{:.2}s: RSS {} MB", at(), now >> 20);
+                    shown = now;
+                }
                 std::thread::sleep(Duration::from_millis(20));
             }
         });
@@ -72,7 +85,14 @@ impl Prober {
             while !s.load(Ordering::Relaxed) {
                 let started = Instant::now();
                 client.query(query);
-                slowest = slowest.max(started.elapsed());
+                let took = started.elapsed();
+                if took > Duration::from_millis(250) {
+                    eprintln!(
+                        "{:.2}s: a point read took {took:?}",
+                        at() - took.as_secs_f64()
+                    );
+                }
+                slowest = slowest.max(took);
                 reads += 1;
                 std::thread::sleep(Duration::from_millis(2));
             }
@@ -158,6 +178,7 @@ fn memory_stays_bounded_under_pipelining_and_large_values() {
     schema(&mut Client::connect(port));
     let watch = RssWatch::start(server.0.id());
     let prober = Prober::start(port, "SELECT c FROM ks.t WHERE k = 0 AND c = 0");
+    eprintln!("{:.2}s: small pipelined writes", at());
 
     let small = Bytes::from(vec![7u8; 1024]);
     let writers: Vec<_> = (0..40)
@@ -178,7 +199,8 @@ fn memory_stays_bounded_under_pipelining_and_large_values() {
     let errors: usize = writers.into_iter().map(|w| w.join().unwrap()).sum();
     assert_eq!(errors, 0, "small pipelined writes failed");
     eprintln!(
-        "after small pipelined writes: RSS {} MB",
+        "{:.2}s: after small pipelined writes: RSS {} MB",
+        at(),
         rss(server.0.id()) >> 20
     );
 
@@ -188,7 +210,8 @@ fn memory_stays_bounded_under_pipelining_and_large_values() {
         .collect();
     assert_eq!(pipeline(port, frames), 0, "large pipelined writes failed");
     eprintln!(
-        "after large pipelined writes: RSS {} MB",
+        "{:.2}s: after large pipelined writes: RSS {} MB",
+        at(),
         rss(server.0.id()) >> 20
     );
 
@@ -202,6 +225,7 @@ fn memory_stays_bounded_under_pipelining_and_large_values() {
     std::thread::sleep(Duration::from_secs(2));
     let rss_while_unread = rss(server.0.id());
     assert_eq!(read_responses(&mut slow.stream, 20), 0);
+    eprintln!("{:.2}s: large answers read", at());
 
     let (reads, slowest) = prober.finish();
     let peak = watch.peak();

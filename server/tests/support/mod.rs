@@ -36,8 +36,12 @@ pub(crate) fn start(dir: &std::path::Path, port: u16, sync: &str) -> Child {
     if sync == "group" {
         command.args(["--commitlog-sync-group-window", "5ms"]);
     }
+    // `TEST_SERVER_LOG=<file>` keeps the server's log, to see what a failing test's server did.
+    let log = std::env::var_os("TEST_SERVER_LOG")
+        .and_then(|path| std::fs::File::create(path).ok())
+        .map_or(Stdio::null(), Stdio::from);
     command
-        .stdout(Stdio::null())
+        .stdout(log)
         .stderr(Stdio::null())
         .spawn()
         .expect("start server")
