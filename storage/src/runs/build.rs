@@ -11,6 +11,10 @@ use crate::bloom::Bloom;
 use crate::encoding::key::token_order;
 use crate::encoding::row::{self, PurgeTimes};
 use crate::error::StorageError;
+
+/// An entry's bytes in a block besides its key and value: the key's length, whether a value
+/// follows, and its length (see `BlockBuilder::add`).
+const ENTRY_HEADER: usize = 9;
 use crate::tables::data_table;
 
 /// A run being built: entries go in, finished blocks come out to be stored.
@@ -106,10 +110,33 @@ impl RunBuilder {
             self.meta.purge = self.meta.purge.min(times);
         }
         self.filter.add(stored_key_hash(key));
+        if ENTRY_HEADER + key.len() + value.map_or(0, <[u8]>::len) > BLOCK_CAP {
+            self.add_alone(key, value);
+            return;
+        }
         self.block.add(key, value);
         if self.block.raw_len() as f64 * self.ratio >= BLOCK_CAP as f64 {
             self.cut();
         }
+    }
+
+    /// Stores an entry larger than a block in a raw block of its own, after cutting the
+    /// entries before it. Added to the others, it went through the cut's lz4 tries and
+    /// retries: two compressions and half a dozen copies of a 15 MB row, in the flusher and in
+    /// every merge, which fell seconds behind a burst of such rows while writers waited for
+    /// them. Its size does not count in the compression ratio that sizes the next blocks, nor
+    /// in the lz4 tries.
+    fn add_alone(&mut self, key: &[u8], value: Option<&[u8]>) {
+        while !self.block.is_empty() {
+            self.cut();
+        }
+        let mut alone = BlockBuilder::default();
+        alone.add(key, value);
+        let (last, stored, _) = alone.cut(false);
+        self.meta.bytes += stored.len() as u64;
+        self.meta.blocks += 1;
+        self.meta.last_key.clone_from(&last);
+        self.ready.push((last, stored));
     }
 
     /// Counts `key`'s partition if the last live entry was of another: keys come in order,
@@ -255,6 +282,45 @@ mod tests {
             "{compressed} of {}",
             later.len()
         );
+    }
+
+    /// A row larger than a block gets a raw block of its own, between the blocks of the rows
+    /// around it, and leaves the compression of the next blocks as it was.
+    #[test]
+    fn a_row_larger_than_a_block_is_stored_alone_and_raw() {
+        let mut run = RunBuilder::new(2_000);
+        let small = |i: u32| vec![(i % 3) as u8; 200];
+        for i in 0..1_000u32 {
+            run.add(&i.to_be_bytes(), Some(&small(i)));
+        }
+        let big = vec![9u8; 100_000];
+        run.add(&1_000u32.to_be_bytes(), Some(&big));
+        for i in 1_001..2_000u32 {
+            run.add(&i.to_be_bytes(), Some(&small(i)));
+        }
+        let alone: Vec<_> = run
+            .ready
+            .iter()
+            .filter(|(_, b)| b.len() > BLOCK_CAP)
+            .collect();
+        assert_eq!(alone.len(), 1);
+        let (last, stored) = alone[0];
+        assert_eq!(last.as_slice(), 1_000u32.to_be_bytes());
+        assert!(!is_compressed(stored));
+        let block = super::super::block::Block::decode(stored).unwrap();
+        assert_eq!(block.len(), 1);
+        assert_eq!(
+            block.get(&1_000u32.to_be_bytes()).unwrap(),
+            Some(Some(bytes::Bytes::from(big)))
+        );
+        let before = run.ready.iter().position(|(l, _)| l == last).unwrap();
+        assert_eq!(run.ready[before - 1].0, 999u32.to_be_bytes());
+        assert!(run.ready[..before].iter().all(|(_, b)| is_compressed(b)));
+        assert!(run.ready[before + 1..]
+            .iter()
+            .all(|(_, b)| is_compressed(b)));
+        assert_eq!(run.meta.blocks as usize, run.ready.len());
+        assert_eq!(run.rows(), 2_000);
     }
 
     /// A run counts the partitions of its live entries: keys sharing a token are one.
