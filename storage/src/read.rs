@@ -5,7 +5,6 @@
 //! section (`spawn_blocking` or the storage thread) and drop it before any `.await`: never
 //! hold a `Snapshot` or a [`RowIter`] across an await point. Long scans are paged instead.
 
-use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -19,7 +18,6 @@ use crate::error::StorageError;
 use crate::memtable::{self, MemKey, MemRow, MemView};
 use crate::range::{borrowed, KeyRange, Order};
 use crate::read_view::{TableKind, View};
-use crate::runs::manifest::RunMeta;
 use crate::runs::merge::{Merge, Source};
 use crate::runs::read::{last_block, RunIter};
 use crate::runs::stored::head_entry;
@@ -217,9 +215,10 @@ impl Snapshot {
             }
         }
         for run in self.view.runs(table_id)?.iter() {
-            if !overlaps(&run.meta, start, end) {
+            if !run.meta.overlaps(start, end) {
                 continue;
             }
+            let (start, end) = run.meta.clip(start, end);
             let last = last_block(&run.table, end)?;
             let blocks = run
                 .table
@@ -235,21 +234,6 @@ impl Snapshot {
             rows_read: self.rows_read.clone(),
         })
     }
-}
-
-/// Whether a run's keys may fall between `start` and `end`.
-fn overlaps(run: &RunMeta, start: Bound<&[u8]>, end: Bound<&[u8]>) -> bool {
-    let below_end = match end {
-        Bound::Included(e) => run.first_key.as_slice() <= e,
-        Bound::Excluded(e) => run.first_key.as_slice() < e,
-        Bound::Unbounded => true,
-    };
-    let above_start = match start {
-        Bound::Included(s) => run.last_key.as_slice() >= s,
-        Bound::Excluded(s) => run.last_key.as_slice() > s,
-        Bound::Unbounded => true,
-    };
-    below_end && above_start
 }
 
 /// A stored row not yet returned: its key and undecoded value.

@@ -10,13 +10,14 @@ use std::sync::{Arc, Mutex};
 use redb::{ReadTransaction, TableError};
 use uuid::Uuid;
 
-use crate::bloom::{stored_key_hash, Bloom};
+use crate::bloom::stored_key_hash;
 use crate::encoding::row::{self, StoredRow};
 use crate::error::StorageError;
 use crate::locking::lock;
 use crate::runs::cache::BlockCache;
+use crate::runs::filter::{self, RunFilter};
 use crate::runs::manifest::{self, RunMeta};
-use crate::runs::read::{filter_in_read, lookup};
+use crate::runs::read::lookup;
 use crate::runs::run_table_name;
 use crate::runs::HEAD_DELETED;
 use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
@@ -37,7 +38,7 @@ type OpenTables = HashMap<(TableKind, Uuid), Option<Arc<ReadOnlyDataTable>>>;
 pub(crate) struct OpenRun {
     pub(crate) meta: RunMeta,
     pub(crate) table: ReadOnlyDataTable,
-    pub(crate) filter: Arc<Bloom>,
+    pub(crate) filter: RunFilter,
 }
 
 /// A table's runs opened in a view, newest first.
@@ -73,7 +74,7 @@ impl View {
         let mut opened = Vec::new();
         for meta in manifest::read(&self.txn, id)? {
             let table = self.txn.open_table(data_table(&run_table_name(meta.id)))?;
-            let filter = filter_in_read(&self.txn, meta.id)?;
+            let filter = filter::in_read(&self.txn, meta.id)?;
             opened.push(OpenRun {
                 meta,
                 table,

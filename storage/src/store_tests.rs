@@ -553,7 +553,7 @@ fn unknown_format_version_refuses_to_open() {
 /// A version 1 file (no runs) opens, keeps its rows, and is marked current before any run can
 /// be written, so a version 1 build refuses it from then on.
 #[test]
-fn a_version_1_file_is_upgraded_in_place() {
+fn versions_1_to_3_are_upgraded_in_place() {
     let dir = tempfile::tempdir().unwrap();
     let store = open_in(dir.path(), SyncMode::Periodic);
     let table = create_schema(&store);
@@ -563,7 +563,7 @@ fn a_version_1_file_is_upgraded_in_place() {
     store.shutdown().unwrap();
     drop(store);
     let path = dir.path().join("db.redb");
-    let version = |path: &Path| {
+    let version = |path: &Path, set: u32| {
         let db = redb::Database::create(path).unwrap();
         let txn = db.begin_write().unwrap();
         let mut meta = txn.open_table(META).unwrap();
@@ -573,21 +573,24 @@ fn a_version_1_file_is_upgraded_in_place() {
             .unwrap()
             .value()
             .to_vec();
-        meta.insert(FORMAT_VERSION_KEY, 1u32.to_be_bytes().as_slice())
+        meta.insert(FORMAT_VERSION_KEY, set.to_be_bytes().as_slice())
             .unwrap();
         drop(meta);
         txn.commit().unwrap();
         found
     };
-    assert_eq!(version(&path), FORMAT_VERSION.to_be_bytes());
-    let store = open_in(dir.path(), SyncMode::Periodic);
-    assert_eq!(value_of(&store, &table, 1, 1).unwrap(), "old".as_bytes());
-    drop(store);
-    assert_eq!(
-        version(&path),
-        FORMAT_VERSION.to_be_bytes(),
-        "opening upgraded it"
-    );
+    assert_eq!(version(&path, 1), FORMAT_VERSION.to_be_bytes());
+    for old in [1, 2, 3] {
+        let store = open_in(dir.path(), SyncMode::Periodic);
+        assert_eq!(value_of(&store, &table, 1, 1).unwrap(), "old".as_bytes());
+        drop(store);
+        let next = if old == 3 { FORMAT_VERSION } else { old + 1 };
+        assert_eq!(
+            version(&path, next),
+            FORMAT_VERSION.to_be_bytes(),
+            "opening version {old} upgraded it"
+        );
+    }
 }
 
 #[test]

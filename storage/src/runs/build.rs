@@ -166,6 +166,19 @@ impl RunBuilder {
         self.block = rest;
     }
 
+    /// Cuts the block being filled, so that every entry added so far is in a finished block:
+    /// a merge does so at the end of each chunk, whose last key then bounds what is stored.
+    pub(crate) fn seal_block(&mut self) {
+        while !self.block.is_empty() {
+            self.cut();
+        }
+    }
+
+    /// The run's manifest entry for the blocks cut so far.
+    pub(crate) fn meta(&self) -> &RunMeta {
+        &self.meta
+    }
+
     /// Entries added so far.
     #[cfg(test)]
     pub(crate) fn rows(&self) -> u64 {
@@ -202,9 +215,7 @@ impl RunBuilder {
         mut self,
         txn: &WriteTransaction,
     ) -> Result<Option<RunMeta>, StorageError> {
-        while !self.block.is_empty() {
-            self.cut();
-        }
+        self.seal_block();
         if self.meta.rows == 0 {
             return Ok(None);
         }
@@ -214,8 +225,44 @@ impl RunBuilder {
             self.id.as_bytes().as_slice(),
             self.filter.to_bytes().as_slice(),
         )?;
-        super::read::remember_filter(self.id, self.filter);
+        super::filter::remember(self.id, self.filter);
         Ok(Some(self.meta))
+    }
+
+    /// Stores the filter of the keys added so far, in place of a stand-in: a merge stopped
+    /// between two chunks leaves its output listed with exactly those keys (every chunk ends
+    /// with [`RunBuilder::seal_block`]), and a real filter keeps its lookups cheap after the
+    /// inputs' filters the stand-in named are gone.
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn store_filter_so_far(&self, txn: &WriteTransaction) -> Result<(), StorageError> {
+        let mut filters = txn.open_table(RUN_FILTERS)?;
+        filters.insert(
+            self.id.as_bytes().as_slice(),
+            self.filter.to_bytes().as_slice(),
+        )?;
+        super::filter::remember(self.id, self.filter.clone());
+        Ok(())
+    }
+
+    /// Stores, in place of the filter a finished run gets, the stand-in of a merge's output
+    /// whose inputs are `inputs` ([`super::filter::stand_in`]), so that the run can be listed
+    /// while the merge still writes it (`compact.rs`).
+    ///
+    /// # Errors
+    /// redb errors.
+    pub(crate) fn store_stand_in_filter(
+        &self,
+        txn: &WriteTransaction,
+        inputs: &[Uuid],
+    ) -> Result<(), StorageError> {
+        let mut filters = txn.open_table(RUN_FILTERS)?;
+        filters.insert(
+            self.id.as_bytes().as_slice(),
+            super::filter::stand_in(inputs).as_slice(),
+        )?;
+        Ok(())
     }
 }
 

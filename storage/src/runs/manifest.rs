@@ -11,6 +11,8 @@
 //! its live entries (an upper bound: one partition per row) until compaction rewrites it, and
 //! its purge times as [`PurgeTimes::UNKNOWN`] (always due).
 
+use std::ops::Bound;
+
 use redb::{ReadableTable, TableError};
 use uuid::Uuid;
 
@@ -62,6 +64,75 @@ impl RunMeta {
     /// Whether `key` lies between its first and last keys.
     pub(crate) fn spans(&self, key: &[u8]) -> bool {
         self.first_key.as_slice() <= key && key <= self.last_key.as_slice()
+    }
+
+    /// Whether its span and `start..end` share keys.
+    pub(crate) fn overlaps(&self, start: Bound<&[u8]>, end: Bound<&[u8]>) -> bool {
+        let below_end = match end {
+            Bound::Included(e) => self.first_key.as_slice() <= e,
+            Bound::Excluded(e) => self.first_key.as_slice() < e,
+            Bound::Unbounded => true,
+        };
+        let above_start = match start {
+            Bound::Included(s) => self.last_key.as_slice() >= s,
+            Bound::Excluded(s) => self.last_key.as_slice() > s,
+            Bound::Unbounded => true,
+        };
+        below_end && above_start
+    }
+
+    /// The part of `start..end` within its first and last keys. A run serves only the keys of
+    /// its span: an input of a merge under way has been clipped to the keys the merge has not
+    /// reached, and its table may still hold older copies of those before its first key.
+    pub(crate) fn clip<'a>(
+        &'a self,
+        start: Bound<&'a [u8]>,
+        end: Bound<&'a [u8]>,
+    ) -> (Bound<&'a [u8]>, Bound<&'a [u8]>) {
+        let first = self.first_key.as_slice();
+        let last = self.last_key.as_slice();
+        let start = match start {
+            Bound::Included(s) | Bound::Excluded(s) if s >= first => start,
+            _ => Bound::Included(first),
+        };
+        let end = match end {
+            Bound::Included(e) | Bound::Excluded(e) if e <= last => end,
+            _ => Bound::Included(last),
+        };
+        (start, end)
+    }
+
+    /// This run once a merge has written every key up to `reached` and taken out `blocks`
+    /// of its blocks holding `bytes` (those whose last key is at or before `reached`): its
+    /// span starts after `reached`, its figures shrink in proportion (rows, deletions and
+    /// partitions are estimates; bytes and blocks exact); `None` when nothing of it is left.
+    pub(crate) fn clipped_after(&self, reached: &[u8], bytes: u64, blocks: u64) -> Option<RunMeta> {
+        if self.last_key.as_slice() <= reached {
+            return None;
+        }
+        let mut first_key = Vec::with_capacity(reached.len() + 1);
+        first_key.extend_from_slice(reached);
+        first_key.push(0);
+        let first_key = first_key.max(self.first_key.clone());
+        let left = self.bytes.saturating_sub(bytes);
+        let share = |n: u64| {
+            if self.bytes == 0 {
+                n
+            } else {
+                (n as f64 * left as f64 / self.bytes as f64).round() as u64
+            }
+        };
+        Some(RunMeta {
+            id: self.id,
+            rows: share(self.rows),
+            deletions: share(self.deletions),
+            bytes: left,
+            blocks: self.blocks.saturating_sub(blocks),
+            partitions: share(self.partitions),
+            first_key,
+            last_key: self.last_key.clone(),
+            purge: self.purge,
+        })
     }
 }
 
@@ -275,6 +346,58 @@ mod tests {
         assert!(decode(&bytes[..bytes.len() - 1]).is_err());
         assert!(decode(&[3, 0, 0, 0, 0]).is_err());
         assert!(runs[0].spans(b"m") && !runs[0].spans(b"zzz"));
+    }
+
+    fn spanning(first: &[u8], last: &[u8]) -> RunMeta {
+        RunMeta {
+            rows: 100,
+            deletions: 10,
+            bytes: 4000,
+            blocks: 4,
+            partitions: 50,
+            first_key: first.to_vec(),
+            last_key: last.to_vec(),
+            ..RunMeta::empty(Uuid::from_u128(1))
+        }
+    }
+
+    #[test]
+    fn a_range_is_clipped_to_the_span() {
+        use Bound::{Excluded, Included, Unbounded};
+        let run = spanning(b"c", b"m");
+        let (c, m) = (b"c".as_slice(), b"m".as_slice());
+        assert_eq!(run.clip(Unbounded, Unbounded), (Included(c), Included(m)));
+        assert_eq!(
+            run.clip(Included(b"a"), Excluded(b"z")),
+            (Included(c), Included(m))
+        );
+        assert_eq!(
+            run.clip(Excluded(b"d"), Excluded(b"k")),
+            (Excluded(b"d".as_slice()), Excluded(b"k".as_slice()))
+        );
+        assert_eq!(
+            run.clip(Excluded(c), Included(m)),
+            (Excluded(c), Included(m))
+        );
+        assert!(run.overlaps(Included(b"m"), Unbounded));
+        assert!(!run.overlaps(Excluded(b"m"), Unbounded));
+        assert!(!run.overlaps(Unbounded, Excluded(b"c")));
+        assert!(run.overlaps(Unbounded, Included(b"c")));
+    }
+
+    #[test]
+    fn a_clipped_run_starts_after_the_key_reached_and_shrinks() {
+        let run = spanning(b"c", b"m");
+        let rest = run.clipped_after(b"f", 1000, 1).unwrap();
+        assert_eq!(rest.first_key, b"f\0");
+        assert!(!rest.spans(b"f") && rest.spans(b"f\0") && rest.spans(b"m"));
+        assert_eq!((rest.bytes, rest.blocks), (3000, 3));
+        assert_eq!((rest.rows, rest.deletions, rest.partitions), (75, 8, 38));
+        assert_eq!(rest.last_key, run.last_key);
+        // Reached before the first key: the span stays.
+        assert_eq!(run.clipped_after(b"a", 0, 0).unwrap().first_key, b"c");
+        assert_eq!(run.clipped_after(b"m", 4000, 4), None);
+        assert_eq!(run.clipped_after(b"n", 4000, 4), None);
     }
 
     /// A version 1 record (no partition counts, no purge times) decodes, each run's partitions

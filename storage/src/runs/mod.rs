@@ -14,6 +14,7 @@ pub(crate) mod block;
 pub(crate) mod build;
 pub(crate) mod cache;
 pub(crate) mod compact;
+pub(crate) mod filter;
 pub(crate) mod manifest;
 pub(crate) mod merge;
 pub(crate) mod progress;
@@ -26,7 +27,8 @@ use uuid::Uuid;
 /// `runs`: per CQL table id (16 bytes), its runs newest first ([`manifest::encode`]).
 pub(crate) const RUNS: TableDefinition<'static, &[u8], &[u8]> = TableDefinition::new("runs");
 
-/// `run_filters`: per run id (16 bytes), the Bloom filter of its keys (`Bloom::to_bytes`).
+/// `run_filters`: per run id (16 bytes), the Bloom filter of its keys (`Bloom::to_bytes`),
+/// or the stand-in of a merge's output being written ([`filter::stand_in`]).
 pub(crate) const RUN_FILTERS: TableDefinition<'static, &[u8], &[u8]> =
     TableDefinition::new("run_filters");
 

@@ -85,6 +85,14 @@ impl Running<'_> {
         self.set(|total| (total as f64 * share) as u64);
     }
 
+    /// The manifest now lists the merge as the runs `ids` (its output so far and what remains
+    /// of its inputs), which operators' figures count as one run.
+    pub(crate) fn regroup(&self, ids: Vec<Uuid>) {
+        if let Some((_, current)) = lock(&self.tracker.current).as_mut() {
+            *current = ids;
+        }
+    }
+
     /// The merge has written every key.
     pub(crate) fn finished(&self) {
         self.set(|total| total);

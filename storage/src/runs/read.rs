@@ -1,8 +1,6 @@
-//! Reading runs: point lookups through their filters, and ordered iteration over a key range.
+//! Reading runs: point lookups, and ordered iteration over a key range.
 
-use std::collections::HashMap;
 use std::ops::Bound;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use bytes::Bytes;
 use redb::ReadableTable;
@@ -10,78 +8,7 @@ use uuid::Uuid;
 
 use super::block::{get_stored, is_compressed, Block};
 use super::cache::BlockCache;
-use super::RUN_FILTERS;
-use crate::bloom::Bloom;
 use crate::error::StorageError;
-
-/// Every run's filter read so far, by run id. Runs never change and their ids are random
-/// UUIDs, so one cache serves every store of the process.
-fn filters() -> MutexGuard<'static, HashMap<Uuid, Arc<Bloom>>> {
-    static FILTERS: OnceLock<Mutex<HashMap<Uuid, Arc<Bloom>>>> = OnceLock::new();
-    FILTERS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Keeps the filter of a run just written.
-pub(crate) fn remember_filter(id: Uuid, filter: Bloom) {
-    filters().insert(id, Arc::new(filter));
-}
-
-/// Forgets the filters of runs that were deleted.
-pub(crate) fn forget_filters(ids: impl IntoIterator<Item = Uuid>) {
-    let mut cache = filters();
-    for id in ids {
-        cache.remove(&id);
-    }
-}
-
-/// The filter of run `id`, read from `table` (`run_filters`) the first time.
-///
-/// # Errors
-/// redb errors; a missing or corrupt filter.
-pub(crate) fn filter(
-    id: Uuid,
-    table: impl FnOnce() -> Result<Option<Vec<u8>>, StorageError>,
-) -> Result<Arc<Bloom>, StorageError> {
-    if let Some(filter) = filters().get(&id) {
-        return Ok(filter.clone());
-    }
-    let bytes = table()?.ok_or_else(|| StorageError::corrupt(format!("no filter for run {id}")))?;
-    let filter = Arc::new(Bloom::from_bytes(&bytes)?);
-    filters().insert(id, filter.clone());
-    Ok(filter)
-}
-
-/// The stored filter of run `id` in a `run_filters` table.
-///
-/// # Errors
-/// redb errors.
-pub(crate) fn stored_filter(
-    table: &impl ReadableTable<&'static [u8], &'static [u8]>,
-    id: Uuid,
-) -> Result<Option<Vec<u8>>, StorageError> {
-    Ok(table
-        .get(id.as_bytes().as_slice())?
-        .map(|v| v.value().to_vec()))
-}
-
-/// Opens `run_filters` in a read transaction and reads run `id`'s filter.
-pub(crate) fn filter_in_read(
-    txn: &redb::ReadTransaction,
-    id: Uuid,
-) -> Result<Arc<Bloom>, StorageError> {
-    filter(id, || stored_filter(&txn.open_table(RUN_FILTERS)?, id))
-}
-
-/// Opens `run_filters` in a write transaction and reads run `id`'s filter.
-pub(crate) fn filter_in_write(
-    txn: &redb::WriteTransaction,
-    id: Uuid,
-) -> Result<Arc<Bloom>, StorageError> {
-    filter(id, || stored_filter(&txn.open_table(RUN_FILTERS)?, id))
-}
 
 /// The entry under `key` in a run's table: `None` when the run has none, `Some(None)` for a
 /// deletion. A raw block is searched where redb holds it; a compressed one is decoded, through

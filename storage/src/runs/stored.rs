@@ -9,9 +9,10 @@ use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};
 use uuid::Uuid;
 
 use super::build::RunBuilder;
+use super::filter;
 use super::manifest::{self, RunMeta};
 use super::merge::{Merge, Source};
-use super::read::{filter_in_write, lookup, RunEntry, RunIter};
+use super::read::{lookup, RunEntry, RunIter};
 use super::{run_table_name, HEAD_DELETED, RUN_FILTERS};
 use crate::bloom::stored_key_hash;
 use crate::error::StorageError;
@@ -45,7 +46,7 @@ pub(crate) fn get(
     let runs = manifest::read_in(txn, table_id)?;
     let hash = stored_key_hash(key);
     for run in runs.iter().filter(|run| run.spans(key)) {
-        if !filter_in_write(txn, run.id)?.may_hold(hash) {
+        if !filter::in_write(txn, run.id)?.may_hold(hash) {
             continue;
         }
         let table = txn.open_table(data_table(&run_table_name(run.id)))?;
@@ -93,7 +94,11 @@ pub(crate) fn for_each_over(
         let (key, value) = entry?;
         Ok(head_entry(key.value(), value.value()))
     })));
-    for table in &tables {
+    for (run, table) in runs.iter().zip(&tables) {
+        if !run.overlaps(start, end) {
+            continue;
+        }
+        let (start, end) = run.clip(start, end);
         sources.push(Box::new(RunIter::new(table, start, end, false)?));
     }
     for entry in Merge::new(sources, false, false) {
@@ -260,7 +265,7 @@ pub(crate) fn delete_runs(txn: &WriteTransaction, runs: &[RunMeta]) -> Result<()
         txn.delete_table(data_table(&run_table_name(run.id)))?;
         filters.remove(run.id.as_bytes().as_slice())?;
     }
-    super::read::forget_filters(runs.iter().map(|run| run.id));
+    filter::forget(runs.iter().map(|run| run.id));
     Ok(())
 }
 
