@@ -34,6 +34,12 @@ pub(crate) struct BlockBuilder {
 }
 
 impl BlockBuilder {
+    /// The bytes [`BlockBuilder::add`] appends for an entry: the key's length, the key,
+    /// whether a value follows, and the value with its length.
+    pub(crate) fn entry_len(key: &[u8], value: Option<&[u8]>) -> usize {
+        4 + key.len() + 1 + value.map_or(0, |v| 4 + v.len())
+    }
+
     /// Appends an entry; `None` records a deletion.
     pub(crate) fn add(&mut self, key: &[u8], value: Option<&[u8]>) {
         self.offsets.push(self.entries.len() as u32);

@@ -11,10 +11,6 @@ use crate::bloom::Bloom;
 use crate::encoding::key::token_order;
 use crate::encoding::row::{self, PurgeTimes};
 use crate::error::StorageError;
-
-/// An entry's bytes in a block besides its key and value: the key's length, whether a value
-/// follows, and its length (see `BlockBuilder::add`).
-const ENTRY_HEADER: usize = 9;
 use crate::tables::data_table;
 
 /// A run being built: entries go in, finished blocks come out to be stored.
@@ -110,7 +106,7 @@ impl RunBuilder {
             self.meta.purge = self.meta.purge.min(times);
         }
         self.filter.add(stored_key_hash(key));
-        if ENTRY_HEADER + key.len() + value.map_or(0, <[u8]>::len) > BLOCK_CAP {
+        if BlockBuilder::entry_len(key, value) > BLOCK_CAP {
             self.add_alone(key, value);
             return;
         }
@@ -127,9 +123,7 @@ impl RunBuilder {
     /// them. Its size does not count in the compression ratio that sizes the next blocks, nor
     /// in the lz4 tries.
     fn add_alone(&mut self, key: &[u8], value: Option<&[u8]>) {
-        while !self.block.is_empty() {
-            self.cut();
-        }
+        self.seal_block();
         let mut alone = BlockBuilder::default();
         alone.add(key, value);
         let (last, stored, _) = alone.cut(false);
@@ -220,11 +214,7 @@ impl RunBuilder {
             return Ok(None);
         }
         self.store_ready(txn)?;
-        let mut filters = txn.open_table(RUN_FILTERS)?;
-        filters.insert(
-            self.id.as_bytes().as_slice(),
-            self.filter.to_bytes().as_slice(),
-        )?;
+        store_filter(txn, self.id, &self.filter.to_bytes())?;
         super::filter::remember(self.id, self.filter);
         Ok(Some(self.meta))
     }
@@ -237,11 +227,7 @@ impl RunBuilder {
     /// # Errors
     /// redb errors.
     pub(crate) fn store_filter_so_far(&self, txn: &WriteTransaction) -> Result<(), StorageError> {
-        let mut filters = txn.open_table(RUN_FILTERS)?;
-        filters.insert(
-            self.id.as_bytes().as_slice(),
-            self.filter.to_bytes().as_slice(),
-        )?;
+        store_filter(txn, self.id, &self.filter.to_bytes())?;
         super::filter::remember(self.id, self.filter.clone());
         Ok(())
     }
@@ -257,13 +243,15 @@ impl RunBuilder {
         txn: &WriteTransaction,
         inputs: &[Uuid],
     ) -> Result<(), StorageError> {
-        let mut filters = txn.open_table(RUN_FILTERS)?;
-        filters.insert(
-            self.id.as_bytes().as_slice(),
-            super::filter::stand_in(inputs).as_slice(),
-        )?;
-        Ok(())
+        store_filter(txn, self.id, &super::filter::stand_in(inputs))
     }
+}
+
+/// Stores `filter` (a Bloom filter's bytes, or a stand-in's) as run `id`'s.
+fn store_filter(txn: &WriteTransaction, id: Uuid, filter: &[u8]) -> Result<(), StorageError> {
+    let mut filters = txn.open_table(RUN_FILTERS)?;
+    filters.insert(id.as_bytes().as_slice(), filter)?;
+    Ok(())
 }
 
 #[cfg(test)]
