@@ -20,7 +20,7 @@ use crate::error::StorageError;
 pub(crate) const BLOCK_CAP: usize = 3968;
 
 /// Bytes before the payload.
-const HEADER: usize = 9;
+pub(crate) const HEADER: usize = 9;
 
 const CODEC_RAW: u8 = 0;
 const CODEC_LZ4: u8 = 1;
@@ -146,6 +146,12 @@ impl BlockBuilder {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// lz4 compressions this thread ran (tests count the attempts per block).
+    pub(crate) static COMPRESSIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// Whether a stored block's payload is compressed.
 pub(crate) fn is_compressed(stored: &[u8]) -> bool {
     stored.first() == Some(&CODEC_LZ4)
@@ -157,6 +163,8 @@ pub(crate) fn is_compressed(stored: &[u8]) -> bool {
 /// the pages it saves.
 fn seal(raw: &[u8], try_lz4: bool) -> Vec<u8> {
     let compressed = if try_lz4 {
+        #[cfg(test)]
+        COMPRESSIONS.with(|c| c.set(c.get() + 1));
         lz4_flex::block::compress(raw)
     } else {
         Vec::new()
