@@ -78,6 +78,7 @@ impl Flusher {
             // take, and writers wait for it once both memtables are full. At nice 10, on a
             // busy machine, a point read waited seconds behind a starved flush.
             .spawn(move || {
+                crate::turns::take_turns();
                 for work in job_rx {
                     match work {
                         Work::Flush(job) => {

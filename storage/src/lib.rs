@@ -56,6 +56,7 @@ mod slot;
 mod space;
 mod stats;
 mod tables;
+mod turns;
 mod view;
 mod writer;
 

@@ -178,6 +178,7 @@ impl RunBuilder {
         self.meta.last_key.clone_from(&last);
         self.ready.push((last, stored));
         self.block = rest;
+        crate::turns::between_blocks();
     }
 
     /// Cuts the block being filled, so that every entry added so far is in a finished block:

@@ -144,7 +144,10 @@ impl Compactor {
         let thread_signal = signal.clone();
         let thread = std::thread::Builder::new()
             .name("storage-compactor".into())
-            .spawn(move || run(&parts, &thread_signal))
+            .spawn(move || {
+                crate::turns::take_turns();
+                run(&parts, &thread_signal)
+            })
             .map_err(StorageError::WriterStart)?;
         Ok(Compactor {
             signal,
