@@ -20,7 +20,7 @@ use crate::error::StorageError;
 pub(crate) const BLOCK_CAP: usize = 3968;
 
 /// Bytes before the payload.
-pub(crate) const HEADER: usize = 9;
+const HEADER: usize = 9;
 
 const CODEC_RAW: u8 = 0;
 const CODEC_LZ4: u8 = 1;
@@ -104,9 +104,15 @@ impl BlockBuilder {
             .map_or(self.entries.len(), |&o| o as usize)
     }
 
+    /// Whether a raw block of `raw_len` bytes (its [`BlockBuilder::raw_len`]) fits
+    /// [`BLOCK_CAP`] once stored.
+    pub(crate) fn fits_raw(raw_len: usize) -> bool {
+        HEADER + raw_len <= BLOCK_CAP
+    }
+
     /// The most entries (at least one) whose block fits [`BLOCK_CAP`] stored raw.
     fn raw_fit(&self) -> usize {
-        let fits = |n: usize| HEADER + 4 + 4 * n + self.end(n) <= BLOCK_CAP;
+        let fits = |n: usize| BlockBuilder::fits_raw(4 + 4 * n + self.end(n));
         let (mut low, mut high) = (1, self.len());
         while low < high {
             let mid = (low + high).div_ceil(2);

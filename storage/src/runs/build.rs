@@ -3,7 +3,7 @@
 use redb::WriteTransaction;
 use uuid::Uuid;
 
-use super::block::{is_compressed, BlockBuilder, BLOCK_CAP, HEADER};
+use super::block::{is_compressed, BlockBuilder, BLOCK_CAP};
 use super::manifest::RunMeta;
 use super::{run_table_name, RUN_FILTERS};
 use crate::bloom::stored_key_hash;
@@ -128,11 +128,11 @@ impl RunBuilder {
     /// and was compressed a second time with one entry fewer, which doubled the lz4 time
     /// of flushes and merges.
     fn fits(&self, len: usize) -> bool {
-        let raw = (self.block.raw_len() + len + 4) as f64;
+        let raw = self.block.raw_len() + len + 4;
         if self.ratio < 1.0 {
-            raw * self.ratio <= COMPRESSED_TARGET
+            raw as f64 * self.ratio <= COMPRESSED_TARGET
         } else {
-            raw + HEADER as f64 <= BLOCK_CAP as f64
+            BlockBuilder::fits_raw(raw)
         }
     }
 
@@ -147,6 +147,12 @@ impl RunBuilder {
         let mut alone = BlockBuilder::default();
         alone.add(key, value);
         let (last, stored, _) = alone.cut(false);
+        self.push_block(last, stored);
+    }
+
+    /// Counts a finished block (its last key and stored bytes) in the run and queues it to
+    /// be stored.
+    fn push_block(&mut self, last: Vec<u8>, stored: Vec<u8>) {
         self.meta.bytes += stored.len() as u64;
         self.meta.blocks += 1;
         self.meta.last_key.clone_from(&last);
@@ -173,10 +179,7 @@ impl RunBuilder {
         }
         let used = raw - rest.raw_len() + 4 * usize::from(!rest.is_empty());
         self.ratio = (stored.len() as f64 / used.max(1) as f64).clamp(0.05, 1.0);
-        self.meta.bytes += stored.len() as u64;
-        self.meta.blocks += 1;
-        self.meta.last_key.clone_from(&last);
-        self.ready.push((last, stored));
+        self.push_block(last, stored);
         self.block = rest;
         crate::turns::between_blocks();
     }
@@ -269,7 +272,11 @@ impl RunBuilder {
 }
 
 /// Stores `filter` (a Bloom filter's bytes, or a stand-in's) as run `id`'s.
-fn store_filter(txn: &WriteTransaction, id: Uuid, filter: &[u8]) -> Result<(), StorageError> {
+pub(super) fn store_filter(
+    txn: &WriteTransaction,
+    id: Uuid,
+    filter: &[u8],
+) -> Result<(), StorageError> {
     let mut filters = txn.open_table(RUN_FILTERS)?;
     filters.insert(id.as_bytes().as_slice(), filter)?;
     Ok(())

@@ -580,12 +580,9 @@ fn replace_stand_ins(slot: &DbSlot) -> Result<usize, StorageError> {
             }
         }
         let txn = db.begin_write()?;
-        {
-            let mut filters = txn.open_table(super::RUN_FILTERS)?;
-            let still = super::filter::stored(&filters, run.id)?;
-            if still.is_some_and(|f| matches!(super::filter::stand_in_inputs(&f), Ok(Some(_)))) {
-                filters.insert(run.id.as_bytes().as_slice(), bloom.to_bytes().as_slice())?;
-            }
+        let still = super::filter::stored(&txn.open_table(super::RUN_FILTERS)?, run.id)?;
+        if still.is_some_and(|f| matches!(super::filter::stand_in_inputs(&f), Ok(Some(_)))) {
+            super::build::store_filter(&txn, run.id, &bloom.to_bytes())?;
         }
         txn.commit()?;
     }
