@@ -14,15 +14,16 @@ use tracing::debug;
 
 use crate::catalog::Catalog;
 use crate::combine::{self, DeferredWrites, Shared};
+use crate::commitlog::failures::CommitFailures;
 use crate::commitlog::replay::{replay, stored_position};
-use crate::commitlog::{record, CommitLog};
+use crate::commitlog::{record, CommitLog, ReplayRules};
 use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::index::IndexFeed;
 use crate::locking::lock;
 use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
-use crate::options::StoreOptions;
+use crate::options::{CommitFailurePolicy, StoreOptions, SyncMode};
 use crate::persist;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
@@ -95,6 +96,8 @@ pub(crate) struct Inner {
     compactor: Mutex<Option<Compactor>>,
     /// The merge under way ([`Store::compactions`]).
     pub(crate) merges: Arc<MergeTracker>,
+    /// `commit_failure_policy` ([`Store::on_commit_failure`]).
+    failures: Arc<CommitFailures>,
 }
 
 impl Store {
@@ -104,10 +107,18 @@ impl Store {
     ///
     /// # Errors
     /// redb errors (including the file being open elsewhere),
-    /// [`StorageError::FormatVersion`] for a file of another format version, and
+    /// [`StorageError::FormatVersion`] for a file of another format version,
+    /// [`StorageError::NewerFormat`] and [`StorageError::CommitLogVersion`] for a directory
+    /// or a commit log written by a newer build (refused before any file is opened),
+    /// [`StorageError::CommitLogReplay`] for a damaged commit log, and
     /// [`StorageError::Corrupt`] for unreadable schema records.
     pub fn open(path: &Path, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
         debug!(path = %path.display(), ?options, "opening store");
+        let dir = path.parent().unwrap_or_else(|| Path::new(""));
+        let log_dir = dir.join("commitlog");
+        // Before redb opens (and maybe repairs) the file: a refused start changes nothing.
+        crate::dir_format::check(dir)?;
+        crate::commitlog::check_versions(&log_dir)?;
         let mut builder = Builder::new();
         builder.set_cache_size(options.cache_size);
         builder.set_repair_callback(|session| {
@@ -117,11 +128,9 @@ impl Store {
             );
         });
         let db = builder.create(path)?;
-        let log_dir = path
-            .parent()
-            .unwrap_or_else(|| Path::new(""))
-            .join("commitlog");
-        Store::start(db, options, Some((path, &log_dir)))
+        let opened = Store::start(db, options, Some((path, &log_dir)))?;
+        crate::dir_format::write(dir)?;
+        Ok(opened)
     }
 
     /// Opens an empty store in memory (redb's `InMemoryBackend`), for tests.
@@ -151,7 +160,7 @@ impl Store {
             "catalog loaded"
         );
         let log = match files {
-            Some((_, dir)) => Some(recover(&db, dir, &mut live_tables)?),
+            Some((_, dir)) => Some(recover(&db, dir, &mut live_tables, &options)?),
             None => None,
         };
         crate::index::rebuild_stale(&db, &catalog)?;
@@ -167,6 +176,7 @@ impl Store {
         let views = Arc::new(ViewCache::new(options.block_cache_size));
         let memtables = Arc::new(Memtables::default());
         let feed = Arc::new(IndexFeed::default());
+        let failures = Arc::new(CommitFailures::new(options.commit_failure_policy));
         let writer = Writer::new(
             db.clone(),
             options,
@@ -178,6 +188,7 @@ impl Store {
                 memtables: memtables.clone(),
                 stats: stats.clone(),
                 feed: feed.clone(),
+                failures: failures.clone(),
             },
         )?;
         let merges = Arc::new(MergeTracker::default());
@@ -205,6 +216,7 @@ impl Store {
             feed,
             compactor: Mutex::new(Some(compactor)),
             merges,
+            failures,
         };
         Ok((
             Store {
@@ -212,6 +224,14 @@ impl Store {
             },
             catalog,
         ))
+    }
+
+    /// Registers what to do when the commit log stops after a failed write or fsync under
+    /// `commit_failure_policy` `stop`, `stop_commit` or `die`: `hook` is called once, with
+    /// the policy, on the thread that saw the failure (the server stops serving clients, or
+    /// exits). Writes are refused from then on whatever the hook does.
+    pub fn on_commit_failure(&self, hook: impl Fn(CommitFailurePolicy) + Send + Sync + 'static) {
+        self.inner.failures.set_hook(Box::new(hook));
     }
 
     /// Queues `batch` for the writer; `done` is called on the writer thread once the group
@@ -387,9 +407,14 @@ fn recover(
     db: &Database,
     dir: &Path,
     live_tables: &mut TableIds,
+    options: &StoreOptions,
 ) -> Result<CommitLog, StorageError> {
     let position = stored_position(db)?;
-    let (log, records) = CommitLog::open(dir, position)?;
+    let rules = ReplayRules {
+        acknowledged_after_fsync: options.sync != SyncMode::Periodic,
+        ignore_errors: options.ignore_replay_errors,
+    };
+    let (log, records) = CommitLog::open(dir, position, rules)?;
     if !records.is_empty() {
         replay(db, live_tables, records)?;
         let mut txn = db.begin_write()?;

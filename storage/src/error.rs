@@ -40,6 +40,20 @@ pub enum StorageError {
         /// The version this build writes and reads.
         expected: u32,
     },
+    /// The data directory's format record (`FORMAT`) names a version newer than this build
+    /// reads; nothing was opened or changed.
+    #[error("data directory {dir} was written by a newer version of this server: its {what} version is {found}, this build reads up to {known}; nothing was changed")]
+    NewerFormat {
+        /// The data directory.
+        dir: String,
+        /// Which version (`data format`, `commitlog version`, or a record this build does
+        /// not know).
+        what: String,
+        /// The version the record names.
+        found: u64,
+        /// The newest this build reads.
+        known: u64,
+    },
     /// The column type cannot (yet) be part of a primary key.
     #[error("type {ty} is not supported in a primary key")]
     UnsupportedKeyType {
@@ -74,6 +88,32 @@ pub enum StorageError {
     CommitLog {
         /// What failed, and the operating system's reason.
         cause: String,
+    },
+    /// The commit log stopped taking writes after a failed write or fsync
+    /// (`commit_failure_policy` `stop`, `stop_commit` or `die`); a restart starts it again.
+    #[error("commit log stopped after a failure (commit_failure_policy: {policy}); writes are refused until the server restarts")]
+    CommitLogStopped {
+        /// The policy's name.
+        policy: &'static str,
+    },
+    /// Damage in the commit log that stops the start (Cassandra's `CommitLogReplayException`):
+    /// in a segment before the last, a segment header, or records missing for no visible
+    /// reason. Overridden by `-Dcassandra.commitlog.ignorereplayerrors=true`.
+    #[error("{message}. Replay stopped. If you wish to override this error and continue starting the node ignoring commit log replay problems, specify -Dcassandra.commitlog.ignorereplayerrors=true on the command line")]
+    CommitLogReplay {
+        /// What is damaged, naming the offset and the file (Cassandra's wording).
+        message: String,
+    },
+    /// A commit log segment was written by a newer format than this build reads; nothing
+    /// was read or changed.
+    #[error("commit log segment {file} has format version {found}; this build reads versions 1 to {known}")]
+    CommitLogVersion {
+        /// The segment's path.
+        file: String,
+        /// The version its header names.
+        found: u8,
+        /// The newest version this build reads (and writes).
+        known: u8,
     },
     /// A durable commit was refused because the disk lacks room for it; nothing was written.
     #[error("not enough free disk space for a durable commit: {free} bytes free, {needed} needed (No space left on device)")]

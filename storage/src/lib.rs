@@ -30,6 +30,7 @@ mod combine;
 mod commitlog;
 mod counter;
 mod db;
+mod dir_format;
 pub mod encoding;
 mod error;
 pub mod fast_hash;
@@ -79,6 +80,7 @@ pub use catalog::{
     UserTypeDef, ViewDef, ViewFilter, ViewFilterOp,
 };
 pub use combine::DeferredWrites;
+pub use commitlog::read::IGNORE_REPLAY_ERRORS;
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, FORMAT_VERSION};
 pub use encoding::cell_path;
@@ -87,7 +89,7 @@ pub use encoding::range_tombstone::RangeTombstone;
 pub use encoding::row::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
 pub use error::StorageError;
 pub use mutation::{CatalogOp, RangeTombstoneWrite, RowWrite, WriteBatch};
-pub use options::{StoreOptions, SyncMode};
+pub use options::{CommitFailurePolicy, StoreOptions, SyncMode};
 pub use purge::{PurgeProgress, PurgeRequest};
 pub use range::{ClusteringPrefix, ClusteringRange, KeyRange, Order, PartitionKey};
 pub use read::{RowIter, Snapshot, TableStats};

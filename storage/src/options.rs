@@ -18,6 +18,48 @@ pub enum SyncMode {
     Group,
 }
 
+/// What a failed commit-log write or fsync does (Cassandra's `commit_failure_policy`). The
+/// writes that failed are never acknowledged, whatever the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CommitFailurePolicy {
+    /// The commit log takes no more writes, and the server stops serving clients (the hook
+    /// of [`crate::Store::on_commit_failure`] is told); the process stays up until it is
+    /// stopped. Cassandra's default.
+    #[default]
+    Stop,
+    /// The commit log takes no more writes; reads go on.
+    StopCommit,
+    /// The writes that failed get the error; the next ones try again (a full disk that
+    /// is freed lets writes resume).
+    Ignore,
+    /// As `Stop`, and the process exits (the hook does it).
+    Die,
+}
+
+impl CommitFailurePolicy {
+    /// The setting's value in `cassandra.yaml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CommitFailurePolicy::Stop => "stop",
+            CommitFailurePolicy::StopCommit => "stop_commit",
+            CommitFailurePolicy::Ignore => "ignore",
+            CommitFailurePolicy::Die => "die",
+        }
+    }
+
+    /// Parses a `cassandra.yaml` value (`stop`, `stop_commit`, `ignore`, `die`).
+    pub fn parse(text: &str) -> Option<CommitFailurePolicy> {
+        [
+            CommitFailurePolicy::Stop,
+            CommitFailurePolicy::StopCommit,
+            CommitFailurePolicy::Ignore,
+            CommitFailurePolicy::Die,
+        ]
+        .into_iter()
+        .find(|policy| policy.name() == text.trim())
+    }
+}
+
 /// Options for [`Store::open`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreOptions {
@@ -42,6 +84,12 @@ pub struct StoreOptions {
     /// Bytes per second a background compaction writes at most (Cassandra's
     /// `compaction_throughput`, 64 MiB/s by default); 0 removes the limit.
     pub compaction_throughput: u64,
+    /// Start even when the commit log is damaged where Cassandra stops the start (a segment
+    /// before the last, a segment header), skipping what cannot be read, as Cassandra's
+    /// `-Dcassandra.commitlog.ignorereplayerrors=true` does. Off by default.
+    pub ignore_replay_errors: bool,
+    /// What a failed commit-log write or fsync does.
+    pub commit_failure_policy: CommitFailurePolicy,
 }
 
 impl Default for StoreOptions {
@@ -54,6 +102,8 @@ impl Default for StoreOptions {
             memtable_size: 32 << 20,
             compaction_throughput: 64 << 20,
             block_cache_size: 16 << 20,
+            ignore_replay_errors: false,
+            commit_failure_policy: CommitFailurePolicy::Stop,
         }
     }
 }

@@ -6,6 +6,9 @@
 //! after the position stored in redb's `meta` table are replayed. `DESIGN.md` has the layout
 //! and the recovery argument.
 
+pub(crate) mod failures;
+mod format;
+pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod replay;
 pub(crate) mod sync;
@@ -19,16 +22,11 @@ use std::sync::Arc;
 use tracing::{debug, warn};
 
 use crate::error::StorageError;
+use format::{record_header, segment_header, MAX_RECORD, SEGMENT_HEADER};
+pub(crate) use read::ReplayRules;
 
-/// The first bytes of every segment file.
-const MAGIC: &[u8; 8] = b"CQLCLOG1";
-/// A record's header: payload length (u32), CRC32 of sequence number and payload (u32),
-/// sequence number (u64).
-const RECORD_HEADER: usize = 16;
 /// Records up to this size are gathered into one buffer and written with one `pwrite`.
 const COPY_LIMIT: usize = 1 << 20;
-/// The largest record payload a reader accepts; a larger length is a torn or foreign record.
-const MAX_RECORD: usize = 1 << 30;
 
 /// One logged group, as read back at recovery.
 pub(crate) struct Record {
@@ -62,6 +60,10 @@ pub(crate) struct CommitLog {
     next_seq: u64,
     /// Bytes appended since the last checkpoint.
     since_checkpoint: u64,
+    /// The segment [`CommitLog::rotate`] left while a flush makes its records durable: the
+    /// periodic fsync syncs it too, before the current one, so a machine crash cannot keep
+    /// later records and lose earlier ones.
+    retired: Option<Arc<File>>,
 }
 
 fn io_error(action: &str, path: &Path, err: &io::Error) -> StorageError {
@@ -72,27 +74,27 @@ fn io_error(action: &str, path: &Path, err: &io::Error) -> StorageError {
 
 impl CommitLog {
     /// Opens the log in `dir` (creating it), reads every record after `position` (the last
-    /// sequence number redb holds durably); appends go to a new segment.
+    /// sequence number redb holds durably), judging damage by `rules` (see [`read`]);
+    /// appends go to a new segment.
     ///
     /// # Errors
-    /// [`StorageError::CommitLog`] for I/O failures.
+    /// [`StorageError::CommitLog`] for I/O failures; [`StorageError::CommitLogReplay`] for
+    /// damage that stops the start; [`StorageError::CommitLogVersion`] for a segment of a
+    /// newer format.
     pub(crate) fn open(
         dir: &Path,
         position: u64,
+        rules: ReplayRules,
     ) -> Result<(CommitLog, Vec<Record>), StorageError> {
         fs::create_dir_all(dir).map_err(|e| io_error("creating", dir, &e))?;
         let segments = list_segments(dir)?;
-        let mut records = Vec::new();
-        let mut last_seq = position;
-        for (_, path) in &segments {
-            let bytes = fs::read(path).map_err(|e| io_error("reading", path, &e))?;
-            read_segment(path, &bytes, &mut last_seq, &mut records);
-        }
+        let contents = read::read_log(&segments, position, rules)?;
         let next_id = segments.last().map_or(1, |(id, _)| id + 1);
         debug!(
             dir = %dir.display(),
             segments = segments.len(),
-            replay = records.len(),
+            replay = contents.records.len(),
+            skipped = contents.skipped,
             position,
             "commit log opened"
         );
@@ -100,32 +102,33 @@ impl CommitLog {
             dir: dir.to_path_buf(),
             segment: None,
             next_id,
-            next_seq: last_seq + 1,
+            next_seq: contents.last_seq + 1,
             since_checkpoint: 0,
+            retired: None,
         };
-        Ok((log, records))
+        Ok((log, contents.records))
     }
 
     /// The records after `position` in the segments on disk (for a reopen after an I/O
-    /// error; the current segment included).
+    /// error; the current segment included). Damage is logged and skipped: the server is
+    /// already serving.
     ///
     /// # Errors
     /// [`StorageError::CommitLog`] for I/O failures.
     pub(crate) fn records_after(&self, position: u64) -> Result<Vec<Record>, StorageError> {
-        let mut records = Vec::new();
-        let mut last_seq = position;
-        for (_, path) in list_segments(&self.dir)? {
-            let bytes = fs::read(&path).map_err(|e| io_error("reading", &path, &e))?;
-            read_segment(&path, &bytes, &mut last_seq, &mut records);
-        }
-        if last_seq != self.last_seq() {
+        let rules = ReplayRules {
+            acknowledged_after_fsync: false,
+            ignore_errors: true,
+        };
+        let contents = read::read_log(&list_segments(&self.dir)?, position, rules)?;
+        if contents.last_seq != self.last_seq() {
             warn!(
-                read = last_seq,
+                read = contents.last_seq,
                 appended = self.last_seq(),
                 "commit log reread short"
             );
         }
-        Ok(records)
+        Ok(contents.records)
     }
 
     /// The sequence number of the last record appended (or replayed); 0 when none ever was.
@@ -141,6 +144,12 @@ impl CommitLog {
     /// The current segment's file, for fsync (none before the first append).
     pub(crate) fn file(&self) -> Option<Arc<File>> {
         self.segment.as_ref().map(|s| s.file.clone())
+    }
+
+    /// The files a periodic fsync syncs, oldest first: a segment rotated away whose records
+    /// are not durable in redb yet, then the current one.
+    pub(crate) fn files_to_sync(&self) -> Vec<Arc<File>> {
+        self.retired.iter().cloned().chain(self.file()).collect()
     }
 
     /// Appends one record holding `requests` (each as [`record::encode_batch`] wrote it) with
@@ -195,6 +204,7 @@ impl CommitLog {
     /// replay time; their records are at or before the stored position).
     pub(crate) fn checkpointed(&mut self) {
         self.since_checkpoint = 0;
+        self.retired = None;
         if self.segment.take().is_some() {
             // The next append starts a new segment; this one's records are all durable.
             self.delete_older_segments();
@@ -205,7 +215,9 @@ impl CommitLog {
     /// in a segment before it. For a checkpoint that runs while appends go on.
     pub(crate) fn rotate(&mut self) -> u64 {
         self.since_checkpoint = 0;
-        self.segment = None;
+        if let Some(old) = self.segment.take() {
+            self.retired = Some(old.file);
+        }
         self.next_id
     }
 
@@ -213,11 +225,16 @@ impl CommitLog {
     /// started one yet (all their records are durable in redb).
     pub(crate) fn delete_older_segments(&self) {
         let current = self.segment.as_ref().map_or(self.next_id, |s| s.id);
-        self.delete_segments_before(current);
+        self.delete_listed_before(current);
     }
 
     /// Deletes the segments whose id is below `first_kept` (their records are durable).
-    pub(crate) fn delete_segments_before(&self, first_kept: u64) {
+    pub(crate) fn delete_segments_before(&mut self, first_kept: u64) {
+        self.retired = None;
+        self.delete_listed_before(first_kept);
+    }
+
+    fn delete_listed_before(&self, first_kept: u64) {
         let old = match list_segments(&self.dir) {
             Ok(segments) => segments,
             Err(err) => {
@@ -233,6 +250,25 @@ impl CommitLog {
             }
         }
     }
+}
+
+/// The segment and record format version this build writes.
+pub(crate) fn format_version() -> u8 {
+    format::VERSION
+}
+
+/// Refuses a commit log directory holding a segment of a newer format, reading only the
+/// segments' headers: called before the database is opened, so a refused start changes no
+/// file.
+///
+/// # Errors
+/// [`StorageError::CommitLogVersion`]; [`StorageError::CommitLog`] when a segment cannot be
+/// read.
+pub(crate) fn check_versions(dir: &Path) -> Result<(), StorageError> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    read::check_versions(&list_segments(dir)?)
 }
 
 fn segment_path(dir: &Path, id: u64) -> PathBuf {
@@ -257,24 +293,6 @@ fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, StorageError> {
     }
     out.sort();
     Ok(out)
-}
-
-/// A record's header and the payload's request count: length, CRC32 (over the sequence
-/// number and the whole payload), sequence number, count.
-fn record_header(seq: u64, payload_len: usize, requests: &[&[u8]]) -> [u8; RECORD_HEADER + 4] {
-    let count = (requests.len() as u32).to_be_bytes();
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(&seq.to_be_bytes());
-    hasher.update(&count);
-    for request in requests {
-        hasher.update(request);
-    }
-    let mut header = [0u8; RECORD_HEADER + 4];
-    header[..4].copy_from_slice(&(payload_len as u32).to_be_bytes());
-    header[4..8].copy_from_slice(&hasher.finalize().to_be_bytes());
-    header[8..16].copy_from_slice(&seq.to_be_bytes());
-    header[16..].copy_from_slice(&count);
-    header
 }
 
 /// Writes a record at `offset`: small records in one `pwrite` from one buffer, large ones
@@ -321,7 +339,7 @@ fn create_segment(dir: &Path, id: u64) -> Result<Segment, StorageError> {
         .truncate(true)
         .open(&path)
         .map_err(|e| io_error("creating", &path, &e))?;
-    file.write_all_at(MAGIC, 0)
+    file.write_all_at(&segment_header(id), 0)
         .and_then(|()| file.sync_all())
         .map_err(|e| io_error("writing the header of", &path, &e))?;
     File::open(dir)
@@ -330,54 +348,10 @@ fn create_segment(dir: &Path, id: u64) -> Result<Segment, StorageError> {
     Ok(Segment {
         id,
         file: Arc::new(file),
-        len: MAGIC.len() as u64,
-        last_start: MAGIC.len() as u64,
+        len: SEGMENT_HEADER as u64,
+        last_start: SEGMENT_HEADER as u64,
         broken: false,
     })
-}
-
-/// Collects the records of one segment after `*last_seq`, advancing it. Stops at the first
-/// torn, corrupt or out-of-sequence record: what follows it was never acknowledged.
-fn read_segment(path: &Path, bytes: &[u8], last_seq: &mut u64, out: &mut Vec<Record>) {
-    if bytes.get(..MAGIC.len()) != Some(MAGIC.as_slice()) {
-        warn!(path = %path.display(), "skipping a commit log segment without a valid header");
-        return;
-    }
-    let mut at = MAGIC.len();
-    while let Some(header) = bytes.get(at..at + RECORD_HEADER) {
-        let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
-        let crc = u32::from_be_bytes([header[4], header[5], header[6], header[7]]);
-        let mut seq_bytes = [0u8; 8];
-        seq_bytes.copy_from_slice(&header[8..16]);
-        let seq = u64::from_be_bytes(seq_bytes);
-        let end = at + RECORD_HEADER + len;
-        let Some(payload) = bytes
-            .get(at + RECORD_HEADER..end)
-            .filter(|_| len <= MAX_RECORD)
-        else {
-            debug!(path = %path.display(), offset = at, "commit log ends with a torn record");
-            return;
-        };
-        let mut hasher = crc32fast::Hasher::new();
-        hasher.update(&seq_bytes);
-        hasher.update(payload);
-        if hasher.finalize() != crc {
-            debug!(path = %path.display(), offset = at, "commit log record fails its checksum");
-            return;
-        }
-        if seq > *last_seq {
-            if seq != *last_seq + 1 {
-                warn!(path = %path.display(), seq, expected = *last_seq + 1, "gap in the commit log");
-                return;
-            }
-            out.push(Record {
-                seq,
-                payload: payload.to_vec(),
-            });
-            *last_seq = seq;
-        }
-        at = end;
-    }
 }
 
 #[cfg(test)]

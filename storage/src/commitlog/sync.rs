@@ -10,8 +10,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tracing::error;
-
+use crate::commitlog::failures::CommitFailures;
 use crate::error::StorageError;
 use crate::request::Callback;
 
@@ -32,15 +31,18 @@ pub(crate) struct Syncer {
 
 impl Syncer {
     /// Starts the thread. `window` is the least time between two fsyncs' starts (zero:
-    /// `batch`).
+    /// `batch`); a failed fsync is reported to `failures`.
     ///
     /// # Errors
     /// [`StorageError::WriterStart`] if the thread cannot be started.
-    pub(crate) fn start(window: Duration) -> Result<Syncer, StorageError> {
+    pub(crate) fn start(
+        window: Duration,
+        failures: Arc<CommitFailures>,
+    ) -> Result<Syncer, StorageError> {
         let (tx, rx) = mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("commitlog-sync".into())
-            .spawn(move || run(&rx, window))
+            .spawn(move || run(&rx, window, &failures))
             .map_err(StorageError::WriterStart)?;
         Ok(Syncer {
             tx: Some(tx),
@@ -69,7 +71,19 @@ impl Drop for Syncer {
     }
 }
 
-fn run(rx: &Receiver<SyncJob>, window: Duration) {
+/// Syncs every segment the jobs were appended to, once each, in the jobs' order.
+fn sync_each_segment(jobs: &[SyncJob]) -> std::io::Result<()> {
+    let mut synced: Vec<&Arc<File>> = Vec::with_capacity(2);
+    for job in jobs {
+        if !synced.iter().any(|file| Arc::ptr_eq(file, &job.file)) {
+            job.file.sync_data()?;
+            synced.push(&job.file);
+        }
+    }
+    Ok(())
+}
+
+fn run(rx: &Receiver<SyncJob>, window: Duration, failures: &CommitFailures) {
     let mut last_sync: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
         let mut jobs = vec![first];
@@ -85,19 +99,16 @@ fn run(rx: &Receiver<SyncJob>, window: Duration) {
             }
         }
         jobs.extend(rx.try_iter());
-        // Every job's records are in the newest job's segment or in older segments, and an
-        // older segment is only replaced after a checkpoint made its records durable.
-        // The window runs from the start of one fsync to the start of the next, as Cassandra's
-        // sync thread counts it (`lastSyncedAt = pollStarted`): a slow fsync does not lengthen
-        // the wait of the writes queued behind it.
+        // A flush starts a new segment before its commit makes the older one's records
+        // durable (`CommitLog::rotate`), so jobs may name two segments: each is synced, the
+        // older first. The window runs from the start of one fsync to the start of the next,
+        // as Cassandra's sync thread counts it (`lastSyncedAt = pollStarted`): a slow fsync
+        // does not lengthen the wait of the writes queued behind it.
         let started = Instant::now();
-        let outcome = match jobs.last() {
-            Some(job) => job.file.sync_data(),
-            None => Ok(()),
-        };
+        let outcome = sync_each_segment(&jobs);
         last_sync = Some(started);
         if let Err(err) = &outcome {
-            error!(cause = %err, "commit log fsync failed; the writes waiting for it fail");
+            failures.failed("Failed to persist commits to disk", err);
         }
         for job in jobs {
             for (done, result) in job.acks {

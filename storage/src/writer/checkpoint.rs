@@ -105,12 +105,18 @@ impl Writer {
     }
 
     fn sync_log(&mut self) {
-        let Some(file) = self.log.as_ref().and_then(CommitLog::file) else {
+        let Some(log) = self.log.as_ref() else {
             return;
         };
-        match file.sync_data() {
+        let files = log.files_to_sync();
+        if files.is_empty() {
+            return;
+        }
+        match files.iter().try_for_each(|file| file.sync_data()) {
             Ok(()) => self.log_unsynced = false,
-            Err(e) => error!(cause = %e, "periodic fsync of the commit log failed"),
+            Err(e) => self
+                .failures
+                .failed("Failed to persist commits to disk", &e),
         }
         self.last_log_sync = Instant::now();
     }

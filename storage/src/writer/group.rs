@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use tracing::{error, trace};
+use tracing::trace;
 
 use super::failure::fail_all;
 use super::Writer;
@@ -74,13 +74,20 @@ impl Writer {
     /// Appends the group to the log, applies it non-durably, and acknowledges it (now, or
     /// after the sync thread's fsync).
     fn process_logged(&mut self, writes: Vec<WriteRequest>) {
+        if let Some(refusal) = self.failures.refusal() {
+            fail_all(writes.into_iter().map(|w| w.done).collect(), refusal);
+            return;
+        }
         let Some(log) = &mut self.log else { return };
         let payloads: Vec<&[u8]> = writes
             .iter()
             .map(|w| w.logged.as_deref().unwrap_or_default())
             .collect();
         if let Err(e) = log.append(&payloads) {
-            error!(cause = %e, requests = writes.len(), "commit log append failed; writes refused");
+            self.failures.failed(
+                "Failed to write to the commit log; the writes are refused",
+                &e,
+            );
             fail_all(writes.into_iter().map(|w| w.done).collect(), e);
             return;
         }

@@ -76,7 +76,7 @@ impl Writer {
                 if let (Some(dropped), Some(flusher)) = (dropped, &self.flusher) {
                     flusher.dispose(dropped);
                 }
-                if let Some(log) = &self.log {
+                if let Some(log) = &mut self.log {
                     log.delete_segments_before(first_kept);
                 }
             }

@@ -44,6 +44,7 @@ use std::time::{Duration, Instant};
 use redb::{Database, ReadableDatabase};
 use tracing::debug;
 
+use crate::commitlog::failures::CommitFailures;
 use crate::commitlog::sync::Syncer;
 use crate::commitlog::CommitLog;
 use crate::error::StorageError;
@@ -74,6 +75,7 @@ pub(crate) struct Published {
     pub(crate) memtables: Arc<Memtables>,
     pub(crate) stats: Arc<WriterStats>,
     pub(crate) feed: Arc<IndexFeed>,
+    pub(crate) failures: Arc<CommitFailures>,
 }
 
 /// The writer thread's state.
@@ -126,6 +128,8 @@ pub(crate) struct Writer {
     stats: Arc<WriterStats>,
     /// The index change feed, given each commit's entry changes once it is visible.
     feed: Arc<IndexFeed>,
+    /// `commit_failure_policy`, and whether the commit log has stopped.
+    failures: Arc<CommitFailures>,
 }
 
 impl Writer {
@@ -144,6 +148,7 @@ impl Writer {
             memtables,
             stats,
             feed,
+            failures,
         }: Published,
     ) -> Result<Writer, StorageError> {
         let window = match options.sync {
@@ -152,7 +157,7 @@ impl Writer {
             SyncMode::Group => Some(options.group_window),
         };
         let syncer = match (&log, window) {
-            (Some(_), Some(window)) => Some(Syncer::start(window)?),
+            (Some(_), Some(window)) => Some(Syncer::start(window, failures.clone())?),
             _ => None,
         };
         let db = current(&slot).ok();
@@ -185,6 +190,7 @@ impl Writer {
             row_arena: RowArena::default(),
             stats,
             feed,
+            failures,
         })
     }
 

@@ -1,0 +1,162 @@
+//! The data directory's format record: a small text file, `FORMAT`, naming the version of the
+//! data file's format and of the commit log's, as Cassandra names its SSTable and commit-log
+//! versions. It is read before anything in the directory is opened, so a directory written
+//! by a newer build is refused with both versions named and no file changed; it is written
+//! (atomically) once the store has opened, so it always names what the directory holds.
+//!
+//! ```text
+//! data_format=4
+//! commitlog_version=2
+//! ```
+//!
+//! A directory without the record (new, or written before it existed) opens as before; lines
+//! this build does not know are refused too, as a newer build's.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use crate::commitlog::format_version as commitlog_version;
+use crate::db::FORMAT_VERSION;
+use crate::error::StorageError;
+
+/// The record's file name in the data directory.
+pub(crate) const FILE: &str = "FORMAT";
+
+/// The record this build writes.
+fn current() -> String {
+    format!(
+        "data_format={FORMAT_VERSION}\ncommitlog_version={}\n",
+        commitlog_version()
+    )
+}
+
+/// Refuses a directory whose record names a version newer than this build's.
+///
+/// # Errors
+/// [`StorageError::NewerFormat`]; [`StorageError::Corrupt`] for a record that does not parse;
+/// [`StorageError::CommitLog`] when it cannot be read.
+pub(crate) fn check(dir: &Path) -> Result<(), StorageError> {
+    let path = dir.join(FILE);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_error("reading", &path, &e)),
+    };
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (name, value) = line
+            .split_once('=')
+            .ok_or_else(|| StorageError::corrupt(format!("{}: {line:?}", path.display())))?;
+        let found: u64 = value
+            .trim()
+            .parse()
+            .map_err(|_| StorageError::corrupt(format!("{}: {line:?}", path.display())))?;
+        let known = match name.trim() {
+            "data_format" => u64::from(FORMAT_VERSION),
+            "commitlog_version" => u64::from(commitlog_version()),
+            other => {
+                return Err(StorageError::NewerFormat {
+                    dir: dir.display().to_string(),
+                    what: format!("record `{other}`"),
+                    found,
+                    known: 0,
+                })
+            }
+        };
+        if found > known {
+            return Err(StorageError::NewerFormat {
+                dir: dir.display().to_string(),
+                what: name.trim().replace('_', " "),
+                found,
+                known,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Writes this build's record unless the directory already has it: a temporary file,
+/// fsynced, renamed over the record, and the directory fsynced.
+///
+/// # Errors
+/// [`StorageError::CommitLog`] for I/O failures.
+pub(crate) fn write(dir: &Path) -> Result<(), StorageError> {
+    let path = dir.join(FILE);
+    let record = current();
+    if fs::read_to_string(&path).is_ok_and(|text| text == record) {
+        return Ok(());
+    }
+    let temporary = dir.join(format!("{FILE}.tmp"));
+    fs::File::create(&temporary)
+        .and_then(|mut file| {
+            file.write_all(record.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| fs::rename(&temporary, &path))
+        .and_then(|()| fs::File::open(dir)?.sync_all())
+        .map_err(|e| io_error("writing", &path, &e))
+}
+
+fn io_error(action: &str, path: &Path, err: &std::io::Error) -> StorageError {
+    StorageError::CommitLog {
+        cause: format!("{action} {}: {err}", path.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_without_a_record_opens_and_gets_one() {
+        let dir = tempfile::tempdir().unwrap();
+        check(dir.path()).unwrap();
+        write(dir.path()).unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join(FILE)).unwrap(),
+            current()
+        );
+        check(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_newer_version_is_refused_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let newer = FORMAT_VERSION + 1;
+        fs::write(
+            dir.path().join(FILE),
+            format!("data_format={newer}\ncommitlog_version=1\n"),
+        )
+        .unwrap();
+        let Err(StorageError::NewerFormat {
+            found, known, what, ..
+        }) = check(dir.path())
+        else {
+            panic!("a newer data format must be refused");
+        };
+        assert_eq!(
+            (found, known),
+            (u64::from(newer), u64::from(FORMAT_VERSION))
+        );
+        assert_eq!(what, "data format");
+        fs::write(
+            dir.path().join(FILE),
+            "data_format=1\ncommitlog_version=9\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            check(dir.path()),
+            Err(StorageError::NewerFormat { found: 9, .. })
+        ));
+        fs::write(dir.path().join(FILE), "data_format=1\nindex_format=1\n").unwrap();
+        assert!(matches!(
+            check(dir.path()),
+            Err(StorageError::NewerFormat { .. })
+        ));
+        fs::write(dir.path().join(FILE), "data_format=new\n").unwrap();
+        assert!(matches!(
+            check(dir.path()),
+            Err(StorageError::Corrupt { .. })
+        ));
+    }
+}
