@@ -27,6 +27,7 @@ pub(crate) mod auth;
 pub(crate) mod authz;
 pub(crate) mod clients;
 pub(crate) mod clock;
+pub(crate) mod commit_failure;
 pub mod config;
 pub mod connection;
 mod connection_threads;
@@ -129,7 +130,22 @@ pub async fn serve_node(
         Some(address) => Some(serve_metrics(address, &node).await?),
         None => None,
     };
-    let result = listener::serve(listener, node.clone(), shutdown).await;
+    tokio::pin!(shutdown);
+    let mut signalled = false;
+    let stopping = async {
+        tokio::select! {
+            () = &mut shutdown => signalled = true,
+            () = node.transports.wait_stopped() => {}
+        }
+    };
+    let result = listener::serve(listener, node.clone(), stopping).await;
+    if !signalled && node.transports.stopped() {
+        // Cassandra's `stop`: no client is served, the process stays up to be looked at.
+        tracing::warn!(
+            "clients are no longer served (commit_failure_policy); stop the server to restart it"
+        );
+        shutdown.await;
+    }
     if let Some(task) = metrics {
         task.abort();
     }

@@ -45,6 +45,11 @@ struct Args {
     /// `group` mode's least time from one fsync's start to the next's, e.g. `15ms`.
     #[arg(long, value_parser = parse_duration_flag)]
     commitlog_sync_group_window: Option<std::time::Duration>,
+    /// A Cassandra system property, as `-Dname=value`. The one read is
+    /// `-Dcassandra.commitlog.ignorereplayerrors=true`: start even when the commit log is
+    /// damaged where Cassandra would refuse to, skipping what cannot be read.
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    system_properties: Vec<String>,
 }
 
 fn parse_sync_flag(text: &str) -> Result<storage::SyncMode, String> {
@@ -73,7 +78,10 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
 }
 
 /// Applies the command-line flags over the configuration file's settings.
-fn apply_flags(config: &mut Config, args: Args) {
+fn apply_flags(config: &mut Config, args: Args) -> Result<(), String> {
+    for property in &args.system_properties {
+        config.apply_system_property(property)?;
+    }
     if let Some(addr) = args.listen_address {
         config.listen_address = addr;
     }
@@ -98,6 +106,7 @@ fn apply_flags(config: &mut Config, args: Args) {
     if let Some(window) = args.commitlog_sync_group_window {
         config.commitlog_sync_group_window = Some(window);
     }
+    Ok(())
 }
 
 /// Logs what the server starts with, and the file's Cassandra settings it does not act on.
@@ -147,7 +156,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    apply_flags(&mut config, args);
+    if let Err(cause) = apply_flags(&mut config, args) {
+        error!(%cause, "invalid command line");
+        return ExitCode::FAILURE;
+    }
     log_startup(&config, &ignored);
     // The key material is checked before the port is bound (the listener loads it again).
     if let Err(err) = server::tls::load(&config.client_encryption) {
@@ -168,9 +180,13 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         let signalled = shutdown_signal()?;
-        let listener = tokio::net::TcpListener::bind((config.listen_address, config.port)).await?;
+        // Storage first (replaying the commit log), as Cassandra opens its native transport
+        // only after replay: a start refused for damage never opens the port.
+        let address = (config.listen_address, config.port);
+        let node = std::sync::Arc::new(server::Node::open(config)?);
+        let listener = tokio::net::TcpListener::bind(address).await?;
         info!(address = %listener.local_addr()?, "listening for CQL clients");
-        server::run(listener, config, async {
+        server::serve_node(listener, node, async {
             signalled.await;
             info!("shutting down");
         })

@@ -56,6 +56,9 @@ pub struct Node {
     pub metrics: crate::metrics::Metrics,
     /// The graphs of the SAI vector indexes queried so far (see [`crate::vector`]).
     pub vectors: crate::vector::VectorIndexes,
+    /// Whether `commit_failure_policy` stopped serving clients (see
+    /// [`crate::commit_failure`]).
+    pub(crate) transports: Arc<crate::commit_failure::Transports>,
     /// The open connections' sessions (`system_views.clients`).
     pub clients: crate::clients::Clients,
 }
@@ -103,6 +106,7 @@ impl Node {
                 config.hot_partition_window,
                 config.hot_partition_warn_share,
             ),
+            transports: crate::commit_failure::Transports::follow(&store),
             config,
             store,
             schema: RwLock::new(Arc::new(Schema::new(catalog))),

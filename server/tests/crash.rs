@@ -10,7 +10,9 @@ use cql::frame::response::{Response, ResultBody};
 
 mod support;
 
-use support::{free_port, query_request, start, Client, KillOnDrop, ONE_AT_A_TIME};
+use support::{
+    free_port, query_request, start, start_with, Client, KillOnDrop, SmallDisk, ONE_AT_A_TIME,
+};
 
 fn write_rows(client: &mut Client, n: usize) {
     client.query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
@@ -209,40 +211,8 @@ fn connections_reset_by_clients_leave_no_sockets_behind() {
     server.wait().unwrap();
 }
 
-/// A tmpfs of `mib` MiB mounted on a new temporary directory; unmounted on drop.
-struct SmallDisk {
-    dir: tempfile::TempDir,
-}
-
-impl SmallDisk {
-    fn mount(mib: u32) -> SmallDisk {
-        let dir = tempfile::tempdir().unwrap();
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .expect("run mount");
-        assert!(
-            status.success(),
-            "this test mounts a small tmpfs and needs root"
-        );
-        SmallDisk { dir }
-    }
-
-    fn grow(&self, mib: u32) {
-        let status = Command::new("mount")
-            .args(["-o", &format!("remount,size={mib}m")])
-            .arg(self.dir.path())
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
+fn config_args(config: &tempfile::NamedTempFile) -> Vec<std::ffi::OsString> {
+    vec!["--config".into(), config.path().into()]
 }
 
 fn insert_blob(client: &mut Client, k: i32, c: i32) -> Response {
@@ -252,12 +222,19 @@ fn insert_blob(client: &mut Client, k: i32, c: i32) -> Response {
 }
 
 /// A full disk refuses writes with an error and loses nothing acknowledged; reads go on; once
-/// space is freed writes resume without a restart.
+/// space is freed writes resume without a restart (`commit_failure_policy: ignore`; the
+/// other policies are `commit_failure.rs`'s).
 fn full_disk_never_eats_an_acknowledgement(sync: &str) {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let disk = SmallDisk::mount(24);
     let port = free_port();
-    let server = KillOnDrop(start(disk.dir.path(), port, sync));
+    let config = support::config_file("commit_failure_policy: ignore\n");
+    let server = KillOnDrop(start_with(
+        disk.dir.path(),
+        port,
+        sync,
+        &config_args(&config),
+    ));
     let mut client = Client::connect(port);
     client.query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     client.query("CREATE TABLE ks.t (k int, c int, v blob, PRIMARY KEY (k, c))");
@@ -315,7 +292,12 @@ fn full_disk_never_eats_an_acknowledgement(sync: &str) {
     client.query("INSERT INTO ks.t2 (k) VALUES (1)");
     drop(server);
     let port = free_port();
-    let server = KillOnDrop(start(disk.dir.path(), port, sync));
+    let server = KillOnDrop(start_with(
+        disk.dir.path(),
+        port,
+        sync,
+        &config_args(&config),
+    ));
     let mut client = Client::connect(port);
     let stored: std::collections::HashSet<i32> = client
         .ints("SELECT c FROM ks.t WHERE k = 1")

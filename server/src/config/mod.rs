@@ -40,6 +40,13 @@ pub struct Config {
     /// `commitlog_sync_group_window`: in `group` mode, the least time from the start of one
     /// fsync to the start of the next; required there, as Cassandra requires it.
     pub commitlog_sync_group_window: Option<Duration>,
+    /// Cassandra's system property `cassandra.commitlog.ignorereplayerrors` (given as
+    /// `-Dcassandra.commitlog.ignorereplayerrors=true`): start even when the commit log is
+    /// damaged where Cassandra refuses to, skipping what cannot be read.
+    pub commitlog_ignore_replay_errors: bool,
+    /// `commit_failure_policy`: what a failed commit-log write or fsync does (`stop` by
+    /// default, as Cassandra; see [`storage::CommitFailurePolicy`]).
+    pub commit_failure_policy: storage::CommitFailurePolicy,
     /// `cluster_name` as shown in `system.local`.
     pub cluster_name: String,
     /// `native_transport_max_frame_size`: frames longer than this are refused unread.
@@ -144,6 +151,8 @@ impl Default for Config {
             commitlog_sync: SyncMode::Periodic,
             commitlog_sync_period: Duration::from_millis(10_000),
             commitlog_sync_group_window: None,
+            commitlog_ignore_replay_errors: false,
+            commit_failure_policy: storage::CommitFailurePolicy::Stop,
             cluster_name: "Test Cluster".to_string(),
             max_frame_size: 16 * 1024 * 1024,
             max_connections: 1024,
@@ -314,7 +323,34 @@ impl Config {
             // At least a mebibyte, so a tiny setting does not flush after every write.
             memtable_size: (self.memtable_heap_space / 2).max(1 << 20),
             compaction_throughput: self.compaction_throughput,
+            ignore_replay_errors: self.commitlog_ignore_replay_errors,
+            commit_failure_policy: self.commit_failure_policy,
         })
+    }
+}
+
+impl Config {
+    /// Applies a Java system property given as `-D<name>=<value>`, as Cassandra takes them on
+    /// its command line. The one this server acts on is
+    /// `cassandra.commitlog.ignorereplayerrors`; a value is `true` or `false` (any case), as
+    /// Java's `Boolean.getBoolean` reads it.
+    ///
+    /// # Errors
+    /// An unknown property or a value that is not a boolean: the start is refused.
+    pub fn apply_system_property(&mut self, text: &str) -> Result<(), String> {
+        let (name, value) = text.split_once('=').unwrap_or((text, "true"));
+        if name != storage::IGNORE_REPLAY_ERRORS {
+            return Err(format!(
+                "unknown system property -D{name}; this server reads -D{}",
+                storage::IGNORE_REPLAY_ERRORS
+            ));
+        }
+        self.commitlog_ignore_replay_errors = match value.to_ascii_lowercase().as_str() {
+            "true" => true,
+            "false" => false,
+            _ => return Err(format!("-D{name} takes true or false, not {value}")),
+        };
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use storage::SyncMode;
+use storage::{CommitFailurePolicy, SyncMode};
 
 use super::*;
 
@@ -24,6 +24,7 @@ pub(super) struct YamlSettings {
     /// Ours: `HOST:PORT` of the metrics endpoint.
     metrics_address: Option<String>,
     commitlog_sync: Option<String>,
+    commit_failure_policy: Option<String>,
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
@@ -206,6 +207,13 @@ impl Config {
                 setting: "commitlog_sync",
                 value: mode,
             })?;
+        }
+        if let Some(policy) = s.commit_failure_policy.take() {
+            self.commit_failure_policy =
+                CommitFailurePolicy::parse(&policy).ok_or(ConfigError::Value {
+                    setting: "commit_failure_policy",
+                    value: policy,
+                })?;
         }
         if let Some(ms) = s.commitlog_sync_period_in_ms.take() {
             self.commitlog_sync_period = Duration::from_millis(ms);

@@ -231,9 +231,13 @@ impl From<StorageError> for CqlError {
             | StorageError::Durability(_)
             | StorageError::Corrupt { .. }
             | StorageError::FormatVersion { .. }
+            | StorageError::NewerFormat { .. }
             | StorageError::UnknownTable { .. }
             | StorageError::GroupFailed { .. }
             | StorageError::CommitLog { .. }
+            | StorageError::CommitLogReplay { .. }
+            | StorageError::CommitLogStopped { .. }
+            | StorageError::CommitLogVersion { .. }
             | StorageError::DiskFull { .. }
             | StorageError::Recovering
             | StorageError::WriterStart(_)

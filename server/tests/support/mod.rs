@@ -28,14 +28,17 @@ pub(crate) fn free_port() -> u16 {
 }
 
 pub(crate) fn start(dir: &std::path::Path, port: u16, sync: &str) -> Child {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_server"));
-    command
-        .args(["--port", &port.to_string(), "--data-dir"])
-        .arg(dir)
-        .args(["--commitlog-sync", sync]);
-    if sync == "group" {
-        command.args(["--commitlog-sync-group-window", "5ms"]);
-    }
+    start_with(dir, port, sync, &[])
+}
+
+/// [`start`] with more arguments (`--config FILE`, `-Dname=value`).
+pub(crate) fn start_with(
+    dir: &std::path::Path,
+    port: u16,
+    sync: &str,
+    args: &[std::ffi::OsString],
+) -> Child {
+    let mut command = server_command(dir, port, sync, args);
     // `TEST_SERVER_LOG=<file>` keeps the server's log, to see what a failing test's server did.
     let log = std::env::var_os("TEST_SERVER_LOG")
         .and_then(|path| std::fs::File::create(path).ok())
@@ -45,6 +48,68 @@ pub(crate) fn start(dir: &std::path::Path, port: u16, sync: &str) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("start server")
+}
+
+/// The command that starts the server binary on `dir` and `port` in sync mode `sync`.
+pub(crate) fn server_command(
+    dir: &std::path::Path,
+    port: u16,
+    sync: &str,
+    args: &[std::ffi::OsString],
+) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_server"));
+    command
+        .args(["--port", &port.to_string(), "--data-dir"])
+        .arg(dir)
+        .args(["--commitlog-sync", sync])
+        .args(args);
+    if sync == "group" {
+        command.args(["--commitlog-sync-group-window", "5ms"]);
+    }
+    command
+}
+
+/// A YAML configuration file holding `yaml`.
+pub(crate) fn config_file(yaml: &str) -> tempfile::NamedTempFile {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), yaml).unwrap();
+    file
+}
+
+/// A tmpfs of `mib` MiB mounted on a new temporary directory; unmounted on drop.
+pub(crate) struct SmallDisk {
+    pub(crate) dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    pub(crate) fn mount(mib: u32) -> SmallDisk {
+        let dir = tempfile::tempdir().unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("run mount");
+        assert!(
+            status.success(),
+            "this test mounts a small tmpfs and needs root"
+        );
+        SmallDisk { dir }
+    }
+
+    pub(crate) fn grow(&self, mib: u32) {
+        let status = Command::new("mount")
+            .args(["-o", &format!("remount,size={mib}m")])
+            .arg(self.dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
 }
 
 /// A minimal blocking client speaking raw v4 frames.
