@@ -414,9 +414,9 @@ fn recover(
         acknowledged_after_fsync: options.sync != SyncMode::Periodic,
         ignore_errors: options.ignore_replay_errors,
     };
-    let (log, records) = CommitLog::open(dir, position, rules)?;
-    if !records.is_empty() {
-        replay(db, live_tables, records)?;
+    let (log, pending) = CommitLog::open(dir, position, rules)?;
+    if pending.count > 0 {
+        replay(db, live_tables, &pending)?;
         let mut txn = db.begin_write()?;
         txn.set_durability(Durability::Immediate)?;
         write_position(&txn, log.last_seq())?;

@@ -6,6 +6,8 @@
 //! checksums hold. Version 1 segments (one checksum over the body, which also covered the
 //! length only implicitly) are still read, up to their first bad record.
 
+use std::io;
+
 /// The first seven bytes of every segment; the eighth is its version as an ASCII digit.
 pub(super) const MAGIC_PREFIX: &[u8; 7] = b"CQLCLOG";
 /// The segment and record layout this build writes.
@@ -59,6 +61,28 @@ pub(super) fn record_header(
     header
 }
 
+/// The bytes a walk reads: a segment in memory, or a file read a window at a time
+/// (`super::segment_file`), so that replaying a large log takes little memory.
+pub(super) trait Source {
+    /// The `n` bytes at `at`, or `None` when they run past the end.
+    ///
+    /// # Errors
+    /// I/O errors reading a file.
+    fn get(&mut self, at: usize, n: usize) -> io::Result<Option<&[u8]>>;
+    /// The length in bytes.
+    fn len(&self) -> usize;
+}
+
+impl Source for &[u8] {
+    fn get(&mut self, at: usize, n: usize) -> io::Result<Option<&[u8]>> {
+        Ok(at.checked_add(n).and_then(|end| self[..].get(at..end)))
+    }
+
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+}
+
 /// What a segment's first bytes say.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Head {
@@ -75,18 +99,26 @@ pub(super) enum Head {
     Damaged(&'static str),
 }
 
-/// Reads the header of segment `id` from its bytes.
-pub(super) fn read_head(bytes: &[u8], id: u64) -> Head {
-    let expected = segment_header(id);
-    if bytes.iter().all(|&b| b == 0) || expected.starts_with(bytes) {
-        return Head::Unwritten;
+/// Reads the header of segment `id`.
+///
+/// # Errors
+/// I/O errors reading a file.
+pub(super) fn read_head(source: &mut impl Source, id: u64) -> io::Result<Head> {
+    let len = source.len();
+    let prefix = source
+        .get(0, len.min(SEGMENT_HEADER))?
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default();
+    let cut_short = len < SEGMENT_HEADER && segment_header(id).starts_with(&prefix);
+    if cut_short || all_zeros(source)? {
+        return Ok(Head::Unwritten);
     }
-    if bytes.len() < V1_SEGMENT_HEADER || !bytes.starts_with(MAGIC_PREFIX) {
-        return Head::Damaged("no commit log header");
+    if prefix.len() < V1_SEGMENT_HEADER || !prefix.starts_with(MAGIC_PREFIX) {
+        return Ok(Head::Damaged("no commit log header"));
     }
-    match bytes[7] {
+    Ok(match prefix[7] {
         b'1' => Head::V1(V1_SEGMENT_HEADER),
-        b'2' => match bytes.get(..SEGMENT_HEADER) {
+        b'2' => match prefix.get(..SEGMENT_HEADER) {
             None => Head::Damaged("a header cut short"),
             Some(head) if crc32fast::hash(&head[..16]).to_be_bytes() != head[16..] => {
                 Head::Damaged("a header that fails its checksum")
@@ -98,7 +130,22 @@ pub(super) fn read_head(bytes: &[u8], id: u64) -> Head {
         },
         digit @ b'3'..=b'9' => Head::Newer(digit - b'0'),
         _ => Head::Damaged("an unknown version mark"),
+    })
+}
+
+/// Whether every byte of the source is zero (read a megabyte at a time).
+fn all_zeros(source: &mut impl Source) -> io::Result<bool> {
+    const STEP: usize = 1 << 20;
+    let len = source.len();
+    let mut at = 0;
+    while at < len {
+        let n = STEP.min(len - at);
+        match source.get(at, n)? {
+            Some(bytes) if bytes.iter().all(|&b| b == 0) => at += n,
+            _ => return Ok(false),
+        }
     }
+    Ok(true)
 }
 
 /// One thing found while walking a segment's records.
@@ -119,135 +166,149 @@ pub(super) enum Item<'a> {
     Torn { offset: usize },
 }
 
-/// Every record and every damaged or torn place of a segment's records, in file order.
-pub(super) fn walk<'a>(head: &Head, bytes: &'a [u8]) -> Vec<Item<'a>> {
+/// Hands `each` every record and every damaged or torn place of a segment's records, in
+/// file order.
+///
+/// # Errors
+/// I/O errors reading the source, and whatever `each` returns.
+pub(super) fn walk<S: Source, E: From<io::Error>>(
+    head: &Head,
+    source: &mut S,
+    each: &mut dyn FnMut(Item<'_>) -> Result<(), E>,
+) -> Result<(), E> {
     match *head {
-        Head::V1(start) => walk_v1(bytes, start),
-        Head::V2(start) => walk_v2(bytes, start),
-        _ => Vec::new(),
+        Head::V1(start) => walk_v1(source, start, each),
+        Head::V2(start) => walk_v2(source, start, each),
+        _ => Ok(()),
     }
 }
 
-fn walk_v2(bytes: &[u8], start: usize) -> Vec<Item<'_>> {
-    let mut items = Vec::new();
+fn walk_v2<S: Source, E: From<io::Error>>(
+    source: &mut S,
+    start: usize,
+    each: &mut dyn FnMut(Item<'_>) -> Result<(), E>,
+) -> Result<(), E> {
     let mut at = start;
-    while at < bytes.len() {
-        match read_v2(bytes, at) {
-            V2::Whole { seq, payload, end } => {
-                items.push(Item::Record {
+    while at < source.len() {
+        match read_v2(source, at)? {
+            V2::Whole { seq, len } => {
+                let payload = source
+                    .get(at + RECORD_HEADER, len)?
+                    .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+                each(Item::Record {
                     offset: at,
                     seq,
                     payload,
-                });
-                at = end;
+                })?;
+                at += RECORD_HEADER + len;
             }
-            V2::BadBody { seq, end } => {
-                items.push(Item::BadBody { offset: at, seq });
-                at = end;
+            V2::BadBody { seq, len } => {
+                each(Item::BadBody { offset: at, seq })?;
+                at += RECORD_HEADER + len;
             }
-            V2::Short => {
-                items.push(Item::Torn { offset: at });
-                break;
-            }
+            V2::Short => return each(Item::Torn { offset: at }),
             V2::BadHeader => {
-                items.push(Item::BadHeader { offset: at });
-                match next_whole_record(bytes, at + 1) {
+                each(Item::BadHeader { offset: at })?;
+                match next_whole_record(source, at + 1)? {
                     Some(next) => at = next,
-                    None => break,
+                    None => return Ok(()),
                 }
             }
         }
     }
-    items
+    Ok(())
 }
 
 /// A version 2 record read at some offset.
-enum V2<'a> {
+enum V2 {
     Whole {
         seq: u64,
-        payload: &'a [u8],
-        end: usize,
+        len: usize,
     },
     BadBody {
         seq: u64,
-        end: usize,
+        len: usize,
     },
     BadHeader,
     /// The header or the payload runs past the end of the bytes.
     Short,
 }
 
-fn read_v2(bytes: &[u8], at: usize) -> V2<'_> {
-    let Some(header) = bytes.get(at..at + RECORD_HEADER) else {
-        return V2::Short;
+fn read_v2(source: &mut impl Source, at: usize) -> io::Result<V2> {
+    let Some(bytes) = source.get(at, RECORD_HEADER)? else {
+        return Ok(V2::Short);
     };
+    let mut header = [0u8; RECORD_HEADER];
+    header.copy_from_slice(bytes);
     if crc32fast::hash(&header[..12]).to_be_bytes() != header[12..16] {
-        return V2::BadHeader;
+        return Ok(V2::BadHeader);
     }
     let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
     let mut seq_bytes = [0u8; 8];
     seq_bytes.copy_from_slice(&header[4..12]);
     let seq = u64::from_be_bytes(seq_bytes);
     if len > MAX_RECORD {
-        return V2::BadHeader;
+        return Ok(V2::BadHeader);
     }
-    let end = at + RECORD_HEADER + len;
-    let Some(payload) = bytes.get(at + RECORD_HEADER..end) else {
-        return V2::Short;
+    let Some(payload) = source.get(at + RECORD_HEADER, len)? else {
+        return Ok(V2::Short);
     };
     let mut body = crc32fast::Hasher::new();
     body.update(&seq_bytes);
     body.update(payload);
-    if body.finalize().to_be_bytes() != header[16..20] {
-        return V2::BadBody { seq, end };
-    }
-    V2::Whole { seq, payload, end }
+    Ok(if body.finalize().to_be_bytes() == header[16..20] {
+        V2::Whole { seq, len }
+    } else {
+        V2::BadBody { seq, len }
+    })
 }
 
 /// The offset of the first record at or after `from` whose header and body checksums both
 /// hold (a damaged length hides where the next record starts).
-fn next_whole_record(bytes: &[u8], from: usize) -> Option<usize> {
-    (from..bytes.len().saturating_sub(RECORD_HEADER - 1))
-        .find(|&at| matches!(read_v2(bytes, at), V2::Whole { .. }))
+fn next_whole_record(source: &mut impl Source, from: usize) -> io::Result<Option<usize>> {
+    for at in from..source.len().saturating_sub(RECORD_HEADER - 1) {
+        if matches!(read_v2(source, at)?, V2::Whole { .. }) {
+            return Ok(Some(at));
+        }
+    }
+    Ok(None)
 }
 
 /// Version 1 records, up to the first that is cut short or fails its checksum: that layout
 /// cannot tell a damaged length from a torn one, so nothing after it can be found.
-fn walk_v1(bytes: &[u8], start: usize) -> Vec<Item<'_>> {
-    let mut items = Vec::new();
+fn walk_v1<S: Source, E: From<io::Error>>(
+    source: &mut S,
+    start: usize,
+    each: &mut dyn FnMut(Item<'_>) -> Result<(), E>,
+) -> Result<(), E> {
     let mut at = start;
-    while at < bytes.len() {
-        let Some(header) = bytes.get(at..at + V1_RECORD_HEADER) else {
-            items.push(Item::Torn { offset: at });
-            break;
+    while at < source.len() {
+        let Some(bytes) = source.get(at, V1_RECORD_HEADER)? else {
+            return each(Item::Torn { offset: at });
         };
+        let mut header = [0u8; V1_RECORD_HEADER];
+        header.copy_from_slice(bytes);
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
-        let crc = [header[4], header[5], header[6], header[7]];
         let mut seq_bytes = [0u8; 8];
         seq_bytes.copy_from_slice(&header[8..16]);
-        let end = at + V1_RECORD_HEADER + len;
-        let Some(payload) = bytes
-            .get(at + V1_RECORD_HEADER..end)
-            .filter(|_| len <= MAX_RECORD)
-        else {
-            items.push(Item::Torn { offset: at });
-            break;
+        let payload = match source.get(at + V1_RECORD_HEADER, len)? {
+            Some(payload) if len <= MAX_RECORD => payload,
+            _ => return each(Item::Torn { offset: at }),
         };
         let mut hasher = crc32fast::Hasher::new();
         hasher.update(&seq_bytes);
         hasher.update(payload);
-        if hasher.finalize().to_be_bytes() != crc {
-            items.push(Item::BadHeader { offset: at });
-            break;
+        if hasher.finalize().to_be_bytes() != header[4..8] {
+            return each(Item::BadHeader { offset: at });
         }
-        items.push(Item::Record {
+        each(Item::Record {
             offset: at,
             seq: u64::from_be_bytes(seq_bytes),
             payload,
-        });
-        at = end;
+        })?;
+        at += V1_RECORD_HEADER + len;
     }
-    items
+    Ok(())
 }
 
 #[cfg(test)]
@@ -266,40 +327,52 @@ mod tests {
         bytes
     }
 
-    fn seqs(items: &[Item<'_>]) -> Vec<String> {
-        items
-            .iter()
-            .map(|item| match item {
-                Item::Record { seq, .. } => seq.to_string(),
-                Item::BadBody { seq, .. } => format!("body{seq}"),
-                Item::BadHeader { .. } => "header".into(),
-                Item::Torn { .. } => "torn".into(),
-            })
+    fn head(bytes: &[u8], id: u64) -> Head {
+        read_head(&mut &bytes[..], id).unwrap()
+    }
+
+    /// What a walk of `bytes` as segment 7 finds: a label, an offset and (for a record) the
+    /// payload of each item.
+    fn walked(bytes: &[u8]) -> Vec<(String, usize, Vec<u8>)> {
+        let mut found = Vec::new();
+        let head = head(bytes, 7);
+        walk::<_, io::Error>(&head, &mut &bytes[..], &mut |item| {
+            found.push(match item {
+                Item::Record {
+                    offset,
+                    seq,
+                    payload,
+                } => (seq.to_string(), offset, payload.to_vec()),
+                Item::BadBody { offset, seq } => (format!("body{seq}"), offset, Vec::new()),
+                Item::BadHeader { offset } => ("header".into(), offset, Vec::new()),
+                Item::Torn { offset } => ("torn".into(), offset, Vec::new()),
+            });
+            Ok(())
+        })
+        .unwrap();
+        found
+    }
+
+    fn labels(bytes: &[u8]) -> Vec<String> {
+        walked(bytes)
+            .into_iter()
+            .map(|(label, _, _)| label)
             .collect()
     }
 
     fn offsets(bytes: &[u8]) -> Vec<usize> {
-        walk(&read_head(bytes, 7), bytes)
-            .iter()
-            .map(|item| match item {
-                Item::Record { offset, .. }
-                | Item::BadBody { offset, .. }
-                | Item::BadHeader { offset }
-                | Item::Torn { offset } => *offset,
-            })
+        walked(bytes)
+            .into_iter()
+            .map(|(_, offset, _)| offset)
             .collect()
     }
 
     #[test]
     fn a_whole_segment_reads_back() {
         let bytes = segment(7, &[1, 2, 3]);
-        let head = read_head(&bytes, 7);
-        assert_eq!(head, Head::V2(SEGMENT_HEADER));
-        let items = walk(&head, &bytes);
-        assert_eq!(seqs(&items), ["1", "2", "3"]);
-        let Item::Record { payload, .. } = &items[1] else {
-            panic!("not a record")
-        };
+        assert_eq!(head(&bytes, 7), Head::V2(SEGMENT_HEADER));
+        assert_eq!(labels(&bytes), ["1", "2", "3"]);
+        let payload = &walked(&bytes)[1].2;
         assert_eq!(&payload[..4], &1u32.to_be_bytes());
         assert_eq!(&payload[4..], &[2u8; 12]);
     }
@@ -309,10 +382,7 @@ mod tests {
         let mut bytes = segment(7, &[1, 2, 3]);
         let second = offsets(&bytes)[1];
         bytes[second + RECORD_HEADER + 6] ^= 0x40;
-        assert_eq!(
-            seqs(&walk(&read_head(&bytes, 7), &bytes)),
-            ["1", "body2", "3"]
-        );
+        assert_eq!(labels(&bytes), ["1", "body2", "3"]);
     }
 
     #[test]
@@ -320,18 +390,14 @@ mod tests {
         let mut bytes = segment(7, &[1, 2, 3, 4]);
         let second = offsets(&bytes)[1];
         bytes[second + 1] ^= 0x01;
-        assert_eq!(
-            seqs(&walk(&read_head(&bytes, 7), &bytes)),
-            ["1", "header", "3", "4"]
-        );
+        assert_eq!(labels(&bytes), ["1", "header", "3", "4"]);
     }
 
     #[test]
     fn a_cut_short_tail_is_torn() {
         let bytes = segment(7, &[1, 2, 3]);
         for cut in [bytes.len() - 1, bytes.len() - 20, offsets(&bytes)[2] + 3] {
-            let items = walk(&read_head(&bytes[..cut], 7), &bytes[..cut]);
-            assert_eq!(seqs(&items), ["1", "2", "torn"], "cut at {cut}");
+            assert_eq!(labels(&bytes[..cut]), ["1", "2", "torn"], "cut at {cut}");
         }
     }
 
@@ -339,36 +405,30 @@ mod tests {
     fn zeros_after_the_records_are_a_damaged_tail_with_nothing_after_it() {
         let mut bytes = segment(7, &[1, 2]);
         bytes.extend_from_slice(&[0u8; 100]);
-        assert_eq!(
-            seqs(&walk(&read_head(&bytes, 7), &bytes)),
-            ["1", "2", "header"]
-        );
+        assert_eq!(labels(&bytes), ["1", "2", "header"]);
     }
 
     #[test]
     fn headers_are_recognised_by_version() {
         let bytes = segment(7, &[1]);
         assert_eq!(
-            read_head(&bytes, 8),
+            head(&bytes, 8),
             Head::Damaged("a header naming another segment id")
         );
-        assert_eq!(read_head(&bytes[..5], 7), Head::Unwritten);
-        assert_eq!(read_head(&[], 7), Head::Unwritten);
-        assert_eq!(read_head(&[0u8; 64], 7), Head::Unwritten);
+        assert_eq!(head(&bytes[..5], 7), Head::Unwritten);
+        assert_eq!(head(&[], 7), Head::Unwritten);
+        assert_eq!(head(&[0u8; 64], 7), Head::Unwritten);
         let mut newer = bytes.clone();
         newer[7] = b'3';
-        assert_eq!(read_head(&newer, 7), Head::Newer(3));
+        assert_eq!(head(&newer, 7), Head::Newer(3));
         let mut damaged = bytes.clone();
         damaged[10] ^= 1;
         assert_eq!(
-            read_head(&damaged, 7),
+            head(&damaged, 7),
             Head::Damaged("a header that fails its checksum")
         );
-        assert_eq!(read_head(b"CQLCLOG1", 7), Head::V1(8));
-        assert!(matches!(
-            read_head(b"garbage!garbage!", 7),
-            Head::Damaged(_)
-        ));
+        assert_eq!(head(b"CQLCLOG1", 7), Head::V1(8));
+        assert!(matches!(head(b"garbage!garbage!", 7), Head::Damaged(_)));
     }
 
     /// A segment as the previous release wrote it: version 1 records.
@@ -390,14 +450,11 @@ mod tests {
     #[test]
     fn version_1_segments_read_up_to_their_first_bad_record() {
         let bytes = v1_segment(&[1, 2, 3]);
-        let head = read_head(&bytes, 7);
-        assert_eq!(seqs(&walk(&head, &bytes)), ["1", "2", "3"]);
+        assert_eq!(head(&bytes, 7), Head::V1(8));
+        assert_eq!(labels(&bytes), ["1", "2", "3"]);
         let mut damaged = bytes.clone();
         damaged[8 + 21 + 18] ^= 1;
-        assert_eq!(seqs(&walk(&head, &damaged)), ["1", "header"]);
-        assert_eq!(
-            seqs(&walk(&head, &bytes[..bytes.len() - 2])),
-            ["1", "2", "torn"]
-        );
+        assert_eq!(labels(&damaged), ["1", "header"]);
+        assert_eq!(labels(&bytes[..bytes.len() - 2]), ["1", "2", "torn"]);
     }
 }

@@ -11,6 +11,7 @@ mod format;
 pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod replay;
+mod segment_file;
 pub(crate) mod sync;
 
 use std::fs::{self, File, OpenOptions};
@@ -23,12 +24,14 @@ use tracing::{debug, warn};
 
 use crate::error::StorageError;
 use format::{record_header, segment_header, MAX_RECORD, SEGMENT_HEADER};
-pub(crate) use read::ReplayRules;
+pub(crate) use read::{Pending, ReplayRules};
 
 /// Records up to this size are gathered into one buffer and written with one `pwrite`.
 const COPY_LIMIT: usize = 1 << 20;
 
-/// One logged group, as read back at recovery.
+/// One logged group, as read back (tests; replay takes them one at a time from
+/// [`read::Pending::for_each`]).
+#[cfg(test)]
 pub(crate) struct Record {
     /// Its sequence number: one more than the record before it.
     pub(crate) seq: u64,
@@ -85,16 +88,16 @@ impl CommitLog {
         dir: &Path,
         position: u64,
         rules: ReplayRules,
-    ) -> Result<(CommitLog, Vec<Record>), StorageError> {
+    ) -> Result<(CommitLog, Pending), StorageError> {
         fs::create_dir_all(dir).map_err(|e| io_error("creating", dir, &e))?;
         let segments = list_segments(dir)?;
-        let contents = read::read_log(&segments, position, rules)?;
+        let pending = read::read_log(&segments, position, rules)?;
         let next_id = segments.last().map_or(1, |(id, _)| id + 1);
         debug!(
             dir = %dir.display(),
             segments = segments.len(),
-            replay = contents.records.len(),
-            skipped = contents.skipped,
+            replay = pending.count,
+            skipped = pending.skipped,
             position,
             "commit log opened"
         );
@@ -102,11 +105,11 @@ impl CommitLog {
             dir: dir.to_path_buf(),
             segment: None,
             next_id,
-            next_seq: contents.last_seq + 1,
+            next_seq: pending.last_seq + 1,
             since_checkpoint: 0,
             retired: None,
         };
-        Ok((log, contents.records))
+        Ok((log, pending))
     }
 
     /// The records after `position` in the segments on disk (for a reopen after an I/O
@@ -115,20 +118,20 @@ impl CommitLog {
     ///
     /// # Errors
     /// [`StorageError::CommitLog`] for I/O failures.
-    pub(crate) fn records_after(&self, position: u64) -> Result<Vec<Record>, StorageError> {
+    pub(crate) fn records_after(&self, position: u64) -> Result<Pending, StorageError> {
         let rules = ReplayRules {
             acknowledged_after_fsync: false,
             ignore_errors: true,
         };
-        let contents = read::read_log(&list_segments(&self.dir)?, position, rules)?;
-        if contents.last_seq != self.last_seq() {
+        let pending = read::read_log(&list_segments(&self.dir)?, position, rules)?;
+        if pending.last_seq != self.last_seq() {
             warn!(
-                read = contents.last_seq,
+                read = pending.last_seq,
                 appended = self.last_seq(),
                 "commit log reread short"
             );
         }
-        Ok(contents.records)
+        Ok(pending)
     }
 
     /// The sequence number of the last record appended (or replayed); 0 when none ever was.

@@ -19,7 +19,10 @@ use std::path::{Path, PathBuf};
 use tracing::{error, info, warn};
 
 use super::format::{self, Head, Item};
-use super::{io_error, Record};
+use super::io_error;
+use super::segment_file::SegmentFile;
+#[cfg(test)]
+use super::Record;
 use crate::error::StorageError;
 
 /// The name of the override that starts despite damage (Cassandra's system property).
@@ -35,14 +38,59 @@ pub(crate) struct ReplayRules {
     pub(crate) ignore_errors: bool,
 }
 
-/// What the log holds after a position.
-pub(crate) struct LogContents {
-    /// The records to replay, in order.
-    pub(crate) records: Vec<Record>,
+/// The records to replay after a position, found and judged by [`read_log`]: read again
+/// from the segments, one at a time, by [`Pending::for_each`], so replaying a log of any size
+/// holds one record in memory.
+pub(crate) struct Pending {
+    segments: Vec<(u64, PathBuf)>,
+    position: u64,
+    /// How many records [`Pending::for_each`] hands over.
+    pub(crate) count: u64,
+    /// Their payload bytes.
+    pub(crate) bytes: u64,
     /// The highest sequence number seen whole (or the position).
     pub(crate) last_seq: u64,
     /// Records lost to damage that was skipped.
     pub(crate) skipped: u64,
+}
+
+impl Pending {
+    /// Hands `each` every record to replay, in order: whole records numbered past the
+    /// position, each once.
+    ///
+    /// # Errors
+    /// [`StorageError::CommitLog`] when a segment cannot be read again, and whatever `each`
+    /// returns.
+    pub(crate) fn for_each(
+        &self,
+        mut each: impl FnMut(u64, &[u8]) -> Result<(), StorageError>,
+    ) -> Result<(), StorageError> {
+        let mut last = self.position;
+        for_each_item(&self.segments, &mut |_, _, found| {
+            if let Found::Item(Item::Record { seq, payload, .. }) = found {
+                if seq > last {
+                    last = seq;
+                    each(seq, payload)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The records, collected (tests).
+    #[cfg(test)]
+    pub(crate) fn records(&self) -> Vec<Record> {
+        let mut records = Vec::new();
+        self.for_each(|seq, payload| {
+            records.push(Record {
+                seq,
+                payload: payload.to_vec(),
+            });
+            Ok(())
+        })
+        .unwrap();
+        records
+    }
 }
 
 /// A damaged place, as logged.
@@ -55,7 +103,53 @@ struct Damage {
     whole_segment: bool,
 }
 
-/// Reads `segments` (by id, oldest first) and returns the records after `position`.
+/// Something a walk over the segments finds: a segment whose header says it holds no
+/// record, one whose header is damaged, or an item of a segment's records.
+enum Found<'a> {
+    Unwritten,
+    DamagedHead(&'static str),
+    Item(Item<'a>),
+}
+
+/// Walks every segment (by id, oldest first), handing `each` the segment's index, its file
+/// name and what is found, a window of the file at a time.
+fn for_each_item(
+    segments: &[(u64, PathBuf)],
+    each: &mut dyn FnMut(usize, &str, Found<'_>) -> Result<(), StorageError>,
+) -> Result<(), StorageError> {
+    for (index, (id, path)) in segments.iter().enumerate() {
+        let read_error = |e: std::io::Error| io_error("reading", path, &e);
+        let mut file = SegmentFile::open(path).map_err(read_error)?;
+        let name = file_name(path);
+        match format::read_head(&mut file, *id).map_err(read_error)? {
+            Head::Newer(found) => return Err(version_error(path, found)),
+            Head::Unwritten => each(index, &name, Found::Unwritten)?,
+            Head::Damaged(what) => each(index, &name, Found::DamagedHead(what))?,
+            head => format::walk(&head, &mut file, &mut |item| {
+                each(index, &name, Found::Item(item)).map_err(WalkError::Caller)
+            })
+            .map_err(|e| match e {
+                WalkError::Read(e) => read_error(e),
+                WalkError::Caller(e) => e,
+            })?,
+        }
+    }
+    Ok(())
+}
+
+/// Why a walk over a segment stopped: reading the file failed, or the caller said stop.
+enum WalkError {
+    Read(std::io::Error),
+    Caller(StorageError),
+}
+
+impl From<std::io::Error> for WalkError {
+    fn from(e: std::io::Error) -> WalkError {
+        WalkError::Read(e)
+    }
+}
+
+/// Reads `segments` (by id, oldest first) and judges what it finds after `position`.
 ///
 /// # Errors
 /// [`StorageError::CommitLog`] when a segment cannot be read;
@@ -65,39 +159,37 @@ pub(crate) fn read_log(
     segments: &[(u64, PathBuf)],
     position: u64,
     rules: ReplayRules,
-) -> Result<LogContents, StorageError> {
+) -> Result<Pending, StorageError> {
     let mut reader = Reader {
         rules,
         last_segment: segments.len().saturating_sub(1),
-        contents: LogContents {
-            records: Vec::new(),
-            last_seq: position,
-            skipped: 0,
-        },
+        last_seq: position,
+        count: 0,
+        bytes: 0,
+        skipped: 0,
         pending: None,
     };
-    for (index, (id, path)) in segments.iter().enumerate() {
-        let bytes = fs::read(path).map_err(|e| io_error("reading", path, &e))?;
-        let name = file_name(path);
-        match format::read_head(&bytes, *id) {
-            Head::Newer(found) => return Err(version_error(path, found)),
-            Head::Unwritten => {
-                info!(file = %name, "commit log segment was being created when the server stopped; it holds no record");
-            }
-            Head::Damaged(what) => reader.damaged(Damage {
-                segment: index,
-                message: format!("Could not read commit log descriptor in file {name} ({what})"),
-                whole_segment: true,
-            })?,
-            head => {
-                for item in format::walk(&head, &bytes) {
-                    reader.item(index, &name, item)?;
-                }
-            }
+    for_each_item(segments, &mut |index, name, found| match found {
+        Found::Unwritten => {
+            info!(file = %name, "commit log segment was being created when the server stopped; it holds no record");
+            Ok(())
         }
-    }
-    reader.finish()?;
-    Ok(reader.contents)
+        Found::DamagedHead(what) => reader.damaged(Damage {
+            segment: index,
+            message: format!("Could not read commit log descriptor in file {name} ({what})"),
+            whole_segment: true,
+        }),
+        Found::Item(item) => reader.item(index, name, item),
+    })?;
+    reader.finish();
+    Ok(Pending {
+        segments: segments.to_vec(),
+        position,
+        count: reader.count,
+        bytes: reader.bytes,
+        last_seq: reader.last_seq,
+        skipped: reader.skipped,
+    })
 }
 
 /// Checks every segment's version without reading its records, before anything is opened
@@ -116,7 +208,9 @@ pub(crate) fn check_versions(segments: &[(u64, PathBuf)]) -> Result<(), StorageE
                     .read_to_end(&mut head)
             })
             .map_err(|e| io_error("reading", path, &e))?;
-        if let Head::Newer(found) = format::read_head(&head, *id) {
+        let found =
+            format::read_head(&mut &head[..], *id).map_err(|e| io_error("reading", path, &e))?;
+        if let Head::Newer(found) = found {
             return Err(version_error(path, found));
         }
     }
@@ -138,10 +232,17 @@ fn file_name(path: &Path) -> String {
     )
 }
 
+/// The judging walk's state.
 struct Reader {
     rules: ReplayRules,
     last_segment: usize,
-    contents: LogContents,
+    /// The highest sequence number seen whole (or the position).
+    last_seq: u64,
+    /// Records to replay, and their payload bytes.
+    count: u64,
+    bytes: u64,
+    /// Records lost to damage that was skipped.
+    skipped: u64,
     /// The first damage since the last whole record, not yet judged.
     pending: Option<Damage>,
 }
@@ -191,7 +292,7 @@ impl Reader {
         seq: u64,
         payload: &[u8],
     ) -> Result<(), StorageError> {
-        let last = self.contents.last_seq;
+        let last = self.last_seq;
         if seq <= last {
             // Already durable in redb, or an earlier copy of a number reused after a torn
             // append: nothing to replay. Damage before it held nothing newer.
@@ -219,11 +320,9 @@ impl Reader {
             )?,
             None => {}
         }
-        self.contents.records.push(Record {
-            seq,
-            payload: payload.to_vec(),
-        });
-        self.contents.last_seq = seq;
+        self.count += 1;
+        self.bytes += payload.len() as u64;
+        self.last_seq = seq;
         Ok(())
     }
 
@@ -237,18 +336,18 @@ impl Reader {
     fn lost(&mut self, damage: &Damage, lost: u64) -> Result<(), StorageError> {
         if damage.whole_segment {
             // Already refused or overridden when found; count what it held.
-            self.contents.skipped += lost;
+            self.skipped += lost;
             return Ok(());
         }
         if damage.segment != self.last_segment {
             return self.refuse_or_skip(damage, lost);
         }
-        self.contents.skipped += lost;
+        self.skipped += lost;
         if self.rules.acknowledged_after_fsync {
             error!(
                 lost,
                 "{}; skipped, and the records after it replayed. It is damage, not a torn \
-                 write: those {lost} records were acknowledged and are lost",
+                 write: the writes it held had been acknowledged (fsynced) and are lost",
                 damage.message
             );
         } else {
@@ -267,13 +366,13 @@ impl Reader {
                 message: damage.message.clone(),
             });
         }
-        self.contents.skipped += lost;
+        self.skipped += lost;
         error!(cause = %damage.message, lost, "Ignoring commit log replay error");
         Ok(())
     }
 
     /// Damage after the last whole record is a torn tail.
-    fn finish(&mut self) -> Result<(), StorageError> {
+    fn finish(&mut self) {
         if let Some(damage) = self.pending.take() {
             if !damage.whole_segment {
                 info!(
@@ -282,12 +381,11 @@ impl Reader {
                 );
             }
         }
-        if self.contents.skipped > 0 {
+        if self.skipped > 0 {
             warn!(
-                skipped = self.contents.skipped,
-                "commit log replay skipped {} damaged records", self.contents.skipped
+                skipped = self.skipped,
+                "commit log replay skipped damaged records (write groups)"
             );
         }
-        Ok(())
     }
 }

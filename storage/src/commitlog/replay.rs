@@ -1,10 +1,12 @@
 //! Recovery: applies the commit log records that redb's durable state does not hold yet.
 
+use std::time::{Duration, Instant};
+
 use redb::{Database, Durability, ReadableDatabase, TableError};
 use tracing::{debug, info};
 
 use crate::commitlog::record::decode_group;
-use crate::commitlog::Record;
+use crate::commitlog::Pending;
 use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::mutation::{apply, ApplyError};
@@ -32,21 +34,35 @@ pub(crate) fn stored_position(db: &Database) -> Result<u64, StorageError> {
     Ok(u64::from_be_bytes(bytes))
 }
 
-/// Applies `records` in order, each in its own non-durable transaction that also records its
-/// position, exactly as the writer applied them: a request that failed then (its table was
-/// dropped, say) fails again and is skipped; the caller checkpoints afterwards.
+/// How often replay logs its progress.
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// Applies the records of `pending` in order, each in its own non-durable transaction that
+/// also records its position, exactly as the writer applied them: a request that failed then
+/// (its table was dropped, say) fails again and is skipped; the caller checkpoints
+/// afterwards. Records are read from the segments one at a time, and progress is logged
+/// every few seconds, so a log of any size replays in bounded memory, visibly.
 ///
 /// # Errors
 /// redb errors, or `Corrupt` for a record that does not decode.
 pub(crate) fn replay(
     db: &Database,
     live_tables: &mut TableIds,
-    records: Vec<Record>,
+    pending: &Pending,
 ) -> Result<(), StorageError> {
-    let count = records.len();
+    if pending.count == 0 {
+        return Ok(());
+    }
+    info!(
+        records = pending.count,
+        bytes = pending.bytes,
+        "replaying the commit log"
+    );
     let mut requests = 0usize;
-    for record in records {
-        let batches = decode_group(&record.payload)?;
+    let (mut records, mut bytes) = (0u64, 0u64);
+    let mut last_report = Instant::now();
+    pending.for_each(|seq, payload| {
+        let batches = decode_group(payload)?;
         let mut txn = db.begin_write()?;
         txn.set_durability(Durability::None)?;
         for batch in &batches {
@@ -54,16 +70,27 @@ pub(crate) fn replay(
                 // The feed's readers rebuild after a replay (`IndexFeed::reset_all`).
                 Ok(_) => requests += 1,
                 Err(ApplyError::Request(e)) => {
-                    debug!(seq = record.seq, cause = %e, "replayed request fails again; skipped");
+                    debug!(seq, cause = %e, "replayed request fails again; skipped");
                 }
                 Err(ApplyError::Group(e)) => return Err(e),
             }
         }
-        write_position(&txn, record.seq)?;
+        write_position(&txn, seq)?;
         txn.commit()?;
-    }
-    if count > 0 {
-        info!(records = count, requests, "commit log replayed");
-    }
+        records += 1;
+        bytes += payload.len() as u64;
+        if last_report.elapsed() >= PROGRESS_EVERY {
+            last_report = Instant::now();
+            info!(
+                records,
+                of = pending.count,
+                bytes,
+                of_bytes = pending.bytes,
+                "replaying the commit log"
+            );
+        }
+        Ok(())
+    })?;
+    info!(records, requests, "commit log replayed");
     Ok(())
 }

@@ -6,6 +6,19 @@ fn payload(n: u8) -> Vec<u8> {
     vec![n; usize::from(n) + 1]
 }
 
+/// [`CommitLog::open`], with the records to replay collected.
+fn open_log(
+    dir: &Path,
+    position: u64,
+    rules: ReplayRules,
+) -> Result<(CommitLog, Vec<Record>), StorageError> {
+    CommitLog::open(dir, position, rules).map(|(log, pending)| {
+        let records = pending.records();
+        assert_eq!(records.len() as u64, pending.count);
+        (log, records)
+    })
+}
+
 fn seqs(records: &[Record]) -> Vec<u64> {
     records.iter().map(|r| r.seq).collect()
 }
@@ -20,7 +33,7 @@ fn segment_files(dir: &Path) -> Vec<PathBuf> {
 
 /// A log in `dir` holding records 1 to 3; returns its segment's path.
 fn three_records(dir: &Path) -> PathBuf {
-    let (mut log, _) = CommitLog::open(dir, 0, ReplayRules::default()).unwrap();
+    let (mut log, _) = open_log(dir, 0, ReplayRules::default()).unwrap();
     for n in 1..=3u8 {
         log.append(&[&payload(n)]).unwrap();
     }
@@ -30,14 +43,14 @@ fn three_records(dir: &Path) -> PathBuf {
 #[test]
 fn records_after_the_position_come_back_in_order() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut log, records) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (mut log, records) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     assert!(records.is_empty());
     for n in 1..=5u8 {
         let seq = log.append(&[&payload(n)]).unwrap();
         assert_eq!(seq, u64::from(n));
     }
     drop(log);
-    let (log, records) = CommitLog::open(dir.path(), 2, ReplayRules::default()).unwrap();
+    let (log, records) = open_log(dir.path(), 2, ReplayRules::default()).unwrap();
     assert_eq!(seqs(&records), vec![3, 4, 5]);
     // The payload is the request count, then the request bytes.
     assert_eq!(&records[0].payload[..4], &1u32.to_be_bytes());
@@ -52,7 +65,7 @@ fn a_torn_tail_ends_the_log() {
     let len = std::fs::metadata(&path).unwrap().len();
     let file = OpenOptions::new().write(true).open(&path).unwrap();
     file.set_len(len - 2).unwrap();
-    let (log, records) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (log, records) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     assert_eq!(seqs(&records), vec![1, 2]);
     assert_eq!(log.last_seq(), 2, "the torn record's number is used again");
 }
@@ -65,20 +78,20 @@ fn a_corrupt_last_record_is_a_torn_tail() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
     std::fs::write(&path, bytes).unwrap();
-    let (_, records) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (_, records) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     assert_eq!(seqs(&records), vec![1, 2]);
 }
 
 #[test]
 fn undo_removes_the_last_record() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut log, _) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (mut log, _) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     log.append(&[&payload(1)]).unwrap();
     log.append(&[&payload(2)]).unwrap();
     log.undo_last();
     assert_eq!(log.append(&[&payload(3)]).unwrap(), 2);
     drop(log);
-    let (_, records) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (_, records) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     assert_eq!(seqs(&records), vec![1, 2]);
     assert_eq!(&records[1].payload[4..], payload(3).as_slice());
 }
@@ -86,7 +99,7 @@ fn undo_removes_the_last_record() {
 #[test]
 fn a_checkpoint_deletes_the_older_segments() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut log, _) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (mut log, _) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     log.append(&[&payload(1)]).unwrap();
     assert!(log.since_checkpoint() > 0);
     log.checkpointed();
@@ -95,18 +108,18 @@ fn a_checkpoint_deletes_the_older_segments() {
     assert_eq!(log.append(&[&payload(2)]).unwrap(), 2);
     assert_eq!(segment_files(dir.path()).len(), 1);
     drop(log);
-    let (_, records) = CommitLog::open(dir.path(), 1, ReplayRules::default()).unwrap();
+    let (_, records) = open_log(dir.path(), 1, ReplayRules::default()).unwrap();
     assert_eq!(seqs(&records), vec![2]);
 }
 
 #[test]
 fn a_gap_stops_replay() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut log, _) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (mut log, _) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     log.append(&[&payload(1)]).unwrap();
     drop(log);
     // Position 5 is past the log: records at or before it are skipped, none is missing.
-    let (log, records) = CommitLog::open(dir.path(), 5, ReplayRules::default()).unwrap();
+    let (log, records) = open_log(dir.path(), 5, ReplayRules::default()).unwrap();
     assert!(records.is_empty());
     assert_eq!(log.last_seq(), 5);
 }
@@ -114,13 +127,13 @@ fn a_gap_stops_replay() {
 #[test]
 fn a_record_larger_than_the_copy_limit_round_trips() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut log, _) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (mut log, _) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     let big = vec![7u8; COPY_LIMIT + 10];
     let small = payload(3);
     log.append(&[&big, &small]).unwrap();
     log.append(&[&small]).unwrap();
     drop(log);
-    let (_, records) = CommitLog::open(dir.path(), 0, ReplayRules::default()).unwrap();
+    let (_, records) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
     assert_eq!(seqs(&records), vec![1, 2]);
     assert_eq!(records[0].payload.len(), 4 + big.len() + small.len());
     assert_eq!(&records[0].payload[4..4 + big.len()], big.as_slice());
@@ -133,7 +146,7 @@ fn strict() -> ReplayRules {
 
 /// A log in `dir` with records 1-3 in one segment and 4-6 in the next; their paths.
 fn two_segments(dir: &Path) -> (PathBuf, PathBuf) {
-    let (mut log, _) = CommitLog::open(dir, 0, strict()).unwrap();
+    let (mut log, _) = open_log(dir, 0, strict()).unwrap();
     for n in 1..=3u8 {
         log.append(&[&payload(n)]).unwrap();
     }
@@ -171,7 +184,7 @@ fn a_damaged_record_in_the_last_segment_is_skipped_and_the_rest_replayed() {
             acknowledged_after_fsync,
             ignore_errors: false,
         };
-        let (log, records) = CommitLog::open(dir.path(), 0, rules).unwrap();
+        let (log, records) = open_log(dir.path(), 0, rules).unwrap();
         assert_eq!(seqs(&records), vec![1, 2, 3, 4, 6]);
         assert_eq!(log.last_seq(), 6);
     }
@@ -183,8 +196,7 @@ fn damage_in_an_earlier_segment_stops_the_start_unless_overridden() {
     let (first, _) = two_segments(dir.path());
     let offset = damage_second_body(&first);
     let before = std::fs::read(&first).unwrap();
-    let Err(StorageError::CommitLogReplay { message }) = CommitLog::open(dir.path(), 0, strict())
-    else {
+    let Err(StorageError::CommitLogReplay { message }) = open_log(dir.path(), 0, strict()) else {
         panic!("damage in an earlier segment must stop the start");
     };
     let name = first.file_name().unwrap().to_string_lossy().into_owned();
@@ -201,7 +213,7 @@ fn damage_in_an_earlier_segment_stops_the_start_unless_overridden() {
         acknowledged_after_fsync: false,
         ignore_errors: true,
     };
-    let (_, records) = CommitLog::open(dir.path(), 0, rules).unwrap();
+    let (_, records) = open_log(dir.path(), 0, rules).unwrap();
     assert_eq!(seqs(&records), vec![1, 3, 4, 5, 6]);
 }
 
@@ -210,7 +222,7 @@ fn damage_already_behind_the_position_costs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (first, _) = two_segments(dir.path());
     damage_second_body(&first);
-    let (_, records) = CommitLog::open(dir.path(), 3, strict()).unwrap();
+    let (_, records) = open_log(dir.path(), 3, strict()).unwrap();
     assert_eq!(seqs(&records), vec![4, 5, 6]);
 }
 
@@ -221,8 +233,7 @@ fn a_damaged_segment_header_stops_the_start_unless_overridden() {
     let mut bytes = std::fs::read(&last).unwrap();
     bytes[3] ^= 0x01;
     std::fs::write(&last, bytes).unwrap();
-    let Err(StorageError::CommitLogReplay { message }) = CommitLog::open(dir.path(), 0, strict())
-    else {
+    let Err(StorageError::CommitLogReplay { message }) = open_log(dir.path(), 0, strict()) else {
         panic!("a damaged segment header must stop the start");
     };
     assert!(
@@ -233,7 +244,7 @@ fn a_damaged_segment_header_stops_the_start_unless_overridden() {
         acknowledged_after_fsync: true,
         ignore_errors: true,
     };
-    let (log, records) = CommitLog::open(dir.path(), 0, rules).unwrap();
+    let (log, records) = open_log(dir.path(), 0, rules).unwrap();
     assert_eq!(seqs(&records), vec![1, 2, 3]);
     assert_eq!(log.last_seq(), 3);
 }
@@ -247,7 +258,7 @@ fn the_garbage_of_a_failed_append_loses_nothing() {
     let mut bytes = std::fs::read(&first).unwrap();
     bytes.extend_from_slice(&[0xab; 13]);
     std::fs::write(&first, bytes).unwrap();
-    let (_, records) = CommitLog::open(dir.path(), 0, strict()).unwrap();
+    let (_, records) = open_log(dir.path(), 0, strict()).unwrap();
     assert_eq!(seqs(&records), vec![1, 2, 3, 4, 5, 6]);
 }
 
@@ -256,7 +267,7 @@ fn a_segment_cut_short_at_creation_holds_nothing() {
     let dir = tempfile::tempdir().unwrap();
     three_records(dir.path());
     std::fs::write(segment_path(dir.path(), 9), b"CQLC").unwrap();
-    let (log, records) = CommitLog::open(dir.path(), 0, strict()).unwrap();
+    let (log, records) = open_log(dir.path(), 0, strict()).unwrap();
     assert_eq!(seqs(&records), vec![1, 2, 3]);
     assert_eq!(log.last_seq(), 3);
 }
@@ -270,7 +281,7 @@ fn a_newer_segment_version_is_refused_before_anything_is_read() {
     std::fs::write(&path, &bytes).unwrap();
     for result in [
         check_versions(dir.path()).map(|()| 0usize),
-        CommitLog::open(dir.path(), 0, strict()).map(|(_, r)| r.len()),
+        open_log(dir.path(), 0, strict()).map(|(_, r)| r.len()),
     ] {
         let Err(StorageError::CommitLogVersion { found, known, .. }) = result else {
             panic!("a newer segment must be refused");
@@ -295,7 +306,7 @@ fn segments_of_the_previous_format_replay() {
         bytes.extend_from_slice(&body);
     }
     std::fs::write(segment_path(dir.path(), 4), bytes).unwrap();
-    let (mut log, records) = CommitLog::open(dir.path(), 0, strict()).unwrap();
+    let (mut log, records) = open_log(dir.path(), 0, strict()).unwrap();
     assert_eq!(seqs(&records), vec![1, 2]);
     assert_eq!(&records[1].payload[4..], &[2]);
     assert_eq!(log.append(&[&payload(3)]).unwrap(), 3);

@@ -58,9 +58,9 @@ impl Writer {
         // The shared read view holds a transaction of the failed database, and so its lock.
         self.views.invalidate();
         let db = open_when_released(&path)?;
-        let records = log.records_after(stored_position(&db)?)?;
-        let replayed = records.len();
-        replay(&db, &mut self.live_tables, records)?;
+        let pending = log.records_after(stored_position(&db)?)?;
+        let replayed = pending.count;
+        replay(&db, &mut self.live_tables, &pending)?;
         // Everything the memtable held is in the log, so now in redb.
         self.memtables.publish(Layers::default());
         self.indexed.clear();
