@@ -11,6 +11,12 @@ pub(crate) const SERIAL: u16 = 0x0008;
 /// `LOCAL_SERIAL` (protocol code 0x0009).
 pub(crate) const LOCAL_SERIAL: u16 = 0x0009;
 
+/// Whether `consistency` is `SERIAL` or `LOCAL_SERIAL`: a read at it is linearizable with
+/// lightweight transactions (see `executor::select::execute`).
+pub(crate) fn is_serial(consistency: u16) -> bool {
+    consistency == SERIAL || consistency == LOCAL_SERIAL
+}
+
 /// A read (SELECT) at `consistency`.
 pub(crate) fn check_read(consistency: u16) -> CqlResult<()> {
     if consistency == ANY {

@@ -158,6 +158,10 @@ pub(crate) fn read_one_row_now(
     let Statement::Select(statement) = planning.statement() else {
         return Ok(None);
     };
+    if crate::consistency::is_serial(options.consistency) {
+        // A serial read waits for the lightweight transaction under way (`select::execute`).
+        return Ok(None);
+    }
     let ctx = EvalContext {
         binds: values,
         now_micros: node.clock.now_micros(),

@@ -86,6 +86,15 @@ pub(crate) async fn execute(
     ctx: &EvalContext<'_>,
     statement: &Select,
 ) -> CqlResult<(ResultBody, ReadStats)> {
+    // A SERIAL read is linearizable with lightweight transactions, as Cassandra's Paxos read
+    // is: it waits for the one under way to commit (in `batch` mode, after its fsync), so it
+    // never sees a conditional write that a crash could still take back.
+    let serial =
+        crate::consistency::is_serial(params.consistency) && plan.table.kind == TableKind::User;
+    let _serialised = match serial {
+        true => Some(node.cas_lock.lock().await),
+        false => None,
+    };
     let bound = match begin(node, session, &schema, plan, params, ctx, statement)? {
         Begun::Done(result, stats) => return Ok((result, stats)),
         Begun::Blocking(bound) => bound,
