@@ -147,10 +147,35 @@ fn fill(client: &mut Client) -> (Vec<i32>, String) {
     panic!("the disk never filled");
 }
 
-fn policy(name: &str) -> (tempfile::NamedTempFile, Vec<OsString>) {
-    let file = config_file(&format!("commit_failure_policy: {name}\n"));
-    let args = vec!["--config".into(), file.path().into()];
-    (file, args)
+/// A server in batch mode on a 24 MiB tmpfs under `commit_failure_policy: <name>`, with
+/// the test table, and a client.
+struct Policed {
+    disk: SmallDisk,
+    port: u16,
+    server: KillOnDrop,
+    client: Client,
+    _config: tempfile::NamedTempFile,
+}
+
+impl Policed {
+    fn start(name: &str) -> Policed {
+        let disk = SmallDisk::mount(24);
+        let port = free_port();
+        let config = config_file(&format!("commit_failure_policy: {name}\n"));
+        let args: Vec<OsString> = vec!["--config".into(), config.path().into()];
+        let server = KillOnDrop(start_with(disk.dir.path(), port, "batch", &args));
+        let mut client = Client::connect(port);
+        for statement in SCHEMA {
+            client.query(statement);
+        }
+        Policed {
+            disk,
+            port,
+            server,
+            client,
+            _config: config,
+        }
+    }
 }
 
 /// Every acknowledged row is there after a restart with room on the disk.
@@ -178,14 +203,13 @@ fn wait_exit(server: &mut Child, within: Duration) -> Option<std::process::ExitS
 #[test]
 fn stop_closes_the_port_and_keeps_the_process_up() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let disk = SmallDisk::mount(24);
-    let port = free_port();
-    let (_file, args) = policy("stop");
-    let mut server = KillOnDrop(start_with(disk.dir.path(), port, "batch", &args));
-    let mut client = Client::connect(port);
-    for statement in SCHEMA {
-        client.query(statement);
-    }
+    let Policed {
+        disk,
+        port,
+        mut server,
+        mut client,
+        ..
+    } = Policed::start("stop");
     let (acked, message) = fill(&mut client);
     assert!(message.contains("No space left on device"), "{message}");
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -211,14 +235,12 @@ fn stop_closes_the_port_and_keeps_the_process_up() {
 #[test]
 fn stop_commit_refuses_writes_and_serves_reads() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let disk = SmallDisk::mount(24);
-    let port = free_port();
-    let (_file, args) = policy("stop_commit");
-    let server = KillOnDrop(start_with(disk.dir.path(), port, "batch", &args));
-    let mut client = Client::connect(port);
-    for statement in SCHEMA {
-        client.query(statement);
-    }
+    let Policed {
+        disk,
+        server,
+        mut client,
+        ..
+    } = Policed::start("stop_commit");
     let (acked, _) = fill(&mut client);
     disk.grow(256);
     // Room again, but the log has stopped: writes stay refused, reads go on.
@@ -244,14 +266,12 @@ fn stop_commit_refuses_writes_and_serves_reads() {
 #[test]
 fn die_exits_with_cassandras_status() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let disk = SmallDisk::mount(24);
-    let port = free_port();
-    let (_file, args) = policy("die");
-    let mut server = KillOnDrop(start_with(disk.dir.path(), port, "batch", &args));
-    let mut client = Client::connect(port);
-    for statement in SCHEMA {
-        client.query(statement);
-    }
+    let Policed {
+        disk,
+        mut server,
+        mut client,
+        ..
+    } = Policed::start("die");
     let blob = "ab".repeat(16 * 1024);
     let mut acked = Vec::new();
     for c in 0..4000 {

@@ -121,30 +121,32 @@ impl Client {
     pub(crate) fn connect(port: u16) -> Client {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            // Before the server listens, a connection to an ephemeral port can connect the
-            // socket to itself (TCP simultaneous open), or meet a socket on its way out: such
-            // a connection is dropped and the connect tried again until the deadline.
-            let attempt = TcpStream::connect(("127.0.0.1", port)).and_then(|stream| {
-                if stream.local_addr()? == stream.peer_addr()? {
-                    return Err(std::io::ErrorKind::AddrInUse.into());
-                }
-                let mut client = Client { stream };
-                let startup = Startup {
-                    options: vec![("CQL_VERSION".into(), "3.0.0".into())],
-                };
-                let ready = client.try_call(&Request::Startup(startup))?;
-                Ok((client, ready))
-            });
-            match attempt {
-                Ok((client, ready)) => {
-                    assert!(matches!(ready, Response::Ready), "{ready:?}");
-                    return client;
-                }
+            match Client::try_connect(port) {
+                Ok(client) => return client,
                 Err(_) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(20))
                 }
                 Err(err) => panic!("server did not start: {err}"),
             }
+        }
+    }
+
+    /// One attempt to connect and complete STARTUP.
+    pub(crate) fn try_connect(port: u16) -> std::io::Result<Client> {
+        // Before the server listens, a connection to an ephemeral port can connect the
+        // socket to itself (TCP simultaneous open), or meet a socket on its way out: such a
+        // connection is refused here, and the caller tries again.
+        let stream = TcpStream::connect(("127.0.0.1", port))?;
+        if stream.local_addr()? == stream.peer_addr()? {
+            return Err(std::io::ErrorKind::AddrInUse.into());
+        }
+        let mut client = Client { stream };
+        let startup = Startup {
+            options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+        };
+        match client.try_call(&Request::Startup(startup))? {
+            Response::Ready => Ok(client),
+            other => Err(std::io::Error::other(format!("{other:?}"))),
         }
     }
 
