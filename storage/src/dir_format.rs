@@ -16,7 +16,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::commitlog::format_version as commitlog_version;
+use crate::commitlog::{format_version as commitlog_version, io_error};
 use crate::db::FORMAT_VERSION;
 use crate::error::StorageError;
 
@@ -95,12 +95,6 @@ pub(crate) fn write(dir: &Path) -> Result<(), StorageError> {
         .and_then(|()| fs::rename(&temporary, &path))
         .and_then(|()| fs::File::open(dir)?.sync_all())
         .map_err(|e| io_error("writing", &path, &e))
-}
-
-fn io_error(action: &str, path: &Path, err: &std::io::Error) -> StorageError {
-    StorageError::CommitLog {
-        cause: format!("{action} {}: {err}", path.display()),
-    }
 }
 
 #[cfg(test)]

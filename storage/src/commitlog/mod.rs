@@ -69,7 +69,8 @@ pub(crate) struct CommitLog {
     retired: Option<Arc<File>>,
 }
 
-fn io_error(action: &str, path: &Path, err: &io::Error) -> StorageError {
+/// A commit-log (or data-directory) I/O failure: what was done to which file, and why.
+pub(crate) fn io_error(action: &str, path: &Path, err: &io::Error) -> StorageError {
     StorageError::CommitLog {
         cause: format!("{action} {}: {err}", path.display()),
     }

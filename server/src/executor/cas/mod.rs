@@ -18,6 +18,7 @@ use cql::frame::response::{ColumnSpec, ResultBody, ResultMetadata, Rows};
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef, WriteBatch};
 
+use crate::consistency::{is_serial, SERIAL};
 use crate::error::{CqlResult, ModifyError};
 use crate::executor::conditions::applies;
 use crate::executor::modify;
@@ -34,10 +35,6 @@ mod tests;
 
 use prepare::prepare;
 
-/// Consistency level codes (native protocol v4 section 3).
-const SERIAL: u16 = 0x0008;
-const LOCAL_SERIAL: u16 = 0x0009;
-
 /// One statement of a conditional request with the values it is bound to.
 pub(crate) struct CasItem<'a> {
     pub plan: &'a ModifyPlan,
@@ -46,7 +43,7 @@ pub(crate) struct CasItem<'a> {
 
 /// `ConsistencyLevel.validateForWrite` for a plain (unconditional) write.
 pub(crate) fn check_write_consistency(options: &ExecOptions<'_>) -> CqlResult<()> {
-    if matches!(options.consistency, SERIAL | LOCAL_SERIAL) {
+    if is_serial(options.consistency) {
         return Err(ModifyError::SerialWithoutConditions.into());
     }
     Ok(())
@@ -55,11 +52,11 @@ pub(crate) fn check_write_consistency(options: &ExecOptions<'_>) -> CqlResult<()
 /// `validateForCas` (the serial consistency) and `validateForCasCommit` (the commit one).
 fn check_cas_consistency(options: &ExecOptions<'_>) -> CqlResult<()> {
     if let Some(serial) = options.serial_consistency {
-        if !matches!(serial, SERIAL | LOCAL_SERIAL) {
+        if !is_serial(serial) {
             return Err(ModifyError::NonSerialConditionalConsistency.into());
         }
     }
-    if matches!(options.consistency, SERIAL | LOCAL_SERIAL) {
+    if is_serial(options.consistency) {
         let consistency = if options.consistency == SERIAL {
             "SERIAL"
         } else {

@@ -5,6 +5,7 @@
 use cql::frame::response::ResultBody;
 
 use super::*;
+use crate::consistency::LOCAL_SERIAL;
 use crate::error::CqlResult;
 use crate::executor::modify_tests::{TestNode, ONE};
 

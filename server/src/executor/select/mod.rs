@@ -91,9 +91,10 @@ pub(crate) async fn execute(
     // never sees a conditional write that a crash could still take back.
     let serial =
         crate::consistency::is_serial(params.consistency) && plan.table.kind == TableKind::User;
-    let _serialised = match serial {
-        true => Some(node.cas_lock.lock().await),
-        false => None,
+    let _serialised = if serial {
+        Some(node.cas_lock.lock().await)
+    } else {
+        None
     };
     let bound = match begin(node, session, &schema, plan, params, ctx, statement)? {
         Begun::Done(result, stats) => return Ok((result, stats)),
