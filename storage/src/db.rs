@@ -17,13 +17,15 @@ use crate::combine::{self, DeferredWrites, Shared};
 use crate::commitlog::failures::CommitFailures;
 use crate::commitlog::replay::{replay, stored_position};
 use crate::commitlog::{record, CommitLog, ReplayRules};
+use crate::disk::failures::DiskFailures;
+use crate::disk::{DataFile, Disk, RealDisk};
 use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::index::IndexFeed;
 use crate::locking::lock;
 use crate::memtable::Memtables;
 use crate::mutation::WriteBatch;
-use crate::options::{CommitFailurePolicy, StoreOptions, SyncMode};
+use crate::options::{CommitFailurePolicy, DiskFailurePolicy, StoreOptions, SyncMode};
 use crate::persist;
 use crate::purge::{PurgeProgress, PurgeRequest};
 use crate::read_view::ViewCache;
@@ -58,10 +60,15 @@ thread_local! {
 /// a merge's output with a stand-in filter (`storage/DESIGN.md`, **Compaction**). A version 3
 /// build would serve a clipped run's older copies and refuse the stand-in as corrupt; a
 /// version 3 file holds neither, so it opens as it is.
-pub const FORMAT_VERSION: u32 = 4;
+///
+/// Version 5 keeps a checksum of every page in `data.redb.checksums` (`disk/checked.rs`),
+/// written with every durable commit: a version 4 build would change pages without updating
+/// them, and the next start of this build would take every such page for damage. A version 4
+/// file has no checksums file and opens as it is; its pages' sums are learned as they are read.
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Versions this build opens, upgrading them to [`FORMAT_VERSION`] in place.
-const UPGRADABLE: &[u32] = &[1, 2, 3];
+const UPGRADABLE: &[u32] = &[1, 2, 3, 4];
 
 /// A handle to the store. Cheap to clone; every clone shares one database and one writer
 /// thread. The writer stops at [`Store::shutdown`] or when the last handle is dropped, after
@@ -98,6 +105,8 @@ pub(crate) struct Inner {
     pub(crate) merges: Arc<MergeTracker>,
     /// `commit_failure_policy` ([`Store::on_commit_failure`]).
     failures: Arc<CommitFailures>,
+    /// `disk_failure_policy` ([`Store::on_disk_failure`]).
+    disk_failures: Arc<DiskFailures>,
 }
 
 impl Store {
@@ -113,23 +122,37 @@ impl Store {
     /// [`StorageError::CommitLogReplay`] for a damaged commit log, and
     /// [`StorageError::Corrupt`] for unreadable schema records.
     pub fn open(path: &Path, options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
+        Store::open_on(Arc::new(RealDisk), path, options)
+    }
+
+    /// [`Store::open`] on `disk` (the power-cut tests' simulated disk).
+    pub(crate) fn open_on(
+        disk: Arc<dyn Disk>,
+        path: &Path,
+        options: StoreOptions,
+    ) -> Result<(Store, Catalog), StorageError> {
         debug!(path = %path.display(), ?options, "opening store");
         let dir = path.parent().unwrap_or_else(|| Path::new(""));
         let log_dir = dir.join("commitlog");
         // Before redb opens (and maybe repairs) the file: a refused start changes nothing.
-        crate::dir_format::check(dir)?;
-        crate::commitlog::check_versions(&log_dir)?;
-        let mut builder = Builder::new();
-        builder.set_cache_size(options.cache_size);
-        builder.set_repair_callback(|session| {
-            debug!(
-                progress = session.progress(),
-                "repairing database after unclean shutdown"
-            );
-        });
-        let db = builder.create(path)?;
-        let opened = Store::start(db, options, Some((path, &log_dir)))?;
-        crate::dir_format::write(dir)?;
+        crate::dir_format::check(disk.as_ref(), dir)?;
+        crate::commitlog::check_versions(disk.as_ref(), &log_dir)?;
+        let failures = Arc::new(DiskFailures::new(options.disk_failure_policy));
+        let file = DataFile {
+            path: path.to_path_buf(),
+            disk: disk.clone(),
+            cache_size: options.cache_size,
+            failures: failures.clone(),
+        };
+        let opened = file
+            .open()
+            .and_then(|db| Store::start(db, options, Some((&file, &log_dir)), failures.clone()))
+            .and_then(|opened| {
+                crate::dir_format::write(disk.as_ref(), dir)?;
+                Ok(opened)
+            })
+            .map_err(|err| failures.startup_error(err))?;
+        failures.started();
         Ok(opened)
     }
 
@@ -139,13 +162,16 @@ impl Store {
     /// As [`Store::open`].
     pub fn open_in_memory(options: StoreOptions) -> Result<(Store, Catalog), StorageError> {
         let db = Builder::new().create_with_backend(InMemoryBackend::new())?;
-        Store::start(db, options, None)
+        let failures = Arc::new(DiskFailures::new(options.disk_failure_policy));
+        failures.started();
+        Store::start(db, options, None, failures)
     }
 
     fn start(
         db: Database,
         options: StoreOptions,
-        files: Option<(&Path, &Path)>,
+        files: Option<(&DataFile, &Path)>,
+        disk_failures: Arc<DiskFailures>,
     ) -> Result<(Store, Catalog), StorageError> {
         check_format_version(&db)?;
         let catalog = persist::load(&db.begin_read()?)?;
@@ -160,7 +186,7 @@ impl Store {
             "catalog loaded"
         );
         let log = match files {
-            Some((_, dir)) => Some(recover(&db, dir, &mut live_tables, &options)?),
+            Some((file, dir)) => Some(recover(&db, &file.disk, dir, &mut live_tables, &options)?),
             None => None,
         };
         crate::index::rebuild_stale(&db, &catalog)?;
@@ -168,7 +194,7 @@ impl Store {
         if orphans > 0 {
             debug!(orphans, "unfinished compaction outputs removed");
         }
-        let db_path = files.map(|(path, _)| path.to_path_buf());
+        let db_path = files.map(|(file, _)| file.clone());
         let throughput = options.compaction_throughput;
         let logged = log.is_some();
         let db: DbSlot = Arc::new(RwLock::new(Some(Arc::new(db))));
@@ -217,13 +243,26 @@ impl Store {
             compactor: Mutex::new(Some(compactor)),
             merges,
             failures,
+            disk_failures,
         };
-        Ok((
-            Store {
-                inner: Arc::new(inner),
-            },
-            catalog,
-        ))
+        let store = Store {
+            inner: Arc::new(inner),
+        };
+        let weak = Arc::downgrade(&store.inner);
+        store.inner.disk_failures.set_reopen(Box::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                // Refused only once the store is closing, when nothing needs it.
+                let _ = inner.shared.push(Request::ReopenAfterFailure);
+            }
+        }));
+        Ok((store, catalog))
+    }
+
+    /// Registers what to do when a damaged page or a failed read or write of the data file
+    /// calls for it under `disk_failure_policy` (`stop`, `stop_paranoid`: stop serving
+    /// clients; `die`: exit); `hook` is called with the policy on the thread that saw it.
+    pub fn on_disk_failure(&self, hook: impl Fn(DiskFailurePolicy) + Send + Sync + 'static) {
+        self.inner.disk_failures.set_hook(Box::new(hook));
     }
 
     /// Registers what to do when the commit log stops after a failed write or fsync under
@@ -405,6 +444,7 @@ impl Drop for Inner {
 /// result durable (a checkpoint) so the old segments can go.
 fn recover(
     db: &Database,
+    disk: &Arc<dyn Disk>,
     dir: &Path,
     live_tables: &mut TableIds,
     options: &StoreOptions,
@@ -414,7 +454,7 @@ fn recover(
         acknowledged_after_fsync: options.sync != SyncMode::Periodic,
         ignore_errors: options.ignore_replay_errors,
     };
-    let (log, pending) = CommitLog::open(dir, position, rules)?;
+    let (log, pending) = CommitLog::open(disk, dir, position, rules)?;
     if pending.count > 0 {
         replay(db, live_tables, &pending)?;
         let mut txn = db.begin_write()?;

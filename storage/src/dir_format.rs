@@ -5,19 +5,18 @@
 //! (atomically) once the store has opened, so it always names what the directory holds.
 //!
 //! ```text
-//! data_format=4
+//! data_format=5
 //! commitlog_version=2
 //! ```
 //!
 //! A directory without the record (new, or written before it existed) opens as before; lines
 //! this build does not know are refused too, as a newer build's.
 
-use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use crate::commitlog::{format_version as commitlog_version, io_error};
 use crate::db::FORMAT_VERSION;
+use crate::disk::{open_existing, read_all, Disk};
 use crate::error::StorageError;
 
 /// The record's file name in the data directory.
@@ -36,12 +35,10 @@ fn current() -> String {
 /// # Errors
 /// [`StorageError::NewerFormat`]; [`StorageError::Corrupt`] for a record that does not parse;
 /// [`StorageError::CommitLog`] when it cannot be read.
-pub(crate) fn check(dir: &Path) -> Result<(), StorageError> {
+pub(crate) fn check(disk: &dyn Disk, dir: &Path) -> Result<(), StorageError> {
     let path = dir.join(FILE);
-    let text = match fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io_error("reading", &path, &e)),
+    let Some(text) = read_text(disk, &path).map_err(|e| io_error("reading", &path, &e))? else {
+        return Ok(());
     };
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let (name, value) = line
@@ -80,37 +77,49 @@ pub(crate) fn check(dir: &Path) -> Result<(), StorageError> {
 ///
 /// # Errors
 /// [`StorageError::CommitLog`] for I/O failures.
-pub(crate) fn write(dir: &Path) -> Result<(), StorageError> {
+pub(crate) fn write(disk: &dyn Disk, dir: &Path) -> Result<(), StorageError> {
     let path = dir.join(FILE);
     let record = current();
-    if fs::read_to_string(&path).is_ok_and(|text| text == record) {
+    if read_text(disk, &path).is_ok_and(|text| text.as_deref() == Some(record.as_str())) {
         return Ok(());
     }
     let temporary = dir.join(format!("{FILE}.tmp"));
-    fs::File::create(&temporary)
-        .and_then(|mut file| {
-            file.write_all(record.as_bytes())?;
-            file.sync_all()
+    disk.create(&temporary)
+        .and_then(|file| {
+            file.write_at(record.as_bytes(), 0)?;
+            file.sync_data()
         })
-        .and_then(|()| fs::rename(&temporary, &path))
-        .and_then(|()| fs::File::open(dir)?.sync_all())
+        .and_then(|()| disk.rename(&temporary, &path))
+        .and_then(|()| disk.sync_dir(dir))
         .map_err(|e| io_error("writing", &path, &e))
+}
+
+/// The file at `path` as text, or `None` if there is none.
+fn read_text(disk: &dyn Disk, path: &Path) -> std::io::Result<Option<String>> {
+    let Some(file) = open_existing(disk, path)? else {
+        return Ok(None);
+    };
+    String::from_utf8(read_all(file.as_ref())?)
+        .map(Some)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disk::RealDisk;
+    use std::fs;
 
     #[test]
     fn a_directory_without_a_record_opens_and_gets_one() {
         let dir = tempfile::tempdir().unwrap();
-        check(dir.path()).unwrap();
-        write(dir.path()).unwrap();
+        check(&RealDisk, dir.path()).unwrap();
+        write(&RealDisk, dir.path()).unwrap();
         assert_eq!(
             fs::read_to_string(dir.path().join(FILE)).unwrap(),
             current()
         );
-        check(dir.path()).unwrap();
+        check(&RealDisk, dir.path()).unwrap();
     }
 
     #[test]
@@ -124,7 +133,7 @@ mod tests {
         .unwrap();
         let Err(StorageError::NewerFormat {
             found, known, what, ..
-        }) = check(dir.path())
+        }) = check(&RealDisk, dir.path())
         else {
             panic!("a newer data format must be refused");
         };
@@ -139,17 +148,17 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            check(dir.path()),
+            check(&RealDisk, dir.path()),
             Err(StorageError::NewerFormat { found: 9, .. })
         ));
         fs::write(dir.path().join(FILE), "data_format=1\nindex_format=1\n").unwrap();
         assert!(matches!(
-            check(dir.path()),
+            check(&RealDisk, dir.path()),
             Err(StorageError::NewerFormat { .. })
         ));
         fs::write(dir.path().join(FILE), "data_format=new\n").unwrap();
         assert!(matches!(
-            check(dir.path()),
+            check(&RealDisk, dir.path()),
             Err(StorageError::Corrupt { .. })
         ));
     }

@@ -123,6 +123,32 @@ pub enum StorageError {
         /// Bytes the commit may need.
         needed: u64,
     },
+    /// A page of the data file failed its checksum while a table was read: nothing of it
+    /// was served.
+    #[error("{damage}, reading table {table}{}", partition_text(.partition))]
+    Damaged {
+        /// The damaged file and page.
+        damage: crate::disk::checked::PageDamage,
+        /// The table being read.
+        table: Uuid,
+        /// The row key (or its partition prefix) being read, if one.
+        partition: Option<Vec<u8>>,
+    },
+    /// Opening the data directory met an I/O failure or damage and `disk_failure_policy`
+    /// refuses such a start (Cassandra's `handleStartupFSError`).
+    #[error("Exiting forcefully due to file system exception on startup, disk failure policy \"{policy}\": {cause}")]
+    StartupDiskFailure {
+        /// The policy's name.
+        policy: &'static str,
+        /// What failed.
+        cause: String,
+    },
+    /// Opening the data file or its checksums failed before redb had it.
+    #[error("data file failure: {cause}")]
+    DataFile {
+        /// What failed, and the operating system's reason.
+        cause: String,
+    },
     /// The database is being reopened after an I/O error (its log replayed); reads and
     /// writes work again once that is done.
     #[error("storage is recovering from an I/O error; retry shortly")]
@@ -133,6 +159,14 @@ pub enum StorageError {
     /// The writer thread has stopped (after `Store::shutdown`, or after it panicked).
     #[error("storage writer has stopped")]
     WriterGone,
+}
+
+/// ", partition 0x…" for a known key.
+fn partition_text(partition: &Option<Vec<u8>>) -> String {
+    partition.as_ref().map_or_else(String::new, |key| {
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        format!(", key 0x{hex}")
+    })
 }
 
 impl StorageError {
@@ -148,6 +182,66 @@ impl StorageError {
                 | StorageError::Commit(_)
                 | StorageError::Durability(_)
         )
+    }
+
+    /// The damaged page this error was caused by, if it was.
+    pub fn page_damage(&self) -> Option<&crate::PageDamage> {
+        let storage = match self {
+            StorageError::Damaged { damage, .. } => return Some(damage),
+            StorageError::Engine(e) => e,
+            StorageError::Table(redb::TableError::Storage(e))
+            | StorageError::Transaction(redb::TransactionError::Storage(e))
+            | StorageError::Commit(redb::CommitError::Storage(e))
+            | StorageError::Database(redb::DatabaseError::Storage(e)) => e,
+            _ => return None,
+        };
+        match storage {
+            redb::StorageError::Io(io) => crate::disk::checked::damage_of(io),
+            _ => None,
+        }
+    }
+
+    /// Whether redb refused the work because an earlier operation failed (or the handle was
+    /// closed for a reopen): the reopen that follows every such failure is under way.
+    fn is_latched(&self) -> bool {
+        let storage = match self {
+            StorageError::Engine(e)
+            | StorageError::Table(redb::TableError::Storage(e))
+            | StorageError::Transaction(redb::TransactionError::Storage(e)) => e,
+            _ => return false,
+        };
+        matches!(
+            storage,
+            redb::StorageError::PreviousIo | redb::StorageError::DatabaseClosed
+        )
+    }
+
+    /// [`StorageError::Recovering`] when redb refused the work until its file is reopened,
+    /// else this error.
+    pub(crate) fn or_recovering(self) -> StorageError {
+        if self.is_latched() {
+            StorageError::Recovering
+        } else {
+            self
+        }
+    }
+
+    /// This error, naming the table and key being read when a damaged page caused it, and
+    /// [`StorageError::Recovering`] when redb refused the read until its file is reopened.
+    pub(crate) fn reading(self, table: Uuid, key: Option<&[u8]>) -> StorageError {
+        if self.is_latched() {
+            return StorageError::Recovering;
+        }
+        match self.page_damage() {
+            Some(damage) if !matches!(self, StorageError::Damaged { .. }) => {
+                StorageError::Damaged {
+                    damage: damage.clone(),
+                    table,
+                    partition: key.map(<[u8]>::to_vec),
+                }
+            }
+            _ => self,
+        }
     }
 
     /// Shorthand for [`StorageError::Corrupt`].

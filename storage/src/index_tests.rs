@@ -223,7 +223,7 @@ fn an_index_stored_in_another_layout_is_rebuilt_at_open() {
     }
     {
         // As a file written before this layout: no targets record, no entries.
-        let db = redb::Database::open(&path).unwrap();
+        let db = crate::store_tests::raw_database(&path);
         let txn = db.begin_write().unwrap();
         txn.open_table(crate::tables::INDEX_TARGETS)
             .unwrap()

@@ -7,6 +7,8 @@
 //!   [`encoding::key`] (memcomparable row keys), [`encoding::row`] (row values and merge),
 //!   [`cell_path`] (the element paths of non-frozen collections and UDTs).
 //! - `db`: [`Store`], opening, format version, sync modes, shutdown.
+//! - `disk`: the files under a data directory, redb's file checked page by page, and
+//!   `disk_failure_policy`.
 //! - `mutation`: write requests ([`WriteBatch`], [`RowWrite`], [`CatalogOp`]).
 //! - `writer`: the single writer thread and group commit; `stats`: its counters ([`WriterCounts`]).
 //! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
@@ -31,6 +33,7 @@ mod commitlog;
 mod counter;
 mod db;
 mod dir_format;
+mod disk;
 pub mod encoding;
 mod error;
 pub mod fast_hash;
@@ -83,13 +86,14 @@ pub use combine::DeferredWrites;
 pub use commitlog::read::IGNORE_REPLAY_ERRORS;
 pub use counter::{CounterChange, CounterWrite};
 pub use db::{Store, FORMAT_VERSION};
+pub use disk::checked::PageDamage;
 pub use encoding::cell_path;
 pub use encoding::key::{row_key, DecodedKey, KeyColumn};
 pub use encoding::range_tombstone::RangeTombstone;
 pub use encoding::row::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
 pub use error::StorageError;
 pub use mutation::{CatalogOp, RangeTombstoneWrite, RowWrite, WriteBatch};
-pub use options::{CommitFailurePolicy, StoreOptions, SyncMode};
+pub use options::{CommitFailurePolicy, DiskFailurePolicy, StoreOptions, SyncMode};
 pub use purge::{PurgeProgress, PurgeRequest};
 pub use range::{ClusteringPrefix, ClusteringRange, KeyRange, Order, PartitionKey};
 pub use read::{RowIter, Snapshot, TableStats};

@@ -60,6 +60,50 @@ impl CommitFailurePolicy {
     }
 }
 
+/// What a damaged page or a failed read or write of the data file does (Cassandra's
+/// `disk_failure_policy`; `storage/src/disk/failures.rs` has the rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DiskFailurePolicy {
+    /// I/O failures stop serving clients; a damaged page fails the read that met it; either
+    /// during start-up refuses the start. Cassandra's default.
+    #[default]
+    Stop,
+    /// As `Stop`, and a damaged page also stops serving clients.
+    StopParanoid,
+    /// Go on serving what is readable; failures fail the requests that meet them.
+    BestEffort,
+    /// As `BestEffort` (Cassandra's `ignore`: the failures are logged, nothing else).
+    Ignore,
+    /// Exit on any failure.
+    Die,
+}
+
+impl DiskFailurePolicy {
+    /// The setting's value in `cassandra.yaml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DiskFailurePolicy::Stop => "stop",
+            DiskFailurePolicy::StopParanoid => "stop_paranoid",
+            DiskFailurePolicy::BestEffort => "best_effort",
+            DiskFailurePolicy::Ignore => "ignore",
+            DiskFailurePolicy::Die => "die",
+        }
+    }
+
+    /// Parses a `cassandra.yaml` value.
+    pub fn parse(text: &str) -> Option<DiskFailurePolicy> {
+        [
+            DiskFailurePolicy::Stop,
+            DiskFailurePolicy::StopParanoid,
+            DiskFailurePolicy::BestEffort,
+            DiskFailurePolicy::Ignore,
+            DiskFailurePolicy::Die,
+        ]
+        .into_iter()
+        .find(|policy| policy.name() == text.trim())
+    }
+}
+
 /// Options for [`Store::open`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreOptions {
@@ -90,6 +134,8 @@ pub struct StoreOptions {
     pub ignore_replay_errors: bool,
     /// What a failed commit-log write or fsync does.
     pub commit_failure_policy: CommitFailurePolicy,
+    /// What a damaged page or a failed read or write of the data file does.
+    pub disk_failure_policy: DiskFailurePolicy,
 }
 
 impl Default for StoreOptions {
@@ -104,6 +150,7 @@ impl Default for StoreOptions {
             block_cache_size: 16 << 20,
             ignore_replay_errors: false,
             commit_failure_policy: CommitFailurePolicy::Stop,
+            disk_failure_policy: DiskFailurePolicy::Stop,
         }
     }
 }

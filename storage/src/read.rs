@@ -59,7 +59,11 @@ impl Store {
         let layers = self.inner.memtables.view();
         Ok(Snapshot {
             layers,
-            view: self.inner.views.view(begin)?,
+            view: self
+                .inner
+                .views
+                .view(begin)
+                .map_err(StorageError::or_recovering)?,
             rows_read: self.inner.rows_read.clone(),
             merges: self.inner.merges.clone(),
         })
@@ -171,6 +175,11 @@ impl Snapshot {
     /// # Errors
     /// redb errors, or [`StorageError::Corrupt`] if the stored row does not decode.
     pub fn get(&self, table_id: Uuid, key: &[u8]) -> Result<Option<StoredRow>, StorageError> {
+        self.get_row(table_id, key)
+            .map_err(|e| e.reading(table_id, Some(key)))
+    }
+
+    fn get_row(&self, table_id: Uuid, key: &[u8]) -> Result<Option<StoredRow>, StorageError> {
         if let Some(entry) = self.layers.get(table_id, key) {
             let Some(value) = entry else { return Ok(None) };
             self.rows_read.fetch_add(1, Ordering::Relaxed);
@@ -196,8 +205,18 @@ impl Snapshot {
         range: &KeyRange,
         order: Order,
     ) -> Result<RowIter, StorageError> {
+        self.scan_rows(table_id, range, order)
+            .map_err(|e| e.reading(table_id, None))
+    }
+
+    fn scan_rows(
+        &self,
+        table_id: Uuid,
+        range: &KeyRange,
+        order: Order,
+    ) -> Result<RowIter, StorageError> {
         if range.is_empty() {
-            return Ok(RowIter::empty(self.rows_read.clone()));
+            return Ok(RowIter::empty(table_id, self.rows_read.clone()));
         }
         let mem = memtable::scan(&self.layers, table_id, range, order);
         let reverse = order.is_reverse();
@@ -227,6 +246,7 @@ impl Snapshot {
         }
         let stored = (!sources.is_empty()).then(|| Merge::new(sources, reverse, false));
         Ok(RowIter {
+            table_id,
             stored,
             mem: mem.map(Iterator::peekable),
             next_stored: None,
@@ -245,6 +265,8 @@ type MemEntries = std::iter::Peekable<Box<dyn Iterator<Item = (MemKey, MemRow)> 
 /// Rows of a [`Snapshot::scan`]: `(key, row)` pairs, the memtable's merged over the stored
 /// ones (the head's over the runs').
 pub struct RowIter {
+    /// The table read (named by a damaged page's error).
+    table_id: Uuid,
     /// The stored rows in range; `None` for a table with none or an empty range.
     stored: Option<Merge<'static>>,
     /// The memtable's entries in the range; `None` when it holds none of the table.
@@ -258,8 +280,9 @@ pub struct RowIter {
 }
 
 impl RowIter {
-    fn empty(rows_read: Arc<AtomicU64>) -> RowIter {
+    fn empty(table_id: Uuid, rows_read: Arc<AtomicU64>) -> RowIter {
         RowIter {
+            table_id,
             stored: None,
             mem: None,
             next_stored: None,
@@ -314,7 +337,7 @@ impl Iterator for RowIter {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             if let Err(e) = self.fill_stored() {
-                return Some(Err(e));
+                return Some(Err(e.reading(self.table_id, None)));
             }
             if self.mem_first()? {
                 let (key, value) = self.mem.as_mut()?.next()?;

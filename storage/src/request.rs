@@ -42,6 +42,9 @@ pub(crate) enum Request {
     /// Reopen the database as after an I/O error (tests).
     #[cfg(test)]
     Reopen(Callback),
+    /// A reader met a failure that left redb refusing work (a damaged page): reopen the
+    /// database, at most once a second.
+    ReopenAfterFailure,
 }
 
 impl Request {
@@ -61,6 +64,7 @@ impl Request {
             Request::Purge(_, done) => done(Err(error())),
             #[cfg(test)]
             Request::Reopen(done) => done(Err(error())),
+            Request::ReopenAfterFailure => {}
         }
     }
 }

@@ -189,7 +189,7 @@ fn an_unfinished_merge_is_removed_at_open() {
     drop(store);
     let path = dir.path().join("db.redb");
     let orphan = {
-        let db = redb::Database::create(&path).unwrap();
+        let db = crate::store_tests::raw_database(&path);
         let txn = db.begin_write().unwrap();
         let mut run = crate::runs::build::RunBuilder::new(10);
         for i in 0u32..10 {

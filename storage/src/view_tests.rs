@@ -34,7 +34,7 @@ fn col(id: u32, name: &str, kind: ColumnKind, position: i32) -> ColumnDef {
 }
 
 /// `t (k int, c int, v int, w int, PRIMARY KEY (k, c))`.
-fn base() -> Arc<TableDef> {
+pub(crate) fn base() -> Arc<TableDef> {
     use ColumnKind as K;
     let columns = vec![
         col(0, "k", K::PartitionKey, 0),
@@ -52,7 +52,7 @@ fn base() -> Arc<TableDef> {
 }
 
 /// `mv AS SELECT * FROM t ... PRIMARY KEY (v, k, c)`.
-fn view() -> Arc<TableDef> {
+pub(crate) fn view() -> Arc<TableDef> {
     use ColumnKind as K;
     let columns = vec![
         col(2, "v", K::PartitionKey, 0),
@@ -77,7 +77,7 @@ fn view() -> Arc<TableDef> {
     Arc::new(def)
 }
 
-fn int(v: i32) -> Bytes {
+pub(crate) fn int(v: i32) -> Bytes {
     Bytes::from(v.to_be_bytes().to_vec())
 }
 
@@ -88,7 +88,7 @@ fn catalog(ops: Vec<CatalogOp>) -> WriteBatch {
     }
 }
 
-fn create_view() -> WriteBatch {
+pub(crate) fn create_view() -> WriteBatch {
     catalog(vec![
         CatalogOp::PutTable(view()),
         CatalogOp::PutViews {
@@ -111,7 +111,7 @@ fn setup(store: &Store) {
 }
 
 /// `INSERT INTO t (k, c, v, w) VALUES (k, c, v, w) USING TIMESTAMP ts`.
-fn insert(k: i32, c: i32, v: i32, ts: i64) -> WriteBatch {
+pub(crate) fn insert(k: i32, c: i32, v: i32, ts: i64) -> WriteBatch {
     WriteBatch {
         rows: vec![RowWrite {
             table_id: base().id,
@@ -133,7 +133,7 @@ fn insert(k: i32, c: i32, v: i32, ts: i64) -> WriteBatch {
 }
 
 /// The view's rows as (v, k, c).
-fn view_rows(store: &Store) -> Vec<(i32, i32, i32)> {
+pub(crate) fn view_rows(store: &Store) -> Vec<(i32, i32, i32)> {
     let range = crate::KeyRange::all();
     let snapshot = store.snapshot().unwrap();
     let view = view();

@@ -14,14 +14,13 @@ pub(crate) mod replay;
 mod segment_file;
 pub(crate) mod sync;
 
-use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tracing::{debug, warn};
 
+use crate::disk::{Disk, DiskFile};
 use crate::error::StorageError;
 use format::{record_header, segment_header, MAX_RECORD, SEGMENT_HEADER};
 pub(crate) use read::{Pending, ReplayRules};
@@ -42,7 +41,7 @@ pub(crate) struct Record {
 /// The segment being appended to.
 struct Segment {
     id: u64,
-    file: Arc<File>,
+    file: Arc<dyn DiskFile>,
     /// Bytes known to be good: header and complete records.
     len: u64,
     /// Where the last appended record starts (for [`CommitLog::undo_last`]).
@@ -53,6 +52,7 @@ struct Segment {
 
 /// The commit log directory and its current segment.
 pub(crate) struct CommitLog {
+    disk: Arc<dyn Disk>,
     dir: PathBuf,
     /// The segment appends go to; created by the first append after open or a checkpoint,
     /// so neither costs a file creation and its fsyncs.
@@ -66,7 +66,7 @@ pub(crate) struct CommitLog {
     /// The segment [`CommitLog::rotate`] left while a flush makes its records durable: the
     /// periodic fsync syncs it too, before the current one, so a machine crash cannot keep
     /// later records and lose earlier ones.
-    retired: Option<Arc<File>>,
+    retired: Option<Arc<dyn DiskFile>>,
 }
 
 /// A commit-log (or data-directory) I/O failure: what was done to which file, and why.
@@ -86,13 +86,15 @@ impl CommitLog {
     /// damage that stops the start; [`StorageError::CommitLogVersion`] for a segment of a
     /// newer format.
     pub(crate) fn open(
+        disk: &Arc<dyn Disk>,
         dir: &Path,
         position: u64,
         rules: ReplayRules,
     ) -> Result<(CommitLog, Pending), StorageError> {
-        fs::create_dir_all(dir).map_err(|e| io_error("creating", dir, &e))?;
-        let segments = list_segments(dir)?;
-        let pending = read::read_log(&segments, position, rules)?;
+        disk.create_dir_all(dir)
+            .map_err(|e| io_error("creating", dir, &e))?;
+        let segments = list_segments(disk.as_ref(), dir)?;
+        let pending = read::read_log(disk, &segments, position, rules)?;
         let next_id = segments.last().map_or(1, |(id, _)| id + 1);
         debug!(
             dir = %dir.display(),
@@ -103,6 +105,7 @@ impl CommitLog {
             "commit log opened"
         );
         let log = CommitLog {
+            disk: disk.clone(),
             dir: dir.to_path_buf(),
             segment: None,
             next_id,
@@ -124,7 +127,8 @@ impl CommitLog {
             acknowledged_after_fsync: false,
             ignore_errors: true,
         };
-        let pending = read::read_log(&list_segments(&self.dir)?, position, rules)?;
+        let segments = list_segments(self.disk.as_ref(), &self.dir)?;
+        let pending = read::read_log(&self.disk, &segments, position, rules)?;
         if pending.last_seq != self.last_seq() {
             warn!(
                 read = pending.last_seq,
@@ -146,13 +150,13 @@ impl CommitLog {
     }
 
     /// The current segment's file, for fsync (none before the first append).
-    pub(crate) fn file(&self) -> Option<Arc<File>> {
+    pub(crate) fn file(&self) -> Option<Arc<dyn DiskFile>> {
         self.segment.as_ref().map(|s| s.file.clone())
     }
 
     /// The files a periodic fsync syncs, oldest first: a segment rotated away whose records
     /// are not durable in redb yet, then the current one.
-    pub(crate) fn files_to_sync(&self) -> Vec<Arc<File>> {
+    pub(crate) fn files_to_sync(&self) -> Vec<Arc<dyn DiskFile>> {
         self.retired.iter().cloned().chain(self.file()).collect()
     }
 
@@ -166,7 +170,17 @@ impl CommitLog {
         let segment = match &mut self.segment {
             Some(segment) if !segment.broken => segment,
             slot => {
-                let segment = create_segment(&self.dir, self.next_id)?;
+                // Records of a new segment must not outlive the unsynced tail of the one a
+                // flush rotated away (periodic mode): a machine crash would keep the later
+                // records and tear the earlier ones, which reads as damage in an earlier
+                // segment. One fsync per rotation.
+                if let Some(retired) = &self.retired {
+                    let path = segment_path(&self.dir, self.next_id.saturating_sub(1));
+                    retired
+                        .sync_data()
+                        .map_err(|e| io_error("syncing", &path, &e))?;
+                }
+                let segment = create_segment(self.disk.as_ref(), &self.dir, self.next_id)?;
                 self.next_id += 1;
                 slot.insert(segment)
             }
@@ -180,7 +194,7 @@ impl CommitLog {
         }
         let header = record_header(seq, payload_len, requests);
         let start = segment.len;
-        if let Err(err) = write_record(&segment.file, start, &header, requests) {
+        if let Err(err) = write_record(segment.file.as_ref(), start, &header, requests) {
             let path = segment_path(&self.dir, segment.id);
             segment.cut_back(start);
             return Err(io_error("appending to", &path, &err));
@@ -239,7 +253,7 @@ impl CommitLog {
     }
 
     fn delete_listed_before(&self, first_kept: u64) {
-        let old = match list_segments(&self.dir) {
+        let old = match list_segments(self.disk.as_ref(), &self.dir) {
             Ok(segments) => segments,
             Err(err) => {
                 warn!(cause = %err, "cannot list commit log segments");
@@ -248,7 +262,7 @@ impl CommitLog {
         };
         for (id, path) in old {
             if id < first_kept {
-                if let Err(err) = fs::remove_file(&path) {
+                if let Err(err) = self.disk.remove(&path) {
                     warn!(path = %path.display(), cause = %err, "cannot delete a commit log segment");
                 }
             }
@@ -268,11 +282,11 @@ pub(crate) fn format_version() -> u8 {
 /// # Errors
 /// [`StorageError::CommitLogVersion`]; [`StorageError::CommitLog`] when a segment cannot be
 /// read.
-pub(crate) fn check_versions(dir: &Path) -> Result<(), StorageError> {
-    if !dir.is_dir() {
+pub(crate) fn check_versions(disk: &dyn Disk, dir: &Path) -> Result<(), StorageError> {
+    if !disk.is_dir(dir) {
         return Ok(());
     }
-    read::check_versions(&list_segments(dir)?)
+    read::check_versions(disk, &list_segments(disk, dir)?)
 }
 
 fn segment_path(dir: &Path, id: u64) -> PathBuf {
@@ -280,19 +294,18 @@ fn segment_path(dir: &Path, id: u64) -> PathBuf {
 }
 
 /// The segment files in `dir`, by id.
-fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, StorageError> {
+fn list_segments(disk: &dyn Disk, dir: &Path) -> Result<Vec<(u64, PathBuf)>, StorageError> {
     let mut out = Vec::new();
-    let entries = fs::read_dir(dir).map_err(|e| io_error("listing", dir, &e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| io_error("listing", dir, &e))?;
-        let name = entry.file_name();
-        let id = name
-            .to_str()
+    let paths = disk.list(dir).map_err(|e| io_error("listing", dir, &e))?;
+    for path in paths {
+        let id = path
+            .file_name()
+            .and_then(|n| n.to_str())
             .and_then(|n| n.strip_prefix("CommitLog-"))
             .and_then(|n| n.strip_suffix(".log"))
             .and_then(|n| n.parse::<u64>().ok());
         if let Some(id) = id {
-            out.push((id, entry.path()));
+            out.push((id, path));
         }
     }
     out.sort();
@@ -302,7 +315,7 @@ fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, StorageError> {
 /// Writes a record at `offset`: small records in one `pwrite` from one buffer, large ones
 /// (a value of megabytes) piece by piece so the payload is not copied again.
 fn write_record(
-    file: &File,
+    file: &dyn DiskFile,
     offset: u64,
     header: &[u8],
     requests: &[&[u8]],
@@ -312,12 +325,12 @@ fn write_record(
         let mut buf = Vec::with_capacity(total);
         buf.extend_from_slice(header);
         requests.iter().for_each(|r| buf.extend_from_slice(r));
-        return file.write_all_at(&buf, offset);
+        return file.write_at(&buf, offset);
     }
-    file.write_all_at(header, offset)?;
+    file.write_at(header, offset)?;
     let mut at = offset + header.len() as u64;
     for request in requests {
-        file.write_all_at(request, at)?;
+        file.write_at(request, at)?;
         at += request.len() as u64;
     }
     Ok(())
@@ -334,24 +347,19 @@ impl Segment {
 }
 
 /// Creates segment `id` with its header and makes its directory entry durable.
-fn create_segment(dir: &Path, id: u64) -> Result<Segment, StorageError> {
+fn create_segment(disk: &dyn Disk, dir: &Path, id: u64) -> Result<Segment, StorageError> {
     let path = segment_path(dir, id);
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&path)
+    let file = disk
+        .create(&path)
         .map_err(|e| io_error("creating", &path, &e))?;
-    file.write_all_at(&segment_header(id), 0)
-        .and_then(|()| file.sync_all())
+    file.write_at(&segment_header(id), 0)
+        .and_then(|()| file.sync_data())
         .map_err(|e| io_error("writing the header of", &path, &e))?;
-    File::open(dir)
-        .and_then(|d| d.sync_all())
+    disk.sync_dir(dir)
         .map_err(|e| io_error("syncing", dir, &e))?;
     Ok(Segment {
         id,
-        file: Arc::new(file),
+        file,
         len: SEGMENT_HEADER as u64,
         last_start: SEGMENT_HEADER as u64,
         broken: false,

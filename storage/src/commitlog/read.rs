@@ -13,8 +13,8 @@
 //!   damage to show for them stop the start, unless the operator overrides it as
 //!   Cassandra's `-Dcassandra.commitlog.ignorereplayerrors=true` does.
 
-use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tracing::{error, info, warn};
 
@@ -23,6 +23,7 @@ use super::io_error;
 use super::segment_file::SegmentFile;
 #[cfg(test)]
 use super::Record;
+use crate::disk::Disk;
 use crate::error::StorageError;
 
 /// The name of the override that starts despite damage (Cassandra's system property).
@@ -42,6 +43,8 @@ pub(crate) struct ReplayRules {
 /// from the segments, one at a time, by [`Pending::for_each`], so replaying a log of any size
 /// holds one record in memory.
 pub(crate) struct Pending {
+    /// The disk the segments are on.
+    disk: Arc<dyn Disk>,
     segments: Vec<(u64, PathBuf)>,
     position: u64,
     /// How many records [`Pending::for_each`] hands over.
@@ -66,7 +69,7 @@ impl Pending {
         mut each: impl FnMut(u64, &[u8]) -> Result<(), StorageError>,
     ) -> Result<(), StorageError> {
         let mut last = self.position;
-        for_each_item(&self.segments, &mut |_, _, found| {
+        for_each_item(self.disk.as_ref(), &self.segments, &mut |_, _, found| {
             if let Found::Item(Item::Record { seq, payload, .. }) = found {
                 if seq > last {
                     last = seq;
@@ -114,12 +117,13 @@ enum Found<'a> {
 /// Walks every segment (by id, oldest first), handing `each` the segment's index, its file
 /// name and what is found, a window of the file at a time.
 fn for_each_item(
+    disk: &dyn Disk,
     segments: &[(u64, PathBuf)],
     each: &mut dyn FnMut(usize, &str, Found<'_>) -> Result<(), StorageError>,
 ) -> Result<(), StorageError> {
     for (index, (id, path)) in segments.iter().enumerate() {
         let read_error = |e: std::io::Error| io_error("reading", path, &e);
-        let mut file = SegmentFile::open(path).map_err(read_error)?;
+        let mut file = SegmentFile::open(disk, path).map_err(read_error)?;
         let name = file_name(path);
         match format::read_head(&mut file, *id).map_err(read_error)? {
             Head::Newer(found) => return Err(version_error(path, found)),
@@ -156,6 +160,7 @@ impl From<std::io::Error> for WalkError {
 /// [`StorageError::CommitLogReplay`] for damage that stops the start (see the module doc);
 /// [`StorageError::CommitLogVersion`] for a segment of a newer format.
 pub(crate) fn read_log(
+    disk: &Arc<dyn Disk>,
     segments: &[(u64, PathBuf)],
     position: u64,
     rules: ReplayRules,
@@ -169,20 +174,25 @@ pub(crate) fn read_log(
         skipped: 0,
         pending: None,
     };
-    for_each_item(segments, &mut |index, name, found| match found {
-        Found::Unwritten => {
-            info!(file = %name, "commit log segment was being created when the server stopped; it holds no record");
-            Ok(())
-        }
-        Found::DamagedHead(what) => reader.damaged(Damage {
-            segment: index,
-            message: format!("Could not read commit log descriptor in file {name} ({what})"),
-            whole_segment: true,
-        }),
-        Found::Item(item) => reader.item(index, name, item),
-    })?;
+    for_each_item(
+        disk.as_ref(),
+        segments,
+        &mut |index, name, found| match found {
+            Found::Unwritten => {
+                info!(file = %name, "commit log segment was being created when the server stopped; it holds no record");
+                Ok(())
+            }
+            Found::DamagedHead(what) => reader.damaged(Damage {
+                segment: index,
+                message: format!("Could not read commit log descriptor in file {name} ({what})"),
+                whole_segment: true,
+            }),
+            Found::Item(item) => reader.item(index, name, item),
+        },
+    )?;
     reader.finish();
     Ok(Pending {
+        disk: disk.clone(),
         segments: segments.to_vec(),
         position,
         count: reader.count,
@@ -198,14 +208,18 @@ pub(crate) fn read_log(
 /// # Errors
 /// [`StorageError::CommitLogVersion`] for a segment of a newer format;
 /// [`StorageError::CommitLog`] when one cannot be read.
-pub(crate) fn check_versions(segments: &[(u64, PathBuf)]) -> Result<(), StorageError> {
-    use std::io::Read;
+pub(crate) fn check_versions(
+    disk: &dyn Disk,
+    segments: &[(u64, PathBuf)],
+) -> Result<(), StorageError> {
     for (id, path) in segments {
-        let mut head = Vec::with_capacity(format::SEGMENT_HEADER);
-        fs::File::open(path)
+        let head = disk
+            .open(path)
             .and_then(|file| {
-                file.take(format::SEGMENT_HEADER as u64)
-                    .read_to_end(&mut head)
+                let len = file.len()?.min(format::SEGMENT_HEADER as u64) as usize;
+                let mut head = vec![0; len];
+                file.read_at(&mut head, 0)?;
+                Ok(head)
             })
             .map_err(|e| io_error("reading", path, &e))?;
         let found =

@@ -1,19 +1,19 @@
 //! A segment file read a window at a time, so a walk over a segment of any size holds one
 //! window (and the largest record) in memory rather than the whole file.
 
-use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::format::Source;
+use crate::disk::{Disk, DiskFile};
 
 /// Bytes read from the file in one go, at least.
 const WINDOW: usize = 4 << 20;
 
 /// A segment file and the window of it last read.
 pub(super) struct SegmentFile {
-    file: File,
+    file: Arc<dyn DiskFile>,
     len: usize,
     window: Vec<u8>,
     /// Where `window` starts in the file.
@@ -21,13 +21,13 @@ pub(super) struct SegmentFile {
 }
 
 impl SegmentFile {
-    /// Opens the segment at `path`.
+    /// Opens the segment at `path` on `disk`.
     ///
     /// # Errors
     /// I/O errors opening it or reading its length.
-    pub(super) fn open(path: &Path) -> io::Result<SegmentFile> {
-        let file = File::open(path)?;
-        let len = usize::try_from(file.metadata()?.len())
+    pub(super) fn open(disk: &dyn Disk, path: &Path) -> io::Result<SegmentFile> {
+        let file = disk.open(path)?;
+        let len = usize::try_from(file.len()?)
             .map_err(|_| io::Error::from(io::ErrorKind::FileTooLarge))?;
         Ok(SegmentFile {
             file,
@@ -47,7 +47,7 @@ impl Source for SegmentFile {
         if !cached {
             let size = n.max(WINDOW).min(self.len - at);
             self.window.resize(size, 0);
-            self.file.read_exact_at(&mut self.window, at as u64)?;
+            self.file.read_at(&mut self.window, at as u64)?;
             self.window_start = at;
         }
         let from = at - self.window_start;
@@ -69,7 +69,7 @@ mod tests {
         let path = dir.path().join("segment");
         let bytes: Vec<u8> = (0..WINDOW * 2 + 1000).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &bytes).unwrap();
-        let mut file = SegmentFile::open(&path).unwrap();
+        let mut file = SegmentFile::open(&crate::disk::RealDisk, &path).unwrap();
         assert_eq!(file.len(), bytes.len());
         for (at, n) in [
             (0, 10),

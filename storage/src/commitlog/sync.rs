@@ -4,20 +4,20 @@
 //! fsync starting per `commitlog_sync_group_window`). Meanwhile the writer thread goes on
 //! appending and applying the next groups, so fsyncs and applies overlap.
 
-use std::fs::File;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::commitlog::failures::CommitFailures;
+use crate::disk::DiskFile;
 use crate::error::StorageError;
 use crate::request::Callback;
 
 /// Writes waiting for an fsync: each callback with its request's own outcome.
 pub(crate) struct SyncJob {
     /// The segment the writes were appended to (or a later one).
-    pub(crate) file: Arc<File>,
+    pub(crate) file: Arc<dyn DiskFile>,
     /// The acknowledgements to send once the file is synced.
     pub(crate) acks: Vec<(Callback, Result<(), StorageError>)>,
 }
@@ -73,7 +73,7 @@ impl Drop for Syncer {
 
 /// Syncs every segment the jobs were appended to, once each, in the jobs' order.
 fn sync_each_segment(jobs: &[SyncJob]) -> std::io::Result<()> {
-    let mut synced: Vec<&Arc<File>> = Vec::with_capacity(2);
+    let mut synced: Vec<&Arc<dyn DiskFile>> = Vec::with_capacity(2);
     for job in jobs {
         if !synced.iter().any(|file| Arc::ptr_eq(file, &job.file)) {
             job.file.sync_data()?;

@@ -1,6 +1,7 @@
 //! The segment format: appends, reading back after a position, torn tails, undo, checkpoints.
 
 use super::*;
+use std::fs::OpenOptions;
 
 fn payload(n: u8) -> Vec<u8> {
     vec![n; usize::from(n) + 1]
@@ -12,7 +13,8 @@ fn open_log(
     position: u64,
     rules: ReplayRules,
 ) -> Result<(CommitLog, Vec<Record>), StorageError> {
-    CommitLog::open(dir, position, rules).map(|(log, pending)| {
+    let disk: Arc<dyn Disk> = Arc::new(crate::disk::RealDisk);
+    CommitLog::open(&disk, dir, position, rules).map(|(log, pending)| {
         let records = pending.records();
         assert_eq!(records.len() as u64, pending.count);
         (log, records)
@@ -24,7 +26,7 @@ fn seqs(records: &[Record]) -> Vec<u64> {
 }
 
 fn segment_files(dir: &Path) -> Vec<PathBuf> {
-    list_segments(dir)
+    list_segments(&crate::disk::RealDisk, dir)
         .unwrap()
         .into_iter()
         .map(|(_, p)| p)
@@ -280,7 +282,7 @@ fn a_newer_segment_version_is_refused_before_anything_is_read() {
     bytes[7] = b'3';
     std::fs::write(&path, &bytes).unwrap();
     for result in [
-        check_versions(dir.path()).map(|()| 0usize),
+        check_versions(&crate::disk::RealDisk, dir.path()).map(|()| 0usize),
         open_log(dir.path(), 0, strict()).map(|(_, r)| r.len()),
     ] {
         let Err(StorageError::CommitLogVersion { found, known, .. }) = result else {

@@ -9,6 +9,7 @@ use tracing::{error, info};
 
 use super::{Writer, REOPEN_PAUSE};
 use crate::commitlog::replay::{replay, stored_position};
+use crate::disk::DataFile;
 use crate::error::StorageError;
 use crate::memtable::Layers;
 use crate::request::Callback;
@@ -81,22 +82,24 @@ impl Writer {
     /// Refuses a durable commit the disk has no room for (see [`crate::space`]).
     pub(super) fn check_room(&self) -> Result<(), StorageError> {
         match &self.db_path {
-            Some(path) => crate::space::check_room(path),
+            Some(file) => crate::space::check_room(&file.path),
             None => Ok(()),
         }
     }
 }
 
 /// Opens the database file once the failed handle's readers have let go of its lock.
-fn open_when_released(path: &std::path::Path) -> Result<Database, StorageError> {
+fn open_when_released(file: &DataFile) -> Result<Database, StorageError> {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        match redb::Builder::new().create(path) {
+        match file.open() {
             Ok(db) => return Ok(db),
-            Err(redb::DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
+            Err(StorageError::Database(redb::DatabaseError::DatabaseAlreadyOpen))
+                if Instant::now() < deadline =>
+            {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
 }

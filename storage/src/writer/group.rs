@@ -48,6 +48,12 @@ impl Writer {
                     self.needs_reopen = true;
                     done(self.reopen());
                 }
+                Request::ReopenAfterFailure => {
+                    if self.db_path.is_some() {
+                        self.needs_reopen = true;
+                        self.try_reopen();
+                    }
+                }
             }
         }
         if writes.is_empty() && flushes.is_empty() {

@@ -38,7 +38,12 @@ impl Writer {
             flusher.dispose(clean);
         }
         trace!(position, "memtable frozen");
-        flusher.send(db.clone(), frozen, position, self.db_path.clone());
+        flusher.send(
+            db.clone(),
+            frozen,
+            position,
+            self.db_path.as_ref().map(|file| file.path.clone()),
+        );
         self.flushing = Some(first_kept);
         self.dirty = false;
         self.last_durable = Instant::now();

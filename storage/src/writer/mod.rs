@@ -37,7 +37,6 @@
 //! - `layers`: freezing the memtable for the flusher, its outcome, the clean layer.
 //! - `failure`: failing callbacks, the free-space check, reopening after an engine failure.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -47,6 +46,7 @@ use tracing::debug;
 use crate::commitlog::failures::CommitFailures;
 use crate::commitlog::sync::Syncer;
 use crate::commitlog::CommitLog;
+use crate::disk::DataFile;
 use crate::error::StorageError;
 use crate::fast_hash::TableIds;
 use crate::flush::Flusher;
@@ -105,8 +105,9 @@ pub(crate) struct Writer {
     log_unsynced: bool,
     /// `periodic` mode: when the log was last fsynced.
     last_log_sync: Instant,
-    /// The database file (none in memory), for the free-space check before durable commits.
-    db_path: Option<PathBuf>,
+    /// The database file (none in memory): reopened after an I/O error, and checked for free
+    /// space before durable commits.
+    db_path: Option<DataFile>,
     /// The readers' shared view, invalidated after every commit before it is acknowledged.
     views: Arc<ViewCache>,
     /// The memtable layers readers consult before redb (logged stores only).
@@ -142,7 +143,7 @@ impl Writer {
         options: StoreOptions,
         live_tables: TableIds,
         log: Option<CommitLog>,
-        db_path: Option<PathBuf>,
+        db_path: Option<DataFile>,
         Published {
             views,
             memtables,
