@@ -3,10 +3,13 @@
 //! stops serving clients, as Cassandra's `StorageService.stopTransports` does; under `die`
 //! the process then exits with status 100, as Cassandra's `JVMStabilityInspector` does.
 //! `stop_commit` and `ignore` leave the transports alone (storage refuses the writes).
+//! `disk_failure_policy` ([`storage::DiskFailurePolicy`]) stops them the same way when storage
+//! asks (an I/O failure of the data file under `stop`, a damaged page under `stop_paranoid`),
+//! and exits under `die`.
 
 use std::sync::Arc;
 
-use storage::{CommitFailurePolicy, Store};
+use storage::{CommitFailurePolicy, DiskFailurePolicy, Store};
 use tokio::sync::watch;
 use tracing::error;
 
@@ -37,6 +40,22 @@ impl Transports {
                 std::process::exit(DIE_EXIT_STATUS);
             }
             CommitFailurePolicy::StopCommit | CommitFailurePolicy::Ignore => {}
+        });
+        let weak = Arc::downgrade(&transports);
+        store.on_disk_failure(move |policy| match policy {
+            DiskFailurePolicy::Die => {
+                error!("Exiting forcefully: the data file failed and disk_failure_policy is die");
+                std::process::exit(DIE_EXIT_STATUS);
+            }
+            _ => {
+                error!(
+                    "Stopping native transport: the data file failed and disk_failure_policy is {}",
+                    policy.name()
+                );
+                if let Some(transports) = weak.upgrade() {
+                    transports.stopped.send_replace(true);
+                }
+            }
         });
         transports
     }

@@ -142,7 +142,7 @@ pub async fn serve_node(
     if !signalled && node.transports.stopped() {
         // Cassandra's `stop`: no client is served, the process stays up to be looked at.
         tracing::warn!(
-            "clients are no longer served (commit_failure_policy); stop the server to restart it"
+            "clients are no longer served (commit_failure_policy or disk_failure_policy); stop the server to restart it"
         );
         shutdown.await;
     }

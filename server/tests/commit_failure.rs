@@ -161,7 +161,10 @@ impl Policed {
     fn start(name: &str) -> Policed {
         let disk = SmallDisk::mount(24);
         let port = free_port();
-        let config = config_file(&format!("commit_failure_policy: {name}\n"));
+        // The data file may meet the full disk too; `ignore` keeps its policy out of the way.
+        let config = config_file(&format!(
+            "commit_failure_policy: {name}\ndisk_failure_policy: ignore\n"
+        ));
         let args: Vec<OsString> = vec!["--config".into(), config.path().into()];
         let server = KillOnDrop(start_with(disk.dir.path(), port, "batch", &args));
         let mut client = Client::connect(port);

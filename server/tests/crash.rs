@@ -228,7 +228,8 @@ fn full_disk_never_eats_an_acknowledgement(sync: &str) {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let disk = SmallDisk::mount(24);
     let port = free_port();
-    let config = support::config_file("commit_failure_policy: ignore\n");
+    let config =
+        support::config_file("commit_failure_policy: ignore\ndisk_failure_policy: ignore\n");
     let server = KillOnDrop(start_with(
         disk.dir.path(),
         port,

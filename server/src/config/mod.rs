@@ -47,6 +47,9 @@ pub struct Config {
     /// `commit_failure_policy`: what a failed commit-log write or fsync does (`stop` by
     /// default, as Cassandra; see [`storage::CommitFailurePolicy`]).
     pub commit_failure_policy: storage::CommitFailurePolicy,
+    /// `disk_failure_policy`: what a damaged page or a failed read or write of the data file
+    /// does (`stop` by default, as Cassandra; see [`storage::DiskFailurePolicy`]).
+    pub disk_failure_policy: storage::DiskFailurePolicy,
     /// `cluster_name` as shown in `system.local`.
     pub cluster_name: String,
     /// `native_transport_max_frame_size`: frames longer than this are refused unread.
@@ -153,6 +156,7 @@ impl Default for Config {
             commitlog_sync_group_window: None,
             commitlog_ignore_replay_errors: false,
             commit_failure_policy: storage::CommitFailurePolicy::Stop,
+            disk_failure_policy: storage::DiskFailurePolicy::Stop,
             cluster_name: "Test Cluster".to_string(),
             max_frame_size: 16 * 1024 * 1024,
             max_connections: 1024,
@@ -325,6 +329,7 @@ impl Config {
             compaction_throughput: self.compaction_throughput,
             ignore_replay_errors: self.commitlog_ignore_replay_errors,
             commit_failure_policy: self.commit_failure_policy,
+            disk_failure_policy: self.disk_failure_policy,
         })
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use storage::{CommitFailurePolicy, SyncMode};
+use storage::{CommitFailurePolicy, DiskFailurePolicy, SyncMode};
 
 use super::*;
 
@@ -25,6 +25,7 @@ pub(super) struct YamlSettings {
     metrics_address: Option<String>,
     commitlog_sync: Option<String>,
     commit_failure_policy: Option<String>,
+    disk_failure_policy: Option<String>,
     commitlog_sync_period: Option<String>,
     commitlog_sync_period_in_ms: Option<u64>,
     commitlog_sync_group_window: Option<String>,
@@ -212,6 +213,13 @@ impl Config {
             self.commit_failure_policy =
                 CommitFailurePolicy::parse(&policy).ok_or(ConfigError::Value {
                     setting: "commit_failure_policy",
+                    value: policy,
+                })?;
+        }
+        if let Some(policy) = s.disk_failure_policy.take() {
+            self.disk_failure_policy =
+                DiskFailurePolicy::parse(&policy).ok_or(ConfigError::Value {
+                    setting: "disk_failure_policy",
                     value: policy,
                 })?;
         }

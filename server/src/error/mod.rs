@@ -239,6 +239,9 @@ impl From<StorageError> for CqlError {
             | StorageError::CommitLogStopped { .. }
             | StorageError::CommitLogVersion { .. }
             | StorageError::DiskFull { .. }
+            | StorageError::Damaged { .. }
+            | StorageError::StartupDiskFailure { .. }
+            | StorageError::DataFile { .. }
             | StorageError::Recovering
             | StorageError::WriterStart(_)
             | StorageError::WriterGone => InternalError::Storage(Box::new(err)).into(),
