@@ -5,7 +5,7 @@
 //! written; the index and the view match their base tables. Also: a second cut while the
 //! first image replays, and I/O errors (EIO, ENOSPC) injected once and persistently.
 //!
-//! `POWER_CUT_ROUNDS` (default 12) sets the cuts per sync mode; a long run sets it high.
+//! `POWER_CUT_ROUNDS` (default 40) sets the cuts per sync mode; a long run sets it high.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -347,7 +347,7 @@ fn rounds() -> u64 {
     std::env::var("POWER_CUT_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(12)
+        .unwrap_or(40)
 }
 
 /// Opens `image` with a power cut at a random point of its start (replay), then opens what
