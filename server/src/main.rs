@@ -50,6 +50,38 @@ struct Args {
     /// damaged where Cassandra would refuse to, skipping what cannot be read.
     #[arg(short = 'D', value_name = "NAME=VALUE")]
     system_properties: Vec<String>,
+    /// `text` (the default; coloured only on a terminal) or `json` (one object a line, for
+    /// log collectors).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+/// Installs the log subscriber: `RUST_LOG` or INFO, to stdout, colour only when stdout is a
+/// terminal (escape codes in a file or a pipe are noise).
+fn init_logs(format: LogFormat) {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    match format {
+        LogFormat::Json => logs.json().init(),
+        LogFormat::Text => logs.with_ansi(std::io::stdout().is_terminal()).init(),
+    }
+}
+
+/// Refuses the start: logs `what` and its `cause`, and says it on stderr too (the log may be
+/// going to a file or a collector), then exits non-zero.
+fn refuse(what: &str, cause: &dyn std::fmt::Display) -> ExitCode {
+    error!(%cause, "{what}");
+    eprintln!("server: {what}: {cause}");
+    ExitCode::FAILURE
 }
 
 fn parse_sync_flag(text: &str) -> Result<storage::SyncMode, String> {
@@ -135,12 +167,7 @@ fn log_startup(config: &Config, ignored: &[String]) {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    init_logs(args.log_format);
     allocator::return_memory_promptly();
     let mut config = Config {
         data_dir: Some(PathBuf::from("data")),
@@ -151,20 +178,17 @@ fn main() -> ExitCode {
         match config.apply_yaml_file(path) {
             Ok(names) => ignored = names,
             Err(err) => {
-                error!(file = %path.display(), cause = %err, "invalid configuration");
-                return ExitCode::FAILURE;
+                return refuse(&format!("invalid configuration {}", path.display()), &err);
             }
         }
     }
     if let Err(cause) = apply_flags(&mut config, args) {
-        error!(%cause, "invalid command line");
-        return ExitCode::FAILURE;
+        return refuse("invalid command line", &cause);
     }
     log_startup(&config, &ignored);
     // The key material is checked before the port is bound (the listener loads it again).
     if let Err(err) = server::tls::load(&config.client_encryption) {
-        error!(cause = %err, "invalid configuration");
-        return ExitCode::FAILURE;
+        return refuse("invalid configuration", &err);
     }
     // The listener and the background tasks; connections run on threads of their own
     // (`connection_threads`).
@@ -173,10 +197,7 @@ fn main() -> ExitCode {
         .build()
     {
         Ok(rt) => rt,
-        Err(err) => {
-            error!(cause = %err, "cannot start the async runtime");
-            return ExitCode::FAILURE;
-        }
+        Err(err) => return refuse("cannot start the async runtime", &err),
     };
     let result = runtime.block_on(async {
         let signalled = shutdown_signal()?;
@@ -194,9 +215,6 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            error!(cause = %err, "server failed");
-            ExitCode::FAILURE
-        }
+        Err(err) => refuse("server failed", &err),
     }
 }

@@ -109,3 +109,99 @@ fn ignored_cassandra_settings_are_reported_at_start() {
         "{log}"
     );
 }
+
+/// A refused start says why on stderr (whatever the log goes to), and a log written to a pipe
+/// holds no colour codes.
+#[test]
+fn a_refused_start_says_why_on_stderr_without_colour_codes() {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cassandra.yaml");
+    std::fs::write(&path, "native_transport_prot: 1\n").expect("write the config file");
+    let child = Command::new(env!("CARGO_BIN_EXE_server"))
+        .arg("--config")
+        .arg(&path)
+        .args(["--port", &free_port().to_string(), "--in-memory"])
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start server");
+    let output = wait_for_exit(child);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Please remove properties [native_transport_prot]"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("ERROR"), "{stdout}");
+    assert!(
+        !stdout.contains('\u{1b}'),
+        "escape codes in a pipe: {stdout:?}"
+    );
+}
+
+/// `--log-format json` writes one JSON object a line.
+#[test]
+fn json_logs_are_one_object_a_line() {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
+        .args([
+            "--port",
+            &port.to_string(),
+            "--in-memory",
+            "--log-format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start server");
+    drop(Client::connect(port));
+    let _ = child.kill();
+    let output = child.wait_with_output().expect("the server's output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() >= 2, "{stdout}");
+    for line in lines {
+        let value: serde_json::Value = serde_json::from_str(line).expect(line);
+        assert!(
+            value["level"].is_string() && value["fields"].is_object(),
+            "{line}"
+        );
+    }
+    assert!(stdout.contains("listening for CQL clients"), "{stdout}");
+}
+
+/// A driver probing for a protocol version the server does not speak is answered and closed
+/// without a WARN line (Cassandra logs those probes only at DEBUG).
+#[test]
+fn protocol_version_probes_are_not_warnings() {
+    use std::io::{Read, Write};
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
+        .args(["--port", &port.to_string(), "--in-memory"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start server");
+    drop(Client::connect(port));
+    for version in [0x06u8, 0x42] {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        // A STARTUP header of an unsupported version, as drivers send while negotiating.
+        stream
+            .write_all(&[version, 0, 0, 0, 0x01, 0, 0, 0, 0])
+            .expect("send");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        assert!(!answer.is_empty(), "the probe is answered");
+    }
+    let _ = child.kill();
+    let output = child.wait_with_output().expect("the server's output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("WARN"), "{stdout}");
+}

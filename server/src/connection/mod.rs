@@ -535,7 +535,7 @@ fn next_envelope<R, W>(
             Some(envelope)
         }
         Parsed::Fatal { stream, error } => {
-            warn!(cause = %error, "closing connection after a protocol error");
+            log_protocol_error(&error);
             let response = Response::Error(error.error_body());
             let frame =
                 frame::encode_response_frame_for(session.protocol(), stream, &response, &[], None);
@@ -543,6 +543,36 @@ fn next_envelope<R, W>(
             *reading = false;
             None
         }
+    }
+}
+
+/// Logs a framing fault as Cassandra does (`ExceptionHandlers.logClientNetworkingExceptions`):
+/// a driver probing for the newest protocol version it can use is no news (DEBUG); any other
+/// protocol fault is a client's, logged at WARN at most once a minute across connections
+/// (Cassandra's `NoSpamLogger`) so one bad client cannot flood the log.
+fn log_protocol_error(error: &CqlError) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static LAST_WARNED: AtomicU64 = AtomicU64::new(0);
+    if matches!(
+        error,
+        CqlError::Protocol(crate::error::ProtocolError::UnsupportedVersion { .. })
+    ) {
+        debug!(cause = %error, "closing connection after a protocol version probe");
+        return;
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LAST_WARNED.load(Ordering::Relaxed);
+    if now >= last + 60
+        && LAST_WARNED
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        warn!("Protocol exception with client networking: {error}");
+    } else {
+        debug!(cause = %error, "closing connection after a protocol error");
     }
 }
 
