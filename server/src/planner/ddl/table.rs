@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::error::AlreadyExists;
 use crate::error::{CqlResult, DdlError, SchemaError};
 use crate::planner::ddl::change::{
-    put_table, table_event, valid_name, SchemaChangePlan, NAME_LENGTH,
+    put_table, table_event, valid_table_name, SchemaChangePlan, TABLE_NAME_LENGTH,
 };
 use crate::planner::ddl::index::check_no_dependent_indexes;
 use crate::planner::ddl::rename::rename_columns;
@@ -39,10 +39,10 @@ pub(crate) fn create_table(
     let Some(ks) = current.keyspaces.get(&keyspace) else {
         return Err(SchemaError::UnknownKeyspace { keyspace }.into());
     };
-    if !valid_name(table) {
+    if !valid_table_name(table) {
         return Err(DdlError::InvalidTableName {
             table: table.clone(),
-            max_length: NAME_LENGTH,
+            max_length: TABLE_NAME_LENGTH,
         }
         .into());
     }

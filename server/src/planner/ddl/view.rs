@@ -14,7 +14,7 @@ use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableD
 use uuid::Uuid;
 
 use crate::error::{AlreadyExists, CqlResult, DdlError, OptionsError, SchemaError, ViewError};
-use crate::planner::ddl::change::{table_event, valid_name, SchemaChangePlan};
+use crate::planner::ddl::change::{table_event, valid_table_name, SchemaChangePlan};
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::ddl::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
@@ -139,7 +139,7 @@ pub(crate) fn put_views(catalog: &Catalog, base: &Arc<TableDef>) -> CatalogOp {
 /// Validates the statement against `base` and builds the view's table definition.
 fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<TableDef> {
     let view_name = &stmt.name.name.name;
-    if !valid_name(view_name) {
+    if !valid_table_name(view_name) {
         return Err(ViewError::InvalidName {
             view: view_name.clone(),
         }
