@@ -18,7 +18,7 @@ use crate::planner::ddl::change::{table_event, valid_table_name, SchemaChangePla
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::ddl::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
-use crate::table_def::options::table_params;
+use crate::table_def::options::{new_table_params, table_params};
 
 /// Cassandra's `View.USAGE_WARNING`, sent with every CREATE MATERIALIZED VIEW.
 pub(crate) const USAGE_WARNING: &str =
@@ -165,7 +165,7 @@ fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<Tab
     }
     let key = key_columns(base, stmt, &selected)?;
     check_where(base, stmt, &key)?;
-    let mut params = table_params(&stmt.properties, storage::TableParams::default())?;
+    let mut params = new_table_params(&stmt.properties)?;
     if stmt
         .properties
         .iter()
