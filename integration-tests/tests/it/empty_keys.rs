@@ -7,6 +7,16 @@ use integration_tests::{query_error, query_rows, session_in, TestServer};
 use scylla::client::session::Session;
 use scylla::errors::DbError;
 
+/// `[applied]` and the existing row of a conditional INSERT into `c`.
+type ConditionalInsert = (
+    bool,
+    Option<String>,
+    Option<Vec<u8>>,
+    Option<String>,
+    Option<Vec<u8>>,
+    Option<i32>,
+);
+
 async fn run(session: &Session, cql: &str) {
     session.query_unpaged(cql, &[]).await.expect(cql);
 }
@@ -88,18 +98,12 @@ async fn empty_compound_components_and_clustering_values_are_kept() {
     .await;
     let rows: Vec<(String, i32)> = query_rows(&session, "SELECT a, v FROM c", &[]).await;
     assert_eq!(rows, [(String::new(), 4), (String::new(), 2)]);
-    let applied: Vec<(
-        bool,
-        Option<String>,
-        Option<Vec<u8>>,
-        Option<String>,
-        Option<Vec<u8>>,
-        Option<i32>,
-    )> = query_rows(
+    let applied: Vec<ConditionalInsert> = query_rows(
         &session,
         "INSERT INTO c (a, b, c, d, v) VALUES ('', 0x, '', 0x, 9) IF NOT EXISTS",
         &[],
     )
     .await;
     assert!(!applied[0].0, "the row with empty components exists");
+    assert_eq!(applied[0].5, Some(4), "and the existing row is returned");
 }

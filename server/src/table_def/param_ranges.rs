@@ -24,6 +24,10 @@ pub(crate) fn check_param_ranges(params: &TableParams) -> Result<(), TableOption
         });
     }
     let crc = params.crc_check_chance;
+    #[allow(
+        clippy::manual_range_contains,
+        reason = "NaN passes these comparisons, as it passes Cassandra's"
+    )]
     if crc < 0.0 || crc > 1.0 {
         return Err(TableOptionError::CrcCheckChance {
             got: java_double(crc),
