@@ -44,6 +44,8 @@ async fn compaction_options_are_validated_per_strategy() {
         ("{'class': 'TimeWindowCompactionStrategy', 'compaction_window_size': -8}", "-8 must be greater than 1 for compaction_window_size"),
         ("{'class': 'TimeWindowCompactionStrategy', 'max_threshold': 1}", "Min compaction threshold (got 4) cannot be greater than max compaction threshold (got 1)"),
         ("{'class': 'UnifiedCompactionStrategy', 'min_threshold': 4}", "Properties specified [min_threshold] are not understood by UnifiedCompactionStrategy"),
+        ("{'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'T4, X'}", "Scaling parameter X must match N|L[0-9]+|T[0-9]+|[+-]?[0-9]+"),
+        ("{'class': 'UnifiedCompactionStrategy', 'base_shard_count': 0}", "Invalid configuration, base_shard_count should be positive: 0"),
     ];
     for (compaction, message) in cases {
         let alter = format!("ALTER TABLE t WITH compaction = {compaction}");
@@ -151,6 +153,20 @@ async fn accepted_options_are_stored_as_cassandra_stores_them() {
         ])
     );
     assert_eq!(write_policy, "MIN(99p,50ms)");
+    run(
+        &session,
+        "CREATE TABLE u (k int PRIMARY KEY) \
+         WITH compaction = {'class': 'UnifiedCompactionStrategy', 'scaling_parameters': 'T4'}",
+    )
+    .await;
+    let (_, _, ucs_compaction, _, ucs_bloom) = stored_options(&session, "u").await;
+    let ucs = "org.apache.cassandra.db.compaction.UnifiedCompactionStrategy";
+    assert_eq!(
+        ucs_compaction,
+        map(&[("class", ucs), ("scaling_parameters", "T4")]),
+        "UCS takes no thresholds"
+    );
+    assert_eq!(ucs_bloom, 0.01);
     assert_eq!(bloom, 0.1, "a leveled table defaults to a 0.1 bloom filter");
     run(
         &session,

@@ -82,6 +82,31 @@ pub enum TableOptionError {
     /// system property that allows it.
     #[error("unsafe_aggressive_sstable_expiration is requested but not allowed, restart cassandra with -Dcassandra.allow_unsafe_aggressive_sstable_expiration=true to allow it")]
     UnsafeExpirationNotAllowed,
+    /// UCS `Controller.validateOptions`: `base_shard_count` or
+    /// `expired_sstable_check_frequency_seconds` of zero or less.
+    #[error("Invalid configuration, {option} should be positive: {value}")]
+    NotPositive { option: &'static str, value: i64 },
+    /// UCS `Controller.validateOptions`.
+    #[error("{value} is not a parsable long (base10) for {option}")]
+    NotParsableLong { value: String, option: &'static str },
+    /// UCS `Controller.validateOptions`.
+    #[error(
+        "unsafe_aggressive_sstable_expiration should either be 'true' or 'false', not {value}"
+    )]
+    UnifiedUnsafeExpirationNotBoolean { value: String },
+    /// UCS `Controller.validateOptions`.
+    #[error("Invalid overlap inclusion method {value}. The valid options are [NONE, SINGLE, TRANSITIVE].")]
+    InvalidOverlapInclusionMethod { value: String },
+    /// `UnifiedCompactionStrategy.parseScalingParameter`.
+    #[error("Scaling parameter {parameter} must match N|L[0-9]+|T[0-9]+|[+-]?[0-9]+")]
+    ScalingParameterPattern { parameter: String },
+    /// `UnifiedCompactionStrategy.parseScalingParameter`.
+    #[error("Fan factor cannot be lower than 2 in {parameter}")]
+    FanFactorBelowTwo { parameter: String },
+    /// `CompactionParams.validate` wrapping an exception of UCS's `validateOptions` that is no
+    /// ConfigurationException (an `int` overflow).
+    #[error("org.apache.cassandra.db.compaction.UnifiedCompactionStrategy.validateOptions() threw an error: {cause}")]
+    UnifiedValidationThrew { cause: String },
 
     // Caching: `CachingParams.fromMap`.
     /// Sub-options other than `keys` and `rows_per_partition`, as a Java key set.

@@ -1,6 +1,6 @@
 //! Each compaction strategy's own options, as its static `validateOptions` in Cassandra 5.0
 //! checks them (`SizeTieredCompactionStrategyOptions`, `LeveledCompactionStrategy`,
-//! `TimeWindowCompactionStrategyOptions`, `UnifiedCompactionStrategy`): values are checked,
+//! `TimeWindowCompactionStrategyOptions`, and UCS's in [`super::compaction_unified`]): values are checked,
 //! and the options the strategy knows are struck from `unchecked`, so what is left over is
 //! refused by the caller as not understood.
 
@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::error::TableOptionError;
 use crate::java_text::java_double;
 use crate::table_def::compaction::{is_true_or_false, not_parsable, MAX_THRESHOLD, MIN_THRESHOLD};
+use crate::table_def::compaction_unified::{unified, UNIFIED_OPTIONS};
 use crate::table_def::java_number::{parse_double, parse_int, parse_long};
 
 /// The compaction strategies Cassandra 5.0 ships (DateTiered was removed in 5.0).
@@ -50,21 +51,6 @@ impl Strategy {
     }
 }
 
-/// The options of Apache Cassandra 5.0's `UnifiedCompactionStrategy` controller.
-const UNIFIED_OPTIONS: [&str; 11] = [
-    "scaling_parameters",
-    "base_shard_count",
-    "target_sstable_size",
-    "sstable_growth",
-    "min_sstable_size",
-    "flush_size_override",
-    "max_sstables_to_compact",
-    "expired_sstable_check_frequency_seconds",
-    "unsafe_aggressive_sstable_expiration",
-    "overlap_inclusion_method",
-    "parallelize_output_shards",
-];
-
 /// Checks `strategy`'s own options and strikes them from `unchecked`.
 pub(crate) fn strategy_options(
     strategy: Strategy,
@@ -81,7 +67,10 @@ pub(crate) fn strategy_options(
             time_window(options, unchecked)?;
             size_tiered(options, unchecked)?;
         }
-        Strategy::Unified => strike(unchecked, &UNIFIED_OPTIONS),
+        Strategy::Unified => {
+            unified(options)?;
+            strike(unchecked, &UNIFIED_OPTIONS);
+        }
     }
     if strategy.takes_thresholds() {
         strike(unchecked, &[MIN_THRESHOLD, MAX_THRESHOLD]);

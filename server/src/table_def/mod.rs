@@ -16,6 +16,7 @@ mod compaction;
 mod compaction_strategies;
 #[cfg(test)]
 mod compaction_tests;
+mod compaction_unified;
 pub(crate) mod compression;
 pub(crate) mod dropped_columns;
 mod java_hash_order;
