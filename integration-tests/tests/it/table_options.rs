@@ -85,6 +85,12 @@ async fn other_options_get_cassandras_messages() {
         let create = format!("CREATE TABLE t2 (k int PRIMARY KEY) WITH {option}");
         configuration_error(&session, &create, message).await;
     }
+    configuration_error(
+        &session,
+        "ALTER TABLE t WITH id = 5a1c395e-b41f-11e5-9f22-ba0be0483c18",
+        "Cannot alter table id.",
+    )
+    .await;
     let syntax_cases = [
         ("gc_grace_seconds = 'soon'", "Invalid integer value soon for 'gc_grace_seconds'"),
         ("default_time_to_live = 99999999999", "Invalid integer value 99999999999 for 'default_time_to_live'"),

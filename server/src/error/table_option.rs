@@ -136,6 +136,10 @@ pub enum TableOptionError {
     #[error("Memtable configuration \"{name}\" not found.")]
     UnknownMemtable { name: String },
 
+    /// `TableAttributes.asAlteredTableParams`: ALTER TABLE or MATERIALIZED VIEW `WITH id`.
+    #[error("Cannot alter table id.")]
+    AlterTableId,
+
     // Ranges: `TableParams.validate`; doubles as Java prints them.
     #[error("bloom_filter_fp_chance must be larger than 6.71E-5 and less than or equal to 1.0 (got {got})")]
     BloomFilterFpChance { got: String },

@@ -270,6 +270,18 @@ pub(crate) fn new_table_params(properties: &[Property]) -> CqlResult<TableParams
     Ok(params)
 }
 
+/// The parameters of an altered table or view (`TableAttributes.asAlteredTableParams`):
+/// `properties` over `previous`; a table's id cannot be altered.
+pub(crate) fn altered_table_params(
+    properties: &[Property],
+    previous: TableParams,
+) -> CqlResult<TableParams> {
+    if properties.iter().any(|p| p.name.eq_ignore_ascii_case("id")) {
+        return Err(TableOptionError::AlterTableId.into());
+    }
+    table_params(properties, previous)
+}
+
 /// Applies table properties over `params` (Cassandra's `TableAttributes`), then checks the
 /// result whole as `TableParams.validate` does.
 pub(crate) fn table_params(
@@ -445,6 +457,29 @@ mod tests {
         assert_eq!(
             params.compression["class"],
             "org.apache.cassandra.io.compress.LZ4Compressor"
+        );
+    }
+
+    #[test]
+    fn an_altered_table_keeps_its_id_and_is_checked_whole() {
+        let id = Property {
+            name: "ID".into(),
+            value: PropertyValue::Constant(Literal::String(
+                "5a1c395e-b41f-11e5-9f22-ba0be0483c18".into(),
+            )),
+        };
+        let err = altered_table_params(&[id], TableParams::default()).unwrap_err();
+        assert_eq!(err.error_body().code, 0x2300);
+        assert_eq!(err.to_string(), "Cannot alter table id.");
+        let previous = TableParams {
+            gc_grace_seconds: -1,
+            ..TableParams::default()
+        };
+        let err =
+            altered_table_params(&[prop("caching", &[("keys", "ALL")])], previous).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "gc_grace_seconds must be greater than or equal to 0 (got -1)"
         );
     }
 

@@ -23,7 +23,7 @@ use crate::planner::ddl::system_guard::{
 };
 use crate::planner::ddl::view::follow_base;
 use crate::planner::keyspace_of;
-use crate::table_def::options::table_params;
+use crate::table_def::options::altered_table_params;
 use crate::table_def::types::TypeScope;
 use crate::table_def::{added_columns, altered_table, create_table_def};
 
@@ -193,7 +193,7 @@ fn altered_def(
         }
         AlterTableAction::With(properties) => {
             let mut new = (**def).clone();
-            new.params = table_params(properties, def.params.clone())?;
+            new.params = altered_table_params(properties, def.params.clone())?;
             Ok(Some(new))
         }
         // Planned by `rename_columns` before this is reached.
