@@ -30,6 +30,7 @@ mod restriction;
 mod schema;
 mod select;
 mod syntax;
+mod table_option;
 mod unauthorized;
 mod user_type;
 mod value;
@@ -54,6 +55,7 @@ pub(crate) use select::SelectError;
 #[cfg(test)]
 pub(crate) use select::ALLOW_FILTERING_MESSAGE;
 pub(crate) use syntax::SyntaxError;
+pub(crate) use table_option::TableOptionError;
 pub(crate) use unauthorized::UnauthorizedError;
 pub(crate) use user_type::UserTypeError;
 pub(crate) use value::ValueError;
@@ -104,6 +106,9 @@ pub enum CqlError {
     /// DDL options refused as configuration (0x2300).
     #[error(transparent)]
     Options(#[from] OptionsError),
+    /// Table options refused as configuration (0x2300).
+    #[error(transparent)]
+    TableOption(#[from] TableOptionError),
     /// Index DDL against the rules (0x2200).
     #[error(transparent)]
     Index(#[from] IndexError),
@@ -203,7 +208,9 @@ impl CqlError {
             | CqlError::Value(_)
             | CqlError::Request(_)
             | CqlError::Function(_) => (error_code::INVALID, ErrorExtra::None),
-            CqlError::Options(_) => (error_code::CONFIG_ERROR, ErrorExtra::None),
+            CqlError::Options(_) | CqlError::TableOption(_) => {
+                (error_code::CONFIG_ERROR, ErrorExtra::None)
+            }
             CqlError::Denied(_) => (error_code::UNAUTHORIZED, ErrorExtra::None),
             CqlError::Credentials(_) => (error_code::BAD_CREDENTIALS, ErrorExtra::None),
         };

@@ -32,12 +32,6 @@ pub enum OptionsError {
     #[error("Replication factor must be non-negative; found {factor}")]
     NegativeReplicationFactor { factor: String },
 
-    // Table properties.
-    #[error("default_time_to_live must be greater than or equal to 0 and less than or equal to 630720000 (got {ttl})")]
-    DefaultTtlOutOfRange { ttl: i64 },
-    #[error("Missing sub-option 'class' for the 'compaction' option.")]
-    MissingCompactionClass,
-
     // Compression (`CompressionParams.fromMap`).
     #[error("Missing sub-option 'class' for the 'compression' option.")]
     MissingCompressionClass,

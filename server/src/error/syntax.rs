@@ -24,10 +24,15 @@ pub enum SyntaxError {
     /// A `WITH` property that must be a string, given a map.
     #[error("Invalid value for property '{property}'. It should be a string")]
     PropertyNotAString { property: String },
-    #[error("Invalid value for property '{property}'. It should be a number")]
-    PropertyNotANumber { property: String },
-    #[error("Invalid value for property '{property}'. It should be a boolean")]
-    PropertyNotABoolean { property: String },
+    /// `TableAttributes.getInt`: a value `Integer.parseInt` refuses, as written.
+    #[error("Invalid integer value {value} for '{property}'")]
+    PropertyNotAnInteger { value: String, property: String },
+    /// `TableAttributes.getDouble`: a value `Double.parseDouble` refuses, as written.
+    #[error("Invalid double value {value} for '{property}'")]
+    PropertyNotADouble { value: String, property: String },
+    /// `PropertyDefinitions.parseBoolean`: none of 1/true/yes or 0/false/no, as written.
+    #[error("Invalid boolean value {value} for '{property}'. Positive values can be '1', 'true' or 'yes'. Negative values can be '0', 'false' or 'no'.")]
+    PropertyNotABoolean { value: String, property: String },
     /// An `IF` condition with an operator conditions do not take (`NOT IN`, `LIKE`, `IS NOT`).
     #[error("Unsupported operator {operator} in a condition")]
     ConditionOperator { operator: Operator },

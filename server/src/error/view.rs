@@ -25,7 +25,7 @@ pub enum ViewError {
     )]
     TableNameTaken { view: String },
     #[error(
-        "Table name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got '{view}')"
+        "Table name must not be empty, more than 222 characters long, or contain non-alphanumeric-underscore characters (got '{view}')"
     )]
     InvalidName { view: String },
     #[error("Materialized views are not supported on counter tables")]

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use cql::types::ColumnType;
 use storage::{ColumnKind, CounterChange, CounterWrite, TableDef, WriteBatch};
 
-use crate::error::{CqlResult, ModifyError, RestrictionError};
+use crate::error::{CqlResult, ModifyError};
 use crate::executor::keys;
 use crate::planner::operations::{ColumnOperation, Operation};
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
@@ -39,12 +39,11 @@ impl CounterStatement<'_> {
             .map(|o| Ok((o, self.change(o, ctx)?)))
             .collect::<CqlResult<Vec<_>>>()?;
         for pk in keys::cartesian(pk_values) {
-            if pk.iter().any(Bytes::is_empty) {
-                return Err(RestrictionError::EmptyKey.into());
-            }
+            keys::check_partition_key(def, &pk)?;
             let partition = storage::row_key(def, &pk, &[])?;
             let mut row_keys = Vec::new();
             for ck in ck_rows.iter().flatten() {
+                keys::check_clustering_length(ck)?;
                 row_keys.push(storage::row_key(def, &pk, ck)?);
             }
             for (op, change) in &changes {

@@ -11,26 +11,31 @@ use crate::planner::ValueSet;
 use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// Evaluates an `=`/`IN` set for key column `column` of a read into its distinct values.
-/// As in Cassandra, only partition key values are held to the 64 KiB key limit: a longer
-/// clustering value is read (it matches no row, as no write can store one).
+/// As in Cassandra, only the partition key is held to the 64 KiB key limit, whole (in
+/// [`partition_key`]): a longer clustering value is read (it matches no row, as no write can
+/// store one).
 pub(crate) fn key_values(
     set: &ValueSet,
     def: &TableDef,
     column: usize,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Vec<Bytes>> {
-    let partition = matches!(def.columns[column].kind, storage::ColumnKind::PartitionKey);
-    evaluate_key_values(set, def, column, ctx, partition)
+    evaluate_key_values(set, def, column, ctx, false)
 }
 
-/// As [`key_values`], for a write: every key value is held to the 64 KiB limit.
+/// As [`key_values`], for a write. The partition key and the clustering are held to the
+/// 64 KiB limit whole, once combined ([`check_partition_key_length`],
+/// [`check_clustering_length`]); a lone clustering column's values are checked here already,
+/// which is the same check.
 pub(crate) fn write_key_values(
     set: &ValueSet,
     def: &TableDef,
     column: usize,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Vec<Bytes>> {
-    evaluate_key_values(set, def, column, ctx, true)
+    let lone_clustering = matches!(def.columns[column].kind, storage::ColumnKind::Clustering)
+        && def.clustering_key.len() == 1;
+    evaluate_key_values(set, def, column, ctx, lone_clustering)
 }
 
 /// The value of `term` for key column `receiver`: a null or unset value is refused, as a
@@ -195,18 +200,41 @@ fn bound_list(
     }
 }
 
-/// Cassandra's limit on one key component: its length is written as an unsigned short.
-const MAX_KEY_COMPONENT: usize = 65_535;
+/// Cassandra's limit on a key (`FBUtilities.MAX_UNSIGNED_SHORT`): its length is written as
+/// an unsigned short.
+const MAX_KEY_LENGTH: usize = 65_535;
 
 fn check_key_length(value: Bytes) -> CqlResult<Bytes> {
-    if value.len() > MAX_KEY_COMPONENT {
+    check_length(value.len())?;
+    Ok(value)
+}
+
+fn check_length(length: usize) -> CqlResult<()> {
+    if length > MAX_KEY_LENGTH {
         return Err(RestrictionError::KeyTooLong {
-            length: value.len(),
-            max: MAX_KEY_COMPONENT,
+            length,
+            max: MAX_KEY_LENGTH,
         }
         .into());
     }
-    Ok(value)
+    Ok(())
+}
+
+/// Cassandra's `Validation.validateKey` on the serialized partition key: a single column's
+/// value, or the `CompositeType` form of several (each value with a 2-byte length and an
+/// end-of-component byte), within 64 KiB.
+pub(crate) fn check_partition_key_length(def: &TableDef, values: &[Bytes]) -> CqlResult<()> {
+    let length = match values {
+        [single] if def.partition_key.len() == 1 => single.len(),
+        values => values.iter().map(|value| value.len() + 3).sum(),
+    };
+    check_length(length)
+}
+
+/// Cassandra's `ClusteringPrefix.validate` on a written row's clustering: its values'
+/// lengths summed within 64 KiB.
+pub(crate) fn check_clustering_length(values: &[Bytes]) -> CqlResult<()> {
+    check_length(values.iter().map(Bytes::len).sum())
 }
 
 /// The cartesian product of per-column value lists.
@@ -258,13 +286,29 @@ pub(crate) fn partition_prefixes(
         .collect()
 }
 
-/// The key of the partition whose key columns take `values` (token included). An empty
-/// value is refused, as Cassandra refuses an empty partition key.
+/// The key of the partition whose key columns take `values` (token included), checked as
+/// [`check_partition_key`] checks it.
 pub(crate) fn partition_key(def: &TableDef, values: &[Bytes]) -> CqlResult<PartitionKey> {
-    if values.iter().any(|value| value.is_empty()) {
+    check_partition_key(def, values)?;
+    Ok(PartitionKey::encode(def, values)?)
+}
+
+/// Cassandra's `Validation.validateKey`: the serialized partition key may be neither empty
+/// nor longer than 64 KiB. Only a single-column key can be empty: a compound key's
+/// `CompositeType` form frames every component, so empty components are allowed in it.
+pub(crate) fn check_partition_key(def: &TableDef, values: &[Bytes]) -> CqlResult<()> {
+    if is_empty_key(def, values.iter()) {
         return Err(RestrictionError::EmptyKey.into());
     }
-    Ok(PartitionKey::encode(def, values)?)
+    check_partition_key_length(def, values)
+}
+
+/// Whether partition-key `values` serialize to an empty key: one column, valued empty.
+pub(crate) fn is_empty_key<'v>(
+    def: &TableDef,
+    mut values: impl Iterator<Item = &'v Bytes>,
+) -> bool {
+    def.partition_key.len() == 1 && values.any(Bytes::is_empty)
 }
 
 #[cfg(test)]

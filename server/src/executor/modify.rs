@@ -11,7 +11,7 @@ use storage::{
     StoredRow, WriteBatch,
 };
 
-use crate::error::{CqlResult, InternalError, ModifyError, RestrictionError};
+use crate::error::{CqlResult, InternalError, ModifyError};
 use crate::executor::keys;
 use crate::executor::multicell::{self, Element};
 use crate::executor::operations::{self, CellWriter};
@@ -352,6 +352,7 @@ fn row_writes(
             continue;
         }
         for ck in &ck_rows {
+            keys::check_clustering_length(ck)?;
             let key = storage::row_key(def, &pk, ck)?;
             let cells = rows.cells(&regular_ops, &key)?;
             out.rows.push(row_write(def, key, marks, cells));
@@ -374,11 +375,10 @@ fn read_snapshot(node: &Node, plan: &ModifyPlan) -> CqlResult<Option<storage::Sn
     })
 }
 
-/// A partition key a write may use (no empty value), counted for hot-partition warnings.
+/// A partition key a write may use ([`keys::check_partition_key`]), counted for
+/// hot-partition warnings.
 fn check_partition(node: &Node, def: &storage::TableDef, pk: &[Bytes]) -> CqlResult<()> {
-    if pk.iter().any(Bytes::is_empty) {
-        return Err(RestrictionError::EmptyKey.into());
-    }
+    keys::check_partition_key(def, pk)?;
     if let Some(hot) = node.hot_partitions.record(def.id, pk) {
         crate::warnings::warn(crate::hot_partitions::warning(def, &hot));
     }

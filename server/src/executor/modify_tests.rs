@@ -702,3 +702,31 @@ async fn mixed_order_range_deletions_are_refused() {
         "Range deletions over clustering columns of mixed order are not supported yet"
     );
 }
+
+#[tokio::test]
+async fn compound_keys_take_empty_components_and_are_limited_whole() {
+    let test = TestNode::with_tables(&[
+        "CREATE TABLE pairs (a text, b text, c text, d text, v int, PRIMARY KEY ((a, b), c, d))",
+    ])
+    .await;
+    test.write("INSERT INTO pairs (a, b, c, d, v) VALUES ('', '', '', '', 1)")
+        .await;
+    assert_eq!(
+        test.query("SELECT a, b, c, d, v FROM pairs WHERE a = '' AND b = ''")
+            .await,
+        ["a | b | c | d | v", "'' | '' | '' | '' | 1"]
+    );
+    let (big, bigger) = ("x".repeat(40_000), "y".repeat(30_000));
+    let composite =
+        format!("INSERT INTO pairs (a, b, c, d) VALUES ('{big}', '{bigger}', 'c', 'd')");
+    assert_eq!(
+        test.error(&composite, &[]).await,
+        "Key length of 70006 is longer than maximum of 65535"
+    );
+    let clustering =
+        format!("INSERT INTO pairs (a, b, c, d) VALUES ('a', 'b', '{big}', '{bigger}')");
+    assert_eq!(
+        test.error(&clustering, &[]).await,
+        "Key length of 70000 is longer than maximum of 65535"
+    );
+}

@@ -40,7 +40,7 @@ impl RangeProduct {
     /// clustering ranges.
     ///
     /// # Errors
-    /// [`RestrictionError::EmptyKey`] for an empty partition-key value.
+    /// [`RestrictionError::EmptyKey`] for an empty value of a single-column partition key.
     pub(crate) fn new(
         def: &TableDef,
         mut partitions: Vec<Vec<Bytes>>,
@@ -50,7 +50,7 @@ impl RangeProduct {
         points: bool,
     ) -> CqlResult<RangeProduct> {
         for (values, &column) in partitions.iter_mut().zip(&def.partition_key) {
-            if values.iter().any(|v| v.is_empty()) {
+            if keys::is_empty_key(def, values.iter()) {
                 return Err(RestrictionError::EmptyKey.into());
             }
             let ty = &def.columns[column].ty;

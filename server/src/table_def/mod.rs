@@ -7,12 +7,23 @@
 //!
 //! - [`types`]: CQL type names resolved against a keyspace's user types.
 //! - [`options`]: `WITH` options of tables and keyspaces.
-//! - [`compression`]: the `compression` option.
+//! - [`compression`]: the `compression` option; `caching`, `compaction` (with
+//!   `compaction_strategies`), `speculative_retry` and `param_ranges` the other checked ones.
 //! - [`dropped_columns`]: re-adding a dropped column.
 
+mod caching;
+mod compaction;
+mod compaction_strategies;
+#[cfg(test)]
+mod compaction_tests;
+mod compaction_unified;
 pub(crate) mod compression;
 pub(crate) mod dropped_columns;
+mod java_hash_order;
+mod java_number;
 pub(crate) mod options;
+mod param_ranges;
+mod speculative_retry;
 pub(crate) mod types;
 
 use std::collections::{BTreeMap, HashSet};
@@ -23,7 +34,7 @@ use storage::{ClusteringOrder, ColumnDef, ColumnId, ColumnKind, TableDef, TableP
 use uuid::Uuid;
 
 use crate::error::{CqlResult, DdlError};
-use crate::table_def::options::table_params;
+use crate::table_def::options::new_table_params;
 use crate::table_def::types::{
     non_frozen_udt_with_non_frozen_collection, resolve_type, TypeScope, UserTypes,
 };
@@ -103,7 +114,7 @@ pub(crate) fn create_table_def(
             order: ClusteringOrder::None,
         });
     }
-    let params = table_params(&stmt.properties, TableParams::default())?;
+    let params = new_table_params(&stmt.properties)?;
     if has_counters && params.default_time_to_live > 0 {
         return Err(DdlError::CounterTableTtl.into());
     }

@@ -6,13 +6,19 @@ use std::collections::BTreeMap;
 use cql::statement::ast::{Literal, Property, PropertyValue};
 use storage::TableParams;
 
-use crate::error::{CqlResult, OptionsError, SyntaxError};
+use crate::error::{CqlResult, OptionsError, SyntaxError, TableOptionError};
+use crate::table_def::caching::caching_map;
+use crate::table_def::compaction::{compaction_map, is_leveled};
+use crate::table_def::java_number::{parse_double, parse_int};
+use crate::table_def::param_ranges::check_param_ranges;
+use crate::table_def::speculative_retry::canonical_retry_policy;
 
 /// The only datacenter of this single-node cluster (`system.local.data_center`).
 pub(crate) const DATACENTER: &str = "datacenter1";
 
 const STRATEGY_PACKAGE: &str = "org.apache.cassandra.locator.";
-const COMPACTION_PACKAGE: &str = "org.apache.cassandra.db.compaction.";
+/// The memtable configurations Cassandra 5.0's default `cassandra.yaml` defines.
+const MEMTABLE_CONFIGURATIONS: [&str; 3] = ["default", "skiplist", "trie"];
 
 fn literal_text(lit: &Literal) -> String {
     match lit {
@@ -56,22 +62,38 @@ fn expect_text(value: &PropertyValue, name: &str) -> CqlResult<String> {
     })
 }
 
-fn parse_num<T: std::str::FromStr>(value: &PropertyValue, name: &str) -> CqlResult<T> {
+/// `TableAttributes.getInt`: `Integer.parseInt` of the value's text.
+fn parse_int_property(value: &PropertyValue, name: &str) -> CqlResult<i32> {
     let text = expect_text(value, name)?;
-    text.trim().parse().map_err(|_| {
-        SyntaxError::PropertyNotANumber {
+    parse_int(&text).ok_or_else(|| {
+        SyntaxError::PropertyNotAnInteger {
+            value: text,
             property: name.to_string(),
         }
         .into()
     })
 }
 
+/// `TableAttributes.getDouble`: `Double.parseDouble` of the value's text.
+fn parse_double_property(value: &PropertyValue, name: &str) -> CqlResult<f64> {
+    let text = expect_text(value, name)?;
+    parse_double(&text).ok_or_else(|| {
+        SyntaxError::PropertyNotADouble {
+            value: text,
+            property: name.to_string(),
+        }
+        .into()
+    })
+}
+
+/// `PropertyDefinitions.parseBoolean`: 1/true/yes or 0/false/no, in any case.
 fn parse_bool(value: &PropertyValue, name: &str) -> CqlResult<bool> {
     let text = expect_text(value, name)?;
-    match text.to_ascii_lowercase().as_str() {
-        "true" => Ok(true),
-        "false" => Ok(false),
+    match text.to_lowercase().as_str() {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" => Ok(false),
         _ => Err(SyntaxError::PropertyNotABoolean {
+            value: text,
             property: name.to_string(),
         }
         .into()),
@@ -234,76 +256,103 @@ fn validate_rf(rf: &str) -> CqlResult<()> {
     }
 }
 
-/// Applies table properties over `params` (Cassandra's `TableAttributes`).
+/// The parameters of a new table (CREATE TABLE or MATERIALIZED VIEW): `properties` over the
+/// defaults, and a bloom filter chance of 0.1 for a leveled table that names none, as
+/// Cassandra's `TableParams` builder defaults it.
+pub(crate) fn new_table_params(properties: &[Property]) -> CqlResult<TableParams> {
+    let mut params = table_params(properties, TableParams::default())?;
+    let names_bloom = properties
+        .iter()
+        .any(|p| p.name.eq_ignore_ascii_case("bloom_filter_fp_chance"));
+    if !names_bloom && is_leveled(&params.compaction) {
+        params.bloom_filter_fp_chance = 0.1;
+    }
+    Ok(params)
+}
+
+/// The parameters of an altered table or view (`TableAttributes.asAlteredTableParams`):
+/// `properties` over `previous`; a table's id cannot be altered.
+pub(crate) fn altered_table_params(
+    properties: &[Property],
+    previous: TableParams,
+) -> CqlResult<TableParams> {
+    if properties.iter().any(|p| p.name.eq_ignore_ascii_case("id")) {
+        return Err(TableOptionError::AlterTableId.into());
+    }
+    table_params(properties, previous)
+}
+
+/// Applies table properties over `params` (Cassandra's `TableAttributes`), then checks the
+/// result whole as `TableParams.validate` does.
 pub(crate) fn table_params(
     properties: &[Property],
     mut params: TableParams,
 ) -> CqlResult<TableParams> {
     for prop in properties {
-        let name = prop.name.to_ascii_lowercase();
-        let v = &prop.value;
-        match name.as_str() {
-            "comment" => params.comment = expect_text(v, &name)?,
-            "default_time_to_live" => {
-                let ttl: i64 = parse_num(v, &name)?;
-                if !(0..=630_720_000).contains(&ttl) {
-                    return Err(OptionsError::DefaultTtlOutOfRange { ttl }.into());
-                }
-                params.default_time_to_live = ttl as i32;
-            }
-            "gc_grace_seconds" => params.gc_grace_seconds = parse_num(v, &name)?,
-            "bloom_filter_fp_chance" => params.bloom_filter_fp_chance = parse_num(v, &name)?,
-            "crc_check_chance" => params.crc_check_chance = parse_num(v, &name)?,
-            "max_index_interval" => params.max_index_interval = parse_num(v, &name)?,
-            "min_index_interval" => params.min_index_interval = parse_num(v, &name)?,
-            "memtable_flush_period_in_ms" => {
-                params.memtable_flush_period_in_ms = parse_num(v, &name)?
-            }
-            "speculative_retry" => params.speculative_retry = expect_text(v, &name)?,
-            "additional_write_policy" => params.additional_write_policy = expect_text(v, &name)?,
-            "read_repair" => params.read_repair = expect_text(v, &name)?.to_ascii_uppercase(),
-            "cdc" => params.cdc = Some(parse_bool(v, &name)?),
-            "allow_auto_snapshot" => params.allow_auto_snapshot = Some(parse_bool(v, &name)?),
-            "incremental_backups" => params.incremental_backups = Some(parse_bool(v, &name)?),
-            "memtable" => params.memtable = Some(expect_text(v, &name)?),
-            "caching" => params.caching = value_map(v, &name)?,
-            "compaction" => params.compaction = compaction_map(value_map(v, &name)?)?,
-            "compression" => {
-                params.compression = super::compression::compression_map(value_map(v, &name)?)?
-            }
-            "extensions" => {
-                params.extensions = value_map(v, &name)?
-                    .into_iter()
-                    .map(|(k, v)| (k, v.into_bytes()))
-                    .collect()
-            }
-            // Accepted and ignored, as Cassandra 4+ does for these legacy options.
-            "read_repair_chance" | "dclocal_read_repair_chance" | "id" => {}
-            other => {
-                return Err(SyntaxError::UnknownProperty {
-                    property: other.to_string(),
-                }
-                .into())
-            }
-        }
+        apply_property(prop, &mut params)?;
     }
+    check_param_ranges(&params)?;
     Ok(params)
 }
 
-fn compaction_map(raw: BTreeMap<String, String>) -> CqlResult<BTreeMap<String, String>> {
-    let Some(class) = raw.get("class") else {
-        return Err(OptionsError::MissingCompactionClass.into());
-    };
-    let class = qualify(class, COMPACTION_PACKAGE);
-    let mut map = raw.clone();
-    if class.ends_with("SizeTieredCompactionStrategy") {
-        map.entry("max_threshold".into())
-            .or_insert_with(|| "32".into());
-        map.entry("min_threshold".into())
-            .or_insert_with(|| "4".into());
+/// One property of `TableAttributes.build`, read and written into `params`.
+fn apply_property(prop: &Property, params: &mut TableParams) -> CqlResult<()> {
+    let name = prop.name.to_ascii_lowercase();
+    let v = &prop.value;
+    match name.as_str() {
+        "comment" => params.comment = expect_text(v, &name)?,
+        "default_time_to_live" => params.default_time_to_live = parse_int_property(v, &name)?,
+        "gc_grace_seconds" => params.gc_grace_seconds = parse_int_property(v, &name)?,
+        "bloom_filter_fp_chance" => {
+            params.bloom_filter_fp_chance = parse_double_property(v, &name)?
+        }
+        "crc_check_chance" => params.crc_check_chance = parse_double_property(v, &name)?,
+        "max_index_interval" => params.max_index_interval = parse_int_property(v, &name)?,
+        "min_index_interval" => params.min_index_interval = parse_int_property(v, &name)?,
+        "memtable_flush_period_in_ms" => {
+            params.memtable_flush_period_in_ms = parse_int_property(v, &name)?
+        }
+        "speculative_retry" => {
+            params.speculative_retry = canonical_retry_policy(&expect_text(v, &name)?)?
+        }
+        "additional_write_policy" => {
+            params.additional_write_policy = canonical_retry_policy(&expect_text(v, &name)?)?
+        }
+        "read_repair" => params.read_repair = expect_text(v, &name)?.to_ascii_uppercase(),
+        "cdc" => params.cdc = Some(parse_bool(v, &name)?),
+        "allow_auto_snapshot" => params.allow_auto_snapshot = Some(parse_bool(v, &name)?),
+        "incremental_backups" => params.incremental_backups = Some(parse_bool(v, &name)?),
+        "memtable" => params.memtable = Some(memtable_configuration(expect_text(v, &name)?)?),
+        "caching" => params.caching = caching_map(value_map(v, &name)?)?,
+        "compaction" => params.compaction = compaction_map(value_map(v, &name)?)?,
+        "compression" => {
+            params.compression = super::compression::compression_map(value_map(v, &name)?)?
+        }
+        "extensions" => {
+            params.extensions = value_map(v, &name)?
+                .into_iter()
+                .map(|(k, v)| (k, v.into_bytes()))
+                .collect()
+        }
+        // Accepted and ignored, as Cassandra 4+ does for these legacy options.
+        "read_repair_chance" | "dclocal_read_repair_chance" | "id" => {}
+        other => {
+            return Err(SyntaxError::UnknownProperty {
+                property: other.to_string(),
+            }
+            .into())
+        }
     }
-    map.insert("class".into(), class);
-    Ok(map)
+    Ok(())
+}
+
+/// `MemtableParams.get`: a configuration `cassandra.yaml` defines.
+fn memtable_configuration(name: String) -> Result<String, TableOptionError> {
+    if MEMTABLE_CONFIGURATIONS.contains(&name.as_str()) {
+        Ok(name)
+    } else {
+        Err(TableOptionError::UnknownMemtable { name })
+    }
 }
 
 #[cfg(test)]
@@ -408,6 +457,29 @@ mod tests {
         assert_eq!(
             params.compression["class"],
             "org.apache.cassandra.io.compress.LZ4Compressor"
+        );
+    }
+
+    #[test]
+    fn an_altered_table_keeps_its_id_and_is_checked_whole() {
+        let id = Property {
+            name: "ID".into(),
+            value: PropertyValue::Constant(Literal::String(
+                "5a1c395e-b41f-11e5-9f22-ba0be0483c18".into(),
+            )),
+        };
+        let err = altered_table_params(&[id], TableParams::default()).unwrap_err();
+        assert_eq!(err.error_body().code, 0x2300);
+        assert_eq!(err.to_string(), "Cannot alter table id.");
+        let previous = TableParams {
+            gc_grace_seconds: -1,
+            ..TableParams::default()
+        };
+        let err =
+            altered_table_params(&[prop("caching", &[("keys", "ALL")])], previous).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "gc_grace_seconds must be greater than or equal to 0 (got -1)"
         );
     }
 

@@ -173,6 +173,7 @@ fn keys(
         ..item.ctx
     };
     let pk = single_values(def, &plan.partition_key, &def.partition_key, &key_ctx)?;
+    keys::check_partition_key(def, &pk)?;
     match partition {
         None => *partition = Some(pk.clone()),
         Some(existing) if *existing != pk => {

@@ -35,14 +35,27 @@ impl SchemaChangePlan {
     }
 }
 
-/// The longest keyspace, table or index name Cassandra accepts.
+/// The longest keyspace name Cassandra accepts (`SchemaConstants.NAME_LENGTH`).
 pub(crate) const NAME_LENGTH: usize = 48;
 
-/// Whether `name` is a valid keyspace, table, view or index name: 1 to 48 ASCII letters,
-/// digits or underscores.
+/// The longest table or view name Cassandra 4.0.x/5.0.x accept since CASSANDRA-20425
+/// (`SchemaConstants.TABLE_NAME_LENGTH`): 255 bytes of a file name less a table id's 33.
+pub(crate) const TABLE_NAME_LENGTH: usize = 222;
+
+/// Whether `name` is a valid keyspace name: 1 to 48 ASCII letters, digits or underscores.
 pub(crate) fn valid_name(name: &str) -> bool {
+    word_characters(name, NAME_LENGTH)
+}
+
+/// Whether `name` is a valid table or view name: 1 to 222 ASCII letters, digits or
+/// underscores.
+pub(crate) fn valid_table_name(name: &str) -> bool {
+    word_characters(name, TABLE_NAME_LENGTH)
+}
+
+fn word_characters(name: &str, max_length: usize) -> bool {
     !name.is_empty()
-        && name.len() <= NAME_LENGTH
+        && name.len() <= max_length
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 

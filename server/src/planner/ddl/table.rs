@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::error::AlreadyExists;
 use crate::error::{CqlResult, DdlError, SchemaError};
 use crate::planner::ddl::change::{
-    put_table, table_event, valid_name, SchemaChangePlan, NAME_LENGTH,
+    put_table, table_event, valid_table_name, SchemaChangePlan, TABLE_NAME_LENGTH,
 };
 use crate::planner::ddl::index::check_no_dependent_indexes;
 use crate::planner::ddl::rename::rename_columns;
@@ -23,7 +23,7 @@ use crate::planner::ddl::system_guard::{
 };
 use crate::planner::ddl::view::follow_base;
 use crate::planner::keyspace_of;
-use crate::table_def::options::table_params;
+use crate::table_def::options::altered_table_params;
 use crate::table_def::types::TypeScope;
 use crate::table_def::{added_columns, altered_table, create_table_def};
 
@@ -39,10 +39,10 @@ pub(crate) fn create_table(
     let Some(ks) = current.keyspaces.get(&keyspace) else {
         return Err(SchemaError::UnknownKeyspace { keyspace }.into());
     };
-    if !valid_name(table) {
+    if !valid_table_name(table) {
         return Err(DdlError::InvalidTableName {
             table: table.clone(),
-            max_length: NAME_LENGTH,
+            max_length: TABLE_NAME_LENGTH,
         }
         .into());
     }
@@ -193,7 +193,7 @@ fn altered_def(
         }
         AlterTableAction::With(properties) => {
             let mut new = (**def).clone();
-            new.params = table_params(properties, def.params.clone())?;
+            new.params = altered_table_params(properties, def.params.clone())?;
             Ok(Some(new))
         }
         // Planned by `rename_columns` before this is reached.

@@ -14,11 +14,11 @@ use storage::{Catalog, CatalogOp, ClusteringOrder, ColumnDef, ColumnKind, TableD
 use uuid::Uuid;
 
 use crate::error::{AlreadyExists, CqlResult, DdlError, OptionsError, SchemaError, ViewError};
-use crate::planner::ddl::change::{table_event, valid_name, SchemaChangePlan};
+use crate::planner::ddl::change::{table_event, valid_table_name, SchemaChangePlan};
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::ddl::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
-use crate::table_def::options::table_params;
+use crate::table_def::options::{altered_table_params, new_table_params};
 
 /// Cassandra's `View.USAGE_WARNING`, sent with every CREATE MATERIALIZED VIEW.
 pub(crate) const USAGE_WARNING: &str =
@@ -139,7 +139,7 @@ pub(crate) fn put_views(catalog: &Catalog, base: &Arc<TableDef>) -> CatalogOp {
 /// Validates the statement against `base` and builds the view's table definition.
 fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<TableDef> {
     let view_name = &stmt.name.name.name;
-    if !valid_name(view_name) {
+    if !valid_table_name(view_name) {
         return Err(ViewError::InvalidName {
             view: view_name.clone(),
         }
@@ -165,7 +165,7 @@ fn view_def(base: &TableDef, stmt: &CreateView, keyspace: &str) -> CqlResult<Tab
     }
     let key = key_columns(base, stmt, &selected)?;
     check_where(base, stmt, &key)?;
-    let mut params = table_params(&stmt.properties, storage::TableParams::default())?;
+    let mut params = new_table_params(&stmt.properties)?;
     if stmt
         .properties
         .iter()
@@ -462,7 +462,7 @@ pub(crate) fn alter_view(
     let Some((keyspace, def)) = existing_view(current, name, if_exists, session_keyspace)? else {
         return Ok(None);
     };
-    let params = table_params(properties, def.params.clone())?;
+    let params = altered_table_params(properties, def.params.clone())?;
     if params.gc_grace_seconds == 0 {
         return Err(ViewError::ZeroGcGrace.into());
     }
