@@ -457,3 +457,13 @@ fn an_io_error_once_loses_nothing_acknowledged() {
 fn a_full_disk_until_freed_loses_nothing_acknowledged() {
     injected(28, false);
 }
+
+#[test]
+fn an_io_error_until_healed_loses_nothing_acknowledged() {
+    injected(5, false);
+}
+
+#[test]
+fn a_full_disk_once_loses_nothing_acknowledged() {
+    injected(28, true);
+}
