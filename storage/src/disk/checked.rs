@@ -86,6 +86,8 @@ pub(crate) struct CheckedBackend {
     dirty: Mutex<BTreeSet<u64>>,
     /// Whether a mismatch is damage (false while a file left open by a crash is repaired).
     strict: Arc<AtomicBool>,
+    /// Whether the side file still has to be marked `open` (at the first sync).
+    unmarked: AtomicBool,
     failures: Arc<DiskFailures>,
 }
 
@@ -106,7 +108,7 @@ pub(crate) fn side_path(path: &Path) -> PathBuf {
 
 impl CheckedBackend {
     /// Wraps `inner`, the data file at `path`, loading its sums from the side file (created
-    /// if missing) and marking the side file open.
+    /// if missing); the side file is marked open at the first sync.
     ///
     /// # Errors
     /// I/O failures of the side file.
@@ -139,10 +141,9 @@ impl CheckedBackend {
             sums: RwLock::new(sums.into_iter().map(AtomicU32::new).collect()),
             dirty: Mutex::new(BTreeSet::new()),
             strict: Arc::new(AtomicBool::new(loaded.clean)),
+            unmarked: AtomicBool::new(true),
             failures,
         };
-        backend.write_header(OPEN)?;
-        backend.side.sync_data()?;
         Ok(backend)
     }
 
@@ -164,16 +165,29 @@ impl CheckedBackend {
     }
 
     /// Writes the changed chunks of sums to the side file and syncs it.
+    ///
+    /// The first one of a store also marks the side file `open`: no page can be torn by a
+    /// crash before the data file's first sync (redb's repair reads only what its last
+    /// durable commit reaches, and that was whole), so the mark costs no fsync at start.
     fn persist(&self) -> io::Result<()> {
+        let mark = self.unmarked.swap(false, Ordering::AcqRel);
         let chunks = std::mem::take(&mut *lock(&self.dirty));
-        if chunks.is_empty() {
+        if chunks.is_empty() && !mark {
             return Ok(());
         }
-        let result = self
-            .write_chunks(&chunks)
+        let marked = if mark {
+            self.write_header(OPEN)
+        } else {
+            Ok(())
+        };
+        let result = marked
+            .and_then(|()| self.write_chunks(&chunks))
             .and_then(|()| self.side.sync_data());
         if result.is_err() {
             lock(&self.dirty).extend(chunks);
+            if mark {
+                self.unmarked.store(true, Ordering::Release);
+            }
         }
         result
     }
