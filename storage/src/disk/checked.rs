@@ -88,6 +88,9 @@ pub(crate) struct CheckedBackend {
     strict: Arc<AtomicBool>,
     /// Whether the side file still has to be marked `open` (at the first sync).
     unmarked: AtomicBool,
+    /// Whether the data file has writes no successful sync has made durable: a power cut may
+    /// tear them, so the side file must not be marked `closed`.
+    unsynced: AtomicBool,
     failures: Arc<DiskFailures>,
 }
 
@@ -142,6 +145,7 @@ impl CheckedBackend {
             dirty: Mutex::new(BTreeSet::new()),
             strict: Arc::new(AtomicBool::new(loaded.clean)),
             unmarked: AtomicBool::new(true),
+            unsynced: AtomicBool::new(false),
             failures,
         };
         Ok(backend)
@@ -353,8 +357,9 @@ impl StorageBackend for CheckedBackend {
 
     fn sync_data(&self) -> Result<(), io::Error> {
         let result = self.persist().and_then(|()| self.inner.sync_data());
-        if let Err(err) = &result {
-            self.failures.io_failed(&self.path, err);
+        match &result {
+            Ok(()) => self.unsynced.store(false, Ordering::Release),
+            Err(err) => self.failures.io_failed(&self.path, err),
         }
         result
     }
@@ -369,8 +374,9 @@ impl StorageBackend for CheckedBackend {
             }
         }
         let result = self.inner.write(offset, data);
-        if let Err(err) = &result {
-            self.failures.io_failed(&self.path, err);
+        match &result {
+            Ok(()) => self.unsynced.store(true, Ordering::Release),
+            Err(err) => self.failures.io_failed(&self.path, err),
         }
         let sums = self.sums.read().unwrap_or_else(|p| p.into_inner());
         for page in offset / PAGE..end.div_ceil(PAGE) {
@@ -389,9 +395,18 @@ impl StorageBackend for CheckedBackend {
     }
 
     fn close(&self) -> Result<(), io::Error> {
+        // After a failed sync the file holds writes a power cut may still tear: the next
+        // open must then read redb's repair leniently, so the side file stays `open`.
+        let clean = !self.unsynced.load(Ordering::Acquire);
         let persisted = self
             .persist()
-            .and_then(|()| self.write_header(CLOSED))
+            .and_then(|()| {
+                if clean {
+                    self.write_header(CLOSED)
+                } else {
+                    Ok(())
+                }
+            })
             .and_then(|()| self.side.sync_data());
         let closed = self.inner.close();
         persisted.and(closed)
