@@ -9,7 +9,7 @@
 # MODE_ROWS (writes per sync-mode run, default 200000), GROUP_WINDOW (default 2ms).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-SERVER=${1:-$HERE/../target/release/server}
+SERVER=${1:-$HERE/../target/release/cqld}
 die() { echo "bench-engine.sh: $*" >&2; exit 2; }
 [ -x "$SERVER" ] || die "no server binary at $SERVER (cargo build --release -p server)"
 [ -n "${STRESS_BIN:-}" ] && [ -x "$STRESS_BIN" ] || die "set STRESS_BIN to cql-stress-cassandra-stress"

@@ -13,7 +13,7 @@
 # `none` skips the floor).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-SERVER=${1:-$HERE/../target/release/server}
+SERVER=${1:-$HERE/../target/release/cqld}
 die() { echo "cpu-per-op.sh: $*" >&2; exit 2; }
 [ -x "$SERVER" ] || die "no server binary at $SERVER (cargo build --release -p server)"
 [ -n "${STRESS_BIN:-}" ] && [ -x "$STRESS_BIN" ] || die "set STRESS_BIN to cql-stress-cassandra-stress"

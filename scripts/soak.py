@@ -3,7 +3,7 @@
 
 Not part of `cargo test` (it runs for minutes). Start it with the project's venv:
 
-    "$(scripts/python-env.sh)/bin/python" scripts/soak.py [--minutes 3] [--server target/release/server]
+    "$(scripts/python-env.sh)/bin/python" scripts/soak.py [--minutes 3] [--server target/release/cqld]
 
 It starts the server on a fresh data directory, then runs at once:
 - good clients (the DataStax Python driver): prepared INSERTs and SELECTs whose results are
@@ -174,7 +174,7 @@ def server_stats(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--minutes", type=float, default=3)
-    parser.add_argument("--server", default="target/release/server")
+    parser.add_argument("--server", default="target/release/cqld")
     args = parser.parse_args()
     data = tempfile.mkdtemp()
     server = subprocess.Popen(

@@ -11,7 +11,7 @@ query vectors and reports:
 
 Usage (a release server must be running; the project's venv has the Python driver):
 
-    target/release/server --in-memory --port 19150 &
+    target/release/cqld --in-memory --port 19150 &
     .venv/bin/python scripts/vector-bench.py --port 19150            # 100k x 128, all of it
     .venv/bin/python scripts/vector-bench.py --port 19150 --no-load  # again, on the loaded table
     .venv/bin/python scripts/vector-bench.py --port 19150 --no-timing --rows 10000

@@ -11,7 +11,7 @@ import uuid
 import pytest
 from cassandra.cluster import Cluster
 
-SERVER = os.environ.get("CQL_SERVER_BIN", "server")  # the server binary
+SERVER = os.environ.get("CQL_SERVER_BIN", "cqld")  # the server binary
 
 
 def free_port():

@@ -79,6 +79,17 @@ pub use config::Config;
 pub use node::Node;
 pub use spawn::{spawn, SpawnedServer};
 
+/// What `cqld --version` prints after the name: this build's version and the Cassandra it
+/// answers as (the `release_version` and `cql_version` clients read from `system.local`).
+pub static VERSION_LINE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{} (answers as Apache Cassandra {}, CQL {}, native protocol v3, v4 and v5)",
+        env!("CARGO_PKG_VERSION"),
+        system::local::RELEASE_VERSION,
+        system::local::CQL_VERSION
+    )
+});
+
 /// Errors that stop the server as a whole.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {

@@ -1,4 +1,4 @@
-//! `server`: starts the CQL server. Parses flags (and an optional YAML config with
+//! `cqld`: starts the CQL server. Parses flags (and an optional YAML config with
 //! Cassandra's setting names), installs the tracing subscriber, binds, and runs until Ctrl-C.
 
 use std::net::IpAddr;
@@ -11,9 +11,9 @@ use tracing::{error, info};
 
 mod allocator;
 
-/// A Cassandra-compatible CQL server (native protocol v4).
+/// cqld: a Cassandra-compatible CQL server in one process (native protocol v3, v4 and v5).
 #[derive(Debug, Parser)]
-#[command(name = "server", version)]
+#[command(name = "cqld", version = server::VERSION_LINE.as_str())]
 struct Args {
     /// YAML configuration file using cassandra.yaml setting names.
     #[arg(long)]
@@ -80,7 +80,7 @@ fn init_logs(format: LogFormat) {
 /// going to a file or a collector), then exits non-zero.
 fn refuse(what: &str, cause: &dyn std::fmt::Display) -> ExitCode {
     error!(%cause, "{what}");
-    eprintln!("server: {what}: {cause}");
+    eprintln!("cqld: {what}: {cause}");
     ExitCode::FAILURE
 }
 

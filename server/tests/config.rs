@@ -12,7 +12,7 @@ use support::{free_port, Client, ONE_AT_A_TIME};
 fn start_with_config(dir: &std::path::Path, yaml: &str, port: u16) -> Child {
     let path = dir.join("cassandra.yaml");
     std::fs::write(&path, yaml).expect("write the config file");
-    Command::new(env!("CARGO_BIN_EXE_server"))
+    Command::new(env!("CARGO_BIN_EXE_cqld"))
         .arg("--config")
         .arg(&path)
         .args(["--port", &port.to_string(), "--data-dir"])
@@ -118,7 +118,7 @@ fn a_refused_start_says_why_on_stderr_without_colour_codes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("cassandra.yaml");
     std::fs::write(&path, "native_transport_prot: 1\n").expect("write the config file");
-    let child = Command::new(env!("CARGO_BIN_EXE_server"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .arg("--config")
         .arg(&path)
         .args(["--port", &free_port().to_string(), "--in-memory"])
@@ -147,7 +147,7 @@ fn a_refused_start_says_why_on_stderr_without_colour_codes() {
 fn json_logs_are_one_object_a_line() {
     let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .args([
             "--port",
             &port.to_string(),
@@ -182,7 +182,7 @@ fn protocol_version_probes_are_not_warnings() {
     use std::io::{Read, Write};
     let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .args(["--port", &port.to_string(), "--in-memory"])
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
@@ -204,4 +204,21 @@ fn protocol_version_probes_are_not_warnings() {
     let output = child.wait_with_output().expect("the server's output");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(!stdout.contains("WARN"), "{stdout}");
+}
+
+/// `cqld --version` names the program, its version and the Cassandra it answers as (what
+/// `system.local` says to clients).
+#[test]
+fn version_names_the_program_and_the_cassandra_it_answers_as() {
+    let output = Command::new(env!("CARGO_BIN_EXE_cqld"))
+        .arg("--version")
+        .output()
+        .expect("run cqld --version");
+    assert!(output.status.success(), "{}", text(&output));
+    let line = String::from_utf8_lossy(&output.stdout);
+    let expected = format!(
+        "cqld {} (answers as Apache Cassandra 5.0.0, CQL 3.4.7, native protocol v3, v4 and v5)\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(line, expected);
 }

@@ -12,7 +12,7 @@ use support::{free_port, Client, ONE_AT_A_TIME};
 fn start(dir: &std::path::Path, port: u16, sync: &str) -> Child {
     let config = dir.join("views.yaml");
     std::fs::write(&config, "materialized_views_enabled: true\n").expect("config");
-    Command::new(env!("CARGO_BIN_EXE_server"))
+    Command::new(env!("CARGO_BIN_EXE_cqld"))
         .args(["--port", &port.to_string(), "--data-dir"])
         .arg(dir.join("data"))
         .args(["--commitlog-sync", sync, "--config"])

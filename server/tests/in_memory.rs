@@ -48,7 +48,7 @@ async fn in_memory_server_serves_the_driver_and_creates_no_file() {
     let cwd = tempfile::tempdir().expect("temp dir");
     let tmp = tempfile::tempdir().expect("temp dir");
     let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_server"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .args(["--in-memory", "--port", &port.to_string()])
         .current_dir(cwd.path())
         .env("TMPDIR", tmp.path())
@@ -120,7 +120,7 @@ async fn in_memory_server_serves_the_driver_and_creates_no_file() {
 #[test]
 fn in_memory_and_a_data_directory_are_refused_together() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let output = Command::new(env!("CARGO_BIN_EXE_server"))
+    let output = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .args(["--in-memory", "--data-dir"])
         .arg(dir.path().join("data"))
         .output()
@@ -138,7 +138,7 @@ fn in_memory_from_the_config_file_creates_no_file() {
     let yaml = conf.path().join("cassandra.yaml");
     std::fs::write(&yaml, "in_memory: true\ncluster_name: Throwaway\n").expect("write config");
     let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_server"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .arg("--config")
         .arg(&yaml)
         .args(["--port", &port.to_string()])
@@ -169,7 +169,7 @@ fn metrics_address_flag_serves_metrics_over_http() {
     use std::io::{Read, Write};
     let cwd = tempfile::tempdir().expect("temp dir");
     let (port, metrics_port) = (free_port(), free_port());
-    let child = Command::new(env!("CARGO_BIN_EXE_server"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .args(["--in-memory", "--port", &port.to_string()])
         .args(["--metrics-address", &format!("127.0.0.1:{metrics_port}")])
         .current_dir(cwd.path())

@@ -68,7 +68,7 @@ fn the_readme_holds_the_tested_fixture_and_rust_test() {
 
 #[test]
 fn the_readme_fixture_drives_the_real_binary() {
-    let server = env!("CARGO_BIN_EXE_server");
+    let server = env!("CARGO_BIN_EXE_cqld");
     let log = run_pytest(
         "integration-tests/python_throwaway",
         &[("CQL_SERVER_BIN", server)],
@@ -95,7 +95,7 @@ fn the_readme_shell_one_liner_runs_a_suite_and_stops_the_server() {
          cluster.shutdown()\n    assert row.cluster_name == 'Test Cluster'\n",
     )
     .expect("write the suite");
-    let bin = Path::new(env!("CARGO_BIN_EXE_server"))
+    let bin = Path::new(env!("CARGO_BIN_EXE_cqld"))
         .parent()
         .expect("the binary's directory")
         .to_path_buf();

@@ -57,7 +57,7 @@ pub(crate) fn server_command(
     sync: &str,
     args: &[std::ffi::OsString],
 ) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_server"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cqld"));
     command
         .args(["--port", &port.to_string(), "--data-dir"])
         .arg(dir)
