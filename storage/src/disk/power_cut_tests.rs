@@ -463,7 +463,7 @@ fn an_io_error_until_healed_loses_nothing_acknowledged() {
     injected(5, false);
 }
 
-/// Once failed in CI (2026-11-29, a page failing its checksum after the restart): a failed
+/// Once failed in CI (a page failing its checksum after the restart): a failed
 /// data-file sync followed by a clean close marked the checksums `closed` over writes a power
 /// cut could still tear. Fixed in `CheckedBackend` (the side file stays `open` then); this
 /// test then passed 400 runs of 8 rounds in a row.
