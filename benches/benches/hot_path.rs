@@ -16,7 +16,6 @@ use bytes::Bytes;
 use cql::frame::request::Request;
 use cql::frame::response::{ColumnSpec, Response, ResultBody, ResultMetadata, Rows};
 use cql::frame::{decode_request, encode_response_frame, parse_header, HEADER_LEN};
-use cql::statement::ast::Statement;
 use cql::types::ColumnType;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use storage::{Store, StoreOptions};
@@ -44,28 +43,20 @@ fn decode(c: &mut Criterion) {
 fn plan(c: &mut Criterion) {
     let runtime = Runtime::new().expect("tokio runtime");
     let fixture = runtime.block_on(InProcess::start());
-    let schema = fixture.node.schema();
     let parse = |text: &str| cql::statement::parse(text).expect("valid CQL").statement;
-    let (Statement::Select(select), Statement::Insert(insert)) =
-        (parse(SELECT_POINT), parse(INSERT_PREPARED))
-    else {
-        panic!("the statements are a SELECT and an INSERT");
-    };
+    let (select, insert) = (parse(SELECT_POINT), parse(INSERT_PREPARED));
+    assert!(fixture.node.plan(&select) && fixture.node.plan(&insert));
     let mut group = c.benchmark_group("hot_path");
     group.throughput(Throughput::Elements(1));
     group.bench_function("plan SELECT point", |b| {
-        b.iter(|| server::planner::select::plan_select(&schema, black_box(&select), None))
+        b.iter(|| fixture.node.plan(black_box(&select)))
     });
     group.bench_function("plan INSERT", |b| {
-        b.iter(|| server::planner::modify::plan_insert(&schema, black_box(&insert), None))
+        b.iter(|| fixture.node.plan(black_box(&insert)))
     });
     // What EXECUTE does instead since plans are cached: find the statement, check its plan.
     group.bench_function("prepared lookup + cached plan", |b| {
-        b.iter(|| {
-            let prepared = fixture.node.prepared.get(black_box(&fixture.select_id));
-            let prepared = prepared.expect("prepared");
-            prepared.plan_for(&fixture.node.schema()).expect("a plan")
-        })
+        b.iter(|| assert!(fixture.node.cached_plan(black_box(&fixture.select_id))))
     });
     group.finish();
     fixture.node.close();
@@ -98,15 +89,7 @@ fn execute(c: &mut Criterion) {
                 i = (i + 1) % requests.len();
                 requests[i].clone()
             },
-            |request| {
-                let mut kind = server::metrics::StatementKind::None;
-                runtime.block_on(server::handler::handle(
-                    &fixture.node,
-                    &fixture.session,
-                    request,
-                    &mut kind,
-                ))
-            },
+            |request| runtime.block_on(fixture.node.handle(request)),
             BatchSize::SmallInput,
         )
     });

@@ -3,15 +3,11 @@
 //! Requests go in as complete frames and answers come out as complete frames, through the
 //! same decode → handle → encode path a connection runs.
 
-use std::net::SocketAddr;
-use std::sync::Arc;
-
 use bytes::{Bytes, BytesMut};
 use cql::frame::request::{Execute, Prepare, Query, QueryParameters, Request, Startup, Value};
 use cql::frame::response::{Response, ResultBody};
 use cql::frame::{encode_request_frame, parse_header, HEADER_LEN};
-use server::node::Node;
-use server::session::Session;
+use server::bench::BenchNode;
 use server::Config;
 use uuid::Uuid;
 
@@ -25,10 +21,8 @@ pub const MAX_FRAME: usize = 16 * 1024 * 1024;
 
 /// An in-memory node with a ready session and the two prepared statement ids.
 pub struct InProcess {
-    /// The node (in-memory store).
-    pub node: Arc<Node>,
-    /// A session past STARTUP.
-    pub session: Arc<Session>,
+    /// The node (in-memory store) with its session past STARTUP.
+    pub node: BenchNode,
     /// The id of [`INSERT_PREPARED`].
     pub insert_id: Bytes,
     /// The id of [`SELECT_POINT`].
@@ -45,12 +39,9 @@ impl InProcess {
             data_dir: None,
             ..Config::default()
         };
-        let node = Arc::new(Node::open(config).expect("in-memory node"));
-        let addr: SocketAddr = "127.0.0.1:9042".parse().expect("an address");
-        let session = Arc::new(Session::new(addr, addr));
+        let node = BenchNode::open(config).expect("in-memory node");
         let mut fixture = InProcess {
             node,
-            session,
             insert_id: Bytes::new(),
             select_id: Bytes::new(),
         };
@@ -97,9 +88,7 @@ impl InProcess {
     pub async fn round_trip(&self, frame: &Bytes) -> BytesMut {
         let header = parse_header(frame).expect("a whole header");
         let body = frame.slice(HEADER_LEN..);
-        server::connection::answer(&self.node, &self.session, &header, body)
-            .await
-            .frame
+        self.node.answer(&header, body).await
     }
 }
 

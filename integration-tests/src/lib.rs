@@ -77,21 +77,21 @@ impl TestServer {
     /// How many stored rows reads have examined since the server started (virtual system
     /// tables are not counted), to check that key-restricted reads stay narrow.
     pub fn rows_read(&self) -> u64 {
-        self.node.store.rows_read()
+        self.node.rows_read()
     }
 
     /// Free slots of the storage writer's bounded queue (all of them once writes settle).
     pub fn write_queue_free(&self) -> usize {
-        self.node.write_queue.available_permits()
+        self.node.write_queue_free()
     }
 
     /// Moves the server's clock forward (TTL expiry, `gc_grace_seconds`) without sleeping.
     pub fn advance_clock(&self, by: Duration) {
-        self.node.clock.advance(by);
+        self.node.advance_clock(by);
     }
 
     /// Runs a purge of every table now, as the background purge does.
-    pub async fn purge(&self) -> server::purge::PurgeReport {
+    pub async fn purge(&self) -> server::PurgeReport {
         let node = self.node.clone();
         tokio::task::spawn_blocking(move || node.purge())
             .await
@@ -103,7 +103,7 @@ impl TestServer {
     /// table's rows become a sorted run (or go into its head when they are few).
     pub async fn flush(&self) {
         let node = self.node.clone();
-        tokio::task::spawn_blocking(move || node.store.flush())
+        tokio::task::spawn_blocking(move || node.flush())
             .await
             .expect("flush task")
             .expect("flush");
@@ -113,7 +113,7 @@ impl TestServer {
     /// asks; how many merges it made.
     pub async fn compact(&self) -> usize {
         let node = self.node.clone();
-        tokio::task::spawn_blocking(move || node.store.compact())
+        tokio::task::spawn_blocking(move || node.compact())
             .await
             .expect("compact task")
             .expect("compact")
@@ -121,17 +121,9 @@ impl TestServer {
 
     /// What table `keyspace.table` holds on disk.
     pub fn table_stats(&self, keyspace: &str, table: &str) -> storage::TableStats {
-        let schema = self.node.schema();
-        let def = schema
-            .catalog
-            .keyspaces
-            .get(keyspace)
-            .and_then(|ks| ks.tables.get(table))
-            .expect("table exists");
         self.node
-            .store
-            .snapshot()
-            .and_then(|s| s.table_stats(def.id))
+            .table_stats(keyspace, table)
+            .expect("table exists")
             .expect("table stats")
     }
 

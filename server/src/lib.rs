@@ -1,74 +1,43 @@
-//! The Cassandra-compatible CQL server.
+//! cqld: a Cassandra-compatible CQL server in one process.
 //!
-//! - [`listener`]: accept loop, connection limit, shutdown fan-out.
-//! - `connection_threads`: one single-threaded runtime per core, holding connections.
-//! - [`connection`]: one task per client socket: reads envelopes, drives their requests,
-//!   writes the answers that are ready together.
-//! - [`tls`]: client-to-server TLS (`client_encryption_options`), rustls.
-//! - [`session`]: per-connection state (STARTUP done, keyspace, compression, events).
-//! - [`handler`]: one module per request opcode; each returns a response value.
-//! - [`clock`]: the node's time: now, write timestamps, a test offset.
-//! - [`node`]: state shared by all connections (storage, schema, prepared cache, clock).
-//! - [`schema`]: the schema snapshot (user catalog plus the virtual system keyspaces).
-//! - [`planner`]: pure, synchronous planning of statements against a schema snapshot.
-//! - [`executor`]: runs plans against storage.
-//! - [`system`]: `system.*`, `system_schema.*` and `system_virtual_schema.*` tables.
-//! - [`vector`]: the HNSW graphs of SAI vector indexes, for approximate vector search.
-//! - [`purge`]: the background purge of expired cells and old tombstones.
-//! - [`describe`]: server-side `DESCRIBE`.
-//! - [`json`]: `SELECT JSON`, `INSERT JSON`, `toJson`/`fromJson` and JSON text per type.
-//! - [`error`]: `CqlError`, the one place that picks CQL error codes.
-//! - [`metrics`]: request, error, connection and row counters; the `/metrics` endpoint.
-//! - [`spawn`](spawn()): a server on the caller's tokio runtime (tests): any free port, in
-//!   memory, its address known.
+//! A request's path, folder by folder (`docs/architecture.md` draws it):
+//! - `transport/`: the listener, the connection threads, each connection's framing
+//!   (envelopes, v5 segments, compression), TLS, in-flight limits, the session it carries.
+//! - `handler/`: one module per request opcode (STARTUP, AUTH_RESPONSE, QUERY, PREPARE,
+//!   EXECUTE, BATCH, REGISTER, OPTIONS); `auth/` checks who a client is and what it may do.
+//! - `planner/`: pure, synchronous planning of a statement against a schema snapshot, by
+//!   family: `select/`, `modify/`, `ddl/`, `access/`, and `common/` (restrictions, bind
+//!   markers) they share.
+//! - `executor/`: runs plans against storage: `read/`, `write/`, `schema/`, `access/`.
+//! - `eval/`: values, literals, functions, JSON and dates; `schema/`: the schema snapshot
+//!   and table definitions; `system/`: the virtual `system*` tables; `describe/`: DESCRIBE;
+//!   `vector/`: the HNSW graphs of vector indexes.
+//! - `node/`: what all connections share (storage, schema, prepared statements, the clock,
+//!   the background purge); `telemetry/`: metrics, tracing, warnings; `guardrails/`:
+//!   Cassandra's guardrails; `error/`: `CqlError`, the one place that picks error codes.
+//!
+//! An embedder needs [`run`] or [`serve_node`] (or [`spawn`] for a test server), a
+//! [`Config`] and the [`Node`] handle.
 
-mod answer;
-pub(crate) mod auth;
-pub(crate) mod authz;
-pub(crate) mod clients;
-pub(crate) mod clock;
-pub(crate) mod commit_failure;
+#[cfg(feature = "bench-internals")]
+pub mod bench;
 pub mod config;
-pub mod connection;
-mod connection_threads;
-pub(crate) mod consistency;
-pub(crate) mod datetime;
+
+pub(crate) mod auth;
 pub(crate) mod describe;
-mod describe_internals;
-mod describe_table;
-mod describe_text;
-mod describe_view;
-mod envelope;
 pub(crate) mod error;
+pub(crate) mod eval;
 pub(crate) mod executor;
-mod framing;
-pub(crate) mod functions;
-pub mod guardrails;
-pub mod handler;
-pub(crate) mod hot_partitions;
-pub(crate) mod inflight;
-pub(crate) mod java_text;
-pub(crate) mod json;
-pub(crate) mod listener;
-pub(crate) mod literals;
-pub mod metrics;
-pub mod node;
-pub mod planner;
-pub(crate) mod prepared;
-pub(crate) mod prometheus;
-pub mod purge;
-mod redact;
+pub(crate) mod guardrails;
+pub(crate) mod handler;
+pub(crate) mod node;
+pub(crate) mod planner;
 pub(crate) mod schema;
-pub mod session;
-pub(crate) mod shutdown;
 mod spawn;
 pub(crate) mod system;
-pub(crate) mod table_def;
-pub mod tls;
-pub(crate) mod trace;
-pub(crate) mod values;
+pub(crate) mod telemetry;
+pub(crate) mod transport;
 pub(crate) mod vector;
-pub(crate) mod warnings;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -76,8 +45,19 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 pub use config::Config;
+pub use node::purge::PurgeReport;
 pub use node::Node;
 pub use spawn::{spawn, SpawnedServer};
+pub use transport::tls::TlsError;
+
+/// Checks the client TLS key material `config` names (`client_encryption_options`), so that
+/// a start can be refused before any port is bound.
+///
+/// # Errors
+/// A keystore or truststore cannot be read or does not hold what TLS needs.
+pub fn check_client_tls(config: &Config) -> Result<(), TlsError> {
+    transport::tls::load(&config.client_encryption).map(|_| ())
+}
 
 /// What `cqld --version` prints after the name: this build's version and the Cassandra it
 /// answers as (the `release_version` and `cql_version` clients read from `system.local`).
@@ -101,6 +81,8 @@ pub enum ServerError {
     DataDir(String),
     #[error("invalid configuration: {0}")]
     Config(String),
+    #[error("invalid configuration: {0}")]
+    Tls(#[from] TlsError),
     #[error("cannot create the default role: {0}")]
     DefaultRole(String),
     #[error("the server's task failed: {0}")]
@@ -131,11 +113,11 @@ pub async fn serve_node(
     node: Arc<Node>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    executor::roles::ensure_default_role(&node)
+    executor::access::roles::ensure_default_role(&node)
         .await
         .map_err(|err| ServerError::DefaultRole(err.to_string()))?;
     if let Some(every) = node.config.purge_interval {
-        purge::spawn_periodic(&node, every);
+        node::purge::spawn_periodic(&node, every);
     }
     let metrics = match node.config.metrics_address {
         Some(address) => Some(serve_metrics(address, &node).await?),
@@ -149,7 +131,7 @@ pub async fn serve_node(
             () = node.transports.wait_stopped() => {}
         }
     };
-    let result = listener::serve(listener, node.clone(), stopping).await;
+    let result = transport::listener::serve(listener, node.clone(), stopping).await;
     if !signalled && node.transports.stopped() {
         // Cassandra's `stop`: no client is served, the process stays up to be looked at.
         tracing::warn!(
@@ -174,7 +156,7 @@ async fn serve_metrics(
         .map_err(|err| ServerError::Config(format!("metrics_address {address}: {err}")))?;
     let bound = listener.local_addr()?;
     tracing::info!(address = %bound, "serving metrics at /metrics");
-    Ok(tokio::spawn(prometheus::http::serve(
+    Ok(tokio::spawn(telemetry::prometheus::http::serve(
         listener,
         node.clone(),
     )))

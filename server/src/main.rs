@@ -187,7 +187,7 @@ fn main() -> ExitCode {
     }
     log_startup(&config, &ignored);
     // The key material is checked before the port is bound (the listener loads it again).
-    if let Err(err) = server::tls::load(&config.client_encryption) {
+    if let Err(err) = server::check_client_tls(&config) {
         return refuse("invalid configuration", &err);
     }
     // The listener and the background tasks; connections run on threads of their own

@@ -156,7 +156,7 @@ async fn past_the_in_flight_limit_other_clients_are_slowed_not_refused() {
 /// threshold, with Cassandra's messages.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_guardrails_warn_and_refuse_as_cassandra() {
-    use server::guardrails::Threshold;
+    use server::config::Threshold;
     let config = Config {
         partition_keys_in_select: Threshold { warn: 2, fail: 3 },
         in_select_cartesian_product: Threshold { warn: -1, fail: 4 },

@@ -4,7 +4,7 @@
 
 use integration_tests::{query_error, session_in, TestServer};
 use scylla::client::session::Session;
-use server::guardrails::Threshold;
+use server::config::Threshold;
 use server::Config;
 
 const OFF: Threshold = Threshold::DISABLED;

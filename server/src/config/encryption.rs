@@ -1,5 +1,5 @@
 //! `client_encryption_options`: client-to-server TLS as Cassandra 5.0 configures it, read into
-//! [`ClientEncryption`]. Only the settings are read here; `crate::tls` loads the PEM files
+//! [`ClientEncryption`]. Only the settings are read here; `crate::transport::tls` loads the PEM files
 //! when the server starts.
 //!
 //! As in Cassandra's `EncryptionOptions.applyConfig`, the policy is `optional` when

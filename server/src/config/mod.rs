@@ -12,6 +12,7 @@ mod known;
 mod read_thresholds;
 mod yaml;
 
+pub use crate::guardrails::Threshold;
 pub use encryption::{ClientAuth, ClientEncryption, PemSource, Secret, TlsPolicy, TlsVersion};
 pub use read_thresholds::ReadThresholds;
 
@@ -20,8 +21,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use storage::SyncMode;
-
-use crate::guardrails::Threshold;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone)]
@@ -112,7 +111,7 @@ pub struct Config {
     /// by the purge pass, Cassandra's compaction, and logged.
     pub partition_size: Threshold,
     /// `hot_partition_window` (ours): a table's partition writes per hot-partition window;
-    /// 0 turns the hot-partition warning off (see `crate::hot_partitions`).
+    /// 0 turns the hot-partition warning off (see `crate::telemetry::hot_partitions`).
     pub hot_partition_window: u64,
     /// `hot_partition_warn_share` (ours): the share of a window past which a partition's
     /// writes get a warning; outside (0, 1] it is off.

@@ -1,5 +1,5 @@
 //! The read thresholds' settings (Cassandra's `tombstone_*_threshold` and our filtering
-//! warning); `crate::executor::read_thresholds` applies them to reads.
+//! warning); `crate::executor::read::thresholds` applies them to reads.
 
 /// The thresholds, from the configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 
 /// Role and permission management (CREATE ROLE, GRANT, LIST ...) that cannot be done.
 #[derive(Debug, thiserror::Error)]
-pub enum AccessError {
+pub(crate) enum AccessError {
     #[error("{role} doesn't exist")]
     RoleNotFound { role: String },
     #[error("{role} already exists")]

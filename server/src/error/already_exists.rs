@@ -3,7 +3,7 @@
 
 /// CREATE of something that exists (`AlreadyExistsException`).
 #[derive(Debug, thiserror::Error)]
-pub enum AlreadyExists {
+pub(crate) enum AlreadyExists {
     /// CREATE KEYSPACE of an existing keyspace.
     #[error("Cannot add existing keyspace \"{keyspace}\"")]
     Keyspace { keyspace: String },

@@ -5,7 +5,7 @@
 
 /// Authentication that failed (code 0x0100).
 #[derive(Debug, thiserror::Error)]
-pub enum CredentialsError {
+pub(crate) enum CredentialsError {
     /// A SASL PLAIN token without a password.
     #[error("Password must not be null")]
     NullPassword,

@@ -7,7 +7,7 @@ use cql::types::{maybe_quote, ColumnType};
 
 /// Keyspace and table DDL (CREATE, ALTER, DROP) that breaks Cassandra's rules.
 #[derive(Debug, thiserror::Error)]
-pub enum DdlError {
+pub(crate) enum DdlError {
     // Names and the statements themselves.
     /// A CREATE KEYSPACE name that is empty, too long or not alphanumeric-underscore.
     #[error("Keyspace name must not be empty, more than {max_length} characters long, or contain non-alphanumeric-underscore characters (got '{keyspace}')")]

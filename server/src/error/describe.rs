@@ -5,7 +5,7 @@
 
 /// DESCRIBE of something the schema does not have.
 #[derive(Debug, thiserror::Error)]
-pub enum DescribeError {
+pub(crate) enum DescribeError {
     /// A name the keyspace has no element (index, function, aggregate...) for.
     #[error("'{name}' not found in keyspace '{keyspace}'")]
     NotFoundInKeyspace { name: String, keyspace: String },

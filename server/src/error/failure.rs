@@ -9,7 +9,7 @@ use super::ValueError;
 /// A native function that failed while executing (`FunctionExecutionException`). Every
 /// native function lives in keyspace `system`.
 #[derive(Debug, thiserror::Error)]
-pub enum FunctionFailure {
+pub(crate) enum FunctionFailure {
     /// `fromJson` of text that is not JSON; `cause` is the JSON parser's account.
     #[error("execution of 'system.fromjson[text]' failed: Could not decode JSON string '{text}': {cause}")]
     FromJsonSyntax { text: String, cause: String },
@@ -60,7 +60,7 @@ const READ_TOO_MANY_TOMBSTONES: u16 = 1;
 
 /// A read that failed on this node (`ReadFailureException`).
 #[derive(Debug, thiserror::Error)]
-pub enum ReadFailure {
+pub(crate) enum ReadFailure {
     /// A scan passed `tombstone_failure_threshold`; `node` is this node's address as the
     /// message names it, `consistency` the request's.
     #[error(

@@ -8,7 +8,7 @@ use cql::types::ColumnType;
 
 /// Function calls Cassandra refuses before running them: unknown functions, argument counts and types.
 #[derive(Debug, thiserror::Error)]
-pub enum FunctionError {
+pub(crate) enum FunctionError {
     /// No native function has the name.
     #[error("Unknown function {function} called")]
     UnknownFunction { function: String },

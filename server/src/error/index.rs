@@ -8,7 +8,7 @@ use storage::IndexTargetKind;
 
 /// CREATE and DROP INDEX (secondary, SAI, vector) that break Cassandra's rules.
 #[derive(Debug, thiserror::Error)]
-pub enum IndexError {
+pub(crate) enum IndexError {
     /// `USING 'org.apache.cassandra.index.sasi.SASIIndex'`.
     #[error("SASI indexes are disabled. Enable in cassandra.yaml to use.")]
     SasiDisabled,

@@ -9,7 +9,7 @@ use tokio::task::JoinError;
 
 /// A failure that is the server's, not the request's.
 #[derive(Debug, thiserror::Error)]
-pub enum InternalError {
+pub(crate) enum InternalError {
     /// Storage failed (every `StorageError` but a key the request gave that cannot be
     /// encoded, which is the request's fault). Boxed: redb's errors are large.
     #[error("storage error: {0}")]

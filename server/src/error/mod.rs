@@ -67,7 +67,7 @@ use storage::StorageError;
 
 /// A request failure, shaped by what the client must be told.
 #[derive(Debug, thiserror::Error)]
-pub enum CqlError {
+pub(crate) enum CqlError {
     /// Framing, version or message-order fault (0x000A).
     #[error(transparent)]
     Protocol(#[from] ProtocolError),
@@ -157,7 +157,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 
 impl CqlError {
     /// The wire form of this error: code, message and the code's extra fields.
-    pub fn error_body(&self) -> ErrorBody {
+    pub(crate) fn error_body(&self) -> ErrorBody {
         let message = self.to_string();
         let (code, extra) = match self {
             CqlError::Protocol(_) => (error_code::PROTOCOL_ERROR, ErrorExtra::None),

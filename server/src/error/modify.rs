@@ -8,7 +8,7 @@ use cql::types::ColumnType;
 
 /// INSERT, UPDATE, DELETE and BATCH that break Cassandra's rules: operations, conditions, counters, keys.
 #[derive(Debug, thiserror::Error)]
-pub enum ModifyError {
+pub(crate) enum ModifyError {
     // --- What a write may target and how it names its columns ---
     #[error("Cannot directly modify a materialized view")]
     MaterializedView,

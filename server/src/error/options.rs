@@ -5,7 +5,7 @@
 
 /// DDL options Cassandra refuses as configuration errors (code 0x2300): replication, compaction, compression, table properties.
 #[derive(Debug, thiserror::Error)]
-pub enum OptionsError {
+pub(crate) enum OptionsError {
     // Keyspace replication.
     /// CREATE KEYSPACE without `replication`.
     #[error("Missing mandatory option 'replication'")]

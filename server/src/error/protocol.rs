@@ -10,7 +10,7 @@ use cql::frame::{self, FrameError, ProtocolVersion};
 
 /// A framing, version or message-order fault.
 #[derive(Debug, thiserror::Error)]
-pub enum ProtocolError {
+pub(crate) enum ProtocolError {
     /// A version byte this server does not speak (the header may be shorter than ours).
     #[error("{}", frame::unsupported_version_message(*.version))]
     UnsupportedVersion { version: u8 },

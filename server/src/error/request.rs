@@ -6,7 +6,7 @@
 
 /// A request whose parts do not fit together.
 #[derive(Debug, thiserror::Error)]
-pub enum RequestError {
+pub(crate) enum RequestError {
     /// A different number of values than the statement has bind markers.
     #[error("There were {markers} markers(?) in CQL but {values} bound variables")]
     ValueCount { markers: usize, values: usize },

@@ -10,7 +10,7 @@ use storage::index::AnalyzerOptionError;
 
 /// WHERE clauses that break the primary-key rules: partition and clustering restrictions, slices, IN, tokens, filtering.
 #[derive(Debug, thiserror::Error)]
-pub enum RestrictionError {
+pub(crate) enum RestrictionError {
     /// A relation only a materialized view's WHERE takes (`IS NOT NULL`); `relation` as written.
     #[error("Unsupported restriction: {relation}")]
     UnsupportedRestriction { relation: String },

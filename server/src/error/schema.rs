@@ -7,7 +7,7 @@ use cql::types::maybe_quote;
 
 /// Names a statement uses that the schema does not have.
 #[derive(Debug, thiserror::Error)]
-pub enum SchemaError {
+pub(crate) enum SchemaError {
     /// A table named without a keyspace, on a session with no `USE`.
     #[error(
         "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename"

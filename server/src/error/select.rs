@@ -12,7 +12,7 @@ pub(crate) const ALLOW_FILTERING_MESSAGE: &str = "Cannot execute this query as i
 
 /// SELECT clauses Cassandra refuses: selectors, aggregates, GROUP BY, ORDER BY, ANN, LIMIT and paging.
 #[derive(Debug, thiserror::Error)]
-pub enum SelectError {
+pub(crate) enum SelectError {
     // WHERE clauses only a SELECT plan refuses.
     #[error("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")]
     ClusteringContainsWithoutIndex,

@@ -11,7 +11,7 @@ use cql::statement::ParseError;
 
 /// Statement text that does not parse.
 #[derive(Debug, thiserror::Error)]
-pub enum SyntaxError {
+pub(crate) enum SyntaxError {
     /// The parser's own failure (mismatched input, lexer error, nesting too deep, ...).
     #[error("{0}")]
     Parse(ParseError),

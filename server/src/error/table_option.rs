@@ -5,7 +5,7 @@
 
 /// A table option Cassandra refuses as a configuration error.
 #[derive(Debug, thiserror::Error)]
-pub enum TableOptionError {
+pub(crate) enum TableOptionError {
     // Compaction: `CompactionParams.fromMap`/`create`/`validate`.
     /// `CompactionParams.fromMap`.
     #[error("Missing sub-option 'class' for the 'compaction' option")]

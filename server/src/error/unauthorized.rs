@@ -5,7 +5,7 @@
 
 /// A logged-in role lacking a permission (code 0x2100).
 #[derive(Debug, thiserror::Error)]
-pub enum UnauthorizedError {
+pub(crate) enum UnauthorizedError {
     /// A role or permission statement, or a check, on a connection with no role logged in.
     #[error("You have to be logged in and not anonymous to perform this request")]
     Anonymous,

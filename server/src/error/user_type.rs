@@ -8,7 +8,7 @@ use cql::types::maybe_quote;
 
 /// CREATE, ALTER and DROP TYPE that break Cassandra's rules.
 #[derive(Debug, thiserror::Error)]
-pub enum UserTypeError {
+pub(crate) enum UserTypeError {
     #[error("A user type cannot contain counters")]
     CounterField,
     #[error("A user type cannot contain non-frozen UDTs")]

@@ -14,7 +14,7 @@ use cql::types::{ColumnType, CqlValue};
 /// also numbers, dates and durations that functions cannot convert, and consistency levels a
 /// request cannot use.
 #[derive(Debug, thiserror::Error)]
-pub enum ValueError {
+pub(crate) enum ValueError {
     // Constants (`Constants.Literal` and each type's `fromString`).
     /// A constant of a kind (`STRING`, `INTEGER`, ...) the receiving type does not take.
     #[error("Invalid {kind} constant ({text}) for \"{column}\" of type {ty}")]

@@ -8,7 +8,7 @@ use cql::types::{maybe_quote, ColumnType};
 
 /// Materialized-view DDL that breaks Cassandra's rules.
 #[derive(Debug, thiserror::Error)]
-pub enum ViewError {
+pub(crate) enum ViewError {
     #[error("Duplicate column '{column}' in CLUSTERING ORDER BY clause for view '{view}'")]
     DuplicateClusteringOrder { column: String, view: String },
     #[error("Cannot create a materialized view on a table in a different keyspace")]

@@ -9,15 +9,16 @@ use bytes::Bytes;
 use cql::frame::response::{ResultBody, ResultMetadata, Rows};
 use cql::statement::ast::{Explain, Statement};
 
-use super::read_stats::ReadStats;
-use super::{execute_modification, keys, not_planned, select, ExecOptions, Planning};
+use super::read::select;
+use super::read::stats::ReadStats;
+use super::{execute_modification, keys, not_planned, ExecOptions, Planning};
 use crate::error::CqlResult;
+use crate::eval::values::EvalContext;
 use crate::node::Node;
 use crate::planner::explain::{columns, describe};
 use crate::planner::modify::ModifyPlan;
 use crate::planner::plan::StatementPlan;
-use crate::session::Session;
-use crate::values::EvalContext;
+use crate::transport::session::Session;
 
 /// Runs `EXPLAIN [ANALYZE] statement`.
 pub(super) async fn execute(
@@ -38,7 +39,7 @@ pub(super) async fn execute(
         let started = Instant::now();
         let (stats, more) = match (&*inner, &explain.statement) {
             (StatementPlan::Select(plan), Statement::Select(statement)) => {
-                crate::consistency::check_read(options.consistency)?;
+                crate::executor::consistency::check_read(options.consistency)?;
                 let plan = plan.clone();
                 let (result, stats) =
                     select::execute(node, session, schema, plan, options, &ctx, statement).await?;

@@ -7,8 +7,8 @@ use cql::types::{codec, ordering, ColumnType, CqlValue};
 use storage::{PartitionKey, TableDef};
 
 use crate::error::{CqlResult, RestrictionError};
+use crate::eval::values::{evaluate, EvalContext, Evaluated, Receiver};
 use crate::planner::ValueSet;
-use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// Evaluates an `=`/`IN` set for key column `column` of a read into its distinct values.
 /// As in Cassandra, only the partition key is held to the 64 KiB key limit, whole (in
@@ -96,7 +96,7 @@ pub(crate) fn filter_values(
     col: &storage::ColumnDef,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<Vec<Bytes>> {
-    let one = |term: &Term| super::index_scan::operand(term, &col.name, &col.ty, ctx);
+    let one = |term: &Term| super::read::index_scan::operand(term, &col.name, &col.ty, ctx);
     match set {
         ValueSet::Eq(term) => Ok(vec![one(term)?]),
         ValueSet::In(InValues::List(terms)) => terms.iter().map(one).collect(),

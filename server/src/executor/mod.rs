@@ -1,53 +1,17 @@
 //! Statement execution: dispatches a parsed statement to its executor and returns the RESULT
 //! body (plus any warnings).
 
-mod access_catalog;
-mod aggregate;
-mod ann_graph;
-mod ann_rank;
-mod batch_exec;
-mod batch_rules;
-mod batch_size;
-pub(crate) mod cas;
-mod clustering;
-mod collection_filter;
-mod conditions;
-mod counters;
-pub(crate) mod ddl;
-#[cfg(test)]
-mod ddl_tests;
-mod elements;
-mod explain;
-mod index_limits;
-mod index_scan;
-mod keys;
-pub(crate) mod modify;
-#[cfg(test)]
-mod modify_tests;
-mod multicell;
-mod odometer;
-mod operations;
-mod options;
-pub(crate) mod paging;
-mod permissions;
-mod point;
-mod query_text;
-mod read_ranges;
-pub(crate) mod read_stats;
-pub(crate) mod read_thresholds;
-pub(crate) mod roles;
-pub(crate) mod row;
-pub(crate) mod sai_filter;
-mod scalar;
-pub(crate) mod select;
-mod shaping;
-pub(crate) mod source;
-mod statics;
-mod virtual_read;
-mod write_guards;
-mod write_now;
+pub(crate) mod access;
+pub(crate) mod consistency;
+pub(crate) mod read;
+pub(crate) mod schema;
+pub(crate) mod write;
 
-pub(crate) use write_now::{write_now, WriteBegun};
+mod explain;
+mod keys;
+mod options;
+
+pub(crate) use write::now::{write_now, WriteBegun};
 
 use std::sync::Arc;
 
@@ -59,15 +23,15 @@ pub(crate) use options::ExecOptions;
 
 use crate::describe;
 use crate::error::{CqlError, CqlResult, InternalError, RequestError, SchemaError};
-use crate::metrics::table_latency::LatencyKind;
+use crate::eval::values::EvalContext;
+use crate::node::prepared::PreparedStatement;
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
 use crate::planner::plan::{plan_statement, StatementPlan};
 use crate::planner::select::SelectPlan;
-use crate::prepared::PreparedStatement;
 use crate::schema::{Schema, TableKind};
-use crate::session::Session;
-use crate::values::EvalContext;
+use crate::telemetry::metrics::table_latency::LatencyKind;
+use crate::transport::session::Session;
 use std::time::Instant;
 
 /// Where the executor gets a statement's plan.
@@ -158,30 +122,30 @@ pub(crate) fn read_one_row_now(
     let Statement::Select(statement) = planning.statement() else {
         return Ok(None);
     };
-    if crate::consistency::is_serial(options.consistency) {
-        // A serial read waits for the lightweight transaction under way (`select::execute`).
+    if crate::executor::consistency::is_serial(options.consistency) {
+        // A serial read waits for the lightweight transaction under way (`read::select::execute`).
         return Ok(None);
     }
     let ctx = EvalContext {
         binds: values,
         now_micros: node.clock.now_micros(),
     };
-    crate::authz::authorize(node, session, planning.statement(), planning.keyspace())?;
+    crate::auth::authorizer::authorize(node, session, planning.statement(), planning.keyspace())?;
     let PlannedRead {
         schema,
         plan,
         timing,
     } = PlannedRead::new(node, &planning, options)?;
-    if plan.table.kind != TableKind::User || !point::names_one_row(&plan, &plan.table.def) {
+    if plan.table.kind != TableKind::User || !read::point::names_one_row(&plan, &plan.table.def) {
         return Ok(None);
     }
-    match select::begin(node, session, &schema, plan, options, &ctx, statement)? {
-        select::Begun::Done(result, _) => {
+    match read::select::begin(node, session, &schema, plan, options, &ctx, statement)? {
+        read::select::Begun::Done(result, _) => {
             timing.record(node);
             Ok(Some(result))
         }
         // Not reached: a one-row read of a user table always runs inline.
-        select::Begun::Blocking(_) => Ok(None),
+        read::select::Begun::Blocking(_) => Ok(None),
     }
 }
 
@@ -196,7 +160,7 @@ struct PlannedRead {
 impl PlannedRead {
     /// Checks the read's consistency level, finds its plan and starts its timing.
     fn new(node: &Node, planning: &Planning<'_>, options: &ExecOptions<'_>) -> CqlResult<Self> {
-        crate::consistency::check_read(options.consistency)?;
+        crate::executor::consistency::check_read(options.consistency)?;
         let (schema, plan) = planning.select(node)?;
         let timing = ReadTiming {
             timed: timed_read(&plan),
@@ -241,7 +205,7 @@ pub(crate) async fn execute(
         now_micros: node.clock.now_micros(),
     };
     let keyspace = planning.keyspace();
-    crate::authz::authorize(node, session, planning.statement(), keyspace)?;
+    crate::auth::authorizer::authorize(node, session, planning.statement(), keyspace)?;
     match planning.statement() {
         Statement::Select(statement) => {
             let PlannedRead {
@@ -250,7 +214,8 @@ pub(crate) async fn execute(
                 timing,
             } = PlannedRead::new(node, &planning, options)?;
             let (result, _) =
-                select::execute(node, session, schema, plan, options, &ctx, statement).await?;
+                read::select::execute(node, session, schema, plan, options, &ctx, statement)
+                    .await?;
             timing.record(node);
             Ok(result)
         }
@@ -258,13 +223,13 @@ pub(crate) async fn execute(
             let plan = planning.modification(node)?;
             let started = Instant::now();
             let result = execute_modification(node, &plan, options, ctx).await?;
-            write_now::record_write_latency(node, plan.table.def.id, started);
+            write::now::record_write_latency(node, plan.table.def.id, started);
             Ok(result)
         }
         // Rare paths are boxed so they do not size every request's future.
         Statement::Batch(batch) => Box::pin(query_batch(node, batch, keyspace, options, ctx)).await,
         Statement::Use(ident) => use_keyspace(node, session, &ident.name),
-        Statement::Truncate(name) => Box::pin(ddl::truncate(node, name, keyspace)).await,
+        Statement::Truncate(name) => Box::pin(schema::truncate(node, name, keyspace)).await,
         Statement::Describe(describe) => {
             let schema = node.schema();
             describe::execute(&schema, describe, keyspace)
@@ -275,12 +240,17 @@ pub(crate) async fn execute(
             ))
             .await
         }
-        Statement::Role(statement) => Box::pin(roles::execute(node, session, statement)).await,
+        Statement::Role(statement) => {
+            Box::pin(access::roles::execute(node, session, statement)).await
+        }
         Statement::Disabled(_) => {
-            Box::pin(ddl::execute(node, planning.statement(), keyspace)).await
+            Box::pin(schema::execute(node, planning.statement(), keyspace)).await
         }
         Statement::Permission(statement) => {
-            Box::pin(permissions::execute(node, session, statement, keyspace)).await
+            Box::pin(access::permissions::execute(
+                node, session, statement, keyspace,
+            ))
+            .await
         }
         statement @ (Statement::CreateKeyspace(_)
         | Statement::AlterKeyspace(_)
@@ -309,15 +279,15 @@ async fn query_batch(
     options: &ExecOptions<'_>,
     ctx: EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
-    let header = batch_exec::BatchHeader {
+    let header = write::batch::BatchHeader {
         kind: batch.kind,
         using: &batch.using,
         ctx,
     };
-    let entries: Vec<batch_exec::Entry<'_>> = batch
+    let entries: Vec<write::batch::Entry<'_>> = batch
         .statements
         .iter()
-        .map(|statement| batch_exec::Entry {
+        .map(|statement| write::batch::Entry {
             planning: Planning::Now {
                 statement,
                 keyspace,
@@ -347,9 +317,12 @@ async fn schema_change(
     statement: &Statement,
     keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
-    let result = ddl::execute(node, statement, keyspace).await?;
+    let result = schema::execute(node, statement, keyspace).await?;
     if let Some(created) = created_resource(statement, keyspace) {
-        Box::pin(permissions::grant_to_creator(node, session, created)).await?;
+        Box::pin(access::permissions::grant_to_creator(
+            node, session, created,
+        ))
+        .await?;
     }
     Ok(result)
 }
@@ -371,8 +344,8 @@ fn timed_read(plan: &SelectPlan) -> Option<(uuid::Uuid, LatencyKind)> {
 fn created_resource(
     statement: &Statement,
     keyspace: Option<&str>,
-) -> Option<crate::authz::Resource> {
-    use crate::authz::Resource;
+) -> Option<crate::auth::authorizer::Resource> {
+    use crate::auth::authorizer::Resource;
     match statement {
         Statement::CreateKeyspace(s) => Some(Resource::Keyspace(s.name.name.clone())),
         Statement::CreateTable(s) => {
@@ -391,16 +364,19 @@ async fn execute_modification(
     ctx: EvalContext<'_>,
 ) -> CqlResult<ResultBody> {
     if plan.conditions.is_some() {
-        let item = cas::CasItem { plan, ctx };
-        return Box::pin(cas::execute(node, &[item], options, false)).await;
+        let item = write::cas::CasItem { plan, ctx };
+        return Box::pin(write::cas::execute(node, &[item], options, false)).await;
     }
     // Cassandra checks counter writes instead of, not on top of, other writes.
-    if crate::planner::counters::is_counter_table(&plan.table.def) {
-        crate::consistency::check_counter_write(options.consistency, &plan.table.def.name)?;
+    if crate::planner::modify::counters::is_counter_table(&plan.table.def) {
+        crate::executor::consistency::check_counter_write(
+            options.consistency,
+            &plan.table.def.name,
+        )?;
     } else {
-        cas::check_write_consistency(options)?;
+        write::cas::check_write_consistency(options)?;
     }
-    modify::execute(node, plan, options, &ctx).await?;
+    write::modify::execute(node, plan, options, &ctx).await?;
     Ok(ResultBody::Void)
 }
 
@@ -422,7 +398,7 @@ pub(crate) async fn execute_batch(
     options: &ExecOptions<'_>,
 ) -> CqlResult<ResultBody> {
     let now = node.clock.now_micros();
-    let header = batch_exec::BatchHeader {
+    let header = write::batch::BatchHeader {
         kind,
         using: &UsingClause::default(),
         ctx: EvalContext {
@@ -430,9 +406,9 @@ pub(crate) async fn execute_batch(
             now_micros: now,
         },
     };
-    let entries: Vec<batch_exec::Entry<'_>> = items
+    let entries: Vec<write::batch::Entry<'_>> = items
         .iter()
-        .map(|item| batch_exec::Entry {
+        .map(|item| write::batch::Entry {
             planning: match &item.prepared {
                 Some(prepared) => Planning::Prepared(prepared),
                 None => Planning::Now {
@@ -452,12 +428,12 @@ pub(crate) async fn execute_batch(
 /// Runs a batch, timed as one write of each table it writes (`local_write_latency`).
 async fn run_timed_batch(
     node: &Arc<Node>,
-    header: &batch_exec::BatchHeader<'_>,
-    entries: &[batch_exec::Entry<'_>],
+    header: &write::batch::BatchHeader<'_>,
+    entries: &[write::batch::Entry<'_>],
     options: &ExecOptions<'_>,
 ) -> CqlResult<ResultBody> {
     let started = Instant::now();
-    let result = batch_exec::run(node, header, entries, options).await?;
+    let result = write::batch::run(node, header, entries, options).await?;
     let elapsed = started.elapsed();
     let schema = node.schema();
     let mut tables: Vec<uuid::Uuid> = entries

@@ -6,7 +6,7 @@
 /// copies no buffer).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ExecOptions<'a> {
-    /// The consistency level, as the protocol's code ([`crate::consistency`]): checked
+    /// The consistency level, as the protocol's code ([`crate::executor::consistency`]): checked
     /// against the kind of statement (reads refuse `ANY`, plain writes the serial levels);
     /// one node honours every accepted level alike.
     pub consistency: u16,
@@ -16,7 +16,7 @@ pub(crate) struct ExecOptions<'a> {
     /// The rows a SELECT answers per page; `None` reads everything in one page (the request
     /// asked no paging, or a page size of zero or less).
     pub page_size: Option<usize>,
-    /// Where the previous page stopped ([`crate::executor::paging::PagingState`]); read
+    /// Where the previous page stopped ([`crate::executor::read::paging::PagingState`]); read
     /// only when the SELECT pages.
     pub paging_state: Option<&'a [u8]>,
     /// Rows results are sent without their column specs (the client holds them).

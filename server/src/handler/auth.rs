@@ -8,10 +8,10 @@ use cql::frame::request::AuthResponse;
 use cql::frame::response::Response;
 
 use super::Reply;
-use crate::auth;
+use crate::auth::authenticator;
 use crate::error::{CqlResult, InternalError, ProtocolError};
 use crate::node::Node;
-use crate::session::Session;
+use crate::transport::session::Session;
 
 /// Checks the credentials of an AUTH_RESPONSE.
 pub(super) async fn handle(
@@ -26,12 +26,13 @@ pub(super) async fn handle(
         .into());
     }
     let token = response.token.unwrap_or_default();
-    let (username, password) = auth::decode_plain(&token)?;
+    let (username, password) = authenticator::decode_plain(&token)?;
     let checking = node.clone();
-    let role =
-        tokio::task::spawn_blocking(move || auth::authenticate(&checking, &username, &password))
-            .await
-            .map_err(InternalError::AuthenticationTaskFailed)??;
+    let role = tokio::task::spawn_blocking(move || {
+        authenticator::authenticate(&checking, &username, &password)
+    })
+    .await
+    .map_err(InternalError::AuthenticationTaskFailed)??;
     session.log_in(role);
     Ok(Reply::new(Response::AuthSuccess(None)))
 }

@@ -11,7 +11,7 @@ use super::{check_value_count, Reply};
 use crate::error::{CqlError, CqlResult};
 use crate::executor;
 use crate::node::Node;
-use crate::session::Session;
+use crate::transport::session::Session;
 
 /// Runs a BATCH message.
 pub(super) async fn handle(
@@ -59,7 +59,12 @@ pub(super) async fn handle(
             }
         };
         check_value_count(markers, item.values.len())?;
-        crate::authz::authorize(node, session, &statement, statement_keyspace.as_deref())?;
+        crate::auth::authorizer::authorize(
+            node,
+            session,
+            &statement,
+            statement_keyspace.as_deref(),
+        )?;
         items.push(executor::BatchItem {
             statement,
             values: item.values,

@@ -11,10 +11,10 @@ use cql::statement::ast::Statement;
 use super::{check_value_count, positional_values, Executed, Found, Reply};
 use crate::error::{CqlError, CqlResult};
 use crate::executor;
-use crate::metrics::StatementKind;
+use crate::node::prepared::{result_metadata_id, PreparedStatement};
 use crate::node::Node;
-use crate::prepared::{result_metadata_id, PreparedStatement};
-use crate::session::Session;
+use crate::telemetry::metrics::StatementKind;
+use crate::transport::session::Session;
 
 /// Runs a prepared statement with the plan PREPARE made.
 pub(super) async fn handle(

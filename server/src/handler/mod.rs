@@ -21,15 +21,15 @@ use cql::frame::request::{Execute, QueryParameters, Request, Value};
 use cql::frame::response::Response;
 
 use crate::error::{CqlResult, ProtocolError, RequestError};
-use crate::metrics::StatementKind;
+use crate::node::prepared::PreparedStatement;
 use crate::node::Node;
-use crate::planner::bind::BindInfo;
-use crate::prepared::PreparedStatement;
-use crate::session::Session;
+use crate::planner::common::bind::BindInfo;
+use crate::telemetry::metrics::StatementKind;
+use crate::transport::session::Session;
 
 /// What a handler produced.
 #[derive(Debug)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// The response to send on the request's stream.
     pub response: Response,
     /// Warnings to attach (frame flag 0x08).
@@ -63,7 +63,7 @@ fn opcode_name(request: &Request) -> &'static str {
 }
 
 /// Handles one decoded request; `kind` learns what kind of statement it ran (for metrics).
-pub fn handle<'a>(
+pub(crate) fn handle<'a>(
     node: &'a Arc<Node>,
     session: &'a Arc<Session>,
     request: Request,
@@ -116,12 +116,12 @@ pub(crate) async fn handle_found(
     }
 }
 
-/// Runs a request, attaching the warnings its execution added ([`crate::warnings`]). Not an
+/// Runs a request, attaching the warnings its execution added ([`crate::telemetry::warnings`]). Not an
 /// `async fn`, which would hold a second copy of the request's state.
 fn with_warnings(
     request: impl Future<Output = CqlResult<Reply>>,
 ) -> impl Future<Output = CqlResult<Reply>> {
-    crate::warnings::collect(request).map(|(reply, warnings)| attach(reply, warnings))
+    crate::telemetry::warnings::collect(request).map(|(reply, warnings)| attach(reply, warnings))
 }
 
 /// The prepared statement an EXECUTE names, when [`execute_now`] already looked it up.
@@ -146,8 +146,9 @@ pub(crate) fn execute_now(
     execute: &Execute,
     kind: &mut StatementKind,
 ) -> Executed {
-    let (executed, warnings) =
-        crate::warnings::collect_now(|| execute::handle_now(node, session, execute, kind));
+    let (executed, warnings) = crate::telemetry::warnings::collect_now(|| {
+        execute::handle_now(node, session, execute, kind)
+    });
     match executed {
         Executed::Now(reply) => Executed::Now(attach(reply, warnings)),
         Executed::Writing(begun, _) => Executed::Writing(begun, warnings),

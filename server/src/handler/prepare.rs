@@ -8,12 +8,12 @@ use cql::frame::response::{Prepared, PreparedMetadata, Response, ResultBody, Res
 
 use super::Reply;
 use crate::error::CqlResult;
+use crate::node::prepared::{result_metadata_id, statement_id, PlanCache, PreparedStatement};
 use crate::node::Node;
-use crate::planner::bind_info::bind_info;
+use crate::planner::common::bind_info::bind_info;
 use crate::planner::plan::{plan_statement, StatementPlan};
-use crate::prepared::{result_metadata_id, statement_id, PlanCache, PreparedStatement};
-use crate::session::Session;
-use crate::trace;
+use crate::telemetry::trace;
+use crate::transport::session::Session;
 
 /// The result metadata a statement's execution will return: the columns of a SELECT plan.
 pub(super) fn result_metadata(plan: &StatementPlan) -> ResultMetadata {
@@ -70,7 +70,6 @@ pub(super) fn handle(
         keyspace,
         statement: Arc::new(parsed.statement),
         bind: info,
-        result_metadata: result_metadata.clone(),
         bind_names: parsed
             .bind_names
             .iter()

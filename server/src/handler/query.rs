@@ -9,11 +9,11 @@ use tracing::debug;
 use super::{check_value_count, positional_values, Reply};
 use crate::error::CqlResult;
 use crate::executor;
-use crate::metrics::StatementKind;
 use crate::node::Node;
-use crate::planner::bind_info::bind_info;
-use crate::session::Session;
-use crate::trace;
+use crate::planner::common::bind_info::bind_info;
+use crate::telemetry::metrics::StatementKind;
+use crate::telemetry::trace;
+use crate::transport::session::Session;
 
 /// Runs an unprepared statement.
 pub(super) async fn handle(
@@ -74,7 +74,7 @@ fn shown<'a>(
     parsed: &Result<cql::statement::ParsedStatement, cql::statement::ParseError>,
 ) -> &'a str {
     match parsed {
-        Ok(parsed) if names_roles(&parsed.statement) => crate::redact::HIDDEN_STATEMENT,
+        Ok(parsed) if names_roles(&parsed.statement) => crate::telemetry::redact::HIDDEN_STATEMENT,
         _ => truncate(text),
     }
 }
@@ -90,8 +90,8 @@ fn names_roles(statement: &cql::statement::ast::Statement) -> bool {
 /// The statement text for debug logs, cut to a readable length; a statement that may carry a
 /// password (`CREATE ROLE ... PASSWORD`) is not shown, so secrets never reach the logs.
 pub(super) fn truncate(text: &str) -> &str {
-    if crate::redact::may_carry_password(text) {
-        return crate::redact::HIDDEN_STATEMENT;
+    if crate::telemetry::redact::may_carry_password(text) {
+        return crate::telemetry::redact::HIDDEN_STATEMENT;
     }
     match text.char_indices().nth(200) {
         Some((i, _)) => &text[..i],

@@ -4,7 +4,7 @@ use cql::frame::request::Register;
 use cql::frame::response::Response;
 
 use super::Reply;
-use crate::session::Session;
+use crate::transport::session::Session;
 
 /// Records the event types.
 pub(super) fn handle(session: &Session, register: &Register) -> Reply {

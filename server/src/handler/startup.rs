@@ -8,7 +8,7 @@ use super::Reply;
 use crate::config::Authenticator;
 use crate::error::{CqlResult, ProtocolError};
 use crate::node::Node;
-use crate::session::Session;
+use crate::transport::session::Session;
 
 /// The class name AUTHENTICATE announces for PasswordAuthenticator.
 const PASSWORD_AUTHENTICATOR: &str = "org.apache.cassandra.auth.PasswordAuthenticator";

@@ -10,17 +10,17 @@ use cql::statement::ast::{InValues, Term};
 use cql::types::{maybe_quote, ColumnType};
 use storage::TableDef;
 
-use crate::planner::clustering::{ClusteringPlan, PrefixPart};
-use crate::planner::grouping::Grouping;
+use crate::planner::common::clustering::{ClusteringPlan, PrefixPart};
+use crate::planner::common::token::TokenRange;
 use crate::planner::modify::{ClusteringTuples, ModifyKind, ModifyPlan};
 use crate::planner::plan::StatementPlan;
+use crate::planner::select::grouping::Grouping;
 use crate::planner::select::{PartitionSelection, SelectPlan};
-use crate::planner::token::TokenRange;
 use crate::planner::ValueSet;
 use crate::schema::TableRef;
 
 /// The one `plan` text column of an EXPLAIN result, named after the explained table.
-pub fn columns(table: &TableRef) -> Arc<[ColumnSpec]> {
+pub(crate) fn columns(table: &TableRef) -> Arc<[ColumnSpec]> {
     Arc::from([ColumnSpec {
         keyspace: table.def.keyspace.clone(),
         table: table.def.name.clone(),
@@ -30,7 +30,7 @@ pub fn columns(table: &TableRef) -> Arc<[ColumnSpec]> {
 }
 
 /// The lines of a plan; a statement that is not planned ahead has none.
-pub fn describe(plan: &StatementPlan) -> Vec<String> {
+pub(crate) fn describe(plan: &StatementPlan) -> Vec<String> {
     match plan {
         StatementPlan::Select(plan) => describe_select(plan),
         StatementPlan::Modify(plan) => describe_modify(plan),
@@ -40,7 +40,7 @@ pub fn describe(plan: &StatementPlan) -> Vec<String> {
 }
 
 /// The lines of a SELECT plan.
-pub fn describe_select(plan: &SelectPlan) -> Vec<String> {
+pub(crate) fn describe_select(plan: &SelectPlan) -> Vec<String> {
     let def = &plan.table.def;
     let mut lines = vec![format!(
         "SELECT from {}.{}, primary key {}",
@@ -222,7 +222,7 @@ fn shaping_lines(plan: &SelectPlan) -> Vec<String> {
 }
 
 /// The lines of an INSERT, UPDATE or DELETE plan.
-pub fn describe_modify(plan: &ModifyPlan) -> Vec<String> {
+pub(crate) fn describe_modify(plan: &ModifyPlan) -> Vec<String> {
     let def = &plan.table.def;
     let verb = match plan.kind {
         ModifyKind::Insert => "INSERT into",
@@ -310,7 +310,7 @@ fn clustering_lines(def: &TableDef, plan: &ClusteringPlan) -> Vec<String> {
         lines.push(format!("Clustering prefix: {names} {part}"));
     }
     if let Some(slice) = &plan.slice {
-        let bound = |b: &crate::planner::clustering::SliceBound, lower: bool| {
+        let bound = |b: &crate::planner::common::clustering::SliceBound, lower: bool| {
             let op = match (lower, b.inclusive) {
                 (true, true) => ">=",
                 (true, false) => ">",
@@ -363,8 +363,10 @@ fn prefix_count(plan: &ClusteringPlan) -> Option<usize> {
     plan.prefix.iter().try_fold(1usize, |n, part| match part {
         PrefixPart::Single(set) => Some(n.saturating_mul(set_count(set)?)),
         PrefixPart::Multi { values, .. } => match values {
-            crate::planner::clustering::MultiValues::Tuples(t) => Some(n.saturating_mul(t.len())),
-            crate::planner::clustering::MultiValues::Bind(_) => None,
+            crate::planner::common::clustering::MultiValues::Tuples(t) => {
+                Some(n.saturating_mul(t.len()))
+            }
+            crate::planner::common::clustering::MultiValues::Bind(_) => None,
         },
     })
 }

@@ -4,7 +4,7 @@ use cql::statement::ast::Statement;
 
 use super::*;
 use crate::planner::plan::plan_statement;
-use crate::planner::select_tests::schema;
+use crate::planner::select::tests::schema;
 
 const TABLES: &[&str] = &[
     "CREATE TABLE t (k int, c int, d int, v int, PRIMARY KEY (k, c, d)) WITH CLUSTERING ORDER BY (c DESC, d ASC)",

@@ -1,5 +1,5 @@
 //! `StatementPlan`: what planning makes of one statement against one schema snapshot. PREPARE
-//! makes it once and EXECUTE binds values into it (see [`crate::prepared`]); QUERY makes a
+//! makes it once and EXECUTE binds values into it (see [`crate::node::prepared`]); QUERY makes a
 //! fresh one per request. Statements that are not planned ahead (DDL, `USE`, batches of text)
 //! are `Unplanned` and run from their AST.
 //!
@@ -24,14 +24,14 @@ use std::sync::Arc;
 use cql::statement::ast::Statement;
 
 use crate::error::CqlResult;
-use crate::planner::delete::plan_delete;
+use crate::planner::modify::delete::plan_delete;
 use crate::planner::modify::{plan_insert, plan_update, ModifyPlan};
 use crate::planner::select::{plan_select, SelectPlan};
 use crate::schema::Schema;
 
 /// A planned statement; cheap to clone (the plans are shared).
 #[derive(Debug, Clone)]
-pub enum StatementPlan {
+pub(crate) enum StatementPlan {
     /// A SELECT.
     Select(Arc<SelectPlan>),
     /// An INSERT, UPDATE or DELETE.
@@ -50,7 +50,7 @@ pub enum StatementPlan {
 
 impl StatementPlan {
     /// The table a planned SELECT, INSERT, UPDATE or DELETE addresses.
-    pub fn table(&self) -> Option<&crate::schema::TableRef> {
+    pub(crate) fn table(&self) -> Option<&crate::schema::TableRef> {
         match self {
             StatementPlan::Select(plan) => Some(&plan.table),
             StatementPlan::Modify(plan) => Some(&plan.table),
@@ -64,7 +64,7 @@ impl StatementPlan {
 ///
 /// # Errors
 /// Unknown keyspaces, tables or columns, and refused restrictions or operations.
-pub fn plan_statement(
+pub(crate) fn plan_statement(
     schema: &Schema,
     statement: &Statement,
     keyspace: Option<&str>,

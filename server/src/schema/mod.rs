@@ -3,6 +3,8 @@
 //! snapshot and the node state). Requests take an `Arc<Schema>` and never see a half-applied
 //! schema change.
 
+pub(crate) mod table_def;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -14,7 +16,7 @@ pub(crate) mod system_keyspaces;
 
 /// Where a table's rows come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TableKind {
+pub(crate) enum TableKind {
     /// Rows stored in redb.
     User,
     /// Rows generated from the schema and node state (`system*` keyspaces).
@@ -23,7 +25,7 @@ pub enum TableKind {
 
 /// A resolved table.
 #[derive(Debug, Clone)]
-pub struct TableRef {
+pub(crate) struct TableRef {
     /// The table's definition.
     pub def: Arc<TableDef>,
     /// Where its rows live.
@@ -32,7 +34,7 @@ pub struct TableRef {
 
 /// A schema snapshot.
 #[derive(Debug)]
-pub struct Schema {
+pub(crate) struct Schema {
     /// User keyspaces and tables, as persisted.
     pub catalog: Catalog,
     /// `system.local.schema_version`: a digest of the whole schema, so it changes with every
@@ -53,13 +55,13 @@ pub(crate) fn is_system_keyspace(name: &str) -> bool {
 
 impl Schema {
     /// Builds a snapshot over `catalog`.
-    pub fn new(catalog: Catalog) -> Schema {
+    pub(crate) fn new(catalog: Catalog) -> Schema {
         let version = digest(&catalog);
         Schema { catalog, version }
     }
 
     /// A keyspace by exact name, user or system.
-    pub fn keyspace(&self, name: &str) -> Option<&KeyspaceDef> {
+    pub(crate) fn keyspace(&self, name: &str) -> Option<&KeyspaceDef> {
         self.catalog
             .keyspaces
             .get(name)
@@ -67,7 +69,7 @@ impl Schema {
     }
 
     /// A table by exact keyspace and table name.
-    pub fn table(&self, keyspace: &str, table: &str) -> Option<TableRef> {
+    pub(crate) fn table(&self, keyspace: &str, table: &str) -> Option<TableRef> {
         if let Some(ks) = self.catalog.keyspaces.get(keyspace) {
             return ks.tables.get(table).map(|def| TableRef {
                 def: def.clone(),
@@ -85,14 +87,14 @@ impl Schema {
     }
 
     /// Every keyspace, system ones first (as Cassandra lists them), then user ones by name.
-    pub fn all_keyspaces(&self) -> impl Iterator<Item = &KeyspaceDef> {
+    pub(crate) fn all_keyspaces(&self) -> impl Iterator<Item = &KeyspaceDef> {
         system_keyspaces()
             .values()
             .chain(self.catalog.keyspaces.values())
     }
 
     /// User keyspaces only.
-    pub fn user_keyspaces(&self) -> impl Iterator<Item = &KeyspaceDef> {
+    pub(crate) fn user_keyspaces(&self) -> impl Iterator<Item = &KeyspaceDef> {
         self.catalog.keyspaces.values()
     }
 }
@@ -169,7 +171,7 @@ mod tests {
     #[test]
     fn version_changes_with_indexes_and_types() {
         let base =
-            crate::planner::select_tests::schema(&["CREATE TABLE t (k int PRIMARY KEY, v int)"]);
+            crate::planner::select::tests::schema(&["CREATE TABLE t (k int PRIMARY KEY, v int)"]);
         let mut catalog = base.catalog.clone();
         let ks = catalog.keyspaces.get_mut("ks").expect("ks");
         let mut table = storage::TableDef::clone(&ks.tables["t"]);

@@ -9,7 +9,7 @@ use md5::{Digest, Md5};
 use storage::KeyspaceDef;
 use uuid::Uuid;
 
-use crate::table_def::create_table_def;
+use crate::schema::table_def::create_table_def;
 
 /// Keyspaces that live only in `system_virtual_schema` (not in `system_schema.keyspaces`).
 pub(crate) const VIRTUAL_KEYSPACES: &[&str] = &["system_virtual_schema", "system_views"];
@@ -192,7 +192,7 @@ fn keyspace(name: &str, replication: &[(&str, &str)], tables: &[String]) -> Keys
             panic!("invalid system table definition: {text}");
         };
         let table = stmt.name.name.name.clone();
-        let scope = crate::table_def::types::TypeScope {
+        let scope = crate::schema::table_def::types::TypeScope {
             keyspace: name,
             types: &BTreeMap::new(),
         };

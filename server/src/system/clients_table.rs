@@ -6,7 +6,7 @@ use cql::types::CqlValue;
 
 use super::{bigint, text, NamedRow};
 use crate::node::Node;
-use crate::session::Session;
+use crate::transport::session::Session;
 
 /// The rows of the open connections.
 pub(crate) fn rows(node: &Node) -> Vec<NamedRow> {

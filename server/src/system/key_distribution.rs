@@ -11,9 +11,9 @@ use storage::{Snapshot, TableDef};
 
 use super::NamedRow;
 use crate::error::CqlResult;
-use crate::hot_partitions::key_text;
 use crate::node::Node;
 use crate::schema::Schema;
+use crate::telemetry::hot_partitions::key_text;
 
 /// Partitions listed as the largest, by rows and by bytes.
 const LARGEST: usize = 3;

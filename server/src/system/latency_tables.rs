@@ -1,13 +1,13 @@
 //! `system_views.local_read_latency`, `local_scan_latency` and `local_write_latency`: per user
 //! table, the operations timed since the start with their count, longest, median, 99th
-//! percentile and rate, as Cassandra 5.0 shows them (`crate::metrics::table_latency`).
+//! percentile and rate, as Cassandra 5.0 shows them (`crate::telemetry::metrics::table_latency`).
 
 use cql::types::CqlValue;
 
 use super::{bigint, text, NamedRow};
-use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::schema::Schema;
+use crate::telemetry::metrics::table_latency::LatencyKind;
 
 /// One row per user table.
 pub(crate) fn rows(node: &Node, schema: &Schema, kind: LatencyKind) -> Vec<NamedRow> {

@@ -4,8 +4,8 @@ use cql::types::CqlValue;
 
 use crate::node::Node;
 use crate::schema::Schema;
-use crate::session::Session;
 use crate::system::{text, NamedRow};
+use crate::transport::session::Session;
 
 /// The version reported to clients: `5.0.0` keeps cqlsh 6.2 free of its version warning and
 /// selects the drivers' Cassandra 4+ code paths (server-side DESCRIBE, virtual schema).

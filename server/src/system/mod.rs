@@ -18,10 +18,10 @@ use cql::types::{codec, CqlValue};
 use storage::{Cell, CellValue, Liveness, StoredRow, TableDef};
 
 use crate::error::CqlResult;
-use crate::metrics::table_latency::LatencyKind;
 use crate::node::Node;
 use crate::schema::Schema;
-use crate::session::Session;
+use crate::telemetry::metrics::table_latency::LatencyKind;
+use crate::transport::session::Session;
 
 /// One generated row: values by column name (missing columns are null).
 pub(crate) type NamedRow = Vec<(&'static str, Option<CqlValue>)>;

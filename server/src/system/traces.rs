@@ -7,7 +7,7 @@ use cql::types::CqlValue;
 use uuid::Uuid;
 
 use super::{text, NamedRow};
-use crate::trace::{Event, SessionRow, TraceLog, INTERNODE_PORT};
+use crate::telemetry::trace::{Event, SessionRow, TraceLog, INTERNODE_PORT};
 
 /// The rows of `system_traces.<table>`.
 pub(crate) fn rows(log: &TraceLog, table: &str, source: IpAddr) -> Vec<NamedRow> {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use storage::StorageError;
 
-use crate::functions::vector_fcts::{floats, Similarity};
+use crate::eval::functions::vector_fcts::{floats, Similarity};
 use crate::vector::hnsw::{Hnsw, Metric, Params};
 
 /// The graph of one vector index.

@@ -12,7 +12,8 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::links::Links;
-use super::quantized::{self, Codes};
+use super::quantized;
+use super::quantized::Codes;
 
 /// How two vectors are compared inside the graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -32,8 +32,8 @@ use tracing::{debug, info, warn};
 use uuid::Uuid;
 
 use crate::error::CqlResult;
-use crate::functions::vector_fcts::Similarity;
-use crate::planner::sai_options;
+use crate::eval::functions::vector_fcts::Similarity;
+use crate::planner::ddl::sai_options;
 use graph::IndexGraph;
 
 /// Indexes with at most this many entries are built by the query that needs them.
@@ -93,7 +93,7 @@ type SharedSlot = Arc<SlotCell>;
 
 /// The graphs of the vector indexes of the catalog.
 #[derive(Default)]
-pub struct VectorIndexes {
+pub(crate) struct VectorIndexes {
     slots: Mutex<HashMap<Uuid, (IndexSpec, SharedSlot)>>,
 }
 

@@ -1,6 +1,6 @@
 //! ERROR (native_protocol_v4.spec sections 4.2.1 and 9): `[int]` code, `[string]` message, and
 //! per-code extra fields. This is the one wire form of every error; choosing the code for a
-//! failure is `server/src/error.rs`'s job.
+//! failure is the server's `error` module's job.
 
 use bytes::{Bytes, BytesMut};
 

@@ -6,7 +6,7 @@ use cql::statement::ast::Statement;
 use storage::{Catalog, RoleDef};
 
 use crate::planner::access::{plan_access, AccessContext, AccessStatement};
-use crate::planner::select_tests::schema;
+use crate::planner::select::tests::schema;
 
 /// Keyspace `ks` with table `t`, and roles: `admin` (a superuser), `alice` (can log in,
 /// may create roles and holds SELECT on `ks`), `bob` (granted `staff`) and `staff`.

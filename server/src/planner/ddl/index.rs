@@ -13,8 +13,8 @@ use uuid::Uuid;
 
 use crate::error::{CqlResult, DdlError, IndexError, OptionsError, SchemaError};
 use crate::planner::ddl::change::{put_table, SchemaChangePlan};
+use crate::planner::ddl::sai_options;
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
-use crate::planner::sai_options;
 use crate::planner::{column_index, keyspace_of};
 
 /// The SASI class, disabled by default in Cassandra 5.

@@ -5,16 +5,12 @@ use cql::frame::response::{SchemaChangeTarget, SchemaChangeType};
 use cql::statement::ast::{AlterKeyspace, CreateKeyspace};
 use storage::{Catalog, CatalogOp, KeyspaceDef};
 
-use crate::error::AlreadyExists;
-use crate::error::{CqlResult, DdlError, SchemaError};
+use crate::error::{AlreadyExists, CqlResult, DdlError, SchemaError};
 use crate::planner::ddl::change::{event, valid_name, SchemaChangePlan, NAME_LENGTH};
-use crate::planner::ddl::system_guard::{
-    check as guard,
-    SchemaPermission::{Alter, Drop},
-    SchemaResource,
-};
+use crate::planner::ddl::system_guard::SchemaPermission::{Alter, Drop};
+use crate::planner::ddl::system_guard::{check as guard, SchemaResource};
 use crate::schema::is_system_keyspace;
-use crate::table_def::options::keyspace_params;
+use crate::schema::table_def::options::keyspace_params;
 
 /// `CREATE KEYSPACE`; `None` when `IF NOT EXISTS` makes it a no-op.
 pub(crate) fn create_keyspace(

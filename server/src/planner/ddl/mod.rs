@@ -10,6 +10,8 @@
 //! refusals), `system_guard` (the system keyspaces' refusals), `change` (the shared
 //! vocabulary) and `print` (the plan's one-line form).
 
+pub(crate) mod sai_options;
+
 mod change;
 mod disabled;
 mod index;

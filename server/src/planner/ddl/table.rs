@@ -9,23 +9,19 @@ use cql::statement::ast::{AlterTable, AlterTableAction, CreateTable, Ident, Qual
 use storage::{Catalog, CatalogOp, ColumnKind, TableDef};
 use uuid::Uuid;
 
-use crate::error::AlreadyExists;
-use crate::error::{CqlResult, DdlError, SchemaError};
+use crate::error::{AlreadyExists, CqlResult, DdlError, SchemaError};
 use crate::planner::ddl::change::{
     put_table, table_event, valid_table_name, SchemaChangePlan, TABLE_NAME_LENGTH,
 };
 use crate::planner::ddl::index::check_no_dependent_indexes;
 use crate::planner::ddl::rename::rename_columns;
-use crate::planner::ddl::system_guard::{
-    check as guard,
-    SchemaPermission::{Alter, Create, Drop},
-    SchemaResource,
-};
+use crate::planner::ddl::system_guard::SchemaPermission::{Alter, Create, Drop};
+use crate::planner::ddl::system_guard::{check as guard, SchemaResource};
 use crate::planner::ddl::view::follow_base;
 use crate::planner::keyspace_of;
-use crate::table_def::options::altered_table_params;
-use crate::table_def::types::TypeScope;
-use crate::table_def::{added_columns, altered_table, create_table_def};
+use crate::schema::table_def::options::altered_table_params;
+use crate::schema::table_def::types::TypeScope;
+use crate::schema::table_def::{added_columns, altered_table, create_table_def};
 
 /// `CREATE TABLE`; `None` when `IF NOT EXISTS` makes it a no-op.
 pub(crate) fn create_table(

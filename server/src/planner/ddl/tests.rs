@@ -5,7 +5,7 @@
 use storage::Catalog;
 
 use crate::planner::ddl::{plan_schema_change, SchemaContext};
-use crate::planner::select_tests::schema;
+use crate::planner::select::tests::schema;
 
 /// What the tests plan with: a fixed clock, materialized views enabled.
 const CONTEXT: SchemaContext = SchemaContext {

@@ -16,7 +16,7 @@ use crate::planner::ddl::system_guard::{SchemaPermission, SchemaResource};
 use crate::planner::ddl::view::refresh_views;
 use crate::planner::keyspace_of;
 use crate::schema::is_system_keyspace;
-use crate::table_def::types::{resolve_type, TypeScope};
+use crate::schema::table_def::types::{resolve_type, TypeScope};
 
 /// The user keyspace `name`, for a type statement needing `permission` on it.
 fn keyspace<'a>(

@@ -18,7 +18,7 @@ use crate::planner::ddl::change::{table_event, valid_table_name, SchemaChangePla
 use crate::planner::ddl::system_guard::{check as guard, SchemaPermission, SchemaResource};
 use crate::planner::ddl::view_where::{view_filters, where_text};
 use crate::planner::keyspace_of;
-use crate::table_def::options::{altered_table_params, new_table_params};
+use crate::schema::table_def::options::{altered_table_params, new_table_params};
 
 /// Cassandra's `View.USAGE_WARNING`, sent with every CREATE MATERIALIZED VIEW.
 pub(crate) const USAGE_WARNING: &str =

@@ -5,7 +5,7 @@ use cql::statement::ast::{Ident, InValues, Operator, Relation, Term};
 use storage::{ColumnDef, ColumnKind, TableDef, ViewFilter, ViewFilterOp};
 
 use crate::error::{CqlResult, RestrictionError, SchemaError};
-use crate::values::{evaluate, EvalContext, Evaluated, Receiver};
+use crate::eval::values::{evaluate, EvalContext, Evaluated, Receiver};
 
 /// The clause as Cassandra prints it: relations joined by ` AND `, column names quoted
 /// only where needed (`ColumnIdentifier.toCQLString`).

@@ -1,0 +1,16 @@
+//! Writes: INSERT, UPDATE and DELETE, batches, lightweight transactions, counters and the guardrails on written values.
+
+pub(crate) mod batch;
+pub(crate) mod batch_rules;
+pub(crate) mod batch_size;
+pub(crate) mod cas;
+pub(crate) mod conditions;
+pub(crate) mod counters;
+pub(crate) mod guards;
+pub(crate) mod index_limits;
+pub(crate) mod modify;
+#[cfg(test)]
+pub(crate) mod modify_tests;
+pub(crate) mod multicell;
+pub(crate) mod now;
+pub(crate) mod operations;

@@ -1,0 +1,255 @@
+//! `Node`: the state every connection shares — storage, the schema snapshot, the DDL lock,
+//! the prepared-statement cache, the event broadcast, identity (host id, tokens) and the
+//! write-timestamp clock.
+
+pub(crate) mod clock;
+pub(crate) mod commit_failure;
+pub(crate) mod prepared;
+pub(crate) mod purge;
+
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+
+use cql::frame::response::Event;
+use storage::{Catalog, Store};
+use tokio::sync::broadcast;
+use tracing::info;
+use uuid::Uuid;
+
+use crate::config::Config;
+use crate::node::clock::Clock;
+use crate::node::prepared::PreparedCache;
+use crate::schema::Schema;
+use crate::transport::inflight::Limits;
+use crate::ServerError;
+
+/// Shared server state.
+pub struct Node {
+    /// The configuration the server started with.
+    pub(crate) config: Config,
+    /// The row store.
+    pub(crate) store: Store,
+    schema: RwLock<Arc<Schema>>,
+    /// Serialises schema changes so each one sees the result of the previous.
+    pub(crate) ddl_lock: tokio::sync::Mutex<()>,
+    /// Serialises lightweight transactions: each holds it from its read to its commit
+    /// (see `executor::cas`).
+    pub(crate) cas_lock: tokio::sync::Mutex<()>,
+    /// Prepared statements, shared by all connections (drivers prepare on one connection and
+    /// execute on another).
+    pub(crate) prepared: PreparedCache,
+    /// Events for REGISTERed connections.
+    pub(crate) events: broadcast::Sender<Event>,
+    /// This node's stable identity (`system.local.host_id`).
+    pub(crate) host_id: Uuid,
+    /// The token this node owns (`system.local.tokens`).
+    pub(crate) token: i64,
+    /// Seconds since the epoch at start (`system.local.gossip_generation`).
+    pub(crate) started_at_secs: i32,
+    /// The node's clock (see [`Clock`]).
+    pub(crate) clock: Clock,
+    /// Bytes of requests in flight, per client address and in all (see [`Limits`]).
+    pub(crate) inflight: Limits,
+    /// Slots of the storage writer's queue: a write holds one from submission to
+    /// acknowledgement, so at most `Config::write_queue_limit` writes wait for the writer.
+    pub(crate) write_queue: Arc<tokio::sync::Semaphore>,
+    /// Finished trace sessions, read through `system_traces` (see [`crate::telemetry::trace`]).
+    pub(crate) traces: crate::telemetry::trace::TraceLog,
+    /// Each table's recent writes by partition (see [`crate::telemetry::hot_partitions`]).
+    pub(crate) hot_partitions: crate::telemetry::hot_partitions::HotPartitions,
+    /// Request, error, connection and row counters (see [`crate::telemetry::metrics`]).
+    pub(crate) metrics: crate::telemetry::metrics::Metrics,
+    /// The graphs of the SAI vector indexes queried so far (see [`crate::vector`]).
+    pub(crate) vectors: crate::vector::VectorIndexes,
+    /// Whether `commit_failure_policy` stopped serving clients (see
+    /// [`crate::node::commit_failure`]).
+    pub(crate) transports: Arc<crate::node::commit_failure::Transports>,
+    /// The open connections' sessions (`system_views.clients`).
+    pub(crate) clients: crate::transport::clients::Clients,
+}
+
+impl Node {
+    /// Opens (or creates) the data directory and loads the schema.
+    ///
+    /// # Errors
+    /// The data directory or the store cannot be opened.
+    pub fn open(config: Config) -> Result<Node, ServerError> {
+        let options = config
+            .store_options()
+            .map_err(|e| ServerError::Config(e.to_string()))?;
+        let (store, catalog, host_id) = match &config.data_dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| ServerError::DataDir(format!("{}: {e}", dir.display())))?;
+                let (store, catalog) = Store::open(&dir.join("data.redb"), options)?;
+                (store, catalog, load_host_id(dir)?)
+            }
+            None => {
+                let (store, catalog) = Store::open_in_memory(options)?;
+                (store, catalog, Uuid::new_v4())
+            }
+        };
+        info!(%host_id, keyspaces = catalog.keyspaces.len(), "storage opened");
+        Ok(Node::with_store(config, store, catalog, host_id))
+    }
+
+    fn with_store(config: Config, store: Store, catalog: Catalog, host_id: Uuid) -> Node {
+        let (events, _) = broadcast::channel(256);
+        let token = token_for_host(&host_id);
+        let clock = Clock::default();
+        let started_at_secs = i32::try_from(clock.now_seconds()).unwrap_or(i32::MAX);
+        let vectors = crate::vector::VectorIndexes::default();
+        vectors.follow_catalog(&store, &catalog);
+        Node {
+            prepared: PreparedCache::new(config.prepared_cache_size),
+            inflight: Limits::new(
+                config.max_request_data_in_flight,
+                config.max_request_data_in_flight_per_ip,
+            ),
+            write_queue: Arc::new(tokio::sync::Semaphore::new(config.write_queue_limit.max(1))),
+            hot_partitions: crate::telemetry::hot_partitions::HotPartitions::new(
+                config.hot_partition_window,
+                config.hot_partition_warn_share,
+            ),
+            transports: crate::node::commit_failure::Transports::follow(&store),
+            config,
+            store,
+            schema: RwLock::new(Arc::new(Schema::new(catalog))),
+            ddl_lock: tokio::sync::Mutex::new(()),
+            cas_lock: tokio::sync::Mutex::new(()),
+            events,
+            host_id,
+            token,
+            started_at_secs,
+            clock,
+            traces: crate::telemetry::trace::TraceLog::default(),
+            metrics: crate::telemetry::metrics::Metrics::default(),
+            vectors,
+            clients: crate::transport::clients::Clients::default(),
+        }
+    }
+
+    /// The current schema snapshot.
+    pub(crate) fn schema(&self) -> Arc<Schema> {
+        // Poisoning only means a panic happened while swapping an Arc; the Arc is intact.
+        self.schema
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Installs a new user catalog (after it was durably written) and bumps the schema version.
+    pub(crate) fn install_catalog(&self, catalog: Catalog) {
+        self.vectors.follow_catalog(&self.store, &catalog);
+        let tables: std::collections::HashSet<Uuid> = catalog
+            .keyspaces
+            .values()
+            .flat_map(|ks| ks.tables.values().map(|t| t.id))
+            .collect();
+        self.metrics.tables.retain(|id| tables.contains(id));
+        let schema = Arc::new(Schema::new(catalog));
+        *self.schema.write().unwrap_or_else(|p| p.into_inner()) = schema;
+    }
+
+    /// A write timestamp in microseconds, strictly increasing across the whole server.
+    pub(crate) fn next_timestamp(&self) -> i64 {
+        self.clock.next_timestamp()
+    }
+
+    /// Stops storage after a final durable commit.
+    pub fn close(&self) {
+        if let Err(err) = self.store.shutdown() {
+            tracing::error!(cause = %err, "final durable commit failed");
+        }
+    }
+
+    /// How many stored rows reads have examined since the start (virtual tables not
+    /// counted): lets a test check that key-restricted reads stay narrow.
+    pub fn rows_read(&self) -> u64 {
+        self.store.rows_read()
+    }
+
+    /// Free slots of the storage writer's bounded queue (all of them once writes settle).
+    pub fn write_queue_free(&self) -> usize {
+        self.write_queue.available_permits()
+    }
+
+    /// Moves the node's clock forward (TTL expiry, `gc_grace_seconds`) without sleeping.
+    pub fn advance_clock(&self, by: std::time::Duration) {
+        self.clock.advance(by);
+    }
+
+    /// Writes the memtable into storage and makes it durable, as `nodetool flush` does.
+    ///
+    /// # Errors
+    /// Storage fails to write.
+    pub fn flush(&self) -> Result<(), storage::StorageError> {
+        self.store.flush()
+    }
+
+    /// Runs every merge of sorted runs that is due, now and unpaced, as `nodetool compact`
+    /// asks; how many merges it made.
+    ///
+    /// # Errors
+    /// Storage fails to read or write.
+    pub fn compact(&self) -> Result<usize, storage::StorageError> {
+        self.store.compact()
+    }
+
+    /// What table `keyspace.table` holds on disk; `None` when there is no such table.
+    ///
+    /// # Errors
+    /// Storage fails to read.
+    pub fn table_stats(
+        &self,
+        keyspace: &str,
+        table: &str,
+    ) -> Option<Result<storage::TableStats, storage::StorageError>> {
+        let schema = self.schema();
+        let id = schema
+            .catalog
+            .keyspaces
+            .get(keyspace)?
+            .tables
+            .get(table)?
+            .id;
+        Some(self.store.snapshot().and_then(|s| s.table_stats(id)))
+    }
+}
+
+/// Reads the host id kept in the data directory, creating it on first start.
+fn load_host_id(dir: &Path) -> Result<Uuid, ServerError> {
+    let path = dir.join("host_id");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Uuid::parse_str(text.trim())
+            .map_err(|e| ServerError::DataDir(format!("{}: {e}", path.display()))),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            let id = Uuid::new_v4();
+            std::fs::write(&path, id.to_string())
+                .map_err(|e| ServerError::DataDir(format!("{}: {e}", path.display())))?;
+            Ok(id)
+        }
+        Err(err) => Err(ServerError::DataDir(format!("{}: {err}", path.display()))),
+    }
+}
+
+/// A token derived from the host id, so it is stable across restarts.
+fn token_for_host(host_id: &Uuid) -> i64 {
+    let bytes = host_id.as_bytes();
+    let mut token = [0u8; 8];
+    token.copy_from_slice(&bytes[..8]);
+    i64::from_be_bytes(token).max(i64::MIN + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_id_is_stable_in_a_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = load_host_id(dir.path()).unwrap();
+        let b = load_host_id(dir.path()).unwrap();
+        assert_eq!(a, b);
+    }
+}

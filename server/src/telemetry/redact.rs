@@ -1,0 +1,33 @@
+//! Keeping secrets out of logs and traces: a statement whose text may carry a password
+//! (`CREATE ROLE ... WITH PASSWORD`) is shown as [`HIDDEN_STATEMENT`] instead.
+
+/// What logs and traces show instead of a statement that may carry a password
+/// (`CREATE ROLE ... WITH PASSWORD`), so secrets never leave the request.
+pub(crate) const HIDDEN_STATEMENT: &str = "<a statement with a password>";
+
+/// Whether a statement's text may carry a password and must not be logged or traced.
+pub(crate) fn may_carry_password(text: &str) -> bool {
+    text.as_bytes()
+        .windows(8)
+        .any(|w| w.eq_ignore_ascii_case(b"password"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statements_with_passwords_never_reach_logs_or_traces() {
+        let create = "CREATE ROLE r WITH PassWord = 'secret' AND LOGIN = true";
+        assert!(may_carry_password(create));
+        assert!(!may_carry_password("SELECT * FROM t"));
+        assert_eq!(
+            crate::telemetry::trace::log::truncate(create.to_string()),
+            HIDDEN_STATEMENT
+        );
+        assert_eq!(
+            crate::telemetry::trace::log::truncate(format!("Parsing {create}")),
+            HIDDEN_STATEMENT
+        );
+    }
+}

@@ -1,0 +1,487 @@
+//! From a request envelope to its answer frame: decode, handle, encode, in the request's
+//! span, with a panic answered as SERVER_ERROR. Connections drive these futures on their own
+//! task; a request of [`HEAVY_REQUEST`] bytes or more is answered on the blocking pool, and
+//! the most common one, a prepared read of one row, is answered without a future
+//! ([`answer_now`]).
+
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+
+use bytes::{Bytes, BytesMut};
+use cql::frame::request::Request;
+use cql::frame::response::{Response, ResultBody};
+use cql::frame::{self, FrameHeader, Opcode};
+use futures::FutureExt;
+use tracing::{debug, error, Instrument};
+
+use crate::error::{CqlError, InternalError, ProtocolError};
+use crate::handler;
+use crate::handler::{Executed, Found};
+use crate::node::Node;
+use crate::telemetry::metrics::StatementKind;
+use crate::telemetry::trace;
+use crate::transport::envelope::Envelope;
+use crate::transport::session::Session;
+
+/// Handles one envelope, in the span of its request; a handler that panics answers
+/// SERVER_ERROR.
+pub(crate) fn serve_request<'a>(
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    envelope: Envelope,
+    decoded: Option<(Request, Found)>,
+) -> impl std::future::Future<Output = Answer> + Send + 'a {
+    let span = tracing::debug_span!(
+        "request",
+        stream = envelope.header.stream,
+        opcode = envelope.header.opcode
+    );
+    let stream = envelope.header.stream;
+    session.count_request();
+    // Boxed: the handler's state is a few kilobytes, which would otherwise be copied at each
+    // of the wrappers below and again into the connection's set of requests.
+    let answering = Box::pin(async move {
+        match decoded {
+            Some((request, found)) => {
+                answer_decoded(node, session, &envelope.header, Ok(request), found).await
+            }
+            None => answer(node, session, &envelope.header, envelope.body).await,
+        }
+    });
+    // A panic is a bug; it fails its own request, not every request of the connection.
+    AssertUnwindSafe(answering)
+        .catch_unwind()
+        .map(move |answered| {
+            answered.unwrap_or_else(|_| {
+                error!("request handler panicked");
+                server_error(session, stream)
+            })
+        })
+        .instrument(span)
+}
+
+/// The answer to one request: its encoded frame, and whether the connection must start
+/// forwarding events (the first successful REGISTER).
+pub(crate) struct Answer {
+    /// The response frame, on the request's stream.
+    pub frame: BytesMut,
+    /// Whether event forwarding must start.
+    pub start_events: bool,
+    /// Whether this frame ends a v5 handshake (READY): everything after it, both ways,
+    /// travels in segments.
+    pub start_segments: bool,
+}
+
+/// Requests at least this large are answered on the blocking pool: parsing them and
+/// converting their values can take milliseconds, and meanwhile the other connections sharing
+/// this thread would wait.
+const HEAVY_REQUEST: usize = 64 * 1024;
+
+/// Heavy requests answered at once, server-wide; the others wait for a turn without holding
+/// a thread. Each holds its bytes and their parsed values, and a blocking thread, until done,
+/// even when its connection has gone meanwhile.
+static HEAVY_TURNS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
+/// Decodes, handles and encodes one request: what a connection does with each envelope it
+/// reads. Public so benchmarks can drive the whole request path without a socket.
+pub(crate) async fn answer(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    body: Bytes,
+) -> Answer {
+    if body.len() < HEAVY_REQUEST {
+        return answer_here(node, session, header, body).await;
+    }
+    let Ok(turn) = HEAVY_TURNS.acquire().await else {
+        // Never closed; answered as a failure rather than a panic.
+        return server_error(session, header.stream);
+    };
+    let runtime = tokio::runtime::Handle::current();
+    let (owned_node, owned_session, header) = (node.clone(), session.clone(), *header);
+    // A blocking thread defers no writes: the request's write goes to storage at once. The
+    // request's span goes along, so its logs stay in it.
+    let span = tracing::Span::current();
+    let answering = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        let _in_request = span.enter();
+        runtime.block_on(answer_here(&owned_node, &owned_session, &header, body))
+    });
+    match answering.await {
+        Ok(answer) => answer,
+        Err(failed) if failed.is_panic() => {
+            error!("request handler panicked");
+            server_error(session, header.stream)
+        }
+        Err(_) => {
+            debug!("a request's blocking task was cancelled: the server is stopping");
+            server_error(session, header.stream)
+        }
+    }
+}
+
+/// How far [`answer_now`] took a request.
+pub(crate) enum Now {
+    /// Answered.
+    Answered(Answer),
+    /// Not tried: not an EXECUTE, or traced, large, or before the handshake's end.
+    NotTried,
+    /// Decoded, not answered: [`serve_request`] goes on from here (with the prepared
+    /// statement an EXECUTE names, when it was found).
+    Decoded(Request, Found),
+    /// A write handed to the writer: [`WriteAnswer`] answers it once the writer acknowledges.
+    Writing(PendingWrite),
+}
+
+/// An EXECUTE of a plain write that [`answer_now`] handed to the writer.
+pub(crate) struct PendingWrite {
+    /// The request's span, entered again for the answer (its logs stay in it).
+    span: tracing::Span,
+    begun: crate::executor::WriteBegun,
+    warnings: Vec<String>,
+    header: FrameHeader,
+    started: std::time::Instant,
+    kind: StatementKind,
+}
+
+/// The answer to a [`PendingWrite`], ready when the writer acknowledges the write: what
+/// [`serve_request`] would answer, without a request future around a wait for one reply.
+pub(crate) struct WriteAnswer<'a> {
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    pending: PendingWrite,
+}
+
+impl<'a> WriteAnswer<'a> {
+    /// Waits for `pending`'s acknowledgement.
+    pub(crate) fn new(
+        node: &'a Arc<Node>,
+        session: &'a Arc<Session>,
+        pending: PendingWrite,
+    ) -> WriteAnswer<'a> {
+        WriteAnswer {
+            node,
+            session,
+            pending,
+        }
+    }
+}
+
+impl std::future::Future for WriteAnswer<'_> {
+    type Output = Answer;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
+        let acknowledged = ready!(Pin::new(&mut self.pending.begun.ack.receiver).poll(cx));
+        let WriteAnswer {
+            node,
+            session,
+            pending,
+        } = &mut *self;
+        let header = pending.header;
+        let _in_request = pending.span.enter();
+        // A panic is a bug; it fails its own request, as in `serve_request`.
+        let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let outcome = pending
+                .begun
+                .finish(node, acknowledged)
+                .map(|()| handler::Reply::new(Response::Result(ResultBody::Void)));
+            let outcome = handler::attach(outcome, std::mem::take(&mut pending.warnings));
+            finish(
+                node,
+                session,
+                &header,
+                pending.started,
+                pending.kind,
+                outcome,
+                None,
+            )
+        }));
+        Poll::Ready(answered.unwrap_or_else(|_| {
+            error!("request handler panicked");
+            server_error(session, header.stream)
+        }))
+    }
+}
+
+/// The answer to an EXECUTE of a prepared read of one row by its whole primary key (the most
+/// common request), made on the caller's thread: no request future, no task-local scopes,
+/// none of the levels above the read. Any other request (and any traced or large one) is
+/// left, having done nothing a client sees, to [`serve_request`].
+pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) -> Now {
+    let header = &envelope.header;
+    if header.opcode != Opcode::Execute.as_u8()
+        || header.flags & frame::flags::TRACING != 0
+        || envelope.body.len() >= HEAVY_REQUEST
+        || !session.is_started()
+        || session.is_authenticating()
+    {
+        return Now::NotTried;
+    }
+    let span = tracing::debug_span!("request", stream = header.stream, opcode = header.opcode);
+    let _in_request = span.enter();
+    // A panic is a bug; it fails its own request, as in `serve_request`.
+    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        execute_now(node, session, envelope, &span)
+    })) {
+        Ok(now) => now,
+        Err(_) => {
+            error!("request handler panicked");
+            session.count_request();
+            Now::Answered(server_error(session, header.stream))
+        }
+    }
+}
+
+/// [`answer_now`] past its checks: decode, read, encode. `span` is the request's (a write
+/// waiting for the writer takes it along; `Span::current` would look it up again).
+fn execute_now(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    envelope: &Envelope,
+    span: &tracing::Span,
+) -> Now {
+    let header = &envelope.header;
+    let started = std::time::Instant::now();
+    let execute = match decode(node, session, header, &envelope.body) {
+        Ok(Request::Execute(execute)) => execute,
+        Ok(other) => return Now::Decoded(other, None),
+        // Answered, with its error, by the usual path.
+        Err(_) => return Now::NotTried,
+    };
+    let mut kind = StatementKind::None;
+    let outcome = match handler::execute_now(node, session, &execute, &mut kind) {
+        Executed::Now(outcome) => outcome,
+        Executed::Writing(begun, warnings) => {
+            session.count_request();
+            return Now::Writing(PendingWrite {
+                span: span.clone(),
+                begun,
+                warnings,
+                header: *header,
+                started,
+                kind,
+            });
+        }
+        Executed::Later(found) => return Now::Decoded(Request::Execute(execute), found),
+    };
+    let answer = finish(node, session, header, started, kind, outcome, None);
+    session.count_request();
+    Now::Answered(answer)
+}
+
+/// SERVER_ERROR for a request whose handler panicked (a bug: it fails its own request, not
+/// every request of the connection) or was stopped.
+fn server_error(session: &Session, stream: i16) -> Answer {
+    let failure = CqlError::from(InternalError::HandlerPanicked);
+    let response = Response::Error(failure.error_body());
+    Answer {
+        frame: encode(session, stream, response, &[]),
+        start_events: false,
+        start_segments: false,
+    }
+}
+
+/// [`answer`] on the current thread.
+async fn answer_here(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    body: Bytes,
+) -> Answer {
+    answer_decoded(
+        node,
+        session,
+        header,
+        decode(node, session, header, &body),
+        None,
+    )
+    .await
+}
+
+/// [`answer_here`] for a request already decoded (or that failed to).
+async fn answer_decoded(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    request: crate::error::CqlResult<Request>,
+    found: Found,
+) -> Answer {
+    let started = std::time::Instant::now();
+    let mut kind = StatementKind::None;
+    let mut tracing_id = None;
+    let outcome = match request {
+        Ok(request)
+            if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) =>
+        {
+            // Boxed: only traced requests pay for the trace's state.
+            let (outcome, id) = Box::pin(traced(node, session, request, &mut kind)).await;
+            tracing_id = Some(id);
+            outcome
+        }
+        Ok(request) => handler::handle_found(node, session, request, found, &mut kind).await,
+        Err(err) => Err(err),
+    };
+    finish(node, session, header, started, kind, outcome, tracing_id)
+}
+
+/// A request's body, decoded (decompression and custom payloads are handled by
+/// `decode_request`).
+fn decode(
+    node: &Node,
+    session: &Session,
+    header: &FrameHeader,
+    body: &Bytes,
+) -> crate::error::CqlResult<Request> {
+    match Opcode::try_from(header.opcode) {
+        Ok(_) => frame::decode_request(
+            header,
+            body,
+            session.envelope_compression(),
+            node.config.max_frame_size,
+        )
+        .map_err(decode_error),
+        Err(_) => Err(ProtocolError::UnknownOpcode {
+            opcode: header.opcode,
+        }
+        .into()),
+    }
+}
+
+/// A request's answer: its outcome as a response frame, counted in the metrics.
+fn finish(
+    node: &Node,
+    session: &Session,
+    header: &FrameHeader,
+    started: std::time::Instant,
+    kind: StatementKind,
+    outcome: crate::error::CqlResult<handler::Reply>,
+    tracing_id: Option<uuid::Uuid>,
+) -> Answer {
+    let (response, warnings, start_events) = match outcome {
+        Ok(reply) => (reply.response, reply.warnings, reply.start_events),
+        Err(err) => {
+            // A failed login names the role it tried: logs show only that it failed.
+            if matches!(err, CqlError::Credentials(_)) {
+                debug!("authentication failed");
+            } else {
+                debug!(cause = %err, "request failed");
+            }
+            let body = err.error_body();
+            node.metrics.error(body.code);
+            (Response::Error(body), Vec::new(), false)
+        }
+    };
+    // The answer to STARTUP (READY, or AUTHENTICATE) ends the v5 handshake.
+    let ready = matches!(response, Response::Ready | Response::Authenticate { .. })
+        && header.opcode == Opcode::Startup.as_u8();
+    let frame = if ready {
+        // The answer to STARTUP is never compressed, and ends the v5 handshake.
+        frame::encode_response_frame_for(
+            session.protocol(),
+            header.stream,
+            &response,
+            &warnings,
+            None,
+        )
+    } else {
+        encode_traced(session, header.stream, response, tracing_id, &warnings)
+    };
+    node.metrics.warnings(warnings.len());
+    node.metrics.request(header.opcode, kind, started.elapsed());
+    Answer {
+        frame,
+        start_events,
+        start_segments: ready && session.protocol().is_v5(),
+    }
+}
+
+/// Handles a request sent with the TRACING flag in a trace session (see [`trace`]); returns
+/// the outcome and the session id the response carries.
+async fn traced(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    request: frame::request::Request,
+    kind: &mut StatementKind,
+) -> (crate::error::CqlResult<handler::Reply>, uuid::Uuid) {
+    let prepared = match &request {
+        frame::request::Request::Execute(execute) => node.prepared.get(&execute.id),
+        _ => None,
+    };
+    let statement = prepared
+        .as_deref()
+        .map(|p| (p.query.as_str(), p.bind.specs.as_slice()));
+    let begun = trace::describe(&request, statement);
+    trace::run(
+        &node.clock,
+        &node.traces,
+        session,
+        begun,
+        handler::handle(node, session, request, kind),
+    )
+    .await
+}
+
+/// A request that does not decode: Cassandra's own words where it has them (an unknown
+/// consistency code or event type), else ours after "Invalid or malformed message".
+fn decode_error(err: frame::FrameError) -> CqlError {
+    match err {
+        frame::FrameError::UnknownConsistency(_) | frame::FrameError::InvalidEnumValue { .. } => {
+            ProtocolError::RefusedValue(err).into()
+        }
+        other => ProtocolError::Malformed(other).into(),
+    }
+}
+
+/// A response frame in the connection's protocol version and body compression.
+pub(crate) fn encode(
+    session: &Session,
+    stream: i16,
+    response: Response,
+    warnings: &[String],
+) -> BytesMut {
+    encode_traced(session, stream, response, None, warnings)
+}
+
+/// [`encode`], carrying the id of the request's trace session if it was traced.
+fn encode_traced(
+    session: &Session,
+    stream: i16,
+    response: Response,
+    tracing_id: Option<uuid::Uuid>,
+    warnings: &[String],
+) -> BytesMut {
+    frame::encode_response_frame_traced(
+        session.protocol(),
+        stream,
+        &response,
+        tracing_id,
+        warnings,
+        session.envelope_compression(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every request's future is moved into the connection's set when it starts, and its
+    /// size is the largest of any opcode's: rare, large paths (BATCH, DDL, LWT) are boxed.
+    #[test]
+    fn request_futures_stay_small() {
+        let node = Arc::new(Node::open(crate::config::Config::default()).expect("node"));
+        let addr = "127.0.0.1:9042".parse().expect("an address");
+        let session = Arc::new(Session::new(addr, addr));
+        let header = frame::parse_header(&[4, 0, 0, 1, 5, 0, 0, 0, 0]).expect("a header");
+        let envelope = Envelope {
+            header,
+            body: Bytes::new(),
+        };
+        let future = serve_request(&node, &session, envelope, None);
+        let size = std::mem::size_of_val(&future);
+        assert!(size <= 4096, "the request future takes {size} bytes");
+        drop(future);
+        node.close();
+    }
+}

@@ -1,0 +1,636 @@
+//! `Connection`: one client socket served by one task. The task reads envelopes into a buffer,
+//! drives the requests they carry together (a `FuturesUnordered`, bounded by the
+//! per-connection in-flight limit, which is the backpressure: at the limit it stops reading
+//! the socket), and writes the answers that are ready together, in one write after every
+//! few requests started (so a client that pipelines gets answers while the rest are worked
+//! on). Answers go out in completion order, on the request's stream id; events go out on
+//! stream -1.
+//!
+//! Requests are not spawned: a point read or a write hand-off takes a few microseconds, less
+//! than waking another task. Handing half of each pass's EXECUTEs to another task as one
+//! batch was tried (2026-11-24): it cost 1-2 us more server CPU per request and gained no
+//! throughput on two cores shared with the client. Work that can be long (scans) leaves the
+//! runtime on its own (`spawn_blocking` in the executor), and the connection keeps driving
+//! the other requests. Each request's future comes from `crate::transport::answer`.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::BytesMut;
+use cql::frame::request::Request;
+use cql::frame::response::{Event, Response};
+use cql::frame::{self, HEADER_LEN};
+use futures::future::Either;
+use futures::stream::{FuturesUnordered, StreamExt};
+use futures::task::noop_waker_ref;
+use futures::FutureExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tracing::{debug, warn, Instrument};
+
+use crate::error::CqlError;
+use crate::handler::Found;
+use crate::node::Node;
+pub(crate) use crate::transport::answer::Answer;
+use crate::transport::answer::{answer_now, encode, serve_request, Now, PendingWrite, WriteAnswer};
+use crate::transport::envelope::{Envelope, Parsed};
+use crate::transport::framing::Framing;
+use crate::transport::inflight::{Allocation, Budget};
+use crate::transport::session::Session;
+use crate::transport::shutdown::Shutdown;
+use crate::transport::tls::{Stream, Tls};
+
+mod buffers;
+
+use buffers::Io;
+
+/// The read buffer's starting size, and the room kept free in it before each read.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// What a request in flight costs the server beyond its bytes (its future, bound values,
+/// plan and write batch), charged to the in-flight limits so that many small pipelined
+/// requests are bounded as well as a few large ones.
+const REQUEST_OVERHEAD: usize = 4096;
+
+/// Answers gathered for one write, at most (one larger answer still goes out whole).
+const OUTPUT_BATCH: usize = 1 << 20;
+
+/// Requests started in one pass before the answers ready so far are written. A client that
+/// pipelines many requests gets its first answers while the server works on the rest, so
+/// client and server run at once instead of taking turns.
+const START_BATCH: usize = 16;
+
+/// Event frames the forwarder may queue ahead of the connection's writes.
+const EVENT_QUEUE: usize = 1024;
+
+/// One client connection and the state it needs to run.
+pub(crate) struct Connection {
+    socket: TcpStream,
+    node: Arc<Node>,
+    shutdown: Shutdown,
+    /// The TLS context when `client_encryption_options` enables TLS.
+    tls: Option<Arc<Tls>>,
+    /// Held until the connection ends, so the listener can wait for all connections.
+    _shutdown_complete: mpsc::Sender<()>,
+}
+
+/// How a request goes on after [`answer_now`] left it.
+enum Next {
+    /// Through [`serve_request`], decoded already when given.
+    Serve(Option<(Request, Found)>),
+    /// A write handed to the writer: only its acknowledgement is awaited.
+    Await(PendingWrite),
+}
+
+/// What woke the connection task.
+enum Wake {
+    /// The server is shutting down.
+    Shutdown,
+    /// A request finished.
+    Answer((Answer, Allocation)),
+    /// A read from the socket: `false` when it ended (closed by the peer, reset, error).
+    Read(bool),
+    /// An event frame to send.
+    Event(BytesMut),
+}
+
+impl Connection {
+    /// Wraps an accepted socket.
+    pub(crate) fn new(
+        socket: TcpStream,
+        node: Arc<Node>,
+        shutdown: Shutdown,
+        shutdown_complete: mpsc::Sender<()>,
+    ) -> Connection {
+        Connection {
+            socket,
+            node,
+            shutdown,
+            tls: None,
+            _shutdown_complete: shutdown_complete,
+        }
+    }
+
+    /// Serves the connection through `tls` (TLS required or optional) when given.
+    pub(crate) fn with_tls(mut self, tls: Option<Arc<Tls>>) -> Connection {
+        self.tls = tls;
+        self
+    }
+
+    /// Serves the connection until the peer closes it, a framing error occurs, or the server
+    /// shuts down; requests already read are answered first. With TLS, the handshake comes
+    /// first, within `native_transport_handshake_timeout`; a client refused there (plain text
+    /// where TLS is required, a failed handshake) is closed and logged at debug.
+    ///
+    /// # Errors
+    /// The socket's addresses cannot be read.
+    pub(crate) async fn run(self) -> io::Result<()> {
+        let Connection {
+            mut socket,
+            node,
+            mut shutdown,
+            tls,
+            _shutdown_complete: _done,
+        } = self;
+        let peer = socket.peer_addr()?;
+        let local = socket.local_addr()?;
+        let session = Arc::new(Session::new(peer, local));
+        node.clients.register(&session);
+        let Some(tls) = tls else {
+            // Plain text: the socket's own halves, no lock between them.
+            let (reader, writer) = socket.split();
+            serve_stream(&node, &session, &mut shutdown, reader, writer).await;
+            return Ok(());
+        };
+        let accepted = tokio::select! {
+            biased;
+            () = shutdown.recv() => return Ok(()),
+            accepted = tokio::time::timeout(node.config.handshake_timeout, tls.accept(socket)) => {
+                accepted
+            }
+        };
+        match accepted {
+            Err(_) => {
+                debug!("closing a connection that did not complete the TLS handshake in time")
+            }
+            Ok(Err(refused)) => debug!(cause = %refused, "closing connection"),
+            Ok(Ok(Stream::Plain(mut socket))) => {
+                let (reader, writer) = socket.split();
+                serve_stream(&node, &session, &mut shutdown, reader, writer).await;
+            }
+            Ok(Ok(Stream::Tls(stream))) => {
+                session.mark_encrypted();
+                let (reader, writer) = tokio::io::split(*stream);
+                serve_stream(&node, &session, &mut shutdown, reader, writer).await;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Serves a connection over its read and write halves (a plain socket's or a TLS stream's).
+async fn serve_stream<R, W>(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    shutdown: &mut Shutdown,
+    reader: R,
+    writer: W,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut io = Io {
+        reader,
+        writer,
+        input: BytesMut::with_capacity(READ_BUFFER),
+        output: BytesMut::new(),
+        held: Vec::new(),
+        framing: Framing::default(),
+    };
+    serve(node, session, shutdown, &mut io).await;
+    // Whatever ended the connection (a reset included), the session is closed, or its
+    // event forwarder would keep going.
+    session.close();
+    let _ = io.writer.shutdown().await;
+}
+
+/// The connection's loop: parse what was read, drive the requests, write what is ready, and
+/// wait for the next thing to do.
+async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    shutdown: &mut Shutdown,
+    io: &mut Io<R, W>,
+) {
+    let mut serving = Serving::new(node, session);
+    let mut in_flight = FuturesUnordered::new();
+    let mut reading = true;
+    let start = |envelope: Envelope, next: Next, allocation: Allocation| match next {
+        Next::Serve(decoded) => Either::Left(
+            serve_request(node, session, envelope, decoded).map(move |answer| (answer, allocation)),
+        ),
+        Next::Await(pending) => Either::Right(
+            WriteAnswer::new(node, session, pending).map(move |answer| (answer, allocation)),
+        ),
+    };
+    loop {
+        let passes = serving.run_passes(io, &mut in_flight, &mut reading, &start);
+        if !reading {
+            // No more requests: let the event forwarder go now, not after the last answer.
+            session.close();
+        }
+        while let Ok(frame) = serving.events_rx.try_recv() {
+            io.queue(frame);
+        }
+        if !io.flush().await || (!reading && in_flight.is_empty()) {
+            return;
+        }
+        if passes.started >= START_BATCH || passes.write_first {
+            // More requests may be buffered: answer them before waiting on anything. No
+            // explicit yield: it woke the other worker to steal (12 % more CPU per read), and
+            // tokio's cooperative budget on the socket already makes a busy connection yield.
+            continue;
+        }
+        let wake = serving
+            .wait(shutdown, io, &mut in_flight, reading, passes.paused)
+            .await;
+        serving.timers.active();
+        match wake {
+            Wake::Shutdown | Wake::Read(false) => reading = false,
+            Wake::Read(true) => {}
+            Wake::Answer(answered) => serving.queue_answer(io, answered),
+            Wake::Event(frame) => io.queue(frame),
+        }
+    }
+}
+
+/// What the steps of a connection's loop share: the node and session, the in-flight
+/// budget, both ends of the event queue, the deadlines and the limits.
+struct Serving<'a> {
+    node: &'a Arc<Node>,
+    session: &'a Arc<Session>,
+    budget: Budget,
+    events_tx: mpsc::Sender<BytesMut>,
+    events_rx: mpsc::Receiver<BytesMut>,
+    timers: Timers,
+    /// Requests in flight at most (`max_requests_per_connection`).
+    limit: usize,
+    max_frame: usize,
+}
+
+/// What the passes between two waits did.
+struct Passes {
+    /// Whether parsing stopped at the in-flight limits: the read buffer may still hold
+    /// whole requests, so the connection waits for the limits, not for the socket.
+    paused: bool,
+    /// Requests started.
+    started: usize,
+    /// Whether starting stopped because [`OUTPUT_BATCH`] bytes of answers were queued: the
+    /// connection writes them, then starts the requests still buffered without waiting.
+    write_first: bool,
+}
+
+impl<'a> Serving<'a> {
+    fn new(node: &'a Arc<Node>, session: &'a Arc<Session>) -> Serving<'a> {
+        let limit = node.config.max_requests_per_connection.max(1);
+        let max_frame = node.config.max_frame_size;
+        let (events_tx, events_rx) = mpsc::channel::<BytesMut>(EVENT_QUEUE);
+        let budget = node.inflight.budget(session.peer.ip());
+        let timers = Timers::new(&node.config);
+        Serving {
+            node,
+            session,
+            budget,
+            events_tx,
+            events_rx,
+            timers,
+            limit,
+            max_frame,
+        }
+    }
+
+    /// Starts what was read and polls the requests (new ones included) once; answers free
+    /// room for envelopes already buffered, so passes repeat until neither makes progress.
+    /// `start` makes a request's future, answering with its allocation.
+    fn run_passes<R, W, F>(
+        &self,
+        io: &mut Io<R, W>,
+        in_flight: &mut FuturesUnordered<F>,
+        reading: &mut bool,
+        start: &impl Fn(Envelope, Next, Allocation) -> F,
+    ) -> Passes
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin,
+        F: Future<Output = (Answer, Allocation)> + Unpin,
+    {
+        let mut passes = Passes {
+            paused: false,
+            started: 0,
+            write_first: false,
+        };
+        loop {
+            // The writes these requests make wait for the end of the pass and go to the
+            // storage writer together, applied on this thread when it is free (one commit log
+            // append, no hand-off between threads).
+            let deferred = self.node.store.defer_writes();
+            // Answers ready first: requests answered at once must not keep those waiting
+            // while their answers fill every write.
+            let mut progress = self.queue_ready(io, in_flight);
+            progress |= self.start_requests(io, in_flight, reading, start, &mut passes);
+            // Applied writes woke their requests: poll them again for the answers.
+            progress |= deferred.drive();
+            drop(deferred);
+            if !progress {
+                return passes;
+            }
+        }
+    }
+
+    /// Starts the requests whole in the read buffer, up to the in-flight limits and
+    /// [`START_BATCH`] a pass, and until [`OUTPUT_BATCH`] bytes of answers wait to be written
+    /// (then `write_first`); whether one was parsed.
+    fn start_requests<R, W, F>(
+        &self,
+        io: &mut Io<R, W>,
+        in_flight: &mut FuturesUnordered<F>,
+        reading: &mut bool,
+        start: &impl Fn(Envelope, Next, Allocation) -> F,
+        passes: &mut Passes,
+    ) -> bool
+    where
+        F: Future<Output = (Answer, Allocation)> + Unpin,
+    {
+        let mut progress = false;
+        while *reading && in_flight.len() < self.limit && passes.started < START_BATCH {
+            if io.output.len() >= OUTPUT_BATCH {
+                // Answers made here count too: write them before building more.
+                passes.write_first = true;
+                break;
+            }
+            if self.budget.must_pause() {
+                passes.paused = true;
+                break;
+            }
+            let Some(envelope) = next_envelope(self.session, io, self.max_frame, reading) else {
+                break;
+            };
+            progress = true;
+            passes.started += 1;
+            let Some(allocation) = allocate(&self.budget, self.session, io, &envelope) else {
+                continue;
+            };
+            // A prepared read of one row is answered here, without a request future; a plain
+            // write goes to the writer here, leaving only its acknowledgement to wait for.
+            let next = match answer_now(self.node, self.session, &envelope) {
+                Now::Answered(answer) => {
+                    self.queue_answer(io, (answer, allocation));
+                    continue;
+                }
+                Now::NotTried => Next::Serve(None),
+                Now::Decoded(request, found) => Next::Serve(Some((request, found))),
+                Now::Writing(pending) => Next::Await(pending),
+            };
+            let mut request = start(envelope, next, allocation);
+            // Most requests (reads of rows in memory, every failure) are answered on their
+            // first poll: they need no place in the set, nor its waker and queue.
+            match Pin::new(&mut request).poll(&mut Context::from_waker(noop_waker_ref())) {
+                Poll::Ready(answered) => self.queue_answer(io, answered),
+                Poll::Pending => in_flight.push(request),
+            }
+        }
+        progress
+    }
+
+    /// Queues the answers ready now; they go out together, in one write. Past a megabyte the
+    /// write goes first, so a slow reader never has many large answers built at once.
+    /// Whether one was ready.
+    fn queue_ready<R, W, F>(&self, io: &mut Io<R, W>, in_flight: &mut FuturesUnordered<F>) -> bool
+    where
+        F: Future<Output = (Answer, Allocation)>,
+    {
+        let mut progress = false;
+        while io.output.len() < OUTPUT_BATCH {
+            let Some(Some(answered)) = in_flight.next().now_or_never() else {
+                break;
+            };
+            self.queue_answer(io, answered);
+            progress = true;
+        }
+        progress
+    }
+
+    /// Queues an answer (see [`queue_answer`]).
+    fn queue_answer<R, W>(&self, io: &mut Io<R, W>, answered: (Answer, Allocation)) {
+        queue_answer(self.node, self.session, io, &self.events_tx, answered);
+    }
+
+    /// Waits for the next thing to do: shutdown, an answer, bytes to read (or, when
+    /// `paused`, room under the in-flight limits), an event, or a deadline.
+    async fn wait<R, W, F>(
+        &mut self,
+        shutdown: &mut Shutdown,
+        io: &mut Io<R, W>,
+        in_flight: &mut FuturesUnordered<F>,
+        reading: bool,
+        paused: bool,
+    ) -> Wake
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin,
+        F: Future<Output = (Answer, Allocation)>,
+    {
+        // A client still in the SASL exchange has not completed the handshake either.
+        let started = self.session.is_started() && !self.session.is_authenticating();
+        let (limit, timers) = (self.limit, &mut self.timers);
+        tokio::select! {
+            biased;
+            () = shutdown.recv(), if reading => Wake::Shutdown,
+            Some(answered) = in_flight.next(), if !in_flight.is_empty() => Wake::Answer(answered),
+            more = io.read(), if reading && in_flight.len() < limit && !paused => Wake::Read(more),
+            () = self.budget.below_limits(), if reading && paused => Wake::Read(true),
+            Some(frame) = self.events_rx.recv() => Wake::Event(frame),
+            () = timers.handshake.as_mut(), if reading && !started => {
+                debug!("closing a connection that did not complete STARTUP in time");
+                Wake::Shutdown
+            }
+            () = Timers::idle(&mut timers.idle), if reading => {
+                debug!("closing an idle connection (native_transport_idle_timeout)");
+                Wake::Shutdown
+            }
+            // Unreachable while `events_tx` lives; ends the connection rather than panicking.
+            else => Wake::Read(false),
+        }
+    }
+}
+
+/// Allocates a request's bytes from the connection's budget. A `THROW_ON_OVERLOAD` client
+/// whose request does not fit gets OVERLOADED on its stream instead (`None`); any other
+/// client's request is always taken, and reading then pauses while over the limits.
+fn allocate<R, W>(
+    budget: &Budget,
+    session: &Session,
+    io: &mut Io<R, W>,
+    envelope: &Envelope,
+) -> Option<Allocation> {
+    let size = HEADER_LEN + envelope.body.len() + REQUEST_OVERHEAD;
+    if !session.throw_on_overload() {
+        return Some(budget.allocate(size));
+    }
+    let allocation = budget.try_allocate(size);
+    if allocation.is_none() {
+        let error = CqlError::Overloaded {
+            request_bytes: size,
+        };
+        let response = Response::Error(error.error_body());
+        io.queue(encode(session, envelope.header.stream, response, &[]));
+    }
+    allocation
+}
+
+/// The connection's two deadlines: STARTUP must complete within the handshake timeout, and
+/// a connection with no traffic for `native_transport_idle_timeout` is closed (zero: never).
+struct Timers {
+    handshake: std::pin::Pin<Box<tokio::time::Sleep>>,
+    idle: Option<(Duration, std::pin::Pin<Box<tokio::time::Sleep>>)>,
+}
+
+impl Timers {
+    fn new(config: &crate::config::Config) -> Timers {
+        let idle = (!config.idle_timeout.is_zero()).then(|| {
+            (
+                config.idle_timeout,
+                Box::pin(tokio::time::sleep(config.idle_timeout)),
+            )
+        });
+        Timers {
+            handshake: Box::pin(tokio::time::sleep(config.handshake_timeout)),
+            idle,
+        }
+    }
+
+    /// Completes at the idle deadline; never when there is none.
+    async fn idle(idle: &mut Option<(Duration, std::pin::Pin<Box<tokio::time::Sleep>>)>) {
+        match idle {
+            Some((_, sleep)) => sleep.as_mut().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Something happened on the connection: the idle deadline moves.
+    fn active(&mut self) {
+        if let Some((timeout, sleep)) = &mut self.idle {
+            sleep.as_mut().reset(tokio::time::Instant::now() + *timeout);
+        }
+    }
+}
+
+/// The next whole envelope in the read buffer, if any; the first one chooses the connection's
+/// protocol version. A framing fault queues its error and stops reading.
+fn next_envelope<R, W>(
+    session: &Session,
+    io: &mut Io<R, W>,
+    max_frame: usize,
+    reading: &mut bool,
+) -> Option<Envelope> {
+    let chosen = session.chosen_protocol();
+    match io.framing.next(&mut io.input, max_frame, chosen) {
+        Parsed::Incomplete { needed } => {
+            io.input.reserve(needed);
+            None
+        }
+        Parsed::Envelope(envelope) => {
+            if chosen.is_none() {
+                if let Some(version) =
+                    frame::ProtocolVersion::from_request_byte(envelope.header.version)
+                {
+                    session.choose_protocol(version);
+                }
+            }
+            Some(envelope)
+        }
+        Parsed::Fatal { stream, error } => {
+            log_protocol_error(&error);
+            let response = Response::Error(error.error_body());
+            let frame =
+                frame::encode_response_frame_for(session.protocol(), stream, &response, &[], None);
+            io.queue(frame);
+            *reading = false;
+            None
+        }
+    }
+}
+
+/// Logs a framing fault as Cassandra does (`ExceptionHandlers.logClientNetworkingExceptions`):
+/// a driver probing for the newest protocol version it can use is no news (DEBUG); any other
+/// protocol fault is a client's, logged at WARN at most once a minute across connections
+/// (Cassandra's `NoSpamLogger`) so one bad client cannot flood the log.
+fn log_protocol_error(error: &CqlError) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static LAST_WARNED: AtomicU64 = AtomicU64::new(0);
+    if matches!(
+        error,
+        CqlError::Protocol(crate::error::ProtocolError::UnsupportedVersion { .. })
+    ) {
+        debug!(cause = %error, "closing connection after a protocol version probe");
+        return;
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LAST_WARNED.load(Ordering::Relaxed);
+    if now >= last + 60
+        && LAST_WARNED
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        warn!("Protocol exception with client networking: {error}");
+    } else {
+        debug!(cause = %error, "closing connection after a protocol error");
+    }
+}
+
+/// Queues an answer's frame, after starting event forwarding when a REGISTER asked for it.
+/// The request's bytes and the answer's stay charged to the in-flight limits until written.
+fn queue_answer<R, W>(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    io: &mut Io<R, W>,
+    events: &mpsc::Sender<BytesMut>,
+    (answer, mut allocation): (Answer, Allocation),
+) {
+    // The answer's bytes count with its request's until they are written.
+    allocation.grow(answer.frame.len());
+    io.held.push(allocation);
+    if answer.start_events {
+        spawn_event_forwarder(node, session, events.clone());
+    }
+    io.queue(answer.frame);
+    if answer.start_segments {
+        let lz4 = session.segments_compressed();
+        io.framing
+            .start_segments(lz4, node.config.max_frame_size, io.output.len());
+    }
+}
+
+/// Pushes the events this connection registered for on stream -1 until it closes.
+fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Sender<BytesMut>) {
+    let mut events = node.events.subscribe();
+    let mut closed = session.closed_signal();
+    let session = session.clone();
+    tokio::spawn(
+        async move {
+            loop {
+                let received = tokio::select! {
+                    received = events.recv() => received,
+                    // `wait_for` sees a close that happened before this task started too.
+                    _ = closed.wait_for(|closed| *closed) => break,
+                };
+                let event = match received {
+                    Ok(event) => event,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                let kind = match &event {
+                    Event::SchemaChange(_) => "SCHEMA_CHANGE",
+                    Event::TopologyChange { .. } => "TOPOLOGY_CHANGE",
+                    Event::StatusChange { .. } => "STATUS_CHANGE",
+                };
+                if !session.is_registered(kind) {
+                    continue;
+                }
+                let frame = encode(&session, -1, Response::Event(event), &[]);
+                if out.send(frame).await.is_err() {
+                    break;
+                }
+            }
+        }
+        .in_current_span(),
+    );
+}
