@@ -10,7 +10,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use serde_yaml::{Mapping, Value};
+use serde_norway::{Mapping, Value};
 
 use super::{known, ConfigError};
 
@@ -450,7 +450,7 @@ fn option_value(key: &str, value: String) -> ConfigError {
 }
 
 fn show(value: &Value) -> String {
-    serde_yaml::to_string(value)
+    serde_norway::to_string(value)
         .unwrap_or_default()
         .trim()
         .replace('\n', " ")

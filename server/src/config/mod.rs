@@ -248,7 +248,7 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: serde_yaml::Error,
+        source: serde_norway::Error,
     },
     /// Keys that are no Cassandra 5.0 setting, sorted, with the message of Cassandra's
     /// `YamlConfigurationLoader`.
@@ -284,8 +284,8 @@ pub enum ConfigError {
 }
 
 /// A [`ConfigError::Value`] showing `value` as YAML on one line.
-fn invalid(setting: &'static str, value: &serde_yaml::Value) -> ConfigError {
-    let text = serde_yaml::to_string(value).unwrap_or_default();
+fn invalid(setting: &'static str, value: &serde_norway::Value) -> ConfigError {
+    let text = serde_norway::to_string(value).unwrap_or_default();
     ConfigError::Value {
         setting,
         value: text.trim().replace('\n', " "),
@@ -410,7 +410,7 @@ mod tests {
         let yaml = "cluster_name: Prod\nnative_transport_port: 9142\ncommitlog_sync: batch\n\
                     commitlog_sync_period: 2s\nnative_transport_max_frame_size: 8MiB\n\
                     data_file_directories:\n  - /tmp/x\n";
-        let settings: YamlSettings = serde_yaml::from_str(yaml).unwrap();
+        let settings: YamlSettings = serde_norway::from_str(yaml).unwrap();
         let mut config = Config::default();
         config.apply(settings).unwrap();
         assert_eq!(config.cluster_name, "Prod");
@@ -431,13 +431,13 @@ mod tests {
             "memtable_heap_space: 32MiB\n",
             "memtable_heap_space_in_mb: 32\n",
         ] {
-            let settings: YamlSettings = serde_yaml::from_str(yaml).unwrap();
+            let settings: YamlSettings = serde_norway::from_str(yaml).unwrap();
             let mut config = Config::default();
             config.apply(settings).unwrap();
             assert_eq!(config.memtable_heap_space, 32 << 20);
             assert_eq!(config.store_options().unwrap().memtable_size, 16 << 20);
         }
-        let settings: YamlSettings = serde_yaml::from_str("memtable_heap_space: 0MiB\n").unwrap();
+        let settings: YamlSettings = serde_norway::from_str("memtable_heap_space: 0MiB\n").unwrap();
         let mut config = Config::default();
         config.apply(settings).unwrap();
         assert_eq!(config.store_options().unwrap().memtable_size, 1 << 20);
@@ -447,7 +447,7 @@ mod tests {
     fn write_guardrails_take_cassandra_sizes() {
         let yaml = "column_value_size_warn_threshold: 1KiB\ncollection_size_fail_threshold: 2MiB\n\
                     items_per_collection_warn_threshold: 100\n";
-        let settings: YamlSettings = serde_yaml::from_str(yaml).unwrap();
+        let settings: YamlSettings = serde_norway::from_str(yaml).unwrap();
         let mut config = Config::default();
         config.apply(settings).unwrap();
         assert_eq!(
@@ -466,7 +466,7 @@ mod tests {
         );
         assert_eq!(config.items_per_collection.warn, 100);
         let bad = "column_value_size_fail_threshold: lots\n";
-        let settings: YamlSettings = serde_yaml::from_str(bad).unwrap();
+        let settings: YamlSettings = serde_norway::from_str(bad).unwrap();
         assert!(Config::default().apply(settings).is_err());
     }
 
@@ -822,7 +822,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_reported() {
-        let settings: YamlSettings = serde_yaml::from_str("commitlog_sync: sometimes").unwrap();
+        let settings: YamlSettings = serde_norway::from_str("commitlog_sync: sometimes").unwrap();
         assert!(Config::default().apply(settings).is_err());
         assert_eq!(parse_duration("10000ms"), Some(Duration::from_secs(10)));
         assert_eq!(parse_size("16MiB"), Some(16 << 20));

@@ -75,7 +75,7 @@ pub(super) struct YamlSettings {
     /// Every other top-level key: the security settings `check_security` reads, Cassandra
     /// settings accepted without acting on them, and unknown keys.
     #[serde(flatten)]
-    others: BTreeMap<String, serde_yaml::Value>,
+    others: BTreeMap<String, serde_norway::Value>,
 }
 
 /// Class-valued security settings and the one value (short class name) this server runs
@@ -464,16 +464,16 @@ fn parse_settings(text: &str, path: &Path) -> Result<YamlSettings, ConfigError> 
         path: path.to_path_buf(),
         source,
     };
-    let document: serde_yaml::Value = serde_yaml::from_str(text).map_err(yaml_error)?;
+    let document: serde_norway::Value = serde_norway::from_str(text).map_err(yaml_error)?;
     if document.is_null() {
         return Ok(YamlSettings::default());
     }
-    serde_yaml::from_str(text).map_err(yaml_error)
+    serde_norway::from_str(text).map_err(yaml_error)
 }
 
 /// Refuses keys that are no Cassandra 5.0 setting (those this server acts on are not in
 /// `others`), naming them all as Cassandra does.
-fn check_keys(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), ConfigError> {
+fn check_keys(others: &BTreeMap<String, serde_norway::Value>) -> Result<(), ConfigError> {
     let unknown: Vec<String> = others
         .keys()
         .filter(|key| {
@@ -502,7 +502,7 @@ fn is_security_setting(key: &str) -> bool {
 }
 
 /// Refuses security settings that ask for what this server does not implement yet.
-fn check_security(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), ConfigError> {
+fn check_security(others: &BTreeMap<String, serde_norway::Value>) -> Result<(), ConfigError> {
     for (setting, supported) in SECURITY_CLASSES {
         if let Some(value) = others.get(setting) {
             check_class(setting, value, supported)?;
@@ -520,13 +520,13 @@ fn check_security(others: &BTreeMap<String, serde_yaml::Value>) -> Result<(), Co
 /// name, or `{class_name: ...}`); `None` when unset (null: Cassandra's default).
 fn class_name<'a>(
     setting: &'static str,
-    value: &'a serde_yaml::Value,
+    value: &'a serde_norway::Value,
 ) -> Result<Option<&'a str>, ConfigError> {
     let class = match value {
-        serde_yaml::Value::Null => return Ok(None),
-        serde_yaml::Value::String(class) => class.as_str(),
-        serde_yaml::Value::Mapping(map) => match map.get("class_name") {
-            Some(serde_yaml::Value::String(class)) => class.as_str(),
+        serde_norway::Value::Null => return Ok(None),
+        serde_norway::Value::String(class) => class.as_str(),
+        serde_norway::Value::Mapping(map) => match map.get("class_name") {
+            Some(serde_norway::Value::String(class)) => class.as_str(),
             _ => return Err(invalid(setting, value)),
         },
         _ => return Err(invalid(setting, value)),
@@ -538,7 +538,7 @@ fn class_name<'a>(
 /// first choice, Cassandra's default, when unset.
 fn choose<T: Copy>(
     setting: &'static str,
-    value: &serde_yaml::Value,
+    value: &serde_norway::Value,
     choices: [(&'static str, T); 2],
     supported: &'static str,
 ) -> Result<T, ConfigError> {
@@ -556,7 +556,7 @@ fn choose<T: Copy>(
 }
 
 /// `authenticator`: `AllowAllAuthenticator` or `PasswordAuthenticator`.
-fn authenticator(value: &serde_yaml::Value) -> Result<Authenticator, ConfigError> {
+fn authenticator(value: &serde_norway::Value) -> Result<Authenticator, ConfigError> {
     let choices = [
         ("AllowAllAuthenticator", Authenticator::AllowAll),
         ("PasswordAuthenticator", Authenticator::Password),
@@ -566,7 +566,7 @@ fn authenticator(value: &serde_yaml::Value) -> Result<Authenticator, ConfigError
 }
 
 /// `authorizer`: `AllowAllAuthorizer` or `CassandraAuthorizer`.
-fn authorizer(value: &serde_yaml::Value) -> Result<Authorizer, ConfigError> {
+fn authorizer(value: &serde_norway::Value) -> Result<Authorizer, ConfigError> {
     let choices = [
         ("AllowAllAuthorizer", Authorizer::AllowAll),
         ("CassandraAuthorizer", Authorizer::Cassandra),
@@ -583,7 +583,7 @@ fn authorizer(value: &serde_yaml::Value) -> Result<Authorizer, ConfigError> {
 /// which is `supported`.
 fn check_class(
     setting: &'static str,
-    value: &serde_yaml::Value,
+    value: &serde_norway::Value,
     supported: &'static str,
 ) -> Result<(), ConfigError> {
     let Some(short) = class_name(setting, value)? else {
@@ -604,18 +604,18 @@ fn check_class(
 /// An encryption options map must leave every flag of `flags` false or unset.
 fn check_encryption_off(
     setting: &'static str,
-    value: &serde_yaml::Value,
+    value: &serde_norway::Value,
     flags: &[&str],
 ) -> Result<(), ConfigError> {
     let map = match value {
-        serde_yaml::Value::Null => return Ok(()),
-        serde_yaml::Value::Mapping(map) => map,
+        serde_norway::Value::Null => return Ok(()),
+        serde_norway::Value::Mapping(map) => map,
         _ => return Err(invalid(setting, value)),
     };
     for flag in flags {
         match map.get(*flag) {
-            None | Some(serde_yaml::Value::Null) | Some(serde_yaml::Value::Bool(false)) => {}
-            Some(serde_yaml::Value::Bool(true)) => {
+            None | Some(serde_norway::Value::Null) | Some(serde_norway::Value::Bool(false)) => {}
+            Some(serde_norway::Value::Bool(true)) => {
                 return Err(ConfigError::Unsupported {
                     setting,
                     value: format!("{{{flag}: true}}"),
