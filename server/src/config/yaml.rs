@@ -11,6 +11,9 @@ use storage::{CommitFailurePolicy, DiskFailurePolicy, SyncMode};
 
 use super::*;
 
+mod security;
+use security::{authenticator, authorizer, check_security};
+
 /// The `cassandra.yaml` settings this server acts on; every other key lands in `others`.
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct YamlSettings {
@@ -499,131 +502,4 @@ fn is_security_setting(key: &str) -> bool {
         || SECURITY_ENCRYPTION
             .iter()
             .any(|(setting, _)| *setting == key)
-}
-
-/// Refuses security settings that ask for what this server does not implement yet.
-fn check_security(others: &BTreeMap<String, serde_norway::Value>) -> Result<(), ConfigError> {
-    for (setting, supported) in SECURITY_CLASSES {
-        if let Some(value) = others.get(setting) {
-            check_class(setting, value, supported)?;
-        }
-    }
-    for (setting, flags) in SECURITY_ENCRYPTION {
-        if let Some(value) = others.get(setting) {
-            check_encryption_off(setting, value, flags)?;
-        }
-    }
-    Ok(())
-}
-
-/// The short class name a class-valued setting names (`PasswordAuthenticator`, its full
-/// name, or `{class_name: ...}`); `None` when unset (null: Cassandra's default).
-fn class_name<'a>(
-    setting: &'static str,
-    value: &'a serde_norway::Value,
-) -> Result<Option<&'a str>, ConfigError> {
-    let class = match value {
-        serde_norway::Value::Null => return Ok(None),
-        serde_norway::Value::String(class) => class.as_str(),
-        serde_norway::Value::Mapping(map) => match map.get("class_name") {
-            Some(serde_norway::Value::String(class)) => class.as_str(),
-            _ => return Err(invalid(setting, value)),
-        },
-        _ => return Err(invalid(setting, value)),
-    };
-    Ok(Some(class.strip_prefix(AUTH_PACKAGE).unwrap_or(class)))
-}
-
-/// The choice a class-valued setting names among `choices` (short class name, value); the
-/// first choice, Cassandra's default, when unset.
-fn choose<T: Copy>(
-    setting: &'static str,
-    value: &serde_norway::Value,
-    choices: [(&'static str, T); 2],
-    supported: &'static str,
-) -> Result<T, ConfigError> {
-    let Some(class) = class_name(setting, value)? else {
-        return Ok(choices[0].1);
-    };
-    match choices.iter().find(|(name, _)| *name == class) {
-        Some((_, chosen)) => Ok(*chosen),
-        None => Err(ConfigError::Unsupported {
-            setting,
-            value: class.to_string(),
-            supported,
-        }),
-    }
-}
-
-/// `authenticator`: `AllowAllAuthenticator` or `PasswordAuthenticator`.
-fn authenticator(value: &serde_norway::Value) -> Result<Authenticator, ConfigError> {
-    let choices = [
-        ("AllowAllAuthenticator", Authenticator::AllowAll),
-        ("PasswordAuthenticator", Authenticator::Password),
-    ];
-    let supported = "AllowAllAuthenticator or PasswordAuthenticator";
-    choose("authenticator", value, choices, supported)
-}
-
-/// `authorizer`: `AllowAllAuthorizer` or `CassandraAuthorizer`.
-fn authorizer(value: &serde_norway::Value) -> Result<Authorizer, ConfigError> {
-    let choices = [
-        ("AllowAllAuthorizer", Authorizer::AllowAll),
-        ("CassandraAuthorizer", Authorizer::Cassandra),
-    ];
-    choose(
-        "authorizer",
-        value,
-        choices,
-        "AllowAllAuthorizer or CassandraAuthorizer",
-    )
-}
-
-/// A class-valued setting must name `supported`; unset (null) means Cassandra's default,
-/// which is `supported`.
-fn check_class(
-    setting: &'static str,
-    value: &serde_norway::Value,
-    supported: &'static str,
-) -> Result<(), ConfigError> {
-    let Some(short) = class_name(setting, value)? else {
-        return Ok(());
-    };
-    let class = short;
-    if short == supported {
-        Ok(())
-    } else {
-        Err(ConfigError::Unsupported {
-            setting,
-            value: class.to_string(),
-            supported,
-        })
-    }
-}
-
-/// An encryption options map must leave every flag of `flags` false or unset.
-fn check_encryption_off(
-    setting: &'static str,
-    value: &serde_norway::Value,
-    flags: &[&str],
-) -> Result<(), ConfigError> {
-    let map = match value {
-        serde_norway::Value::Null => return Ok(()),
-        serde_norway::Value::Mapping(map) => map,
-        _ => return Err(invalid(setting, value)),
-    };
-    for flag in flags {
-        match map.get(*flag) {
-            None | Some(serde_norway::Value::Null) | Some(serde_norway::Value::Bool(false)) => {}
-            Some(serde_norway::Value::Bool(true)) => {
-                return Err(ConfigError::Unsupported {
-                    setting,
-                    value: format!("{{{flag}: true}}"),
-                    supported: "enabled: false",
-                })
-            }
-            Some(_) => return Err(invalid(setting, value)),
-        }
-    }
-    Ok(())
 }

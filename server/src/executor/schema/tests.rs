@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::config::Config;
 use crate::error::CqlResult;
-use crate::executor::write::modify_tests::{parse, render, ONE};
+use crate::executor::write::test_node::{parse, render, ONE};
 use crate::executor::{schema, ExecOptions, Planning};
 use crate::node::Node;
 use crate::transport::session::Session;

@@ -9,8 +9,8 @@ pub(crate) mod counters;
 pub(crate) mod guards;
 pub(crate) mod index_limits;
 pub(crate) mod modify;
-#[cfg(test)]
-pub(crate) mod modify_tests;
 pub(crate) mod multicell;
 pub(crate) mod now;
 pub(crate) mod operations;
+#[cfg(test)]
+pub(crate) mod test_node;

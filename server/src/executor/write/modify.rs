@@ -569,3 +569,7 @@ fn range_deletes(
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "modify_tests.rs"]
+mod tests;

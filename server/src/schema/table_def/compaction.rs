@@ -181,3 +181,7 @@ pub(crate) fn not_parsable(text: &str, option: &'static str) -> TableOptionError
         option,
     }
 }
+
+#[cfg(test)]
+#[path = "compaction_tests.rs"]
+mod tests;

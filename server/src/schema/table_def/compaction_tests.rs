@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::compaction::compaction_map;
+use super::compaction_map;
 
 fn map(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
     entries

@@ -14,8 +14,6 @@
 mod caching;
 mod compaction;
 mod compaction_strategies;
-#[cfg(test)]
-mod compaction_tests;
 mod compaction_unified;
 pub(crate) mod compression;
 pub(crate) mod dropped_columns;

@@ -7,7 +7,7 @@ use cql::frame::response::ResultBody;
 use super::*;
 use crate::error::CqlResult;
 use crate::executor::consistency::LOCAL_SERIAL;
-use crate::executor::write::modify_tests::{TestNode, ONE};
+use crate::executor::write::test_node::{TestNode, ONE};
 
 const TABLE: &str = "CREATE TABLE t (k int, c int, v int, w int, s int static, \
                      l list<int>, PRIMARY KEY (k, c))";
@@ -50,7 +50,7 @@ async fn run(
 /// The rendered answer of one conditional statement.
 async fn statement(test: &TestNode, query: &str) -> Vec<String> {
     match run(test, &[query], false, &options()).await {
-        Ok(body) => crate::executor::write::modify_tests::render(&body),
+        Ok(body) => crate::executor::write::test_node::render(&body),
         Err(err) => panic!("{query}: {err}"),
     }
 }
@@ -58,7 +58,7 @@ async fn statement(test: &TestNode, query: &str) -> Vec<String> {
 /// The rendered answer of a conditional batch.
 async fn batch(test: &TestNode, queries: &[&str]) -> Vec<String> {
     match run(test, queries, true, &options()).await {
-        Ok(body) => crate::executor::write::modify_tests::render(&body),
+        Ok(body) => crate::executor::write::test_node::render(&body),
         Err(err) => panic!("{queries:?}: {err}"),
     }
 }
@@ -402,7 +402,7 @@ async fn consistency_levels_are_checked_for_the_write_and_its_paxos_phase() {
         };
         let answer = run(&test, &query, false, &options).await.expect("checked");
         assert_eq!(
-            crate::executor::write::modify_tests::render(&answer),
+            crate::executor::write::test_node::render(&answer),
             NOT_APPLIED
         );
     }
