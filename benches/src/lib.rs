@@ -10,7 +10,7 @@
 //!   frames of the prepared INSERT and point SELECT.
 //! - [`rows`]: row keys and stored rows for that table, and write batches of them.
 //!
-//! Results go into the README's `## Benchmarks` section, never into timed tests.
+//! Results go into `docs/benchmarks.md`, never into timed tests.
 
 pub mod frames;
 pub mod rows;
