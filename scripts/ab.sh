@@ -9,15 +9,13 @@
 #
 # A BINARY may be a script that execs the server with other flags or environment. Environment:
 # STRESS_BIN (required), OPS (per phase, default 100000), AB_PORT (default 19700), AB_LOG (the
-# raw per-round lines, default a temporary file). The floor is the one compare.sh builds.
+# raw per-round lines, default a temporary file), FLOOR (required: the protocol floor's
+# binary, a CQL responder that stores nothing; docs/benchmarks.md says where it comes from).
 set -uo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 die() { echo "ab.sh: $*" >&2; exit 2; }
 [ -n "${STRESS_BIN:-}" ] && [ -x "$STRESS_BIN" ] || die "set STRESS_BIN to cql-stress-cassandra-stress"
 [ $# -ge 2 ] || die "usage: ab.sh ROUNDS name=BINARY [name=BINARY ...]"
-FLOOR="$HERE/../../shared/bench/floor/target/release/cql-floor"
-[ -x "$FLOOR" ] || (cd "$HERE/../../shared/bench/floor" && cargo build --release -q) \
-  || die "the floor does not build"
+[ -n "${FLOOR:-}" ] && [ -x "$FLOOR" ] || die "set FLOOR to the protocol floor's binary"
 ROUNDS=$1; shift
 OPS=${OPS:-100000}; PORT=${AB_PORT:-19700}; LOG=${AB_LOG:-$(mktemp)}
 HZ=$(getconf CLK_TCK)

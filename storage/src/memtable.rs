@@ -323,13 +323,13 @@ pub(crate) struct Mem {
 /// and node share once a scan sorts it (about 100 bytes); a version a later group replaced
 /// takes an entry in its key's list of older versions and one in the list waiting for a
 /// sort instead; a long key adds its `Arc` (short keys are inline: see `mem_key`). The
-/// figure has stayed where it was measured against the structures before (2026-11-28: with
-/// an ordered map filled at every write, 200,000 versions of 22-byte keys and 200-byte
+/// figure has stayed where it was measured against the structures before (with an ordered
+/// map filled at every write, 200,000 versions of 22-byte keys and 200-byte
 /// values cost 449 bytes each against an estimate of 382, when each row had an allocation of
 /// its own; counting them at 224 made layers a sixth smaller and dropped the clean layer
 /// sooner, point reads after a load of 100,000 rows costing 7.1-8.6 us of server CPU instead
 /// of 6.1-6.4). A write-once layer that is never scanned costs less than this; a rewritten
-/// key that is scanned, more. Measured again on 2026-11-28 with a layer never flushed, after
+/// key that is scanned, more. Measured again with a layer never flushed, after
 /// 200,000 cassandra-stress `standard1` rows (22-byte keys, 269-byte rows, counted at 451
 /// bytes each): 401 bytes of RSS a row. (Keeping new rows as slices of their commit-log
 /// requests instead of copies made it 469, the requests' table ids, keys and lengths pinned

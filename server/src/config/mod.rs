@@ -140,7 +140,7 @@ pub struct Config {
     /// candidates past it (see `executor::ann_graph`).
     pub vector_search_exact_rows: usize,
     /// `vector_search_ef` (ours): the beam width of a graph search, and the fewest candidates
-    /// it asks for (recall against latency; see the README's vector search benchmark).
+    /// it asks for (recall against latency; see `docs/benchmarks.md`, vector search).
     pub vector_search_ef: usize,
 }
 

@@ -5,10 +5,10 @@
 //! A connection's requests are driven on its own task (`crate::transport::connection`), so a work-stealing
 //! runtime gained nothing from its second worker but its costs: each read from the socket woke
 //! an idle worker to look for work, which spun and parked again (futex wake-ups and scheduler
-//! switches on every pass), on cores the clients share. Measured 2026-11-28 with
-//! `shared/bench/compare.sh` (cql-stress, one busy connection, 2 cores), same minutes: the
-//! request code on the two-worker runtime did 0.53-0.57 of the floor's writes and 0.54-0.61
-//! of its reads, on these threads 0.70-0.77 and 0.63-0.70 (README, Benchmarks). They still
+//! switches on every pass), on cores the clients share. Against the protocol floor under the
+//! same cassandra-stress load (one busy connection, 2 cores), the request code on a
+//! two-worker runtime did 0.53-0.57 of the floor's writes and 0.54-0.61 of its reads, on
+//! these threads 0.70-0.77 and 0.63-0.70 (`docs/benchmarks.md`). They still
 //! use every core once there are as many busy connections as cores: a new connection goes to
 //! the thread serving the fewest.
 //!

@@ -172,7 +172,7 @@ fn stopping(signal: &Signal) -> bool {
 
 /// The compactor's loop. It runs at the request threads' priority, as the flusher does: its
 /// write transactions hold redb's page-cache locks that reads take, so a lowered priority
-/// (nice 10, until 2026-11-29) made reads wait behind a compaction the machine starved.
+/// (nice 10, as it once ran) made reads wait behind a compaction the machine starved.
 fn run(parts: &CompactorParts, signal: &Signal) {
     match replace_stand_ins(&parts.db) {
         Ok(0) => {}
@@ -593,7 +593,7 @@ fn replace_stand_ins(slot: &DbSlot) -> Result<usize, StorageError> {
 /// the pages of non-durable commits (every merge's) in its write buffer, every read that misses
 /// its cache first walks the buffer's 131 stripes, and the pages the merges freed are not
 /// reused. After a load the merges' commits were the last ones: uniform reads at 10 M rows ran
-/// at 42-43 k/s, against 54-59 k/s once a durable commit had come (2026-11-29). Once per
+/// at 42-43 k/s, against 54-59 k/s once a durable commit had come. Once per
 /// stretch of merges rather than per merge: a durable commit writes the whole buffer out while
 /// holding its stripes, which readers wait for.
 fn settle(db: &DbSlot) -> Result<(), StorageError> {

@@ -8,7 +8,7 @@
 //!
 //! Requests are not spawned: a point read or a write hand-off takes a few microseconds, less
 //! than waking another task. Handing half of each pass's EXECUTEs to another task as one
-//! batch was tried (2026-11-24): it cost 1-2 us more server CPU per request and gained no
+//! batch was tried: it cost 1-2 us more server CPU per request and gained no
 //! throughput on two cores shared with the client. Work that can be long (scans) leaves the
 //! runtime on its own (`spawn_blocking` in the executor), and the connection keeps driving
 //! the other requests. Each request's future comes from `crate::transport::answer`.
