@@ -8,8 +8,8 @@ use std::time::Duration;
 use benches::rows::{clustering_values, partition_values};
 use benches::schema::readings_table;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use storage::encoding::key::row_key;
-use storage::encoding::token::token_of;
+use storage::row_key;
+use storage::token_of;
 
 fn encode_row_key(c: &mut Criterion) {
     let table = readings_table();

@@ -1,103 +1,106 @@
 //! redb-backed wide-row store: the catalog, order-preserving keys, versioned rows and a
 //! group-commit writer. Synchronous; the server calls it from blocking threads.
 //!
-//! Modules:
-//! - [`catalog`]: the schema model ([`Catalog`], [`TableDef`], ...) and its persisted form.
-//! - [`encoding`]: every on-disk byte layout: [`encoding::token`] (Murmur3 tokens),
-//!   [`encoding::key`] (memcomparable row keys), [`encoding::row`] (row values and merge),
-//!   [`cell_path`] (the element paths of non-frozen collections and UDTs).
-//! - `db`: [`Store`], opening, format version, sync modes, shutdown.
-//! - `disk`: the files under a data directory, redb's file checked page by page, and
-//!   `disk_failure_policy`.
-//! - `mutation`: write requests ([`WriteBatch`], [`RowWrite`], [`CatalogOp`]).
-//! - `writer`: the single writer thread and group commit; `stats`: its counters ([`WriterCounts`]).
-//! - `purge`: dropping expired cells and old tombstones ([`PurgeRequest`]).
-//! - `read`: [`Snapshot`] point reads and range scans.
-//! - `run_stats`: each table's runs as their manifest describes them ([`TableRuns`]), and the
-//!   merge under way ([`MergeProgress`]), for operators; `size_estimate`: partitions per
-//!   token range estimated from them ([`RangeEstimate`]).
+//! Modules, from the request inward:
+//! - `writer`: what a write goes through: requests ([`WriteBatch`], [`RowWrite`],
+//!   [`CatalogOp`]), the queue and combining, counters, the single writer thread, group
+//!   commit and flushes.
+//! - `commitlog`: the commit log, its sync modes and its replay.
+//! - `memtable`: rows written since the last flush, in memory.
+//! - `read`: [`Snapshot`] point reads and range scans over memtable, runs and redb; estimates
+//!   of partitions per token range ([`RangeEstimate`]).
+//! - `runs`: sorted runs, their merges and what they hold ([`TableRuns`], [`MergeProgress`]).
 //! - `range`: what a read asks for, typed: [`PartitionKey`], [`ClusteringPrefix`],
 //!   [`ClusteringRange`], [`KeyRange`] and the scan [`Order`]; callers never join key bytes.
-//! - [`index`]: secondary-index entries, maintained in the base write's transaction.
-//! - `view`: materialized-view rows, maintained in the base write's transaction.
-//! - `tables`: every redb table definition.
-//! - `error`: [`StorageError`].
+//! - [`catalog`]: the schema model ([`Catalog`], [`TableDef`], ...) and its persisted form.
+//! - [`index`]: secondary-index entries; `view`: materialized-view rows; both maintained in
+//!   the base write's transaction.
+//! - `encoding`: every on-disk byte layout (tokens, memcomparable keys, rows and their
+//!   merge); what callers need of it is exported by name below.
+//! - `store`: [`Store`]: opening, the format version, options ([`StoreOptions`],
+//!   [`SyncMode`]), redb's tables, purging ([`PurgeRequest`]), the writer's counters.
+//! - `disk`: the files under a data directory, redb's file checked page by page, and
+//!   `disk_failure_policy`; `hash`: fast hashing and Bloom filters; `error`: [`StorageError`].
 //!
 //! The storage format is described in `DESIGN.md`, included below.
 #![doc = include_str!("../DESIGN.md")]
 
-mod bloom;
 pub mod catalog;
-mod combine;
-mod commitlog;
-mod counter;
-mod db;
-mod dir_format;
-mod disk;
-pub mod encoding;
-mod error;
-pub mod fast_hash;
-mod flush;
 pub mod index;
-mod key_filter;
-mod locking;
-mod mem_apply;
-mod mem_key;
+
+mod commitlog;
+mod disk;
+mod encoding;
+mod error;
+mod hash;
 mod memtable;
-mod mutation;
-mod options;
-mod persist;
-mod purge;
 mod range;
 mod read;
-mod read_view;
-mod request;
-mod row_arena;
-mod run_stats;
 mod runs;
-mod size_estimate;
-mod slot;
-mod space;
-mod stats;
-mod tables;
-mod turns;
+mod store;
 mod view;
 mod writer;
 
-#[cfg(test)]
-mod combine_tests;
-#[cfg(test)]
-mod index_tests;
-#[cfg(test)]
-mod memtable_tests;
-#[cfg(test)]
-mod runs_tests;
-#[cfg(test)]
-mod store_tests;
-#[cfg(test)]
-mod view_tests;
-
-pub use catalog::{
-    references_type, replace_type, Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind,
-    DroppedColumn, IndexDef, IndexTargetKind, KeyspaceDef, RoleDef, TableDef, TableParams,
-    UserTypeDef, ViewDef, ViewFilter, ViewFilterOp,
-};
-pub use combine::DeferredWrites;
+pub use catalog::references_type;
+pub use catalog::replace_type;
+pub use catalog::Catalog;
+pub use catalog::ClusteringOrder;
+pub use catalog::ColumnDef;
+pub use catalog::ColumnId;
+pub use catalog::ColumnKind;
+pub use catalog::DroppedColumn;
+pub use catalog::IndexDef;
+pub use catalog::IndexTargetKind;
+pub use catalog::KeyspaceDef;
+pub use catalog::RoleDef;
+pub use catalog::TableDef;
+pub use catalog::TableParams;
+pub use catalog::UserTypeDef;
+pub use catalog::ViewDef;
+pub use catalog::ViewFilter;
+pub use catalog::ViewFilterOp;
 pub use commitlog::read::IGNORE_REPLAY_ERRORS;
-pub use counter::{CounterChange, CounterWrite};
-pub use db::{Store, FORMAT_VERSION};
 pub use disk::checked::PageDamage;
 pub use encoding::cell_path;
-pub use encoding::key::{row_key, DecodedKey, KeyColumn};
+pub use encoding::key::row_key;
+pub use encoding::key::DecodedKey;
+pub use encoding::key::KeyColumn;
+pub use encoding::key::{decode_row_key, token_bytes};
 pub use encoding::range_tombstone::RangeTombstone;
-pub use encoding::row::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
+pub use encoding::row::Cell;
+pub use encoding::row::CellValue;
+pub use encoding::row::DeletionTime;
+pub use encoding::row::Expiry;
+pub use encoding::row::Liveness;
+pub use encoding::row::StoredRow;
+pub use encoding::row::{encode as encode_row, reconcile};
+pub use encoding::token::token_of;
 pub use error::StorageError;
-pub use mutation::{CatalogOp, RangeTombstoneWrite, RowWrite, WriteBatch};
-pub use options::{CommitFailurePolicy, DiskFailurePolicy, StoreOptions, SyncMode};
-pub use purge::{PurgeProgress, PurgeRequest};
-pub use range::{ClusteringPrefix, ClusteringRange, KeyRange, Order, PartitionKey};
-pub use read::{RowIter, Snapshot, TableStats};
-pub use run_stats::TableRuns;
+pub use hash::fast::{BuildFastHasher, FastHasher, SeededFastHasher};
+pub use range::ClusteringPrefix;
+pub use range::ClusteringRange;
+pub use range::KeyRange;
+pub use range::Order;
+pub use range::PartitionKey;
+pub use read::size_estimate::RangeEstimate;
+pub use read::RowIter;
+pub use read::Snapshot;
+pub use read::TableStats;
 pub use runs::progress::MergeProgress;
-pub use size_estimate::RangeEstimate;
-pub use stats::WriterCounts;
+pub use runs::stats::TableRuns;
+pub use store::db::Store;
+pub use store::db::FORMAT_VERSION;
+pub use store::options::CommitFailurePolicy;
+pub use store::options::DiskFailurePolicy;
+pub use store::options::StoreOptions;
+pub use store::options::SyncMode;
+pub use store::purge::PurgeProgress;
+pub use store::purge::PurgeRequest;
+pub use store::stats::WriterCounts;
+pub use writer::combine::DeferredWrites;
+pub use writer::counter::CounterChange;
+pub use writer::counter::CounterWrite;
+pub use writer::mutation::CatalogOp;
+pub use writer::mutation::RangeTombstoneWrite;
+pub use writer::mutation::RowWrite;
+pub use writer::mutation::WriteBatch;

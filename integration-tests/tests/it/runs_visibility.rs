@@ -4,7 +4,7 @@
 //! runs' manifest.
 
 use integration_tests::{query_rows, query_single_row, TestServer};
-use storage::encoding::token::token_of;
+use storage::token_of;
 
 use crate::metrics::{free_address, sample, scrape};
 

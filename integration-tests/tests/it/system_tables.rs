@@ -211,7 +211,7 @@ async fn size_estimates_count_memtable_partitions_by_token_range() {
     assert_eq!(rows.iter().map(|r| r.3).sum::<i64>(), 200);
     let node_token: i64 = token.parse().unwrap();
     let below = (0..200i32)
-        .filter(|k| storage::encoding::token::token_of(&[&k.to_be_bytes()]) <= node_token)
+        .filter(|k| storage::token_of(&[&k.to_be_bytes()]) <= node_token)
         .count() as i64;
     let (_, _, _, estimated_below) = rows.iter().find(|r| r.0 == min).unwrap();
     assert_eq!(*estimated_below, below, "{rows:?}");

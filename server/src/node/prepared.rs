@@ -13,7 +13,7 @@ use bytes::Bytes;
 use cql::frame::response::ColumnSpec;
 use cql::statement::ast::Statement;
 use md5::{Digest, Md5};
-use storage::fast_hash::SeededFastHasher;
+use storage::SeededFastHasher;
 
 use crate::error::CqlResult;
 use crate::planner::common::bind::BindInfo;

@@ -66,8 +66,8 @@ pub(crate) fn each_partition(
     let mut current: Option<(Vec<u8>, Partition)> = None;
     for row in snapshot.scan(table.id, &storage::KeyRange::all(), storage::Order::Forward)? {
         let (key, stored) = row?;
-        let decoded = storage::encoding::key::decode_row_key(table, &key)?;
-        let bytes = (key.len() + storage::encoding::row::encode(&stored).len()) as u64;
+        let decoded = storage::decode_row_key(table, &key)?;
+        let bytes = (key.len() + storage::encode_row(&stored).len()) as u64;
         let (prefix, _) = decoded.split(&key);
         match &mut current {
             Some((at, partition)) if at.as_slice() == prefix => {

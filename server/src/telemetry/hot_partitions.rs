@@ -15,8 +15,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use storage::fast_hash::{BuildFastHasher, FastHasher};
 use storage::TableDef;
+use storage::{BuildFastHasher, FastHasher};
 use uuid::Uuid;
 
 /// How many of a window's hottest partitions are remembered.

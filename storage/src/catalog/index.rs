@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use uuid::Uuid;
 
-use super::{ColumnDef, ColumnId, TableDef};
+use super::ColumnDef;
+use super::ColumnId;
+use super::TableDef;
 
 /// What part of the column an index covers (Cassandra's `IndexTarget.Type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -6,6 +6,8 @@
 //! then swapping in the updated value. Column types are stored as their CQL text and parsed
 //! back by [`type_text`].
 
+pub(crate) mod persist;
+
 mod index;
 mod params;
 pub(crate) mod role;
@@ -19,10 +21,13 @@ use std::sync::Arc;
 use cql::types::ColumnType;
 use uuid::Uuid;
 
-pub use index::{IndexDef, IndexTargetKind};
+pub use index::IndexDef;
+pub use index::IndexTargetKind;
 pub use params::TableParams;
 pub use role::RoleDef;
-pub use view::{ViewDef, ViewFilter, ViewFilterOp};
+pub use view::ViewDef;
+pub use view::ViewFilter;
+pub use view::ViewFilterOp;
 
 /// Every keyspace and table the node knows.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use tracing::error;
 
 use crate::error::StorageError;
-use crate::options::CommitFailurePolicy;
+use crate::store::options::CommitFailurePolicy;
 
 /// Told the policy when the commit log stops.
 pub(crate) type Hook = Box<dyn Fn(CommitFailurePolicy) + Send + Sync>;

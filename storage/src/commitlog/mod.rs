@@ -20,10 +20,15 @@ use std::sync::Arc;
 
 use tracing::{debug, warn};
 
-use crate::disk::{Disk, DiskFile};
+use crate::disk::Disk;
+use crate::disk::DiskFile;
 use crate::error::StorageError;
-use format::{record_header, segment_header, MAX_RECORD, SEGMENT_HEADER};
-pub(crate) use read::{Pending, ReplayRules};
+use format::record_header;
+use format::segment_header;
+use format::MAX_RECORD;
+use format::SEGMENT_HEADER;
+pub(crate) use read::Pending;
+pub(crate) use read::ReplayRules;
 
 /// Records up to this size are gathered into one buffer and written with one `pwrite`.
 const COPY_LIMIT: usize = 1 << 20;

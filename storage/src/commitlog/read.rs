@@ -18,7 +18,9 @@ use std::sync::Arc;
 
 use tracing::{error, info, warn};
 
-use super::format::{self, Head, Item};
+use super::format;
+use super::format::Head;
+use super::format::Item;
 use super::io_error;
 use super::segment_file::SegmentFile;
 #[cfg(test)]

@@ -7,12 +7,15 @@
 use uuid::Uuid;
 
 use crate::catalog::ColumnId;
-use crate::counter::{CounterChange, CounterWrite};
 use crate::encoding::input::Input;
 use crate::encoding::range_tombstone;
 use crate::encoding::row;
 use crate::error::StorageError;
-use crate::mutation::{RangeTombstoneWrite, RowWrite, WriteBatch};
+use crate::writer::counter::CounterChange;
+use crate::writer::counter::CounterWrite;
+use crate::writer::mutation::RangeTombstoneWrite;
+use crate::writer::mutation::RowWrite;
+use crate::writer::mutation::WriteBatch;
 
 const COUNTER_ADD: u8 = 0;
 const COUNTER_DELETE: u8 = 1;
@@ -218,7 +221,9 @@ mod tests {
 
     use super::*;
     use crate::encoding::range_tombstone::RangeTombstone;
-    use crate::encoding::row::{Cell, DeletionTime, StoredRow};
+    use crate::encoding::row::Cell;
+    use crate::encoding::row::DeletionTime;
+    use crate::encoding::row::StoredRow;
 
     fn sample() -> WriteBatch {
         let mut update = StoredRow::default();

@@ -2,16 +2,21 @@
 
 use std::time::{Duration, Instant};
 
-use redb::{Database, Durability, ReadableDatabase, TableError};
+use redb::Database;
+use redb::Durability;
+use redb::ReadableDatabase;
+use redb::TableError;
 use tracing::{debug, info};
 
 use crate::commitlog::record::decode_group;
 use crate::commitlog::Pending;
 use crate::error::StorageError;
-use crate::fast_hash::TableIds;
-use crate::mutation::{apply, ApplyError};
-use crate::tables::write_position;
-use crate::tables::{COMMITLOG_POSITION_KEY, META};
+use crate::hash::fast::TableIds;
+use crate::store::tables::write_position;
+use crate::store::tables::COMMITLOG_POSITION_KEY;
+use crate::store::tables::META;
+use crate::writer::mutation::apply;
+use crate::writer::mutation::ApplyError;
 
 /// The sequence number of the last record the committed state holds (0: none).
 ///

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::format::Source;
-use crate::disk::{Disk, DiskFile};
+use crate::disk::Disk;
+use crate::disk::DiskFile;
 
 /// Bytes read from the file in one go, at least.
 const WINDOW: usize = 4 << 20;

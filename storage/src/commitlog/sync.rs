@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::commitlog::failures::CommitFailures;
 use crate::disk::DiskFile;
 use crate::error::StorageError;
-use crate::request::Callback;
+use crate::writer::request::Callback;
 
 /// Writes waiting for an fsync: each callback with its request's own outcome.
 pub(crate) struct SyncJob {

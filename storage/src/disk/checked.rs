@@ -33,11 +33,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use redb::{BackendError, StorageBackend};
+use redb::BackendError;
+use redb::StorageBackend;
 
 use super::failures::DiskFailures;
-use super::{open_existing, Disk, DiskFile};
-use crate::locking::lock;
+use super::open_existing;
+use super::Disk;
+use super::DiskFile;
+use crate::store::locking::lock;
 
 /// The page size the sums cover (redb's page size).
 pub(crate) const PAGE: u64 = 4096;

@@ -2,8 +2,13 @@
 
 use std::path::Path;
 
-use crate::store_tests::{create_schema, put, rows};
-use crate::{DiskFailurePolicy, StorageError, Store, StoreOptions};
+use crate::store::tests::create_schema;
+use crate::store::tests::put;
+use crate::store::tests::rows;
+use crate::DiskFailurePolicy;
+use crate::StorageError;
+use crate::Store;
+use crate::StoreOptions;
 
 const ROWS: i64 = 3000;
 
@@ -52,7 +57,7 @@ fn read_all(store: &Store) -> Vec<Outcome> {
     let table = crate::catalog::tests::sample_table();
     (0..ROWS)
         .map(|i| {
-            let key = crate::store_tests::key(&table, (i % 7) as i32, i);
+            let key = crate::store::tests::key(&table, (i % 7) as i32, i);
             let got = store.snapshot().and_then(|s| s.get(table.id, &key));
             match got {
                 Ok(row) => {
@@ -154,7 +159,7 @@ fn a_damaged_row_names_its_table_and_key() {
     std::fs::write(&path, &data).unwrap();
     let (store, _) = Store::open(&path, options()).unwrap_or_else(|e| panic!("{e}"));
     let table = crate::catalog::tests::sample_table();
-    let key = crate::store_tests::key(&table, 1234 % 7, 1234);
+    let key = crate::store::tests::key(&table, 1234 % 7, 1234);
     let err = store.snapshot().unwrap().get(table.id, &key).unwrap_err();
     let StorageError::Damaged {
         damage,

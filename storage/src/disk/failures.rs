@@ -17,9 +17,10 @@ use std::sync::Mutex;
 
 use tracing::error;
 
-use super::checked::{damage_of, PageDamage};
+use super::checked::damage_of;
+use super::checked::PageDamage;
 use crate::error::StorageError;
-use crate::options::DiskFailurePolicy;
+use crate::store::options::DiskFailurePolicy;
 
 /// Told the policy when the server must stop serving clients or exit.
 pub(crate) type Hook = Box<dyn Fn(DiskFailurePolicy) + Send + Sync>;

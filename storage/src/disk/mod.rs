@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use redb::backends::FileBackend;
-use redb::{Builder, Database, StorageBackend};
+use redb::Builder;
+use redb::Database;
+use redb::StorageBackend;
 use tracing::debug;
 
 use crate::error::StorageError;

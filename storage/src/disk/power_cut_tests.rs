@@ -19,12 +19,29 @@ use super::sim::SimDisk;
 use super::Disk;
 use crate::catalog::tests::sample_table;
 use crate::index::lookup_prefix;
-use crate::view_tests::{base, create_view, insert, view_rows};
-use crate::{
-    row_key, CatalogOp, Cell, CellValue, ColumnId, CommitFailurePolicy, DeletionTime,
-    DiskFailurePolicy, IndexDef, IndexTargetKind, KeyspaceDef, Liveness, RowWrite, Store,
-    StoreOptions, StoredRow, SyncMode, TableDef, WriteBatch,
-};
+use crate::row_key;
+use crate::view::store_tests::base;
+use crate::view::store_tests::create_view;
+use crate::view::store_tests::insert;
+use crate::view::store_tests::view_rows;
+use crate::CatalogOp;
+use crate::Cell;
+use crate::CellValue;
+use crate::ColumnId;
+use crate::CommitFailurePolicy;
+use crate::DeletionTime;
+use crate::DiskFailurePolicy;
+use crate::IndexDef;
+use crate::IndexTargetKind;
+use crate::KeyspaceDef;
+use crate::Liveness;
+use crate::RowWrite;
+use crate::Store;
+use crate::StoreOptions;
+use crate::StoredRow;
+use crate::SyncMode;
+use crate::TableDef;
+use crate::WriteBatch;
 
 const INDEX: Uuid = Uuid::from_u128(0x77);
 /// Writes per thread.
@@ -237,8 +254,8 @@ fn stored(store: &Store, key: Key) -> Option<String> {
     if table == Table::ViewBase {
         let k = row_key(
             &base(),
-            &[crate::view_tests::int(p)],
-            &[crate::view_tests::int(c1 as i32)],
+            &[crate::view::store_tests::int(p)],
+            &[crate::view::store_tests::int(c1 as i32)],
         )
         .unwrap();
         let row = snapshot.get(base().id, &k).unwrap()?;

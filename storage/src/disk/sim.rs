@@ -16,7 +16,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use redb::StorageBackend;
 
-use super::{Disk, DiskFile};
+use super::Disk;
+use super::DiskFile;
 
 /// The bytes a torn write is cut into.
 const SECTOR: usize = 512;

@@ -5,7 +5,7 @@
 
 pub mod cell_path;
 pub(crate) mod input;
-pub mod key;
-pub mod range_tombstone;
-pub mod row;
-pub mod token;
+pub(crate) mod key;
+pub(crate) mod range_tombstone;
+pub(crate) mod row;
+pub(crate) mod token;

@@ -96,7 +96,7 @@ fn get_bound(input: &mut &[u8]) -> Result<Bound<Vec<u8>>, StorageError> {
 }
 
 /// Encodes a partition's tombstones.
-pub fn encode(tombstones: &[RangeTombstone]) -> Vec<u8> {
+pub(crate) fn encode(tombstones: &[RangeTombstone]) -> Vec<u8> {
     let mut out = vec![FORMAT];
     out.extend_from_slice(&(tombstones.len() as u32).to_be_bytes());
     for t in tombstones {
@@ -112,7 +112,7 @@ pub fn encode(tombstones: &[RangeTombstone]) -> Vec<u8> {
 ///
 /// # Errors
 /// `Corrupt` for a truncated value or an unknown version.
-pub fn decode(mut input: &[u8]) -> Result<Vec<RangeTombstone>, StorageError> {
+pub(crate) fn decode(mut input: &[u8]) -> Result<Vec<RangeTombstone>, StorageError> {
     if take(&mut input, 1)?[0] != FORMAT {
         return Err(StorageError::corrupt("unknown range tombstone format"));
     }
@@ -136,7 +136,7 @@ pub fn decode(mut input: &[u8]) -> Result<Vec<RangeTombstone>, StorageError> {
 }
 
 /// Adds `new` to `list`; a tombstone over the same range keeps the higher timestamp.
-pub fn add(list: &mut Vec<RangeTombstone>, new: RangeTombstone) {
+pub(crate) fn add(list: &mut Vec<RangeTombstone>, new: RangeTombstone) {
     match list
         .iter_mut()
         .find(|t| t.start == new.start && t.end == new.end)

@@ -37,7 +37,7 @@ pub fn token_of(pk_components: &[&[u8]]) -> i64 {
 }
 
 /// The token of an already serialized partition key (`Murmur3Partitioner.getToken`).
-pub fn token_of_bytes(key: &[u8]) -> i64 {
+pub(crate) fn token_of_bytes(key: &[u8]) -> i64 {
     if key.is_empty() {
         return i64::MIN;
     }

@@ -4,7 +4,8 @@
 //! `ﬁ` -> `fi`, `Ａ` -> `A`), the letters without a decomposition are mapped by a table
 //! (`ß` -> `ss`, `ø` -> `o`, `æ` -> `ae`), and anything else is kept.
 
-use unicode_normalization::char::{decompose_compatible, is_combining_mark};
+use unicode_normalization::char::decompose_compatible;
+use unicode_normalization::char::is_combining_mark;
 
 /// Letters and signs without an ASCII decomposition, with their Lucene folding.
 const TABLE: &[(char, &str)] = &[

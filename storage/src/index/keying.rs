@@ -14,8 +14,14 @@ use serde::{Deserialize, Serialize};
 
 use super::analyzer::Analyzer;
 use crate::catalog::type_text::parse_type;
-use crate::catalog::{ClusteringOrder, ColumnKind, IndexDef, IndexTargetKind, TableDef};
-use crate::encoding::key::{encode_component, prefix_end, KeyColumn};
+use crate::catalog::ClusteringOrder;
+use crate::catalog::ColumnKind;
+use crate::catalog::IndexDef;
+use crate::catalog::IndexTargetKind;
+use crate::catalog::TableDef;
+use crate::encoding::key::encode_component;
+use crate::encoding::key::prefix_end;
+use crate::encoding::key::KeyColumn;
 use crate::error::StorageError;
 
 /// Entry-key bounds (start, end) of a range of indexed values.

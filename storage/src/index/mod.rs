@@ -18,6 +18,9 @@
 //! The writer cannot see the catalog, so each table's index targets are also kept in the
 //! `index_targets` table (table id -> JSON), written in the transaction that changes them.
 
+#[cfg(test)]
+pub(crate) mod store_tests;
+
 mod analyzer;
 mod ascii_fold;
 mod feed;
@@ -27,23 +30,38 @@ mod plan;
 use std::collections::BTreeSet;
 
 use cql::types::ColumnType;
-use redb::{ReadableTable, WriteTransaction};
+use redb::ReadableTable;
+use redb::WriteTransaction;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::catalog::ClusteringOrder;
-use crate::catalog::{ColumnId, ColumnKind, IndexTargetKind, TableDef};
+use crate::catalog::ColumnId;
+use crate::catalog::ColumnKind;
+use crate::catalog::IndexTargetKind;
+use crate::catalog::TableDef;
 use crate::encoding::key::encode_component;
 use crate::encoding::key::KeyColumn;
-use crate::encoding::row::{Cell, CellValue, StoredRow};
+use crate::encoding::row::Cell;
+use crate::encoding::row::CellValue;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
-use crate::tables::INDEX_TARGETS;
+use crate::store::tables::INDEX_TARGETS;
 
-pub use analyzer::{Analyzer, AnalyzerOptionError, ANALYZER_OPTIONS};
+pub use analyzer::Analyzer;
+pub use analyzer::AnalyzerOptionError;
+pub use analyzer::ANALYZER_OPTIONS;
+pub use feed::FeedDrain;
 pub(crate) use feed::IndexChanges;
-pub use feed::{FeedDrain, IndexFeed};
-pub use keying::{is_string, takes_ranges, term_keying, term_type, EntryRange, TermKeying};
-pub(crate) use plan::{rebuild_stale, IndexPlan};
+pub use feed::IndexFeed;
+pub use keying::is_string;
+pub use keying::takes_ranges;
+pub use keying::term_keying;
+pub use keying::term_type;
+pub use keying::EntryRange;
+pub use keying::TermKeying;
+pub(crate) use plan::rebuild_stale;
+pub(crate) use plan::IndexPlan;
 
 /// The redb table of the index with id `id`: `index_<uuid simple>`.
 pub(crate) fn index_table_name(id: Uuid) -> String {

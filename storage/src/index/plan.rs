@@ -8,12 +8,19 @@ use std::collections::{BTreeMap, HashMap};
 use redb::WriteTransaction;
 use uuid::Uuid;
 
+use super::encode_targets;
+use super::entries;
 use super::feed::IndexChanges;
-use super::{encode_targets, entries, index_table_name, indexed_cells, load_targets, IndexedCells};
+use super::index_table_name;
+use super::indexed_cells;
+use super::load_targets;
+use super::IndexedCells;
 use crate::catalog::TableDef;
-use crate::encoding::row::{self, StoredRow};
+use crate::encoding::row;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
-use crate::tables::{data_table, INDEX_TARGETS};
+use crate::store::tables::data_table;
+use crate::store::tables::INDEX_TARGETS;
 
 /// Index changes of one request.
 #[derive(Default)]
@@ -164,7 +171,7 @@ impl IndexPlan {
                 }
             }
         }
-        let mut open: Option<(Uuid, crate::tables::DataTable<'_>)> = None;
+        let mut open: Option<(Uuid, crate::store::tables::DataTable<'_>)> = None;
         for ((index_id, key), insert) in self.writes {
             let table = match &mut open {
                 Some((id, table)) if *id == index_id => table,

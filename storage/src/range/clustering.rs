@@ -4,10 +4,15 @@ use std::ops::Bound;
 
 use bytes::Bytes;
 
-use crate::catalog::{ClusteringOrder, TableDef};
-use crate::encoding::key::{append_clustering, prefix_end};
+use crate::catalog::ClusteringOrder;
+use crate::catalog::TableDef;
+use crate::encoding::key::append_clustering;
+use crate::encoding::key::prefix_end;
 use crate::error::StorageError;
-use crate::range::{borrowed, holds, join, prefix_end_bound};
+use crate::range::borrowed;
+use crate::range::holds;
+use crate::range::join;
+use crate::range::prefix_end_bound;
 
 /// The encoded values of consecutive clustering columns, as they follow the partition key in
 /// a row key (a DESC column's component inverted). Prefixes of the same columns compare as

@@ -27,7 +27,8 @@ use std::ops::{Bound, RangeBounds};
 
 use crate::encoding::key::prefix_end;
 
-pub use clustering::{ClusteringPrefix, ClusteringRange};
+pub use clustering::ClusteringPrefix;
+pub use clustering::ClusteringRange;
 pub use partition::PartitionKey;
 
 /// The direction of a scan.

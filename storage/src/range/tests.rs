@@ -12,7 +12,12 @@ use proptest::prelude::*;
 use uuid::Uuid;
 
 use super::*;
-use crate::catalog::{ClusteringOrder, ColumnDef, ColumnId, ColumnKind, TableDef, TableParams};
+use crate::catalog::ClusteringOrder;
+use crate::catalog::ColumnDef;
+use crate::catalog::ColumnId;
+use crate::catalog::ColumnKind;
+use crate::catalog::TableDef;
+use crate::catalog::TableParams;
 use crate::encoding::key::row_key;
 
 /// `CREATE TABLE t (p int, c1 int, c2 text, PRIMARY KEY (p, c1, c2))` with the clustering

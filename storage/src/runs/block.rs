@@ -564,6 +564,6 @@ mod tests {
     }
 
     fn fmix(x: u32) -> u32 {
-        crate::fast_hash::fmix64(u64::from(x)) as u32
+        crate::hash::fast::fmix64(u64::from(x)) as u32
     }
 }

@@ -3,15 +3,19 @@
 use redb::WriteTransaction;
 use uuid::Uuid;
 
-use super::block::{is_compressed, BlockBuilder, BLOCK_CAP};
+use super::block::is_compressed;
+use super::block::BlockBuilder;
+use super::block::BLOCK_CAP;
 use super::manifest::RunMeta;
-use super::{run_table_name, RUN_FILTERS};
-use crate::bloom::stored_key_hash;
-use crate::bloom::Bloom;
+use super::run_table_name;
+use super::RUN_FILTERS;
 use crate::encoding::key::token_order;
-use crate::encoding::row::{self, PurgeTimes};
+use crate::encoding::row;
+use crate::encoding::row::PurgeTimes;
 use crate::error::StorageError;
-use crate::tables::data_table;
+use crate::hash::bloom::stored_key_hash;
+use crate::hash::bloom::Bloom;
+use crate::store::tables::data_table;
 
 /// A run being built: entries go in, finished blocks come out to be stored.
 pub(crate) struct RunBuilder {
@@ -181,7 +185,7 @@ impl RunBuilder {
         self.ratio = (stored.len() as f64 / used.max(1) as f64).clamp(0.05, 1.0);
         self.push_block(last, stored);
         self.block = rest;
-        crate::turns::between_blocks();
+        crate::store::turns::between_blocks();
     }
 
     /// Cuts the block being filled, so that every entry added so far is in a finished block:
@@ -292,12 +296,12 @@ mod tests {
         let shapes: [fn(u32) -> Vec<u8>; 3] = [
             |i| vec![(i % 3) as u8; 200],
             |i| {
-                let noise = crate::fast_hash::fmix64(u64::from(i)).to_be_bytes();
+                let noise = crate::hash::fast::fmix64(u64::from(i)).to_be_bytes();
                 [noise.as_slice(), &[0; 40]].concat()
             },
             |i| {
                 (0..30)
-                    .flat_map(|j| crate::fast_hash::fmix64(u64::from(i * 30 + j)).to_be_bytes())
+                    .flat_map(|j| crate::hash::fast::fmix64(u64::from(i * 30 + j)).to_be_bytes())
                     .collect()
             },
         ];
@@ -328,7 +332,7 @@ mod tests {
                 value.extend_from_slice(&[1, column as u8, 0, 0, 0, 34]);
                 value.extend_from_slice(&1_764_000_000_000_000u64.to_be_bytes());
                 for word in 0..5u64 {
-                    let noise = crate::fast_hash::fmix64(u64::from(i) * 8 + column * 5 + word);
+                    let noise = crate::hash::fast::fmix64(u64::from(i) * 8 + column * 5 + word);
                     value.extend_from_slice(&noise.to_be_bytes()[..if word < 4 { 8 } else { 2 }]);
                 }
             }
@@ -359,7 +363,7 @@ mod tests {
     fn lz4_is_tried_rarely_on_rows_that_do_not_shrink() {
         let noise = |i: u32| -> Vec<u8> {
             (0..25)
-                .flat_map(|j| crate::fast_hash::fmix64(u64::from(i * 25 + j)).to_be_bytes())
+                .flat_map(|j| crate::hash::fast::fmix64(u64::from(i * 25 + j)).to_be_bytes())
                 .collect()
         };
         let mut run = RunBuilder::new(40_000);

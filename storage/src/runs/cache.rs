@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::block::Block;
 use crate::error::StorageError;
-use crate::fast_hash::BuildFastHasher;
+use crate::hash::fast::BuildFastHasher;
 
 const SHARDS: usize = 16;
 

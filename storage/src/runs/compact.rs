@@ -16,21 +16,32 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableHandle, WriteTransaction};
+use redb::Database;
+use redb::Durability;
+use redb::ReadableDatabase;
+use redb::ReadableTable;
+use redb::TableHandle;
+use redb::WriteTransaction;
 use tracing::{debug, warn};
 use uuid::Uuid;
 
 use super::build::RunBuilder;
-use super::manifest::{self, RunMeta};
-use super::merge::{Merge, Source};
-use super::progress::{MergeTracker, Running};
+use super::manifest;
+use super::manifest::RunMeta;
+use super::merge::Merge;
+use super::merge::Source;
+use super::progress::MergeTracker;
+use super::progress::Running;
 use super::read::RunIter;
-use super::{run_id_of, run_table_name, RUNS};
+use super::run_id_of;
+use super::run_table_name;
+use super::RUNS;
 use crate::error::StorageError;
-use crate::locking::lock;
-use crate::read_view::ViewCache;
-use crate::slot::{self, DbSlot};
-use crate::tables::data_table;
+use crate::read::view::ViewCache;
+use crate::store::locking::lock;
+use crate::store::slot;
+use crate::store::slot::DbSlot;
+use crate::store::tables::data_table;
 
 /// Runs in one tier before they are merged.
 const MIN_MERGE: usize = 4;
@@ -145,7 +156,7 @@ impl Compactor {
         let thread = std::thread::Builder::new()
             .name("storage-compactor".into())
             .spawn(move || {
-                crate::turns::take_turns();
+                crate::store::turns::take_turns();
                 run(&parts, &thread_signal)
             })
             .map_err(StorageError::WriterStart)?;
@@ -570,13 +581,14 @@ fn replace_stand_ins(slot: &DbSlot) -> Result<usize, StorageError> {
         }
     }
     for run in &unfinished {
-        let mut bloom = crate::bloom::Bloom::new(usize::try_from(run.rows).unwrap_or(1).max(1));
+        let mut bloom =
+            crate::hash::bloom::Bloom::new(usize::try_from(run.rows).unwrap_or(1).max(1));
         {
             let txn = db.begin_read()?;
             let table = txn.open_table(data_table(&run_table_name(run.id)))?;
             let (start, end) = run.clip(Bound::Unbounded, Bound::Unbounded);
             for entry in RunIter::new(&table, start, end, false)? {
-                bloom.add(crate::bloom::stored_key_hash(&entry?.0));
+                bloom.add(crate::hash::bloom::stored_key_hash(&entry?.0));
             }
         }
         let txn = db.begin_write()?;
@@ -803,7 +815,7 @@ mod tests {
         let last = u32::from_be_bytes(output.last_key.as_slice().try_into().unwrap());
         assert!((first..=last)
             .filter(|k| k % 5 != 0)
-            .all(|k| rebuilt.may_hold(crate::bloom::stored_key_hash(&k.to_be_bytes()))));
+            .all(|k| rebuilt.may_hold(crate::hash::bloom::stored_key_hash(&k.to_be_bytes()))));
         check_rows(&db);
 
         assert_eq!(

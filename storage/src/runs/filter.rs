@@ -19,8 +19,8 @@ use redb::ReadableTable;
 use uuid::Uuid;
 
 use super::RUN_FILTERS;
-use crate::bloom::Bloom;
 use crate::error::StorageError;
+use crate::hash::bloom::Bloom;
 
 /// What rules keys out of a run's lookups.
 #[derive(Clone)]
@@ -171,7 +171,7 @@ pub(crate) fn in_write(txn: &redb::WriteTransaction, id: Uuid) -> Result<RunFilt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bloom::stored_key_hash;
+    use crate::hash::bloom::stored_key_hash;
 
     #[test]
     fn a_stand_in_survives_its_stored_form_and_is_no_filter() {

@@ -13,7 +13,8 @@
 
 use std::ops::Bound;
 
-use redb::{ReadableTable, TableError};
+use redb::ReadableTable;
+use redb::TableError;
 use uuid::Uuid;
 
 use super::RUNS;
@@ -363,7 +364,9 @@ mod tests {
 
     #[test]
     fn a_range_is_clipped_to_the_span() {
-        use Bound::{Excluded, Included, Unbounded};
+        use Bound::Excluded;
+        use Bound::Included;
+        use Bound::Unbounded;
         let run = spanning(b"c", b"m");
         let (c, m) = (b"c".as_slice(), b"m".as_slice());
         assert_eq!(run.clip(Unbounded, Unbounded), (Included(c), Included(m)));

@@ -10,6 +10,10 @@
 //! way for operators. See `storage/DESIGN.md` for the
 //! invariants and the recovery argument.
 
+pub(crate) mod stats;
+#[cfg(test)]
+pub(crate) mod store_tests;
+
 pub(crate) mod block;
 pub(crate) mod build;
 pub(crate) mod cache;

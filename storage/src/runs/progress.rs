@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::manifest::RunMeta;
 use crate::encoding::key::token_order;
-use crate::locking::lock;
+use crate::store::locking::lock;
 
 /// A merge under way.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,9 @@ use bytes::Bytes;
 use redb::ReadableTable;
 use uuid::Uuid;
 
-use super::block::{get_stored, is_compressed, Block};
+use super::block::get_stored;
+use super::block::is_compressed;
+use super::block::Block;
 use super::cache::BlockCache;
 use crate::error::StorageError;
 

@@ -5,18 +5,27 @@
 use std::ops::Bound;
 
 use bytes::Bytes;
-use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};
+use redb::ReadableTable;
+use redb::ReadableTableMetadata;
+use redb::WriteTransaction;
 use uuid::Uuid;
 
 use super::build::RunBuilder;
 use super::filter;
-use super::manifest::{self, RunMeta};
-use super::merge::{Merge, Source};
-use super::read::{lookup, RunEntry, RunIter};
-use super::{run_table_name, HEAD_DELETED, RUN_FILTERS};
-use crate::bloom::stored_key_hash;
+use super::manifest;
+use super::manifest::RunMeta;
+use super::merge::Merge;
+use super::merge::Source;
+use super::read::lookup;
+use super::read::RunEntry;
+use super::read::RunIter;
+use super::run_table_name;
+use super::HEAD_DELETED;
+use super::RUN_FILTERS;
 use crate::error::StorageError;
-use crate::tables::{data_table, data_table_name};
+use crate::hash::bloom::stored_key_hash;
+use crate::store::tables::data_table;
+use crate::store::tables::data_table_name;
 
 /// Fewer rows than this go into the head rather than a run of their own.
 pub(crate) const SMALL_WRITE: usize = 512;

@@ -12,23 +12,34 @@
 //! `view_targets` table (base id -> JSON [`ViewTargets`]), written in the transaction that
 //! changes them (`CatalogOp::PutViews`).
 
+#[cfg(test)]
+pub(crate) mod store_tests;
+
 mod plan;
 mod row;
 mod type_json;
 
 use std::sync::Arc;
 
-use redb::{ReadableTable, TableError, WriteTransaction};
+use redb::ReadableTable;
+use redb::TableError;
+use redb::WriteTransaction;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::catalog::{
-    ClusteringOrder, ColumnDef, ColumnId, ColumnKind, TableDef, TableParams, ViewFilter,
-};
+use crate::catalog::ClusteringOrder;
+use crate::catalog::ColumnDef;
+use crate::catalog::ColumnId;
+use crate::catalog::ColumnKind;
+use crate::catalog::TableDef;
+use crate::catalog::TableParams;
+use crate::catalog::ViewFilter;
 use crate::error::StorageError;
-use crate::tables::VIEW_TARGETS;
+use crate::store::tables::VIEW_TARGETS;
 
-pub(crate) use plan::{RequestChanges, StoredState, ViewPlan};
+pub(crate) use plan::RequestChanges;
+pub(crate) use plan::StoredState;
+pub(crate) use plan::ViewPlan;
 pub(crate) use row::view_row;
 use type_json::TypeJson;
 

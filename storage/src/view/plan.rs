@@ -8,14 +8,20 @@ use std::sync::Arc;
 use redb::WriteTransaction;
 use uuid::Uuid;
 
-use super::{encode_targets, load_targets, view_row, ViewSet};
+use super::encode_targets;
+use super::load_targets;
+use super::view_row;
+use super::ViewSet;
 use crate::catalog::TableDef;
-use crate::encoding::key::{decode_row_key, prefix_end};
+use crate::encoding::key::decode_row_key;
+use crate::encoding::key::prefix_end;
 use crate::encoding::range_tombstone::RangeTombstone;
-use crate::encoding::row::{self, StoredRow};
+use crate::encoding::row;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
 use crate::runs::stored::for_each;
-use crate::tables::{stored_range_tombstones, VIEW_TARGETS};
+use crate::store::tables::stored_range_tombstones;
+use crate::store::tables::VIEW_TARGETS;
 use std::ops::Bound;
 
 /// Row values to write by (table, key); `None` removes the row.

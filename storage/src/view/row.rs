@@ -6,9 +6,21 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 
-use crate::catalog::{ClusteringOrder, ColumnId, ColumnKind, TableDef, ViewFilter, ViewFilterOp};
-use crate::encoding::key::{decode_row_key, encode_component, row_key, KeyColumn};
-use crate::encoding::row::{Cell, CellValue, Expiry, Liveness, StoredRow};
+use crate::catalog::ClusteringOrder;
+use crate::catalog::ColumnId;
+use crate::catalog::ColumnKind;
+use crate::catalog::TableDef;
+use crate::catalog::ViewFilter;
+use crate::catalog::ViewFilterOp;
+use crate::encoding::key::decode_row_key;
+use crate::encoding::key::encode_component;
+use crate::encoding::key::row_key;
+use crate::encoding::key::KeyColumn;
+use crate::encoding::row::Cell;
+use crate::encoding::row::CellValue;
+use crate::encoding::row::Expiry;
+use crate::encoding::row::Liveness;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
 
 /// The view row of the base row `row` stored under `key` (`None`: the base row is absent,

@@ -1,28 +1,37 @@
-//! Applying a group: to the memtable (plain row writes, see `crate::mem_apply`), or in one
+//! Applying a group: to the memtable (plain row writes, see `crate::memtable::apply`), or in one
 //! redb write transaction that takes the memtable's rows with it; purge chunks too.
 
 use std::sync::Arc;
 
-use redb::{Durability, ReadableDatabase, WriteTransaction};
+use redb::Durability;
+use redb::ReadableDatabase;
+use redb::WriteTransaction;
 use tracing::trace;
 
 use super::Writer;
 use crate::error::StorageError;
-use crate::fast_hash::TableIds;
-use crate::flush::write_rows;
+use crate::hash::fast::TableIds;
 use crate::index::IndexChanges;
-use crate::key_filter::KeyFilters;
-use crate::mem_apply::{apply_group, Group};
 use crate::memtable;
-use crate::mutation::{apply, ApplyError, CatalogOp, WriteBatch};
-use crate::options::SyncMode;
-use crate::purge::{purge_chunk, PurgeProgress, PurgeRequest};
-use crate::read_view::View;
-use crate::request::{Request, WriteRequest};
-use crate::tables::write_position;
+use crate::memtable::apply::apply_group;
+use crate::memtable::apply::Group;
+use crate::read::view::View;
+use crate::store::options::SyncMode;
+use crate::store::purge::purge_chunk;
+use crate::store::purge::PurgeProgress;
+use crate::store::purge::PurgeRequest;
+use crate::store::tables::write_position;
+use crate::writer::flush::write_rows;
+use crate::writer::key_filter::KeyFilters;
+use crate::writer::mutation::apply;
+use crate::writer::mutation::ApplyError;
+use crate::writer::mutation::CatalogOp;
+use crate::writer::mutation::WriteBatch;
+use crate::writer::request::Request;
+use crate::writer::request::WriteRequest;
 
 impl Writer {
-    /// Whether a group can be handled by whichever thread queued it (see `crate::combine`):
+    /// Whether a group can be handled by whichever thread queued it (see `crate::writer::combine`):
     /// logged plain row writes that go to the memtable, with nothing that could block (no
     /// reopen pending, the flusher keeping up).
     pub(crate) fn combinable(&mut self, group: &[Request]) -> bool {
@@ -48,7 +57,7 @@ impl Writer {
         self.views.view(|| Ok(db.begin_read()?))
     }
 
-    /// Whether the group can go to the memtable (see [`crate::mem_apply`]).
+    /// Whether the group can go to the memtable (see [`crate::memtable::apply`]).
     pub(super) fn memtable_only(&mut self, batches: &[&WriteBatch]) -> bool {
         if self.flusher.is_none() {
             return false;

@@ -5,11 +5,12 @@ use std::time::{Duration, Instant};
 
 use tracing::{error, trace};
 
-use super::{Writer, REOPEN_PAUSE};
+use super::Writer;
+use super::REOPEN_PAUSE;
 use crate::commitlog::CommitLog;
 use crate::error::StorageError;
 use crate::memtable;
-use crate::options::SyncMode;
+use crate::store::options::SyncMode;
 
 /// How often the writer looks for the flusher's outcome while it waits for requests.
 const FLUSH_POLL: Duration = Duration::from_millis(1);

@@ -7,12 +7,14 @@ use std::time::{Duration, Instant};
 use redb::Database;
 use tracing::{error, info};
 
-use super::{Writer, REOPEN_PAUSE};
-use crate::commitlog::replay::{replay, stored_position};
+use super::Writer;
+use super::REOPEN_PAUSE;
+use crate::commitlog::replay::replay;
+use crate::commitlog::replay::stored_position;
 use crate::disk::DataFile;
 use crate::error::StorageError;
 use crate::memtable::Layers;
-use crate::request::Callback;
+use crate::writer::request::Callback;
 
 impl Writer {
     /// Marks the database for reopening when redb itself failed (a file-backed store only).
@@ -79,10 +81,10 @@ impl Writer {
         Ok(())
     }
 
-    /// Refuses a durable commit the disk has no room for (see [`crate::space`]).
+    /// Refuses a durable commit the disk has no room for (see [`crate::store::space`]).
     pub(super) fn check_room(&self) -> Result<(), StorageError> {
         match &self.db_path {
-            Some(file) => crate::space::check_room(&file.path),
+            Some(file) => crate::store::space::check_room(&file.path),
             None => Ok(()),
         }
     }

@@ -11,9 +11,11 @@ use super::Writer;
 use crate::commitlog::sync::SyncJob;
 use crate::commitlog::CommitLog;
 use crate::error::StorageError;
-use crate::mutation::WriteBatch;
-use crate::options::SyncMode;
-use crate::request::{Callback, Request, WriteRequest};
+use crate::store::options::SyncMode;
+use crate::writer::mutation::WriteBatch;
+use crate::writer::request::Callback;
+use crate::writer::request::Request;
+use crate::writer::request::WriteRequest;
 
 impl Writer {
     /// Handles a group of requests: logged, durable, or to the memtable, as they need.

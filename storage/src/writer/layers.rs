@@ -6,9 +6,12 @@ use std::time::Instant;
 
 use tracing::{error, trace};
 
-use super::{Writer, REOPEN_PAUSE};
+use super::Writer;
+use super::REOPEN_PAUSE;
 use crate::commitlog::CommitLog;
-use crate::memtable::{self, Layers, Mem};
+use crate::memtable;
+use crate::memtable::Layers;
+use crate::memtable::Mem;
 
 impl Writer {
     /// Freezes the memtable and hands it to the flusher, whose durable commit is the

@@ -1,7 +1,7 @@
 //! The writer: group commit, the commit log and the sync modes.
 //!
 //! Every write goes through one writer state, held by one thread at a time: the writer thread,
-//! or a thread that queued plain writes and applies them itself (`crate::combine`). Its holder
+//! or a thread that queued plain writes and applies them itself (`crate::writer::combine`). Its holder
 //! takes every request already queued (up to `request::MAX_GROUP`: the group grows with the
 //! load) and handles them as one group:
 //!
@@ -21,7 +21,7 @@
 //! log starts a new segment and deletes the old ones. One happens after `memtable_size` of log
 //! or of memtable (32 MiB by default), after 30 s with unflushed writes, with every durable group and purge
 //! chunk, and at shutdown. A checkpoint with rows in the memtable freezes it and hands it to
-//! the flusher thread (`crate::flush`), so writes go on meanwhile; every other writer
+//! the flusher thread (`crate::writer::flush`), so writes go on meanwhile; every other writer
 //! transaction takes the memtable's rows with it (`Writer::begin`). Every write transaction stores the sequence number of the last record it holds
 //! in `meta`, which is where replay starts (`Store::open`).
 //!
@@ -37,10 +37,20 @@
 //! - `layers`: freezing the memtable for the flusher, its outcome, the clean layer.
 //! - `failure`: failing callbacks, the free-space check, reopening after an engine failure.
 
+pub(crate) mod combine;
+#[cfg(test)]
+pub(crate) mod combine_tests;
+pub(crate) mod counter;
+pub(crate) mod flush;
+pub(crate) mod key_filter;
+pub(crate) mod mutation;
+pub(crate) mod request;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use redb::{Database, ReadableDatabase};
+use redb::Database;
+use redb::ReadableDatabase;
 use tracing::debug;
 
 use crate::commitlog::failures::CommitFailures;
@@ -48,17 +58,19 @@ use crate::commitlog::sync::Syncer;
 use crate::commitlog::CommitLog;
 use crate::disk::DataFile;
 use crate::error::StorageError;
-use crate::fast_hash::TableIds;
-use crate::flush::Flusher;
+use crate::hash::fast::TableIds;
 use crate::index::IndexFeed;
-use crate::key_filter::KeyFilters;
-use crate::mem_apply::IndexedTables;
+use crate::memtable::apply::IndexedTables;
+use crate::memtable::arena::RowArena;
 use crate::memtable::Memtables;
-use crate::options::{StoreOptions, SyncMode};
-use crate::read_view::ViewCache;
-use crate::row_arena::RowArena;
-use crate::slot::{current, DbSlot};
-use crate::stats::WriterStats;
+use crate::read::view::ViewCache;
+use crate::store::options::StoreOptions;
+use crate::store::options::SyncMode;
+use crate::store::slot::current;
+use crate::store::slot::DbSlot;
+use crate::store::stats::WriterStats;
+use crate::writer::flush::Flusher;
+use crate::writer::key_filter::KeyFilters;
 
 mod apply;
 mod checkpoint;
@@ -121,7 +133,7 @@ pub(crate) struct Writer {
     flush_pause_until: Option<Instant>,
     /// Which tables have secondary indexes (their writes go through redb transactions).
     indexed: IndexedTables,
-    /// Which keys each table cannot hold (see `crate::key_filter`).
+    /// Which keys each table cannot hold (see `crate::writer::key_filter`).
     key_filters: KeyFilters,
     /// Where the rows it puts in the memtable are encoded.
     row_arena: RowArena,
@@ -210,7 +222,7 @@ impl Writer {
     }
 }
 
-/// Key filters for the live tables that hold no row (see `crate::key_filter`).
+/// Key filters for the live tables that hold no row (see `crate::writer::key_filter`).
 fn empty_tables(db: &Database, live: &TableIds) -> Result<KeyFilters, StorageError> {
     let txn = db.begin_read()?;
     let mut filters = KeyFilters::default();

@@ -89,7 +89,7 @@ fn in_token_order<T>(mut rows: Vec<T>, partition_key: impl Fn(&T) -> Vec<&str>) 
     // A stable sort keeps each partition's rows in their clustering order.
     rows.sort_by_key(|row| {
         let components: Vec<&[u8]> = partition_key(row).into_iter().map(str::as_bytes).collect();
-        storage::encoding::token::token_of(&components)
+        storage::token_of(&components)
     });
     rows
 }

@@ -125,7 +125,7 @@ fn passes(scope: &AnnScope<'_>, key: &[u8], accept: &dyn Fn(&LiveRow) -> bool) -
     let Some(stored) = scope.source.get(key)? else {
         return Ok(false);
     };
-    let decoded = storage::encoding::key::decode_row_key(scope.def, key)?;
+    let decoded = storage::decode_row_key(scope.def, key)?;
     let (prefix, suffix) = decoded.split(key);
     let tombstones = scope.source.range_tombstones(prefix)?;
     let deleted_at = RangeTombstone::shadowing(&tombstones, suffix);

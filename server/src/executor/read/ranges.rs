@@ -84,7 +84,7 @@ impl RangeProduct {
 
     /// The list indexes of the range holding `key`, if the key's values are in the lists.
     fn indexes_of(&self, def: &TableDef, key: &[u8]) -> Option<Vec<usize>> {
-        let decoded = storage::encoding::key::decode_row_key(def, key).ok()?;
+        let decoded = storage::decode_row_key(def, key).ok()?;
         let mut indexes = Vec::with_capacity(self.sizes().len());
         for ((values, &column), value) in self
             .partitions

@@ -40,7 +40,7 @@ mod tests {
     fn a_partition_prefix_gives_its_token_back() {
         let mut stats = ReadStats::default();
         for token in [i64::MIN, -1, 0, 42, i64::MAX] {
-            let mut prefix = storage::encoding::key::token_bytes(token).to_vec();
+            let mut prefix = storage::token_bytes(token).to_vec();
             prefix.push(7);
             stats.enter_partition(&prefix);
             assert_eq!(stats.last_token, Some(token));

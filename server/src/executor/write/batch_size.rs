@@ -63,7 +63,7 @@ impl Footprint {
     pub(crate) fn add(&mut self, def: &TableDef, batch: &WriteBatch, mark: Mark) -> CqlResult<()> {
         let mut partitions: Vec<Vec<u8>> = Vec::new();
         for write in &batch.rows[mark.rows..] {
-            let decoded = storage::encoding::key::decode_row_key(def, &write.key)?;
+            let decoded = storage::decode_row_key(def, &write.key)?;
             partitions.push(decoded.split(&write.key).0.to_vec());
             let update = &write.update;
             self.size += update.deletion.map_or(0, |_| DELETION_SIZE);

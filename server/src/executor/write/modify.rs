@@ -488,7 +488,7 @@ impl RowCells<'_> {
         for (id, cell) in cells {
             match unique.pop() {
                 Some((last_id, last)) if last_id == id && last.path == cell.path => {
-                    unique.push((id, storage::encoding::row::reconcile(last, cell)));
+                    unique.push((id, storage::reconcile(last, cell)));
                 }
                 Some(other) => unique.extend([other, (id, cell)]),
                 None => unique.push((id, cell)),
@@ -505,7 +505,7 @@ impl RowCells<'_> {
         let Some(stored) = snapshot.get(self.def.id, key)? else {
             return Ok(Vec::new());
         };
-        let decoded = storage::encoding::key::decode_row_key(self.def, key)?;
+        let decoded = storage::decode_row_key(self.def, key)?;
         let (partition, suffix) = decoded.split(key);
         let tombstones = snapshot.range_tombstones(self.def.id, partition)?;
         let is_static = decoded.clustering.len() < self.def.clustering_key.len();

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
-use storage::fast_hash::BuildFastHasher;
+use storage::BuildFastHasher;
 use uuid::Uuid;
 
 use super::histogram::{LatencyHistogram, BOUNDS_MICROS};

@@ -13,8 +13,9 @@
 
 use cql::types::ColumnType;
 
+use super::decimal;
+use super::nested;
 use super::reader::Reader;
-use super::{decimal, nested};
 use crate::error::StorageError;
 
 /// Tag of an empty (zero-length) value; sorts before every present value.

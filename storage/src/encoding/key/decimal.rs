@@ -20,7 +20,8 @@
 //! value (trailing zeros stripped; a negative scale of at most [`EXPAND_LIMIT`] written out
 //! as scale 0, so `1230` stays `1230`; zero is `0`).
 
-use super::digits::{from_digits, to_digits};
+use super::digits::from_digits;
+use super::digits::to_digits;
 use super::reader::Reader;
 use crate::error::StorageError;
 

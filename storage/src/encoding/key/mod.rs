@@ -26,7 +26,8 @@ mod tests;
 use bytes::Bytes;
 use cql::types::ColumnType;
 
-use crate::catalog::{ClusteringOrder, TableDef};
+use crate::catalog::ClusteringOrder;
+use crate::catalog::TableDef;
 use crate::encoding::token::token_of;
 use crate::error::StorageError;
 
@@ -79,7 +80,7 @@ pub(crate) fn token_order(key: &[u8]) -> u64 {
 /// # Errors
 /// [`StorageError::UnsupportedKeyType`] for a type that cannot be keyed yet, and
 /// [`StorageError::InvalidKeyValue`] for a value of the wrong width.
-pub fn encode_partition_prefix<'a>(
+pub(crate) fn encode_partition_prefix<'a>(
     token: i64,
     pk: impl IntoIterator<Item = (&'a ColumnType, &'a [u8])>,
     out: &mut Vec<u8>,
@@ -96,7 +97,8 @@ pub fn encode_partition_prefix<'a>(
 ///
 /// # Errors
 /// As [`encode_partition_prefix`].
-pub fn encode_clustering(
+#[cfg(test)]
+pub(crate) fn encode_clustering(
     ck: &[(&ColumnType, ClusteringOrder, &[u8])],
     out: &mut Vec<u8>,
 ) -> Result<(), StorageError> {
@@ -110,7 +112,7 @@ pub fn encode_clustering(
 ///
 /// # Errors
 /// As [`encode_partition_prefix`].
-pub fn encode_component(
+pub(crate) fn encode_component(
     column: KeyColumn<'_>,
     value: &[u8],
     out: &mut Vec<u8>,
@@ -129,7 +131,10 @@ fn key_error(what: &str) -> StorageError {
 ///
 /// # Errors
 /// A wrong number of values, or as [`encode_partition_prefix`].
-pub fn partition_key(table: &TableDef, pk_values: &[Bytes]) -> Result<Vec<u8>, StorageError> {
+pub(crate) fn partition_key(
+    table: &TableDef,
+    pk_values: &[Bytes],
+) -> Result<Vec<u8>, StorageError> {
     if pk_values.len() != table.partition_key.len() {
         return Err(key_error("wrong number of partition key values"));
     }
@@ -230,7 +235,7 @@ pub(crate) fn component_len(ty: &ColumnType, input: &[u8]) -> Result<usize, Stor
 
 /// The smallest key greater than every key that starts with `prefix`, or `None` if there is
 /// none (the prefix is empty or all `0xFF`). Use it as an exclusive upper bound.
-pub fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
     let last = prefix.iter().rposition(|&b| b != 0xFF)?;
     let mut end = prefix[..=last].to_vec();
     end[last] += 1;

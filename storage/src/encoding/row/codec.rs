@@ -15,13 +15,18 @@
 
 use bytes::Bytes;
 
-use super::{Cell, CellValue, DeletionTime, Expiry, Liveness, StoredRow};
+use super::Cell;
+use super::CellValue;
+use super::DeletionTime;
+use super::Expiry;
+use super::Liveness;
+use super::StoredRow;
 use crate::catalog::ColumnId;
 use crate::encoding::input::Input;
 use crate::error::StorageError;
 
 /// The row format version this build writes (and the only one it reads).
-pub const ROW_FORMAT_VERSION: u8 = 1;
+pub(crate) const ROW_FORMAT_VERSION: u8 = 1;
 
 pub(super) const ROW_LIVENESS: u8 = 0x01;
 pub(super) const ROW_LIVENESS_TTL: u8 = 0x02;
@@ -41,7 +46,7 @@ pub fn encode(row: &StoredRow) -> Vec<u8> {
 
 /// At least the bytes [`encode`] writes for `row`: the row header, and each cell's fixed
 /// part (column, flags, timestamp, expiry, lengths) plus its path and value.
-pub fn encoded_len(row: &StoredRow) -> usize {
+pub(crate) fn encoded_len(row: &StoredRow) -> usize {
     let cells: usize = row
         .cells
         .iter()
@@ -57,7 +62,7 @@ pub fn encoded_len(row: &StoredRow) -> usize {
 }
 
 /// Appends `row`'s encoding (as [`encode`]) to `out`, reserving its size once.
-pub fn encode_into(row: &StoredRow, out: &mut Vec<u8>) {
+pub(crate) fn encode_into(row: &StoredRow, out: &mut Vec<u8>) {
     out.reserve(encoded_len(row));
     out.push(ROW_FORMAT_VERSION);
     let mut flags = 0;
@@ -142,7 +147,7 @@ impl Input<'_> {
 /// # Errors
 /// [`StorageError::Corrupt`] for an unknown version or flag, truncation, unsorted cells or
 /// trailing bytes.
-pub fn decode(bytes: &[u8]) -> Result<StoredRow, StorageError> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<StoredRow, StorageError> {
     decode_with(bytes, &Bytes::copy_from_slice)
 }
 
@@ -151,7 +156,7 @@ pub fn decode(bytes: &[u8]) -> Result<StoredRow, StorageError> {
 ///
 /// # Errors
 /// As [`decode`].
-pub fn decode_shared(bytes: &Bytes) -> Result<StoredRow, StorageError> {
+pub(crate) fn decode_shared(bytes: &Bytes) -> Result<StoredRow, StorageError> {
     decode_with(bytes, &|part| bytes.slice_ref(part))
 }
 

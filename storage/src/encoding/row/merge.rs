@@ -3,7 +3,11 @@
 
 use std::cmp::Ordering;
 
-use super::{Cell, CellValue, DeletionTime, Liveness, StoredRow};
+use super::Cell;
+use super::CellValue;
+use super::DeletionTime;
+use super::Liveness;
+use super::StoredRow;
 
 /// Merges `update` into `existing`, as Cassandra reconciles two versions of a row:
 /// - the row deletion with the higher timestamp wins (ties: the later local deletion time);
@@ -15,8 +19,8 @@ use super::{Cell, CellValue, DeletionTime, Liveness, StoredRow};
 ///   deletion) removes that column's element cells with timestamp <= its own.
 ///
 /// The result is the same whichever argument is the existing row. Counter sums are changed by
-/// `crate::counter` (deltas), never by this merge.
-pub fn merge(existing: StoredRow, update: StoredRow) -> StoredRow {
+/// `crate::writer::counter` (deltas), never by this merge.
+pub(crate) fn merge(existing: StoredRow, update: StoredRow) -> StoredRow {
     let deletion = pick(existing.deletion, update.deletion, deletion_supersedes);
     let liveness = pick(existing.liveness, update.liveness, liveness_supersedes);
     let mut cells = Vec::with_capacity(existing.cells.len().max(update.cells.len()));

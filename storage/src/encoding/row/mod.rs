@@ -15,9 +15,16 @@ use bytes::Bytes;
 
 use crate::catalog::ColumnId;
 
-pub use codec::{decode, decode_shared, encode, encode_into, encoded_len, ROW_FORMAT_VERSION};
-pub use merge::{merge, reconcile};
-pub use purge_times::{purge_times, PurgeTimes};
+pub(crate) use codec::decode;
+pub(crate) use codec::decode_shared;
+pub use codec::encode;
+pub(crate) use codec::encode_into;
+pub(crate) use codec::encoded_len;
+pub(crate) use codec::ROW_FORMAT_VERSION;
+pub(crate) use merge::merge;
+pub use merge::reconcile;
+pub(crate) use purge_times::purge_times;
+pub(crate) use purge_times::PurgeTimes;
 
 /// A row as stored under its key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -3,16 +3,19 @@
 //! (`runs::manifest`), so a purge pass can leave out runs that hold nothing due, as
 //! Cassandra's compaction reads an SSTable's `maxLocalDeletionTime` before looking inside.
 
-use super::codec::{
-    CELL_EXPIRY, CELL_PATH, CELL_TOMBSTONE, ROW_DELETION, ROW_LIVENESS, ROW_LIVENESS_TTL,
-};
+use super::codec::CELL_EXPIRY;
+use super::codec::CELL_PATH;
+use super::codec::CELL_TOMBSTONE;
+use super::codec::ROW_DELETION;
+use super::codec::ROW_LIVENESS;
+use super::codec::ROW_LIVENESS_TTL;
 use super::ROW_FORMAT_VERSION;
 use crate::encoding::input::Input;
 use crate::error::StorageError;
 
 /// The earliest times, in seconds since the epoch, at which some rows hold something to purge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PurgeTimes {
+pub(crate) struct PurgeTimes {
     /// The earliest `expires_at` of an expiring cell or row marker (`i64::MAX`: none).
     pub expiry: i64,
     /// The earliest local deletion time of a tombstone or row deletion (`i64::MAX`: none).
@@ -21,20 +24,20 @@ pub struct PurgeTimes {
 
 impl PurgeTimes {
     /// Nothing that expires and no tombstone.
-    pub const NONE: PurgeTimes = PurgeTimes {
+    pub(crate) const NONE: PurgeTimes = PurgeTimes {
         expiry: i64::MAX,
         deletion: i64::MAX,
     };
 
     /// Not known (a run written before these times were recorded): always due.
-    pub const UNKNOWN: PurgeTimes = PurgeTimes {
+    pub(crate) const UNKNOWN: PurgeTimes = PurgeTimes {
         expiry: i64::MIN,
         deletion: i64::MIN,
     };
 
     /// The earlier of each time.
     #[must_use]
-    pub fn min(self, other: PurgeTimes) -> PurgeTimes {
+    pub(crate) fn min(self, other: PurgeTimes) -> PurgeTimes {
         PurgeTimes {
             expiry: self.expiry.min(other.expiry),
             deletion: self.deletion.min(other.deletion),
@@ -44,7 +47,7 @@ impl PurgeTimes {
     /// Whether a purge at `now_seconds` with `gc_grace_seconds` could change something: an
     /// expiring value has expired, or a tombstone is older than the grace period (the rules
     /// of `purge::purge_row`, rounded towards "due").
-    pub fn due(&self, now_seconds: i64, gc_grace_seconds: i32) -> bool {
+    pub(crate) fn due(&self, now_seconds: i64, gc_grace_seconds: i32) -> bool {
         let gc_before = now_seconds.saturating_sub(i64::from(gc_grace_seconds));
         self.expiry <= now_seconds || self.deletion <= gc_before
     }
@@ -54,7 +57,7 @@ impl PurgeTimes {
 ///
 /// # Errors
 /// [`StorageError::Corrupt`] for an unknown version or truncation.
-pub fn purge_times(bytes: &[u8]) -> Result<PurgeTimes, StorageError> {
+pub(crate) fn purge_times(bytes: &[u8]) -> Result<PurgeTimes, StorageError> {
     let mut input = Input::new(bytes, "row value");
     if input.u8()? != ROW_FORMAT_VERSION {
         return Err(input.corrupt("unknown row format version"));
@@ -97,7 +100,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::encoding::row::{encode, CellValue, StoredRow};
+    use crate::encoding::row::encode;
+    use crate::encoding::row::CellValue;
+    use crate::encoding::row::StoredRow;
 
     /// The times read from a decoded row, the slow way.
     fn expected(row: &StoredRow) -> PurgeTimes {

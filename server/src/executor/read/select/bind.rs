@@ -300,7 +300,7 @@ pub(super) fn token_of_values(
         }
     }
     let parts: Vec<&[u8]> = values.iter().map(|b| b.as_ref()).collect();
-    Ok(storage::encoding::token::token_of(&parts))
+    Ok(storage::token_of(&parts))
 }
 
 /// The storage key range of a token range: `token > t` starts at token `t + 1`. Like

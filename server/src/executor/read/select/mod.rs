@@ -303,7 +303,7 @@ mod tests {
     /// The int key values of a point range's key.
     fn key_values(def: &TableDef, range: &KeyRange) -> Vec<i32> {
         let key = range.exact_key().expect("a point range");
-        let decoded = storage::encoding::key::decode_row_key(def, key).expect("a row key");
+        let decoded = storage::decode_row_key(def, key).expect("a row key");
         decoded
             .partition
             .iter()

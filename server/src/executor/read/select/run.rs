@@ -161,7 +161,7 @@ fn resume_point(def: &TableDef, bound: &BoundSelect) -> CqlResult<Option<(Vec<u8
     let Some(state) = &bound.paging else {
         return Ok(None);
     };
-    let decoded = storage::encoding::key::decode_row_key(def, &state.last_key)?;
+    let decoded = storage::decode_row_key(def, &state.last_key)?;
     let partition = state
         .last_key
         .get(..decoded.partition_len)
@@ -296,7 +296,7 @@ impl<'r> Walk<'r> {
     /// One stored row: into its partition, then through liveness, the filters and the shaper.
     fn step(&mut self, key: &[u8], stored: StoredRow) -> CqlResult<Step> {
         let def = self.def;
-        let decoded = storage::encoding::key::decode_row_key(def, key)?;
+        let decoded = storage::decode_row_key(def, key)?;
         let partition_len = decoded.partition_len;
         let (prefix, suffix) = decoded.split(key);
         let is_static = decoded.clustering.len() < def.clustering_key.len();
@@ -382,7 +382,7 @@ impl<'r> Walk<'r> {
     fn enter_partition(
         &mut self,
         prefix: &[u8],
-        decoded: &storage::encoding::key::DecodedKey,
+        decoded: &storage::DecodedKey,
         static_row: Option<&StoredRow>,
     ) -> CqlResult<()> {
         // Only a DELETE of a clustering range writes range tombstones: a table without

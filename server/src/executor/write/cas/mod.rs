@@ -160,7 +160,7 @@ fn read(request: &Request<'_>, snapshot: &storage::Snapshot, now: i64) -> CqlRes
         Vec::new()
     };
     let live = |key: &[u8], stored: storage::StoredRow| -> CqlResult<Option<LiveRow>> {
-        let decoded = storage::encoding::key::decode_row_key(def, key)?;
+        let decoded = storage::decode_row_key(def, key)?;
         let suffix = key.get(prefix.len()..).unwrap_or_default();
         let deleted = row::range_deleted_at(&tombstones, suffix, false);
         LiveRow::new(def, decoded, stored, &at, deleted)

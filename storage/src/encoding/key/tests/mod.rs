@@ -14,8 +14,10 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::catalog::tests::sample_table;
-use generators::{key_types, value_of};
-use oracle::{canonical, cql_cmp};
+use generators::key_types;
+use generators::value_of;
+use oracle::canonical;
+use oracle::cql_cmp;
 
 fn encode_one(ty: &ColumnType, desc: bool, v: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();

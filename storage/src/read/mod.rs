@@ -5,23 +5,41 @@
 //! section (`spawn_blocking` or the storage thread) and drop it before any `.await`: never
 //! hold a `Snapshot` or a [`RowIter`] across an await point. Long scans are paged instead.
 
+pub(crate) mod size_estimate;
+pub(crate) mod view;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use redb::{ReadableDatabase, ReadableTableMetadata, TableError};
+use redb::ReadableDatabase;
+use redb::ReadableTableMetadata;
+use redb::TableError;
 use uuid::Uuid;
 
-use crate::db::Store;
-use crate::encoding::range_tombstone::{self, RangeTombstone};
-use crate::encoding::row::{self, StoredRow};
+use crate::encoding::range_tombstone;
+use crate::encoding::range_tombstone::RangeTombstone;
+use crate::encoding::row;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
-use crate::memtable::{self, MemKey, MemRow, MemView};
-use crate::range::{borrowed, KeyRange, Order};
-use crate::read_view::{TableKind, View};
-use crate::runs::merge::{Merge, Source};
-use crate::runs::read::{last_block, RunIter};
+use crate::memtable;
+use crate::memtable::MemKey;
+use crate::memtable::MemRow;
+use crate::memtable::MemView;
+use crate::range::borrowed;
+use crate::range::KeyRange;
+use crate::range::Order;
+use crate::read::view::TableKind;
+use crate::read::view::View;
+use crate::runs::merge::Merge;
+use crate::runs::merge::Source;
+use crate::runs::read::last_block;
+use crate::runs::read::RunIter;
 use crate::runs::stored::head_entry;
-use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
+use crate::store::db::Store;
+use crate::store::tables::data_table;
+use crate::store::tables::data_table_name;
+use crate::store::tables::rt_table_name;
+use crate::store::tables::ReadOnlyDataTable;
 
 /// How much one CQL table holds on disk (its data and range-tombstone tables).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -53,7 +71,7 @@ impl Store {
     /// # Errors
     /// A redb error beginning the read transaction.
     pub fn snapshot(&self) -> Result<Snapshot, StorageError> {
-        let begin = || Ok(crate::slot::current(&self.inner.db)?.begin_read()?);
+        let begin = || Ok(crate::store::slot::current(&self.inner.db)?.begin_read()?);
         // The memtable first, then the view (see `memtable`): a row flushed in between is in
         // both.
         let layers = self.inner.memtables.view();
@@ -74,7 +92,7 @@ impl Store {
 impl Store {
     /// The raw read transaction, for tests that inspect tables directly.
     pub(crate) fn snapshot_txn(&self) -> redb::ReadTransaction {
-        crate::slot::current(&self.inner.db)
+        crate::store::slot::current(&self.inner.db)
             .unwrap()
             .begin_read()
             .unwrap()

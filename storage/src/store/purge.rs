@@ -18,19 +18,31 @@
 
 use std::ops::Bound;
 
-use redb::{ReadableTable, ReadableTableMetadata, TableError, WriteTransaction};
+use redb::ReadableTable;
+use redb::ReadableTableMetadata;
+use redb::TableError;
+use redb::WriteTransaction;
 use uuid::Uuid;
 
 use crate::catalog::TableDef;
 use crate::encoding::key::decode_row_key;
-use crate::encoding::range_tombstone::{self, RangeTombstone};
-use crate::encoding::row::{self, Cell, CellValue, StoredRow};
+use crate::encoding::range_tombstone;
+use crate::encoding::range_tombstone::RangeTombstone;
+use crate::encoding::row;
+use crate::encoding::row::Cell;
+use crate::encoding::row::CellValue;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
-use crate::fast_hash::TableIds;
-use crate::index::{IndexChanges, IndexPlan};
-use crate::runs::manifest::{self, RunMeta};
-use crate::runs::stored::{for_each_over, Head};
-use crate::tables::{data_table, rt_table_name, stored_range_tombstones};
+use crate::hash::fast::TableIds;
+use crate::index::IndexChanges;
+use crate::index::IndexPlan;
+use crate::runs::manifest;
+use crate::runs::manifest::RunMeta;
+use crate::runs::stored::for_each_over;
+use crate::runs::stored::Head;
+use crate::store::tables::data_table;
+use crate::store::tables::rt_table_name;
+use crate::store::tables::stored_range_tombstones;
 
 /// One chunk of a purge pass over a table.
 #[derive(Debug, Clone)]
@@ -285,7 +297,9 @@ fn expire(cell: Cell, now_seconds: i64) -> Cell {
 mod tests {
     use super::*;
     use crate::catalog::ColumnId;
-    use crate::encoding::row::{DeletionTime, Expiry, Liveness};
+    use crate::encoding::row::DeletionTime;
+    use crate::encoding::row::Expiry;
+    use crate::encoding::row::Liveness;
 
     const NOW: i64 = 1_000_000;
 

@@ -21,7 +21,9 @@ use uuid::Uuid;
 
 use crate::catalog::ColumnId;
 use crate::encoding::range_tombstone::RangeTombstone;
-use crate::encoding::row::{Cell, CellValue, StoredRow};
+use crate::encoding::row::Cell;
+use crate::encoding::row::CellValue;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
 
 /// A change to one counter cell.

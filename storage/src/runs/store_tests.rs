@@ -6,10 +6,24 @@ use std::ops::Bound;
 use bytes::Bytes;
 
 use crate::catalog::TableDef;
-use crate::runs::manifest::{self, RunMeta};
+use crate::runs::manifest;
+use crate::runs::manifest::RunMeta;
 use crate::runs::stored;
-use crate::store_tests::{create_schema, create_schema_with, key, open_sized, rows, value_of};
-use crate::{Cell, ColumnId, KeyRange, Liveness, Order, RowWrite, Store, StoredRow, SyncMode};
+use crate::store::tests::create_schema;
+use crate::store::tests::create_schema_with;
+use crate::store::tests::key;
+use crate::store::tests::open_sized;
+use crate::store::tests::rows;
+use crate::store::tests::value_of;
+use crate::Cell;
+use crate::ColumnId;
+use crate::KeyRange;
+use crate::Liveness;
+use crate::Order;
+use crate::RowWrite;
+use crate::Store;
+use crate::StoredRow;
+use crate::SyncMode;
 
 /// A row of partition `p`, clustering `c1`, holding `value` written at `timestamp`.
 fn put_at(table: &TableDef, p: i32, c1: i64, value: &str, timestamp: i64) -> RowWrite {
@@ -189,7 +203,7 @@ fn an_unfinished_merge_is_removed_at_open() {
     drop(store);
     let path = dir.path().join("db.redb");
     let orphan = {
-        let db = crate::store_tests::raw_database(&path);
+        let db = crate::store::tests::raw_database(&path);
         let txn = db.begin_write().unwrap();
         let mut run = crate::runs::build::RunBuilder::new(10);
         for i in 0u32..10 {

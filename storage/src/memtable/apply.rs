@@ -11,15 +11,23 @@ use redb::TableError;
 use uuid::Uuid;
 
 use crate::commitlog::record;
-use crate::encoding::row::{self, StoredRow};
+use crate::encoding::row;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
-use crate::fast_hash::{BuildFastHasher, SeededFastHasher, TableIds};
-use crate::key_filter::KeyFilters;
-use crate::memtable::{self, Layers, Mem, MemKey, MemRow};
-use crate::mutation::WriteBatch;
-use crate::read_view::View;
-use crate::row_arena::RowArena;
-use crate::tables::{INDEX_TARGETS, VIEW_TARGETS};
+use crate::hash::fast::BuildFastHasher;
+use crate::hash::fast::SeededFastHasher;
+use crate::hash::fast::TableIds;
+use crate::memtable;
+use crate::memtable::arena::RowArena;
+use crate::memtable::Layers;
+use crate::memtable::Mem;
+use crate::memtable::MemKey;
+use crate::memtable::MemRow;
+use crate::read::view::View;
+use crate::store::tables::INDEX_TARGETS;
+use crate::store::tables::VIEW_TARGETS;
+use crate::writer::key_filter::KeyFilters;
+use crate::writer::mutation::WriteBatch;
 
 /// Whether `batch` only writes rows (no catalog change, counter or range tombstone).
 pub(crate) fn rows_only(batch: &WriteBatch) -> bool {

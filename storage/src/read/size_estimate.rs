@@ -20,11 +20,13 @@
 use redb::ReadableTable;
 use uuid::Uuid;
 
-use crate::encoding::key::{token_bytes, token_order};
+use crate::encoding::key::token_bytes;
+use crate::encoding::key::token_order;
 use crate::error::StorageError;
+use crate::read::view::TableKind;
 use crate::read::Snapshot;
-use crate::read_view::TableKind;
-use crate::runs::manifest::{self, RunMeta};
+use crate::runs::manifest;
+use crate::runs::manifest::RunMeta;
 use crate::runs::HEAD_DELETED;
 
 /// Partitions and their bytes in one token range, estimated.
@@ -152,7 +154,11 @@ impl Tokens {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store_tests::{create_schema, key, open_sized, put, rows};
+    use crate::store::tests::create_schema;
+    use crate::store::tests::key;
+    use crate::store::tests::open_sized;
+    use crate::store::tests::put;
+    use crate::store::tests::rows;
     use crate::SyncMode;
 
     #[test]

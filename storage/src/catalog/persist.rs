@@ -10,19 +10,29 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use redb::{ReadableTable, TableError};
+use redb::ReadableTable;
+use redb::TableError;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use cql::types::ColumnType;
 
-use crate::catalog::type_text::{parse_type_with, TypeTextError};
-use crate::catalog::{
-    Catalog, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DroppedColumn, IndexDef,
-    IndexTargetKind, KeyspaceDef, TableDef, TableParams, UserTypeDef,
-};
+use crate::catalog::type_text::parse_type_with;
+use crate::catalog::type_text::TypeTextError;
+use crate::catalog::Catalog;
+use crate::catalog::ClusteringOrder;
+use crate::catalog::ColumnDef;
+use crate::catalog::ColumnId;
+use crate::catalog::ColumnKind;
+use crate::catalog::DroppedColumn;
+use crate::catalog::IndexDef;
+use crate::catalog::IndexTargetKind;
+use crate::catalog::KeyspaceDef;
+use crate::catalog::TableDef;
+use crate::catalog::TableParams;
+use crate::catalog::UserTypeDef;
 use crate::error::StorageError;
-use crate::tables::SCHEMA;
+use crate::store::tables::SCHEMA;
 
 const KEYSPACE_PREFIX: &str = "keyspace/";
 const TABLE_PREFIX: &str = "table/";

@@ -7,15 +7,20 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use redb::{Database, Durability, WriteTransaction};
+use redb::Database;
+use redb::Durability;
+use redb::WriteTransaction;
 use tracing::trace;
 
 use crate::error::StorageError;
 use uuid::Uuid;
 
-use crate::memtable::{self, Layer, MemKey, MemRow};
+use crate::memtable;
+use crate::memtable::Layer;
+use crate::memtable::MemKey;
+use crate::memtable::MemRow;
 use crate::runs::stored::write_sorted;
-use crate::tables::write_position;
+use crate::store::tables::write_position;
 
 /// Each table's rows at their newest version, as [`memtable::Mem::latest`] copies them out of a layer.
 pub(crate) type LatestRows = Vec<(Uuid, Vec<(MemKey, MemRow)>)>;
@@ -78,7 +83,7 @@ impl Flusher {
             // take, and writers wait for it once both memtables are full. At nice 10, on a
             // busy machine, a point read waited seconds behind a starved flush.
             .spawn(move || {
-                crate::turns::take_turns();
+                crate::store::turns::take_turns();
                 for work in job_rx {
                     match work {
                         Work::Flush(job) => {
@@ -150,7 +155,7 @@ impl Drop for Flusher {
 
 fn flush(job: &Job) -> Result<(), StorageError> {
     if let Some(path) = &job.path {
-        crate::space::check_room(path)?;
+        crate::store::space::check_room(path)?;
     }
     let mut txn = job.db.begin_write()?;
     txn.set_durability(Durability::Immediate)?;

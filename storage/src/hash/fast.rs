@@ -108,7 +108,7 @@ impl Hasher for FastHasher {
 }
 
 /// MurmurHash3's 64-bit finaliser: a bijection that spreads every bit over every other.
-pub fn fmix64(mut k: u64) -> u64 {
+pub(crate) fn fmix64(mut k: u64) -> u64 {
     k ^= k >> 33;
     k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
     k ^= k >> 33;
@@ -117,7 +117,7 @@ pub fn fmix64(mut k: u64) -> u64 {
 }
 
 /// The hash of `bytes` under the process seed.
-pub fn hash_bytes(bytes: &[u8]) -> u64 {
+pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     let mut hasher = BuildFastHasher::default().build_hasher();
     hasher.write(bytes);
     hasher.finish()

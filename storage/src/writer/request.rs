@@ -4,8 +4,9 @@
 use bytes::Bytes;
 
 use crate::error::StorageError;
-use crate::mutation::WriteBatch;
-use crate::purge::{PurgeProgress, PurgeRequest};
+use crate::store::purge::PurgeProgress;
+use crate::store::purge::PurgeRequest;
+use crate::writer::mutation::WriteBatch;
 
 /// The most requests applied in one transaction; bounds the memory a group holds.
 pub(crate) const MAX_GROUP: usize = 1024;

@@ -30,6 +30,12 @@
 //! its layers, then its redb view. Whatever the interleaving, a reader sees each row either
 //! in a layer or in its view, as of one group.
 
+pub(crate) mod apply;
+pub(crate) mod arena;
+pub(crate) mod key;
+#[cfg(test)]
+pub(crate) mod store_tests;
+
 use std::cmp::Reverse;
 use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -38,13 +44,15 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use indexmap::map::{Entry, RawEntryApiV1};
+use indexmap::map::Entry;
+use indexmap::map::RawEntryApiV1;
 use indexmap::IndexMap;
 use uuid::Uuid;
 
-use crate::fast_hash::BuildFastHasher;
-pub(crate) use crate::mem_key::MemKey;
-use crate::range::{KeyRange, Order};
+use crate::hash::fast::BuildFastHasher;
+pub(crate) use crate::memtable::key::MemKey;
+use crate::range::KeyRange;
+use crate::range::Order;
 
 /// A row's encoded value (`encoding::row`), or `None` when it was removed.
 pub(crate) type MemRow = Option<bytes::Bytes>;

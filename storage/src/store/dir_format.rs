@@ -14,10 +14,13 @@
 
 use std::path::Path;
 
-use crate::commitlog::{format_version as commitlog_version, io_error};
-use crate::db::FORMAT_VERSION;
-use crate::disk::{open_existing, read_all, Disk};
+use crate::commitlog::format_version as commitlog_version;
+use crate::commitlog::io_error;
+use crate::disk::open_existing;
+use crate::disk::read_all;
+use crate::disk::Disk;
 use crate::error::StorageError;
+use crate::store::db::FORMAT_VERSION;
 
 /// The record's file name in the data directory.
 pub(crate) const FILE: &str = "FORMAT";

@@ -11,12 +11,25 @@ use cql::types::ColumnType;
 use uuid::Uuid;
 
 use crate::encoding::range_tombstone::RangeTombstone;
-use crate::mutation::RangeTombstoneWrite;
-use crate::{
-    row_key, CatalogOp, Cell, ClusteringOrder, ColumnDef, ColumnId, ColumnKind, DeletionTime,
-    KeyspaceDef, Liveness, RowWrite, Store, StoreOptions, StoredRow, TableDef, TableParams,
-    ViewDef, WriteBatch,
-};
+use crate::row_key;
+use crate::writer::mutation::RangeTombstoneWrite;
+use crate::CatalogOp;
+use crate::Cell;
+use crate::ClusteringOrder;
+use crate::ColumnDef;
+use crate::ColumnId;
+use crate::ColumnKind;
+use crate::DeletionTime;
+use crate::KeyspaceDef;
+use crate::Liveness;
+use crate::RowWrite;
+use crate::Store;
+use crate::StoreOptions;
+use crate::StoredRow;
+use crate::TableDef;
+use crate::TableParams;
+use crate::ViewDef;
+use crate::WriteBatch;
 
 fn col(id: u32, name: &str, kind: ColumnKind, position: i32) -> ColumnDef {
     let order = match kind {

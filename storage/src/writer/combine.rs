@@ -24,8 +24,10 @@ use std::sync::{Condvar, Mutex, TryLockError};
 use std::time::{Duration, Instant};
 
 use crate::error::StorageError;
-use crate::locking::lock;
-use crate::request::{Request, MAX_GROUP, MAX_GROUP_BYTES};
+use crate::store::locking::lock;
+use crate::writer::request::Request;
+use crate::writer::request::MAX_GROUP;
+use crate::writer::request::MAX_GROUP_BYTES;
 use crate::writer::Writer;
 
 /// The longest the writer thread sleeps without looking at the queue.

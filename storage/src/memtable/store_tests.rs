@@ -6,11 +6,22 @@ use std::time::Duration;
 
 use redb::ReadableTableMetadata;
 
-use crate::store_tests::{
-    crash_copy, create_schema, key, open_in, open_sized, put, rows, value_of,
-};
-use crate::tables::{data_table, data_table_name};
-use crate::{Cell, ColumnId, Store, StoredRow, SyncMode, TableDef};
+use crate::store::tables::data_table;
+use crate::store::tables::data_table_name;
+use crate::store::tests::crash_copy;
+use crate::store::tests::create_schema;
+use crate::store::tests::key;
+use crate::store::tests::open_in;
+use crate::store::tests::open_sized;
+use crate::store::tests::put;
+use crate::store::tests::rows;
+use crate::store::tests::value_of;
+use crate::Cell;
+use crate::ColumnId;
+use crate::Store;
+use crate::StoredRow;
+use crate::SyncMode;
+use crate::TableDef;
 
 /// Rows of partition 1 as a scan returns them: (clustering c1, column 4, column 5).
 fn scan_partition(store: &Store, table: &TableDef, reverse: bool) -> Vec<(i64, String, String)> {

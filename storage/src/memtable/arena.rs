@@ -19,7 +19,8 @@
 
 use bytes::{Bytes, BytesMut};
 
-use crate::encoding::row::{self, StoredRow};
+use crate::encoding::row;
+use crate::encoding::row::StoredRow;
 
 /// Bytes of a chunk: a jemalloc size class of its own (a multiple of the page).
 const CHUNK: usize = 32 * 1024;
@@ -88,7 +89,8 @@ fn place(chunk: &mut BytesMut, bytes: &[u8]) -> Bytes {
 mod tests {
     use super::*;
     use crate::catalog::ColumnId;
-    use crate::encoding::row::{Cell, CellValue};
+    use crate::encoding::row::Cell;
+    use crate::encoding::row::CellValue;
 
     fn row_with(value_len: usize) -> StoredRow {
         let mut row = StoredRow::default();

@@ -9,35 +9,58 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
 use redb::backends::InMemoryBackend;
-use redb::{Builder, Database, Durability, ReadableDatabase, TableError};
+use redb::Builder;
+use redb::Database;
+use redb::Durability;
+use redb::ReadableDatabase;
+use redb::TableError;
 use tracing::debug;
 
+use crate::catalog::persist;
 use crate::catalog::Catalog;
-use crate::combine::{self, DeferredWrites, Shared};
 use crate::commitlog::failures::CommitFailures;
-use crate::commitlog::replay::{replay, stored_position};
-use crate::commitlog::{record, CommitLog, ReplayRules};
+use crate::commitlog::record;
+use crate::commitlog::replay::replay;
+use crate::commitlog::replay::stored_position;
+use crate::commitlog::CommitLog;
+use crate::commitlog::ReplayRules;
 use crate::disk::failures::DiskFailures;
-use crate::disk::{DataFile, Disk, RealDisk};
+use crate::disk::DataFile;
+use crate::disk::Disk;
+use crate::disk::RealDisk;
 use crate::error::StorageError;
-use crate::fast_hash::TableIds;
+use crate::hash::fast::TableIds;
 use crate::index::IndexFeed;
-use crate::locking::lock;
+use crate::memtable::arena::RowArena;
 use crate::memtable::Memtables;
-use crate::mutation::WriteBatch;
-use crate::options::{CommitFailurePolicy, DiskFailurePolicy, StoreOptions, SyncMode};
-use crate::persist;
-use crate::purge::{PurgeProgress, PurgeRequest};
-use crate::read_view::ViewCache;
-use crate::request::{Callback, Request, WriteRequest};
-use crate::row_arena::RowArena;
-use crate::runs::compact::{remove_orphans, Compactor, CompactorParts};
-use crate::runs::progress::{MergeProgress, MergeTracker};
-use crate::slot::DbSlot;
-use crate::stats::{WriterCounts, WriterStats};
-use crate::tables::write_position;
-use crate::tables::{FORMAT_VERSION_KEY, META};
-use crate::writer::{Published, Writer};
+use crate::read::view::ViewCache;
+use crate::runs::compact::remove_orphans;
+use crate::runs::compact::Compactor;
+use crate::runs::compact::CompactorParts;
+use crate::runs::progress::MergeProgress;
+use crate::runs::progress::MergeTracker;
+use crate::store::locking::lock;
+use crate::store::options::CommitFailurePolicy;
+use crate::store::options::DiskFailurePolicy;
+use crate::store::options::StoreOptions;
+use crate::store::options::SyncMode;
+use crate::store::purge::PurgeProgress;
+use crate::store::purge::PurgeRequest;
+use crate::store::slot::DbSlot;
+use crate::store::stats::WriterCounts;
+use crate::store::stats::WriterStats;
+use crate::store::tables::write_position;
+use crate::store::tables::FORMAT_VERSION_KEY;
+use crate::store::tables::META;
+use crate::writer::combine;
+use crate::writer::combine::DeferredWrites;
+use crate::writer::combine::Shared;
+use crate::writer::mutation::WriteBatch;
+use crate::writer::request::Callback;
+use crate::writer::request::Request;
+use crate::writer::request::WriteRequest;
+use crate::writer::Published;
+use crate::writer::Writer;
 
 thread_local! {
     /// Where this thread encodes the commit-log bytes of the writes it submits.
@@ -135,7 +158,7 @@ impl Store {
         let dir = path.parent().unwrap_or_else(|| Path::new(""));
         let log_dir = dir.join("commitlog");
         // Before redb opens (and maybe repairs) the file: a refused start changes nothing.
-        crate::dir_format::check(disk.as_ref(), dir)?;
+        crate::store::dir_format::check(disk.as_ref(), dir)?;
         crate::commitlog::check_versions(disk.as_ref(), &log_dir)?;
         let failures = Arc::new(DiskFailures::new(options.disk_failure_policy));
         let file = DataFile {
@@ -148,7 +171,7 @@ impl Store {
             .open()
             .and_then(|db| Store::start(db, options, Some((&file, &log_dir)), failures.clone()))
             .and_then(|opened| {
-                crate::dir_format::write(disk.as_ref(), dir)?;
+                crate::store::dir_format::write(disk.as_ref(), dir)?;
                 Ok(opened)
             })
             .map_err(|err| failures.startup_error(err))?;

@@ -10,20 +10,37 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use redb::{ReadableTable, WriteTransaction};
+use redb::ReadableTable;
+use redb::WriteTransaction;
 use uuid::Uuid;
 
-use crate::catalog::{KeyspaceDef, RoleDef, TableDef, UserTypeDef};
-use crate::counter::{self, CounterSource, CounterWrite};
-use crate::encoding::range_tombstone::{self, RangeTombstone};
-use crate::encoding::row::{self, StoredRow};
+use crate::catalog::persist;
+use crate::catalog::persist::keyspace_key;
+use crate::catalog::persist::table_key;
+use crate::catalog::persist::type_key;
+use crate::catalog::KeyspaceDef;
+use crate::catalog::RoleDef;
+use crate::catalog::TableDef;
+use crate::catalog::UserTypeDef;
+use crate::encoding::range_tombstone;
+use crate::encoding::range_tombstone::RangeTombstone;
+use crate::encoding::row;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
-use crate::fast_hash::TableIds;
-use crate::index::{IndexChanges, IndexPlan};
-use crate::persist::{self, keyspace_key, table_key, type_key};
-use crate::runs::stored::{seal_large_head, Head};
-use crate::tables::{data_table, rt_table_name, SCHEMA};
-use crate::view::{RequestChanges, StoredState, ViewPlan};
+use crate::hash::fast::TableIds;
+use crate::index::IndexChanges;
+use crate::index::IndexPlan;
+use crate::runs::stored::seal_large_head;
+use crate::runs::stored::Head;
+use crate::store::tables::data_table;
+use crate::store::tables::rt_table_name;
+use crate::store::tables::SCHEMA;
+use crate::view::RequestChanges;
+use crate::view::StoredState;
+use crate::view::ViewPlan;
+use crate::writer::counter;
+use crate::writer::counter::CounterSource;
+use crate::writer::counter::CounterWrite;
 
 /// One write request: applied atomically, in one transaction with the other requests of its
 /// group, and acknowledged once that transaction commits.
@@ -36,7 +53,7 @@ pub struct WriteBatch {
     /// Range and partition deletions, applied in the same transaction.
     pub range_tombstones: Vec<RangeTombstoneWrite>,
     /// Counter increments and deletions, applied in order after the row writes
-    /// (see [`crate::counter`]).
+    /// (see [`crate::writer::counter`]).
     pub counters: Vec<CounterWrite>,
 }
 
@@ -406,7 +423,7 @@ fn read_tombstones(
     if plan.delete_tables.contains(&table_id) {
         return Ok(Vec::new());
     }
-    crate::tables::stored_range_tombstones(txn, table_id, partition)
+    crate::store::tables::stored_range_tombstones(txn, table_id, partition)
 }
 
 fn prepare_catalog_op(

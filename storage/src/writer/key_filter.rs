@@ -1,7 +1,7 @@
 //! Which row keys a table may hold: per-table Bloom filters that let the writer skip looking
 //! up the previous version of a row that was never written.
 //!
-//! A write is merged with the row's newest version (`crate::mem_apply`), which for a new key
+//! A write is merged with the row's newest version (`crate::memtable::apply`), which for a new key
 //! means a lookup in both memtable layers and in redb that finds nothing: most of a plain
 //! INSERT's cost in the writer. A table's filter holds every key written to it since it was
 //! known to be empty (created, truncated, or empty when the store opened), so a key the
@@ -23,8 +23,10 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use crate::bloom::Bloom as Block;
-use crate::fast_hash::{hash_bytes, BuildFastHasher, TableIds};
+use crate::hash::bloom::Bloom as Block;
+use crate::hash::fast::hash_bytes;
+use crate::hash::fast::BuildFastHasher;
+use crate::hash::fast::TableIds;
 
 /// Keys the first block of a filter holds before the next one starts.
 const FIRST_CAPACITY: usize = 1024;

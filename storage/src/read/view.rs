@@ -7,20 +7,27 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use redb::{ReadTransaction, TableError};
+use redb::ReadTransaction;
+use redb::TableError;
 use uuid::Uuid;
 
-use crate::bloom::stored_key_hash;
-use crate::encoding::row::{self, StoredRow};
+use crate::encoding::row;
+use crate::encoding::row::StoredRow;
 use crate::error::StorageError;
-use crate::locking::lock;
+use crate::hash::bloom::stored_key_hash;
 use crate::runs::cache::BlockCache;
-use crate::runs::filter::{self, RunFilter};
-use crate::runs::manifest::{self, RunMeta};
+use crate::runs::filter;
+use crate::runs::filter::RunFilter;
+use crate::runs::manifest;
+use crate::runs::manifest::RunMeta;
 use crate::runs::read::lookup;
 use crate::runs::run_table_name;
 use crate::runs::HEAD_DELETED;
-use crate::tables::{data_table, data_table_name, rt_table_name, ReadOnlyDataTable};
+use crate::store::locking::lock;
+use crate::store::tables::data_table;
+use crate::store::tables::data_table_name;
+use crate::store::tables::rt_table_name;
+use crate::store::tables::ReadOnlyDataTable;
 
 /// Which of a CQL table's redb tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

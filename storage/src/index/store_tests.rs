@@ -9,10 +9,21 @@ use uuid::Uuid;
 
 use crate::catalog::tests::sample_table;
 use crate::index::lookup_prefix;
-use crate::{
-    row_key, CatalogOp, Cell, ColumnId, DeletionTime, IndexDef, IndexTargetKind, KeyspaceDef,
-    Liveness, RowWrite, Store, StoreOptions, StoredRow, TableDef, WriteBatch,
-};
+use crate::row_key;
+use crate::CatalogOp;
+use crate::Cell;
+use crate::ColumnId;
+use crate::DeletionTime;
+use crate::IndexDef;
+use crate::IndexTargetKind;
+use crate::KeyspaceDef;
+use crate::Liveness;
+use crate::RowWrite;
+use crate::Store;
+use crate::StoreOptions;
+use crate::StoredRow;
+use crate::TableDef;
+use crate::WriteBatch;
 
 const INDEX: Uuid = Uuid::from_u128(0x77);
 
@@ -223,14 +234,15 @@ fn an_index_stored_in_another_layout_is_rebuilt_at_open() {
     }
     {
         // As a file written before this layout: no targets record, no entries.
-        let db = crate::store_tests::raw_database(&path);
+        let db = crate::store::tests::raw_database(&path);
         let txn = db.begin_write().unwrap();
-        txn.open_table(crate::tables::INDEX_TARGETS)
+        txn.open_table(crate::store::tables::INDEX_TARGETS)
             .unwrap()
             .remove(table.id.as_bytes().as_slice())
             .unwrap();
         let name = crate::index::index_table_name(INDEX);
-        txn.delete_table(crate::tables::data_table(&name)).unwrap();
+        txn.delete_table(crate::store::tables::data_table(&name))
+            .unwrap();
         txn.commit().unwrap();
     }
     let (store, _) = Store::open(&path, StoreOptions::default()).unwrap();

@@ -1,13 +1,14 @@
 //! A blocked Bloom filter: every bit of a key lies in one 64-byte line chosen by its hash, so
 //! testing a key costs one cache miss and a multiplication instead of seven of each and seven
-//! divisions. Used in memory by `crate::key_filter` and stored with every sorted run
+//! divisions. Used in memory by `crate::writer::key_filter` and stored with every sorted run
 //! (`crate::runs`), so its layout ([`Bloom::to_bytes`]) and the hash stored filters are fed
 //! ([`stored_key_hash`]) are part of the storage format.
 
 use std::hash::Hasher;
 
 use crate::error::StorageError;
-use crate::fast_hash::{fmix64, FastHasher};
+use crate::hash::fast::fmix64;
+use crate::hash::fast::FastHasher;
 
 /// The fixed seed of [`stored_key_hash`].
 const STORED_SEED: u64 = 0x7275_6e5f_6b65_7973;

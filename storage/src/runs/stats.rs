@@ -3,16 +3,18 @@
 //! the memtable's entry counts, which redb and the memtable keep. Nothing here reads a row, a
 //! block or a filter, so asking costs the same whatever the table holds.
 
-use redb::{ReadableTableMetadata, TableError};
+use redb::ReadableTableMetadata;
+use redb::TableError;
 use uuid::Uuid;
 
 use crate::error::StorageError;
+use crate::read::view::TableKind;
 use crate::read::Snapshot;
-use crate::read_view::TableKind;
 use crate::runs::compact::pending_bytes;
 use crate::runs::manifest;
 use crate::runs::progress::MergeProgress;
-use crate::tables::{data_table, rt_table_name};
+use crate::store::tables::data_table;
+use crate::store::tables::rt_table_name;
 
 /// One table's runs as their manifest describes them (see `storage/DESIGN.md`, "Sorted
 /// runs"). Rows a newer run or the head replaces are counted once per version, as Cassandra
@@ -99,7 +101,10 @@ fn allocated(stats: redb::TableStats) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::store_tests::{create_schema, open_sized, put, rows};
+    use crate::store::tests::create_schema;
+    use crate::store::tests::open_sized;
+    use crate::store::tests::put;
+    use crate::store::tests::rows;
     use crate::SyncMode;
 
     #[test]

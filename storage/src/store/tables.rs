@@ -1,9 +1,13 @@
 //! Every redb table the store uses, in one place. See `DESIGN.md` for their layouts.
 
-use redb::{ReadableTable, TableDefinition, TableError, WriteTransaction};
+use redb::ReadableTable;
+use redb::TableDefinition;
+use redb::TableError;
+use redb::WriteTransaction;
 use uuid::Uuid;
 
-use crate::encoding::range_tombstone::{self, RangeTombstone};
+use crate::encoding::range_tombstone;
+use crate::encoding::range_tombstone::RangeTombstone;
 use crate::error::StorageError;
 
 /// `meta`: store-wide settings. Holds [`FORMAT_VERSION_KEY`] from the first commit.

@@ -10,12 +10,27 @@ use bytes::Bytes;
 use uuid::Uuid;
 
 use crate::catalog::tests::sample_table;
-use crate::tables::{data_table, data_table_name, FORMAT_VERSION_KEY, META};
+use crate::row_key;
+use crate::store::tables::data_table;
+use crate::store::tables::data_table_name;
+use crate::store::tables::FORMAT_VERSION_KEY;
+use crate::store::tables::META;
+use crate::CatalogOp;
+use crate::Cell;
+use crate::ColumnId;
+use crate::KeyRange;
+use crate::KeyspaceDef;
+use crate::Liveness;
+use crate::Order;
+use crate::RowWrite;
+use crate::StorageError;
+use crate::Store;
+use crate::StoreOptions;
+use crate::StoredRow;
+use crate::SyncMode;
+use crate::TableDef;
+use crate::WriteBatch;
 use crate::FORMAT_VERSION;
-use crate::{
-    row_key, CatalogOp, Cell, ColumnId, KeyRange, KeyspaceDef, Liveness, Order, RowWrite,
-    StorageError, Store, StoreOptions, StoredRow, SyncMode, TableDef, WriteBatch,
-};
 use redb::ReadableTable;
 
 fn keyspace(name: &str) -> KeyspaceDef {
@@ -173,7 +188,7 @@ fn one_bad_request_does_not_fail_its_group() {
         .unwrap();
     store.flush().unwrap();
     {
-        let txn = crate::slot::current(&store.inner.db)
+        let txn = crate::store::slot::current(&store.inner.db)
             .unwrap()
             .begin_write()
             .unwrap();
@@ -519,7 +534,7 @@ fn truncate_and_drop_remove_data() {
         store.write_blocking(rows(vec![put(&table, 1, 1, "c")])),
         Err(StorageError::UnknownTable { .. })
     ));
-    let catalog = crate::persist::load(&store.snapshot_txn()).unwrap();
+    let catalog = crate::catalog::persist::load(&store.snapshot_txn()).unwrap();
     assert!(catalog.keyspaces.is_empty());
     // Re-created under a new id, the table starts empty.
     let table = create_schema(&store);
@@ -534,7 +549,7 @@ fn truncate_and_drop_remove_data() {
         counters: Vec::new(),
     };
     store.write_blocking(drop_table).unwrap();
-    let catalog = crate::persist::load(&store.snapshot_txn()).unwrap();
+    let catalog = crate::catalog::persist::load(&store.snapshot_txn()).unwrap();
     assert!(catalog.keyspaces["ks"].tables.is_empty());
 }
 
@@ -615,8 +630,11 @@ fn handles_are_send_and_sync() {
 
 #[test]
 fn purge_reclaims_expired_cells_and_old_tombstones_in_chunks() {
-    use crate::encoding::row::{DeletionTime, Expiry};
-    use crate::{PurgeRequest, RangeTombstone, RangeTombstoneWrite};
+    use crate::encoding::row::DeletionTime;
+    use crate::encoding::row::Expiry;
+    use crate::PurgeRequest;
+    use crate::RangeTombstone;
+    use crate::RangeTombstoneWrite;
 
     let store = memory();
     let mut def = (*create_schema(&store)).clone();

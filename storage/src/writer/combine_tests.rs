@@ -4,8 +4,15 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::store_tests::{create_schema, key, put, rows, value_of};
-use crate::{CatalogOp, Store, StoreOptions, WriteBatch};
+use crate::store::tests::create_schema;
+use crate::store::tests::key;
+use crate::store::tests::put;
+use crate::store::tests::rows;
+use crate::store::tests::value_of;
+use crate::CatalogOp;
+use crate::Store;
+use crate::StoreOptions;
+use crate::WriteBatch;
 
 fn open(dir: &std::path::Path) -> Store {
     Store::open(&dir.join("db.redb"), StoreOptions::default())
