@@ -12,5 +12,5 @@ pub(crate) mod modify;
 #[cfg(test)]
 pub(crate) mod modify_tests;
 pub(crate) mod multicell;
-pub(crate) mod now;
 pub(crate) mod operations;
+pub(crate) mod submit;
