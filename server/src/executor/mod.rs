@@ -29,7 +29,8 @@ use crate::error::{CqlError, CqlResult, InternalError, SchemaError};
 use crate::eval::values::EvalContext;
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
-use crate::planner::plan::{plan_statement, StatementPlan};
+use crate::planner::plan::{plan_statement, DescribePlan, StatementPlan};
+use crate::schema::Schema;
 use crate::transport::session::Session;
 use run::{ReadTiming, WriteTiming};
 
@@ -67,6 +68,11 @@ async fn execute_planned(
             Ok(result)
         }
         StatementPlan::Explain { .. } => explain::execute(node, session, bound).await,
+        StatementPlan::Use(keyspace) => use_keyspace(&bound.schema, session, keyspace),
+        StatementPlan::Truncate(table) => {
+            schema::truncate(node, &table.name, table.keyspace.as_deref()).await
+        }
+        StatementPlan::Describe(plan) => describe(&bound.schema, plan),
         StatementPlan::Unplanned => execute_unplanned(node, session, bound).await,
     }
 }
@@ -82,12 +88,6 @@ async fn execute_unplanned(
     match bound.statement() {
         Statement::Batch(batch) => {
             query_batch(node, batch, keyspace, &bound.options, bound.ctx()).await
-        }
-        Statement::Use(ident) => use_keyspace(node, session, &ident.name),
-        Statement::Truncate(name) => schema::truncate(node, name, keyspace).await,
-        Statement::Describe(describe) => {
-            let schema = node.schema();
-            describe::execute(&schema, describe, keyspace)
         }
         Statement::Role(statement) => access::roles::execute(node, session, statement).await,
         statement @ Statement::Disabled(_) => schema::execute(node, statement, keyspace).await,
@@ -112,7 +112,10 @@ async fn execute_unplanned(
         | Statement::Insert(_)
         | Statement::Update(_)
         | Statement::Delete(_)
-        | Statement::Explain(_) => Err(not_planned()),
+        | Statement::Explain(_)
+        | Statement::Use(_)
+        | Statement::Truncate(_)
+        | Statement::Describe(_) => Err(not_planned()),
     }
 }
 
@@ -143,9 +146,9 @@ async fn query_batch(
     run::run_timed_batch(node, &header, &entries, options).await
 }
 
-/// `USE ks`: the session's keyspace, once it exists.
-fn use_keyspace(node: &Node, session: &Session, name: &str) -> CqlResult<ResultBody> {
-    if node.schema().keyspace(name).is_none() {
+/// `USE ks`: the session's keyspace, once it exists in `schema`.
+fn use_keyspace(schema: &Schema, session: &Session, name: &str) -> CqlResult<ResultBody> {
+    if schema.keyspace(name).is_none() {
         return Err(SchemaError::KeyspaceDoesNotExist {
             keyspace: name.to_string(),
         }
@@ -153,6 +156,11 @@ fn use_keyspace(node: &Node, session: &Session, name: &str) -> CqlResult<ResultB
     }
     session.set_keyspace(name.to_string());
     Ok(ResultBody::SetKeyspace(name.to_string()))
+}
+
+/// `DESCRIBE`, read off `schema`.
+fn describe(schema: &Schema, plan: &DescribePlan) -> CqlResult<ResultBody> {
+    describe::execute(schema, &plan.describe, plan.keyspace.as_deref())
 }
 
 /// A schema statement; what it creates is granted to its creator, as Cassandra does.

@@ -20,7 +20,9 @@ use crate::eval::values::EvalContext;
 use crate::executor::bound::{BoundBatch, BoundStatement};
 use crate::executor::read::select::{self, BoundSelect};
 use crate::executor::write::submit::{self, Ack, Handoff};
-use crate::executor::{check_write, consistency, execute_planned, not_planned, write};
+use crate::executor::{
+    check_write, consistency, describe, execute_planned, not_planned, use_keyspace, write,
+};
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
 use crate::planner::plan::StatementPlan;
@@ -51,6 +53,10 @@ pub(crate) fn run(node: &Arc<Node>, session: &Arc<Session>, bound: BoundStatemen
             let plan = plan.clone();
             write(node, bound, &plan)
         }
+        StatementPlan::Use(keyspace) => {
+            Outcome::Done(use_keyspace(&bound.schema, session, keyspace))
+        }
+        StatementPlan::Describe(plan) => Outcome::Done(describe(&bound.schema, plan)),
         _ => Outcome::Later(Later(Pending::Statement(Box::new(bound)))),
     }
 }
