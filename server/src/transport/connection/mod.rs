@@ -321,14 +321,14 @@ impl<'a> Serving<'a> {
             // The writes these requests make wait for the end of the pass and go to the
             // storage writer together, applied on this thread when it is free (one commit log
             // append, no hand-off between threads).
-            let deferred = self.node.store.defer_writes();
+            let pass = self.node.write_pass();
             // Answers ready first: requests answered at once must not keep those waiting
             // while their answers fill every write.
             let mut progress = self.queue_ready(io, in_flight);
             progress |= self.start_requests(io, in_flight, reading, start, &mut passes);
             // Applied writes woke their requests: poll them again for the answers.
-            progress |= deferred.drive();
-            drop(deferred);
+            progress |= pass.drive();
+            drop(pass);
             if !progress {
                 return passes;
             }
