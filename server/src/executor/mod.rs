@@ -14,6 +14,8 @@ pub(crate) mod write;
 mod explain;
 mod keys;
 mod options;
+#[cfg(test)]
+mod run_tests;
 
 use std::sync::Arc;
 

@@ -51,6 +51,7 @@ impl Reply {
     }
 }
 
+/// A request's opcode as Cassandra's messages name it.
 fn opcode_name(request: &Request) -> &'static str {
     match request {
         Request::Startup(_) => "STARTUP",

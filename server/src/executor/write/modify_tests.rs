@@ -112,6 +112,11 @@ impl TestNode {
         test
     }
 
+    /// The session statements run in.
+    pub(crate) fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
     /// Runs a schema statement in keyspace `ks`.
     pub(crate) async fn ddl(&self, text: &str) {
         crate::executor::schema::execute(&self.node, &parse(text), Some("ks"))
