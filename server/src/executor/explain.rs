@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use cql::frame::response::{ResultBody, ResultMetadata, Rows};
-use cql::statement::ast::{Explain, Statement};
+use cql::statement::ast::Statement;
 
 use super::read::select;
 use super::read::stats::ReadStats;
-use super::{execute_modification, keys, not_planned, ExecOptions, Planning};
+use super::{execute_modification, keys, not_planned, BoundStatement};
 use crate::error::CqlResult;
 use crate::eval::values::EvalContext;
 use crate::node::Node;
@@ -24,20 +24,19 @@ use crate::transport::session::Session;
 pub(super) async fn execute(
     node: &Arc<Node>,
     session: &Arc<Session>,
-    planning: Planning<'_>,
-    explain: &Explain,
-    options: &ExecOptions<'_>,
-    ctx: EvalContext<'_>,
+    bound: &BoundStatement,
 ) -> CqlResult<ResultBody> {
-    let schema = node.schema();
-    let StatementPlan::Explain { analyze, inner } = planning.plan(&schema)? else {
+    let (StatementPlan::Explain { analyze, inner }, Statement::Explain(explain)) =
+        (&bound.plan, bound.statement())
+    else {
         return Err(not_planned());
     };
+    let (options, ctx, schema) = (&bound.options, bound.ctx(), bound.schema.clone());
     let table = inner.table().ok_or_else(not_planned)?.clone();
-    let mut lines = describe(&inner);
-    if analyze {
+    let mut lines = describe(inner);
+    if *analyze {
         let started = Instant::now();
-        let (stats, more) = match (&*inner, &explain.statement) {
+        let (stats, more) = match (&**inner, &explain.statement) {
             (StatementPlan::Select(plan), Statement::Select(statement)) => {
                 crate::executor::consistency::check_read(options.consistency)?;
                 let plan = plan.clone();

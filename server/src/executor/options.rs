@@ -2,10 +2,13 @@
 //! paging, metadata and the write timestamp. The handler builds it from the wire message
 //! (QUERY, EXECUTE or BATCH); the executor never sees the message itself.
 
-/// A request's execution options, borrowed from the request for its duration (copying one
-/// copies no buffer).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct ExecOptions<'a> {
+use bytes::Bytes;
+
+/// A request's execution options. They live with the bound statement, which may outlive the
+/// request's message (a read finished on the blocking pool), so the paging state is shared
+/// with the message rather than borrowed from it (cloning one copies no buffer).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExecOptions {
     /// The consistency level, as the protocol's code ([`crate::executor::consistency`]): checked
     /// against the kind of statement (reads refuse `ANY`, plain writes the serial levels);
     /// one node honours every accepted level alike.
@@ -18,7 +21,7 @@ pub(crate) struct ExecOptions<'a> {
     pub page_size: Option<usize>,
     /// Where the previous page stopped ([`crate::executor::read::paging::PagingState`]); read
     /// only when the SELECT pages.
-    pub paging_state: Option<&'a [u8]>,
+    pub paging_state: Option<Bytes>,
     /// Rows results are sent without their column specs (the client holds them).
     pub skip_metadata: bool,
     /// The write timestamp, in microseconds, of writes without `USING TIMESTAMP`; `None`

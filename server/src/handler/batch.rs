@@ -1,27 +1,23 @@
-//! BATCH: every statement (text or prepared id) is planned, then all their row updates are
-//! committed in one storage transaction.
+//! BATCH: every statement (text or prepared id) is bound, authorized and planned, then all
+//! their row updates are committed in one storage transaction.
 
 use std::sync::Arc;
 
 use cql::frame::request::{Batch, BatchQuery};
-use cql::frame::response::Response;
 use cql::statement::ast::BatchKind;
 
-use super::{check_value_count, Reply};
+use super::{check_value_count, Started};
 use crate::error::{CqlError, CqlResult};
-use crate::executor;
+use crate::executor::{self, Authorized, BoundBatch, ExecOptions, Source};
 use crate::node::Node;
 use crate::transport::session::Session;
 
-/// Runs a BATCH message.
-pub(super) async fn handle(
-    node: &Arc<Node>,
-    session: &Arc<Session>,
-    batch: Batch,
-) -> CqlResult<Reply> {
+/// Binds a BATCH message: every statement parsed or looked up and authorized in turn, then
+/// all of them planned; the executor runs the batch.
+pub(super) fn begin(node: &Arc<Node>, session: &Arc<Session>, batch: Batch) -> CqlResult<Started> {
     let keyspace = batch.keyspace.clone().or_else(|| session.keyspace());
     // A batch writes: it has no pages, and its Void answer no metadata.
-    let options = executor::ExecOptions {
+    let options = ExecOptions {
         consistency: batch.consistency,
         serial_consistency: batch.serial_consistency,
         page_size: None,
@@ -36,42 +32,39 @@ pub(super) async fn handle(
     } else {
         BatchKind::Unlogged
     };
-    let mut items = Vec::with_capacity(batch.statements.len());
-    // The statements are consumed: their bound values move into the items.
+    let mut statements = Vec::with_capacity(batch.statements.len());
+    // The statements are consumed: their bound values move into the bound batch.
     for item in batch.statements {
-        let (statement, markers, statement_keyspace, prepared) = match &item.query {
+        let (source, markers) = match item.query {
             BatchQuery::Text(text) => {
-                let parsed = cql::statement::parse(text)?;
-                (
-                    Arc::new(parsed.statement),
-                    parsed.bind_count,
-                    keyspace.clone(),
-                    None,
-                )
+                let parsed = cql::statement::parse(&text)?;
+                let source = Source::Text {
+                    statement: Arc::new(parsed.statement),
+                    keyspace: keyspace.clone(),
+                };
+                (source, parsed.bind_count)
             }
             BatchQuery::Prepared(id) => {
-                let Some(prepared) = node.prepared.get(id) else {
-                    return Err(CqlError::Unprepared(id.clone()));
+                let Some(prepared) = node.prepared.get(&id) else {
+                    return Err(CqlError::Unprepared(id));
                 };
                 let markers = prepared.bind.specs.len();
-                let ks = prepared.keyspace.clone().or_else(|| keyspace.clone());
-                (prepared.statement.clone(), markers, ks, Some(prepared))
+                (Source::Prepared(prepared), markers)
             }
         };
         check_value_count(markers, item.values.len())?;
-        crate::auth::authorizer::authorize(
+        let default_keyspace = keyspace.as_deref();
+        statements.push(Authorized::new(
             node,
             session,
-            &statement,
-            statement_keyspace.as_deref(),
-        )?;
-        items.push(executor::BatchItem {
-            statement,
-            values: item.values,
-            keyspace: statement_keyspace,
-            prepared,
-        });
+            source,
+            item.values,
+            default_keyspace,
+        )?);
     }
-    let result = executor::execute_batch(node, kind, &items, &options).await?;
-    Ok(Reply::new(Response::Result(result)))
+    let bound = BoundBatch::new(node, kind, statements, options)?;
+    Ok(Started {
+        outcome: executor::run_batch(bound),
+        held_metadata_id: None,
+    })
 }

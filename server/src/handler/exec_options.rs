@@ -4,10 +4,10 @@ use cql::frame::request::QueryParameters;
 
 use crate::executor::ExecOptions;
 
-impl<'a> ExecOptions<'a> {
-    /// The options `params` ask for, borrowing its paging state: a page size of zero or less
+impl ExecOptions {
+    /// The options `params` ask for, sharing its paging state: a page size of zero or less
     /// means no paging, as the protocol says.
-    pub(crate) fn from_request(params: &'a QueryParameters) -> ExecOptions<'a> {
+    pub(crate) fn from_request(params: &QueryParameters) -> ExecOptions {
         ExecOptions {
             consistency: params.consistency,
             serial_consistency: params.serial_consistency,
@@ -15,7 +15,7 @@ impl<'a> ExecOptions<'a> {
                 .page_size
                 .and_then(|n| usize::try_from(n).ok())
                 .filter(|&n| n > 0),
-            paging_state: params.paging_state.as_deref(),
+            paging_state: params.paging_state.clone(),
             skip_metadata: params.skip_metadata,
             timestamp: params.default_timestamp,
         }
@@ -59,7 +59,7 @@ mod tests {
         let options = ExecOptions::from_request(&params);
         assert_eq!(options.consistency, 0x0006);
         assert_eq!(options.serial_consistency, Some(0x0009));
-        assert_eq!(options.paging_state, Some(&b"state"[..]));
+        assert_eq!(options.paging_state.as_deref(), Some(&b"state"[..]));
         assert!(options.skip_metadata);
         assert_eq!(options.timestamp, Some(-7));
     }

@@ -33,7 +33,11 @@ pub(super) fn result_metadata(plan: &StatementPlan) -> ResultMetadata {
             },
             None => ResultMetadata::empty(),
         },
-        StatementPlan::Modify(_) | StatementPlan::Unplanned => ResultMetadata::empty(),
+        StatementPlan::Modify(_)
+        | StatementPlan::Use(_)
+        | StatementPlan::Truncate(_)
+        | StatementPlan::Describe(_)
+        | StatementPlan::Unplanned => ResultMetadata::empty(),
     }
 }
 

@@ -3,36 +3,39 @@
 use std::sync::Arc;
 
 use cql::frame::request::Query;
-use cql::frame::response::{Response, ResultBody};
 use tracing::debug;
 
-use super::{check_value_count, positional_values, Reply};
+use super::{check_value_count, take_values, Started};
 use crate::error::CqlResult;
-use crate::executor;
+use crate::executor::{self, Authorized, ExecOptions, Source};
 use crate::node::Node;
 use crate::planner::common::bind_info::bind_info;
 use crate::telemetry::metrics::StatementKind;
 use crate::telemetry::trace;
 use crate::transport::session::Session;
 
-/// Runs an unprepared statement.
-pub(super) async fn handle(
+/// Parses a statement, binds its values, authorizes and plans it, then runs it.
+pub(super) fn begin(
     node: &Arc<Node>,
     session: &Arc<Session>,
     query: Query,
     kind: &mut StatementKind,
-) -> CqlResult<Reply> {
-    trace::event(|| format!("Parsing {}", query.query));
-    let parsed = cql::statement::parse(&query.query);
+) -> CqlResult<Started> {
+    let Query {
+        query: text,
+        mut params,
+    } = query;
+    trace::event(|| format!("Parsing {text}"));
+    let parsed = cql::statement::parse(&text);
     // Role and permission statements name roles (and passwords): they stay out of the logs.
     // The text is looked at only when debug logging is on.
-    debug!(query = %shown(&query.query, &parsed), "query");
+    debug!(query = %shown(&text, &parsed), "query");
     let parsed = parsed?;
     *kind = StatementKind::of(&parsed.statement);
     trace::event(|| "Preparing statement");
     // v5 may name the keyspace per request.
-    let keyspace = query.params.keyspace.clone().or_else(|| session.keyspace());
-    let info = if query.params.value_names.is_some() {
+    let keyspace = params.keyspace.take().or_else(|| session.keyspace());
+    let info = if params.value_names.is_some() {
         Some(bind_info(
             &node.schema(),
             &parsed.statement,
@@ -47,7 +50,7 @@ pub(super) async fn handle(
         .iter()
         .map(|n| n.as_ref().map(|i| i.name.clone()))
         .collect();
-    let values = positional_values(&query.params, &names, info.as_ref())?;
+    let values = take_values(&mut params, &names, info.as_ref())?;
     crate::planner::ddl::check_no_bind_markers(&parsed.statement)?;
     if parsed.bind_count != values.len() {
         // Cassandra prepares a statement before it counts the values: a statement its
@@ -59,13 +62,16 @@ pub(super) async fn handle(
         )?;
     }
     check_value_count(parsed.bind_count, values.len())?;
-    let options = executor::ExecOptions::from_request(&query.params);
-    let planning = executor::Planning::Now {
-        statement: &parsed.statement,
-        keyspace: keyspace.as_deref(),
+    let options = ExecOptions::from_request(&params);
+    let source = Source::Text {
+        statement: Arc::new(parsed.statement),
+        keyspace,
     };
-    let result = executor::execute(node, session, planning, &options, &values).await?;
-    Ok(Reply::new(Response::Result(result)))
+    let bound = Authorized::new(node, session, source, values, None)?.plan(node, options)?;
+    Ok(Started {
+        outcome: executor::run(node, session, bound),
+        held_metadata_id: None,
+    })
 }
 
 /// What the debug log shows of a statement.
@@ -98,6 +104,3 @@ pub(super) fn truncate(text: &str) -> &str {
         None => text,
     }
 }
-
-#[allow(dead_code)]
-fn _assert_result_body(_: ResultBody) {}

@@ -23,6 +23,18 @@ use crate::schema::Schema;
 use crate::transport::inflight::Limits;
 use crate::ServerError;
 
+/// A pass of requests whose writes go to storage together ([`Node::write_pass`]); its end
+/// applies the writes still waiting.
+pub(crate) struct WritePass<'a>(storage::DeferredWrites<'a>);
+
+impl WritePass<'_> {
+    /// Applies the pass's writes so far, here if the writer's state is free; whether any
+    /// were applied (their requests were then woken).
+    pub(crate) fn drive(&self) -> bool {
+        self.0.drive()
+    }
+}
+
 /// Shared server state.
 pub struct Node {
     /// The configuration the server started with.
@@ -149,6 +161,14 @@ impl Node {
         self.metrics.tables.retain(|id| tables.contains(id));
         let schema = Arc::new(Schema::new(catalog));
         *self.schema.write().unwrap_or_else(|p| p.into_inner()) = schema;
+    }
+
+    /// Starts a pass of a connection's requests: until the pass ends, the writes they hand to
+    /// the writer wait and go to storage together, applied on this thread when the writer's
+    /// state is free (one commit log append, no hand-off between threads). Not to be held
+    /// across an `.await`.
+    pub(crate) fn write_pass(&self) -> WritePass<'_> {
+        WritePass(self.store.defer_writes())
     }
 
     /// A write timestamp in microseconds, strictly increasing across the whole server.

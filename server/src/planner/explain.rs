@@ -35,7 +35,10 @@ pub(crate) fn describe(plan: &StatementPlan) -> Vec<String> {
         StatementPlan::Select(plan) => describe_select(plan),
         StatementPlan::Modify(plan) => describe_modify(plan),
         StatementPlan::Explain { inner, .. } => describe(inner),
-        StatementPlan::Unplanned => Vec::new(),
+        StatementPlan::Use(_)
+        | StatementPlan::Truncate(_)
+        | StatementPlan::Describe(_)
+        | StatementPlan::Unplanned => Vec::new(),
     }
 }
 

@@ -1,7 +1,9 @@
 //! `StatementPlan`: what planning makes of one statement against one schema snapshot. PREPARE
 //! makes it once and EXECUTE binds values into it (see [`crate::node::prepared`]); QUERY makes a
-//! fresh one per request. Statements that are not planned ahead (DDL, `USE`, batches of text)
-//! are `Unplanned` and run from their AST.
+//! fresh one per request. `USE`, `TRUNCATE` and `DESCRIBE` are planned too, as what they
+//! name: the keyspace, table or schema elements are looked up when they run, where Cassandra
+//! checks them. Statements that are not planned ahead (DDL, role and permission statements,
+//! batches of text) are `Unplanned` and run from their AST.
 //!
 //! DDL is planned too, but at execution: `executor::ddl` takes the DDL lock and calls
 //! [`crate::planner::ddl::plan_schema_change`] against the catalog current under that lock,
@@ -21,7 +23,7 @@
 
 use std::sync::Arc;
 
-use cql::statement::ast::Statement;
+use cql::statement::ast::{Describe, QualifiedName, Statement};
 
 use crate::error::CqlResult;
 use crate::planner::modify::delete::plan_delete;
@@ -43,9 +45,35 @@ pub(crate) enum StatementPlan {
         /// The explained statement's plan.
         inner: Box<StatementPlan>,
     },
+    /// `USE ks`: the keyspace the session switches to, once it exists.
+    Use(Arc<str>),
+    /// `TRUNCATE`: the table to empty.
+    Truncate(Arc<NamedTable>),
+    /// `DESCRIBE`: what to describe.
+    Describe(Arc<DescribePlan>),
     /// Any other statement: executed from its AST (DDL, role and permission statements:
     /// planned at execution, under the DDL lock; see the module documentation).
     Unplanned,
+}
+
+/// A table as a statement names it, with the keyspace an unqualified name resolves in; it
+/// is looked up when the statement runs.
+#[derive(Debug)]
+pub(crate) struct NamedTable {
+    /// The name as written.
+    pub name: QualifiedName,
+    /// The keyspace in use when the statement was planned.
+    pub keyspace: Option<String>,
+}
+
+/// What a `DESCRIBE` describes, with the keyspace unqualified names resolve in; the schema
+/// it is read from is the one the statement runs against.
+#[derive(Debug)]
+pub(crate) struct DescribePlan {
+    /// The statement as written.
+    pub describe: Describe,
+    /// The keyspace in use when the statement was planned.
+    pub keyspace: Option<String>,
 }
 
 impl StatementPlan {
@@ -55,7 +83,10 @@ impl StatementPlan {
             StatementPlan::Select(plan) => Some(&plan.table),
             StatementPlan::Modify(plan) => Some(&plan.table),
             StatementPlan::Explain { inner, .. } => inner.table(),
-            StatementPlan::Unplanned => None,
+            StatementPlan::Use(_)
+            | StatementPlan::Truncate(_)
+            | StatementPlan::Describe(_)
+            | StatementPlan::Unplanned => None,
         }
     }
 }
@@ -86,6 +117,15 @@ pub(crate) fn plan_statement(
             analyze: explain.analyze,
             inner: Box::new(plan_statement(schema, &explain.statement, keyspace)?),
         },
+        Statement::Use(name) => StatementPlan::Use(name.name.as_str().into()),
+        Statement::Truncate(name) => StatementPlan::Truncate(Arc::new(NamedTable {
+            name: name.clone(),
+            keyspace: keyspace.map(str::to_string),
+        })),
+        Statement::Describe(describe) => StatementPlan::Describe(Arc::new(DescribePlan {
+            describe: describe.clone(),
+            keyspace: keyspace.map(str::to_string),
+        })),
         _ => StatementPlan::Unplanned,
     })
 }

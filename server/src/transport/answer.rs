@@ -1,8 +1,9 @@
 //! From a request envelope to its answer frame: decode, handle, encode, in the request's
-//! span, with a panic answered as SERVER_ERROR. Connections drive these futures on their own
-//! task; a request of [`HEAVY_REQUEST`] bytes or more is answered on the blocking pool, and
-//! the most common one, a prepared read of one row, is answered without a future
-//! ([`answer_now`]).
+//! span, with a panic answered as SERVER_ERROR. A connection begins each request on its own
+//! thread ([`answer_now`]: most are answered there, a write is handed to the writer), and
+//! drives the futures of those that wait ([`serve_request`], [`WriteAnswer`]) on its task;
+//! a request of [`HEAVY_REQUEST`] bytes or more, or a traced one, is handled whole by
+//! [`serve_request`], a heavy one on the blocking pool.
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -11,27 +12,26 @@ use std::task::{ready, Context, Poll};
 
 use bytes::{Bytes, BytesMut};
 use cql::frame::request::Request;
-use cql::frame::response::{Response, ResultBody};
+use cql::frame::response::Response;
 use cql::frame::{self, FrameHeader, Opcode};
 use futures::FutureExt;
 use tracing::{debug, error, Instrument};
 
 use crate::error::{CqlError, InternalError, ProtocolError};
 use crate::handler;
-use crate::handler::{Executed, Found};
 use crate::node::Node;
 use crate::telemetry::metrics::StatementKind;
 use crate::telemetry::trace;
 use crate::transport::envelope::Envelope;
 use crate::transport::session::Session;
 
-/// Handles one envelope, in the span of its request; a handler that panics answers
-/// SERVER_ERROR.
+/// Handles one envelope, in the span of its request, from the top or from where
+/// [`answer_now`] left it (`begun`); a handler that panics answers SERVER_ERROR.
 pub(crate) fn serve_request<'a>(
     node: &'a Arc<Node>,
     session: &'a Arc<Session>,
     envelope: Envelope,
-    decoded: Option<(Request, Found)>,
+    begun: Option<Later>,
 ) -> impl std::future::Future<Output = Answer> + Send + 'a {
     let span = tracing::debug_span!(
         "request",
@@ -43,9 +43,22 @@ pub(crate) fn serve_request<'a>(
     // Boxed: the handler's state is a few kilobytes, which would otherwise be copied at each
     // of the wrappers below and again into the connection's set of requests.
     let answering = Box::pin(async move {
-        match decoded {
-            Some((request, found)) => {
-                answer_decoded(node, session, &envelope.header, Ok(request), found).await
+        match begun {
+            Some(Later {
+                rest,
+                started,
+                kind,
+            }) => {
+                let outcome = rest.run(node, session).await;
+                finish(
+                    node,
+                    session,
+                    &envelope.header,
+                    started,
+                    kind,
+                    outcome,
+                    None,
+                )
             }
             None => answer(node, session, &envelope.header, envelope.body).await,
         }
@@ -126,21 +139,26 @@ pub(crate) async fn answer(
 pub(crate) enum Now {
     /// Answered.
     Answered(Answer),
-    /// Not tried: not an EXECUTE, or traced, large, or before the handshake's end.
+    /// Not tried: traced or large; [`serve_request`] handles it whole.
     NotTried,
-    /// Decoded, not answered: [`serve_request`] goes on from here (with the prepared
-    /// statement an EXECUTE names, when it was found).
-    Decoded(Request, Found),
+    /// Begun, and waiting for something: [`serve_request`] goes on from here.
+    Later(Later),
     /// A write handed to the writer: [`WriteAnswer`] answers it once the writer acknowledges.
     Writing(PendingWrite),
 }
 
-/// An EXECUTE of a plain write that [`answer_now`] handed to the writer.
+/// A request [`answer_now`] began and left to [`serve_request`].
+pub(crate) struct Later {
+    rest: handler::Rest,
+    started: std::time::Instant,
+    kind: StatementKind,
+}
+
+/// A request whose write [`answer_now`] handed to the writer.
 pub(crate) struct PendingWrite {
     /// The request's span, entered again for the answer (its logs stay in it).
     span: tracing::Span,
-    begun: crate::executor::WriteBegun,
-    warnings: Vec<String>,
+    reply: handler::PendingReply,
     header: FrameHeader,
     started: std::time::Instant,
     kind: StatementKind,
@@ -173,7 +191,6 @@ impl std::future::Future for WriteAnswer<'_> {
     type Output = Answer;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
-        let acknowledged = ready!(Pin::new(&mut self.pending.begun.ack.receiver).poll(cx));
         let WriteAnswer {
             node,
             session,
@@ -183,12 +200,8 @@ impl std::future::Future for WriteAnswer<'_> {
         let _in_request = pending.span.enter();
         // A panic is a bug; it fails its own request, as in `serve_request`.
         let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let outcome = pending
-                .begun
-                .finish(node, acknowledged)
-                .map(|()| handler::Reply::new(Response::Result(ResultBody::Void)));
-            let outcome = handler::attach(outcome, std::mem::take(&mut pending.warnings));
-            finish(
+            let outcome = ready!(pending.reply.poll_reply(cx, node));
+            Poll::Ready(finish(
                 node,
                 session,
                 &header,
@@ -196,35 +209,28 @@ impl std::future::Future for WriteAnswer<'_> {
                 pending.kind,
                 outcome,
                 None,
-            )
+            ))
         }));
-        Poll::Ready(answered.unwrap_or_else(|_| {
+        answered.unwrap_or_else(|_| {
             error!("request handler panicked");
-            server_error(session, header.stream)
-        }))
+            Poll::Ready(server_error(session, header.stream))
+        })
     }
 }
 
-/// The answer to an EXECUTE of a prepared read of one row by its whole primary key (the most
-/// common request), made on the caller's thread: no request future, no task-local scopes,
-/// none of the levels above the read. Any other request (and any traced or large one) is
-/// left, having done nothing a client sees, to [`serve_request`].
+/// Begins a request on the caller's thread, with no request future and no task-local
+/// scopes: most requests are answered here, a write is handed to the writer, and a request
+/// that waits is left, begun, to [`serve_request`]. A traced or large request is left
+/// untouched to [`serve_request`].
 pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &Envelope) -> Now {
     let header = &envelope.header;
-    if header.opcode != Opcode::Execute.as_u8()
-        || header.flags & frame::flags::TRACING != 0
-        || envelope.body.len() >= HEAVY_REQUEST
-        || !session.is_started()
-        || session.is_authenticating()
-    {
+    if header.flags & frame::flags::TRACING != 0 || envelope.body.len() >= HEAVY_REQUEST {
         return Now::NotTried;
     }
     let span = tracing::debug_span!("request", stream = header.stream, opcode = header.opcode);
     let _in_request = span.enter();
     // A panic is a bug; it fails its own request, as in `serve_request`.
-    match std::panic::catch_unwind(AssertUnwindSafe(|| {
-        execute_now(node, session, envelope, &span)
-    })) {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| begin(node, session, envelope, &span))) {
         Ok(now) => now,
         Err(_) => {
             error!("request handler panicked");
@@ -234,9 +240,10 @@ pub(crate) fn answer_now(node: &Arc<Node>, session: &Arc<Session>, envelope: &En
     }
 }
 
-/// [`answer_now`] past its checks: decode, read, encode. `span` is the request's (a write
-/// waiting for the writer takes it along; `Span::current` would look it up again).
-fn execute_now(
+/// [`answer_now`] past its checks: decode, begin, and answer what is done. `span` is the
+/// request's (a write waiting for the writer takes it along; `Span::current` would look it
+/// up again).
+fn begin(
     node: &Arc<Node>,
     session: &Arc<Session>,
     envelope: &Envelope,
@@ -244,31 +251,33 @@ fn execute_now(
 ) -> Now {
     let header = &envelope.header;
     let started = std::time::Instant::now();
-    let execute = match decode(node, session, header, &envelope.body) {
-        Ok(Request::Execute(execute)) => execute,
-        Ok(other) => return Now::Decoded(other, None),
-        // Answered, with its error, by the usual path.
-        Err(_) => return Now::NotTried,
-    };
     let mut kind = StatementKind::None;
-    let outcome = match handler::execute_now(node, session, &execute, &mut kind) {
-        Executed::Now(outcome) => outcome,
-        Executed::Writing(begun, warnings) => {
+    let begun = match decode(node, session, header, &envelope.body) {
+        Ok(request) => handler::begin(node, session, request, &mut kind),
+        Err(err) => handler::Begun::Done(Err(err)),
+    };
+    match begun {
+        handler::Begun::Done(outcome) => {
+            let answer = finish(node, session, header, started, kind, outcome, None);
             session.count_request();
-            return Now::Writing(PendingWrite {
+            Now::Answered(answer)
+        }
+        handler::Begun::Writing(reply) => {
+            session.count_request();
+            Now::Writing(PendingWrite {
                 span: span.clone(),
-                begun,
-                warnings,
+                reply,
                 header: *header,
                 started,
                 kind,
-            });
+            })
         }
-        Executed::Later(found) => return Now::Decoded(Request::Execute(execute), found),
-    };
-    let answer = finish(node, session, header, started, kind, outcome, None);
-    session.count_request();
-    Now::Answered(answer)
+        handler::Begun::Later(rest) => Now::Later(Later {
+            rest,
+            started,
+            kind,
+        }),
+    }
 }
 
 /// SERVER_ERROR for a request whose handler panicked (a bug: it fails its own request, not
@@ -290,25 +299,8 @@ async fn answer_here(
     header: &FrameHeader,
     body: Bytes,
 ) -> Answer {
-    answer_decoded(
-        node,
-        session,
-        header,
-        decode(node, session, header, &body),
-        None,
-    )
-    .await
-}
-
-/// [`answer_here`] for a request already decoded (or that failed to).
-async fn answer_decoded(
-    node: &Arc<Node>,
-    session: &Arc<Session>,
-    header: &FrameHeader,
-    request: crate::error::CqlResult<Request>,
-    found: Found,
-) -> Answer {
     let started = std::time::Instant::now();
+    let request = decode(node, session, header, &body);
     let mut kind = StatementKind::None;
     let mut tracing_id = None;
     let outcome = match request {
@@ -320,7 +312,7 @@ async fn answer_decoded(
             tracing_id = Some(id);
             outcome
         }
-        Ok(request) => handler::handle_found(node, session, request, found, &mut kind).await,
+        Ok(request) => handler::handle(node, session, request, &mut kind).await,
         Err(err) => Err(err),
     };
     finish(node, session, header, started, kind, outcome, tracing_id)

@@ -4,7 +4,7 @@
 use storage::{Catalog, CatalogOp, WriteBatch};
 
 use crate::error::CqlResult;
-use crate::executor::write::modify::submit;
+use crate::executor::write::submit::submit;
 use crate::node::Node;
 use crate::planner::access::AccessPlan;
 

@@ -16,7 +16,7 @@ use storage::{CatalogOp, WriteBatch};
 use tracing::info;
 
 use crate::error::{CqlResult, DdlError};
-use crate::executor::write::modify::submit;
+use crate::executor::write::submit::submit;
 use crate::node::Node;
 use crate::planner::ddl::{plan_schema_change, SchemaChangePlan, SchemaContext};
 use crate::schema::is_system_keyspace;

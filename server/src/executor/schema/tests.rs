@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::config::Config;
 use crate::error::CqlResult;
 use crate::executor::write::test_node::{parse, render, ONE};
-use crate::executor::{schema, ExecOptions, Planning};
+use crate::executor::{schema, ExecOptions};
 use crate::node::Node;
 use crate::transport::session::Session;
 
@@ -109,16 +109,13 @@ impl DdlNode {
     /// A statement run through the executor at consistency ONE, its result rendered.
     async fn try_cql(&self, text: &str) -> CqlResult<Vec<String>> {
         let statement = parse(text);
-        let planning = Planning::Now {
-            statement: &statement,
-            keyspace: Some("ks"),
-        };
         let options = ExecOptions {
             consistency: ONE,
             ..ExecOptions::default()
         };
         let body =
-            crate::executor::execute(&self.node, &self.session, planning, &options, &[]).await?;
+            crate::executor::run::execute_text(&self.node, &self.session, statement, "ks", options)
+                .await?;
         Ok(render(&body))
     }
 

@@ -3,6 +3,8 @@
 //! batch's one, builds all their writes into one storage request, checks the batch's size
 //! (warning or refusing as Cassandra does) and commits it.
 
+use std::sync::Arc;
+
 use cql::frame::response::ResultBody;
 use cql::statement::ast::{BatchKind, UsingClause};
 use storage::WriteBatch;
@@ -15,10 +17,11 @@ use crate::executor::write::batch_size::{Footprint, Mark};
 use crate::executor::write::{batch_rules, modify};
 use crate::node::Node;
 use crate::planner::modify::counters::is_counter_table;
+use crate::planner::modify::ModifyPlan;
 
-/// One statement of a batch: where its plan comes from, and its own bound values.
+/// One statement of a batch: its plan, and its own bound values.
 pub(crate) struct Entry<'a> {
-    pub(crate) planning: crate::executor::Planning<'a>,
+    pub(crate) plan: Arc<ModifyPlan>,
     pub(crate) ctx: EvalContext<'a>,
 }
 
@@ -29,18 +32,15 @@ pub(crate) struct BatchHeader<'a> {
     pub(crate) ctx: EvalContext<'a>,
 }
 
-/// Plans, checks, builds and commits the batch; its warnings go to the client
+/// Checks, builds and commits the planned batch; its warnings go to the client
 /// ([`crate::telemetry::warnings`]).
 pub(crate) async fn run(
-    node: &std::sync::Arc<Node>,
+    node: &Arc<Node>,
     header: &BatchHeader<'_>,
     entries: &[Entry<'_>],
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
 ) -> CqlResult<ResultBody> {
-    let plans = entries
-        .iter()
-        .map(|e| e.planning.modification(node))
-        .collect::<CqlResult<Vec<_>>>()?;
+    let plans: Vec<&ModifyPlan> = entries.iter().map(|entry| &*entry.plan).collect();
     let traits: Vec<StatementTraits> = plans
         .iter()
         .map(|p| StatementTraits {
@@ -66,7 +66,7 @@ pub(crate) async fn run(
     crate::executor::write::cas::check_write_consistency(options)?;
     let options = ExecOptions {
         timestamp: Some(batch_timestamp(node, header, options)?),
-        ..*options
+        ..options.clone()
     };
     let mut writes = WriteBatch::default();
     let mut footprint = Footprint::default();
@@ -76,7 +76,7 @@ pub(crate) async fn run(
         footprint.add(&plan.table.def, &writes, mark)?;
     }
     let warnings = footprint.verdict(header.kind)?;
-    modify::submit(node, writes).await?;
+    crate::executor::write::submit::submit(node, writes).await?;
     for warning in warnings {
         crate::telemetry::warnings::warn(warning);
     }
@@ -84,11 +84,7 @@ pub(crate) async fn run(
 }
 
 /// `USING TIMESTAMP` of the batch, else the request's default timestamp, else the clock.
-fn batch_timestamp(
-    node: &Node,
-    header: &BatchHeader<'_>,
-    options: &ExecOptions<'_>,
-) -> CqlResult<i64> {
+fn batch_timestamp(node: &Node, header: &BatchHeader<'_>, options: &ExecOptions) -> CqlResult<i64> {
     if let Some(term) = &header.using.timestamp {
         if let Some(ts) = modify::using_timestamp(term, &header.ctx)? {
             return Ok(ts);

@@ -10,7 +10,7 @@ pub(crate) mod guards;
 pub(crate) mod index_limits;
 pub(crate) mod modify;
 pub(crate) mod multicell;
-pub(crate) mod now;
 pub(crate) mod operations;
+pub(crate) mod submit;
 #[cfg(test)]
 pub(crate) mod test_node;

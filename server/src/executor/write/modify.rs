@@ -11,134 +11,44 @@ use storage::{
     StoredRow, WriteBatch,
 };
 
-use crate::error::{CqlResult, InternalError, ModifyError};
+use crate::error::{CqlResult, ModifyError};
 use crate::eval::values::{evaluate, EvalContext, Evaluated, Receiver};
 use crate::executor::keys;
 use crate::executor::options::ExecOptions;
 use crate::executor::read::row;
 use crate::executor::write::multicell::Element;
 use crate::executor::write::operations::CellWriter;
+use crate::executor::write::submit::{self, Handoff};
 use crate::executor::write::{multicell, operations};
 use crate::guardrails::Threshold;
 use crate::node::Node;
 use crate::planner::modify::operations::ColumnOperation;
 use crate::planner::modify::{ModifyKind, ModifyPlan};
-use crate::telemetry::trace;
 
 /// Cassandra's maximum TTL: 20 years in seconds.
 pub(crate) const MAX_TTL: i64 = 630_720_000;
+
+/// Builds a planned modification's writes, checks them, and hands them to the writer when
+/// its queue has room now ([`submit::hand_off`]).
+pub(crate) fn start(
+    node: &Node,
+    plan: &ModifyPlan,
+    options: &ExecOptions,
+    ctx: &EvalContext<'_>,
+) -> CqlResult<Handoff> {
+    let mut batch = WriteBatch::default();
+    build_writes(node, plan, options, ctx, &mut batch)?;
+    submit::hand_off(node, batch)
+}
 
 /// Runs a planned modification and waits for the write to be acknowledged.
 pub(crate) async fn execute(
     node: &Arc<Node>,
     plan: &ModifyPlan,
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<()> {
-    let mut batch = WriteBatch::default();
-    build_writes(node, plan, options, ctx, &mut batch)?;
-    submit(node, batch).await
-}
-
-/// Submits a batch to the writer (waiting for room in its bounded queue) and waits for its
-/// commit.
-pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
-    crate::executor::write::index_limits::check(node, &batch)?;
-    // A slot in the bounded write queue, held until the writer answers: when the queue is
-    // full this waits, which stops the connection reading (backpressure).
-    let slot = node
-        .write_queue
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| InternalError::WriterStopped)?;
-    let ack = send(node, batch, slot);
-    let acknowledged = ack.receiver.await;
-    ack.rows.outcome(node, acknowledged)
-}
-
-/// What the writer answers to a write, as its receiver gets it (an error when the writer went
-/// away without answering).
-pub(crate) type Acknowledged =
-    Result<Result<(), storage::StorageError>, tokio::sync::oneshot::error::RecvError>;
-
-/// A write handed to the writer: the receiver of its outcome, and what it wrote.
-pub(crate) struct Ack {
-    pub(crate) receiver: tokio::sync::oneshot::Receiver<Result<(), storage::StorageError>>,
-    pub(crate) rows: WrittenRows,
-}
-
-/// The rows a write changes, counted once the writer acknowledges it.
-#[derive(Clone, Copy)]
-pub(crate) struct WrittenRows(usize);
-
-impl WrittenRows {
-    /// The write's outcome, as the writer's answer (or its absence) makes it.
-    pub(crate) fn outcome(self, node: &Node, acknowledged: Acknowledged) -> CqlResult<()> {
-        match acknowledged {
-            Ok(Ok(())) => {
-                node.metrics.rows_written(self.0);
-                Ok(())
-            }
-            Ok(Err(err)) => Err(err.into()),
-            Err(_) => Err(InternalError::WriterStopped.into()),
-        }
-    }
-}
-
-/// Hands `batch` to the writer, holding `slot` (its place in the write queue) until the writer
-/// answers; the write is then under way whatever happens to the request.
-pub(crate) fn send(node: &Node, batch: WriteBatch, slot: tokio::sync::OwnedSemaphorePermit) -> Ack {
-    let rows = WrittenRows(batch.rows.len() + batch.counters.len());
-    let (tx, receiver) = tokio::sync::oneshot::channel();
-    // Traced: the writer's steps are recorded when it acknowledges (on its thread, after it
-    // appended the commit log and applied the memtable).
-    let traced = trace::current().map(|tracer| {
-        tracer.record("Determining replicas for mutation");
-        (
-            tracer.on(trace::MUTATION_THREAD),
-            written_tables(node, &batch),
-        )
-    });
-    node.store.submit(
-        batch,
-        Box::new(move |result| {
-            drop(slot);
-            if let Some((tracer, tables)) = traced {
-                if result.is_ok() {
-                    tracer.record("Appending to commitlog");
-                    for table in tables {
-                        tracer.record(format!("Adding to {table} memtable"));
-                    }
-                }
-            }
-            let _ = tx.send(result);
-        }),
-    );
-    Ack { receiver, rows }
-}
-
-/// The names of the tables a traced write changes, in first-written order.
-fn written_tables(node: &Node, batch: &WriteBatch) -> Vec<String> {
-    let schema = node.schema();
-    let ids = batch
-        .rows
-        .iter()
-        .map(|r| r.table_id)
-        .chain(batch.range_tombstones.iter().map(|r| r.table_id))
-        .chain(batch.counters.iter().map(|c| c.table_id));
-    let mut names: Vec<String> = Vec::new();
-    for id in ids {
-        let name = schema
-            .user_keyspaces()
-            .flat_map(|ks| ks.tables.values())
-            .find(|t| t.id == id)
-            .map(|t| t.name.clone());
-        if let Some(name) = name.filter(|n| !names.contains(n)) {
-            names.push(name);
-        }
-    }
-    names
+    start(node, plan, options, ctx)?.complete(node).await
 }
 
 /// The value of a `USING TIMESTAMP` term: `None` when unset. Null, a value that is not a
@@ -171,7 +81,7 @@ pub(crate) fn using_timestamp(term: &Term, ctx: &EvalContext<'_>) -> CqlResult<O
 fn write_timestamp(
     node: &Node,
     plan: &ModifyPlan,
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
     ctx: &EvalContext<'_>,
 ) -> CqlResult<i64> {
     if let Some(term) = &plan.using.timestamp {
@@ -230,7 +140,7 @@ fn expiry(plan: &ModifyPlan, ctx: &EvalContext<'_>) -> CqlResult<Option<Expiry>>
 pub(crate) fn build_writes(
     node: &Node,
     plan: &ModifyPlan,
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
     ctx: &EvalContext<'_>,
     out: &mut WriteBatch,
 ) -> CqlResult<()> {

@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::error::CqlResult;
 use crate::eval::values::EvalContext;
 use crate::executor::write::modify;
-use crate::executor::{ExecOptions, Planning};
+use crate::executor::ExecOptions;
 use crate::node::Node;
 use crate::planner::modify::ModifyPlan;
 use crate::planner::plan::{plan_statement, StatementPlan};
@@ -112,6 +112,11 @@ impl TestNode {
         test
     }
 
+    /// The session statements run in.
+    pub(crate) fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
     /// Runs a schema statement in keyspace `ks`.
     pub(crate) async fn ddl(&self, text: &str) {
         crate::executor::schema::execute(&self.node, &parse(text), Some("ks"))
@@ -141,7 +146,7 @@ impl TestNode {
         &self,
         query: &str,
         binds: &[Value],
-        options: &ExecOptions<'_>,
+        options: &ExecOptions,
         now_micros: i64,
     ) -> CqlResult<()> {
         let plan = self.plan(query)?;
@@ -169,15 +174,19 @@ impl TestNode {
     /// A statement's result through the executor (at consistency ONE), rendered.
     pub(crate) async fn query(&self, query: &str) -> Vec<String> {
         let statement = parse(query);
-        let planning = Planning::Now {
-            statement: &statement,
-            keyspace: Some("ks"),
-        };
         let options = ExecOptions {
             consistency: ONE,
             ..ExecOptions::default()
         };
-        match crate::executor::execute(&self.node, &self.session, planning, &options, &[]).await {
+        match crate::executor::run::execute_text(
+            &self.node,
+            &self.session,
+            statement,
+            "ks",
+            options,
+        )
+        .await
+        {
             Ok(body) => render(&body),
             Err(err) => panic!("{query}: {err}"),
         }

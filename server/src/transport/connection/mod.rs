@@ -18,12 +18,10 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use bytes::BytesMut;
-use cql::frame::request::Request;
 use cql::frame::response::{Event, Response};
-use cql::frame::{self, HEADER_LEN};
+use cql::frame::HEADER_LEN;
 use futures::future::Either;
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::task::noop_waker_ref;
@@ -31,14 +29,15 @@ use futures::FutureExt;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
-use tracing::{debug, warn, Instrument};
+use tracing::{debug, Instrument};
 
 use crate::error::CqlError;
-use crate::handler::Found;
 use crate::node::Node;
 pub(crate) use crate::transport::answer::Answer;
-use crate::transport::answer::{answer_now, encode, serve_request, Now, PendingWrite, WriteAnswer};
-use crate::transport::envelope::{Envelope, Parsed};
+use crate::transport::answer::{
+    answer_now, encode, serve_request, Later, Now, PendingWrite, WriteAnswer,
+};
+use crate::transport::envelope::Envelope;
 use crate::transport::framing::Framing;
 use crate::transport::inflight::{Allocation, Budget};
 use crate::transport::session::Session;
@@ -46,8 +45,12 @@ use crate::transport::shutdown::Shutdown;
 use crate::transport::tls::{Stream, Tls};
 
 mod buffers;
+mod parse;
+mod timers;
 
 use buffers::Io;
+use parse::next_envelope;
+use timers::Timers;
 
 /// The read buffer's starting size, and the room kept free in it before each read.
 const READ_BUFFER: usize = 64 * 1024;
@@ -81,8 +84,8 @@ pub(crate) struct Connection {
 
 /// How a request goes on after [`answer_now`] left it.
 enum Next {
-    /// Through [`serve_request`], decoded already when given.
-    Serve(Option<(Request, Found)>),
+    /// Through [`serve_request`], from where [`answer_now`] left it when it began it.
+    Serve(Option<Later>),
     /// A write handed to the writer: only its acknowledgement is awaited.
     Await(PendingWrite),
 }
@@ -211,8 +214,8 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     let mut in_flight = FuturesUnordered::new();
     let mut reading = true;
     let start = |envelope: Envelope, next: Next, allocation: Allocation| match next {
-        Next::Serve(decoded) => Either::Left(
-            serve_request(node, session, envelope, decoded).map(move |answer| (answer, allocation)),
+        Next::Serve(begun) => Either::Left(
+            serve_request(node, session, envelope, begun).map(move |answer| (answer, allocation)),
         ),
         Next::Await(pending) => Either::Right(
             WriteAnswer::new(node, session, pending).map(move |answer| (answer, allocation)),
@@ -318,14 +321,14 @@ impl<'a> Serving<'a> {
             // The writes these requests make wait for the end of the pass and go to the
             // storage writer together, applied on this thread when it is free (one commit log
             // append, no hand-off between threads).
-            let deferred = self.node.store.defer_writes();
+            let pass = self.node.write_pass();
             // Answers ready first: requests answered at once must not keep those waiting
             // while their answers fill every write.
             let mut progress = self.queue_ready(io, in_flight);
             progress |= self.start_requests(io, in_flight, reading, start, &mut passes);
             // Applied writes woke their requests: poll them again for the answers.
-            progress |= deferred.drive();
-            drop(deferred);
+            progress |= pass.drive();
+            drop(pass);
             if !progress {
                 return passes;
             }
@@ -365,20 +368,21 @@ impl<'a> Serving<'a> {
             let Some(allocation) = allocate(&self.budget, self.session, io, &envelope) else {
                 continue;
             };
-            // A prepared read of one row is answered here, without a request future; a plain
-            // write goes to the writer here, leaving only its acknowledgement to wait for.
+            // Most requests (reads of rows in memory, every failure) are answered here,
+            // without a request future; a plain write goes to the writer here, leaving only
+            // its acknowledgement to wait for.
             let next = match answer_now(self.node, self.session, &envelope) {
                 Now::Answered(answer) => {
                     self.queue_answer(io, (answer, allocation));
                     continue;
                 }
                 Now::NotTried => Next::Serve(None),
-                Now::Decoded(request, found) => Next::Serve(Some((request, found))),
+                Now::Later(begun) => Next::Serve(Some(begun)),
                 Now::Writing(pending) => Next::Await(pending),
             };
             let mut request = start(envelope, next, allocation);
-            // Most requests (reads of rows in memory, every failure) are answered on their
-            // first poll: they need no place in the set, nor its waker and queue.
+            // A request answered on its first poll (a traced one that did not wait, a write
+            // the writer already applied) needs no place in the set, nor its waker and queue.
             match Pin::new(&mut request).poll(&mut Context::from_waker(noop_waker_ref())) {
                 Poll::Ready(answered) => self.queue_answer(io, answered),
                 Poll::Pending => in_flight.push(request),
@@ -471,109 +475,6 @@ fn allocate<R, W>(
         io.queue(encode(session, envelope.header.stream, response, &[]));
     }
     allocation
-}
-
-/// The connection's two deadlines: STARTUP must complete within the handshake timeout, and
-/// a connection with no traffic for `native_transport_idle_timeout` is closed (zero: never).
-struct Timers {
-    handshake: std::pin::Pin<Box<tokio::time::Sleep>>,
-    idle: Option<(Duration, std::pin::Pin<Box<tokio::time::Sleep>>)>,
-}
-
-impl Timers {
-    fn new(config: &crate::config::Config) -> Timers {
-        let idle = (!config.idle_timeout.is_zero()).then(|| {
-            (
-                config.idle_timeout,
-                Box::pin(tokio::time::sleep(config.idle_timeout)),
-            )
-        });
-        Timers {
-            handshake: Box::pin(tokio::time::sleep(config.handshake_timeout)),
-            idle,
-        }
-    }
-
-    /// Completes at the idle deadline; never when there is none.
-    async fn idle(idle: &mut Option<(Duration, std::pin::Pin<Box<tokio::time::Sleep>>)>) {
-        match idle {
-            Some((_, sleep)) => sleep.as_mut().await,
-            None => std::future::pending().await,
-        }
-    }
-
-    /// Something happened on the connection: the idle deadline moves.
-    fn active(&mut self) {
-        if let Some((timeout, sleep)) = &mut self.idle {
-            sleep.as_mut().reset(tokio::time::Instant::now() + *timeout);
-        }
-    }
-}
-
-/// The next whole envelope in the read buffer, if any; the first one chooses the connection's
-/// protocol version. A framing fault queues its error and stops reading.
-fn next_envelope<R, W>(
-    session: &Session,
-    io: &mut Io<R, W>,
-    max_frame: usize,
-    reading: &mut bool,
-) -> Option<Envelope> {
-    let chosen = session.chosen_protocol();
-    match io.framing.next(&mut io.input, max_frame, chosen) {
-        Parsed::Incomplete { needed } => {
-            io.input.reserve(needed);
-            None
-        }
-        Parsed::Envelope(envelope) => {
-            if chosen.is_none() {
-                if let Some(version) =
-                    frame::ProtocolVersion::from_request_byte(envelope.header.version)
-                {
-                    session.choose_protocol(version);
-                }
-            }
-            Some(envelope)
-        }
-        Parsed::Fatal { stream, error } => {
-            log_protocol_error(&error);
-            let response = Response::Error(error.error_body());
-            let frame =
-                frame::encode_response_frame_for(session.protocol(), stream, &response, &[], None);
-            io.queue(frame);
-            *reading = false;
-            None
-        }
-    }
-}
-
-/// Logs a framing fault as Cassandra does (`ExceptionHandlers.logClientNetworkingExceptions`):
-/// a driver probing for the newest protocol version it can use is no news (DEBUG); any other
-/// protocol fault is a client's, logged at WARN at most once a minute across connections
-/// (Cassandra's `NoSpamLogger`) so one bad client cannot flood the log.
-fn log_protocol_error(error: &CqlError) {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::{SystemTime, UNIX_EPOCH};
-    static LAST_WARNED: AtomicU64 = AtomicU64::new(0);
-    if matches!(
-        error,
-        CqlError::Protocol(crate::error::ProtocolError::UnsupportedVersion { .. })
-    ) {
-        debug!(cause = %error, "closing connection after a protocol version probe");
-        return;
-    }
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let last = LAST_WARNED.load(Ordering::Relaxed);
-    if now >= last + 60
-        && LAST_WARNED
-            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-    {
-        warn!("Protocol exception with client networking: {error}");
-    } else {
-        debug!(cause = %error, "closing connection after a protocol error");
-    }
 }
 
 /// Queues an answer's frame, after starting event forwarding when a REGISTER asked for it.

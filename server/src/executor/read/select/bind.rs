@@ -92,7 +92,7 @@ pub(super) fn guard_partition_keys(
 /// row filters, limits, paging, index lookup and ANN ordering.
 pub(super) fn bind(
     plan: Arc<SelectPlan>,
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
     ctx: &EvalContext<'_>,
     config: &Config,
 ) -> CqlResult<BoundSelect> {
@@ -117,7 +117,7 @@ pub(super) fn bind(
     };
     let (limit, per_partition_limit, ann) = bind_limits(&plan, &def, ctx)?;
     let page_size = page_size(&plan, ann.is_some(), options)?;
-    let paging = match options.paging_state {
+    let paging = match options.paging_state.as_deref() {
         Some(state) if page_size.is_some() => Some(PagingState::decode(state, &def)?),
         _ => None,
     };
@@ -172,7 +172,7 @@ fn bind_limits(
 
 /// The page size a SELECT reads with: none for a vector search or an aggregate over
 /// everything; a sort after the read cannot be paged.
-fn page_size(plan: &SelectPlan, ann: bool, options: &ExecOptions<'_>) -> CqlResult<Option<usize>> {
+fn page_size(plan: &SelectPlan, ann: bool, options: &ExecOptions) -> CqlResult<Option<usize>> {
     Ok(match plan.grouping {
         // Vector search returns its LIMIT best rows in one page.
         _ if ann => None,

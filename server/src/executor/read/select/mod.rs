@@ -79,7 +79,7 @@ pub(crate) async fn execute(
     session: &Arc<Session>,
     schema: Arc<Schema>,
     plan: Arc<SelectPlan>,
-    params: &ExecOptions<'_>,
+    params: &ExecOptions,
     ctx: &EvalContext<'_>,
     statement: &Select,
 ) -> CqlResult<(ResultBody, ReadStats)> {
@@ -93,10 +93,21 @@ pub(crate) async fn execute(
     } else {
         None
     };
-    let bound = match begin(node, session, &schema, plan, params, ctx, statement)? {
-        Begun::Done(result, stats) => return Ok((result, stats)),
-        Begun::Blocking(bound) => bound,
-    };
+    match begin(node, session, &schema, plan, params, ctx, statement)? {
+        Begun::Done(result, stats) => Ok((result, stats)),
+        Begun::Blocking(bound) => finish(node, session, schema, bound, params, statement).await,
+    }
+}
+
+/// Reads a SELECT that [`begin`] bound for the blocking pool, with the warnings it earns.
+pub(crate) async fn finish(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    schema: Arc<Schema>,
+    bound: Box<BoundSelect>,
+    params: &ExecOptions,
+    statement: &Select,
+) -> CqlResult<(ResultBody, ReadStats)> {
     let consistency = params.consistency;
     let node = node.clone();
     let session = session.clone();
@@ -132,7 +143,7 @@ pub(crate) fn begin(
     session: &Arc<Session>,
     schema: &Arc<Schema>,
     plan: Arc<SelectPlan>,
-    params: &ExecOptions<'_>,
+    params: &ExecOptions,
     ctx: &EvalContext<'_>,
     statement: &Select,
 ) -> CqlResult<Begun> {
@@ -166,7 +177,7 @@ fn warn_after_read(
     plan: &SelectPlan,
     stats: &ReadStats,
     statement: &Select,
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
 ) {
     if plan.table.kind == TableKind::User {
         crate::executor::read::thresholds::warn_after_read(

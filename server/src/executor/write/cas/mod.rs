@@ -43,7 +43,7 @@ pub(crate) struct CasItem<'a> {
 }
 
 /// `ConsistencyLevel.validateForWrite` for a plain (unconditional) write.
-pub(crate) fn check_write_consistency(options: &ExecOptions<'_>) -> CqlResult<()> {
+pub(crate) fn check_write_consistency(options: &ExecOptions) -> CqlResult<()> {
     if is_serial(options.consistency) {
         return Err(ModifyError::SerialWithoutConditions.into());
     }
@@ -51,7 +51,7 @@ pub(crate) fn check_write_consistency(options: &ExecOptions<'_>) -> CqlResult<()
 }
 
 /// `validateForCas` (the serial consistency) and `validateForCasCommit` (the commit one).
-fn check_cas_consistency(options: &ExecOptions<'_>) -> CqlResult<()> {
+fn check_cas_consistency(options: &ExecOptions) -> CqlResult<()> {
     if let Some(serial) = options.serial_consistency {
         if !is_serial(serial) {
             return Err(ModifyError::NonSerialConditionalConsistency.into());
@@ -97,7 +97,7 @@ struct Request<'p> {
 pub(crate) async fn execute(
     node: &Arc<Node>,
     items: &[CasItem<'_>],
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
     is_batch: bool,
 ) -> CqlResult<ResultBody> {
     check_cas_consistency(options)?;
@@ -119,13 +119,13 @@ pub(crate) async fn execute(
     }
     let options = ExecOptions {
         timestamp: Some(node.next_timestamp()),
-        ..*options
+        ..options.clone()
     };
     let mut writes = WriteBatch::default();
     for item in items {
         modify::build_writes(node, item.plan, &options, &item.ctx, &mut writes)?;
     }
-    modify::submit(node, writes).await?;
+    crate::executor::write::submit::submit(node, writes).await?;
     Ok(ResultBody::Rows(applied_rows(request.def, true)))
 }
 

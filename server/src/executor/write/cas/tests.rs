@@ -15,7 +15,7 @@ const OTHER: &str = "CREATE TABLE other (k int PRIMARY KEY, v int)";
 const COUNTERS: &str = "CREATE TABLE counts (k int PRIMARY KEY, n counter)";
 
 /// The options of a conditional request at consistency ONE, serial consistency unset.
-fn options() -> ExecOptions<'static> {
+fn options() -> ExecOptions {
     ExecOptions {
         consistency: ONE,
         ..ExecOptions::default()
@@ -27,7 +27,7 @@ async fn run(
     test: &TestNode,
     queries: &[&str],
     is_batch: bool,
-    options: &ExecOptions<'_>,
+    options: &ExecOptions,
 ) -> CqlResult<ResultBody> {
     let plans = queries
         .iter()
