@@ -14,8 +14,6 @@ pub(crate) mod write;
 mod explain;
 mod keys;
 mod options;
-#[cfg(test)]
-mod run_tests;
 
 use std::sync::Arc;
 

@@ -321,3 +321,7 @@ impl WriteTiming {
             .record(self.table, LatencyKind::Write, self.started.elapsed());
     }
 }
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;
