@@ -44,6 +44,7 @@ use crate::transport::inflight::{Allocation, Budget};
 use crate::transport::session::Session;
 use crate::transport::shutdown::Shutdown;
 use crate::transport::tls::{Stream, Tls};
+use crate::transport::tls_session::TlsSession;
 
 mod buffers;
 
@@ -164,7 +165,7 @@ impl Connection {
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }
             Ok(Ok(Stream::Tls(stream))) => {
-                session.mark_encrypted();
+                session.mark_encrypted(TlsSession::of(stream.get_ref().1));
                 let (reader, writer) = tokio::io::split(*stream);
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }
