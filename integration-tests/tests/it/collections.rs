@@ -462,3 +462,71 @@ async fn maps_of_65535_entries_are_written_and_read_whole() {
     let ints: BTreeMap<i32, i32> = (-32_767..32_768).map(|i| (i * 7, -i)).collect();
     round_trip_map(&session, "mi", &ints).await;
 }
+
+/// A bound collection holding a null (an element length of -1) is refused with Cassandra's
+/// message, whatever the collection, its position in the statement or the null's place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn null_elements_inside_bound_collections_are_refused() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(
+        &session,
+        "CREATE TABLE n (k int, c int, l list<int>, s set<int>, m map<int, int>, \
+         fl frozen<list<int>>, ll list<frozen<list<int>>>, PRIMARY KEY (k, c))",
+    )
+    .await;
+    let refused = |column: &str| {
+        format!("Exception while binding column {column}: null is not supported inside collections")
+    };
+    let list: Vec<Option<i32>> = vec![Some(1), None, Some(2)];
+    for (cql, column) in [
+        ("INSERT INTO n (k, c, l) VALUES (1, 1, ?)", "l"),
+        ("INSERT INTO n (k, c, s) VALUES (1, 1, ?)", "s"),
+        ("INSERT INTO n (k, c, fl) VALUES (1, 1, ?)", "fl"),
+        ("UPDATE n SET l = l + ? WHERE k = 1 AND c = 1", "l"),
+        ("UPDATE n SET s = s - ? WHERE k = 1 AND c = 1", "s"),
+        ("UPDATE n SET m = m - ? WHERE k = 1 AND c = 1", "m"),
+        ("SELECT * FROM n WHERE k IN ?", "in(k)"),
+        ("SELECT * FROM n WHERE k = 1 AND c IN ?", "in(c)"),
+    ] {
+        let prepared = session.prepare(cql).await.expect(cql);
+        let err = session
+            .execute_unpaged(&prepared, (&list,))
+            .await
+            .unwrap_err();
+        let (code, message) = integration_tests::db_error(&err).expect(cql);
+        assert_eq!(
+            (code, message),
+            (DbError::Invalid, refused(column)),
+            "{cql}"
+        );
+    }
+    let insert = session
+        .prepare("INSERT INTO n (k, c, m) VALUES (1, 1, ?)")
+        .await
+        .unwrap();
+    let null_value: BTreeMap<i32, Option<i32>> = BTreeMap::from([(1, None)]);
+    let null_key: BTreeMap<Option<i32>, i32> = BTreeMap::from([(None, 1)]);
+    for err in [
+        session.execute_unpaged(&insert, (&null_value,)).await,
+        session.execute_unpaged(&insert, (&null_key,)).await,
+    ] {
+        let err = err.unwrap_err();
+        assert_eq!(
+            integration_tests::db_error(&err),
+            Some((DbError::Invalid, refused("m")))
+        );
+    }
+    let nested = session
+        .prepare("INSERT INTO n (k, c, ll) VALUES (1, 1, ?)")
+        .await
+        .unwrap();
+    let err = session
+        .execute_unpaged(&nested, (vec![vec![Some(1), None]],))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        integration_tests::db_error(&err),
+        Some((DbError::Invalid, refused("ll")))
+    );
+}
