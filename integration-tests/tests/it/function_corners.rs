@@ -38,3 +38,71 @@ async fn timeuuid_bounds_take_every_timestamp() {
         "ffffd8f0-ffff-ffff-8080-808080808080"
     );
 }
+
+/// The names and types of `cql`'s result columns and its one row, as text.
+async fn named_row(session: &Session, cql: &str) -> (Vec<String>, Vec<Option<String>>) {
+    let rows = session
+        .query_unpaged(cql, ())
+        .await
+        .expect(cql)
+        .into_rows_result()
+        .expect("rows");
+    let names = rows
+        .column_specs()
+        .iter()
+        .map(|c| c.name().to_owned())
+        .collect();
+    let (values,): (Vec<Option<String>>,) = (rows
+        .rows::<scylla::value::Row>()
+        .expect("rows")
+        .map(|r| {
+            r.expect("row")
+                .columns
+                .into_iter()
+                .map(|c| c.map(|v| format!("{v:?}")))
+                .collect::<Vec<_>>()
+        })
+        .next()
+        .expect("one row"),);
+    (names, values)
+}
+
+/// `CAST` takes `token(...)` and other function selectors; a cast to the value's own type
+/// is dropped (its column keeps the argument's name), as Cassandra's `WithCast` does.
+#[tokio::test]
+async fn casts_take_token_and_function_selectors() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (token,): (i64,) = query_single_row(&session, "SELECT token(k) FROM t", ()).await;
+    let (names, values) = named_row(
+        &session,
+        "SELECT CAST(token(k) AS text), CAST(token(k) AS bigint), CAST(CAST(v AS bigint) AS text), \
+         CAST(minTimeuuid(0) AS text) FROM t",
+    )
+    .await;
+    assert_eq!(
+        names,
+        [
+            "cast(system.token(k) as text)",
+            "system.token(k)",
+            "cast(cast(v as bigint) as text)",
+            "cast(system.mintimeuuid(0) as text)"
+        ]
+    );
+    assert_eq!(
+        values,
+        [
+            Some(format!("Text({:?})", token.to_string())),
+            Some(format!("BigInt({token})")),
+            Some("Text(\"2\")".to_owned()),
+            Some("Text(\"13814000-1dd2-11b2-8080-808080808080\")".to_owned())
+        ]
+    );
+    let (text,): (String,) = query_single_row(
+        &session,
+        "SELECT CAST(token(k) AS text) FROM t WHERE token(k) = ?",
+        (token,),
+    )
+    .await;
+    assert_eq!(text, token.to_string());
+}
