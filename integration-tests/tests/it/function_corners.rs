@@ -106,3 +106,41 @@ async fn casts_take_token_and_function_selectors() {
     .await;
     assert_eq!(text, token.to_string());
 }
+
+/// Cassandra 5.0's math functions, in selectors, over columns and literals, named
+/// `system.abs(v)` and typed as their argument.
+#[tokio::test]
+async fn math_functions_are_selectors() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (names, values) = named_row(
+        &session,
+        "SELECT abs(v), exp(CAST(v AS double)), log10(CAST(v AS bigint)), round(CAST(v AS float)), \
+         abs(-5), round(2.5), log(v - 3) FROM t",
+    )
+    .await;
+    assert_eq!(
+        names,
+        [
+            "system.abs(v)",
+            "system.exp(cast(v as double))",
+            "system.log10(cast(v as bigint))",
+            "system.round(cast(v as float))",
+            "system.abs(-5)",
+            "system.round(2.5)",
+            "system.log(v - 3)"
+        ]
+    );
+    assert_eq!(
+        values,
+        [
+            Some("Int(2)".to_owned()),
+            Some(format!("Double({:?})", 2f64.exp())),
+            Some("BigInt(0)".to_owned()),
+            Some("Float(2.0)".to_owned()),
+            Some("Int(5)".to_owned()),
+            Some("Double(3.0)".to_owned()),
+            Some("Int(0)".to_owned())
+        ]
+    );
+}

@@ -16,7 +16,7 @@ use cql::types::ColumnType;
 
 use super::assign::{type_fit, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
-use super::{bytes_fcts, cast, json_fcts, operation, temporal, time, NativeFunction};
+use super::{bytes_fcts, cast, json_fcts, math_fcts, operation, temporal, time, NativeFunction};
 use crate::error::{CqlResult, FunctionError, SelectError};
 
 /// Every native function signature, grouped by name.
@@ -34,6 +34,7 @@ fn registry() -> &'static Registry {
             cast::all(),
             operation::all(),
             temporal::all(),
+            math_fcts::all(),
         ];
         for function in families.into_iter().flatten() {
             by_name
