@@ -144,3 +144,36 @@ async fn math_functions_are_selectors() {
         ]
     );
 }
+
+/// Cassandra 5.0's snake-case function names (CASSANDRA-18037) beside the legacy ones, each
+/// naming its own column.
+#[tokio::test]
+async fn snake_case_function_names_are_callable() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (names, values) = named_row(
+        &session,
+        "SELECT to_unix_timestamp(min_timeuuid(0)), blob_as_int(int_as_blob(v)), \
+         tounixtimestamp(maxtimeuuid(0)) FROM t",
+    )
+    .await;
+    assert_eq!(
+        names,
+        [
+            "system.to_unix_timestamp(system.min_timeuuid(0))",
+            "system.blob_as_int(system.int_as_blob(v))",
+            "system.tounixtimestamp(system.maxtimeuuid(0))"
+        ]
+    );
+    assert_eq!(
+        values,
+        [
+            Some("BigInt(0)".to_owned()),
+            Some("Int(2)".to_owned()),
+            Some("BigInt(0)".to_owned())
+        ]
+    );
+    let (today,): (scylla::value::CqlDate,) =
+        query_single_row(&session, "SELECT current_date() FROM t", ()).await;
+    assert!(today.0 > 1 << 31);
+}
