@@ -530,3 +530,29 @@ async fn null_elements_inside_bound_collections_are_refused() {
         Some((DbError::Invalid, refused("ll")))
     );
 }
+
+/// A long list minus many values removes every occurrence, each value looked up once (a
+/// linear search per element held a runtime worker past the driver's 30 s timeout).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_lists_minus_many_values() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(&session, "CREATE TABLE pl (k int PRIMARY KEY, l list<int>)").await;
+    let list: Vec<i32> = (0..65_535).collect();
+    for cql in [
+        "INSERT INTO pl (k, l) VALUES (1, ?)",
+        "UPDATE pl SET l = l + ? WHERE k = 1",
+    ] {
+        let prepared = session.prepare(cql).await.unwrap();
+        session.execute_unpaged(&prepared, (&list,)).await.unwrap();
+    }
+    let evens: Vec<i32> = list.iter().copied().filter(|i| i % 2 == 0).collect();
+    let remove = session
+        .prepare("UPDATE pl SET l = l - ? WHERE k = 1")
+        .await
+        .unwrap();
+    session.execute_unpaged(&remove, (&evens,)).await.unwrap();
+    let (read,): (Vec<i32>,) = query_single_row(&session, "SELECT l FROM pl WHERE k = 1", ()).await;
+    let odds: Vec<i32> = list.iter().copied().filter(|i| i % 2 == 1).collect();
+    assert_eq!(read, [odds.clone(), odds].concat());
+}
