@@ -305,6 +305,12 @@ fn validate(ty: &ColumnType, bytes: &[u8], depth: usize) -> Result<(), ValueErro
 
 /// Calls `visit` on each element of a v4 collection (`per_entry` elements per counted entry:
 /// 2 for maps), then checks nothing is left.
+///
+/// Elements are read in order, as Cassandra's serializers read them, so the first problem
+/// met is the one reported: a set or map reads each element with `readNonNullValue` (`Null
+/// value read when not allowed`); a list takes a null element (Cassandra's list deserializer
+/// keeps them for IN values) and goes on, so running out of bytes later is truncation, and a
+/// whole list holding a null is refused as a collection value at the end.
 fn walk_collection(
     bytes: &[u8],
     kind: &'static str,
@@ -315,25 +321,28 @@ fn walk_collection(
     let (count, mut buf) = bytes.split_first_chunk::<4>().ok_or(truncated.clone())?;
     let count = i32::from_be_bytes(*count);
     let count = usize::try_from(count).map_err(|_| ValueError::NegativeCollectionSize { kind })?;
-    // Every element takes at least its 4-byte length: a count the value cannot hold is
-    // truncation, whatever the elements read as (Cassandra runs out of bytes there).
-    if count.saturating_mul(per_entry).saturating_mul(4) > buf.len() {
-        return Err(truncated);
+    let mut null_seen = false;
+    // Each element takes at least its 4-byte length, so a huge count ends at the bytes' end.
+    for _ in 0..count.saturating_mul(per_entry) {
+        let (len, rest) = buf.split_first_chunk::<4>().ok_or(truncated.clone())?;
+        let Ok(len) = usize::try_from(i32::from_be_bytes(*len)) else {
+            if kind != "list" {
+                return Err(ValueError::NullValueRead);
+            }
+            null_seen = true;
+            buf = rest;
+            continue;
+        };
+        let item = rest.get(..len).ok_or(truncated.clone())?;
+        buf = rest.get(len..).unwrap_or_default();
+        visit(item)?;
     }
-    for _ in 0..count {
-        for _ in 0..per_entry {
-            let (len, rest) = buf.split_first_chunk::<4>().ok_or(truncated.clone())?;
-            let len = usize::try_from(i32::from_be_bytes(*len))
-                .map_err(|_| ValueError::NullInCollection)?;
-            let item = rest.get(..len).ok_or(truncated.clone())?;
-            buf = rest.get(len..).unwrap_or_default();
-            visit(item)?;
-        }
-    }
-    if buf.is_empty() {
-        Ok(())
-    } else {
+    if !buf.is_empty() {
         Err(ValueError::CollectionExtraneous { kind })
+    } else if null_seen {
+        Err(ValueError::NullInCollection)
+    } else {
+        Ok(())
     }
 }
 
@@ -879,6 +888,19 @@ mod tests {
             err(&ints, &[0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
             "Not enough bytes to read a list"
         );
+        // Sets and maps read each element as non-null first (Cassandra's CollectionsTest).
+        let set = T::Set {
+            element: Box::new(T::Int),
+            frozen: true,
+        };
+        assert_eq!(
+            err(&set, &[0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+            "Null value read when not allowed"
+        );
+        assert_eq!(
+            err(&set, &[0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF]),
+            "Null value read when not allowed"
+        );
         let map = T::Map {
             key: Box::new(T::Int),
             value: Box::new(T::Int),
@@ -887,6 +909,10 @@ mod tests {
         assert_eq!(
             err(&map, &[0, 0, 0, 1, 0, 0, 0, 0]),
             "Not enough bytes to read a map"
+        );
+        assert_eq!(
+            err(&map, &[0, 0, 0, 1, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]),
+            "Null value read when not allowed"
         );
         let tuple = T::Tuple(vec![T::Int]);
         assert_eq!(
