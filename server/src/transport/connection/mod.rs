@@ -44,7 +44,6 @@ use crate::transport::inflight::{Allocation, Budget};
 use crate::transport::session::Session;
 use crate::transport::shutdown::Shutdown;
 use crate::transport::tls::{Stream, Tls};
-use crate::transport::tls_session::TlsSession;
 
 mod buffers;
 
@@ -165,7 +164,7 @@ impl Connection {
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }
             Ok(Ok(Stream::Tls(stream))) => {
-                session.mark_encrypted(TlsSession::of(stream.get_ref().1));
+                session.mark_encrypted(super::tls_session::TlsSession::of(stream.get_ref().1));
                 let (reader, writer) = tokio::io::split(*stream);
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }
