@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use integration_tests::{query_error, query_single_row, session_in, TestServer};
 use scylla::client::session::Session;
 use scylla::errors::DbError;
-use scylla::value::MaybeUnset;
+use scylla::value::{CqlTimestamp, MaybeUnset};
 
 type Collections = (
     Option<Vec<i32>>,
@@ -424,4 +424,141 @@ async fn bound_sets_are_sorted_and_deduplicated_as_cassandra_does() {
             .collect();
         assert_eq!(found, [(vec![1, 2, 3], 1)], "{sent:?}");
     }
+}
+
+/// Writes `map` into column `column` of row `k` with a prepared INSERT and reads it back.
+async fn round_trip_map<K, V>(session: &Session, column: &str, map: &BTreeMap<K, V>)
+where
+    K: scylla::serialize::value::SerializeValue + Ord + std::fmt::Debug,
+    V: scylla::serialize::value::SerializeValue + PartialEq + std::fmt::Debug,
+    for<'f, 'm> BTreeMap<K, V>: scylla::deserialize::value::DeserializeValue<'f, 'm>,
+{
+    let insert = session
+        .prepare(format!("INSERT INTO big (k, {column}) VALUES (1, ?)"))
+        .await
+        .unwrap();
+    session.execute_unpaged(&insert, (map,)).await.unwrap();
+    let select = format!("SELECT {column} FROM big WHERE k = 1");
+    let (read,): (Option<BTreeMap<K, V>>,) = query_single_row(session, select, ()).await;
+    assert_eq!(read.as_ref(), Some(map));
+}
+
+/// A bound map's entries are sorted once, not each looked up among the earlier ones: 65,535
+/// entries took minutes of a runtime worker when that was quadratic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maps_of_65535_entries_are_written_and_read_whole() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(
+        &session,
+        "CREATE TABLE big (k int PRIMARY KEY, mt map<text, timestamp>, mi map<int, int>)",
+    )
+    .await;
+    let stamps: BTreeMap<String, CqlTimestamp> = (0..65_535i64)
+        .map(|i| (format!("key-{i:05}"), CqlTimestamp(1_700_000_000_000 + i)))
+        .collect();
+    round_trip_map(&session, "mt", &stamps).await;
+    // Negative keys sort before positive ones by value, not by their bytes.
+    let ints: BTreeMap<i32, i32> = (-32_767..32_768).map(|i| (i * 7, -i)).collect();
+    round_trip_map(&session, "mi", &ints).await;
+}
+
+/// A bound collection holding a null (an element length of -1) is refused with Cassandra's
+/// messages: a set element or map key or value as `readNonNullValue` refuses it, a list
+/// element (which Cassandra's list deserializer takes, for IN values) as a collection value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn null_elements_inside_bound_collections_are_refused() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(
+        &session,
+        "CREATE TABLE n (k int, c int, l list<int>, s set<int>, m map<int, int>, \
+         fl frozen<list<int>>, ll list<frozen<list<int>>>, PRIMARY KEY (k, c))",
+    )
+    .await;
+    let refused = |column: &str| {
+        format!("Exception while binding column {column}: null is not supported inside collections")
+    };
+    let unreadable = |column: &str| {
+        format!("Exception while binding column {column}: Null value read when not allowed")
+    };
+    let list: Vec<Option<i32>> = vec![Some(1), None, Some(2)];
+    for (cql, expected) in [
+        ("INSERT INTO n (k, c, l) VALUES (1, 1, ?)", refused("l")),
+        ("INSERT INTO n (k, c, s) VALUES (1, 1, ?)", unreadable("s")),
+        ("INSERT INTO n (k, c, fl) VALUES (1, 1, ?)", refused("fl")),
+        ("UPDATE n SET l = l + ? WHERE k = 1 AND c = 1", refused("l")),
+        (
+            "UPDATE n SET s = s - ? WHERE k = 1 AND c = 1",
+            unreadable("s"),
+        ),
+        (
+            "UPDATE n SET m = m - ? WHERE k = 1 AND c = 1",
+            unreadable("m"),
+        ),
+        ("SELECT * FROM n WHERE k IN ?", refused("in(k)")),
+        ("SELECT * FROM n WHERE k = 1 AND c IN ?", refused("in(c)")),
+    ] {
+        let prepared = session.prepare(cql).await.expect(cql);
+        let err = session
+            .execute_unpaged(&prepared, (&list,))
+            .await
+            .unwrap_err();
+        let (code, message) = integration_tests::db_error(&err).expect(cql);
+        assert_eq!((code, message), (DbError::Invalid, expected), "{cql}");
+    }
+    let insert = session
+        .prepare("INSERT INTO n (k, c, m) VALUES (1, 1, ?)")
+        .await
+        .unwrap();
+    let null_value: BTreeMap<i32, Option<i32>> = BTreeMap::from([(1, None)]);
+    let null_key: BTreeMap<Option<i32>, i32> = BTreeMap::from([(None, 1)]);
+    for err in [
+        session.execute_unpaged(&insert, (&null_value,)).await,
+        session.execute_unpaged(&insert, (&null_key,)).await,
+    ] {
+        let err = err.unwrap_err();
+        assert_eq!(
+            integration_tests::db_error(&err),
+            Some((DbError::Invalid, unreadable("m")))
+        );
+    }
+    let nested = session
+        .prepare("INSERT INTO n (k, c, ll) VALUES (1, 1, ?)")
+        .await
+        .unwrap();
+    let err = session
+        .execute_unpaged(&nested, (vec![vec![Some(1), None]],))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        integration_tests::db_error(&err),
+        Some((DbError::Invalid, refused("ll")))
+    );
+}
+
+/// A long list minus many values removes every occurrence, each value looked up once (a
+/// linear search per element held a runtime worker past the driver's 30 s timeout).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_lists_minus_many_values() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    run(&session, "CREATE TABLE pl (k int PRIMARY KEY, l list<int>)").await;
+    let list: Vec<i32> = (0..65_535).collect();
+    for cql in [
+        "INSERT INTO pl (k, l) VALUES (1, ?)",
+        "UPDATE pl SET l = l + ? WHERE k = 1",
+    ] {
+        let prepared = session.prepare(cql).await.unwrap();
+        session.execute_unpaged(&prepared, (&list,)).await.unwrap();
+    }
+    let evens: Vec<i32> = list.iter().copied().filter(|i| i % 2 == 0).collect();
+    let remove = session
+        .prepare("UPDATE pl SET l = l - ? WHERE k = 1")
+        .await
+        .unwrap();
+    session.execute_unpaged(&remove, (&evens,)).await.unwrap();
+    let (read,): (Vec<i32>,) = query_single_row(&session, "SELECT l FROM pl WHERE k = 1", ()).await;
+    let odds: Vec<i32> = list.iter().copied().filter(|i| i % 2 == 1).collect();
+    assert_eq!(read, [odds.clone(), odds].concat());
 }

@@ -12,6 +12,7 @@ mod dml;
 mod empty_keys;
 mod errors;
 mod explain;
+mod function_corners;
 mod functions;
 mod handshake;
 mod in_process;

@@ -272,6 +272,21 @@ async fn clients_and_settings_views() {
         rows.iter().any(|r| r.4.as_deref() == Some("ks")),
         "a connection that ran USE ks: {rows:?}"
     );
+    let plain: Vec<(Option<String>, Option<String>)> = query_rows(
+        &session,
+        "SELECT ssl_protocol, ssl_cipher_suite FROM system_views.clients",
+        &[],
+    )
+    .await;
+    assert!(plain.iter().all(|r| *r == (None, None)), "{plain:?}");
+    // Cassandra 5.0's ProtocolVersion.CURRENT, whatever this v4 client negotiated.
+    let (native,): (String,) = query_single_row(
+        &session,
+        "SELECT native_protocol_version FROM system.local",
+        &[],
+    )
+    .await;
+    assert_eq!(native, "5");
     let (value,): (String,) = query_single_row(
         &session,
         "SELECT value FROM system_views.settings WHERE name = 'commitlog_sync'",

@@ -7,7 +7,7 @@ use integration_tests::{RawConnection, TestServer};
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
 use scylla::errors::NewSessionError;
-use server::config::{ClientAuth, ClientEncryption, PemSource, TlsPolicy};
+use server::config::{ClientAuth, ClientEncryption, PemSource, TlsPolicy, TlsVersion};
 use server::Config;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -213,5 +213,61 @@ async fn tls_off_answers_a_client_hello_with_the_version_error() {
         text.contains("Invalid or unsupported protocol version (22)"),
         "{text}"
     );
+    server.stop().await;
+}
+
+/// `ssl_enabled`, `ssl_protocol` and `ssl_cipher_suite` of the connections `session` sees in
+/// `system_views.clients`.
+async fn clients_tls(session: &Session) -> Vec<(bool, Option<String>, Option<String>)> {
+    session
+        .query_unpaged(
+            "SELECT ssl_enabled, ssl_protocol, ssl_cipher_suite FROM system_views.clients",
+            (),
+        )
+        .await
+        .expect("clients")
+        .into_rows_result()
+        .expect("rows")
+        .rows()
+        .expect("typed rows")
+        .collect::<Result<_, _>>()
+        .expect("decoded rows")
+}
+
+/// A TLS client's row in `system_views.clients` names its protocol and cipher suite as
+/// Cassandra (JSSE) does: `TLSv1.3`, and the suite by its IANA name.
+#[tokio::test]
+async fn clients_view_names_the_negotiated_protocol_and_cipher_suite() {
+    let pki = Pki::new();
+    let server = start(ClientEncryption::required(&pki.keystore)).await;
+    let session = connect(&server, Some(pki.client())).await.expect("TLS");
+    let rows = clients_tls(&session).await;
+    assert!(!rows.is_empty());
+    let tls13 = [
+        "TLS_AES_256_GCM_SHA384",
+        "TLS_AES_128_GCM_SHA256",
+        "TLS_CHACHA20_POLY1305_SHA256",
+    ];
+    for (enabled, protocol, suite) in &rows {
+        assert!(enabled);
+        assert_eq!(protocol.as_deref(), Some("TLSv1.3"));
+        assert!(tls13.contains(&suite.as_deref().unwrap_or("")), "{suite:?}");
+    }
+    drop(session);
+    server.stop().await;
+
+    let server = start(ClientEncryption {
+        protocols: vec![TlsVersion::Tls12],
+        ..ClientEncryption::required(&pki.keystore)
+    })
+    .await;
+    let session = connect(&server, Some(pki.client())).await.expect("TLS 1.2");
+    for (enabled, protocol, suite) in clients_tls(&session).await {
+        assert!(enabled);
+        assert_eq!(protocol.as_deref(), Some("TLSv1.2"));
+        let suite = suite.unwrap_or_default();
+        assert!(suite.starts_with("TLS_ECDHE_"), "{suite}");
+    }
+    drop(session);
     server.stop().await;
 }

@@ -202,8 +202,6 @@ pub(crate) enum ValueError {
     DateOutOfRange { days: i64 },
     #[error("Invalid {ty} value for a time conversion")]
     NotATime { ty: Box<ColumnType> },
-    #[error("Timestamp {millis} is out of the range of a timeuuid")]
-    TimeuuidOutOfRange { millis: i64 },
     /// A timestamp moved by a duration (as printed) finer than milliseconds.
     #[error("The duration must have a millisecond precision. Was: {duration}")]
     DurationFinerThanMillis { duration: String },

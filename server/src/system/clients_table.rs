@@ -32,6 +32,7 @@ fn row(session: &Session) -> NamedRow {
         .chosen_protocol()
         .map(|v| CqlValue::Int(i32::from(v.number())));
     let encrypted = session.is_encrypted();
+    let tls = session.tls();
     vec![
         ("address", Some(CqlValue::Inet(session.peer.ip()))),
         ("port", Some(CqlValue::Int(i32::from(session.peer.port())))),
@@ -56,6 +57,14 @@ fn row(session: &Session) -> NamedRow {
         ("keyspace_name", session.keyspace().and_then(text)),
         ("request_count", bigint(session.requests())),
         ("ssl_enabled", Some(CqlValue::Boolean(encrypted))),
+        (
+            "ssl_protocol",
+            tls.and_then(|t| t.protocol.clone()).and_then(text),
+        ),
+        (
+            "ssl_cipher_suite",
+            tls.and_then(|t| t.cipher_suite.clone()).and_then(text),
+        ),
         (
             "authentication_mode",
             text(if session.user().is_some() {

@@ -12,6 +12,9 @@ use crate::transport::session::Session;
 pub(crate) const RELEASE_VERSION: &str = "5.0.0";
 /// The CQL language version, as Cassandra 5.0 reports it.
 pub(crate) const CQL_VERSION: &str = "3.4.7";
+/// The native protocol version `system.local` reports: Cassandra 5.0's
+/// `ProtocolVersion.CURRENT` (v5), whatever version the reading client negotiated.
+pub(crate) const NATIVE_PROTOCOL_VERSION: &str = "5";
 /// The only partitioner.
 pub(crate) const PARTITIONER: &str = "org.apache.cassandra.dht.Murmur3Partitioner";
 
@@ -34,7 +37,7 @@ pub(crate) fn local_row(node: &Node, schema: &Schema, session: &Session) -> Name
         ("host_id", Some(CqlValue::Uuid(node.host_id))),
         ("listen_address", Some(address.clone())),
         ("listen_port", Some(CqlValue::Int(7000))),
-        ("native_protocol_version", text("4")),
+        ("native_protocol_version", text(NATIVE_PROTOCOL_VERSION)),
         ("partitioner", text(PARTITIONER)),
         ("rack", text("rack1")),
         ("release_version", text(RELEASE_VERSION)),

@@ -11,3 +11,4 @@ pub(crate) mod session;
 pub(crate) mod shutdown;
 pub(crate) mod threads;
 pub(crate) mod tls;
+pub(crate) mod tls_session;

@@ -5,11 +5,13 @@
 //! reads (the protocol version, the handshake's outcome), which are atomics.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use cql::frame::{Compression, ProtocolVersion};
 use tokio::sync::watch;
+
+use super::tls_session::TlsSession;
 
 /// Per-connection state.
 #[derive(Debug)]
@@ -25,8 +27,8 @@ pub(crate) struct Session {
     closed: watch::Sender<bool>,
     /// Requests received (`system_views.clients.request_count`).
     requests: AtomicU64,
-    /// Whether the connection runs over TLS.
-    encrypted: AtomicBool,
+    /// The TLS handshake's outcome; unset on a plain-text connection.
+    tls: OnceLock<TlsSession>,
     /// The handshake's outcome, read by every request: [`STARTED`], [`AUTHENTICATING`] and
     /// the negotiated compression ([`LZ4`] or [`SNAPPY`]). Atomic, so a request reads it
     /// without taking the state's lock.
@@ -65,7 +67,7 @@ impl Session {
             protocol: AtomicU8::new(0),
             closed,
             requests: AtomicU64::new(0),
-            encrypted: AtomicBool::new(false),
+            tls: OnceLock::new(),
             handshake: AtomicU8::new(0),
         }
     }
@@ -168,14 +170,20 @@ impl Session {
         self.requests.load(Ordering::Relaxed)
     }
 
-    /// Marks the connection as running over TLS.
-    pub(crate) fn mark_encrypted(&self) {
-        self.encrypted.store(true, Ordering::Relaxed);
+    /// Marks the connection as running over TLS, with the handshake's outcome.
+    pub(crate) fn mark_encrypted(&self, tls: TlsSession) {
+        // A connection's handshake happens once; a second call changes nothing.
+        let _ = self.tls.set(tls);
     }
 
     /// Whether the connection runs over TLS.
     pub(crate) fn is_encrypted(&self) -> bool {
-        self.encrypted.load(Ordering::Relaxed)
+        self.tls.get().is_some()
+    }
+
+    /// The TLS handshake's outcome, on a TLS connection.
+    pub(crate) fn tls(&self) -> Option<&TlsSession> {
+        self.tls.get()
     }
 
     /// Keeps the options STARTUP carried.

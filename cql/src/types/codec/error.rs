@@ -78,9 +78,12 @@ pub enum ValueError {
         /// `list`, `set` or `map`.
         kind: &'static str,
     },
-    /// A null element, key or value inside a collection.
+    /// A null element inside a list value.
     #[error("null is not supported inside collections")]
     NullInCollection,
+    /// A null element of a set, or key or value of a map (`CollectionSerializer.readNonNullValue`).
+    #[error("Null value read when not allowed")]
+    NullValueRead,
     /// A tuple whose component size is cut off.
     #[error("Not enough bytes to read size of {index}th component")]
     TupleSizeTruncated {

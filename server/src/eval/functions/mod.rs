@@ -13,6 +13,7 @@ mod bytes_fcts;
 mod cast;
 pub(crate) mod decimal;
 mod json_fcts;
+mod math_fcts;
 pub(crate) mod numeric;
 mod operation;
 
@@ -65,6 +66,8 @@ pub(crate) enum Body {
     Similarity(vector_fcts::Similarity),
     /// `fromJson(text)`: the JSON text decoded as the return type (the receiver's).
     FromJson,
+    /// `abs`, `exp`, `log`, `log10`, `round`.
+    Math(math_fcts::MathFn),
 }
 
 /// One native function signature.
@@ -128,6 +131,7 @@ impl NativeFunction {
             Body::Concat => Ok(operation::concat(args)),
             Body::Similarity(kind) => vector_fcts::execute(self, *kind, args),
             Body::FromJson => json_fcts::execute(self, args),
+            Body::Math(kind) => math_fcts::execute(self, *kind, args),
             Body::Temporal(kind) => temporal::execute(self, *kind, args)
                 .map_err(|e| operation::failure(self, *kind, &e.to_string())),
         }

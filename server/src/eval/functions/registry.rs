@@ -16,7 +16,7 @@ use cql::types::ColumnType;
 
 use super::assign::{type_fit, Fit, Provided};
 use super::operation::{ArithKind, NEGATION};
-use super::{bytes_fcts, cast, json_fcts, operation, temporal, time, NativeFunction};
+use super::{bytes_fcts, cast, json_fcts, math_fcts, operation, temporal, time, NativeFunction};
 use crate::error::{CqlResult, FunctionError, SelectError};
 
 /// Every native function signature, grouped by name.
@@ -34,15 +34,50 @@ fn registry() -> &'static Registry {
             cast::all(),
             operation::all(),
             temporal::all(),
+            math_fcts::all(),
         ];
         for function in families.into_iter().flatten() {
-            by_name
-                .entry(function.name.clone())
-                .or_default()
-                .push(function);
+            let alias = snake_case_name(&function.name).map(|name| NativeFunction {
+                name,
+                ..function.clone()
+            });
+            for function in std::iter::once(function).chain(alias) {
+                by_name
+                    .entry(function.name.clone())
+                    .or_default()
+                    .push(function);
+            }
         }
         Registry { by_name }
     })
+}
+
+/// The name Cassandra 5.0 gives a function whose legacy name breaks its snake-case
+/// convention (CASSANDRA-18037): `min_timeuuid` for `mintimeuuid`, `blob_as_int` for
+/// `blobasint`, `int_as_blob` for `intasblob`. Both names stay callable, each one naming
+/// its own result column.
+fn snake_case_name(legacy: &str) -> Option<String> {
+    const TIME: [(&str, &str); 9] = [
+        ("currentdate", "current_date"),
+        ("currenttime", "current_time"),
+        ("currenttimestamp", "current_timestamp"),
+        ("currenttimeuuid", "current_timeuuid"),
+        ("mintimeuuid", "min_timeuuid"),
+        ("maxtimeuuid", "max_timeuuid"),
+        ("todate", "to_date"),
+        ("totimestamp", "to_timestamp"),
+        ("tounixtimestamp", "to_unix_timestamp"),
+    ];
+    if let Some((_, name)) = TIME.iter().find(|(old, _)| *old == legacy) {
+        return Some((*name).to_owned());
+    }
+    if let Some(ty) = legacy.strip_prefix("blobas").filter(|t| !t.is_empty()) {
+        return Some(format!("blob_as_{ty}"));
+    }
+    legacy
+        .strip_suffix("asblob")
+        .filter(|t| !t.is_empty())
+        .map(|ty| format!("{ty}_as_blob"))
 }
 
 /// The native signatures named `name` (exactly as Cassandra spells it).
@@ -384,5 +419,35 @@ mod tests {
         .expect("receiver disambiguates")
         .expect("exists");
         assert_eq!(tiny.args, vec![ColumnType::Tinyint, ColumnType::Tinyint]);
+    }
+
+    /// Cassandra 5.0's snake-case names reach the same functions as the legacy ones.
+    #[test]
+    fn snake_case_names_alias_the_legacy_ones() {
+        assert_eq!(
+            snake_case_name("mintimeuuid").as_deref(),
+            Some("min_timeuuid")
+        );
+        assert_eq!(snake_case_name("blobasint").as_deref(), Some("blob_as_int"));
+        assert_eq!(
+            snake_case_name("varcharasblob").as_deref(),
+            Some("varchar_as_blob")
+        );
+        assert_eq!(snake_case_name("now"), None);
+        assert_eq!(snake_case_name("castAsInt"), None);
+        for (legacy, new) in [
+            ("tounixtimestamp", "to_unix_timestamp"),
+            ("currenttimeuuid", "current_timeuuid"),
+            ("textasblob", "text_as_blob"),
+            ("blobasbigint", "blob_as_bigint"),
+        ] {
+            let old: Vec<_> = candidates(legacy)
+                .iter()
+                .map(|f| (&f.args, &f.ret))
+                .collect();
+            let renamed: Vec<_> = candidates(new).iter().map(|f| (&f.args, &f.ret)).collect();
+            assert!(!old.is_empty(), "{legacy}");
+            assert_eq!(old, renamed, "{new}");
+        }
     }
 }

@@ -78,8 +78,8 @@ pub(super) fn execute(
         .unwrap_or(ColumnType::Timestamp);
     let millis = millis_of(&ty, arg)?;
     let bytes = match kind {
-        TimeFn::MinTimeuuid => uuid_bytes(bound_uuid(millis, false)?),
-        TimeFn::MaxTimeuuid => uuid_bytes(bound_uuid(millis, true)?),
+        TimeFn::MinTimeuuid => uuid_bytes(bound_uuid(millis, false)),
+        TimeFn::MaxTimeuuid => uuid_bytes(bound_uuid(millis, true)),
         TimeFn::ToDate => date_bytes(millis.div_euclid(86_400_000))?,
         _ => long_bytes(millis),
     };
@@ -155,19 +155,26 @@ pub(crate) fn time_uuid(micros: i64) -> uuid::Uuid {
 }
 
 /// `minTimeuuid`/`maxTimeuuid`: the smallest or largest timeuuid of a millisecond, with
-/// Cassandra's fixed clock sequence and node bytes (`0x80...` and `0x7f...`).
-fn bound_uuid(millis: i64, max: bool) -> Result<uuid::Uuid, ValueError> {
-    let out_of_range = || ValueError::TimeuuidOutOfRange { millis };
-    let start = millis
-        .checked_mul(10_000)
-        .and_then(|t| t.checked_add(UUID_EPOCH_OFFSET))
-        .ok_or_else(out_of_range)?;
-    let ticks = if max { start + 9_999 } else { start };
-    if !(0..1i64 << 60).contains(&ticks) {
-        return Err(out_of_range());
-    }
-    let low = if max { [0x7f; 8] } else { [0x80; 8] };
-    Ok(uuid_at(ticks, low))
+/// Cassandra's fixed clock sequence and node bytes (`0x80...` and `0x7f...`). Any timestamp
+/// is taken, as Cassandra's `TimeUUID.minAtUnixMillis`/`maxAtUnixMillis` take it: the 100-ns
+/// count wraps as a Java long does, and bits past the 60 of a timestamp land in the version
+/// nibble unmasked.
+fn bound_uuid(millis: i64, max: bool) -> uuid::Uuid {
+    let raw = |millis: i64| millis.wrapping_mul(10_000).wrapping_add(UUID_EPOCH_OFFSET);
+    let raw = if max {
+        raw(millis.wrapping_add(1)).wrapping_sub(1)
+    } else {
+        raw(millis)
+    };
+    // Reinterpreting the bits, as Java's unsigned shifts read them.
+    let raw = raw as u64;
+    let msb = 0x1000 | (raw >> 48) | ((raw & 0xFFFF_0000_0000) >> 16) | (raw << 32);
+    let lsb = if max {
+        0x7f7f_7f7f_7f7f_7f7f
+    } else {
+        0x8080_8080_8080_8080
+    };
+    uuid::Uuid::from_u64_pair(msb, lsb)
 }
 
 fn node_bytes() -> [u8; 8] {
@@ -286,15 +293,13 @@ mod tests {
     #[test]
     fn min_and_max_timeuuid_bracket_a_millisecond() {
         for millis in [-1_706_638_779_000i64, -123, 0, 123, 1_706_638_779_000] {
-            let min = bound_uuid(millis, false).expect("in range");
-            let max = bound_uuid(millis, true).expect("in range");
+            let min = bound_uuid(millis, false);
+            let max = bound_uuid(millis, true);
             assert_eq!(uuid_millis(&min), Some(millis));
             assert_eq!(uuid_millis(&max), Some(millis));
             assert_eq!(&min.as_bytes()[8..], &[0x80; 8]);
             assert_eq!(&max.as_bytes()[8..], &[0x7f; 8]);
         }
-        assert!(bound_uuid(i64::MAX - 5, false).is_err());
-        assert!(bound_uuid(-(1 << 62), false).is_err());
     }
 
     #[test]
@@ -339,5 +344,31 @@ mod tests {
             run(TimeFn::CurrentDate),
             Bytes::copy_from_slice(&((1u32 << 31) + 1).to_be_bytes())
         );
+    }
+
+    /// Every timestamp gives Cassandra's bytes, the extremes and the pre-1582 ones included
+    /// (values computed with Java's long arithmetic).
+    #[test]
+    fn timeuuid_bounds_cover_every_timestamp_as_cassandra() {
+        let cases = [
+            (0, false, "13814000-1dd2-11b2-8080-808080808080"),
+            (0, true, "1381670f-1dd2-11b2-7f7f-7f7f7f7f7f7f"),
+            (i64::MAX, false, "138118f0-1dd2-11b2-8080-808080808080"),
+            (i64::MAX, true, "13813fff-1dd2-11b2-7f7f-7f7f7f7f7f7f"),
+            (i64::MIN, false, "13814000-1dd2-11b2-8080-808080808080"),
+            (i64::MIN, true, "1381670f-1dd2-11b2-7f7f-7f7f7f7f7f7f"),
+            (
+                -12_219_292_800_001,
+                false,
+                "ffffd8f0-ffff-ffff-8080-808080808080",
+            ),
+        ];
+        for (millis, max, expected) in cases {
+            assert_eq!(
+                bound_uuid(millis, max).to_string(),
+                expected,
+                "{millis} {max}"
+            );
+        }
     }
 }

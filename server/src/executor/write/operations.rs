@@ -2,6 +2,8 @@
 //! deletions of non-frozen collections and UDTs (Cassandra's `Lists`, `Sets`, `Maps` and
 //! `UserTypes` setters, adders and discarders).
 
+use std::collections::HashSet;
+
 use bytes::Bytes;
 use cql::statement::ast::Term;
 use cql::types::ColumnType;
@@ -293,6 +295,9 @@ impl CellWriter<'_> {
         let removed = multicell::collection_elements(&bytes)?;
         match &col.ty {
             ColumnType::List { .. } => {
+                // Cassandra's `Lists.Discarder` compares values by their bytes; a hash set
+                // keeps a long list minus many values linear.
+                let removed: HashSet<Bytes> = removed.into_iter().collect();
                 for (path, value) in current()? {
                     if removed.contains(&value) {
                         out.push(self.tombstone(Some(path)));

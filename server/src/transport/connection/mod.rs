@@ -167,7 +167,7 @@ impl Connection {
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }
             Ok(Ok(Stream::Tls(stream))) => {
-                session.mark_encrypted();
+                session.mark_encrypted(super::tls_session::TlsSession::of(stream.get_ref().1));
                 let (reader, writer) = tokio::io::split(*stream);
                 serve_stream(&node, &session, &mut shutdown, reader, writer).await;
             }

@@ -1,0 +1,179 @@
+//! Corners of native functions and casts that Cassandra 5.0 takes: `minTimeuuid` and
+//! `maxTimeuuid` over every timestamp, casts of `token(...)` and of other selectors.
+
+use integration_tests::{query_single_row, session_in, TestServer};
+use scylla::client::session::Session;
+use scylla::value::CqlTimeuuid;
+
+async fn table(server: &TestServer) -> Session {
+    let session = session_in(server, "ks").await;
+    session
+        .query_unpaged("CREATE TABLE t (k int PRIMARY KEY, v int)", &[])
+        .await
+        .unwrap();
+    session
+        .query_unpaged("INSERT INTO t (k, v) VALUES (1, 2)", &[])
+        .await
+        .unwrap();
+    session
+}
+
+/// Any timestamp gives Cassandra's timeuuid (its long arithmetic wraps; no range check).
+#[tokio::test]
+async fn timeuuid_bounds_take_every_timestamp() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (min, max): (CqlTimeuuid, CqlTimeuuid) = query_single_row(
+        &session,
+        "SELECT minTimeuuid(-9223372036854775808), maxTimeuuid(9223372036854775807) FROM t",
+        (),
+    )
+    .await;
+    assert_eq!(min.to_string(), "13814000-1dd2-11b2-8080-808080808080");
+    assert_eq!(max.to_string(), "13813fff-1dd2-11b2-7f7f-7f7f7f7f7f7f");
+    let (before_1582,): (CqlTimeuuid,) =
+        query_single_row(&session, "SELECT minTimeuuid(-12219292800001) FROM t", ()).await;
+    assert_eq!(
+        before_1582.to_string(),
+        "ffffd8f0-ffff-ffff-8080-808080808080"
+    );
+}
+
+/// The names and types of `cql`'s result columns and its one row, as text.
+async fn named_row(session: &Session, cql: &str) -> (Vec<String>, Vec<Option<String>>) {
+    let rows = session
+        .query_unpaged(cql, ())
+        .await
+        .expect(cql)
+        .into_rows_result()
+        .expect("rows");
+    let names = rows
+        .column_specs()
+        .iter()
+        .map(|c| c.name().to_owned())
+        .collect();
+    let (values,): (Vec<Option<String>>,) = (rows
+        .rows::<scylla::value::Row>()
+        .expect("rows")
+        .map(|r| {
+            r.expect("row")
+                .columns
+                .into_iter()
+                .map(|c| c.map(|v| format!("{v:?}")))
+                .collect::<Vec<_>>()
+        })
+        .next()
+        .expect("one row"),);
+    (names, values)
+}
+
+/// `CAST` takes `token(...)` and other function selectors; a cast to the value's own type
+/// is dropped (its column keeps the argument's name), as Cassandra's `WithCast` does.
+#[tokio::test]
+async fn casts_take_token_and_function_selectors() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (token,): (i64,) = query_single_row(&session, "SELECT token(k) FROM t", ()).await;
+    let (names, values) = named_row(
+        &session,
+        "SELECT CAST(token(k) AS text), CAST(token(k) AS bigint), CAST(CAST(v AS bigint) AS text), \
+         CAST(minTimeuuid(0) AS text) FROM t",
+    )
+    .await;
+    assert_eq!(
+        names,
+        [
+            "cast(system.token(k) as text)",
+            "system.token(k)",
+            "cast(cast(v as bigint) as text)",
+            "cast(system.mintimeuuid(0) as text)"
+        ]
+    );
+    assert_eq!(
+        values,
+        [
+            Some(format!("Text({:?})", token.to_string())),
+            Some(format!("BigInt({token})")),
+            Some("Text(\"2\")".to_owned()),
+            Some("Text(\"13814000-1dd2-11b2-8080-808080808080\")".to_owned())
+        ]
+    );
+    let (text,): (String,) = query_single_row(
+        &session,
+        "SELECT CAST(token(k) AS text) FROM t WHERE token(k) = ?",
+        (token,),
+    )
+    .await;
+    assert_eq!(text, token.to_string());
+}
+
+/// Cassandra 5.0's math functions, in selectors, over columns and literals, named
+/// `system.abs(v)` and typed as their argument.
+#[tokio::test]
+async fn math_functions_are_selectors() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (names, values) = named_row(
+        &session,
+        "SELECT abs(v), exp(CAST(v AS double)), log10(CAST(v AS bigint)), round(CAST(v AS float)), \
+         abs(-5), round(2.5), log(v - 3) FROM t",
+    )
+    .await;
+    assert_eq!(
+        names,
+        [
+            "system.abs(v)",
+            "system.exp(cast(v as double))",
+            "system.log10(cast(v as bigint))",
+            "system.round(cast(v as float))",
+            "system.abs(-5)",
+            "system.round(2.5)",
+            "system.log(v - 3)"
+        ]
+    );
+    assert_eq!(
+        values,
+        [
+            Some("Int(2)".to_owned()),
+            Some(format!("Double({:?})", 2f64.exp())),
+            Some("BigInt(0)".to_owned()),
+            Some("Float(2.0)".to_owned()),
+            Some("Int(5)".to_owned()),
+            Some("Double(3.0)".to_owned()),
+            Some("Int(0)".to_owned())
+        ]
+    );
+}
+
+/// Cassandra 5.0's snake-case function names (CASSANDRA-18037) beside the legacy ones, each
+/// naming its own column.
+#[tokio::test]
+async fn snake_case_function_names_are_callable() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (names, values) = named_row(
+        &session,
+        "SELECT to_unix_timestamp(min_timeuuid(0)), blob_as_int(int_as_blob(v)), \
+         tounixtimestamp(maxtimeuuid(0)) FROM t",
+    )
+    .await;
+    assert_eq!(
+        names,
+        [
+            "system.to_unix_timestamp(system.min_timeuuid(0))",
+            "system.blob_as_int(system.int_as_blob(v))",
+            "system.tounixtimestamp(system.maxtimeuuid(0))"
+        ]
+    );
+    assert_eq!(
+        values,
+        [
+            Some("BigInt(0)".to_owned()),
+            Some("Int(2)".to_owned()),
+            Some("BigInt(0)".to_owned())
+        ]
+    );
+    let (today,): (scylla::value::CqlDate,) =
+        query_single_row(&session, "SELECT current_date() FROM t", ()).await;
+    assert!(today.0 > 1 << 31);
+}
