@@ -145,7 +145,11 @@ impl<'a> Serving<'a> {
     /// Queues the answers ready now; they go out together, in one write. Past a megabyte the
     /// write goes first, so a slow reader never has many large answers built at once.
     /// Whether one was ready.
-    pub(super) fn queue_ready<R, W, F>(&self, io: &mut Io<R, W>, in_flight: &mut FuturesUnordered<F>) -> bool
+    pub(super) fn queue_ready<R, W, F>(
+        &self,
+        io: &mut Io<R, W>,
+        in_flight: &mut FuturesUnordered<F>,
+    ) -> bool
     where
         F: Future<Output = (Answer, Allocation)>,
     {
