@@ -66,7 +66,7 @@ impl BenchNode {
     /// Finds prepared statement `id` and its cached plan, as EXECUTE does; whether both were
     /// there.
     pub fn cached_plan(&self, id: &[u8]) -> bool {
-        let Some(prepared) = self.node.prepared.get(id) else {
+        let Some(prepared) = self.node.prepared().get(id) else {
             return false;
         };
         black_box(prepared.plan_for(&self.node.schema())).is_ok()

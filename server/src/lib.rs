@@ -116,10 +116,10 @@ pub async fn serve_node(
     executor::access::roles::ensure_default_role(&node)
         .await
         .map_err(|err| ServerError::DefaultRole(err.to_string()))?;
-    if let Some(every) = node.config.purge_interval {
+    if let Some(every) = node.config().purge_interval {
         node::purge::spawn_periodic(&node, every);
     }
-    let metrics = match node.config.metrics_address {
+    let metrics = match node.config().metrics_address {
         Some(address) => Some(serve_metrics(address, &node).await?),
         None => None,
     };
@@ -128,11 +128,11 @@ pub async fn serve_node(
     let stopping = async {
         tokio::select! {
             () = &mut shutdown => signalled = true,
-            () = node.transports.wait_stopped() => {}
+            () = node.transports().wait_stopped() => {}
         }
     };
     let result = transport::listener::serve(listener, node.clone(), stopping).await;
-    if !signalled && node.transports.stopped() {
+    if !signalled && node.transports().stopped() {
         // Cassandra's `stop`: no client is served, the process stays up to be looked at.
         tracing::warn!(
             "clients are no longer served (commit_failure_policy or disk_failure_policy); stop the server to restart it"

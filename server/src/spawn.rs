@@ -32,7 +32,7 @@ pub struct SpawnedServer {
 /// Outside a tokio runtime.
 pub async fn spawn(config: Config) -> Result<SpawnedServer, ServerError> {
     let node = Arc::new(Node::open(config)?);
-    let listener = TcpListener::bind((node.config.listen_address, node.config.port)).await?;
+    let listener = TcpListener::bind((node.config().listen_address, node.config().port)).await?;
     let addr = listener.local_addr()?;
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(crate::serve_node(listener, node, async {

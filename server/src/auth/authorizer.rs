@@ -33,7 +33,7 @@ pub(crate) fn ensure(
     permission: &str,
     resource: &Resource,
 ) -> CqlResult<()> {
-    if node.config.authorizer == Authorizer::AllowAll {
+    if node.config().authorizer == Authorizer::AllowAll {
         return Ok(());
     }
     let Some(user) = session.user() else {
@@ -124,7 +124,7 @@ pub(crate) fn authorize(
     statement: &Statement,
     keyspace: Option<&str>,
 ) -> CqlResult<()> {
-    if node.config.authorizer == Authorizer::AllowAll {
+    if node.config().authorizer == Authorizer::AllowAll {
         return Ok(());
     }
     for (permission, resource) in required(statement, keyspace)? {

@@ -96,7 +96,7 @@ impl Authorized {
     /// # Errors
     /// A consistency level reads refuse; the planner's errors.
     pub(crate) fn plan(self, node: &Node, options: ExecOptions) -> CqlResult<BoundStatement> {
-        let now_micros = node.clock.now_micros();
+        let now_micros = node.clock().now_micros();
         if let Statement::Select(_) = self.source.statement() {
             consistency::check_read(options.consistency)?;
         }
@@ -166,7 +166,7 @@ impl BoundBatch {
         statements: Vec<Authorized>,
         options: ExecOptions,
     ) -> CqlResult<BoundBatch> {
-        let now_micros = node.clock.now_micros();
+        let now_micros = node.clock().now_micros();
         let schema = node.schema();
         let entries = statements
             .into_iter()

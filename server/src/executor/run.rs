@@ -258,7 +258,7 @@ pub(super) async fn run_timed_batch(
     tables.sort_unstable();
     tables.dedup();
     for table in tables {
-        node.metrics
+        node.metrics()
             .tables
             .record(table, LatencyKind::Write, elapsed);
     }
@@ -292,7 +292,7 @@ impl ReadTiming {
     /// Records the finished read's latency in its table's.
     pub(super) fn record(self, node: &Node) {
         if let Some((table, kind)) = self.timed {
-            node.metrics
+            node.metrics()
                 .tables
                 .record(table, kind, self.started.elapsed());
         }
@@ -316,7 +316,7 @@ impl WriteTiming {
 
     /// Records the finished write's latency in its table's.
     pub(super) fn record(&self, node: &Node) {
-        node.metrics
+        node.metrics()
             .tables
             .record(self.table, LatencyKind::Write, self.started.elapsed());
     }

@@ -69,7 +69,7 @@ async fn what_waits_is_left_for_later() {
         way(&test, "CREATE TABLE u (k int PRIMARY KEY)", ONE),
         "later"
     );
-    let queue = test.node.write_queue.clone();
+    let queue = test.node.write_queue().clone();
     let free = u32::try_from(queue.available_permits()).expect("a queue length");
     let _full = queue.try_acquire_many_owned(free).expect("every slot");
     let insert = "INSERT INTO t (k, c, v) VALUES (1, 2, 3)";

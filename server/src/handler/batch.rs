@@ -45,7 +45,7 @@ pub(super) fn begin(node: &Arc<Node>, session: &Arc<Session>, batch: Batch) -> C
                 (source, parsed.bind_count)
             }
             BatchQuery::Prepared(id) => {
-                let Some(prepared) = node.prepared.get(&id) else {
+                let Some(prepared) = node.prepared().get(&id) else {
                     return Err(CqlError::Unprepared(id));
                 };
                 let markers = prepared.bind.specs.len();

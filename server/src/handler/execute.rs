@@ -25,7 +25,7 @@ pub(super) fn begin(
         result_metadata_id,
         mut params,
     } = execute;
-    let Some(prepared) = node.prepared.get(&id) else {
+    let Some(prepared) = node.prepared().get(&id) else {
         return Err(CqlError::Unprepared(id));
     };
     *kind = StatementKind::of(&prepared.statement);

@@ -81,7 +81,7 @@ pub(super) fn handle(
             .collect(),
         plan: PlanCache::new(schema, plan),
     });
-    node.prepared.insert(statement);
+    node.prepared().insert(statement);
     let prepared = Prepared {
         id,
         result_metadata_id: result_metadata_id(&result_metadata.columns),

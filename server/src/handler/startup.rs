@@ -59,7 +59,7 @@ pub(super) fn handle(node: &Node, session: &Session, startup: &Startup) -> CqlRe
     session.set_throw_on_overload(throw);
     session.set_startup_options(startup.options.clone());
     session.start(compression);
-    if node.config.authenticator == Authenticator::Password {
+    if node.config().authenticator == Authenticator::Password {
         session.await_authentication();
         return Ok(Reply::new(Response::Authenticate {
             authenticator: PASSWORD_AUTHENTICATOR.into(),

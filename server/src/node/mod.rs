@@ -38,46 +38,139 @@ impl WritePass<'_> {
 /// Shared server state.
 pub struct Node {
     /// The configuration the server started with.
-    pub(crate) config: Config,
+    config: Config,
     /// The row store.
-    pub(crate) store: Store,
+    store: Store,
     schema: RwLock<Arc<Schema>>,
     /// Serialises schema changes so each one sees the result of the previous.
-    pub(crate) ddl_lock: tokio::sync::Mutex<()>,
+    ddl_lock: tokio::sync::Mutex<()>,
     /// Serialises lightweight transactions: each holds it from its read to its commit
     /// (see `executor::cas`).
-    pub(crate) cas_lock: tokio::sync::Mutex<()>,
+    cas_lock: tokio::sync::Mutex<()>,
     /// Prepared statements, shared by all connections (drivers prepare on one connection and
     /// execute on another).
-    pub(crate) prepared: PreparedCache,
+    prepared: PreparedCache,
     /// Events for REGISTERed connections.
-    pub(crate) events: broadcast::Sender<Event>,
+    events: broadcast::Sender<Event>,
     /// This node's stable identity (`system.local.host_id`).
-    pub(crate) host_id: Uuid,
+    host_id: Uuid,
     /// The token this node owns (`system.local.tokens`).
-    pub(crate) token: i64,
+    token: i64,
     /// Seconds since the epoch at start (`system.local.gossip_generation`).
-    pub(crate) started_at_secs: i32,
+    started_at_secs: i32,
     /// The node's clock (see [`Clock`]).
-    pub(crate) clock: Clock,
+    clock: Clock,
     /// Bytes of requests in flight, per client address and in all (see [`Limits`]).
-    pub(crate) inflight: Limits,
+    inflight: Limits,
     /// Slots of the storage writer's queue: a write holds one from submission to
     /// acknowledgement, so at most `Config::write_queue_limit` writes wait for the writer.
-    pub(crate) write_queue: Arc<tokio::sync::Semaphore>,
+    write_queue: Arc<tokio::sync::Semaphore>,
     /// Finished trace sessions, read through `system_traces` (see [`crate::telemetry::trace`]).
-    pub(crate) traces: crate::telemetry::trace::TraceLog,
+    traces: crate::telemetry::trace::TraceLog,
     /// Each table's recent writes by partition (see [`crate::telemetry::hot_partitions`]).
-    pub(crate) hot_partitions: crate::telemetry::hot_partitions::HotPartitions,
+    hot_partitions: crate::telemetry::hot_partitions::HotPartitions,
     /// Request, error, connection and row counters (see [`crate::telemetry::metrics`]).
-    pub(crate) metrics: crate::telemetry::metrics::Metrics,
+    metrics: crate::telemetry::metrics::Metrics,
     /// The graphs of the SAI vector indexes queried so far (see [`crate::vector`]).
-    pub(crate) vectors: crate::vector::VectorIndexes,
+    vectors: crate::vector::VectorIndexes,
     /// Whether `commit_failure_policy` stopped serving clients (see
     /// [`crate::node::commit_failure`]).
-    pub(crate) transports: Arc<crate::node::commit_failure::Transports>,
+    transports: Arc<crate::node::commit_failure::Transports>,
     /// The open connections' sessions (`system_views.clients`).
-    pub(crate) clients: crate::transport::clients::Clients,
+    clients: crate::transport::clients::Clients,
+}
+
+/// Read access to the node's parts, for the layers that use them.
+impl Node {
+    /// See the field `config`.
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// See the field `store`.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// See the field `ddl_lock`.
+    pub(crate) fn ddl_lock(&self) -> &tokio::sync::Mutex<()> {
+        &self.ddl_lock
+    }
+
+    /// See the field `cas_lock`.
+    pub(crate) fn cas_lock(&self) -> &tokio::sync::Mutex<()> {
+        &self.cas_lock
+    }
+
+    /// See the field `prepared`.
+    pub(crate) fn prepared(&self) -> &PreparedCache {
+        &self.prepared
+    }
+
+    /// See the field `events`.
+    pub(crate) fn events(&self) -> &broadcast::Sender<Event> {
+        &self.events
+    }
+
+    /// See the field `host_id`.
+    pub(crate) fn host_id(&self) -> Uuid {
+        self.host_id
+    }
+
+    /// See the field `token`.
+    pub(crate) fn token(&self) -> i64 {
+        self.token
+    }
+
+    /// See the field `started_at_secs`.
+    pub(crate) fn started_at_secs(&self) -> i32 {
+        self.started_at_secs
+    }
+
+    /// See the field `clock`.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// See the field `inflight`.
+    pub(crate) fn inflight(&self) -> &Limits {
+        &self.inflight
+    }
+
+    /// See the field `write_queue`.
+    pub(crate) fn write_queue(&self) -> &Arc<tokio::sync::Semaphore> {
+        &self.write_queue
+    }
+
+    /// See the field `traces`.
+    pub(crate) fn traces(&self) -> &crate::telemetry::trace::TraceLog {
+        &self.traces
+    }
+
+    /// See the field `hot_partitions`.
+    pub(crate) fn hot_partitions(&self) -> &crate::telemetry::hot_partitions::HotPartitions {
+        &self.hot_partitions
+    }
+
+    /// See the field `metrics`.
+    pub(crate) fn metrics(&self) -> &crate::telemetry::metrics::Metrics {
+        &self.metrics
+    }
+
+    /// See the field `vectors`.
+    pub(crate) fn vectors(&self) -> &crate::vector::VectorIndexes {
+        &self.vectors
+    }
+
+    /// See the field `transports`.
+    pub(crate) fn transports(&self) -> &Arc<crate::node::commit_failure::Transports> {
+        &self.transports
+    }
+
+    /// See the field `clients`.
+    pub(crate) fn clients(&self) -> &crate::transport::clients::Clients {
+        &self.clients
+    }
 }
 
 impl Node {

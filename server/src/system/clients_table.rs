@@ -10,7 +10,7 @@ use crate::transport::session::Session;
 
 /// The rows of the open connections.
 pub(crate) fn rows(node: &Node) -> Vec<NamedRow> {
-    node.clients.open().iter().map(|s| row(s)).collect()
+    node.clients().open().iter().map(|s| row(s)).collect()
 }
 
 fn row(session: &Session) -> NamedRow {

@@ -20,7 +20,7 @@ const LARGEST: usize = 3;
 
 /// One row per user table.
 pub(crate) fn rows(node: &Node, schema: &Schema) -> CqlResult<Vec<NamedRow>> {
-    let snapshot = node.store.snapshot()?;
+    let snapshot = node.store().snapshot()?;
     let mut rows = Vec::new();
     for keyspace in schema.user_keyspaces() {
         for table in keyspace.tables.values() {
@@ -133,7 +133,7 @@ impl Spread {
             .iter()
             .map(|(bound, n)| (CqlValue::Bigint(*bound), CqlValue::Bigint(*n)))
             .collect();
-        let (hottest, window) = match node.hot_partitions.last_window(table.id) {
+        let (hottest, window) = match node.hot_partitions().last_window(table.id) {
             Some(last) => {
                 let window = last.writes;
                 let shares = last

@@ -14,7 +14,7 @@ pub(crate) fn rows(node: &Node, schema: &Schema, kind: LatencyKind) -> Vec<Named
     let mut rows = Vec::new();
     for keyspace in schema.user_keyspaces() {
         for table in keyspace.tables.values() {
-            let summary = node.metrics.tables.summary(table.id, kind);
+            let summary = node.metrics().tables.summary(table.id, kind);
             rows.push(vec![
                 ("keyspace_name", text(&table.keyspace)),
                 ("table_name", text(&table.name)),

@@ -27,14 +27,14 @@ pub(crate) fn local_row(node: &Node, schema: &Schema, session: &Session) -> Name
         ("bootstrapped", text("COMPLETED")),
         ("broadcast_address", Some(address.clone())),
         ("broadcast_port", Some(CqlValue::Int(7000))),
-        ("cluster_name", text(node.config.cluster_name.clone())),
+        ("cluster_name", text(node.config().cluster_name.clone())),
         ("cql_version", text(CQL_VERSION)),
         ("data_center", text("datacenter1")),
         (
             "gossip_generation",
-            Some(CqlValue::Int(node.started_at_secs)),
+            Some(CqlValue::Int(node.started_at_secs())),
         ),
-        ("host_id", Some(CqlValue::Uuid(node.host_id))),
+        ("host_id", Some(CqlValue::Uuid(node.host_id()))),
         ("listen_address", Some(address.clone())),
         ("listen_port", Some(CqlValue::Int(7000))),
         ("native_protocol_version", text(NATIVE_PROTOCOL_VERSION)),
@@ -49,7 +49,9 @@ pub(crate) fn local_row(node: &Node, schema: &Schema, session: &Session) -> Name
         ("schema_version", Some(CqlValue::Uuid(schema.version))),
         (
             "tokens",
-            Some(CqlValue::Set(vec![CqlValue::Text(node.token.to_string())])),
+            Some(CqlValue::Set(vec![CqlValue::Text(
+                node.token().to_string(),
+            )])),
         ),
     ]
 }

@@ -42,19 +42,19 @@ pub(crate) fn rows(
         ("system", "size_estimates") => size_estimates::rows(node, schema, false)?,
         ("system", "table_estimates") => size_estimates::rows(node, schema, true)?,
         ("system_distributed", "view_build_status") => {
-            schema_tables::view_build_status(schema, node.host_id)
+            schema_tables::view_build_status(schema, node.host_id())
         }
         ("system_schema", name) => schema_tables::rows(schema, name, false, keyspaces),
         ("system_virtual_schema", name) => schema_tables::rows(schema, name, true, keyspaces),
         ("system_auth", "roles") => auth_tables::roles(schema),
         ("system_auth", "role_members") => auth_tables::role_members(schema),
         ("system_auth", "role_permissions") => auth_tables::role_permissions(schema),
-        ("system_traces", name) => traces::rows(&node.traces, name, session.local.ip()),
+        ("system_traces", name) => traces::rows(node.traces(), name, session.local.ip()),
         ("system_views", "key_distribution") => key_distribution::rows(node, schema)?,
         ("system_views", "table_runs") => run_tables::table_runs(node, schema)?,
         ("system_views", "disk_usage") => run_tables::disk_usage(node, schema)?,
         ("system_views", "sstable_tasks") => run_tables::sstable_tasks(node, schema),
-        ("system_views", "settings") => settings::rows(&node.config),
+        ("system_views", "settings") => settings::rows(node.config()),
         ("system_views", "clients") => clients_table::rows(node),
         ("system_views", "local_read_latency") => {
             latency_tables::rows(node, schema, LatencyKind::Read)

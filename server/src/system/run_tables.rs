@@ -23,7 +23,7 @@ fn tables(schema: &Schema) -> impl Iterator<Item = &TableDef> {
 
 /// `system_views.table_runs`: one row per user table.
 pub(crate) fn table_runs(node: &Node, schema: &Schema) -> CqlResult<Vec<NamedRow>> {
-    let snapshot = node.store.snapshot()?;
+    let snapshot = node.store().snapshot()?;
     let mut rows = Vec::new();
     for table in tables(schema) {
         let runs = snapshot.table_runs(table.id)?;
@@ -55,7 +55,7 @@ pub(crate) fn table_runs(node: &Node, schema: &Schema) -> CqlResult<Vec<NamedRow
 
 /// `system_views.disk_usage`: one row per user table, in mebibytes rounded up.
 pub(crate) fn disk_usage(node: &Node, schema: &Schema) -> CqlResult<Vec<NamedRow>> {
-    let snapshot = node.store.snapshot()?;
+    let snapshot = node.store().snapshot()?;
     let mut rows = Vec::new();
     for table in tables(schema) {
         let bytes = snapshot.disk_bytes(table.id)?;
@@ -76,12 +76,12 @@ fn mebibytes(bytes: u64) -> u64 {
 /// `system_views.sstable_tasks`: the merge under way, if its table still exists.
 pub(crate) fn sstable_tasks(node: &Node, schema: &Schema) -> Vec<NamedRow> {
     let directory = node
-        .config
+        .config()
         .data_dir
         .as_ref()
         .map(|dir| dir.display().to_string());
     let mut rows = Vec::new();
-    for merge in node.store.compactions() {
+    for merge in node.store().compactions() {
         let Some(table) = schema.catalog.table_by_id(merge.table_id) else {
             continue;
         };

@@ -32,15 +32,15 @@ pub(crate) fn rows(
     schema: &Schema,
     with_range_type: bool,
 ) -> CqlResult<Vec<NamedRow>> {
-    let snapshot = node.store.snapshot()?;
+    let snapshot = node.store().snapshot()?;
     let mut rows = Vec::new();
     for keyspace in schema.user_keyspaces() {
         for table in keyspace.tables.values() {
             // Tokens at or below the node's, and above it.
-            let [below, above] = snapshot.partition_estimates(table.id, node.token)?;
+            let [below, above] = snapshot.partition_estimates(table.id, node.token())?;
             let ranges = [
-                (node.token.to_string(), i64::MIN.to_string(), above),
-                (i64::MIN.to_string(), node.token.to_string(), below),
+                (node.token().to_string(), i64::MIN.to_string(), above),
+                (i64::MIN.to_string(), node.token().to_string(), below),
             ];
             let types: &[Option<&str>] = if with_range_type {
                 &[Some("local_primary"), Some("primary")]

@@ -331,7 +331,7 @@ fn decode(
             header,
             body,
             session.envelope_compression(),
-            node.config.max_frame_size,
+            node.config().max_frame_size,
         )
         .map_err(decode_error),
         Err(_) => Err(ProtocolError::UnknownOpcode {
@@ -361,7 +361,7 @@ fn finish(
                 debug!(cause = %err, "request failed");
             }
             let body = err.error_body();
-            node.metrics.error(body.code);
+            node.metrics().error(body.code);
             (Response::Error(body), Vec::new(), false)
         }
     };
@@ -380,8 +380,9 @@ fn finish(
     } else {
         encode_traced(session, header.stream, response, tracing_id, &warnings)
     };
-    node.metrics.warnings(warnings.len());
-    node.metrics.request(header.opcode, kind, started.elapsed());
+    node.metrics().warnings(warnings.len());
+    node.metrics()
+        .request(header.opcode, kind, started.elapsed());
     Answer {
         frame,
         start_events,
@@ -398,7 +399,7 @@ async fn traced(
     kind: &mut StatementKind,
 ) -> (crate::error::CqlResult<handler::Reply>, uuid::Uuid) {
     let prepared = match &request {
-        frame::request::Request::Execute(execute) => node.prepared.get(&execute.id),
+        frame::request::Request::Execute(execute) => node.prepared().get(&execute.id),
         _ => None,
     };
     let statement = prepared
@@ -406,8 +407,8 @@ async fn traced(
         .map(|p| (p.query.as_str(), p.bind.specs.as_slice()));
     let begun = trace::describe(&request, statement);
     trace::run(
-        &node.clock,
-        &node.traces,
+        node.clock(),
+        node.traces(),
         session,
         begun,
         handler::handle(node, session, request, kind),

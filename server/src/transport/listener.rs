@@ -32,7 +32,7 @@ pub(crate) async fn serve(
     node: Arc<Node>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    let tls = tls::load(&node.config.client_encryption)
+    let tls = tls::load(&node.config().client_encryption)
         .map_err(|err| ServerError::Config(err.to_string()))?;
     match tls.as_ref().map(|tls| tls.policy()) {
         // Cassandra's words (PipelineConfigurator).
@@ -46,8 +46,8 @@ pub(crate) async fn serve(
     // Every connection task holds a clone of this sender; when all are dropped the receiver
     // completes, which is how shutdown knows every connection has finished.
     let (shutdown_complete_tx, mut shutdown_complete_rx) = mpsc::channel::<()>(1);
-    let limit = Arc::new(Semaphore::new(node.config.max_connections));
-    let threads = match node.config.connection_threads {
+    let limit = Arc::new(Semaphore::new(node.config().max_connections));
+    let threads = match node.config().connection_threads {
         0 => None,
         count => Some(ConnectionThreads::start(count)?),
     };
@@ -86,7 +86,7 @@ async fn accept_loop(
         let (socket, peer) = accept_with_backoff(listener).await;
         let Ok(permit) = limit.clone().try_acquire_owned() else {
             // Closed at once: the client sees the connection end instead of hanging.
-            refusals.refused(node.config.max_connections);
+            refusals.refused(node.config().max_connections);
             drop(socket);
             continue;
         };
@@ -99,7 +99,7 @@ async fn accept_loop(
         let span = tracing::info_span!("connection", conn_id, %peer);
         let serve = move |socket| {
             async move {
-                let open = node.metrics.connection_opened();
+                let open = node.metrics().connection_opened();
                 let connection =
                     Connection::new(socket, node.clone(), shutdown, shutdown_complete.clone())
                         .with_tls(tls);

@@ -24,7 +24,7 @@ pub(crate) async fn execute(
     statement: &PermissionStatement,
     keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
-    if node.config.authorizer == Authorizer::AllowAll {
+    if node.config().authorizer == Authorizer::AllowAll {
         return Err(AccessError::AllowAllAuthorizer {
             operation: operation_name(statement).to_string(),
         }
@@ -33,7 +33,7 @@ pub(crate) async fn execute(
     let Some(user) = session.user() else {
         return Err(UnauthorizedError::Anonymous.into());
     };
-    let _guard = node.ddl_lock.lock().await;
+    let _guard = node.ddl_lock().lock().await;
     let schema = node.schema();
     let context = AccessContext {
         user: &user,
@@ -75,10 +75,10 @@ pub(crate) async fn grant_to_creator(
     let Some(user) = session.user() else {
         return Ok(());
     };
-    if node.config.authorizer == Authorizer::AllowAll {
+    if node.config().authorizer == Authorizer::AllowAll {
         return Ok(());
     }
-    let _guard = node.ddl_lock.lock().await;
+    let _guard = node.ddl_lock().lock().await;
     match plan_creator_grant(&node.schema().catalog, &user, &resource) {
         Some(plan) => commit_plan(node, plan).await,
         None => Ok(()),

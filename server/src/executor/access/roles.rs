@@ -29,11 +29,11 @@ pub(crate) async fn execute(
     let Some(user) = session.user() else {
         return Err(UnauthorizedError::Anonymous.into());
     };
-    let guard = node.ddl_lock.lock().await;
+    let guard = node.ddl_lock().lock().await;
     let schema = node.schema();
     let context = AccessContext {
         user: &user,
-        authorizing: node.config.authorizer == Authorizer::Cassandra,
+        authorizing: node.config().authorizer == Authorizer::Cassandra,
         session_keyspace: None,
     };
     let plan = plan_access(&schema.catalog, AccessStatement::Role(statement), context)?;
@@ -61,10 +61,10 @@ pub(crate) async fn execute(
 /// # Errors
 /// The role cannot be stored.
 pub(crate) async fn ensure_default_role(node: &Arc<Node>) -> CqlResult<()> {
-    if node.config.authenticator != Authenticator::Password {
+    if node.config().authenticator != Authenticator::Password {
         return Ok(());
     }
-    let _guard = node.ddl_lock.lock().await;
+    let _guard = node.ddl_lock().lock().await;
     let schema = node.schema();
     if !schema.catalog.roles.is_empty() {
         return Ok(());

@@ -61,7 +61,7 @@ pub(crate) fn graph_ranges(
     scope: &AnnScope<'_>,
     accept: &dyn Fn(&LiveRow) -> bool,
 ) -> CqlResult<Option<Vec<KeyRange>>> {
-    let exact_max = node.config.vector_search_exact_rows;
+    let exact_max = node.config().vector_search_exact_rows;
     let RowSource::Stored(_, _) = scope.source else {
         return Ok(None);
     };
@@ -81,12 +81,12 @@ pub(crate) fn graph_ranges(
         .indexed
         .map(|ranges| ranges.iter().filter_map(KeyRange::exact_key).collect());
     let found = node
-        .vectors
-        .with_graph(&node.store, spec, |graph| -> CqlResult<_> {
+        .vectors()
+        .with_graph(node.store(), spec, |graph| -> CqlResult<_> {
             if graph.live() <= exact_max {
                 return Ok(None);
             }
-            let mut k = (scope.limit * 2).max(node.config.vector_search_ef);
+            let mut k = (scope.limit * 2).max(node.config().vector_search_ef);
             let mut rerank = scope.limit * RERANK_PER_ROW;
             loop {
                 let nearest = graph.search(scope.ann.query(), k, k, rerank);

@@ -28,11 +28,11 @@ pub(crate) async fn execute(
     statement: &Statement,
     session_keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
-    let _guard = node.ddl_lock.lock().await;
+    let _guard = node.ddl_lock().lock().await;
     let schema = node.schema();
     let context = SchemaContext {
-        now_micros: node.clock.now_micros(),
-        materialized_views_enabled: node.config.materialized_views_enabled,
+        now_micros: node.clock().now_micros(),
+        materialized_views_enabled: node.config().materialized_views_enabled,
     };
     match plan_schema_change(&schema.catalog, statement, session_keyspace, context)? {
         Some(plan) => apply(node, plan).await,
@@ -58,7 +58,7 @@ async fn apply(node: &Arc<Node>, plan: SchemaChangePlan) -> CqlResult<ResultBody
     .await?;
     node.install_catalog(plan.catalog);
     info!(change = ?plan.event, "schema changed");
-    let _ = node.events.send(Event::SchemaChange(plan.event.clone()));
+    let _ = node.events().send(Event::SchemaChange(plan.event.clone()));
     Ok(ResultBody::SchemaChange(plan.event))
 }
 
@@ -72,7 +72,7 @@ pub(crate) async fn truncate(
     let table = crate::planner::resolve_table(&schema, name, session_keyspace)?;
     if table.def.keyspace == "system_traces" {
         // Cassandra lets the trace tables be truncated; ours live in the node's trace log.
-        node.traces.truncate(&table.def.name);
+        node.traces().truncate(&table.def.name);
         return Ok(ResultBody::Void);
     }
     if table.kind == crate::schema::TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {

@@ -62,7 +62,7 @@ impl DdlNode {
         schema::execute(&node, &parse(KEYSPACE), None)
             .await
             .expect("keyspace ks");
-        let events = node.events.subscribe();
+        let events = node.events().subscribe();
         DdlNode {
             node,
             session,

@@ -92,5 +92,5 @@ fn batch_timestamp(node: &Node, header: &BatchHeader<'_>, options: &ExecOptions)
     }
     Ok(options
         .timestamp
-        .unwrap_or_else(|| node.clock.timestamp_from(header.ctx.now_micros)))
+        .unwrap_or_else(|| node.clock().timestamp_from(header.ctx.now_micros)))
 }

@@ -93,7 +93,7 @@ fn write_timestamp(
     // times) agree, as Cassandra's `QueryState` gives both.
     Ok(options
         .timestamp
-        .unwrap_or_else(|| node.clock.timestamp_from(ctx.now_micros)))
+        .unwrap_or_else(|| node.clock().timestamp_from(ctx.now_micros)))
 }
 
 /// The TTL of the written cells, as Cassandra 5.0's `Attributes.getTimeToLive`: no `USING
@@ -286,7 +286,7 @@ fn read_snapshot(node: &Node, plan: &ModifyPlan) -> CqlResult<Option<storage::Sn
         .iter()
         .any(|o| o.op.requires_read(&def.columns[o.column].ty));
     Ok(if reads {
-        Some(node.store.snapshot()?)
+        Some(node.store().snapshot()?)
     } else {
         None
     })
@@ -296,7 +296,7 @@ fn read_snapshot(node: &Node, plan: &ModifyPlan) -> CqlResult<Option<storage::Sn
 /// hot-partition warnings.
 fn check_partition(node: &Node, def: &storage::TableDef, pk: &[Bytes]) -> CqlResult<()> {
     keys::check_partition_key(def, pk)?;
-    if let Some(hot) = node.hot_partitions.record(def.id, pk) {
+    if let Some(hot) = node.hot_partitions().record(def.id, pk) {
         crate::telemetry::warnings::warn(crate::telemetry::hot_partitions::warning(def, &hot));
     }
     Ok(())

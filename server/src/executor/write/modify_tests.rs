@@ -343,7 +343,7 @@ async fn range_deletes_write_tombstones_over_the_clustering_ranges() {
     assert_eq!(test.query(select).await, ["c", "1", "4", "5"]);
     let def = test.table("t");
     let partition = storage::row_key(&def, &[int_bytes(1)], &[]).expect("a key");
-    let snapshot = test.node.store.snapshot().expect("a snapshot");
+    let snapshot = test.node.store().snapshot().expect("a snapshot");
     let tombstones = snapshot
         .range_tombstones(def.id, &partition)
         .expect("tombstones");

@@ -150,7 +150,7 @@ impl CellWriter<'_> {
                 cells.push(self.tombstone(Some(multicell::field_path(*field))));
             }
         }
-        guards::check(&self.node.config, col, op, &cells)?;
+        guards::check(self.node.config(), col, op, &cells)?;
         out.extend(cells.into_iter().map(|c| (col.id, c)));
         Ok(())
     }
@@ -168,7 +168,7 @@ impl CellWriter<'_> {
             Evaluated::Null => self.tombstone(None),
             Evaluated::Value(bytes) => self.live(None, bytes),
         };
-        guards::check(&self.node.config, col, op, std::slice::from_ref(&cell))?;
+        guards::check(self.node.config(), col, op, std::slice::from_ref(&cell))?;
         Ok(Some(cell))
     }
 

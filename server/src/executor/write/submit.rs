@@ -38,7 +38,7 @@ pub(crate) async fn submit(node: &Node, batch: WriteBatch) -> CqlResult<()> {
 /// now.
 pub(crate) fn hand_off(node: &Node, batch: WriteBatch) -> CqlResult<Handoff> {
     crate::executor::write::index_limits::check(node, &batch)?;
-    match node.write_queue.clone().try_acquire_owned() {
+    match node.write_queue().clone().try_acquire_owned() {
         Ok(slot) => Ok(Handoff::Sent(send(node, batch, slot))),
         Err(_) => Ok(Handoff::Queued(batch)),
     }
@@ -48,7 +48,7 @@ pub(crate) fn hand_off(node: &Node, batch: WriteBatch) -> CqlResult<Handoff> {
 /// while the queue is full this waits, which stops the connection reading (backpressure).
 pub(crate) async fn when_room(node: &Node, batch: WriteBatch) -> CqlResult<()> {
     let slot = node
-        .write_queue
+        .write_queue()
         .clone()
         .acquire_owned()
         .await
@@ -84,7 +84,7 @@ impl WrittenRows {
     pub(crate) fn outcome(self, node: &Node, acknowledged: Acknowledged) -> CqlResult<()> {
         match acknowledged {
             Ok(Ok(())) => {
-                node.metrics.rows_written(self.0);
+                node.metrics().rows_written(self.0);
                 Ok(())
             }
             Ok(Err(err)) => Err(err.into()),
@@ -107,7 +107,7 @@ pub(crate) fn send(node: &Node, batch: WriteBatch, slot: tokio::sync::OwnedSemap
             written_tables(node, &batch),
         )
     });
-    node.store.submit(
+    node.store().submit(
         batch,
         Box::new(move |result| {
             drop(slot);

@@ -156,7 +156,7 @@ impl TestNode {
 
     /// Runs a modification now, with no bound values; it must succeed.
     pub(crate) async fn write(&self, query: &str) {
-        let now = self.node.clock.now_micros();
+        let now = self.node.clock().now_micros();
         self.run(query, &[], &ExecOptions::default(), now)
             .await
             .unwrap_or_else(|err| panic!("{query}: {err}"));
@@ -164,7 +164,7 @@ impl TestNode {
 
     /// The message of the error a modification with `binds` fails with.
     pub(crate) async fn error(&self, query: &str, binds: &[Value]) -> String {
-        let now = self.node.clock.now_micros();
+        let now = self.node.clock().now_micros();
         match self.run(query, binds, &ExecOptions::default(), now).await {
             Ok(()) => panic!("{query} succeeded"),
             Err(err) => err.to_string(),
@@ -209,7 +209,7 @@ impl TestNode {
         let pk: Vec<Bytes> = partition.iter().map(|&v| int_bytes(v)).collect();
         let ck: Vec<Bytes> = clustering.iter().map(|&v| int_bytes(v)).collect();
         let key = storage::row_key(&def, &pk, &ck).expect("a row key");
-        let snapshot = self.node.store.snapshot().expect("a snapshot");
+        let snapshot = self.node.store().snapshot().expect("a snapshot");
         snapshot.get(def.id, &key).expect("a read")
     }
 

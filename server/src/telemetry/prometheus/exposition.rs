@@ -56,8 +56,8 @@ pub(crate) fn render(registry: &Registry) -> Result<String, fmt::Error> {
 impl Collector for NodeCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> fmt::Result {
         let node = &self.node;
-        let metrics = &node.metrics;
-        let writer = node.store.writer_stats();
+        let metrics = &node.metrics();
+        let writer = node.store().writer_stats();
         encode_requests(&mut encoder, metrics)?;
         encode_errors(&mut encoder, metrics)?;
         encode_table_bytes(&mut encoder, &self.table_bytes, node)?;
@@ -76,7 +76,7 @@ impl Collector for NodeCollector {
             (
                 "cql_rows_read",
                 "Stored rows examined by reads of user tables",
-                node.store.rows_read(),
+                node.store().rows_read(),
             ),
             (
                 "cql_client_warnings",

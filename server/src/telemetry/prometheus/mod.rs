@@ -24,7 +24,7 @@ fn per_user_table<T>(
     node: &Node,
     figure: impl Fn(&Snapshot, Uuid) -> Result<T, StorageError>,
 ) -> Vec<(String, String, T)> {
-    let Ok(snapshot) = node.store.snapshot() else {
+    let Ok(snapshot) = node.store().snapshot() else {
         return Vec::new();
     };
     let schema = node.schema();

@@ -293,7 +293,7 @@ mod tests {
             request: "Execute CQL3 query",
             parameters: vec![("query".into(), "SELECT 1".into())],
         };
-        let ((), id) = run(&node.clock, &node.traces, &session, begun, async {
+        let ((), id) = run(node.clock(), node.traces(), &session, begun, async {
             event(|| "Parsing SELECT 1");
             let tracer = current().map(|t| t.on(READ_THREAD));
             tokio::task::spawn_blocking(move || within(tracer, || event(|| "on the pool")))
@@ -302,7 +302,7 @@ mod tests {
         })
         .await;
         assert_eq!(id.get_version_num(), 1);
-        let recorded = node.traces.get(id).expect("recorded");
+        let recorded = node.traces().get(id).expect("recorded");
         let activities: Vec<(&str, &str)> = recorded
             .events
             .iter()

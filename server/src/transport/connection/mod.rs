@@ -146,7 +146,7 @@ impl Connection {
         let peer = socket.peer_addr()?;
         let local = socket.local_addr()?;
         let session = Arc::new(Session::new(peer, local));
-        node.clients.register(&session);
+        node.clients().register(&session);
         let Some(tls) = tls else {
             // Plain text: the socket's own halves, no lock between them.
             let (reader, writer) = socket.split();
@@ -156,7 +156,7 @@ impl Connection {
         let accepted = tokio::select! {
             biased;
             () = shutdown.recv() => return Ok(()),
-            accepted = tokio::time::timeout(node.config.handshake_timeout, tls.accept(socket)) => {
+            accepted = tokio::time::timeout(node.config().handshake_timeout, tls.accept(socket)) => {
                 accepted
             }
         };
@@ -298,13 +298,13 @@ fn queue_answer<R, W>(
     if answer.start_segments {
         let lz4 = session.segments_compressed();
         io.framing
-            .start_segments(lz4, node.config.max_frame_size, io.output.len());
+            .start_segments(lz4, node.config().max_frame_size, io.output.len());
     }
 }
 
 /// Pushes the events this connection registered for on stream -1 until it closes.
 fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Sender<BytesMut>) {
-    let mut events = node.events.subscribe();
+    let mut events = node.events().subscribe();
     let mut closed = session.closed_signal();
     let session = session.clone();
     tokio::spawn(

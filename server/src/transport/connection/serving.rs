@@ -31,11 +31,11 @@ pub(super) struct Passes {
 
 impl<'a> Serving<'a> {
     pub(super) fn new(node: &'a Arc<Node>, session: &'a Arc<Session>) -> Serving<'a> {
-        let limit = node.config.max_requests_per_connection.max(1);
-        let max_frame = node.config.max_frame_size;
+        let limit = node.config().max_requests_per_connection.max(1);
+        let max_frame = node.config().max_frame_size;
         let (events_tx, events_rx) = mpsc::channel::<BytesMut>(EVENT_QUEUE);
-        let budget = node.inflight.budget(session.peer.ip());
-        let timers = Timers::new(&node.config);
+        let budget = node.inflight().budget(session.peer.ip());
+        let timers = Timers::new(node.config());
         Serving {
             node,
             session,

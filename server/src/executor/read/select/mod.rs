@@ -89,7 +89,7 @@ pub(crate) async fn execute(
     let serial = crate::executor::consistency::is_serial(params.consistency)
         && plan.table.kind == TableKind::User;
     let _serialised = if serial {
-        Some(node.cas_lock.lock().await)
+        Some(node.cas_lock().lock().await)
     } else {
         None
     };
@@ -150,7 +150,7 @@ pub(crate) fn begin(
     if plan.table.kind == TableKind::User {
         crate::executor::read::thresholds::warn_aggregation(&plan);
     }
-    let bound = bind(plan, params, ctx, &node.config)?;
+    let bound = bind(plan, params, ctx, node.config())?;
     trace_read_start(&bound);
     let budget = match bound.plan.table.kind {
         TableKind::User => inline_budget(&bound),
@@ -181,7 +181,7 @@ fn warn_after_read(
 ) {
     if plan.table.kind == TableKind::User {
         crate::executor::read::thresholds::warn_after_read(
-            &node.config.read_thresholds,
+            &node.config().read_thresholds,
             plan,
             stats,
             || query_text(statement, plan, options.page_size),

@@ -112,7 +112,7 @@ pub(super) fn run(
 ) -> CqlResult<Option<(ResultBody, ReadStats)>> {
     let def: &TableDef = &bound.plan.table.def;
     let source = match bound.plan.table.kind {
-        TableKind::User => RowSource::Stored(node.store.snapshot()?, def.id),
+        TableKind::User => RowSource::Stored(node.store().snapshot()?, def.id),
         TableKind::Virtual => {
             let keyspaces = bound.keyspaces.as_deref();
             RowSource::Virtual(crate::system::rows(node, schema, session, def, keyspaces)?)
@@ -138,7 +138,7 @@ pub(super) fn run(
     };
     let proposed = ann_candidates(node, bound, &source, indexed, &liveness)?;
     let ranges = proposed.as_ref().unwrap_or(ranges);
-    let tombstones = node.config.read_thresholds.tombstone_guard(
+    let tombstones = node.config().read_thresholds.tombstone_guard(
         bound.plan.table.kind == TableKind::User,
         consistency,
         session.local.ip(),

@@ -102,8 +102,8 @@ pub(crate) async fn execute(
 ) -> CqlResult<ResultBody> {
     check_cas_consistency(options)?;
     let request = prepare(items, is_batch)?;
-    let _serialised = node.cas_lock.lock().await;
-    let snapshot = node.store.snapshot()?;
+    let _serialised = node.cas_lock().lock().await;
+    let snapshot = node.store().snapshot()?;
     let now = items.first().map(|i| i.ctx.now_micros).unwrap_or_default();
     let current = read(&request, &snapshot, now)?;
     let mut holds = true;

@@ -33,7 +33,7 @@ async fn run(
         .iter()
         .map(|query| test.plan(query))
         .collect::<CqlResult<Vec<_>>>()?;
-    let now_micros = test.node.clock.now_micros();
+    let now_micros = test.node.clock().now_micros();
     let items: Vec<CasItem<'_>> = plans
         .iter()
         .map(|plan| CasItem {
