@@ -12,6 +12,8 @@
 //! - `eval/`: values, literals, functions, JSON and dates; `schema/`: the schema snapshot
 //!   and table definitions; `system/`: the virtual `system*` tables; `describe/`: DESCRIBE;
 //!   `vector/`: the HNSW graphs of vector indexes.
+//! - `control/`: the test controls (ours): readiness, reset, snapshots, faults, the query
+//!   log and the clock, over HTTP and the `test_control` keyspace.
 //! - `node/`: what all connections share (storage, schema, prepared statements, the clock,
 //!   the background purge); `telemetry/`: metrics, tracing, warnings; `guardrails/`:
 //!   Cassandra's guardrails; `error/`: `CqlError`, the one place that picks error codes.
@@ -24,6 +26,7 @@ pub mod bench;
 pub mod config;
 
 pub(crate) mod auth;
+pub(crate) mod control;
 pub(crate) mod describe;
 pub(crate) mod error;
 pub(crate) mod eval;
@@ -85,6 +88,8 @@ pub enum ServerError {
     Tls(#[from] TlsError),
     #[error("cannot create the default role: {0}")]
     DefaultRole(String),
+    #[error("init_cql: {0}")]
+    InitCql(String),
     #[error("the server's task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
 }
@@ -103,26 +108,64 @@ pub async fn run(
     serve_node(listener, node, shutdown).await
 }
 
-/// Serves CQL clients of an already opened `node` until `shutdown` completes, then closes its
-/// storage. Lets an embedding process (the integration tests) keep a handle on the node.
+/// Makes an opened `node` ready for clients, before its CQL port opens: creates the default
+/// role (with `PasswordAuthenticator`) and runs the `init_cql` scripts. Idempotent;
+/// [`serve_node`] calls it too.
 ///
 /// # Errors
-/// The listener fails irrecoverably.
+/// The default role cannot be created; an `init_cql` script fails (the error names the
+/// file, the line and Cassandra's message).
+pub async fn prepare(node: &Arc<Node>) -> Result<(), ServerError> {
+    executor::access::roles::ensure_default_role(node)
+        .await
+        .map_err(|err| ServerError::DefaultRole(err.to_string()))?;
+    control::init_script::run_once(node)
+        .await
+        .map_err(ServerError::InitCql)
+}
+
+/// Starts the HTTP endpoint (`/metrics`, `/ready`, the test controls) on `http_address`
+/// when one is set and it is not started yet; the address it is bound to.
+///
+/// # Errors
+/// The address cannot be bound.
+pub async fn start_http(node: &Arc<Node>) -> Result<Option<std::net::SocketAddr>, ServerError> {
+    if let Some(bound) = node.controls().http_address() {
+        return Ok(Some(bound));
+    }
+    let Some(address) = node.config().http_address else {
+        return Ok(None);
+    };
+    let listener = TcpListener::bind(address)
+        .await
+        .map_err(|err| ServerError::Config(format!("http_address {address}: {err}")))?;
+    let bound = listener.local_addr()?;
+    node.controls().set_http_address(bound);
+    tracing::info!(address = %bound, "serving HTTP (/metrics, /ready, test controls)");
+    let task = tokio::spawn(control::http::serve(listener, node.clone()));
+    node.controls().keep_http_task(task);
+    Ok(Some(bound))
+}
+
+/// Serves CQL clients of an already opened `node` on `listener` until `shutdown`
+/// completes, then closes its storage. [`prepare`]s the node and starts its HTTP endpoint
+/// first, if the caller did not. Lets an embedding process (the integration tests) keep a
+/// handle on the node.
+///
+/// # Errors
+/// Preparing the node fails, the HTTP address cannot be bound, or the listener fails
+/// irrecoverably.
 pub async fn serve_node(
     listener: TcpListener,
     node: Arc<Node>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    executor::access::roles::ensure_default_role(&node)
-        .await
-        .map_err(|err| ServerError::DefaultRole(err.to_string()))?;
+    prepare(&node).await?;
+    start_http(&node).await?;
     if let Some(every) = node.config().purge_interval {
         node::purge::spawn_periodic(&node, every);
     }
-    let metrics = match node.config().metrics_address {
-        Some(address) => Some(serve_metrics(address, &node).await?),
-        None => None,
-    };
+    node.controls().mark_ready(listener.local_addr()?);
     tokio::pin!(shutdown);
     let mut signalled = false;
     let stopping = async {
@@ -139,25 +182,7 @@ pub async fn serve_node(
         );
         shutdown.await;
     }
-    if let Some(task) = metrics {
-        task.abort();
-    }
+    node.controls().stop_http();
     node.close();
     result
-}
-
-/// Binds `address` and answers metrics scrapes there on a task of its own.
-async fn serve_metrics(
-    address: std::net::SocketAddr,
-    node: &Arc<Node>,
-) -> Result<tokio::task::JoinHandle<()>, ServerError> {
-    let listener = TcpListener::bind(address)
-        .await
-        .map_err(|err| ServerError::Config(format!("metrics_address {address}: {err}")))?;
-    let bound = listener.local_addr()?;
-    tracing::info!(address = %bound, "serving metrics at /metrics");
-    Ok(tokio::spawn(telemetry::prometheus::http::serve(
-        listener,
-        node.clone(),
-    )))
 }

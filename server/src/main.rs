@@ -35,9 +35,21 @@ struct Args {
     /// every acknowledgement) or `group` (as batch, at most one fsync per window).
     #[arg(long, value_parser = parse_sync_flag)]
     commitlog_sync: Option<storage::SyncMode>,
-    /// Serve Prometheus metrics at http://HOST:PORT/metrics.
-    #[arg(long, value_name = "HOST:PORT")]
-    metrics_address: Option<std::net::SocketAddr>,
+    /// Serve HTTP at HOST:PORT: Prometheus metrics at /metrics, readiness at /ready, and
+    /// the test controls when they are on (port 0: any free port).
+    #[arg(long, value_name = "HOST:PORT", alias = "metrics-address")]
+    http_address: Option<std::net::SocketAddr>,
+    /// Turn the test controls (reset, snapshots, faults, query log, clock) on or off; on by
+    /// default with --in-memory, off otherwise.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    test_controls: Option<bool>,
+    /// Requests the test controls' query log keeps (default 10000).
+    #[arg(long, value_name = "N")]
+    query_log_size: Option<usize>,
+    /// CQL run before the port opens: a file, or a directory whose *.cql files run in name
+    /// order. A failing statement stops the start.
+    #[arg(long, value_name = "PATH")]
+    init_cql: Option<PathBuf>,
     /// Threads serving client connections, one runtime each (default: the cores available;
     /// 0 counts as 1).
     #[arg(long)]
@@ -63,17 +75,32 @@ enum LogFormat {
     Json,
 }
 
-/// Installs the log subscriber: `RUST_LOG` or INFO, to stdout, colour only when stdout is a
-/// terminal (escape codes in a file or a pipe are noise).
+/// Installs the log subscriber: `RUST_LOG` or INFO, to stderr, colour only when stderr is a
+/// terminal (escape codes in a file or a pipe are noise). Stdout is kept for the lines
+/// programs read: where the server listens.
 fn init_logs(format: LogFormat) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     match format {
         LogFormat::Json => logs.json().init(),
-        LogFormat::Text => logs.with_ansi(std::io::stdout().is_terminal()).init(),
+        LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
     }
+}
+
+/// Says on stdout, one line each, where the server listens (the first line: CQL), for
+/// programs that start it (`--port 0` takes any free port).
+fn announce(cql: std::net::SocketAddr, http: Option<std::net::SocketAddr>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "listening for CQL clients on {cql}");
+    if let Some(http) = http {
+        let _ = writeln!(out, "serving HTTP on {http}");
+    }
+    let _ = out.flush();
 }
 
 /// Refuses the start: logs `what` and its `cause`, and says it on stderr too (the log may be
@@ -126,8 +153,17 @@ fn apply_flags(config: &mut Config, args: Args) -> Result<(), String> {
     if args.in_memory {
         config.data_dir = None;
     }
-    if let Some(address) = args.metrics_address {
-        config.metrics_address = Some(address);
+    if let Some(address) = args.http_address {
+        config.http_address = Some(address);
+    }
+    if let Some(on) = args.test_controls {
+        config.test_controls = Some(on);
+    }
+    if let Some(size) = args.query_log_size {
+        config.query_log_size = size;
+    }
+    if let Some(path) = args.init_cql {
+        config.init_cql = Some(path);
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;
@@ -205,8 +241,13 @@ fn main() -> ExitCode {
         // only after replay: a start refused for damage never opens the port.
         let address = (config.listen_address, config.port);
         let node = std::sync::Arc::new(server::Node::open(config)?);
+        // `/ready` answers (503) while the init scripts run; the CQL port opens after them.
+        let http = server::start_http(&node).await?;
+        server::prepare(&node).await?;
         let listener = tokio::net::TcpListener::bind(address).await?;
-        info!(address = %listener.local_addr()?, "listening for CQL clients");
+        let cql = listener.local_addr()?;
+        info!(address = %cql, "listening for CQL clients");
+        announce(cql, http);
         server::serve_node(listener, node, async {
             signalled.await;
             info!("shutting down");

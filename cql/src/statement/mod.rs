@@ -62,7 +62,20 @@ pub fn parse_statement(text: &str) -> Result<Statement, ParseError> {
 /// The first [`ParseError`] in the script.
 pub fn parse_statements(text: &str) -> Result<Vec<Statement>, ParseError> {
     let parsed = Parser::new(text)?.parse_script()?;
-    Ok(parsed.into_iter().map(|p| p.statement).collect())
+    Ok(parsed.into_iter().map(|(_, p)| p.statement).collect())
+}
+
+/// Parses a script as [`parse_statements`] does, with the 1-based line each statement starts
+/// on (for messages naming where a script failed).
+///
+/// # Errors
+/// A [`ParseError`] (with its line) when the text does not lex or parse.
+pub fn parse_script(text: &str) -> Result<Vec<(usize, Statement)>, ParseError> {
+    let parsed = Parser::new(text)?.parse_script()?;
+    Ok(parsed
+        .into_iter()
+        .map(|(line, p)| (line, p.statement))
+        .collect())
 }
 
 /// Parses a CQL type, e.g. `frozen<map<text, int>>` (as stored in `system_schema.columns.type`).

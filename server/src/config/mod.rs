@@ -129,9 +129,19 @@ pub struct Config {
     /// `tombstone_warn_threshold`, `tombstone_failure_threshold` (Cassandra's) and
     /// `filtering_examined_warn_ratio`, `filtering_examined_warn_min_rows` (ours).
     pub read_thresholds: ReadThresholds,
-    /// Ours: where `/metrics` is served over plain HTTP (`metrics_address`); `None` (the
-    /// default) serves none.
-    pub metrics_address: Option<SocketAddr>,
+    /// Ours: where HTTP is served (`http_address`, or `metrics_address` as before):
+    /// `/metrics`, and the test controls' routes when they are on; `None` (the default)
+    /// serves none.
+    pub http_address: Option<SocketAddr>,
+    /// Ours: `test_controls`, whether the test controls (reset, snapshots, faults, the query
+    /// log, the clock: see `docs/testing.md`) are on; `None` (the default) turns them on
+    /// exactly when the server keeps everything in memory.
+    pub test_controls: Option<bool>,
+    /// Ours: `query_log_size`, how many requests the test controls' query log keeps.
+    pub query_log_size: usize,
+    /// Ours: `init_cql`, a CQL file, or a directory of `*.cql` files run in name order,
+    /// run before the port opens.
+    pub init_cql: Option<PathBuf>,
     /// `materialized_views_enabled` (Cassandra 5.0's, off by default): whether `CREATE
     /// MATERIALIZED VIEW` is allowed.
     pub materialized_views_enabled: bool,
@@ -142,6 +152,13 @@ pub struct Config {
     /// `vector_search_ef` (ours): the beam width of a graph search, and the fewest candidates
     /// it asks for (recall against latency; see `docs/benchmarks.md`, vector search).
     pub vector_search_ef: usize,
+}
+
+impl Config {
+    /// Whether the test controls are on: as `test_controls` says, else when in memory.
+    pub fn test_controls_enabled(&self) -> bool {
+        self.test_controls.unwrap_or(self.data_dir.is_none())
+    }
 }
 
 impl Default for Config {
@@ -184,7 +201,10 @@ impl Default for Config {
             purge_interval: Some(Duration::from_secs(300)),
             client_encryption: ClientEncryption::default(),
             read_thresholds: ReadThresholds::default(),
-            metrics_address: None,
+            http_address: None,
+            test_controls: None,
+            query_log_size: 10_000,
+            init_cql: None,
             materialized_views_enabled: false,
             vector_search_exact_rows: 1_000,
             vector_search_ef: 600,

@@ -458,10 +458,7 @@ fn metrics_address_is_a_host_and_port() {
     config
         .apply_yaml_text("metrics_address: 127.0.0.1:9180\n", path)
         .unwrap();
-    assert_eq!(
-        config.metrics_address,
-        Some("127.0.0.1:9180".parse().unwrap())
-    );
+    assert_eq!(config.http_address, Some("127.0.0.1:9180".parse().unwrap()));
     let err = config
         .apply_yaml_text("metrics_address: localhost\n", path)
         .unwrap_err();

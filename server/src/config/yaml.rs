@@ -24,8 +24,17 @@ pub(super) struct YamlSettings {
     data_file_directories: Option<Vec<PathBuf>>,
     /// Ours, not Cassandra's: `true` keeps everything in memory (no data directory).
     in_memory: Option<bool>,
-    /// Ours: `HOST:PORT` of the metrics endpoint.
+    /// Ours: `HOST:PORT` of the HTTP endpoint (`/metrics`, test controls); the older name
+    /// of `http_address`.
     metrics_address: Option<String>,
+    /// Ours: `HOST:PORT` of the HTTP endpoint.
+    http_address: Option<String>,
+    /// Ours: whether the test controls are on.
+    test_controls: Option<bool>,
+    /// Ours: how many requests the query log keeps.
+    query_log_size: Option<usize>,
+    /// Ours: CQL run before the port opens (a file, or a directory of `*.cql`).
+    init_cql: Option<PathBuf>,
     commitlog_sync: Option<String>,
     commit_failure_policy: Option<String>,
     disk_failure_policy: Option<String>,
@@ -178,12 +187,26 @@ impl Config {
         if let Some(port) = s.native_transport_port.take() {
             self.port = port;
         }
-        if let Some(address) = s.metrics_address.take() {
-            let parsed = address.parse().map_err(|_| ConfigError::Value {
-                setting: "metrics_address",
-                value: address,
-            })?;
-            self.metrics_address = Some(parsed);
+        for (setting, address) in [
+            ("metrics_address", s.metrics_address.take()),
+            ("http_address", s.http_address.take()),
+        ] {
+            if let Some(address) = address {
+                let parsed = address.parse().map_err(|_| ConfigError::Value {
+                    setting,
+                    value: address,
+                })?;
+                self.http_address = Some(parsed);
+            }
+        }
+        if let Some(on) = s.test_controls.take() {
+            self.test_controls = Some(on);
+        }
+        if let Some(size) = s.query_log_size.take() {
+            self.query_log_size = size;
+        }
+        if let Some(path) = s.init_cql.take() {
+            self.init_cql = Some(path);
         }
         let data_dir = s
             .data_file_directories

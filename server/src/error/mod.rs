@@ -78,6 +78,9 @@ pub(crate) enum CqlError {
     /// (`cql::statement::ParseErrorKind::Invalid`): the parser's own message (0x2200).
     #[error("{0}")]
     ParserInvalid(String),
+    /// A test control (ours) that could not be carried out (0x2200).
+    #[error(transparent)]
+    Control(#[from] crate::control::ControlError),
     /// CREATE of a keyspace or table that exists (0x2400).
     #[error(transparent)]
     AlreadyExists(#[from] AlreadyExists),
@@ -162,7 +165,9 @@ impl CqlError {
         let (code, extra) = match self {
             CqlError::Protocol(_) => (error_code::PROTOCOL_ERROR, ErrorExtra::None),
             CqlError::Syntax(_) => (error_code::SYNTAX_ERROR, ErrorExtra::None),
-            CqlError::ParserInvalid(_) => (error_code::INVALID, ErrorExtra::None),
+            CqlError::ParserInvalid(_) | CqlError::Control(_) => {
+                (error_code::INVALID, ErrorExtra::None)
+            }
             CqlError::AlreadyExists(exists) => (
                 error_code::ALREADY_EXISTS,
                 ErrorExtra::AlreadyExists {

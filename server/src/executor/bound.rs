@@ -208,6 +208,13 @@ pub(crate) fn modification_plan(
         return Err(RequestError::NotAModification.into());
     }
     match plan()? {
+        StatementPlan::Modify(plan) if plan.table.kind == crate::schema::TableKind::Virtual => {
+            Err(crate::control::ControlError::BadRequest(format!(
+                "{} tables cannot be written in a BATCH",
+                crate::control::KEYSPACE
+            ))
+            .into())
+        }
         StatementPlan::Modify(plan) => Ok(plan),
         _ => Err(not_planned()),
     }

@@ -61,6 +61,9 @@ async fn execute_planned(
             timing.record(node);
             Ok(result)
         }
+        StatementPlan::Modify(plan) if plan.table.kind == crate::schema::TableKind::Virtual => {
+            crate::control::cql::modify(node, plan, options, &ctx).await
+        }
         StatementPlan::Modify(plan) => {
             let timing = WriteTiming::start(plan);
             let result = execute_modification(node, plan, options, ctx).await?;

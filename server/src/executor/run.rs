@@ -49,7 +49,9 @@ pub(crate) fn run(node: &Arc<Node>, session: &Arc<Session>, bound: BoundStatemen
             let plan = plan.clone();
             read(node, session, bound, plan)
         }
-        StatementPlan::Modify(plan) if plan.conditions.is_none() => {
+        StatementPlan::Modify(plan)
+            if plan.conditions.is_none() && plan.table.kind == TableKind::User =>
+        {
             let plan = plan.clone();
             write(node, bound, &plan)
         }
@@ -67,18 +69,17 @@ pub(crate) fn run_batch(batch: BoundBatch) -> Outcome {
 }
 
 /// Runs a statement without bound values, its names resolved in `keyspace`, to its end, as
-/// a QUERY runs it.
-#[cfg(test)]
+/// a QUERY runs it (init scripts; tests).
 pub(crate) async fn execute_text(
     node: &Arc<Node>,
     session: &Arc<Session>,
     statement: Statement,
-    keyspace: &str,
+    keyspace: Option<&str>,
     options: crate::executor::ExecOptions,
 ) -> CqlResult<ResultBody> {
     let source = crate::executor::Source::Text {
         statement: Arc::new(statement),
-        keyspace: Some(keyspace.to_string()),
+        keyspace: keyspace.map(str::to_string),
     };
     let authorized = crate::executor::Authorized::new(node, session, source, Vec::new(), None)?;
     match run(node, session, authorized.plan(node, options)?) {

@@ -41,6 +41,17 @@ impl Clock {
         self.offset_micros.fetch_add(micros, Ordering::Relaxed);
     }
 
+    /// How far the clock was moved forward, in microseconds.
+    pub(crate) fn offset_micros(&self) -> i64 {
+        self.offset_micros.load(Ordering::Relaxed)
+    }
+
+    /// Takes back every [`Clock::advance`] (a test-control reset). Write timestamps still
+    /// never go backwards: [`Clock::next_timestamp`] stays past the last one handed out.
+    pub(crate) fn reset_offset(&self) {
+        self.offset_micros.store(0, Ordering::Relaxed);
+    }
+
     /// A write timestamp that never repeats and never goes backwards across the whole node
     /// (Cassandra's `ClientState.getTimestamp`).
     pub(crate) fn next_timestamp(&self) -> i64 {

@@ -78,6 +78,8 @@ pub struct Node {
     transports: Arc<crate::node::commit_failure::Transports>,
     /// The open connections' sessions (`system_views.clients`).
     clients: crate::transport::clients::Clients,
+    /// The test controls (see [`crate::control`]).
+    controls: crate::control::Controls,
 }
 
 /// Read access to the node's parts, for the layers that use them.
@@ -167,6 +169,11 @@ impl Node {
         &self.transports
     }
 
+    /// See the field `controls`.
+    pub(crate) fn controls(&self) -> &crate::control::Controls {
+        &self.controls
+    }
+
     /// See the field `clients`.
     pub(crate) fn clients(&self) -> &crate::transport::clients::Clients {
         &self.clients
@@ -217,9 +224,15 @@ impl Node {
                 config.hot_partition_warn_share,
             ),
             transports: crate::node::commit_failure::Transports::follow(&store),
+            controls: crate::control::Controls::new(
+                config.test_controls_enabled(),
+                config.query_log_size,
+            ),
+            schema: RwLock::new(Arc::new(
+                Schema::new(catalog).with_controls(config.test_controls_enabled()),
+            )),
             config,
             store,
-            schema: RwLock::new(Arc::new(Schema::new(catalog))),
             ddl_lock: tokio::sync::Mutex::new(()),
             cas_lock: tokio::sync::Mutex::new(()),
             events,
@@ -252,7 +265,7 @@ impl Node {
             .flat_map(|ks| ks.tables.values().map(|t| t.id))
             .collect();
         self.metrics.tables.retain(|id| tables.contains(id));
-        let schema = Arc::new(Schema::new(catalog));
+        let schema = Arc::new(Schema::new(catalog).with_controls(self.controls.enabled()));
         *self.schema.write().unwrap_or_else(|p| p.into_inner()) = schema;
     }
 

@@ -40,6 +40,8 @@ pub(crate) struct Schema {
     /// `system.local.schema_version`: a digest of the whole schema, so it changes with every
     /// effective DDL and is stable across restarts.
     pub version: Uuid,
+    /// Whether the test-control keyspace is part of it (the node's test controls are on).
+    pub controls: bool,
 }
 
 /// The system keyspaces, built once.
@@ -57,7 +59,25 @@ impl Schema {
     /// Builds a snapshot over `catalog`.
     pub(crate) fn new(catalog: Catalog) -> Schema {
         let version = digest(&catalog);
-        Schema { catalog, version }
+        Schema {
+            catalog,
+            version,
+            controls: false,
+        }
+    }
+
+    /// This snapshot with the test-control keyspace when `controls`.
+    pub(crate) fn with_controls(mut self, controls: bool) -> Schema {
+        self.controls = controls;
+        self
+    }
+
+    /// A system or virtual keyspace of this snapshot by name.
+    fn system_keyspace(&self, name: &str) -> Option<&KeyspaceDef> {
+        if self.controls && name == crate::control::KEYSPACE {
+            return Some(crate::control::keyspace_def());
+        }
+        system_keyspaces().get(name)
     }
 
     /// A keyspace by exact name, user or system.
@@ -65,7 +85,7 @@ impl Schema {
         self.catalog
             .keyspaces
             .get(name)
-            .or_else(|| system_keyspaces().get(name))
+            .or_else(|| self.system_keyspace(name))
     }
 
     /// A table by exact keyspace and table name.
@@ -76,8 +96,7 @@ impl Schema {
                 kind: TableKind::User,
             });
         }
-        system_keyspaces()
-            .get(keyspace)?
+        self.system_keyspace(keyspace)?
             .tables
             .get(table)
             .map(|def| TableRef {
@@ -88,8 +107,10 @@ impl Schema {
 
     /// Every keyspace, system ones first (as Cassandra lists them), then user ones by name.
     pub(crate) fn all_keyspaces(&self) -> impl Iterator<Item = &KeyspaceDef> {
+        let controls = self.controls.then(crate::control::keyspace_def);
         system_keyspaces()
             .values()
+            .chain(controls)
             .chain(self.catalog.keyspaces.values())
     }
 

@@ -12,7 +12,13 @@ use uuid::Uuid;
 use crate::schema::table_def::create_table_def;
 
 /// Keyspaces that live only in `system_virtual_schema` (not in `system_schema.keyspaces`).
-pub(crate) const VIRTUAL_KEYSPACES: &[&str] = &["system_virtual_schema", "system_views"];
+/// `test_control` (ours) is one too, present only when the node's test controls are on; its
+/// name is reserved either way.
+pub(crate) const VIRTUAL_KEYSPACES: &[&str] = &[
+    "system_virtual_schema",
+    "system_views",
+    crate::control::KEYSPACE,
+];
 
 const LOCAL_STRATEGY: &str = "org.apache.cassandra.locator.LocalStrategy";
 const SIMPLE_STRATEGY: &str = "org.apache.cassandra.locator.SimpleStrategy";
@@ -213,6 +219,11 @@ fn keyspace(name: &str, replication: &[(&str, &str)], tables: &[String]) -> Keys
         tables: defs,
         types: BTreeMap::new(),
     }
+}
+
+/// A virtual keyspace of `tables` (local to the node, as `system_views`).
+pub(crate) fn virtual_keyspace(name: &str, tables: &[String]) -> KeyspaceDef {
+    keyspace(name, &[("class", LOCAL_STRATEGY)], tables)
 }
 
 fn owned(texts: &[&str]) -> Vec<String> {

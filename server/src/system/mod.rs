@@ -65,6 +65,7 @@ pub(crate) fn rows(
         ("system_views", "local_write_latency") => {
             latency_tables::rows(node, schema, LatencyKind::Write)
         }
+        (crate::control::KEYSPACE, name) => crate::control::tables::rows(node, name),
         _ => Vec::new(),
     };
     let mut rows = named

@@ -86,19 +86,26 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Statements separated by `;` (a script); bind markers are numbered per statement.
-    pub(crate) fn parse_script(mut self) -> Result<Vec<Parsed>> {
+    /// Statements separated by `;` (a script), each with the 1-based line it starts on; bind
+    /// markers are numbered per statement.
+    pub(crate) fn parse_script(mut self) -> Result<Vec<(usize, Parsed)>> {
         let mut out = Vec::new();
         loop {
             while self.eat_punct(";") {}
             if self.at_eof() {
                 return Ok(out);
             }
+            let line = self
+                .visible
+                .get(self.pos)
+                .and_then(|&i| self.tokens.get(i))
+                .map_or(1, |token| token.line);
             let statement = self.statement()?;
-            out.push(Parsed {
+            let parsed = Parsed {
                 statement,
                 bind_names: std::mem::take(&mut self.binds),
-            });
+            };
+            out.push((line, parsed));
             if !self.at_eof() && !self.is_punct(";") {
                 return Err(self.error(format!("missing EOF at {}", self.found())));
             }

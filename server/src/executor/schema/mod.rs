@@ -75,6 +75,11 @@ pub(crate) async fn truncate(
         node.traces().truncate(&table.def.name);
         return Ok(ResultBody::Void);
     }
+    if table.kind == crate::schema::TableKind::Virtual
+        && table.def.keyspace == crate::control::KEYSPACE
+    {
+        return crate::control::cql::truncate(node, &table.def.name).await;
+    }
     if table.kind == crate::schema::TableKind::Virtual || is_system_keyspace(&table.def.keyspace) {
         return Err(DdlError::SystemKeyspaceNotModifiable {
             keyspace: table.def.keyspace.clone(),

@@ -113,9 +113,14 @@ impl DdlNode {
             consistency: ONE,
             ..ExecOptions::default()
         };
-        let body =
-            crate::executor::run::execute_text(&self.node, &self.session, statement, "ks", options)
-                .await?;
+        let body = crate::executor::run::execute_text(
+            &self.node,
+            &self.session,
+            statement,
+            Some("ks"),
+            options,
+        )
+        .await?;
         Ok(render(&body))
     }
 

@@ -182,7 +182,7 @@ impl TestNode {
             &self.node,
             &self.session,
             statement,
-            "ks",
+            Some("ks"),
             options,
         )
         .await

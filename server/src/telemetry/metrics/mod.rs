@@ -1,5 +1,5 @@
 //! Server metrics: the counters a request records. `crate::telemetry::prometheus` serves them in the
-//! Prometheus (OpenMetrics) text format at `/metrics` when `metrics_address` is set.
+//! Prometheus (OpenMetrics) text format at `/metrics` when `http_address` is set.
 //!
 //! Requests record into fixed tables of atomics found by index (opcode, statement kind,
 //! error code): relaxed atomic additions, no lock and no allocation on the request path.

@@ -1,5 +1,5 @@
 //! The `/metrics` endpoint: a node's [`Metrics`](crate::telemetry::metrics::Metrics) and storage
-//! figures in the Prometheus (OpenMetrics) text format, served when `metrics_address` is set.
+//! figures in the Prometheus (OpenMetrics) text format, served when `http_address` is set.
 //! It reads the whole [`Node`](crate::node::Node), so it sits above it; the counters it reads
 //! (`crate::telemetry::metrics`) sit below.
 //!
@@ -9,7 +9,6 @@
 //! - [`table_runs`]: each table's sorted runs and running compaction, from their manifest.
 
 pub(crate) mod exposition;
-pub(crate) mod http;
 mod table_bytes;
 mod table_runs;
 

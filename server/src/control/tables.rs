@@ -1,0 +1,103 @@
+//! The CQL door's virtual keyspace [`super::KEYSPACE`]: its tables, and their rows computed
+//! on read (as `system_views` tables are).
+
+use std::sync::OnceLock;
+
+use cql::types::CqlValue;
+use storage::KeyspaceDef;
+
+use crate::node::Node;
+use crate::system::NamedRow;
+
+/// The keyspace's tables.
+const TABLES: &[&str] = &[
+    // One row: whether CQL clients are accepted, and where.
+    "CREATE TABLE status (key text, ready boolean, cql_address text, http_address text,
+     PRIMARY KEY ((key))) WITH comment = 'whether the node accepts CQL clients'",
+    // One row: the node's time and how far it was moved.
+    "CREATE TABLE clock (key text, now timestamp, offset_seconds double,
+     PRIMARY KEY ((key))) WITH comment = 'the node clock; advance it through commands'",
+    // Written, never read: an INSERT runs the command (`reset`, `restore`, `advance_clock`).
+    "CREATE TABLE commands (command text, name text, seconds double,
+     PRIMARY KEY ((command))) WITH comment = 'INSERT runs reset, restore or advance_clock'",
+    "CREATE TABLE snapshots (name text, created_at timestamp, keyspaces frozen<list<text>>,
+     tables int, PRIMARY KEY ((name))) WITH comment = 'named snapshots of data and schema'",
+    "CREATE TABLE faults (id text, keyspace_name text, table_name text, kind text, query text,
+     consistency text, client text, error text, error_details frozen<map<text, text>>,
+     delay_ms int, drop boolean, close boolean, times int, probability double, fired int,
+     PRIMARY KEY ((id))) WITH comment = 'injected faults'",
+    "CREATE TABLE queries (coordinator text, id bigint, at timestamp, query text,
+     PRIMARY KEY ((coordinator), id)) WITH CLUSTERING ORDER BY (id DESC)
+     AND comment = 'the requests received, newest first'",
+];
+
+/// The keyspace, built once.
+pub(crate) fn keyspace_def() -> &'static KeyspaceDef {
+    static DEF: OnceLock<KeyspaceDef> = OnceLock::new();
+    DEF.get_or_init(|| {
+        let tables: Vec<String> = TABLES.iter().map(|t| t.to_string()).collect();
+        crate::schema::system_keyspaces::virtual_keyspace(super::KEYSPACE, &tables)
+    })
+}
+
+/// The rows of the table `table` of the keyspace.
+pub(crate) fn rows(node: &Node, table: &str) -> Vec<NamedRow> {
+    let controls = node.controls();
+    match table {
+        "status" => vec![vec![
+            ("key", Some(CqlValue::Text("local".into()))),
+            ("ready", Some(CqlValue::Boolean(controls.is_ready()))),
+            (
+                "cql_address",
+                controls
+                    .cql_address()
+                    .map(|a| CqlValue::Text(a.to_string())),
+            ),
+            (
+                "http_address",
+                controls
+                    .http_address()
+                    .map(|a| CqlValue::Text(a.to_string())),
+            ),
+        ]],
+        "clock" => {
+            let clock = node.clock();
+            vec![vec![
+                ("key", Some(CqlValue::Text("local".into()))),
+                (
+                    "now",
+                    Some(CqlValue::Timestamp(clock.now_micros().div_euclid(1000))),
+                ),
+                (
+                    "offset_seconds",
+                    Some(CqlValue::Double(clock.offset_micros() as f64 / 1e6)),
+                ),
+            ]]
+        }
+        "snapshots" => super::snapshots::list(node)
+            .into_iter()
+            .map(|info| {
+                vec![
+                    ("name", Some(CqlValue::Text(info.name))),
+                    (
+                        "created_at",
+                        Some(CqlValue::Timestamp(info.created_at_micros.div_euclid(1000))),
+                    ),
+                    (
+                        "keyspaces",
+                        Some(CqlValue::List(
+                            info.keyspaces.into_iter().map(CqlValue::Text).collect(),
+                        )),
+                    ),
+                    (
+                        "tables",
+                        Some(CqlValue::Int(
+                            i32::try_from(info.tables).unwrap_or(i32::MAX),
+                        )),
+                    ),
+                ]
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
