@@ -74,6 +74,30 @@ impl TestServer {
         }
     }
 
+    /// Starts an in-memory server with its HTTP door (`/ready`, the test controls) on an
+    /// ephemeral loopback port; [`TestServer::http`] talks to it.
+    pub async fn start_with_http() -> TestServer {
+        TestServer::start_with(Config {
+            http_address: Some(SocketAddr::from(([127, 0, 0, 1], 0))),
+            ..Config::default()
+        })
+        .await
+    }
+
+    /// Sends one HTTP request to the server's HTTP door (started by
+    /// [`TestServer::start_with_http`]): its status code and body as JSON (`Null` when the
+    /// body is not JSON).
+    pub async fn http(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
+        let address = loop {
+            // The HTTP door is started by the server task; wait for it to bind.
+            if let Some(address) = self.node.http_address() {
+                break address;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        };
+        http_request(address, method, path, body).await
+    }
+
     /// How many stored rows reads have examined since the server started (virtual system
     /// tables are not counted), to check that key-restricted reads stay narrow.
     pub fn rows_read(&self) -> u64 {
@@ -366,6 +390,36 @@ pub fn default_params() -> QueryParameters {
         keyspace: None,
         now_in_seconds: None,
     }
+}
+
+/// Sends one HTTP/1.1 request to `address` and reads the whole response (the server closes
+/// the connection): its status code and body as JSON (`Null` when the body is not JSON).
+pub async fn http_request(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, serde_json::Value) {
+    let mut stream = TcpStream::connect(address).await.expect("connect HTTP");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("send HTTP");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.expect("read HTTP");
+    let text = String::from_utf8_lossy(&response);
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .expect("HTTP status line");
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    (status, serde_json::from_str(body).unwrap_or_default())
 }
 
 /// Runs pytest from the project's venv (created by `scripts/python-env.sh` on first use) on

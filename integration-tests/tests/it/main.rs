@@ -40,6 +40,7 @@ mod shaping;
 mod statics;
 mod system_tables;
 mod table_options;
+mod test_controls;
 mod time;
 mod unset_values;
 mod user_types;

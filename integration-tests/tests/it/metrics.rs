@@ -49,7 +49,7 @@ pub(crate) fn sample(text: &str, series: &str) -> f64 {
 async fn metrics_count_what_the_clients_did() {
     let address = free_address();
     let config = server::Config {
-        metrics_address: Some(address),
+        http_address: Some(address),
         ..server::Config::default()
     };
     let server = TestServer::start_with(config).await;

@@ -33,7 +33,7 @@ async fn runs_disk_usage_and_size_estimates_come_from_the_runs() {
     let address = free_address();
     let config = server::Config {
         data_dir: Some(dir.path().to_path_buf()),
-        metrics_address: Some(address),
+        http_address: Some(address),
         ..server::Config::default()
     };
     let server = TestServer::start_with(config).await;

@@ -24,7 +24,7 @@ const TABLES: &[&str] = &[
      tables int, PRIMARY KEY ((name))) WITH comment = 'named snapshots of data and schema'",
     "CREATE TABLE faults (id text, keyspace_name text, table_name text, kind text, query text,
      consistency text, client text, error text, error_details frozen<map<text, text>>,
-     delay_ms int, drop boolean, close boolean, times int, probability double, fired int,
+     delay_ms int, no_answer boolean, close_connection boolean, times int, probability double, fired int,
      PRIMARY KEY ((id))) WITH comment = 'injected faults'",
     "CREATE TABLE queries (coordinator text, id bigint, at timestamp, query text,
      PRIMARY KEY ((coordinator), id)) WITH CLUSTERING ORDER BY (id DESC)
@@ -99,5 +99,26 @@ pub(crate) fn rows(node: &Node, table: &str) -> Vec<NamedRow> {
             })
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_control_table_builds() {
+        let names: Vec<&str> = keyspace_def().tables.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "clock",
+                "commands",
+                "faults",
+                "queries",
+                "snapshots",
+                "status"
+            ]
+        );
     }
 }

@@ -300,6 +300,11 @@ impl Node {
         self.write_queue.available_permits()
     }
 
+    /// Where the HTTP endpoint listens, once it does (`http_address`; port 0 resolved).
+    pub fn http_address(&self) -> Option<std::net::SocketAddr> {
+        self.controls.http_address()
+    }
+
     /// Moves the node's clock forward (TTL expiry, `gc_grace_seconds`) without sleeping.
     pub fn advance_clock(&self, by: std::time::Duration) {
         self.clock.advance(by);
