@@ -134,11 +134,10 @@ fn a_refused_start_says_why_on_stderr_without_colour_codes() {
         stderr.contains("Please remove properties [native_transport_prot]"),
         "{stderr}"
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("ERROR"), "{stdout}");
+    assert!(stderr.contains("ERROR"), "{stderr}");
     assert!(
-        !stdout.contains('\u{1b}'),
-        "escape codes in a pipe: {stdout:?}"
+        !stderr.contains('\u{1b}'),
+        "escape codes in a pipe: {stderr:?}"
     );
 }
 
@@ -155,16 +154,16 @@ fn json_logs_are_one_object_a_line() {
             "--log-format",
             "json",
         ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("start server");
     drop(Client::connect(port));
     let _ = child.kill();
     let output = child.wait_with_output().expect("the server's output");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines.len() >= 2, "{stdout}");
+    let logs = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = logs.lines().collect();
+    assert!(lines.len() >= 2, "{logs}");
     for line in lines {
         let value: serde_json::Value = serde_json::from_str(line).expect(line);
         assert!(
@@ -172,7 +171,7 @@ fn json_logs_are_one_object_a_line() {
             "{line}"
         );
     }
-    assert!(stdout.contains("listening for CQL clients"), "{stdout}");
+    assert!(logs.contains("listening for CQL clients"), "{logs}");
 }
 
 /// A driver probing for a protocol version the server does not speak is answered and closed
@@ -185,8 +184,8 @@ fn protocol_version_probes_are_not_warnings() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cqld"))
         .args(["--port", &port.to_string(), "--in-memory"])
         .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("start server");
     drop(Client::connect(port));
@@ -202,8 +201,8 @@ fn protocol_version_probes_are_not_warnings() {
     }
     let _ = child.kill();
     let output = child.wait_with_output().expect("the server's output");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(!stdout.contains("WARN"), "{stdout}");
+    let logs = String::from_utf8_lossy(&output.stderr);
+    assert!(!logs.contains("WARN"), "{logs}");
 }
 
 /// `cqld --version` names the program, its version and the Cassandra it answers as (what
