@@ -12,33 +12,11 @@ use std::time::{Duration, Instant};
 
 use support::free_port;
 use support::pytest::{root, run_pytest, text, venv};
+use support::snippets::{blocks, marked};
 
 /// The README's text.
 fn readme() -> String {
     std::fs::read_to_string(root().join("README.md")).expect("read README.md")
-}
-
-/// The lines of `path` (relative to the repository) between the marker lines `start` and
-/// `end`.
-fn marked(path: &str, start: &str, end: &str) -> String {
-    let file = std::fs::read_to_string(root().join(path)).expect("read the snippet's file");
-    let lines: Vec<&str> = file.lines().collect();
-    let from = lines
-        .iter()
-        .position(|l| *l == start)
-        .expect("start marker");
-    let to = lines.iter().position(|l| *l == end).expect("end marker");
-    lines[from + 1..to].join("\n")
-}
-
-/// The README's fenced blocks of `language`.
-fn blocks(readme: &str, language: &str) -> Vec<String> {
-    let fence = format!("```{language}\n");
-    readme
-        .split(&fence)
-        .skip(1)
-        .filter_map(|rest| rest.split_once("\n```").map(|(block, _)| block.to_string()))
-        .collect()
 }
 
 #[test]

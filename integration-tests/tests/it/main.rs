@@ -14,6 +14,7 @@ mod errors;
 mod explain;
 mod function_corners;
 mod functions;
+mod guide;
 mod handshake;
 mod in_process;
 mod indexes;

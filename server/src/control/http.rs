@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus_client::registry::Registry;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tracing::debug;
@@ -132,7 +132,7 @@ fn failure(err: &ControlError) -> Vec<u8> {
 
 /// `{"error": message}`.
 fn error_body(message: impl Into<String>) -> String {
-    Value::from(json!({ "error": message.into() })).to_string()
+    json!({ "error": message.into() }).to_string()
 }
 
 /// An HTTP/1.1 response closing the connection.
@@ -145,4 +145,42 @@ fn response(status: &str, content_type: &str, body: &str) -> Vec<u8> {
     .into_bytes();
     out.extend_from_slice(body.as_bytes());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status_of(response: &[u8]) -> String {
+        let text = String::from_utf8_lossy(response);
+        text.lines().next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn ready_is_503_until_clients_are_accepted() {
+        let node = Node::open(crate::Config::default()).expect("open node");
+        assert_eq!(status_of(&ready(&node)), "HTTP/1.1 503 Service Unavailable");
+        node.controls()
+            .mark_ready(std::net::SocketAddr::from(([127, 0, 0, 1], 9042)));
+        let answer = ready(&node);
+        assert_eq!(status_of(&answer), "HTTP/1.1 200 OK");
+        let text = String::from_utf8_lossy(&answer);
+        assert!(
+            text.ends_with(r#"{"cql_address":"127.0.0.1:9042","ready":true}"#),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn controls_answer_404_when_off() {
+        let config = crate::Config {
+            test_controls: Some(false),
+            ..crate::Config::default()
+        };
+        let node = Arc::new(Node::open(config).expect("open node"));
+        let answer = run(&node, Command::Clock).await;
+        assert_eq!(status_of(&answer), "HTTP/1.1 404 Not Found");
+        let text = String::from_utf8_lossy(&answer);
+        assert!(text.contains("test controls are off"), "{text}");
+    }
 }

@@ -14,6 +14,7 @@ use cql::frame::response::{Response, ResultBody};
 use cql::frame::{decode_response, encode_request_frame, parse_header, HEADER_LEN};
 
 pub(crate) mod pytest;
+pub(crate) mod snippets;
 
 /// The tests start real server processes on ports found free a moment before; running them
 /// one at a time keeps one test from picking a port another test's server is about to take.
