@@ -1,11 +1,9 @@
 """The README's pytest fixture ("Using it in tests"), verbatim: a throwaway server per test
-session, started from the binary with --in-memory on a free port. The Rust test that runs
+session, started from the binary with --in-memory on a free port (--port 0). The Rust test that runs
 this suite passes the binary in CQL_SERVER_BIN."""
 # README: pytest fixture
 import os
-import socket
 import subprocess
-import time
 import uuid
 
 import pytest
@@ -14,27 +12,18 @@ from cassandra.cluster import Cluster
 SERVER = os.environ.get("CQL_SERVER_BIN", "cqld")  # the server binary
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def cql_port():
-    port = free_port()
-    server = subprocess.Popen([SERVER, "--in-memory", "--port", str(port)])
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                raise RuntimeError(f"{SERVER} did not start on port {port}")
-            time.sleep(0.002)
-    yield port
+    # --port 0 takes a free port; stdout's first line names it once clients are accepted:
+    # "listening for CQL clients on 127.0.0.1:PORT".
+    server = subprocess.Popen(
+        [SERVER, "--in-memory", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    line = server.stdout.readline()
+    if not line.startswith("listening for CQL clients on "):
+        server.kill()
+        raise RuntimeError(f"{SERVER} did not start: {line!r}")
+    yield int(line.rsplit(":", 1)[1])
     server.terminate()
     server.wait()
 
