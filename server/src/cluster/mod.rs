@@ -1,0 +1,14 @@
+//! A simulated cluster (ours): many nodes presented by one process over one store, so that
+//! drivers' token-aware routing, failover and consistency levels can be tested. Every node
+//! answers from the same data; the topology, token ownership and node states are what the
+//! drivers see.
+//!
+//! - [`spec`]: the topology as configured (`dc1:3,dc2:2`, or YAML with racks);
+//! - [`ring`]: the nodes (address, host id, tokens) and which replicate a token under a
+//!   keyspace's replication, as Cassandra's strategies choose them;
+//! - [`availability`]: whether a consistency level can be met by the nodes that are up, and
+//!   Cassandra's `Unavailable` counts when it cannot.
+
+pub(crate) mod availability;
+pub(crate) mod ring;
+pub(crate) mod spec;
