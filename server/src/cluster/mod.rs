@@ -12,3 +12,4 @@
 pub(crate) mod availability;
 pub(crate) mod ring;
 pub(crate) mod spec;
+pub(crate) mod state;

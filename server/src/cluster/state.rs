@@ -1,0 +1,166 @@
+//! The simulated cluster at run time: its ring (which changes when nodes are added or
+//! decommissioned) and each node's state, which the test controls change.
+
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, RwLock};
+
+use super::ring::{Ring, SimNode};
+use super::spec::ClusterSpec;
+
+/// A simulated node's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeState {
+    /// Serving.
+    Up,
+    /// Stopped: its connections closed, new ones refused; peers see it DOWN.
+    Stopped,
+    /// Paused: accepts, never answers; requests that need it time out.
+    Paused,
+    /// Decommissioned: gone from the ring and from `system.peers`.
+    Removed,
+}
+
+impl NodeState {
+    fn code(self) -> u8 {
+        match self {
+            NodeState::Up => 0,
+            NodeState::Stopped => 1,
+            NodeState::Paused => 2,
+            NodeState::Removed => 3,
+        }
+    }
+
+    fn from_code(code: u8) -> NodeState {
+        match code {
+            0 => NodeState::Up,
+            1 => NodeState::Stopped,
+            2 => NodeState::Paused,
+            _ => NodeState::Removed,
+        }
+    }
+
+    /// As the test controls name it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            NodeState::Up => "up",
+            NodeState::Stopped => "stopped",
+            NodeState::Paused => "paused",
+            NodeState::Removed => "decommissioned",
+        }
+    }
+}
+
+/// One node's run-time state and counters.
+#[derive(Debug, Default)]
+struct NodeRuntime {
+    state: AtomicU8,
+    /// Requests (QUERY, EXECUTE, BATCH) this node coordinated.
+    requests: AtomicU64,
+}
+
+/// The simulated cluster.
+#[derive(Debug)]
+pub(crate) struct SimulatedCluster {
+    spec: ClusterSpec,
+    ring: RwLock<Arc<Ring>>,
+    runtime: RwLock<Vec<Arc<NodeRuntime>>>,
+    /// The CQL port every node listens on.
+    port: u16,
+}
+
+impl SimulatedCluster {
+    /// The cluster of `spec`, its first node on `first_address` and every node on `port`.
+    pub(crate) fn new(spec: ClusterSpec, first_address: std::net::Ipv4Addr, port: u16) -> Self {
+        let ring = Ring::build(&spec, first_address);
+        let runtime = (0..ring.nodes().len())
+            .map(|_| Arc::new(NodeRuntime::default()))
+            .collect();
+        SimulatedCluster {
+            spec,
+            ring: RwLock::new(Arc::new(ring)),
+            runtime: RwLock::new(runtime),
+            port,
+        }
+    }
+
+    /// The ring as it stands.
+    pub(crate) fn ring(&self) -> Arc<Ring> {
+        self.ring.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The specification the cluster started from.
+    pub(crate) fn spec(&self) -> &ClusterSpec {
+        &self.spec
+    }
+
+    /// The CQL port of every node.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The node listening on `address`.
+    pub(crate) fn node_at(&self, address: IpAddr) -> Option<SimNode> {
+        self.ring()
+            .nodes()
+            .iter()
+            .find(|node| node.address == address)
+            .cloned()
+    }
+
+    fn runtime(&self, index: usize) -> Option<Arc<NodeRuntime>> {
+        self.runtime
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(index)
+            .cloned()
+    }
+
+    /// The state of node `index`.
+    pub(crate) fn state(&self, index: usize) -> NodeState {
+        self.runtime(index).map_or(NodeState::Removed, |r| {
+            NodeState::from_code(r.state.load(Ordering::Acquire))
+        })
+    }
+
+    /// Sets the state of node `index`; the state it had.
+    pub(crate) fn set_state(&self, index: usize, state: NodeState) -> NodeState {
+        self.runtime(index).map_or(NodeState::Removed, |r| {
+            NodeState::from_code(r.state.swap(state.code(), Ordering::AcqRel))
+        })
+    }
+
+    /// Counts a request coordinated by node `index`.
+    pub(crate) fn count_request(&self, index: usize) {
+        if let Some(runtime) = self.runtime(index) {
+            runtime.requests.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Requests node `index` coordinated.
+    pub(crate) fn requests(&self, index: usize) -> u64 {
+        self.runtime(index)
+            .map_or(0, |r| r.requests.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_are_found_by_address_and_change_state() {
+        let spec = ClusterSpec::parse("dc1:2,dc2:1").expect("spec");
+        let cluster = SimulatedCluster::new(spec, std::net::Ipv4Addr::new(127, 0, 0, 1), 9042);
+        let node = cluster
+            .node_at(IpAddr::from([127, 0, 0, 3]))
+            .expect("third node");
+        assert_eq!((node.index, node.datacenter.as_str()), (2, "dc2"));
+        assert!(cluster.node_at(IpAddr::from([127, 0, 0, 4])).is_none());
+        assert_eq!(cluster.state(2), NodeState::Up);
+        assert_eq!(cluster.set_state(2, NodeState::Paused), NodeState::Up);
+        assert_eq!(cluster.state(2), NodeState::Paused);
+        cluster.count_request(1);
+        assert_eq!((cluster.requests(0), cluster.requests(1)), (0, 1));
+    }
+}
