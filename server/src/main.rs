@@ -50,6 +50,10 @@ struct Args {
     /// order. A failing statement stops the start.
     #[arg(long, value_name = "PATH")]
     init_cql: Option<PathBuf>,
+    /// Present a simulated cluster of many nodes from this one process, e.g. `dc1:3,dc2:2`:
+    /// node N listens on the N-th address counted up from --listen-address.
+    #[arg(long, value_name = "DC:NODES,...", value_parser = parse_cluster_flag)]
+    simulated_cluster: Option<server::config::ClusterSpec>,
     /// Threads serving client connections, one runtime each (default: the cores available;
     /// 0 counts as 1).
     #[arg(long)]
@@ -115,6 +119,10 @@ fn parse_sync_flag(text: &str) -> Result<storage::SyncMode, String> {
     parse_sync_mode(text).ok_or_else(|| format!("expected periodic, batch or group, got {text}"))
 }
 
+fn parse_cluster_flag(text: &str) -> Result<server::config::ClusterSpec, String> {
+    server::config::ClusterSpec::parse(text).map_err(|err| err.to_string())
+}
+
 fn parse_duration_flag(text: &str) -> Result<std::time::Duration, String> {
     parse_duration(text).ok_or_else(|| format!("expected a duration such as 15ms, got {text}"))
 }
@@ -164,6 +172,9 @@ fn apply_flags(config: &mut Config, args: Args) -> Result<(), String> {
     }
     if let Some(path) = args.init_cql {
         config.init_cql = Some(path);
+    }
+    if let Some(spec) = args.simulated_cluster {
+        config.simulated_cluster = Some(spec);
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;

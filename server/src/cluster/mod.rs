@@ -11,5 +11,6 @@
 
 pub(crate) mod availability;
 pub(crate) mod ring;
+pub(crate) mod route;
 pub(crate) mod spec;
 pub(crate) mod state;

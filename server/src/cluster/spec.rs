@@ -9,28 +9,28 @@ pub(crate) const MAX_NODES: usize = 1000;
 
 /// One datacenter: its name and its racks, each with its node count.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct DatacenterSpec {
+pub struct DatacenterSpec {
     /// The datacenter's name (`system.local.data_center`).
-    pub(crate) name: String,
+    pub name: String,
     /// `(rack, nodes)` in order.
-    pub(crate) racks: Vec<(String, usize)>,
+    pub racks: Vec<(String, usize)>,
 }
 
-/// A simulated cluster's topology.
+/// A simulated cluster's topology (`--simulated-cluster`, `simulated_cluster`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ClusterSpec {
+pub struct ClusterSpec {
     /// The datacenters, in order: nodes are numbered through them in this order.
-    pub(crate) datacenters: Vec<DatacenterSpec>,
+    pub datacenters: Vec<DatacenterSpec>,
     /// Tokens per node.
-    pub(crate) num_tokens: usize,
+    pub num_tokens: usize,
     /// Seeds the token allocation and host ids, so a topology is the same at every start.
-    pub(crate) seed: u64,
+    pub seed: u64,
 }
 
 /// A malformed cluster specification.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("invalid simulated cluster {spec:?}: {why}")]
-pub(crate) struct SpecError {
+pub struct SpecError {
     spec: String,
     why: String,
 }
@@ -42,7 +42,7 @@ impl ClusterSpec {
     /// # Errors
     /// An empty list, a missing or zero count, a repeated datacenter, more than
     /// [`MAX_NODES`] nodes.
-    pub(crate) fn parse(text: &str) -> Result<ClusterSpec, SpecError> {
+    pub fn parse(text: &str) -> Result<ClusterSpec, SpecError> {
         let error = |why: &str| SpecError {
             spec: text.to_string(),
             why: why.to_string(),
@@ -77,7 +77,7 @@ impl ClusterSpec {
     }
 
     /// Checks the limits every specification must meet.
-    pub(crate) fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
         let nodes = self.node_count();
         if nodes == 0 {
             return Err("no node".into());
@@ -92,7 +92,7 @@ impl ClusterSpec {
     }
 
     /// How many nodes the cluster has.
-    pub(crate) fn node_count(&self) -> usize {
+    pub fn node_count(&self) -> usize {
         self.datacenters
             .iter()
             .flat_map(|dc| dc.racks.iter().map(|(_, n)| n))

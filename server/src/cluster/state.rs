@@ -2,7 +2,7 @@
 //! decommissioned) and each node's state, which the test controls change.
 
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::ring::{Ring, SimNode};
@@ -65,8 +65,8 @@ pub(crate) struct SimulatedCluster {
     spec: ClusterSpec,
     ring: RwLock<Arc<Ring>>,
     runtime: RwLock<Vec<Arc<NodeRuntime>>>,
-    /// The CQL port every node listens on.
-    port: u16,
+    /// The CQL port every node listens on (set once bound: `--port 0` takes a free one).
+    port: AtomicU16,
 }
 
 impl SimulatedCluster {
@@ -80,7 +80,7 @@ impl SimulatedCluster {
             spec,
             ring: RwLock::new(Arc::new(ring)),
             runtime: RwLock::new(runtime),
-            port,
+            port: AtomicU16::new(port),
         }
     }
 
@@ -96,7 +96,12 @@ impl SimulatedCluster {
 
     /// The CQL port of every node.
     pub(crate) fn port(&self) -> u16 {
-        self.port
+        self.port.load(Ordering::Acquire)
+    }
+
+    /// Records the CQL port the nodes were bound to.
+    pub(crate) fn set_port(&self, port: u16) {
+        self.port.store(port, Ordering::Release);
     }
 
     /// The node listening on `address`.

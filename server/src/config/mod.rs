@@ -12,6 +12,7 @@ mod known;
 mod read_thresholds;
 mod yaml;
 
+pub use crate::cluster::spec::{ClusterSpec, DatacenterSpec, SpecError};
 pub use crate::guardrails::Threshold;
 pub use encryption::{ClientAuth, ClientEncryption, PemSource, Secret, TlsPolicy, TlsVersion};
 pub use read_thresholds::ReadThresholds;
@@ -142,6 +143,9 @@ pub struct Config {
     /// Ours: `init_cql`, a CQL file, or a directory of `*.cql` files run in name order,
     /// run before the port opens.
     pub init_cql: Option<PathBuf>,
+    /// Ours: `simulated_cluster`, many nodes presented by this one process (see
+    /// `docs/testing.md`); `None` (the default) is one node.
+    pub simulated_cluster: Option<ClusterSpec>,
     /// `materialized_views_enabled` (Cassandra 5.0's, off by default): whether `CREATE
     /// MATERIALIZED VIEW` is allowed.
     pub materialized_views_enabled: bool,
@@ -205,6 +209,7 @@ impl Default for Config {
             test_controls: None,
             query_log_size: 10_000,
             init_cql: None,
+            simulated_cluster: None,
             materialized_views_enabled: false,
             vector_search_exact_rows: 1_000,
             vector_search_ef: 600,

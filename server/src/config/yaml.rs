@@ -11,6 +11,7 @@ use storage::{CommitFailurePolicy, DiskFailurePolicy, SyncMode};
 
 use super::*;
 
+pub(crate) mod cluster;
 mod security;
 use security::{authenticator, authorizer, check_security};
 
@@ -35,6 +36,8 @@ pub(super) struct YamlSettings {
     query_log_size: Option<usize>,
     /// Ours: CQL run before the port opens (a file, or a directory of `*.cql`).
     init_cql: Option<PathBuf>,
+    /// Ours: a simulated cluster (see [`cluster`]).
+    simulated_cluster: Option<cluster::ClusterYaml>,
     commitlog_sync: Option<String>,
     commit_failure_policy: Option<String>,
     disk_failure_policy: Option<String>,
@@ -453,6 +456,9 @@ impl Config {
 
     /// Materialized views, vector search, and the read thresholds.
     fn apply_features(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
+        if let Some(cluster) = s.simulated_cluster.take() {
+            self.simulated_cluster = Some(cluster.spec()?);
+        }
         if let Some(enabled) = s.enable_materialized_views.take() {
             self.materialized_views_enabled = enabled;
         }

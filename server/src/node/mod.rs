@@ -80,6 +80,8 @@ pub struct Node {
     clients: crate::transport::clients::Clients,
     /// The test controls (see [`crate::control`]).
     controls: crate::control::Controls,
+    /// The simulated cluster this process presents, if any (see [`crate::cluster`]).
+    cluster: Option<Arc<crate::cluster::state::SimulatedCluster>>,
 }
 
 /// Read access to the node's parts, for the layers that use them.
@@ -169,6 +171,11 @@ impl Node {
         &self.transports
     }
 
+    /// See the field `cluster`.
+    pub(crate) fn cluster(&self) -> Option<&Arc<crate::cluster::state::SimulatedCluster>> {
+        self.cluster.as_ref()
+    }
+
     /// See the field `controls`.
     pub(crate) fn controls(&self) -> &crate::control::Controls {
         &self.controls
@@ -189,6 +196,12 @@ impl Node {
         let options = config
             .store_options()
             .map_err(|e| ServerError::Config(e.to_string()))?;
+        if config.simulated_cluster.is_some() && !config.listen_address.is_ipv4() {
+            return Err(ServerError::Config(
+                "a simulated cluster needs an IPv4 listen address (its nodes count up from it)"
+                    .into(),
+            ));
+        }
         let (store, catalog, host_id) = match &config.data_dir {
             Some(dir) => {
                 std::fs::create_dir_all(dir)
@@ -224,6 +237,7 @@ impl Node {
                 config.hot_partition_warn_share,
             ),
             transports: crate::node::commit_failure::Transports::follow(&store),
+            cluster: simulated_cluster(&config),
             controls: crate::control::Controls::new(
                 config.test_controls_enabled(),
                 config.query_log_size,
@@ -365,6 +379,20 @@ fn load_host_id(dir: &Path) -> Result<Uuid, ServerError> {
 }
 
 /// A token derived from the host id, so it is stable across restarts.
+/// The simulated cluster `config` asks for, its first node on the listen address (IPv4;
+/// refused earlier otherwise).
+fn simulated_cluster(config: &Config) -> Option<Arc<crate::cluster::state::SimulatedCluster>> {
+    let spec = config.simulated_cluster.clone()?;
+    let std::net::IpAddr::V4(first) = config.listen_address else {
+        return None;
+    };
+    Some(Arc::new(crate::cluster::state::SimulatedCluster::new(
+        spec,
+        first,
+        config.port,
+    )))
+}
+
 fn token_for_host(host_id: &Uuid) -> i64 {
     let bytes = host_id.as_bytes();
     let mut token = [0u8; 8];

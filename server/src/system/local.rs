@@ -15,6 +15,9 @@ pub(crate) const CQL_VERSION: &str = "3.4.7";
 /// The native protocol version `system.local` reports: Cassandra 5.0's
 /// `ProtocolVersion.CURRENT` (v5), whatever version the reading client negotiated.
 pub(crate) const NATIVE_PROTOCOL_VERSION: &str = "5";
+/// A single node's datacenter and rack (Cassandra's defaults).
+pub(crate) const DATACENTER: &str = "datacenter1";
+pub(crate) const RACK: &str = "rack1";
 /// The only partitioner.
 pub(crate) const PARTITIONER: &str = "org.apache.cassandra.dht.Murmur3Partitioner";
 
@@ -22,6 +25,26 @@ pub(crate) const PARTITIONER: &str = "org.apache.cassandra.dht.Murmur3Partitione
 /// connected to, which is what drivers must dial back).
 pub(crate) fn local_row(node: &Node, schema: &Schema, session: &Session) -> NamedRow {
     let address = CqlValue::Inet(session.local.ip());
+    let simulated = node
+        .cluster()
+        .and_then(|cluster| cluster.node_at(session.local.ip()));
+    let (host_id, datacenter, rack, tokens) = match simulated {
+        Some(sim) => (
+            sim.host_id,
+            sim.datacenter,
+            sim.rack,
+            sim.tokens
+                .iter()
+                .map(|t| CqlValue::Text(t.to_string()))
+                .collect(),
+        ),
+        None => (
+            node.host_id(),
+            DATACENTER.to_string(),
+            RACK.to_string(),
+            vec![CqlValue::Text(node.token().to_string())],
+        ),
+    };
     vec![
         ("key", text("local")),
         ("bootstrapped", text("COMPLETED")),
@@ -29,17 +52,17 @@ pub(crate) fn local_row(node: &Node, schema: &Schema, session: &Session) -> Name
         ("broadcast_port", Some(CqlValue::Int(7000))),
         ("cluster_name", text(node.config().cluster_name.clone())),
         ("cql_version", text(CQL_VERSION)),
-        ("data_center", text("datacenter1")),
+        ("data_center", text(datacenter)),
         (
             "gossip_generation",
             Some(CqlValue::Int(node.started_at_secs())),
         ),
-        ("host_id", Some(CqlValue::Uuid(node.host_id()))),
+        ("host_id", Some(CqlValue::Uuid(host_id))),
         ("listen_address", Some(address.clone())),
         ("listen_port", Some(CqlValue::Int(7000))),
         ("native_protocol_version", text(NATIVE_PROTOCOL_VERSION)),
         ("partitioner", text(PARTITIONER)),
-        ("rack", text("rack1")),
+        ("rack", text(rack)),
         ("release_version", text(RELEASE_VERSION)),
         ("rpc_address", Some(address)),
         (
@@ -47,11 +70,6 @@ pub(crate) fn local_row(node: &Node, schema: &Schema, session: &Session) -> Name
             Some(CqlValue::Int(i32::from(session.local.port()))),
         ),
         ("schema_version", Some(CqlValue::Uuid(schema.version))),
-        (
-            "tokens",
-            Some(CqlValue::Set(vec![CqlValue::Text(
-                node.token().to_string(),
-            )])),
-        ),
+        ("tokens", Some(CqlValue::Set(tokens))),
     ]
 }

@@ -7,6 +7,7 @@ mod clients_table;
 pub(crate) mod key_distribution;
 mod latency_tables;
 pub(crate) mod local;
+mod peers;
 mod run_tables;
 mod schema_tables;
 mod settings;
@@ -37,6 +38,8 @@ pub(crate) fn rows(
 ) -> CqlResult<Vec<(Vec<u8>, StoredRow)>> {
     let named = match (table.keyspace.as_str(), table.name.as_str()) {
         ("system", "local") => vec![local::local_row(node, schema, session)],
+        ("system", "peers") => peers::rows(node, schema, session, false),
+        ("system", "peers_v2") => peers::rows(node, schema, session, true),
         ("system", "IndexInfo") => schema_tables::built_indexes(schema),
         ("system", "built_views") => schema_tables::built_views(schema),
         ("system", "size_estimates") => size_estimates::rows(node, schema, false)?,
