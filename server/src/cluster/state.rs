@@ -2,7 +2,7 @@
 //! decommissioned) and each node's state, which the test controls change.
 
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::ring::{Ring, SimNode};
@@ -22,22 +22,9 @@ pub(crate) enum NodeState {
 }
 
 impl NodeState {
-    fn code(self) -> u8 {
-        match self {
-            NodeState::Up => 0,
-            NodeState::Stopped => 1,
-            NodeState::Paused => 2,
-            NodeState::Removed => 3,
-        }
-    }
-
-    fn from_code(code: u8) -> NodeState {
-        match code {
-            0 => NodeState::Up,
-            1 => NodeState::Stopped,
-            2 => NodeState::Paused,
-            _ => NodeState::Removed,
-        }
+    /// Whether the node accepts connections in this state.
+    pub(crate) fn accepts(self) -> bool {
+        matches!(self, NodeState::Up | NodeState::Paused)
     }
 
     /// As the test controls name it.
@@ -52,9 +39,10 @@ impl NodeState {
 }
 
 /// One node's run-time state and counters.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct NodeRuntime {
-    state: AtomicU8,
+    /// Its state; the listener and the node's connections watch it.
+    state: tokio::sync::watch::Sender<NodeState>,
     /// Requests (QUERY, EXECUTE, BATCH) this node coordinated.
     requests: AtomicU64,
 }
@@ -74,7 +62,12 @@ impl SimulatedCluster {
     pub(crate) fn new(spec: ClusterSpec, first_address: std::net::Ipv4Addr, port: u16) -> Self {
         let ring = Ring::build(&spec, first_address);
         let runtime = (0..ring.nodes().len())
-            .map(|_| Arc::new(NodeRuntime::default()))
+            .map(|_| {
+                Arc::new(NodeRuntime {
+                    state: tokio::sync::watch::Sender::new(NodeState::Up),
+                    requests: AtomicU64::new(0),
+                })
+            })
             .collect();
         SimulatedCluster {
             spec,
@@ -123,16 +116,22 @@ impl SimulatedCluster {
 
     /// The state of node `index`.
     pub(crate) fn state(&self, index: usize) -> NodeState {
-        self.runtime(index).map_or(NodeState::Removed, |r| {
-            NodeState::from_code(r.state.load(Ordering::Acquire))
-        })
+        self.runtime(index)
+            .map_or(NodeState::Removed, |r| *r.state.borrow())
+    }
+
+    /// A watch on the state of node `index`.
+    pub(crate) fn watch_state(&self, index: usize) -> tokio::sync::watch::Receiver<NodeState> {
+        match self.runtime(index) {
+            Some(runtime) => runtime.state.subscribe(),
+            None => tokio::sync::watch::Sender::new(NodeState::Removed).subscribe(),
+        }
     }
 
     /// Sets the state of node `index`; the state it had.
     pub(crate) fn set_state(&self, index: usize, state: NodeState) -> NodeState {
-        self.runtime(index).map_or(NodeState::Removed, |r| {
-            NodeState::from_code(r.state.swap(state.code(), Ordering::AcqRel))
-        })
+        self.runtime(index)
+            .map_or(NodeState::Removed, |r| r.state.send_replace(state))
     }
 
     /// Counts a request coordinated by node `index`.

@@ -176,6 +176,19 @@ impl Node {
         self.cluster.as_ref()
     }
 
+    /// The cluster's datacenter names: the simulated cluster's, else this node's one.
+    pub(crate) fn datacenters(&self) -> Vec<String> {
+        match &self.cluster {
+            Some(cluster) => cluster
+                .spec()
+                .datacenters
+                .iter()
+                .map(|dc| dc.name.clone())
+                .collect(),
+            None => vec![crate::schema::table_def::options::DATACENTER.to_string()],
+        }
+    }
+
     /// See the field `controls`.
     pub(crate) fn controls(&self) -> &crate::control::Controls {
         &self.controls

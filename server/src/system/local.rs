@@ -15,8 +15,8 @@ pub(crate) const CQL_VERSION: &str = "3.4.7";
 /// The native protocol version `system.local` reports: Cassandra 5.0's
 /// `ProtocolVersion.CURRENT` (v5), whatever version the reading client negotiated.
 pub(crate) const NATIVE_PROTOCOL_VERSION: &str = "5";
-/// A single node's datacenter and rack (Cassandra's defaults).
-pub(crate) const DATACENTER: &str = "datacenter1";
+/// A single node's rack (Cassandra's default); its datacenter is
+/// [`crate::schema::table_def::options::DATACENTER`].
 pub(crate) const RACK: &str = "rack1";
 /// The only partitioner.
 pub(crate) const PARTITIONER: &str = "org.apache.cassandra.dht.Murmur3Partitioner";
@@ -40,7 +40,7 @@ pub(crate) fn local_row(node: &Node, schema: &Schema, session: &Session) -> Name
         ),
         None => (
             node.host_id(),
-            DATACENTER.to_string(),
+            crate::schema::table_def::options::DATACENTER.to_string(),
             RACK.to_string(),
             vec![CqlValue::Text(node.token().to_string())],
         ),

@@ -51,15 +51,20 @@ pub(crate) async fn serve(
         0 => None,
         count => Some(ConnectionThreads::start(count)?),
     };
-    let accept = accept_loop(
-        &listener,
-        &node,
-        &tls,
-        &limit,
-        &notify_shutdown,
-        &shutdown_complete_tx,
-        threads.as_ref(),
-    );
+    let context = AcceptContext {
+        node: &node,
+        tls: &tls,
+        limit: &limit,
+        notify_shutdown: &notify_shutdown,
+        shutdown_complete: &shutdown_complete_tx,
+        threads: threads.as_ref(),
+    };
+    let accept = async {
+        match node.cluster() {
+            None => accept_loop(&listener, &context, None).await,
+            Some(cluster) => super::cluster_listeners::serve(listener, cluster, &context).await,
+        }
+    };
     let result = tokio::select! {
         res = accept => res,
         _ = shutdown => Ok(()),
@@ -71,15 +76,33 @@ pub(crate) async fn serve(
     result
 }
 
-async fn accept_loop(
+/// What every accept loop shares.
+#[derive(Clone, Copy)]
+pub(crate) struct AcceptContext<'a> {
+    pub(crate) node: &'a Arc<Node>,
+    tls: &'a Option<Arc<Tls>>,
+    limit: &'a Arc<Semaphore>,
+    notify_shutdown: &'a broadcast::Sender<()>,
+    shutdown_complete: &'a mpsc::Sender<()>,
+    threads: Option<&'a ConnectionThreads>,
+}
+
+/// Accepts connections on `listener` until an accept fails beyond retrying (never, in
+/// practice) or the future is dropped. On a simulated cluster, `node_state` watches the
+/// node `listener` belongs to: its connections end when it stops.
+pub(crate) async fn accept_loop(
     listener: &TcpListener,
-    node: &Arc<Node>,
-    tls: &Option<Arc<Tls>>,
-    limit: &Arc<Semaphore>,
-    notify_shutdown: &broadcast::Sender<()>,
-    shutdown_complete: &mpsc::Sender<()>,
-    threads: Option<&ConnectionThreads>,
+    context: &AcceptContext<'_>,
+    node_state: Option<tokio::sync::watch::Receiver<crate::cluster::state::NodeState>>,
 ) -> Result<(), ServerError> {
+    let AcceptContext {
+        node,
+        tls,
+        limit,
+        notify_shutdown,
+        shutdown_complete,
+        threads,
+    } = *context;
     let mut conn_id: u64 = 0;
     let mut refusals = RefusalLog::default();
     loop {
@@ -94,7 +117,7 @@ async fn accept_loop(
         let _ = socket.set_nodelay(true);
         let node = node.clone();
         let tls = tls.clone();
-        let shutdown = Shutdown::new(notify_shutdown.subscribe());
+        let shutdown = Shutdown::new(notify_shutdown.subscribe()).with_node(node_state.clone());
         let shutdown_complete = shutdown_complete.clone();
         let span = tracing::info_span!("connection", conn_id, %peer);
         let serve = move |socket| {

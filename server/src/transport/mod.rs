@@ -2,6 +2,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod clients;
+mod cluster_listeners;
 pub(crate) mod connection;
 pub(crate) mod envelope;
 pub(crate) mod framing;

@@ -30,9 +30,12 @@ pub(crate) async fn execute(
 ) -> CqlResult<ResultBody> {
     let _guard = node.ddl_lock().lock().await;
     let schema = node.schema();
+    let datacenters = node.datacenters();
+    let datacenters: Vec<&str> = datacenters.iter().map(String::as_str).collect();
     let context = SchemaContext {
         now_micros: node.clock().now_micros(),
         materialized_views_enabled: node.config().materialized_views_enabled,
+        datacenters: &datacenters,
     };
     match plan_schema_change(&schema.catalog, statement, session_keyspace, context)? {
         Some(plan) => apply(node, plan).await,

@@ -16,6 +16,7 @@ use crate::schema::table_def::options::keyspace_params;
 pub(crate) fn create_keyspace(
     current: &Catalog,
     stmt: &CreateKeyspace,
+    datacenters: &[&str],
 ) -> CqlResult<Option<SchemaChangePlan>> {
     let name = &stmt.name.name;
     if !valid_name(name) {
@@ -25,8 +26,13 @@ pub(crate) fn create_keyspace(
         }
         .into());
     }
-    let (replication, durable_writes) =
-        keyspace_params(name, &stmt.properties, Default::default(), true)?;
+    let (replication, durable_writes) = keyspace_params(
+        name,
+        &stmt.properties,
+        Default::default(),
+        true,
+        datacenters,
+    )?;
     if current.keyspaces.contains_key(name) || is_system_keyspace(name) {
         if stmt.if_not_exists {
             return Ok(None);
@@ -50,6 +56,7 @@ pub(crate) fn create_keyspace(
 pub(crate) fn alter_keyspace(
     current: &Catalog,
     stmt: &AlterKeyspace,
+    datacenters: &[&str],
 ) -> CqlResult<Option<SchemaChangePlan>> {
     let name = &stmt.name.name;
     guard(Alter, &SchemaResource::Keyspace(name.clone()))?;
@@ -71,6 +78,7 @@ pub(crate) fn alter_keyspace(
                 &stmt.properties,
                 ks.replication.clone(),
                 ks.durable_writes,
+                datacenters,
             )?;
             let mut new = ks.clone();
             new.replication = replication;

@@ -34,12 +34,14 @@ pub(crate) use view::check_no_bind_markers;
 
 /// What planning a schema change reads from the node besides the catalog.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct SchemaContext {
+pub(crate) struct SchemaContext<'a> {
     /// The node's clock (microseconds since the epoch): stamps the columns ALTER TABLE
     /// adds and drops (unless `USING TIMESTAMP` says otherwise).
     pub(crate) now_micros: i64,
     /// `materialized_views_enabled`: whether CREATE MATERIALIZED VIEW is allowed.
     pub(crate) materialized_views_enabled: bool,
+    /// The cluster's datacenters: the names NetworkTopologyStrategy accepts.
+    pub(crate) datacenters: &'a [&'a str],
 }
 
 /// Plans the schema statement `statement` against `current`, the catalog current under the
@@ -54,12 +56,16 @@ pub(crate) fn plan_schema_change(
     current: &Catalog,
     statement: &Statement,
     session_keyspace: Option<&str>,
-    context: SchemaContext,
+    context: SchemaContext<'_>,
 ) -> CqlResult<Option<SchemaChangePlan>> {
     let ks = session_keyspace;
     match statement {
-        Statement::CreateKeyspace(stmt) => keyspace::create_keyspace(current, stmt),
-        Statement::AlterKeyspace(stmt) => keyspace::alter_keyspace(current, stmt),
+        Statement::CreateKeyspace(stmt) => {
+            keyspace::create_keyspace(current, stmt, context.datacenters)
+        }
+        Statement::AlterKeyspace(stmt) => {
+            keyspace::alter_keyspace(current, stmt, context.datacenters)
+        }
         Statement::DropKeyspace { name, if_exists } => {
             keyspace::drop_keyspace(current, &name.name, *if_exists)
         }

@@ -8,13 +8,14 @@ use crate::planner::ddl::{plan_schema_change, SchemaContext};
 use crate::planner::select::tests::schema;
 
 /// What the tests plan with: a fixed clock, materialized views enabled.
-const CONTEXT: SchemaContext = SchemaContext {
+const CONTEXT: SchemaContext<'static> = SchemaContext {
     now_micros: 1_700_000_000_000_000,
     materialized_views_enabled: true,
+    datacenters: &["datacenter1"],
 };
 
 /// The printed plan of a schema statement (`ks` in use), `no-op`, or its error message.
-fn plan_with(catalog: &Catalog, context: SchemaContext, query: &str) -> String {
+fn plan_with(catalog: &Catalog, context: SchemaContext<'_>, query: &str) -> String {
     let statement = match cql::statement::parse_statement(query) {
         Ok(statement) => statement,
         Err(err) => panic!("{query}: {err}"),

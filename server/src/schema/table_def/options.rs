@@ -115,13 +115,14 @@ pub(crate) fn keyspace_params(
     properties: &[Property],
     mut replication: BTreeMap<String, String>,
     mut durable_writes: bool,
+    datacenters: &[&str],
 ) -> CqlResult<(BTreeMap<String, String>, bool)> {
     let mut saw_replication = !replication.is_empty();
     for prop in properties {
         match prop.name.to_ascii_lowercase().as_str() {
             "replication" => {
                 let raw = value_map(&prop.value, "replication")?;
-                replication = replication_map(keyspace, raw, &replication)?;
+                replication = replication_map(keyspace, raw, &replication, datacenters)?;
                 saw_replication = true;
             }
             "durable_writes" => durable_writes = parse_bool(&prop.value, "durable_writes")?,
@@ -150,6 +151,7 @@ fn replication_map(
     keyspace: &str,
     raw: BTreeMap<String, String>,
     previous: &BTreeMap<String, String>,
+    datacenters: &[&str],
 ) -> CqlResult<BTreeMap<String, String>> {
     let Some(class) = raw.get("class") else {
         return Err(OptionsError::MissingReplicationClass.into());
@@ -171,7 +173,7 @@ fn replication_map(
                 let rf = previous_rf.unwrap_or(DEFAULT_KEYSPACE_RF);
                 options.insert("replication_factor".into(), rf.into());
             }
-            network_topology(keyspace, options, previous)?
+            network_topology(keyspace, options, previous, datacenters)?
         }
         "LocalStrategy" | "EverywhereStrategy" => {
             return Err(OptionsError::ReservedStrategy { class }.into())
@@ -203,12 +205,14 @@ fn simple_strategy(
     Ok(map)
 }
 
-/// NetworkTopologyStrategy's options: `replication_factor` expands to this node's one
-/// datacenter; on ALTER, datacenters not named keep their factor; factors of 0 are dropped.
+/// NetworkTopologyStrategy's options: `replication_factor` expands to every datacenter of
+/// `datacenters` (the cluster's); on ALTER, datacenters not named keep their factor; factors
+/// of 0 are dropped.
 fn network_topology(
     keyspace: &str,
     mut options: BTreeMap<String, String>,
     previous: &BTreeMap<String, String>,
+    datacenters: &[&str],
 ) -> CqlResult<BTreeMap<String, String>> {
     let expand = options.remove("replication_factor");
     if expand.is_some() {
@@ -221,7 +225,7 @@ fn network_topology(
     let mut map = BTreeMap::new();
     for (dc, value) in options {
         validate_rf(&value)?;
-        if dc != DATACENTER {
+        if !datacenters.contains(&dc.as_str()) {
             return Err(OptionsError::UnrecognizedStrategyOption {
                 option: dc,
                 strategy: "NetworkTopologyStrategy",
@@ -233,8 +237,10 @@ fn network_topology(
     }
     if let Some(rf) = expand {
         validate_rf(&rf)?;
-        map.entry(DATACENTER.to_string())
-            .or_insert_with(|| rf.trim().to_string());
+        for dc in datacenters {
+            map.entry((*dc).to_string())
+                .or_insert_with(|| rf.trim().to_string());
+        }
     }
     map.retain(|_, rf| rf != "0");
     Ok(map)
@@ -372,6 +378,10 @@ mod tests {
         }
     }
 
+    fn single_dc() -> Vec<&'static str> {
+        vec![DATACENTER]
+    }
+
     #[test]
     fn replication_class_is_expanded() {
         let (map, durable) = keyspace_params(
@@ -382,6 +392,7 @@ mod tests {
             )],
             BTreeMap::new(),
             true,
+            &single_dc(),
         )
         .unwrap();
         assert_eq!(map["class"], "org.apache.cassandra.locator.SimpleStrategy");
@@ -400,6 +411,7 @@ mod tests {
                 )],
                 BTreeMap::new(),
                 true,
+                &single_dc(),
             )
         };
         assert_eq!(nts("datacenter1").unwrap().0["datacenter1"], "1");
@@ -416,8 +428,14 @@ mod tests {
     #[test]
     fn missing_factors_come_from_the_previous_map_or_default_keyspace_rf() {
         let replication = |entries: &[(&str, &str)], previous: BTreeMap<String, String>| {
-            keyspace_params("ks", &[prop("replication", entries)], previous, true)
-                .map(|(map, _)| map)
+            keyspace_params(
+                "ks",
+                &[prop("replication", entries)],
+                previous,
+                true,
+                &single_dc(),
+            )
+            .map(|(map, _)| map)
         };
         let simple = replication(&[("class", "SimpleStrategy")], BTreeMap::new()).unwrap();
         assert_eq!(simple["replication_factor"], "1");

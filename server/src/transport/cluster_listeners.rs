@@ -1,0 +1,89 @@
+//! A simulated cluster's listeners: every node on its own address and the same port, each
+//! accepting while its node is up or paused. Stopping a node drops its listener (new
+//! connections are refused) and ends its connections; starting it binds again.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tracing::{info, warn};
+
+use crate::cluster::state::SimulatedCluster;
+use crate::transport::listener::{accept_loop, AcceptContext};
+use crate::ServerError;
+
+/// Serves every node of `cluster`; `first` is the first node's listener, already bound (its
+/// port is every node's).
+///
+/// # Errors
+/// Another node's address cannot be bound at start.
+pub(crate) async fn serve(
+    first: TcpListener,
+    cluster: &Arc<SimulatedCluster>,
+    context: &AcceptContext<'_>,
+) -> Result<(), ServerError> {
+    let port = first.local_addr()?.port();
+    cluster.set_port(port);
+    let ring = cluster.ring();
+    let mut listeners = vec![Some(first)];
+    for node in ring.nodes().iter().skip(1) {
+        let address = SocketAddr::new(node.address, port);
+        let listener = TcpListener::bind(address)
+            .await
+            .map_err(|err| ServerError::Config(format!("simulated node {address}: {err}")))?;
+        listeners.push(Some(listener));
+    }
+    info!(nodes = listeners.len(), port, "simulated cluster listening");
+    let loops = listeners
+        .into_iter()
+        .enumerate()
+        .map(|(index, listener)| node_loop(index, listener, cluster, context));
+    futures::future::try_join_all(loops).await?;
+    Ok(())
+}
+
+/// Accepts for node `index` while it accepts; drops its listener while it does not.
+async fn node_loop(
+    index: usize,
+    mut listener: Option<TcpListener>,
+    cluster: &Arc<SimulatedCluster>,
+    context: &AcceptContext<'_>,
+) -> Result<(), ServerError> {
+    let mut state = cluster.watch_state(index);
+    loop {
+        if state.wait_for(|s| s.accepts()).await.is_err() {
+            return Ok(());
+        }
+        let listener = match listener.take() {
+            Some(listener) => listener,
+            None => bind(cluster, index).await,
+        };
+        tokio::select! {
+            result = accept_loop(&listener, context, Some(cluster.watch_state(index))) => {
+                return result;
+            }
+            _ = state.wait_for(|s| !s.accepts()) => {}
+        }
+    }
+}
+
+/// Binds node `index` again, retrying until its address is free.
+async fn bind(cluster: &SimulatedCluster, index: usize) -> TcpListener {
+    let mut backoff = Duration::from_millis(5);
+    loop {
+        let address = cluster
+            .ring()
+            .nodes()
+            .get(index)
+            .map(|node| SocketAddr::new(node.address, cluster.port()));
+        if let Some(address) = address {
+            match TcpListener::bind(address).await {
+                Ok(listener) => return listener,
+                Err(err) => warn!(%address, cause = %err, "cannot bind a simulated node yet"),
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_millis(500));
+    }
+}
