@@ -6,10 +6,13 @@
 //! - [`spec`]: the topology as configured (`dc1:3,dc2:2`, or YAML with racks);
 //! - [`ring`]: the nodes (address, host id, tokens) and which replicate a token under a
 //!   keyspace's replication, as Cassandra's strategies choose them;
+//! - [`control`]: stopping, starting, pausing, decommissioning and adding nodes, with
+//!   their events;
 //! - [`availability`]: whether a consistency level can be met by the nodes that are up, and
 //!   Cassandra's `Unavailable` counts when it cannot.
 
 pub(crate) mod availability;
+pub(crate) mod control;
 pub(crate) mod ring;
 pub(crate) mod route;
 pub(crate) mod spec;

@@ -77,37 +77,90 @@ pub(crate) struct Ring {
 impl Ring {
     /// The nodes of `spec`, their addresses counted up from `first_address`.
     pub(crate) fn build(spec: &ClusterSpec, first_address: Ipv4Addr) -> Ring {
-        let mut random = SplitMix64(spec.seed ^ 0x6a09_e667_f3bc_c908);
-        let mut taken = HashSet::new();
-        let mut nodes = Vec::with_capacity(spec.node_count());
+        let mut ring = Ring {
+            nodes: Vec::with_capacity(spec.node_count()),
+            ring: Vec::new(),
+        };
         for dc in &spec.datacenters {
             for (rack, count) in &dc.racks {
                 for _ in 0..*count {
-                    let index = nodes.len();
-                    let offset = u32::try_from(index).unwrap_or(u32::MAX);
-                    let address = Ipv4Addr::from(u32::from(first_address).saturating_add(offset));
-                    let mut tokens: Vec<i64> = (0..spec.num_tokens)
-                        .map(|_| unique_token(&mut random, &mut taken))
-                        .collect();
-                    tokens.sort_unstable();
-                    let host_id = uuid::Builder::from_random_bytes(random.bytes16()).into_uuid();
-                    nodes.push(SimNode {
-                        index,
-                        address: IpAddr::V4(address),
-                        host_id,
-                        datacenter: dc.name.clone(),
-                        rack: rack.clone(),
-                        tokens,
-                    });
+                    ring.nodes
+                        .push(ring.new_node(spec, first_address, &dc.name, rack));
                 }
             }
         }
-        let mut ring: Vec<(i64, usize)> = nodes
+        ring.index_tokens();
+        ring
+    }
+
+    /// This ring with one more node, in `datacenter` and `rack`, at the next address; the new
+    /// node's index is the old node count.
+    pub(crate) fn with_node(
+        &self,
+        spec: &ClusterSpec,
+        first_address: Ipv4Addr,
+        datacenter: &str,
+        rack: &str,
+    ) -> Ring {
+        let mut ring = self.clone();
+        let node = ring.new_node(spec, first_address, datacenter, rack);
+        ring.nodes.push(node);
+        ring.index_tokens();
+        ring
+    }
+
+    /// This ring without node `index`'s tokens (decommissioned: it keeps its index and
+    /// address, and owns nothing).
+    pub(crate) fn without(&self, index: usize) -> Ring {
+        let mut ring = self.clone();
+        if let Some(node) = ring.nodes.get_mut(index) {
+            node.tokens.clear();
+        }
+        ring.index_tokens();
+        ring
+    }
+
+    /// The node that will have index `self.nodes.len()`: its address, and its tokens and
+    /// host id drawn from the spec's seed and its index (so the same at every start), none
+    /// of its tokens held already.
+    fn new_node(
+        &self,
+        spec: &ClusterSpec,
+        first_address: Ipv4Addr,
+        datacenter: &str,
+        rack: &str,
+    ) -> SimNode {
+        let index = self.nodes.len();
+        let offset = u32::try_from(index).unwrap_or(u32::MAX);
+        let address = Ipv4Addr::from(u32::from(first_address).saturating_add(offset));
+        let mut random = SplitMix64(spec.seed ^ 0x6a09_e667_f3bc_c908 ^ ((index as u64) << 32));
+        let mut taken: HashSet<i64> = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.tokens.iter().copied())
+            .collect();
+        let mut tokens: Vec<i64> = (0..spec.num_tokens)
+            .map(|_| unique_token(&mut random, &mut taken))
+            .collect();
+        tokens.sort_unstable();
+        SimNode {
+            index,
+            address: IpAddr::V4(address),
+            host_id: uuid::Builder::from_random_bytes(random.bytes16()).into_uuid(),
+            datacenter: datacenter.to_string(),
+            rack: rack.to_string(),
+            tokens,
+        }
+    }
+
+    /// Rebuilds the sorted `(token, node)` index.
+    fn index_tokens(&mut self) {
+        self.ring = self
+            .nodes
             .iter()
             .flat_map(|node| node.tokens.iter().map(move |&t| (t, node.index)))
             .collect();
-        ring.sort_unstable();
-        Ring { nodes, ring }
+        self.ring.sort_unstable();
     }
 
     /// The nodes, by index.

@@ -113,3 +113,22 @@ fn network_topology_prefers_distinct_racks() {
     let three = Replication::Network(BTreeMap::from([("dc1".to_string(), 3)]));
     assert_eq!(ring.replicas(0, &three).len(), 3);
 }
+
+#[test]
+fn nodes_join_and_leave_the_ring() {
+    let spec = ClusterSpec::parse("dc1:3").expect("spec");
+    let first = Ipv4Addr::new(127, 0, 0, 1);
+    let ring = Ring::build(&spec, first);
+    let grown = ring.with_node(&spec, first, "dc1", "rack1");
+    assert_eq!(grown.nodes().len(), 4);
+    assert_eq!(grown.nodes()[3].address.to_string(), "127.0.0.4");
+    assert_eq!(grown.ring.len(), 4 * 16);
+    assert_eq!(grown.nodes()[..3], ring.nodes()[..]);
+    let shrunk = grown.without(1);
+    assert_eq!(shrunk.ring.len(), 3 * 16);
+    for node in shrunk.nodes() {
+        for &token in &node.tokens {
+            assert!(!shrunk.replicas(token, &Replication::Simple(3)).contains(&1));
+        }
+    }
+}

@@ -47,6 +47,15 @@ struct NodeRuntime {
     requests: AtomicU64,
 }
 
+impl NodeRuntime {
+    fn up() -> Arc<NodeRuntime> {
+        Arc::new(NodeRuntime {
+            state: tokio::sync::watch::Sender::new(NodeState::Up),
+            requests: AtomicU64::new(0),
+        })
+    }
+}
+
 /// The simulated cluster.
 #[derive(Debug)]
 pub(crate) struct SimulatedCluster {
@@ -55,25 +64,25 @@ pub(crate) struct SimulatedCluster {
     runtime: RwLock<Vec<Arc<NodeRuntime>>>,
     /// The CQL port every node listens on (set once bound: `--port 0` takes a free one).
     port: AtomicU16,
+    /// The first node's address; the others count up from it.
+    first_address: std::net::Ipv4Addr,
+    /// How many nodes were ever in the ring (added ones included): the listeners watch it.
+    node_count: tokio::sync::watch::Sender<usize>,
 }
 
 impl SimulatedCluster {
     /// The cluster of `spec`, its first node on `first_address` and every node on `port`.
     pub(crate) fn new(spec: ClusterSpec, first_address: std::net::Ipv4Addr, port: u16) -> Self {
         let ring = Ring::build(&spec, first_address);
-        let runtime = (0..ring.nodes().len())
-            .map(|_| {
-                Arc::new(NodeRuntime {
-                    state: tokio::sync::watch::Sender::new(NodeState::Up),
-                    requests: AtomicU64::new(0),
-                })
-            })
-            .collect();
+        let count = ring.nodes().len();
+        let runtime = (0..count).map(|_| NodeRuntime::up()).collect();
         SimulatedCluster {
             spec,
             ring: RwLock::new(Arc::new(ring)),
             runtime: RwLock::new(runtime),
             port: AtomicU16::new(port),
+            first_address,
+            node_count: tokio::sync::watch::Sender::new(count),
         }
     }
 
@@ -132,6 +141,33 @@ impl SimulatedCluster {
     pub(crate) fn set_state(&self, index: usize, state: NodeState) -> NodeState {
         self.runtime(index)
             .map_or(NodeState::Removed, |r| r.state.send_replace(state))
+    }
+
+    /// Adds a node to `datacenter` and `rack` at the next address, up; the new node.
+    pub(crate) fn add_node(&self, datacenter: &str, rack: &str) -> SimNode {
+        let mut ring = self.ring.write().unwrap_or_else(|p| p.into_inner());
+        let grown = ring.with_node(&self.spec, self.first_address, datacenter, rack);
+        let node = grown.nodes()[grown.nodes().len() - 1].clone();
+        self.runtime
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(NodeRuntime::up());
+        *ring = Arc::new(grown);
+        self.node_count.send_replace(node.index + 1);
+        node
+    }
+
+    /// Takes node `index` out of the ring (decommissioned); its previous state.
+    pub(crate) fn decommission(&self, index: usize) -> NodeState {
+        let mut ring = self.ring.write().unwrap_or_else(|p| p.into_inner());
+        *ring = Arc::new(ring.without(index));
+        drop(ring);
+        self.set_state(index, NodeState::Removed)
+    }
+
+    /// A watch on how many nodes were ever in the ring.
+    pub(crate) fn watch_node_count(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.node_count.subscribe()
     }
 
     /// Counts a request coordinated by node `index`.

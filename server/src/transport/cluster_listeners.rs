@@ -35,12 +35,29 @@ pub(crate) async fn serve(
         listeners.push(Some(listener));
     }
     info!(nodes = listeners.len(), port, "simulated cluster listening");
-    let loops = listeners
+    let mut started = listeners.len();
+    let mut loops: futures::stream::FuturesUnordered<_> = listeners
         .into_iter()
         .enumerate()
-        .map(|(index, listener)| node_loop(index, listener, cluster, context));
-    futures::future::try_join_all(loops).await?;
-    Ok(())
+        .map(|(index, listener)| node_loop(index, listener, cluster, context))
+        .collect();
+    let mut count = cluster.watch_node_count();
+    loop {
+        tokio::select! {
+            Some(result) = futures::StreamExt::next(&mut loops) => result?,
+            changed = count.changed() => {
+                if changed.is_err() {
+                    continue;
+                }
+                // Nodes added through the test controls: bound and served from now on.
+                let now = *count.borrow_and_update();
+                for index in started..now {
+                    loops.push(node_loop(index, None, cluster, context));
+                }
+                started = started.max(now);
+            }
+        }
+    }
 }
 
 /// Accepts for node `index` while it accepts; drops its listener while it does not.

@@ -302,6 +302,17 @@ fn queue_answer<R, W>(
     }
 }
 
+/// Whether `event` is a node's news about the node the connection is on (a simulated
+/// node): nodes tell their clients about the others.
+fn about_itself(event: &Event, session: &Session) -> bool {
+    match event {
+        Event::TopologyChange { address, .. } | Event::StatusChange { address, .. } => {
+            address.ip() == session.local.ip()
+        }
+        Event::SchemaChange(_) => false,
+    }
+}
+
 /// Pushes the events this connection registered for on stream -1 until it closes.
 fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Sender<BytesMut>) {
     let mut events = node.events().subscribe();
@@ -325,7 +336,7 @@ fn spawn_event_forwarder(node: &Arc<Node>, session: &Arc<Session>, out: mpsc::Se
                     Event::TopologyChange { .. } => "TOPOLOGY_CHANGE",
                     Event::StatusChange { .. } => "STATUS_CHANGE",
                 };
-                if !session.is_registered(kind) {
+                if !session.is_registered(kind) || about_itself(&event, &session) {
                     continue;
                 }
                 let frame = encode(&session, -1, Response::Event(event), &[]);
