@@ -21,6 +21,7 @@ mod describe;
 mod failure;
 mod function;
 mod index;
+mod injected;
 mod internal;
 mod modify;
 mod options;
@@ -44,6 +45,7 @@ pub(crate) use describe::DescribeError;
 pub(crate) use failure::{FunctionFailure, ReadFailure};
 pub(crate) use function::FunctionError;
 pub(crate) use index::IndexError;
+pub(crate) use injected::{failure_reason_name, InjectedError, InjectedKind, FAILURE_REASONS};
 pub(crate) use internal::InternalError;
 pub(crate) use modify::ModifyError;
 pub(crate) use options::OptionsError;
@@ -100,6 +102,9 @@ pub(crate) enum CqlError {
     /// Storage failure or server bug (0x0000).
     #[error(transparent)]
     Server(#[from] InternalError),
+    /// An error a fault rule answers with (test controls): its own code and fields.
+    #[error(transparent)]
+    Injected(#[from] InjectedError),
     /// A name the schema does not have (0x2200).
     #[error(transparent)]
     Schema(#[from] SchemaError),
@@ -200,6 +205,7 @@ impl CqlError {
                 },
             ),
             CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
+            CqlError::Injected(injected) => injected.kind.code_and_extra(),
             CqlError::Schema(_)
             | CqlError::Ddl(_)
             | CqlError::Index(_)
