@@ -207,9 +207,7 @@ impl Faults {
         let facts = Facts::of(node, session, request)?;
         let rules: Vec<Arc<Entry>> = self.lock().clone();
         let fired = rules.into_iter().find(|entry| {
-            entry.rule.when.matches(&facts)
-                && self.roll(entry.rule.probability)
-                && entry.take_fire()
+            entry.rule.applies_to(&facts) && self.roll(entry.rule.probability) && entry.take_fire()
         })?;
         if fired.spent() {
             self.retire(&fired);

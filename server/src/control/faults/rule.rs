@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::facts::{Facts, Message};
 use super::spec::{float_field, int_field, only_known, text_field};
 use super::then::{ErrorName, Outcome, Then};
 use super::when::{KindFilter, When};
@@ -128,6 +129,16 @@ impl FaultRule {
         out.insert("times".into(), json!(self.times));
         out.insert("probability".into(), json!(self.probability));
         out
+    }
+
+    /// Whether the rule applies to a request with `facts`: its `when` matches, and an
+    /// UNPREPARED rule applies to EXECUTEs alone (see [`FaultRule::check_unprepared`]).
+    pub(crate) fn applies_to(&self, facts: &Facts) -> bool {
+        let unprepared = matches!(
+            &self.then.outcome,
+            Outcome::Error(spec) if spec.error == ErrorName::Unprepared
+        );
+        self.when.matches(facts) && (!unprepared || facts.message == Message::Execute)
     }
 
     /// UNPREPARED names a prepared id, so only an EXECUTE can carry it: a rule for any

@@ -12,19 +12,23 @@ fn rule(body: Value) -> FaultRule {
 fn query(text: &str) -> Request {
     Request::Query(Query {
         query: text.into(),
-        params: QueryParameters {
-            consistency: 1,
-            values: Vec::new(),
-            value_names: None,
-            skip_metadata: false,
-            page_size: None,
-            paging_state: None,
-            serial_consistency: None,
-            default_timestamp: None,
-            keyspace: None,
-            now_in_seconds: None,
-        },
+        params: params(),
     })
+}
+
+fn params() -> QueryParameters {
+    QueryParameters {
+        consistency: 1,
+        values: Vec::new(),
+        value_names: None,
+        skip_metadata: false,
+        page_size: None,
+        paging_state: None,
+        serial_consistency: None,
+        default_timestamp: None,
+        keyspace: None,
+        now_in_seconds: None,
+    }
 }
 
 /// A node, a session from 127.0.0.1, and the registry under test.
@@ -181,4 +185,32 @@ fn rows_show_what_the_rule_does() {
     assert_eq!(value("fired"), Some(CqlValue::Int(0)));
     assert_eq!(value("no_answer"), Some(CqlValue::Boolean(false)));
     assert_eq!(value("delay_ms"), None);
+}
+
+#[test]
+fn unprepared_fires_on_execute_alone() {
+    let (node, session, faults) = setup();
+    faults.add(rule(json!({"then": {"error": "unprepared"}})));
+    assert!(faults
+        .check(&node, &session, &query("SELECT * FROM ks.t"))
+        .is_none());
+    let execute = Request::Execute(cql::frame::request::Execute {
+        id: bytes::Bytes::from_static(&[1, 2, 3]),
+        result_metadata_id: None,
+        params: params(),
+    });
+    let Some(Injection {
+        action: Action::Error(err),
+        ..
+    }) = faults.check(&node, &session, &execute)
+    else {
+        panic!("unprepared is injected");
+    };
+    assert_eq!(
+        err.error_body().extra,
+        cql::frame::response::ErrorExtra::Unprepared {
+            id: bytes::Bytes::from_static(&[1, 2, 3])
+        }
+    );
+    node.close();
 }
