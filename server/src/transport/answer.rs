@@ -330,7 +330,8 @@ fn injected_fault(node: &Node, session: &Session, request: &Request) -> Option<I
 
 /// Answers a request an injected fault fired on: after the fault's delay (other requests of
 /// the connection go on meanwhile), its error, no answer, a closed connection, or the real
-/// answer.
+/// answer. A delay ends early, unanswered, when the connection stops reading (the server
+/// stops or the client left), so a long one never holds a shutdown back.
 async fn inject(
     node: &Arc<Node>,
     session: &Arc<Session>,
@@ -340,7 +341,11 @@ async fn inject(
     request: Request,
 ) -> Answer {
     if let Some(delay) = injection.delay {
-        tokio::time::sleep(delay).await;
+        let mut closed = session.closed_signal();
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            _ = closed.wait_for(|closed| *closed) => return Answer::unanswered(),
+        }
     }
     let outcome = match injection.action {
         Action::Answer => {

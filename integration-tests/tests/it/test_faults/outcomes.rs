@@ -153,3 +153,28 @@ async fn a_closed_connection_is_reopened_by_the_driver() {
     .await;
     assert!(reconnected.is_some(), "the driver reconnected");
 }
+
+#[tokio::test]
+async fn a_long_delay_does_not_hold_the_server_back_from_stopping() {
+    let (server, session) = setup("stopping").await;
+    add_fault(
+        &server,
+        json!({"when": {"table": "t"}, "then": {"delay_ms": 60000}}),
+    )
+    .await;
+    let session = std::sync::Arc::new(session);
+    let waiting = tokio::spawn({
+        let session = session.clone();
+        async move { session.query_unpaged(SELECT, ()).await.is_ok() }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiting.is_finished(), "the answer is delayed");
+    let started = Instant::now();
+    server.stop().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "stopping took {:?}",
+        started.elapsed()
+    );
+    waiting.abort();
+}
