@@ -10,7 +10,8 @@
 //!
 //! Failures whose wire answer carries more than a message are enums too
 //! ([`AlreadyExists`], [`FunctionFailure`], [`ReadFailure`]) and give those fields from their
-//! variants. Only two variants of `CqlError` are not an enum of their own: `Unprepared`
+//! variants; an [`InjectedError`] (a fault rule's answer, test controls) carries its code's
+//! fields as the rule set them. Only two variants of `CqlError` are not an enum of their own: `Unprepared`
 //! (the id) and `ParserInvalid` (text that is the parser's own).
 
 mod access;

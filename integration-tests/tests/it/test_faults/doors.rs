@@ -187,3 +187,54 @@ async fn bad_rules_are_refused_by_both_doors() {
         .expect("the control statement is not faulted");
     assert!(list_faults(&server).await.is_empty());
 }
+
+/// The lines of `docs/testing.md`'s "Injected faults" section: every `curl` body is
+/// accepted over HTTP and every CQL INSERT through CQL, making the same twelve rules.
+#[tokio::test]
+async fn the_guides_lines_make_the_rules_they_say() {
+    let (server, session) = setup("guide").await;
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/testing.md"),
+    )
+    .expect("docs/testing.md");
+    let section = guide
+        .split("### Injected faults")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("the section");
+    let bodies: Vec<&str> = section
+        .lines()
+        .filter(|line| line.starts_with("curl -s -XPOST $H/faults -d '"))
+        .filter_map(|line| line.split("-d '").nth(1)?.strip_suffix('\''))
+        .collect();
+    assert_eq!(bodies.len(), 12, "one per outcome");
+    for body in &bodies {
+        let (status, answer) = server.http("POST", "/faults", body).await;
+        assert_eq!(status, 200, "{body}: {answer}");
+    }
+    let over_http = list_faults(&server).await;
+    server.http("DELETE", "/faults", "").await;
+    let inserts: Vec<&str> = section
+        .lines()
+        .filter(|line| line.starts_with("INSERT INTO test_control.faults"))
+        .collect();
+    assert_eq!(inserts.len(), 12, "one per outcome");
+    for insert in &inserts {
+        session
+            .query_unpaged(insert.trim_end_matches(';'), ())
+            .await
+            .unwrap_or_else(|err| panic!("{insert}: {err}"));
+    }
+    let over_cql = list_faults(&server).await;
+    // The same rules but for their ids.
+    let without_id = |rules: Vec<serde_json::Value>| -> Vec<serde_json::Value> {
+        rules
+            .into_iter()
+            .map(|mut rule| {
+                rule.as_object_mut().map(|r| r.remove("id"));
+                rule
+            })
+            .collect()
+    };
+    assert_eq!(without_id(over_http), without_id(over_cql));
+}
