@@ -88,14 +88,19 @@ impl TestServer {
     /// [`TestServer::start_with_http`]): its status code and body as JSON (`Null` when the
     /// body is not JSON).
     pub async fn http(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
-        let address = loop {
+        http_request(self.http_addr().await, method, path, body).await
+    }
+
+    /// Where the HTTP door listens (started by [`TestServer::start_with_http`]), once it
+    /// is bound: what a client in another language is given.
+    pub async fn http_addr(&self) -> SocketAddr {
+        loop {
             // The HTTP door is started by the server task; wait for it to bind.
             if let Some(address) = self.node.http_address() {
-                break address;
+                return address;
             }
             tokio::time::sleep(Duration::from_millis(1)).await;
-        };
-        http_request(address, method, path, body).await
+        }
     }
 
     /// How many stored rows reads have examined since the server started (virtual system

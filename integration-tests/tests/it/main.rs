@@ -42,6 +42,7 @@ mod statics;
 mod system_tables;
 mod table_options;
 mod test_controls;
+mod test_faults;
 mod time;
 mod unset_values;
 mod user_types;

@@ -98,6 +98,7 @@ pub(crate) fn rows(node: &Node, table: &str) -> Vec<NamedRow> {
                 ]
             })
             .collect(),
+        "faults" => controls.faults().rows(),
         _ => Vec::new(),
     }
 }

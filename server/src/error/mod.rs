@@ -10,7 +10,8 @@
 //!
 //! Failures whose wire answer carries more than a message are enums too
 //! ([`AlreadyExists`], [`FunctionFailure`], [`ReadFailure`]) and give those fields from their
-//! variants. Only two variants of `CqlError` are not an enum of their own: `Unprepared`
+//! variants; an [`InjectedError`] (a fault rule's answer, test controls) carries its code's
+//! fields as the rule set them. Only two variants of `CqlError` are not an enum of their own: `Unprepared`
 //! (the id) and `ParserInvalid` (text that is the parser's own).
 
 mod access;
@@ -21,6 +22,7 @@ mod describe;
 mod failure;
 mod function;
 mod index;
+mod injected;
 mod internal;
 mod modify;
 mod options;
@@ -44,6 +46,7 @@ pub(crate) use describe::DescribeError;
 pub(crate) use failure::{FunctionFailure, ReadFailure};
 pub(crate) use function::FunctionError;
 pub(crate) use index::IndexError;
+pub(crate) use injected::{failure_reason_name, InjectedError, InjectedKind, FAILURE_REASONS};
 pub(crate) use internal::InternalError;
 pub(crate) use modify::ModifyError;
 pub(crate) use options::OptionsError;
@@ -100,6 +103,9 @@ pub(crate) enum CqlError {
     /// Storage failure or server bug (0x0000).
     #[error(transparent)]
     Server(#[from] InternalError),
+    /// An error a fault rule answers with (test controls): its own code and fields.
+    #[error(transparent)]
+    Injected(#[from] InjectedError),
     /// A name the schema does not have (0x2200).
     #[error(transparent)]
     Schema(#[from] SchemaError),
@@ -200,6 +206,7 @@ impl CqlError {
                 },
             ),
             CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
+            CqlError::Injected(injected) => injected.kind.code_and_extra(),
             CqlError::Schema(_)
             | CqlError::Ddl(_)
             | CqlError::Index(_)

@@ -17,6 +17,7 @@ use cql::frame::{self, FrameHeader, Opcode};
 use futures::FutureExt;
 use tracing::{debug, error, Instrument};
 
+use crate::control::faults::{Action, Injection};
 use crate::error::{CqlError, InternalError, ProtocolError};
 use crate::handler;
 use crate::node::Node;
@@ -45,7 +46,16 @@ pub(crate) fn serve_request<'a>(
     let answering = Box::pin(async move {
         match begun {
             Some(Later {
-                rest,
+                rest: Resume::Injected(injected),
+                started,
+                ..
+            }) => {
+                let (injection, request) = *injected;
+                let header = &envelope.header;
+                Box::pin(inject(node, session, header, started, injection, request)).await
+            }
+            Some(Later {
+                rest: Resume::Handler(rest),
                 started,
                 kind,
             }) => {
@@ -85,6 +95,20 @@ pub(crate) struct Answer {
     /// Whether this frame ends a v5 handshake (READY): everything after it, both ways,
     /// travels in segments.
     pub start_segments: bool,
+    /// Whether the connection must close now instead (an injected fault).
+    pub close: bool,
+}
+
+impl Answer {
+    /// No answer (an injected fault): an empty frame.
+    fn unanswered() -> Answer {
+        Answer {
+            frame: BytesMut::new(),
+            start_events: false,
+            start_segments: false,
+            close: false,
+        }
+    }
 }
 
 /// Requests at least this large are answered on the blocking pool: parsing them and
@@ -149,9 +173,17 @@ pub(crate) enum Now {
 
 /// A request [`answer_now`] began and left to [`serve_request`].
 pub(crate) struct Later {
-    rest: handler::Rest,
+    rest: Resume,
     started: std::time::Instant,
     kind: StatementKind,
+}
+
+/// Where [`serve_request`] goes on with a [`Later`].
+enum Resume {
+    /// The handler's rest.
+    Handler(handler::Rest),
+    /// What an injected fault does, after its delay ([`inject`]).
+    Injected(Box<(Injection, Request)>),
 }
 
 /// A request whose write [`answer_now`] handed to the writer.
@@ -253,7 +285,16 @@ fn begin(
     let started = std::time::Instant::now();
     let mut kind = StatementKind::None;
     let begun = match decode(node, session, header, &envelope.body) {
-        Ok(request) => handler::begin(node, session, request, &mut kind),
+        Ok(request) => match injected_fault(node, session, &request) {
+            None => handler::begin(node, session, request, &mut kind),
+            Some(injection) => {
+                return Now::Later(Later {
+                    rest: Resume::Injected(Box::new((injection, request))),
+                    started,
+                    kind,
+                })
+            }
+        },
         Err(err) => handler::Begun::Done(Err(err)),
     };
     match begun {
@@ -273,11 +314,63 @@ fn begin(
             })
         }
         handler::Begun::Later(rest) => Now::Later(Later {
-            rest,
+            rest: Resume::Handler(rest),
             started,
             kind,
         }),
     }
+}
+
+/// Injected faults (test controls): what the fault rules do to a decoded request, looked
+/// up once, here, for every opcode (the rules say which they apply to). With no rule, one
+/// relaxed atomic load.
+fn injected_fault(node: &Node, session: &Session, request: &Request) -> Option<Injection> {
+    node.controls().faults().check(node, session, request)
+}
+
+/// Answers a request an injected fault fired on: after the fault's delay (other requests of
+/// the connection go on meanwhile), its error, no answer, a closed connection, or the real
+/// answer. A delay ends early, unanswered, when the connection stops reading (the server
+/// stops or the client left), so a long one never holds a shutdown back.
+async fn inject(
+    node: &Arc<Node>,
+    session: &Arc<Session>,
+    header: &FrameHeader,
+    started: std::time::Instant,
+    injection: Injection,
+    request: Request,
+) -> Answer {
+    if let Some(delay) = injection.delay {
+        let mut closed = session.closed_signal();
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            _ = closed.wait_for(|closed| *closed) => return Answer::unanswered(),
+        }
+    }
+    let outcome = match injection.action {
+        Action::Answer => {
+            let mut kind = StatementKind::None;
+            let outcome = handler::handle(node, session, request, &mut kind).await;
+            return finish(node, session, header, started, kind, outcome, None);
+        }
+        Action::Error(err) => Err(err),
+        Action::Drop => return Answer::unanswered(),
+        Action::Close => {
+            return Answer {
+                close: true,
+                ..Answer::unanswered()
+            }
+        }
+    };
+    finish(
+        node,
+        session,
+        header,
+        started,
+        StatementKind::None,
+        outcome,
+        None,
+    )
 }
 
 /// SERVER_ERROR for a request whose handler panicked (a bug: it fails its own request, not
@@ -289,6 +382,7 @@ fn server_error(session: &Session, stream: i16) -> Answer {
         frame: encode(session, stream, response, &[]),
         start_events: false,
         start_segments: false,
+        close: false,
     }
 }
 
@@ -300,7 +394,15 @@ async fn answer_here(
     body: Bytes,
 ) -> Answer {
     let started = std::time::Instant::now();
-    let request = decode(node, session, header, &body);
+    let request = match decode(node, session, header, &body) {
+        Ok(request) => match injected_fault(node, session, &request) {
+            Some(injection) => {
+                return Box::pin(inject(node, session, header, started, injection, request)).await
+            }
+            None => Ok(request),
+        },
+        Err(err) => Err(err),
+    };
     let mut kind = StatementKind::None;
     let mut tracing_id = None;
     let outcome = match request {
@@ -387,6 +489,7 @@ fn finish(
         frame,
         start_events,
         start_segments: ready && session.protocol().is_v5(),
+        close: false,
     }
 }
 

@@ -134,6 +134,8 @@ pub enum ErrorExtra {
         block_for: i32,
         /// Replicas that failed.
         num_failures: i32,
+        /// Why each replica failed, in v5's reason map, as in [`ErrorExtra::ReadFailure`].
+        reason: u16,
         /// As in [`ErrorExtra::WriteTimeout`].
         write_type: String,
     },
@@ -295,6 +297,7 @@ impl ErrorExtra {
                     received,
                     block_for,
                     num_failures: read_int(buf, "num_failures")?,
+                    reason: 0,
                     write_type: owned(read_string(buf, "write_type")?),
                 }
             }
@@ -365,10 +368,11 @@ impl ErrorExtra {
                 received,
                 block_for,
                 num_failures,
+                reason,
                 write_type,
             } => {
                 write_counts(out, *consistency, *received, *block_for);
-                write_failures(out, *num_failures, 0, version);
+                write_failures(out, *num_failures, *reason, version);
                 write_string(out, write_type);
             }
             ErrorExtra::AlreadyExists { keyspace, table } => {
@@ -381,10 +385,8 @@ impl ErrorExtra {
 }
 
 /// The failures of a read or write failure: their count before v5, in v5 a `<reasonmap>` of
-/// `[int]` n pairs of `[inetaddr]` and `[short]` reason. This node is the only replica, so
-/// each failure is its own, with reason 0 (UNKNOWN).
-/// The failure count; in v5 the reason map instead: `count` entries of this node's address
-/// and the `reason` code.
+/// `[int]` n pairs of `[inetaddr]` and `[short]` reason: `count` entries of this node's
+/// address and the `reason` code (this node is the only replica).
 fn write_failures(out: &mut BytesMut, count: i32, reason: u16, version: ProtocolVersion) {
     write_int(out, count);
     if version.is_v5() {
@@ -475,6 +477,7 @@ mod tests {
                     received: 1,
                     block_for: 2,
                     num_failures: 1,
+                    reason: 0,
                     write_type: "BATCH".into(),
                 },
             ),

@@ -27,6 +27,8 @@ pub(super) struct Io<R, W> {
     pub(super) held: Vec<Allocation>,
     /// Plain envelopes, or v5 segments after the handshake.
     pub(super) framing: Framing,
+    /// Set when an answer asks for the connection to close (an injected fault).
+    pub(super) close: bool,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Io<R, W> {

@@ -197,6 +197,7 @@ async fn serve_stream<R, W>(
         output: BytesMut::new(),
         held: Vec::new(),
         framing: Framing::default(),
+        close: false,
     };
     serve(node, session, shutdown, &mut io).await;
     // Whatever ended the connection (a reset included), the session is closed, or its
@@ -226,6 +227,10 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     };
     loop {
         let passes = serving.run_passes(io, &mut in_flight, &mut reading, &start);
+        if io.close {
+            // An injected fault closes the connection, answers still queued or not.
+            return;
+        }
         if !reading {
             // No more requests: let the event forwarder go now, not after the last answer.
             session.close();
@@ -251,6 +256,9 @@ async fn serve<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             Wake::Read(true) => {}
             Wake::Answer(answered) => serving.queue_answer(io, answered),
             Wake::Event(frame) => io.queue(frame),
+        }
+        if io.close {
+            return;
         }
     }
 }
@@ -288,6 +296,10 @@ fn queue_answer<R, W>(
     events: &mpsc::Sender<BytesMut>,
     (answer, mut allocation): (Answer, Allocation),
 ) {
+    if answer.close {
+        io.close = true;
+        return;
+    }
     // The answer's bytes count with its request's until they are written.
     allocation.grow(answer.frame.len());
     io.held.push(allocation);
