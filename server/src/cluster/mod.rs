@@ -8,9 +8,11 @@
 //!   keyspace's replication, as Cassandra's strategies choose them;
 //! - [`control`]: stopping, starting, pausing, decommissioning and adding nodes, with
 //!   their events;
+//! - [`arrival`]: a request counted for the node it came to; none answered while paused;
 //! - [`availability`]: whether a consistency level can be met by the nodes that are up, and
 //!   Cassandra's `Unavailable` counts when it cannot.
 
+pub(crate) mod arrival;
 pub(crate) mod availability;
 pub(crate) mod control;
 pub(crate) mod ring;

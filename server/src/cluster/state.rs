@@ -115,6 +115,21 @@ impl SimulatedCluster {
             .cloned()
     }
 
+    /// The index of the node listening on `address`.
+    pub(crate) fn index_at(&self, address: IpAddr) -> Option<usize> {
+        let ring = self.ring.read().unwrap_or_else(|p| p.into_inner());
+        ring.nodes().iter().position(|node| node.address == address)
+    }
+
+    /// The datacenter of the node listening on `address`.
+    pub(crate) fn datacenter_at(&self, address: IpAddr) -> Option<String> {
+        let ring = self.ring.read().unwrap_or_else(|p| p.into_inner());
+        ring.nodes()
+            .iter()
+            .find(|node| node.address == address)
+            .map(|node| node.datacenter.clone())
+    }
+
     fn runtime(&self, index: usize) -> Option<Arc<NodeRuntime>> {
         self.runtime
             .read()

@@ -146,6 +146,11 @@ pub struct Config {
     /// Ours: `simulated_cluster`, many nodes presented by this one process (see
     /// `docs/testing.md`); `None` (the default) is one node.
     pub simulated_cluster: Option<ClusterSpec>,
+    /// `read_request_timeout` (Cassandra's, 5 s): on a simulated cluster, how long a read
+    /// that needs a paused replica waits before its `ReadTimeout`.
+    pub read_request_timeout: Duration,
+    /// `write_request_timeout` (Cassandra's, 2 s): the same for writes (`WriteTimeout`).
+    pub write_request_timeout: Duration,
     /// `materialized_views_enabled` (Cassandra 5.0's, off by default): whether `CREATE
     /// MATERIALIZED VIEW` is allowed.
     pub materialized_views_enabled: bool,
@@ -210,6 +215,8 @@ impl Default for Config {
             query_log_size: 10_000,
             init_cql: None,
             simulated_cluster: None,
+            read_request_timeout: Duration::from_millis(5_000),
+            write_request_timeout: Duration::from_millis(2_000),
             materialized_views_enabled: false,
             vector_search_exact_rows: 1_000,
             vector_search_ef: 600,

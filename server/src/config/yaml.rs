@@ -55,6 +55,10 @@ pub(super) struct YamlSettings {
     native_transport_max_request_data_in_flight: Option<String>,
     native_transport_handshake_timeout: Option<String>,
     native_transport_idle_timeout: Option<String>,
+    read_request_timeout: Option<String>,
+    read_request_timeout_in_ms: Option<u64>,
+    write_request_timeout: Option<String>,
+    write_request_timeout_in_ms: Option<u64>,
     partition_keys_in_select_warn_threshold: Option<i64>,
     partition_keys_in_select_fail_threshold: Option<i64>,
     in_select_cartesian_product_warn_threshold: Option<i64>,
@@ -308,6 +312,22 @@ impl Config {
                 &mut self.idle_timeout,
                 s.native_transport_idle_timeout.take(),
                 "native_transport_idle_timeout",
+            ),
+            (
+                &mut self.read_request_timeout,
+                s.read_request_timeout.take().or(s
+                    .read_request_timeout_in_ms
+                    .take()
+                    .map(|ms| format!("{ms}ms"))),
+                "read_request_timeout",
+            ),
+            (
+                &mut self.write_request_timeout,
+                s.write_request_timeout.take().or(s
+                    .write_request_timeout_in_ms
+                    .take()
+                    .map(|ms| format!("{ms}ms"))),
+                "write_request_timeout",
             ),
         ];
         for (slot, value, setting) in timeouts {

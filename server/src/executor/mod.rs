@@ -5,6 +5,7 @@
 
 pub(crate) mod access;
 pub(crate) mod bound;
+mod cluster_check;
 pub(crate) mod consistency;
 pub(crate) mod read;
 pub(crate) mod run;

@@ -18,6 +18,7 @@ use storage::WriteBatch;
 use crate::error::CqlResult;
 use crate::eval::values::EvalContext;
 use crate::executor::bound::{BoundBatch, BoundStatement};
+use crate::executor::cluster_check;
 use crate::executor::read::select::{self, BoundSelect};
 use crate::executor::write::submit::{self, Ack, Handoff};
 use crate::executor::{
@@ -43,6 +44,11 @@ pub(crate) enum Outcome {
 
 /// Runs a bound statement as far as it goes without waiting (see the module documentation).
 pub(crate) fn run(node: &Arc<Node>, session: &Arc<Session>, bound: BoundStatement) -> Outcome {
+    if node.cluster().is_some() {
+        if let Some(refused) = cluster_gate(node, session, &bound) {
+            return refused;
+        }
+    }
     match &bound.plan {
         // A serial read waits for the lightweight transaction under way (`select::execute`).
         StatementPlan::Select(plan) if !waits_for_transactions(plan, &bound) => {
@@ -64,8 +70,65 @@ pub(crate) fn run(node: &Arc<Node>, session: &Arc<Session>, bound: BoundStatemen
 }
 
 /// A BATCH message: it always waits (for the write queue, or its transaction's lock).
-pub(crate) fn run_batch(batch: BoundBatch) -> Outcome {
+pub(crate) fn run_batch(node: &Node, session: &Session, batch: BoundBatch) -> Outcome {
+    if node.cluster().is_some() {
+        if let Some(refused) = batch_cluster_gate(node, session, &batch) {
+            return refused;
+        }
+    }
     Outcome::Later(Later(Pending::Batch(Box::new(batch))))
+}
+
+/// On a simulated cluster, the coordinator's consistency arithmetic for a statement
+/// (`executor::cluster_check`): `None` to run it, else its refusal.
+fn cluster_gate(node: &Node, session: &Session, bound: &BoundStatement) -> Option<Outcome> {
+    let touch = cluster_check::touch_of(&bound.plan, &bound.ctx(), bound.options.consistency);
+    let touches: Vec<_> = match touch {
+        Ok(touch) => touch.into_iter().collect(),
+        Err(err) => return Some(Outcome::Done(Err(err))),
+    };
+    refusal(cluster_check::check(node, session, &bound.schema, &touches))
+}
+
+/// [`cluster_gate`] for every statement of a batch, as one write.
+fn batch_cluster_gate(node: &Node, session: &Session, batch: &BoundBatch) -> Option<Outcome> {
+    let schema = node.schema();
+    let write_type = match batch.kind {
+        cql::statement::ast::BatchKind::Logged => "BATCH",
+        cql::statement::ast::BatchKind::Unlogged => "UNLOGGED_BATCH",
+        cql::statement::ast::BatchKind::Counter => "COUNTER",
+    };
+    let mut touches = Vec::with_capacity(batch.entries.len());
+    for (statement, plan) in &batch.entries {
+        let plan = StatementPlan::Modify(plan.clone());
+        let ctx = statement.ctx(batch.now_micros);
+        match cluster_check::touch_of(&plan, &ctx, batch.options.consistency) {
+            Ok(Some(touch)) => touches.push((touch.table.clone(), touch.tokens)),
+            Ok(None) => {}
+            Err(err) => return Some(Outcome::Done(Err(err))),
+        }
+    }
+    let touches: Vec<cluster_check::Touch<'_>> = touches
+        .iter()
+        .map(|(table, tokens)| cluster_check::Touch {
+            table,
+            tokens: tokens.clone(),
+            write_type: Some(write_type),
+            consistency: batch.options.consistency,
+        })
+        .collect();
+    refusal(cluster_check::check(node, session, &schema, &touches))
+}
+
+/// What a [`cluster_check::Check`] makes of the request.
+fn refusal(check: cluster_check::Check) -> Option<Outcome> {
+    match check {
+        cluster_check::Check::Proceed => None,
+        cluster_check::Check::Fail(err) => Some(Outcome::Done(Err(err))),
+        cluster_check::Check::FailAfter(after, error) => {
+            Some(Outcome::Later(Later(Pending::FailAfter { after, error })))
+        }
+    }
 }
 
 /// Runs a statement without bound values, its names resolved in `keyspace`, to its end, as
@@ -187,6 +250,12 @@ enum Pending {
     },
     /// A BATCH message, planned.
     Batch(Box<BoundBatch>),
+    /// A request that needs a paused replica of a simulated cluster: its timeout, after the
+    /// wait.
+    FailAfter {
+        after: std::time::Duration,
+        error: crate::error::CqlError,
+    },
 }
 
 impl Later {
@@ -220,6 +289,10 @@ impl Later {
                 Ok(ResultBody::Void)
             }
             Pending::Batch(batch) => Box::pin(execute_batch(node, &batch)).await,
+            Pending::FailAfter { after, error } => {
+                tokio::time::sleep(after).await;
+                Err(error)
+            }
         }
     }
 }

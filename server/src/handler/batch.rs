@@ -64,7 +64,7 @@ pub(super) fn begin(node: &Arc<Node>, session: &Arc<Session>, batch: Batch) -> C
     }
     let bound = BoundBatch::new(node, kind, statements, options)?;
     Ok(Started {
-        outcome: executor::run_batch(bound),
+        outcome: executor::run_batch(node, session, bound),
         held_metadata_id: None,
     })
 }

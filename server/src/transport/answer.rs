@@ -325,6 +325,15 @@ fn begin(
 /// up once, here, for every opcode (the rules say which they apply to). With no rule, one
 /// relaxed atomic load.
 fn injected_fault(node: &Node, session: &Session, request: &Request) -> Option<Injection> {
+    if let Some(cluster) = node.cluster() {
+        if crate::cluster::arrival::arrive(cluster, session, request) {
+            // A paused simulated node accepts and never answers.
+            return Some(Injection {
+                delay: None,
+                action: Action::Drop,
+            });
+        }
+    }
     node.controls().faults().check(node, session, request)
 }
 
