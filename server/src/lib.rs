@@ -26,7 +26,6 @@ pub mod bench;
 pub mod config;
 
 pub(crate) mod auth;
-#[allow(dead_code)] // wired to the listeners and the executor next
 pub(crate) mod cluster;
 pub(crate) mod control;
 pub(crate) mod describe;

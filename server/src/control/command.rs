@@ -40,6 +40,18 @@ pub(crate) enum Command {
     AdvanceClock(Duration),
     /// The node's time and the clock's offset.
     Clock,
+    /// The simulated cluster's nodes.
+    ListNodes,
+    /// Stops, starts, pauses or decommissions the simulated node at an address.
+    NodeAction {
+        address: String,
+        action: crate::cluster::control::NodeAction,
+    },
+    /// Adds a simulated node to a datacenter (and rack).
+    AddNode {
+        datacenter: String,
+        rack: Option<String>,
+    },
 }
 
 /// Runs `command` on `node`.
@@ -103,7 +115,27 @@ pub(crate) async fn run(node: &Arc<Node>, command: Command) -> Result<Value, Con
             Ok(clock_json(node))
         }
         Command::Clock => Ok(clock_json(node)),
+        Command::ListNodes => nodes(crate::cluster::control::list(node)),
+        Command::NodeAction { address, action } => {
+            nodes(crate::cluster::control::act(node, &address, action))
+        }
+        Command::AddNode { datacenter, rack } => nodes(crate::cluster::control::add(
+            node,
+            &datacenter,
+            rack.as_deref(),
+        )),
     }
+}
+
+/// A node control's answer, or its refusal (404 when no cluster or no such node, 400 else).
+fn nodes(
+    result: Result<Value, crate::cluster::control::NodeControlError>,
+) -> Result<Value, ControlError> {
+    use crate::cluster::control::NodeControlError as E;
+    result.map_err(|err| match err {
+        E::NoCluster | E::NoNode(_) => ControlError::NotFound(err.to_string()),
+        E::Removed(_) | E::NoDatacenter(_) => ControlError::BadRequest(err.to_string()),
+    })
 }
 
 /// The node's time: now (milliseconds since the epoch, and as ISO-8601) and the offset the

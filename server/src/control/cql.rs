@@ -7,7 +7,7 @@
 //!
 //! | statement | command |
 //! |---|---|
-//! | `INSERT INTO commands (command, name, seconds) ...` | `reset`, `restore` (`name`), `advance_clock` (`seconds`) |
+//! | `INSERT INTO commands (command, name, seconds) ...` | `reset`, `restore` (`name`), `advance_clock` (`seconds`); on a simulated cluster `stop`, `start`, `pause`, `decommission` (`name`: the node's address) and `add_node` (`name`: its datacenter) |
 //! | `INSERT INTO snapshots (name) ...` | take the snapshot |
 //! | `DELETE FROM snapshots WHERE name = ...` | delete it |
 //! | `INSERT INTO faults (id, ...) ...` | add a fault rule (replacing one with that id) |
@@ -174,9 +174,20 @@ fn command_row(row: &ControlRow) -> Result<Command, ControlError> {
                 seconds,
             )?))
         }
-        other => Err(ControlError::BadRequest(format!(
-            "unknown command {other}: expected reset, restore or advance_clock"
-        ))),
+        "add_node" => Ok(Command::AddNode {
+            datacenter: required(row, "name")?,
+            rack: None,
+        }),
+        action => match crate::cluster::control::NodeAction::named(action) {
+            Some(action) => Ok(Command::NodeAction {
+                address: required(row, "name")?,
+                action,
+            }),
+            None => Err(ControlError::BadRequest(format!(
+                "unknown command {action}: expected reset, restore, advance_clock, stop, \
+                 start, pause, decommission or add_node"
+            ))),
+        },
     }
 }
 

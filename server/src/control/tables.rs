@@ -20,6 +20,10 @@ const TABLES: &[&str] = &[
     // Written, never read: an INSERT runs the command (`reset`, `restore`, `advance_clock`).
     "CREATE TABLE commands (command text, name text, seconds double,
      PRIMARY KEY ((command))) WITH comment = 'INSERT runs reset, restore or advance_clock'",
+    // The simulated cluster's nodes (none on a single node).
+    "CREATE TABLE nodes (address inet, port int, host_id uuid, datacenter text, rack text,
+     state text, tokens int, requests bigint, PRIMARY KEY ((address)))
+     WITH comment = 'simulated cluster nodes; change them through commands'",
     "CREATE TABLE snapshots (name text, created_at timestamp, keyspaces frozen<list<text>>,
      tables int, PRIMARY KEY ((name))) WITH comment = 'named snapshots of data and schema'",
     "CREATE TABLE faults (id text, keyspace_name text, table_name text, kind text, query text,
@@ -74,6 +78,7 @@ pub(crate) fn rows(node: &Node, table: &str) -> Vec<NamedRow> {
                 ),
             ]]
         }
+        "nodes" => node_rows(node),
         "snapshots" => super::snapshots::list(node)
             .into_iter()
             .map(|info| {
@@ -101,6 +106,40 @@ pub(crate) fn rows(node: &Node, table: &str) -> Vec<NamedRow> {
         "faults" => controls.faults().rows(),
         _ => Vec::new(),
     }
+}
+
+/// The simulated cluster's nodes, as `test_control.nodes` lists them.
+fn node_rows(node: &Node) -> Vec<NamedRow> {
+    let Some(cluster) = node.cluster() else {
+        return Vec::new();
+    };
+    let ring = cluster.ring();
+    ring.nodes()
+        .iter()
+        .map(|sim| {
+            vec![
+                ("address", Some(CqlValue::Inet(sim.address))),
+                ("port", Some(CqlValue::Int(i32::from(cluster.port())))),
+                ("host_id", Some(CqlValue::Uuid(sim.host_id))),
+                ("datacenter", Some(CqlValue::Text(sim.datacenter.clone()))),
+                ("rack", Some(CqlValue::Text(sim.rack.clone()))),
+                (
+                    "state",
+                    Some(CqlValue::Text(cluster.state(sim.index).name().to_string())),
+                ),
+                (
+                    "tokens",
+                    Some(CqlValue::Int(i32::try_from(sim.tokens.len()).unwrap_or(0))),
+                ),
+                (
+                    "requests",
+                    Some(CqlValue::Bigint(
+                        i64::try_from(cluster.requests(sim.index)).unwrap_or(i64::MAX),
+                    )),
+                ),
+            ]
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::Request;
+use crate::cluster::control::NodeAction;
 use crate::control::faults::FaultRule;
 use crate::control::{Command, ControlError};
 
@@ -36,8 +37,28 @@ pub(crate) fn command(request: &Request) -> Result<Option<Command>, ControlError
         ("DELETE", ["queries"]) => Command::ClearQueries,
         ("GET", ["clock"]) => Command::Clock,
         ("POST", ["clock", "advance"]) => Command::AdvanceClock(advance(&json(request)?)?),
+        ("GET", ["nodes"]) => Command::ListNodes,
+        ("POST", ["nodes"]) => add_node(&json(request)?)?,
+        ("POST", ["nodes", address, action]) => match NodeAction::named(action) {
+            Some(action) => Command::NodeAction {
+                address: name(address),
+                action,
+            },
+            None => return Ok(None),
+        },
         _ => return Ok(None),
     }))
+}
+
+/// `POST /nodes` with `{"datacenter": "dc1", "rack": "rack1"}` (`rack` optional).
+fn add_node(body: &Value) -> Result<Command, ControlError> {
+    let text = |field: &str| body.get(field).and_then(Value::as_str).map(str::to_string);
+    let datacenter = text("datacenter")
+        .ok_or_else(|| ControlError::BadRequest("expected {\"datacenter\": NAME}".into()))?;
+    Ok(Command::AddNode {
+        datacenter,
+        rack: text("rack"),
+    })
 }
 
 /// The body as JSON.
@@ -126,6 +147,16 @@ mod tests {
             "AdvanceClock(86401s)"
         );
         assert!(routed("POST", "/faults", "{\"then\": {\"drop\": true}}").starts_with("AddFault"));
+        assert_eq!(routed("GET", "/nodes", ""), "ListNodes");
+        assert_eq!(
+            routed("POST", "/nodes/127.0.0.2/stop", ""),
+            "NodeAction { address: \"127.0.0.2\", action: Stop }"
+        );
+        assert_eq!(
+            routed("POST", "/nodes", r#"{"datacenter": "dc2"}"#),
+            "AddNode { datacenter: \"dc2\", rack: None }"
+        );
+        assert_eq!(routed("POST", "/nodes/127.0.0.2/explode", ""), "none");
         assert_eq!(routed("GET", "/nowhere", ""), "none");
         assert_eq!(routed("PUT", "/reset", ""), "none");
     }
