@@ -155,6 +155,7 @@ mod tests {
                 "clock",
                 "commands",
                 "faults",
+                "nodes",
                 "queries",
                 "snapshots",
                 "status"
