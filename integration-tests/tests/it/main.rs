@@ -38,6 +38,7 @@ mod sai;
 mod seeds;
 mod select;
 mod shaping;
+mod simulated_cluster;
 mod statics;
 mod system_tables;
 mod table_options;
