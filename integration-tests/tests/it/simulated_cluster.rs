@@ -3,6 +3,7 @@
 //! arithmetic (`Unavailable` with Cassandra's counts, timeouts on a paused replica).
 
 mod consistency;
+mod python;
 mod routing;
 mod topology;
 
