@@ -15,11 +15,11 @@ SERVER = os.environ.get("CQL_SERVER_BIN", "cqld")  # the server binary
 
 
 class Cqld:
-    """A throwaway cqld: where it listens, and its test controls."""
+    """A throwaway cqld: where it listens, and its test controls; `args` adds flags."""
 
-    def __init__(self):
+    def __init__(self, *args):
         self.process = subprocess.Popen(
-            [SERVER, "--in-memory", "--port", "0", "--http-address", "127.0.0.1:0"],
+            [SERVER, "--in-memory", "--port", "0", "--http-address", "127.0.0.1:0", *args],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -45,6 +45,20 @@ def cqld():
     server = Cqld()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def start_cqld():
+    """Starts servers of their own (e.g. a simulated cluster), stopped after the test."""
+    servers = []
+
+    def start(*args):
+        servers.append(Cqld(*args))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,9 @@ def test_a_session_expires_after_a_day(cqld, session):
     assert session.execute("SELECT user FROM sessions WHERE id = 1").one().user == "ada"
     cqld.control("POST", "/clock/advance", {"seconds": 11})
     assert session.execute("SELECT user FROM sessions WHERE id = 1").one() is None
-    # Timestamps the server gives follow the moved clock.
+    # Timestamps the server gives follow the moved clock (the driver stamps writes with
+    # its own clock unless told not to).
+    session.use_client_timestamp = False
     session.execute("INSERT INTO sessions (id, user) VALUES (2, 'bob')")
     written = session.execute("SELECT writetime(user) FROM sessions WHERE id = 2").one()[0]
     assert written / 1e6 > time.time() + 86400
@@ -46,4 +48,42 @@ def test_an_order_write_is_retried_after_a_timeout(cqld, session):
     save_order(session, 7)
     assert session.execute("SELECT state FROM orders WHERE id = 7").one().state == "new"
     assert cqld.control("GET", "/faults") == []  # both firings used, the rule retired
+# guide end
+
+
+# guide: failover example
+import pytest
+from cassandra import ConsistencyLevel, Unavailable
+from cassandra.cluster import Cluster
+from cassandra.query import SimpleStatement
+
+
+def test_orders_survive_a_node_going_down(start_cqld):
+    cqld = start_cqld("--simulated-cluster", "dc1:3")  # 127.0.0.1, 127.0.0.2, 127.0.0.3
+    cluster = Cluster(["127.0.0.1"], port=cqld.cql_port)
+    session = cluster.connect()
+    session.execute(
+        "CREATE KEYSPACE shop WITH replication = "
+        "{'class': 'NetworkTopologyStrategy', 'dc1': 3}"
+    )
+    session.execute("CREATE TABLE shop.orders (id int PRIMARY KEY, state text)")
+    insert = SimpleStatement(
+        "INSERT INTO shop.orders (id, state) VALUES (%s, 'new')",
+        consistency_level=ConsistencyLevel.LOCAL_QUORUM,
+    )
+    for order in range(50):
+        if order == 25:
+            cqld.control("POST", "/nodes/127.0.0.2/stop")  # a node fails mid-test
+        session.execute(insert, (order,))
+    count = SimpleStatement(
+        "SELECT count(*) FROM shop.orders", consistency_level=ConsistencyLevel.LOCAL_QUORUM
+    )
+    assert session.execute(count).one()[0] == 50
+    # Two replicas of three answer LOCAL_QUORUM, never ALL.
+    every_replica = SimpleStatement(
+        "SELECT state FROM shop.orders WHERE id = 1", consistency_level=ConsistencyLevel.ALL
+    )
+    with pytest.raises(Unavailable):
+        session.execute(every_replica)
+    cluster.shutdown()
 # guide end

@@ -21,7 +21,12 @@ fn guide() -> String {
 fn the_guide_holds_the_tested_fixtures_and_examples() {
     let guide = guide();
     let python = blocks(&guide, "python");
-    for marker in ["pytest fixtures", "TTL example", "retry example"] {
+    for marker in [
+        "pytest fixtures",
+        "TTL example",
+        "retry example",
+        "failover example",
+    ] {
         let file = if marker == "pytest fixtures" {
             "integration-tests/python_guide/conftest.py"
         } else {
@@ -51,7 +56,7 @@ fn the_guide_suite_drives_the_real_binary() {
         "integration-tests/python_guide",
         &[("CQL_SERVER_BIN", server)],
     );
-    assert!(log.contains("2 passed"), "{log}");
+    assert!(log.contains("3 passed"), "{log}");
 }
 
 #[test]

@@ -83,10 +83,26 @@ pub(crate) fn run_batch(node: &Node, session: &Session, batch: BoundBatch) -> Ou
 /// (`executor::cluster_check`): `None` to run it, else its refusal.
 fn cluster_gate(node: &Node, session: &Session, bound: &BoundStatement) -> Option<Outcome> {
     let touch = cluster_check::touch_of(&bound.plan, &bound.ctx(), bound.options.consistency);
-    let touches: Vec<_> = match touch {
+    let mut touches: Vec<_> = match touch {
         Ok(touch) => touch.into_iter().collect(),
         Err(err) => return Some(Outcome::Done(Err(err))),
     };
+    // A conditional update's Paxos round needs its serial level's replicas first.
+    if let (StatementPlan::Modify(plan), Some(touch)) = (&bound.plan, touches.first()) {
+        if plan.conditions.is_some() {
+            let serial = bound
+                .options
+                .serial_consistency
+                .unwrap_or(consistency::SERIAL);
+            let paxos = cluster_check::Touch {
+                table: touch.table,
+                tokens: touch.tokens.clone(),
+                write_type: Some("CAS"),
+                consistency: serial,
+            };
+            touches.insert(0, paxos);
+        }
+    }
     refusal(cluster_check::check(node, session, &bound.schema, &touches))
 }
 
