@@ -148,6 +148,25 @@ pub async fn start_http(node: &Arc<Node>) -> Result<Option<std::net::SocketAddr>
     Ok(Some(bound))
 }
 
+/// On a simulated cluster, binds every node but the first (whose listener is `first`) on
+/// `first`'s port, so that all accept connections once the first does. Idempotent;
+/// [`serve_node`] calls it too.
+///
+/// # Errors
+/// A node's address cannot be bound.
+pub async fn bind_simulated_nodes(
+    node: &Arc<Node>,
+    first: &TcpListener,
+) -> Result<(), ServerError> {
+    if let Some(cluster) = node.cluster() {
+        cluster
+            .bind_others(first.local_addr()?.port())
+            .await
+            .map_err(|err| ServerError::Config(err.to_string()))?;
+    }
+    Ok(())
+}
+
 /// Serves CQL clients of an already opened `node` on `listener` until `shutdown`
 /// completes, then closes its storage. [`prepare`]s the node and starts its HTTP endpoint
 /// first, if the caller did not. Lets an embedding process (the integration tests) keep a
@@ -166,6 +185,7 @@ pub async fn serve_node(
     if let Some(every) = node.config().purge_interval {
         node::purge::spawn_periodic(&node, every);
     }
+    bind_simulated_nodes(&node, &listener).await?;
     node.controls().mark_ready(listener.local_addr()?);
     tokio::pin!(shutdown);
     let mut signalled = false;

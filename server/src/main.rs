@@ -256,6 +256,7 @@ fn main() -> ExitCode {
         let http = server::start_http(&node).await?;
         server::prepare(&node).await?;
         let listener = tokio::net::TcpListener::bind(address).await?;
+        server::bind_simulated_nodes(&node, &listener).await?;
         let cql = listener.local_addr()?;
         info!(address = %cql, "listening for CQL clients");
         announce(cql, http);

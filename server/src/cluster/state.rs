@@ -68,6 +68,9 @@ pub(crate) struct SimulatedCluster {
     first_address: std::net::Ipv4Addr,
     /// How many nodes were ever in the ring (added ones included): the listeners watch it.
     node_count: tokio::sync::watch::Sender<usize>,
+    /// The other nodes' listeners, bound before the first node announces it listens and
+    /// taken by the accept loops (see `transport::cluster_listeners`).
+    bound: std::sync::Mutex<Option<Vec<tokio::net::TcpListener>>>,
 }
 
 impl SimulatedCluster {
@@ -83,6 +86,7 @@ impl SimulatedCluster {
             port: AtomicU16::new(port),
             first_address,
             node_count: tokio::sync::watch::Sender::new(count),
+            bound: std::sync::Mutex::new(None),
         }
     }
 
@@ -156,6 +160,46 @@ impl SimulatedCluster {
     pub(crate) fn set_state(&self, index: usize, state: NodeState) -> NodeState {
         self.runtime(index)
             .map_or(NodeState::Removed, |r| r.state.send_replace(state))
+    }
+
+    /// Binds every node but the first on `port` (the first node's), once; the listeners wait
+    /// for [`SimulatedCluster::take_bound`].
+    ///
+    /// # Errors
+    /// An address cannot be bound.
+    pub(crate) async fn bind_others(&self, port: u16) -> std::io::Result<()> {
+        if self
+            .bound
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+        {
+            return Ok(());
+        }
+        self.set_port(port);
+        let ring = self.ring();
+        let mut listeners = Vec::with_capacity(ring.nodes().len());
+        for node in ring.nodes().iter().skip(1) {
+            let address = std::net::SocketAddr::new(node.address, port);
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|err| {
+                    std::io::Error::new(err.kind(), format!("simulated node {address}: {err}"))
+                })?;
+            listeners.push(listener);
+        }
+        *self.bound.lock().unwrap_or_else(|p| p.into_inner()) = Some(listeners);
+        Ok(())
+    }
+
+    /// The listeners [`SimulatedCluster::bind_others`] bound (once).
+    pub(crate) fn take_bound(&self) -> Vec<tokio::net::TcpListener> {
+        self.bound
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Adds a node to `datacenter` and `rack` at the next address, up; the new node.

@@ -24,16 +24,9 @@ pub(crate) async fn serve(
     context: &AcceptContext<'_>,
 ) -> Result<(), ServerError> {
     let port = first.local_addr()?.port();
-    cluster.set_port(port);
-    let ring = cluster.ring();
+    cluster.bind_others(port).await?;
     let mut listeners = vec![Some(first)];
-    for node in ring.nodes().iter().skip(1) {
-        let address = SocketAddr::new(node.address, port);
-        let listener = TcpListener::bind(address)
-            .await
-            .map_err(|err| ServerError::Config(format!("simulated node {address}: {err}")))?;
-        listeners.push(Some(listener));
-    }
+    listeners.extend(cluster.take_bound().into_iter().map(Some));
     info!(nodes = listeners.len(), port, "simulated cluster listening");
     let mut started = listeners.len();
     let mut loops: futures::stream::FuturesUnordered<_> = listeners
