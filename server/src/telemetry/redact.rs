@@ -1,9 +1,13 @@
 //! Keeping secrets out of logs and traces: a statement whose text may carry a password
-//! (`CREATE ROLE ... WITH PASSWORD`) is shown as [`HIDDEN_STATEMENT`] instead.
+//! (`CREATE ROLE ... WITH PASSWORD`) is shown as [`HIDDEN_STATEMENT`] instead (and, in the
+//! query log, each of its bound values as [`HIDDEN_VALUE`]).
 
 /// What logs and traces show instead of a statement that may carry a password
 /// (`CREATE ROLE ... WITH PASSWORD`), so secrets never leave the request.
 pub(crate) const HIDDEN_STATEMENT: &str = "<a statement with a password>";
+
+/// What the query log shows instead of each bound value of such a statement.
+pub(crate) const HIDDEN_VALUE: &str = "<hidden>";
 
 /// Whether a statement's text may carry a password and must not be logged or traced.
 pub(crate) fn may_carry_password(text: &str) -> bool {

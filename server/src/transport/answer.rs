@@ -17,6 +17,7 @@ use cql::frame::{self, FrameHeader, Opcode};
 use futures::FutureExt;
 use tracing::{debug, error, Instrument};
 
+use crate::control::query_log::{self, examined::counting, examined::counting_now, Noted};
 use crate::error::{CqlError, InternalError, ProtocolError};
 use crate::handler;
 use crate::node::Node;
@@ -44,21 +45,9 @@ pub(crate) fn serve_request<'a>(
     // of the wrappers below and again into the connection's set of requests.
     let answering = Box::pin(async move {
         match begun {
-            Some(Later {
-                rest,
-                started,
-                kind,
-            }) => {
-                let outcome = rest.run(node, session).await;
-                finish(
-                    node,
-                    session,
-                    &envelope.header,
-                    started,
-                    kind,
-                    outcome,
-                    None,
-                )
+            Some(Later { rest, mut began }) => {
+                let outcome = counting(&mut began.noted, rest.run(node, session)).await;
+                finish(node, session, &envelope.header, began, outcome, None)
             }
             None => answer(node, session, &envelope.header, envelope.body).await,
         }
@@ -150,8 +139,7 @@ pub(crate) enum Now {
 /// A request [`answer_now`] began and left to [`serve_request`].
 pub(crate) struct Later {
     rest: handler::Rest,
-    started: std::time::Instant,
-    kind: StatementKind,
+    began: Began,
 }
 
 /// A request whose write [`answer_now`] handed to the writer.
@@ -160,8 +148,17 @@ pub(crate) struct PendingWrite {
     span: tracing::Span,
     reply: handler::PendingReply,
     header: FrameHeader,
-    started: std::time::Instant,
+    began: Began,
+}
+
+/// What a request carries from its start to its answer ([`finish`]).
+struct Began {
+    /// When its handling began.
+    at: std::time::Instant,
+    /// The kind of statement it runs (metrics).
     kind: StatementKind,
+    /// What the query log noted of it, when the log records it.
+    noted: Option<Box<Noted>>,
 }
 
 /// The answer to a [`PendingWrite`], ready when the writer acknowledges the write: what
@@ -201,15 +198,12 @@ impl std::future::Future for WriteAnswer<'_> {
         // A panic is a bug; it fails its own request, as in `serve_request`.
         let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let outcome = ready!(pending.reply.poll_reply(cx, node));
-            Poll::Ready(finish(
-                node,
-                session,
-                &header,
-                pending.started,
-                pending.kind,
-                outcome,
-                None,
-            ))
+            let began = Began {
+                at: pending.began.at,
+                kind: pending.began.kind,
+                noted: pending.began.noted.take(),
+            };
+            Poll::Ready(finish(node, session, &header, began, outcome, None))
         }));
         answered.unwrap_or_else(|_| {
             error!("request handler panicked");
@@ -252,13 +246,22 @@ fn begin(
     let header = &envelope.header;
     let started = std::time::Instant::now();
     let mut kind = StatementKind::None;
-    let begun = match decode(node, session, header, &envelope.body) {
-        Ok(request) => handler::begin(node, session, request, &mut kind),
+    let decoded = decode(node, session, header, &envelope.body);
+    let mut noted = query_log::note(node, session, header.opcode, decoded.as_ref().ok());
+    let begun = match decoded {
+        Ok(request) => counting_now(&mut noted, || {
+            handler::begin(node, session, request, &mut kind)
+        }),
         Err(err) => handler::Begun::Done(Err(err)),
+    };
+    let began = Began {
+        at: started,
+        kind,
+        noted,
     };
     match begun {
         handler::Begun::Done(outcome) => {
-            let answer = finish(node, session, header, started, kind, outcome, None);
+            let answer = finish(node, session, header, began, outcome, None);
             session.count_request();
             Now::Answered(answer)
         }
@@ -268,15 +271,10 @@ fn begin(
                 span: span.clone(),
                 reply,
                 header: *header,
-                started,
-                kind,
+                began,
             })
         }
-        handler::Begun::Later(rest) => Now::Later(Later {
-            rest,
-            started,
-            kind,
-        }),
+        handler::Begun::Later(rest) => Now::Later(Later { rest, began }),
     }
 }
 
@@ -301,6 +299,7 @@ async fn answer_here(
 ) -> Answer {
     let started = std::time::Instant::now();
     let request = decode(node, session, header, &body);
+    let mut noted = query_log::note(node, session, header.opcode, request.as_ref().ok());
     let mut kind = StatementKind::None;
     let mut tracing_id = None;
     let outcome = match request {
@@ -308,14 +307,26 @@ async fn answer_here(
             if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) =>
         {
             // Boxed: only traced requests pay for the trace's state.
-            let (outcome, id) = Box::pin(traced(node, session, request, &mut kind)).await;
+            let tracing = Box::pin(traced(node, session, request, &mut kind));
+            let (outcome, id) = counting(&mut noted, tracing).await;
             tracing_id = Some(id);
             outcome
         }
-        Ok(request) => handler::handle(node, session, request, &mut kind).await,
+        Ok(request) => {
+            counting(
+                &mut noted,
+                handler::handle(node, session, request, &mut kind),
+            )
+            .await
+        }
         Err(err) => Err(err),
     };
-    finish(node, session, header, started, kind, outcome, tracing_id)
+    let began = Began {
+        at: started,
+        kind,
+        noted,
+    };
+    finish(node, session, header, began, outcome, tracing_id)
 }
 
 /// A request's body, decoded (decompression and custom payloads are handled by
@@ -341,13 +352,13 @@ fn decode(
     }
 }
 
-/// A request's answer: its outcome as a response frame, counted in the metrics.
+/// A request's answer: its outcome as a response frame, counted in the metrics and recorded
+/// in the query log (when it records).
 fn finish(
     node: &Node,
     session: &Session,
     header: &FrameHeader,
-    started: std::time::Instant,
-    kind: StatementKind,
+    began: Began,
     outcome: crate::error::CqlResult<handler::Reply>,
     tracing_id: Option<uuid::Uuid>,
 ) -> Answer {
@@ -365,6 +376,8 @@ fn finish(
             (Response::Error(body), Vec::new(), false)
         }
     };
+    // The query log: the one place a request's answer is recorded.
+    query_log::record(node, began.noted, &response, &warnings, began.at.elapsed());
     // The answer to STARTUP (READY, or AUTHENTICATE) ends the v5 handshake.
     let ready = matches!(response, Response::Ready | Response::Authenticate { .. })
         && header.opcode == Opcode::Startup.as_u8();
@@ -382,7 +395,7 @@ fn finish(
     };
     node.metrics().warnings(warnings.len());
     node.metrics()
-        .request(header.opcode, kind, started.elapsed());
+        .request(header.opcode, began.kind, began.at.elapsed());
     Answer {
         frame,
         start_events,
