@@ -88,14 +88,18 @@ impl TestServer {
     /// [`TestServer::start_with_http`]): its status code and body as JSON (`Null` when the
     /// body is not JSON).
     pub async fn http(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
-        let address = loop {
-            // The HTTP door is started by the server task; wait for it to bind.
+        http_request(self.http_addr().await, method, path, body).await
+    }
+
+    /// Where the HTTP door (started by [`TestServer::start_with_http`]) listens, once it
+    /// does: the server task binds it.
+    pub async fn http_addr(&self) -> SocketAddr {
+        loop {
             if let Some(address) = self.node.http_address() {
-                break address;
+                return address;
             }
             tokio::time::sleep(Duration::from_millis(1)).await;
-        };
-        http_request(address, method, path, body).await
+        }
     }
 
     /// How many stored rows reads have examined since the server started (virtual system
