@@ -88,20 +88,72 @@ pub(super) enum Logged {
     },
 }
 
-/// Bound values as sent: positional, or by name (flag 0x40).
+/// Bound values as sent: positional, or by name (flag 0x40). Their bytes are copied into one
+/// buffer (one allocation, and nothing held of the connection's buffer).
 #[derive(Debug, Default)]
 pub(super) struct Values {
+    /// Every kept value's bytes, one after another.
+    bytes: Box<[u8]>,
     pub(super) values: Vec<Kept>,
     pub(super) names: Option<Vec<String>>,
 }
 
 /// One bound value as kept.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Kept {
-    /// The value as sent (copied: it never holds on to the connection's buffer).
-    Sent(Value),
+    Null,
+    Unset,
+    /// A value: where its bytes are in [`Values::bytes`].
+    Bytes(std::ops::Range<usize>),
     /// A value too long to keep: its length in bytes.
     TooLong(usize),
+}
+
+impl Values {
+    /// `values` (and their `names`), copied.
+    pub(super) fn copy(values: &[Value], names: Option<&[String]>) -> Values {
+        let length: usize = values.iter().map(kept_length).sum();
+        let mut bytes = Vec::with_capacity(length);
+        let kept = values
+            .iter()
+            .map(|value| match value {
+                Value::Null => Kept::Null,
+                Value::Unset => Kept::Unset,
+                Value::Bytes(sent) if sent.len() > MAX_VALUE_BYTES => Kept::TooLong(sent.len()),
+                Value::Bytes(sent) => {
+                    let start = bytes.len();
+                    bytes.extend_from_slice(sent);
+                    Kept::Bytes(start..bytes.len())
+                }
+            })
+            .collect();
+        Values {
+            bytes: bytes.into_boxed_slice(),
+            values: kept,
+            names: names.map(<[String]>::to_vec),
+        }
+    }
+
+    /// A kept value as a protocol value (`None`: too long to have been kept).
+    pub(super) fn value(&self, kept: &Kept) -> Option<Value> {
+        match kept {
+            Kept::Null => Some(Value::Null),
+            Kept::Unset => Some(Value::Unset),
+            Kept::Bytes(range) => self
+                .bytes
+                .get(range.clone())
+                .map(|bytes| Value::Bytes(Bytes::copy_from_slice(bytes))),
+            Kept::TooLong(_) => None,
+        }
+    }
+}
+
+/// The bytes [`Values::copy`] keeps of `value`.
+fn kept_length(value: &Value) -> usize {
+    match value {
+        Value::Bytes(sent) if sent.len() <= MAX_VALUE_BYTES => sent.len(),
+        _ => 0,
+    }
 }
 
 /// What a request got.
@@ -290,10 +342,7 @@ impl Sent<'_> {
 
     /// The values, copied.
     fn kept(self) -> Values {
-        Values {
-            values: self.values.iter().map(kept).collect(),
-            names: self.names.map(<[String]>::to_vec),
-        }
+        Values::copy(self.values, self.names)
     }
 }
 
@@ -315,7 +364,7 @@ fn text(query: &str, sent: Sent<'_>) -> Logged {
 /// The prepared statement `id` with its values; hidden when it may carry a password.
 fn prepared(node: &Node, id: &Bytes, sent: Sent<'_>) -> Logged {
     match node.prepared().get(id) {
-        Some(statement) if may_carry_password(&statement.query) => Logged::Hidden {
+        Some(statement) if statement.may_carry_password => Logged::Hidden {
             values: sent.values.len(),
         },
         Some(statement) => Logged::Prepared {
@@ -336,16 +385,6 @@ fn kept_text(text: &str) -> (Box<str>, bool) {
         end -= 1;
     }
     (format!("{}...", &text[..end]).into(), true)
-}
-
-/// One value, copied out of the request's buffer (or its length, past [`MAX_VALUE_BYTES`]).
-fn kept(value: &Value) -> Kept {
-    match value {
-        Value::Bytes(bytes) if bytes.len() > MAX_VALUE_BYTES => Kept::TooLong(bytes.len()),
-        Value::Bytes(bytes) => Kept::Sent(Value::Bytes(Bytes::copy_from_slice(bytes))),
-        Value::Null => Kept::Sent(Value::Null),
-        Value::Unset => Kept::Sent(Value::Unset),
-    }
 }
 
 impl Outcome {
@@ -500,10 +539,36 @@ mod tests {
         let long = "é".repeat(MAX_TEXT_BYTES);
         let (kept_long, cut) = kept_text(&long);
         assert!(cut && kept_long.ends_with("...") && kept_long.len() <= MAX_TEXT_BYTES + 3);
-        let big = Value::Bytes(Bytes::from(vec![7; MAX_VALUE_BYTES + 1]));
-        assert!(matches!(kept(&big), Kept::TooLong(n) if n == MAX_VALUE_BYTES + 1));
-        let small = Value::Bytes(Bytes::from_static(b"ab"));
-        assert!(matches!(kept(&small), Kept::Sent(Value::Bytes(b)) if b == "ab"));
+        let sent = [
+            Value::Bytes(Bytes::from(vec![7; MAX_VALUE_BYTES + 1])),
+            Value::Bytes(Bytes::from_static(b"ab")),
+            Value::Null,
+            Value::Unset,
+            Value::Bytes(Bytes::from_static(b"c")),
+        ];
+        let values = Values::copy(&sent, None);
+        assert_eq!(
+            values.values,
+            [
+                Kept::TooLong(MAX_VALUE_BYTES + 1),
+                Kept::Bytes(0..2),
+                Kept::Null,
+                Kept::Unset,
+                Kept::Bytes(2..3)
+            ]
+        );
+        assert_eq!(&*values.bytes, b"abc");
+        let back: Vec<_> = values.values.iter().map(|v| values.value(v)).collect();
+        assert_eq!(
+            back,
+            [
+                None,
+                Some(sent[1].clone()),
+                Some(Value::Null),
+                Some(Value::Unset),
+                Some(sent[4].clone())
+            ]
+        );
     }
 
     #[test]

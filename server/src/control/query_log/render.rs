@@ -245,28 +245,35 @@ pub(super) fn literals(values: &Values, specs: Option<&[ColumnSpec]>) -> Vec<Str
             .values
             .iter()
             .enumerate()
-            .map(|(i, value)| value_literal(value, specs.and_then(|s| s.get(i)).map(|s| &s.ty)))
+            .map(|(i, kept)| {
+                let ty = specs.and_then(|s| s.get(i)).map(|s| &s.ty);
+                value_literal(values, kept, ty)
+            })
             .collect();
     };
     values
         .values
         .iter()
         .zip(names)
-        .map(|(value, name)| {
+        .map(|(kept, name)| {
             let spec = specs
                 .into_iter()
                 .flatten()
                 .find(|spec| spec.name.eq_ignore_ascii_case(name));
-            format!("{name} = {}", value_literal(value, spec.map(|s| &s.ty)))
+            format!(
+                "{name} = {}",
+                value_literal(values, kept, spec.map(|s| &s.ty))
+            )
         })
         .collect()
 }
 
-/// One value as a CQL literal of type `ty` (a blob when the type is unknown).
-fn value_literal(value: &Kept, ty: Option<&ColumnType>) -> String {
-    match value {
-        Kept::TooLong(length) => format!("<a value of {length} bytes>"),
-        Kept::Sent(value) => literal::bound_value(ty.unwrap_or(&ColumnType::Blob), Some(value)),
+/// One value of `values` as a CQL literal of type `ty` (a blob when the type is unknown).
+fn value_literal(values: &Values, kept: &Kept, ty: Option<&ColumnType>) -> String {
+    match (kept, values.value(kept)) {
+        (_, Some(value)) => literal::bound_value(ty.unwrap_or(&ColumnType::Blob), Some(&value)),
+        (Kept::TooLong(length), None) => format!("<a value of {length} bytes>"),
+        (_, None) => "?".to_string(),
     }
 }
 

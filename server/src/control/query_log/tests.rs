@@ -8,7 +8,7 @@ use cql::frame::request::Value;
 use cql::types::{codec, CqlValue};
 use serde_json::json;
 
-use super::entry::{Answered, Kept, Logged, Noted, Outcome, Values};
+use super::entry::{Answered, Logged, Noted, Outcome, Values};
 use super::*;
 use crate::planner::select::tests::schema;
 
@@ -126,10 +126,12 @@ fn named_values_show_their_names() {
         name: "k".into(),
         ty: cql::types::ColumnType::Int,
     }];
-    let values = Values {
-        values: vec![Kept::Sent(value(CqlValue::Int(3))), Kept::TooLong(5000)],
-        names: Some(vec!["K".into(), "other".into()]),
-    };
+    let sent = [
+        value(CqlValue::Int(3)),
+        Value::Bytes(Bytes::from(vec![0; 5000])),
+    ];
+    let names = ["K".to_string(), "other".to_string()];
+    let values = Values::copy(&sent, Some(&names));
     assert_eq!(
         render::literals(&values, Some(&specs)),
         ["K = 3", "other = <a value of 5000 bytes>"]
@@ -290,4 +292,15 @@ fn counting_adds_reads_to_a_noted_request_only() {
     let mut quiet = Some(Noted::sample("QUERY", Logged::Nothing));
     examined::counting_now(&mut quiet, || ());
     assert_eq!(quiet.and_then(|n| n.examined), None, "no read, no counts");
+}
+
+#[test]
+fn with_the_controls_off_the_log_records_nothing() {
+    let off = crate::control::Controls::new(false, 10_000);
+    assert!(!off.queries().is_recording());
+    let on = crate::control::Controls::new(true, 10_000);
+    assert!(on.queries().is_recording());
+    assert!(!crate::control::Controls::new(true, 0)
+        .queries()
+        .is_recording());
 }
