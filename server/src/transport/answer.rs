@@ -46,7 +46,12 @@ pub(crate) fn serve_request<'a>(
     let answering = Box::pin(async move {
         match begun {
             Some(Later { rest, mut began }) => {
-                let outcome = counting(&mut began.noted, rest.run(node, session)).await;
+                // Not recorded: the rest runs as it is, with no layer to move it into.
+                let outcome = if began.noted.is_some() {
+                    counting(&mut began.noted, rest.run(node, session)).await
+                } else {
+                    rest.run(node, session).await
+                };
                 finish(node, session, &envelope.header, began, outcome, None)
             }
             None => answer(node, session, &envelope.header, envelope.body).await,
@@ -312,13 +317,12 @@ async fn answer_here(
             tracing_id = Some(id);
             outcome
         }
-        Ok(request) => {
-            counting(
-                &mut noted,
-                handler::handle(node, session, request, &mut kind),
-            )
-            .await
+        Ok(request) if noted.is_some() => {
+            let handling = handler::handle(node, session, request, &mut kind);
+            counting(&mut noted, handling).await
         }
+        // Not recorded: the request runs as it is, with no layer to move it into.
+        Ok(request) => handler::handle(node, session, request, &mut kind).await,
         Err(err) => Err(err),
     };
     let began = Began {
@@ -377,7 +381,7 @@ fn finish(
         }
     };
     // The query log: the one place a request's answer is recorded.
-    query_log::record(node, began.noted, &response, &warnings, began.at.elapsed());
+    query_log::record(node, began.noted, &response, &warnings, began.at);
     // The answer to STARTUP (READY, or AUTHENTICATE) ends the v5 handshake.
     let ready = matches!(response, Response::Ready | Response::Authenticate { .. })
         && header.opcode == Opcode::Startup.as_u8();

@@ -19,7 +19,7 @@ mod render;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cql::frame::request::Request;
 use cql::frame::response::Response;
@@ -141,18 +141,18 @@ pub(crate) fn note(
     Noted::of_request(node, session, opcode, request)
 }
 
-/// Records the request `noted` (if it was) now that it got `response` with `warnings`,
-/// `latency` after it began.
+/// Records the request `noted` (if it was), begun at `began`, now that it got `response`
+/// with `warnings`.
 #[inline]
 pub(crate) fn record(
     node: &Node,
     noted: Option<Box<Noted>>,
     response: &Response,
     warnings: &[String],
-    latency: Duration,
+    began: Instant,
 ) {
     if let Some(noted) = noted {
-        let outcome = Outcome::of_response(response, warnings, latency);
+        let outcome = Outcome::of_response(response, warnings, began.elapsed());
         node.controls().queries().push(noted, outcome);
     }
 }
