@@ -14,6 +14,7 @@
 
 pub(crate) mod entry;
 pub(crate) mod examined;
+mod outcome;
 mod render;
 
 use std::collections::VecDeque;
@@ -25,8 +26,9 @@ use cql::frame::request::Request;
 use cql::frame::response::Response;
 use serde_json::Value;
 
+use entry::Entry;
 pub(crate) use entry::Noted;
-use entry::{Answered, Entry, Outcome};
+use outcome::{Answered, Outcome};
 
 use crate::node::Node;
 use crate::schema::Schema;

@@ -12,7 +12,8 @@ use cql::frame::response::ColumnSpec;
 use cql::types::{ColumnType, CqlValue};
 use serde_json::{json, Map};
 
-use super::entry::{Answered, Entry, Kept, Logged, Noted, Values, MAX_TEXT_BYTES};
+use super::entry::{Entry, Kept, Logged, Noted, Values, MAX_TEXT_BYTES};
+use super::outcome::Answered;
 use crate::eval::datetime::print::format_timestamp;
 use crate::planner::common::bind_info::bind_info;
 use crate::schema::Schema;

@@ -8,7 +8,8 @@ use cql::frame::request::Value;
 use cql::types::{codec, CqlValue};
 use serde_json::json;
 
-use super::entry::{Answered, Logged, Noted, Outcome, Values};
+use super::entry::{Logged, Noted, Values};
+use super::outcome::{Answered, Outcome};
 use super::*;
 use crate::planner::select::tests::schema;
 
