@@ -3,14 +3,17 @@
 //! were cached) and finding a prepared statement's cached plan (what it does now); handling a
 //! decoded EXECUTE of a point SELECT (bind, plan, read, shape); a point read from storage;
 //! encoding a one-row result; and whole prepared INSERT and SELECT round trips through an
-//! in-process node (frame in, frame out, no socket).
+//! in-process node (frame in, frame out, no socket), with the test controls' query log off and
+//! on.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use benches::rows::{key, partition_batch};
 use benches::schema::readings_table;
-use benches::server_path::{execute_insert_frame, execute_select_frame, InProcess, MAX_FRAME};
+use benches::server_path::{
+    execute_insert_frame, execute_select_frame, query_frame, InProcess, MAX_FRAME,
+};
 use benches::statements::{INSERT_PREPARED, SELECT_POINT};
 use bytes::Bytes;
 use cql::frame::request::Request;
@@ -169,8 +172,15 @@ fn encode(c: &mut Criterion) {
 }
 
 fn round_trips(c: &mut Criterion) {
+    round_trips_logging(c, 0, "");
+    // What the test controls' query log costs when it records (in-memory servers, by default).
+    round_trips_logging(c, 10_000, ", query log on");
+}
+
+/// The prepared INSERT and SELECT round trips with a query log of `log_size` entries.
+fn round_trips_logging(c: &mut Criterion, log_size: usize, suffix: &str) {
     let runtime = Runtime::new().expect("tokio runtime");
-    let fixture = runtime.block_on(InProcess::start());
+    let fixture = runtime.block_on(InProcess::start_with_query_log(log_size));
     let inserts: Vec<Bytes> = (0..PRELOADED)
         .map(|n| execute_insert_frame(&fixture.insert_id, n))
         .collect();
@@ -185,18 +195,25 @@ fn round_trips(c: &mut Criterion) {
     let mut group = c.benchmark_group("hot_path");
     group.throughput(Throughput::Elements(1));
     let mut i = 0;
-    group.bench_function("round trip EXECUTE INSERT", |b| {
+    group.bench_function(format!("round trip EXECUTE INSERT{suffix}"), |b| {
         b.iter(|| {
             i = (i + 1) % inserts.len();
             runtime.block_on(fixture.round_trip(&inserts[i]))
         })
     });
-    group.bench_function("round trip EXECUTE SELECT point", |b| {
+    group.bench_function(format!("round trip EXECUTE SELECT point{suffix}"), |b| {
         b.iter(|| {
             i = (i + 1) % selects.len();
             runtime.block_on(fixture.round_trip(&selects[i]))
         })
     });
+    if log_size > 0 {
+        // The log is full by now: reading it renders every entry.
+        let read = query_frame("SELECT * FROM test_control.queries");
+        group.bench_function(format!("read a full query log of {log_size} (CQL)"), |b| {
+            b.iter(|| runtime.block_on(fixture.round_trip(&read)))
+        });
+    }
     group.finish();
     fixture.node.close();
 }

@@ -30,13 +30,23 @@ pub struct InProcess {
 }
 
 impl InProcess {
-    /// Opens the node and prepares the statements. Call inside a tokio runtime.
+    /// Opens the node and prepares the statements. Call inside a tokio runtime. The test
+    /// controls' query log records nothing: these benchmarks measure the request path.
     ///
     /// # Panics
     /// When the node cannot be opened or a setup request fails: a benchmark cannot go on.
     pub async fn start() -> InProcess {
+        InProcess::start_with_query_log(0).await
+    }
+
+    /// [`InProcess::start`] with the query log keeping `size` entries (0: off).
+    ///
+    /// # Panics
+    /// As [`InProcess::start`].
+    pub async fn start_with_query_log(size: usize) -> InProcess {
         let config = Config {
             data_dir: None,
+            query_log_size: size,
             ..Config::default()
         };
         let node = BenchNode::open(config).expect("in-memory node");
@@ -90,6 +100,11 @@ impl InProcess {
         let body = frame.slice(HEADER_LEN..);
         self.node.answer(&header, body).await
     }
+}
+
+/// A QUERY frame of `text` (consistency LOCAL_ONE, no values, unpaged).
+pub fn query_frame(text: &str) -> Bytes {
+    encode_request_frame(1, &query(text), None).freeze()
 }
 
 fn query(text: &str) -> Request {

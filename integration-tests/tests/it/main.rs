@@ -44,6 +44,7 @@ mod system_tables;
 mod table_options;
 mod test_controls;
 mod test_faults;
+mod test_query_log;
 mod time;
 mod unset_values;
 mod user_types;

@@ -105,7 +105,7 @@ pub(crate) async fn run(node: &Arc<Node>, command: Command) -> Result<Value, Con
             controls.faults().clear();
             Ok(json!({}))
         }
-        Command::Queries { limit } => Ok(controls.queries().to_json(limit)),
+        Command::Queries { limit } => Ok(controls.queries().to_json(limit, &node.schema())),
         Command::ClearQueries => {
             controls.queries().clear();
             Ok(json!({}))

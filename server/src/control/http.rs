@@ -4,8 +4,9 @@
 //! (`Connection: close`); a request head of at most 8 KiB and a body of at most 1 MiB, read
 //! within 5 s.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use prometheus_client::registry::Registry;
 use serde_json::json;
@@ -13,7 +14,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tracing::debug;
 
-use super::{Command, ControlError};
+use super::{query_log, ControlError};
 use crate::node::Node;
 use crate::telemetry::prometheus::exposition::{self, CONTENT_TYPE};
 
@@ -29,8 +30,8 @@ const READ_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) async fn serve(listener: TcpListener, node: Arc<Node>) {
     let registry = Arc::new(exposition::registry(node.clone()));
     loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let (stream, client) = match listener.accept().await {
+            Ok(accepted) => accepted,
             Err(err) => {
                 debug!(cause = %err, "HTTP accept failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -39,16 +40,17 @@ pub(crate) async fn serve(listener: TcpListener, node: Arc<Node>) {
         };
         let (node, registry) = (node.clone(), registry.clone());
         tokio::spawn(async move {
-            if let Err(err) = answer(stream, &node, &registry).await {
+            if let Err(err) = answer(stream, client, &node, &registry).await {
                 debug!(cause = %err, "HTTP request failed");
             }
         });
     }
 }
 
-/// Reads one request and writes its response.
+/// Reads one request from `client` and writes its response.
 async fn answer(
     mut stream: TcpStream,
+    client: SocketAddr,
     node: &Arc<Node>,
     registry: &Arc<Registry>,
 ) -> std::io::Result<()> {
@@ -63,13 +65,29 @@ async fn answer(
         }
         Err(_) => return Ok(()),
     };
-    let reply = respond(request, node, registry).await;
+    let peers = Peers {
+        client,
+        local: stream.local_addr()?,
+    };
+    let reply = respond(request, node, registry, peers).await;
     stream.write_all(&reply).await?;
     stream.shutdown().await
 }
 
+/// The two ends of an HTTP connection.
+#[derive(Debug, Clone, Copy)]
+struct Peers {
+    client: SocketAddr,
+    local: SocketAddr,
+}
+
 /// The whole response to `request`.
-async fn respond(request: Request, node: &Arc<Node>, registry: &Arc<Registry>) -> Vec<u8> {
+async fn respond(
+    request: Request,
+    node: &Arc<Node>,
+    registry: &Arc<Registry>,
+    peers: Peers,
+) -> Vec<u8> {
     match (request.method.as_str(), request.path.as_str()) {
         ("GET", "/metrics") => {
             // A scrape may read the store (table sizes): off the runtime's workers.
@@ -85,15 +103,42 @@ async fn respond(request: Request, node: &Arc<Node>, registry: &Arc<Registry>) -
             }
         }
         ("GET", "/ready") => ready(node),
-        _ => match routes::command(&request) {
-            Ok(Some(command)) => run(node, command).await,
-            Ok(None) => response(
-                "404 Not Found",
-                "application/json",
-                &error_body(format!("no route {} {}", request.method, request.path)),
-            ),
-            Err(err) => failure(&err),
-        },
+        _ => control(&request, node, peers).await,
+    }
+}
+
+/// A control route's response; the request is recorded in the query log (`/metrics` and
+/// `/ready`, polled by scrapers and harnesses, are not).
+async fn control(request: &Request, node: &Arc<Node>, peers: Peers) -> Vec<u8> {
+    let started = Instant::now();
+    let noted = query_log::note_http(
+        node,
+        peers.client,
+        peers.local,
+        || request.line(),
+        &request.body,
+    );
+    let answered = match routes::command(request) {
+        Ok(Some(command)) => super::command::run(node, command).await,
+        Ok(None) => Err(ControlError::NotFound(format!(
+            "no route {} {}",
+            request.method, request.path
+        ))),
+        Err(err) => Err(err),
+    };
+    let (status, error) = match &answered {
+        Ok(_) => ("200 OK", None),
+        Err(err) => (err.status(), Some(err.to_string())),
+    };
+    let code = status
+        .split(' ')
+        .next()
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(500);
+    query_log::record_http(node, noted, code, error, started.elapsed());
+    match answered {
+        Ok(value) => response(status, "application/json", &value.to_string()),
+        Err(err) => failure(&err),
     }
 }
 
@@ -111,14 +156,6 @@ fn ready(node: &Node) -> Vec<u8> {
         "503 Service Unavailable"
     };
     response(status, "application/json", &body)
-}
-
-/// Runs a control and answers its JSON.
-async fn run(node: &Arc<Node>, command: Command) -> Vec<u8> {
-    match super::command::run(node, command).await {
-        Ok(value) => response("200 OK", "application/json", &value.to_string()),
-        Err(err) => failure(&err),
-    }
 }
 
 /// The answer to a control that failed.

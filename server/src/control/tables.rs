@@ -30,7 +30,14 @@ const TABLES: &[&str] = &[
      consistency text, client text, error text, error_details frozen<map<text, text>>,
      delay_ms int, no_answer boolean, close_connection boolean, times int, probability double, fired int,
      PRIMARY KEY ((id))) WITH comment = 'injected faults'",
-    "CREATE TABLE queries (coordinator text, id bigint, at timestamp, query text,
+    // The query log (`super::query_log`), one row per request, newest first.
+    "CREATE TABLE queries (coordinator inet, id bigint, at timestamp, connection text,
+     client_address inet, driver_name text, driver_version text, keyspace_name text,
+     opcode text, query text, bound_values frozen<list<text>>, consistency text,
+     serial_consistency text, page_size int, paging_state_sent boolean,
+     default_timestamp bigint, result text, rows_returned int, applied boolean,
+     error_code int, error_message text, warnings frozen<list<text>>, rows_examined bigint,
+     tombstones_examined bigint, latency_us bigint,
      PRIMARY KEY ((coordinator), id)) WITH CLUSTERING ORDER BY (id DESC)
      AND comment = 'the requests received, newest first'",
 ];
@@ -104,6 +111,7 @@ pub(crate) fn rows(node: &Node, table: &str) -> Vec<NamedRow> {
             })
             .collect(),
         "faults" => controls.faults().rows(),
+        "queries" => controls.queries().rows(&node.schema()),
         _ => Vec::new(),
     }
 }

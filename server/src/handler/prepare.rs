@@ -71,6 +71,7 @@ pub(super) fn handle(
     let statement = Arc::new(PreparedStatement {
         id: id.clone(),
         query: prepare.query.clone(),
+        may_carry_password: crate::telemetry::redact::may_carry_password(&prepare.query),
         keyspace,
         statement: Arc::new(parsed.statement),
         bind: info,

@@ -27,6 +27,9 @@ pub(crate) struct PreparedStatement {
     pub id: Bytes,
     /// The query text as prepared.
     pub query: String,
+    /// Whether the text may carry a password (`crate::telemetry::redact`): the query log
+    /// shows neither it nor its values. Found once, at PREPARE.
+    pub may_carry_password: bool,
     /// The session keyspace at prepare time (for unqualified names).
     pub keyspace: Option<String>,
     /// The parsed statement.
@@ -215,6 +218,7 @@ mod tests {
         let prepared = PreparedStatement {
             id: statement_id(Some("ks"), text),
             query: text.into(),
+            may_carry_password: false,
             keyspace: Some("ks".into()),
             statement,
             bind: BindInfo::default(),

@@ -18,6 +18,7 @@ use futures::FutureExt;
 use tracing::{debug, error, Instrument};
 
 use crate::control::faults::{Action, Injection};
+use crate::control::query_log::{self, examined::counting, examined::counting_now, Noted};
 use crate::error::{CqlError, InternalError, ProtocolError};
 use crate::handler;
 use crate::node::Node;
@@ -47,28 +48,23 @@ pub(crate) fn serve_request<'a>(
         match begun {
             Some(Later {
                 rest: Resume::Injected(injected),
-                started,
-                ..
+                began,
             }) => {
                 let (injection, request) = *injected;
                 let header = &envelope.header;
-                Box::pin(inject(node, session, header, started, injection, request)).await
+                Box::pin(inject(node, session, header, began, injection, request)).await
             }
             Some(Later {
                 rest: Resume::Handler(rest),
-                started,
-                kind,
+                mut began,
             }) => {
-                let outcome = rest.run(node, session).await;
-                finish(
-                    node,
-                    session,
-                    &envelope.header,
-                    started,
-                    kind,
-                    outcome,
-                    None,
-                )
+                // Not recorded: the rest runs as it is, with no layer to move it into.
+                let outcome = if began.noted.is_some() {
+                    counting(&mut began.noted, rest.run(node, session)).await
+                } else {
+                    rest.run(node, session).await
+                };
+                finish(node, session, &envelope.header, began, outcome, None)
             }
             None => answer(node, session, &envelope.header, envelope.body).await,
         }
@@ -174,8 +170,17 @@ pub(crate) enum Now {
 /// A request [`answer_now`] began and left to [`serve_request`].
 pub(crate) struct Later {
     rest: Resume,
-    started: std::time::Instant,
+    began: Began,
+}
+
+/// What a request carries from its start to its answer ([`finish`]).
+struct Began {
+    /// When its handling began.
+    at: std::time::Instant,
+    /// The kind of statement it runs (metrics).
     kind: StatementKind,
+    /// What the query log noted of it, when the log records it.
+    noted: Option<Box<Noted>>,
 }
 
 /// Where [`serve_request`] goes on with a [`Later`].
@@ -192,8 +197,7 @@ pub(crate) struct PendingWrite {
     span: tracing::Span,
     reply: handler::PendingReply,
     header: FrameHeader,
-    started: std::time::Instant,
-    kind: StatementKind,
+    began: Began,
 }
 
 /// The answer to a [`PendingWrite`], ready when the writer acknowledges the write: what
@@ -233,15 +237,12 @@ impl std::future::Future for WriteAnswer<'_> {
         // A panic is a bug; it fails its own request, as in `serve_request`.
         let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let outcome = ready!(pending.reply.poll_reply(cx, node));
-            Poll::Ready(finish(
-                node,
-                session,
-                &header,
-                pending.started,
-                pending.kind,
-                outcome,
-                None,
-            ))
+            let began = Began {
+                at: pending.began.at,
+                kind: pending.began.kind,
+                noted: pending.began.noted.take(),
+            };
+            Poll::Ready(finish(node, session, &header, began, outcome, None))
         }));
         answered.unwrap_or_else(|_| {
             error!("request handler panicked");
@@ -284,22 +285,35 @@ fn begin(
     let header = &envelope.header;
     let started = std::time::Instant::now();
     let mut kind = StatementKind::None;
-    let begun = match decode(node, session, header, &envelope.body) {
+    let decoded = decode(node, session, header, &envelope.body);
+    let mut noted = query_log::note(node, session, header.opcode, decoded.as_ref().ok());
+    let begun = match decoded {
         Ok(request) => match injected_fault(node, session, &request) {
-            None => handler::begin(node, session, request, &mut kind),
+            None => counting_now(&mut noted, || {
+                handler::begin(node, session, request, &mut kind)
+            }),
             Some(injection) => {
+                let began = Began {
+                    at: started,
+                    kind,
+                    noted,
+                };
                 return Now::Later(Later {
                     rest: Resume::Injected(Box::new((injection, request))),
-                    started,
-                    kind,
-                })
+                    began,
+                });
             }
         },
         Err(err) => handler::Begun::Done(Err(err)),
     };
+    let began = Began {
+        at: started,
+        kind,
+        noted,
+    };
     match begun {
         handler::Begun::Done(outcome) => {
-            let answer = finish(node, session, header, started, kind, outcome, None);
+            let answer = finish(node, session, header, began, outcome, None);
             session.count_request();
             Now::Answered(answer)
         }
@@ -309,14 +323,12 @@ fn begin(
                 span: span.clone(),
                 reply,
                 header: *header,
-                started,
-                kind,
+                began,
             })
         }
         handler::Begun::Later(rest) => Now::Later(Later {
             rest: Resume::Handler(rest),
-            started,
-            kind,
+            began,
         }),
     }
 }
@@ -345,7 +357,7 @@ async fn inject(
     node: &Arc<Node>,
     session: &Arc<Session>,
     header: &FrameHeader,
-    started: std::time::Instant,
+    mut began: Began,
     injection: Injection,
     request: Request,
 ) -> Answer {
@@ -359,8 +371,10 @@ async fn inject(
     let outcome = match injection.action {
         Action::Answer => {
             let mut kind = StatementKind::None;
-            let outcome = handler::handle(node, session, request, &mut kind).await;
-            return finish(node, session, header, started, kind, outcome, None);
+            let handling = handler::handle(node, session, request, &mut kind);
+            let outcome = counting(&mut began.noted, handling).await;
+            began.kind = kind;
+            return finish(node, session, header, began, outcome, None);
         }
         Action::Error(err) => Err(err),
         Action::Drop => return Answer::unanswered(),
@@ -371,15 +385,7 @@ async fn inject(
             }
         }
     };
-    finish(
-        node,
-        session,
-        header,
-        started,
-        StatementKind::None,
-        outcome,
-        None,
-    )
+    finish(node, session, header, began, outcome, None)
 }
 
 /// SERVER_ERROR for a request whose handler panicked (a bug: it fails its own request, not
@@ -403,10 +409,17 @@ async fn answer_here(
     body: Bytes,
 ) -> Answer {
     let started = std::time::Instant::now();
-    let request = match decode(node, session, header, &body) {
+    let request = decode(node, session, header, &body);
+    let mut noted = query_log::note(node, session, header.opcode, request.as_ref().ok());
+    let request = match request {
         Ok(request) => match injected_fault(node, session, &request) {
             Some(injection) => {
-                return Box::pin(inject(node, session, header, started, injection, request)).await
+                let began = Began {
+                    at: started,
+                    kind: StatementKind::None,
+                    noted,
+                };
+                return Box::pin(inject(node, session, header, began, injection, request)).await;
             }
             None => Ok(request),
         },
@@ -419,14 +432,25 @@ async fn answer_here(
             if header.flags & frame::flags::TRACING != 0 && trace::is_traceable(&request) =>
         {
             // Boxed: only traced requests pay for the trace's state.
-            let (outcome, id) = Box::pin(traced(node, session, request, &mut kind)).await;
+            let tracing = Box::pin(traced(node, session, request, &mut kind));
+            let (outcome, id) = counting(&mut noted, tracing).await;
             tracing_id = Some(id);
             outcome
         }
+        Ok(request) if noted.is_some() => {
+            let handling = handler::handle(node, session, request, &mut kind);
+            counting(&mut noted, handling).await
+        }
+        // Not recorded: the request runs as it is, with no layer to move it into.
         Ok(request) => handler::handle(node, session, request, &mut kind).await,
         Err(err) => Err(err),
     };
-    finish(node, session, header, started, kind, outcome, tracing_id)
+    let began = Began {
+        at: started,
+        kind,
+        noted,
+    };
+    finish(node, session, header, began, outcome, tracing_id)
 }
 
 /// A request's body, decoded (decompression and custom payloads are handled by
@@ -452,13 +476,13 @@ fn decode(
     }
 }
 
-/// A request's answer: its outcome as a response frame, counted in the metrics.
+/// A request's answer: its outcome as a response frame, counted in the metrics and recorded
+/// in the query log (when it records).
 fn finish(
     node: &Node,
     session: &Session,
     header: &FrameHeader,
-    started: std::time::Instant,
-    kind: StatementKind,
+    began: Began,
     outcome: crate::error::CqlResult<handler::Reply>,
     tracing_id: Option<uuid::Uuid>,
 ) -> Answer {
@@ -476,6 +500,8 @@ fn finish(
             (Response::Error(body), Vec::new(), false)
         }
     };
+    // The query log: the one place a request's answer is recorded.
+    query_log::record(node, began.noted, &response, &warnings, began.at);
     // The answer to STARTUP (READY, or AUTHENTICATE) ends the v5 handshake.
     let ready = matches!(response, Response::Ready | Response::Authenticate { .. })
         && header.opcode == Opcode::Startup.as_u8();
@@ -493,7 +519,7 @@ fn finish(
     };
     node.metrics().warnings(warnings.len());
     node.metrics()
-        .request(header.opcode, kind, started.elapsed());
+        .request(header.opcode, began.kind, began.at.elapsed());
     Answer {
         frame,
         start_events,

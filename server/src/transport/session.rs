@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cql::frame::{Compression, ProtocolVersion};
 use tokio::sync::watch;
@@ -33,6 +33,33 @@ pub(crate) struct Session {
     /// the negotiated compression ([`LZ4`] or [`SNAPPY`]). Atomic, so a request reads it
     /// without taking the state's lock.
     handshake: AtomicU8,
+    /// The driver STARTUP named, shared with the query log's entries (set once).
+    driver: OnceLock<Arc<Driver>>,
+}
+
+/// The driver a client named in STARTUP (`DRIVER_NAME`, `DRIVER_VERSION`).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Driver {
+    /// `DRIVER_NAME`, if sent.
+    pub name: Option<String>,
+    /// `DRIVER_VERSION`, if sent.
+    pub version: Option<String>,
+}
+
+impl Driver {
+    /// The driver named by STARTUP's `options` (keys in any case).
+    fn of(options: &[(String, String)]) -> Driver {
+        let option = |key: &str| {
+            options
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(key))
+                .map(|(_, v)| v.clone())
+        };
+        Driver {
+            name: option("DRIVER_NAME"),
+            version: option("DRIVER_VERSION"),
+        }
+    }
 }
 
 /// [`Session::handshake`]: STARTUP has completed.
@@ -69,6 +96,7 @@ impl Session {
             requests: AtomicU64::new(0),
             tls: OnceLock::new(),
             handshake: AtomicU8::new(0),
+            driver: OnceLock::new(),
         }
     }
 
@@ -188,7 +216,14 @@ impl Session {
 
     /// Keeps the options STARTUP carried.
     pub(crate) fn set_startup_options(&self, options: Vec<(String, String)>) {
+        // A second STARTUP is refused before it gets here: the first names the driver.
+        let _ = self.driver.set(Arc::new(Driver::of(&options)));
         self.state().startup_options = options;
+    }
+
+    /// The driver STARTUP named; `None` before STARTUP.
+    pub(crate) fn driver(&self) -> Option<Arc<Driver>> {
+        self.driver.get().cloned()
     }
 
     /// The options STARTUP carried.
@@ -284,5 +319,24 @@ mod tests {
             assert_eq!(session.compression(), None);
             assert!(session.is_started() && !session.is_authenticating());
         }
+    }
+
+    #[test]
+    fn startup_names_the_driver_once() {
+        let session = session();
+        assert_eq!(session.driver(), None);
+        session.set_startup_options(vec![
+            ("CQL_VERSION".into(), "3.0.0".into()),
+            ("driver_name".into(), "ScyllaDB Rust Driver".into()),
+            ("DRIVER_VERSION".into(), "1.2.0".into()),
+        ]);
+        let named = Driver {
+            name: Some("ScyllaDB Rust Driver".into()),
+            version: Some("1.2.0".into()),
+        };
+        assert_eq!(session.driver().as_deref(), Some(&named));
+        session.set_startup_options(Vec::new());
+        assert_eq!(session.driver().as_deref(), Some(&named));
+        assert_eq!(Driver::of(&[]), Driver::default());
     }
 }

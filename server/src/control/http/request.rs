@@ -93,6 +93,20 @@ impl Request {
         })
     }
 
+    /// `METHOD /path?query` (the query as decoded pairs), as the query log shows it.
+    pub(crate) fn line(&self) -> String {
+        let mut line = format!("{} {}", self.method, self.path);
+        for (i, (name, value)) in self.query.iter().enumerate() {
+            line.push(if i == 0 { '?' } else { '&' });
+            line.push_str(name);
+            if !value.is_empty() {
+                line.push('=');
+                line.push_str(value);
+            }
+        }
+        line
+    }
+
     /// The value of the query parameter `name`.
     pub(crate) fn query(&self, name: &str) -> Option<&str> {
         self.query
@@ -159,6 +173,7 @@ mod tests {
         assert_eq!(request.query("limit"), Some("5"));
         assert_eq!(request.query("x"), Some("a b"));
         assert_eq!(request.query("y"), None);
+        assert_eq!(request.line(), "GET /queries?limit=5&x=a b");
         let snapshot = Request::from_head(b"PUT /snapshots/before%2Dall HTTP/1.1").expect("put");
         assert_eq!(snapshot.path, "/snapshots/before-all");
         assert!(Request::from_head(b"garbage").is_err());

@@ -171,7 +171,8 @@ pub(crate) fn begin(
     Ok(Begun::Blocking(Box::new(bound)))
 }
 
-/// The warnings a finished read of a user table earned.
+/// The warnings a finished read of a user table earned; what it examined goes to the query
+/// log when the request is recorded.
 fn warn_after_read(
     node: &Node,
     plan: &SelectPlan,
@@ -179,6 +180,7 @@ fn warn_after_read(
     statement: &Select,
     options: &ExecOptions,
 ) {
+    crate::control::query_log::examined::add_read(node, stats);
     if plan.table.kind == TableKind::User {
         crate::executor::read::thresholds::warn_after_read(
             &node.config().read_thresholds,
