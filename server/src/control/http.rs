@@ -215,7 +215,10 @@ mod tests {
             ..crate::Config::default()
         };
         let node = Arc::new(Node::open(config).expect("open node"));
-        let answer = run(&node, Command::Clock).await;
+        let refused = crate::control::command::run(&node, crate::control::Command::Clock)
+            .await
+            .expect_err("controls are off");
+        let answer = failure(&refused);
         assert_eq!(status_of(&answer), "HTTP/1.1 404 Not Found");
         let text = String::from_utf8_lossy(&answer);
         assert!(text.contains("test controls are off"), "{text}");
