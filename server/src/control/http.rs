@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use prometheus_client::registry::Registry;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tracing::debug;
@@ -132,7 +132,7 @@ fn failure(err: &ControlError) -> Vec<u8> {
 
 /// `{"error": message}`.
 fn error_body(message: impl Into<String>) -> String {
-    Value::from(json!({ "error": message.into() })).to_string()
+    json!({ "error": message.into() }).to_string()
 }
 
 /// An HTTP/1.1 response closing the connection.
