@@ -41,6 +41,7 @@ mod statics;
 mod system_tables;
 mod table_options;
 mod test_controls;
+mod test_snapshots;
 mod time;
 mod unset_values;
 mod user_types;
