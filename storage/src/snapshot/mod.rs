@@ -12,7 +12,9 @@
 //! `snap_<id>_index_<index>`). Restoring (one writer transaction) empties every live table
 //! (heads, range tombstones and index entries deleted, runs unlisted and deleted unless
 //! pinned), writes the snapshot's manifests, schema records and targets back and copies its
-//! range tombstones and index entries in; the memtable's rows are dropped. So a restore costs
+//! range tombstones and index entries in (restoring the snapshot the store holds again skips
+//! those no commit changed since: `writer::snapshot::Installed`); the memtable's rows are
+//! dropped. So a restore costs
 //! the number of tables plus the size of what was copied and of what is deleted, never the
 //! rows of the runs, and a snapshot stays as it was however often it is restored: taking A,
 //! taking B, restoring A, restoring B and restoring A again all work.

@@ -218,21 +218,49 @@ pub(crate) fn check_whole(
     }
 }
 
+/// The range-tombstone and index tables a restore leaves as they are: no commit changed them
+/// since the snapshot it restores was taken or last restored, so they hold its copies.
+#[derive(Debug, Default)]
+pub(crate) struct Unchanged {
+    /// Index ids.
+    pub(crate) indexes: HashSet<Uuid>,
+    /// Table ids (their range tombstones).
+    pub(crate) range_tombstones: HashSet<Uuid>,
+}
+
+impl Unchanged {
+    fn holds(&self, of: CopyOf) -> bool {
+        match of {
+            CopyOf::RangeTombstones(id) => self.range_tombstones.contains(&id),
+            CopyOf::Index(id) => self.indexes.contains(&id),
+        }
+    }
+}
+
 /// Empties the store of every table in `live`: heads, range tombstones and index entries are
-/// deleted, and runs taken out of the manifests (and deleted, unless a snapshot pins them,
-/// as every run of the snapshot a restore installs is); then the schema and the index and
-/// view targets go. Roles go with the schema.
+/// deleted (but those `unchanged` names), and runs taken out of the manifests (and deleted,
+/// unless a snapshot pins them, as every run of the snapshot a restore installs is); then
+/// the schema and the index and view targets go. Roles go with the schema.
 ///
 /// # Errors
 /// redb errors; corrupt records.
-pub(crate) fn clear(txn: &WriteTransaction, live: &TableIds) -> Result<(), StorageError> {
+pub(crate) fn clear(
+    txn: &WriteTransaction,
+    live: &TableIds,
+    unchanged: &Unchanged,
+) -> Result<(), StorageError> {
     for &table_id in live {
         stored::delete_runs(txn, &manifest::read_in(txn, table_id)?)?;
         manifest::write(txn, table_id, &[])?;
         txn.delete_table(data_table(&data_table_name(table_id)))?;
-        txn.delete_table(data_table(&rt_table_name(table_id)))?;
-        for target in load_targets(txn, table_id)? {
-            txn.delete_table(data_table(&index_table_name(target.id)))?;
+        let mut copies = vec![CopyOf::RangeTombstones(table_id)];
+        copies.extend(
+            load_targets(txn, table_id)?
+                .iter()
+                .map(|t| CopyOf::Index(t.id)),
+        );
+        for copy in copies.into_iter().filter(|&c| !unchanged.holds(c)) {
+            txn.delete_table(data_table(&live_name(copy)))?;
         }
     }
     txn.delete_table(SCHEMA)?;
@@ -242,13 +270,15 @@ pub(crate) fn clear(txn: &WriteTransaction, live: &TableIds) -> Result<(), Stora
 }
 
 /// Installs `record` over a store [`clear`] emptied: its schema, targets and manifests, and
-/// copies of its range tombstones and index entries. Returns the ids of its tables.
+/// copies of its range tombstones and index entries (but those `unchanged` names). Returns
+/// the ids of its tables.
 ///
 /// # Errors
 /// redb errors.
 pub(crate) fn install(
     txn: &WriteTransaction,
     record: &SnapshotRecord,
+    unchanged: &Unchanged,
 ) -> Result<TableIds, StorageError> {
     {
         let mut schema = txn.open_table(SCHEMA)?;
@@ -270,7 +300,7 @@ pub(crate) fn install(
         manifest::write(txn, table.id, &table.runs)?;
         live.insert(table.id);
     }
-    for copy in record.copies() {
+    for copy in record.copies().filter(|&c| !unchanged.holds(c)) {
         copy_table(txn, &copy_name(record.id, copy), &live_name(copy))?;
     }
     Ok(live)

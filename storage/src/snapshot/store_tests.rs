@@ -301,6 +301,50 @@ fn snapshots_restore_in_any_order_any_number_of_times() {
     ));
 }
 
+/// Restoring the snapshot the store holds again leaves the index and range-tombstone tables
+/// no commit changed since, and copies back exactly those that changed.
+#[test]
+fn restoring_the_installed_snapshot_again_copies_back_what_changed() {
+    let (store, _) = Store::open_in_memory(StoreOptions::default()).unwrap();
+    setup(&store);
+    store.write_blocking(insert(1, 1, 10, 1)).unwrap();
+    store.write_blocking(insert(2, 1, 20, 1)).unwrap();
+    store.write_blocking(delete_from(2, 5, 2)).unwrap();
+    let at_s = dump(&store);
+    store.take_snapshot("s", 1).unwrap();
+    let changes: Vec<(&str, WriteBatch)> = vec![
+        ("a plain write", insert_plain(1, 1, 5, 3)),
+        ("a counter", add(1, 1, 3)),
+        ("an indexed write", insert(3, 1, 30, 3)),
+        ("an overwrite of an indexed value", insert(1, 1, 11, 3)),
+        ("a range tombstone", delete_from(1, 0, 3)),
+        (
+            "a truncate",
+            catalog(vec![CatalogOp::TruncateTable { id: base().id }]),
+        ),
+    ];
+    for (what, change) in changes {
+        store.write_blocking(change).unwrap();
+        assert_ne!(dump(&store), at_s, "{what} changes something");
+        store.restore_snapshot("s").unwrap();
+        assert_eq!(dump(&store), at_s, "after {what}");
+        store.restore_snapshot("s").unwrap();
+        assert_eq!(dump(&store), at_s, "after {what}, restored twice");
+    }
+    // A purge that drops range tombstones changes them too.
+    let mut table = (*indexed_base()).clone();
+    table.params.gc_grace_seconds = 0;
+    let purge = crate::PurgeRequest {
+        table,
+        now_seconds: 1_000,
+        resume_after: None,
+        max_rows: 1_000,
+    };
+    assert!(store.purge(purge).unwrap().range_tombstones_removed > 0);
+    store.restore_snapshot("s").unwrap();
+    assert_eq!(dump(&store), at_s, "after a purge");
+}
+
 #[test]
 fn compaction_merges_pinned_runs_without_taking_them_from_snapshots() {
     let (store, _) = Store::open_in_memory(StoreOptions::default()).unwrap();

@@ -124,6 +124,7 @@ impl Writer {
         let result = self.try_commit_group(batches, durable);
         let result = result.map(|(results, changes)| {
             self.committed();
+            self.note_changes(batches, &changes);
             self.feed.publish(changes);
             results
         });
@@ -209,6 +210,8 @@ impl Writer {
         let (progress, changes) = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
         self.committed();
+        let tombstones = progress.range_tombstones_removed > 0;
+        self.note_purged(request.table.id, tombstones, &changes);
         self.feed.publish(changes);
         if durable {
             self.after_durable_commit();

@@ -149,6 +149,9 @@ pub(crate) struct Writer {
     failures: Arc<CommitFailures>,
     /// The readers' gate (see [`Published::gate`]).
     gate: Arc<RwLock<()>>,
+    /// The snapshot the store holds as it was taken or restored, and what changed since
+    /// (see `snapshot::Installed`).
+    installed: Option<snapshot::Installed>,
 }
 
 impl Writer {
@@ -212,6 +215,7 @@ impl Writer {
             feed,
             failures,
             gate,
+            installed: None,
         })
     }
 
