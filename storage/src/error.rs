@@ -74,6 +74,12 @@ pub enum StorageError {
         /// The table id of the rejected write.
         id: Uuid,
     },
+    /// No snapshot has the name a restore asked for.
+    #[error("no snapshot named {name}")]
+    UnknownSnapshot {
+        /// The name asked for.
+        name: String,
+    },
     /// The write group this request was part of failed as a whole (a redb error while
     /// applying or committing it). If applying failed nothing was committed; if the commit
     /// itself failed, redb does not say whether it reached the disk.

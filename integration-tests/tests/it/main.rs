@@ -45,6 +45,7 @@ mod table_options;
 mod test_controls;
 mod test_faults;
 mod test_query_log;
+mod test_snapshots;
 mod time;
 mod unset_values;
 mod user_types;

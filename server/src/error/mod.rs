@@ -252,6 +252,7 @@ impl From<StorageError> for CqlError {
             | StorageError::FormatVersion { .. }
             | StorageError::NewerFormat { .. }
             | StorageError::UnknownTable { .. }
+            | StorageError::UnknownSnapshot { .. }
             | StorageError::GroupFailed { .. }
             | StorageError::CommitLog { .. }
             | StorageError::CommitLogReplay { .. }

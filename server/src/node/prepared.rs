@@ -151,6 +151,14 @@ impl PreparedCache {
         inner.map.get(id).cloned()
     }
 
+    /// Forgets every statement (a reset or restore replaced the schema): clients prepare
+    /// again when EXECUTE answers UNPREPARED.
+    pub(crate) fn clear(&self) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.map.clear();
+        inner.order.clear();
+    }
+
     /// Stores a statement (replacing one with the same id).
     pub(crate) fn insert(&self, statement: Arc<PreparedStatement>) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());

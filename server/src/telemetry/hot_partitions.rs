@@ -111,6 +111,14 @@ impl HotPartitions {
         hot
     }
 
+    /// Forgets every table's counts (a reset or restore replaced the tables).
+    pub(crate) fn clear(&self) {
+        self.tables
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
     /// The last full window of `table`; `None` before a window has filled.
     pub(crate) fn last_window(&self, table: Uuid) -> Option<LastWindow> {
         let tables = self.tables.lock().unwrap_or_else(|p| p.into_inner());

@@ -332,25 +332,35 @@ pub(crate) fn load(txn: &redb::ReadTransaction) -> Result<Catalog, StorageError>
         Err(TableError::TableDoesNotExist(_)) => return Ok(Catalog::default()),
         Err(e) => return Err(e.into()),
     };
+    let mut records = Vec::new();
+    for entry in table.iter()? {
+        let (key, value) = entry?;
+        records.push((key.value().to_string(), value.value().to_vec()));
+    }
+    decode_records(&records)
+}
+
+/// The catalog the `schema` records `records` (key, JSON) describe.
+///
+/// # Errors
+/// [`StorageError::Corrupt`] for a record that does not decode or names what is not there.
+pub(crate) fn decode_records(records: &[(String, Vec<u8>)]) -> Result<Catalog, StorageError> {
     let mut catalog = Catalog::default();
     let mut tables = Vec::new();
     let mut types = Vec::new();
-    for entry in table.iter()? {
-        let (key, value) = entry?;
-        let key = key.value();
+    for (key, value) in records {
+        let (key, value) = (key.as_str(), value.as_slice());
         if key.starts_with(KEYSPACE_PREFIX) {
-            let ks = decode_keyspace(key, value.value())?;
+            let ks = decode_keyspace(key, value)?;
             catalog.keyspaces.insert(ks.name.clone(), ks);
         } else if key.starts_with(TABLE_PREFIX) {
-            let record = parse_table_record(key, value.value())?;
-            tables.push((key.to_string(), record.keyspace, value.value().to_vec()));
+            let record = parse_table_record(key, value)?;
+            tables.push((key.to_string(), record.keyspace, value.to_vec()));
         } else if crate::catalog::role::is_role_key(key) {
-            let role =
-                crate::catalog::role::decode_role(value.value()).map_err(|e| corrupt(key, e))?;
+            let role = crate::catalog::role::decode_role(value).map_err(|e| corrupt(key, e))?;
             catalog.roles.insert(role.name.clone(), role);
         } else if key.starts_with(TYPE_PREFIX) {
-            let record: TypeRecord =
-                serde_json::from_slice(value.value()).map_err(|e| corrupt(key, e))?;
+            let record: TypeRecord = serde_json::from_slice(value).map_err(|e| corrupt(key, e))?;
             types.push((key.to_string(), record));
         } else {
             return Err(corrupt(key, "unknown record kind"));

@@ -237,6 +237,16 @@ pub(crate) fn load_targets(
         .map_err(|e| StorageError::corrupt(format!("index targets of {table_id}: {e}")))
 }
 
+/// The index ids an `index_targets` value lists.
+///
+/// # Errors
+/// [`StorageError::Corrupt`] when it does not decode.
+pub(crate) fn parse_target_ids(json: &[u8]) -> Result<Vec<Uuid>, StorageError> {
+    let targets: Vec<IndexedCells> = serde_json::from_slice(json)
+        .map_err(|e| StorageError::corrupt(format!("index targets: {e}")))?;
+    Ok(targets.into_iter().map(|t| t.id).collect())
+}
+
 /// The `index_targets` value for `targets` (`None`: remove the record).
 pub(crate) fn encode_targets(targets: &[IndexedCells]) -> Option<Vec<u8>> {
     if targets.is_empty() {

@@ -73,15 +73,18 @@ impl Store {
     pub fn snapshot(&self) -> Result<Snapshot, StorageError> {
         let begin = || Ok(crate::store::slot::current(&self.inner.db)?.begin_read()?);
         // The memtable first, then the view (see `memtable`): a row flushed in between is in
-        // both.
+        // both. Both under the gate, which a restore holds while it replaces them.
+        let gate = self
+            .inner
+            .gate
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let layers = self.inner.memtables.view();
+        let view = self.inner.views.view(begin);
+        drop(gate);
         Ok(Snapshot {
             layers,
-            view: self
-                .inner
-                .views
-                .view(begin)
-                .map_err(StorageError::or_recovering)?,
+            view: view.map_err(StorageError::or_recovering)?,
             rows_read: self.inner.rows_read.clone(),
             merges: self.inner.merges.clone(),
         })

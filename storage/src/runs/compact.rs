@@ -351,7 +351,7 @@ fn merge(
         let Some(done) = merge_chunk(&db, &group.inputs, older, &mut group.output, &mut resume)?
         else {
             // An input is gone (TRUNCATE or DROP): so is the table's need for this merge.
-            abandon(&db, group.output.id())?;
+            abandon(&db, &group.output)?;
             return Ok(Outcome::Abandoned);
         };
         written += group.output.ready_bytes();
@@ -363,7 +363,7 @@ fn merge(
         let reached = if done { None } else { resume.as_deref() };
         if !group.commit_chunk(&txn, reached)? {
             txn.abort()?;
-            abandon(&db, group.output.id())?;
+            abandon(&db, &group.output)?;
             return Ok(Outcome::Abandoned);
         }
         txn.commit()?;
@@ -454,7 +454,7 @@ impl Group {
                     match run.clipped_after(reached, bytes, blocks) {
                         Some(rest) => left.push(rest),
                         None => {
-                            txn.delete_table(data_table(&run_table_name(run.id)))?;
+                            super::pins::delete_run_table(txn, run.id)?;
                         }
                     }
                 }
@@ -482,12 +482,16 @@ fn position_of(runs: &[RunMeta], ids: &[Uuid]) -> Option<usize> {
 }
 
 /// Removes from run `id` the blocks whose last key is at or before `reached` (a merge has
-/// written every key up to it); the bytes and the number of blocks removed.
+/// written every key up to it); the bytes and the number of blocks removed. A run a snapshot
+/// pins keeps its blocks (the manifest clips it all the same).
 fn take_blocks_through(
     txn: &WriteTransaction,
     id: Uuid,
     reached: &[u8],
 ) -> Result<(u64, u64), StorageError> {
+    if super::pins::is_pinned(txn, id)? {
+        return Ok((0, 0));
+    }
     let mut table = txn.open_table(data_table(&run_table_name(id)))?;
     let (mut bytes, mut blocks) = (0u64, 0u64);
     table.retain_in::<&[u8], _>(..=reached, |_, block| {
@@ -537,11 +541,16 @@ fn merge_chunk(
     Ok(Some(true))
 }
 
-/// Deletes what a merge wrote so far.
-fn abandon(db: &Database, output: Uuid) -> Result<(), StorageError> {
+/// Deletes what a merge wrote so far; a snapshot taken meanwhile may pin it, and then it
+/// keeps it, with the filter of its keys in place of the stand-in.
+fn abandon(db: &Database, output: &RunBuilder) -> Result<(), StorageError> {
     let mut txn = db.begin_write()?;
     txn.set_durability(Durability::None)?;
-    super::stored::delete_runs(&txn, &[RunMeta::empty(output)])?;
+    if super::pins::is_pinned(&txn, output.id())? {
+        output.store_filter_so_far(&txn)?;
+    } else {
+        super::stored::delete_runs(&txn, &[RunMeta::empty(output.id())])?;
+    }
     txn.commit()?;
     Ok(())
 }
@@ -623,7 +632,8 @@ fn settle(db: &DbSlot) -> Result<(), StorageError> {
 /// redb errors.
 pub(crate) fn remove_orphans(db: &Database) -> Result<usize, StorageError> {
     let txn = db.begin_write()?;
-    let mut named = std::collections::HashSet::new();
+    // Runs a snapshot pins are named too, by the snapshot.
+    let mut named = super::pins::all_pinned(&txn)?;
     {
         let table = txn.open_table(RUNS)?;
         for entry in table.iter()? {

@@ -21,6 +21,7 @@ pub(crate) mod compact;
 pub(crate) mod filter;
 pub(crate) mod manifest;
 pub(crate) mod merge;
+pub(crate) mod pins;
 pub(crate) mod progress;
 pub(crate) mod read;
 pub(crate) mod stored;

@@ -226,10 +226,24 @@ pub(crate) fn seal_large_head(
     txn: &WriteTransaction,
     table_id: Uuid,
 ) -> Result<bool, StorageError> {
+    seal_head(txn, table_id, HEAD_LIMIT)
+}
+
+/// Turns `table_id`'s head into its newest run when it holds at least `min_entries` entries
+/// (and at least one); whether it did. A snapshot seals every head (`min_entries` 1), so
+/// that a table's stored rows are all in runs, which it can keep without copying them.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn seal_head(
+    txn: &WriteTransaction,
+    table_id: Uuid,
+    min_entries: u64,
+) -> Result<bool, StorageError> {
     let name = data_table_name(table_id);
     let head = txn.open_table(data_table(&name))?;
     let len = head.len()?;
-    if len < HEAD_LIMIT {
+    if len < min_entries.max(1) {
         return Ok(false);
     }
     let mut runs = manifest::read_in(txn, table_id)?;
@@ -264,17 +278,23 @@ pub(crate) fn delete_all(txn: &WriteTransaction, table_id: Uuid) -> Result<(), S
     manifest::write(txn, table_id, &[])
 }
 
-/// Deletes runs' tables and filters (not their manifest entries).
+/// Deletes runs' tables and filters (not their manifest entries), except those a snapshot
+/// pins (`pins`): taken out of the manifest by the caller, they stay for the snapshot.
 ///
 /// # Errors
 /// redb errors.
 pub(crate) fn delete_runs(txn: &WriteTransaction, runs: &[RunMeta]) -> Result<(), StorageError> {
-    let mut filters = txn.open_table(RUN_FILTERS)?;
+    let mut deleted = Vec::with_capacity(runs.len());
     for run in runs {
-        txn.delete_table(data_table(&run_table_name(run.id)))?;
-        filters.remove(run.id.as_bytes().as_slice())?;
+        if super::pins::delete_run_table(txn, run.id)? {
+            deleted.push(run.id);
+        }
     }
-    filter::forget(runs.iter().map(|run| run.id));
+    let mut filters = txn.open_table(RUN_FILTERS)?;
+    for id in &deleted {
+        filters.remove(id.as_bytes().as_slice())?;
+    }
+    filter::forget(deleted);
     Ok(())
 }
 

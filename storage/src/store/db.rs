@@ -130,6 +130,8 @@ pub(crate) struct Inner {
     failures: Arc<CommitFailures>,
     /// `disk_failure_policy` ([`Store::on_disk_failure`]).
     disk_failures: Arc<DiskFailures>,
+    /// Readers take their memtable layers and view under it (see `crate::snapshot`).
+    pub(crate) gate: Arc<RwLock<()>>,
 }
 
 impl Store {
@@ -226,6 +228,7 @@ impl Store {
         let memtables = Arc::new(Memtables::default());
         let feed = Arc::new(IndexFeed::default());
         let failures = Arc::new(CommitFailures::new(options.commit_failure_policy));
+        let gate = Arc::new(RwLock::new(()));
         let writer = Writer::new(
             db.clone(),
             options,
@@ -238,6 +241,7 @@ impl Store {
                 stats: stats.clone(),
                 feed: feed.clone(),
                 failures: failures.clone(),
+                gate: gate.clone(),
             },
         )?;
         let merges = Arc::new(MergeTracker::default());
@@ -267,6 +271,7 @@ impl Store {
             merges,
             failures,
             disk_failures,
+            gate,
         };
         let store = Store {
             inner: Arc::new(inner),
@@ -324,7 +329,8 @@ impl Store {
         }))
     }
 
-    fn send(&self, request: Request) {
+    /// Queues `request` for the writer, failing it at once once the writer has stopped.
+    pub(crate) fn send(&self, request: Request) {
         if let Err(request) = self.inner.shared.push(request) {
             fail(request);
         }

@@ -124,6 +124,7 @@ impl Writer {
         let result = self.try_commit_group(batches, durable);
         let result = result.map(|(results, changes)| {
             self.committed();
+            self.note_changes(batches, &changes);
             self.feed.publish(changes);
             results
         });
@@ -172,6 +173,18 @@ impl Writer {
     /// and the memtable's rows are written into it first (so [`Writer::committed`] empties
     /// the memtable).
     pub(super) fn begin(&mut self, durable: bool) -> Result<WriteTransaction, StorageError> {
+        let txn = self.begin_without_memtable(durable)?;
+        let rows = memtable::read(&self.memtables.load().active).latest();
+        write_rows(&txn, rows)?;
+        Ok(txn)
+    }
+
+    /// [`Writer::begin`] without the memtable's rows: for a transaction after which they no
+    /// longer count (a restore).
+    pub(super) fn begin_without_memtable(
+        &mut self,
+        durable: bool,
+    ) -> Result<WriteTransaction, StorageError> {
         self.finish_flush(true);
         let db = self.db.as_ref().ok_or(StorageError::Recovering)?;
         let mut txn = db.begin_write()?;
@@ -183,8 +196,6 @@ impl Writer {
         if let Some(log) = &self.log {
             write_position(&txn, log.last_seq())?;
         }
-        let rows = memtable::read(&self.memtables.load().active).latest();
-        write_rows(&txn, rows)?;
         Ok(txn)
     }
 
@@ -199,6 +210,8 @@ impl Writer {
         let (progress, changes) = purge_chunk(&txn, &self.live_tables, request)?;
         txn.commit()?;
         self.committed();
+        let tombstones = progress.range_tombstones_removed > 0;
+        self.note_purged(request.table.id, tombstones, &changes);
         self.feed.publish(changes);
         if durable {
             self.after_durable_commit();

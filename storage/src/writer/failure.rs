@@ -67,6 +67,7 @@ impl Writer {
         // Everything the memtable held is in the log, so now in redb.
         self.memtables.publish(Layers::default());
         self.indexed.clear();
+        self.installed = None;
         self.feed.reset_all();
         let db = Arc::new(db);
         *self

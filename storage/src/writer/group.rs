@@ -32,6 +32,27 @@ impl Writer {
                 .for_each(|r| r.fail(|| StorageError::Recovering));
             return;
         }
+        // A snapshot request sees exactly the requests queued before it: the group is cut
+        // around it.
+        let mut segment = Vec::with_capacity(group.len());
+        for request in group {
+            match request {
+                Request::Snapshot(op, done) => {
+                    self.process_segment(std::mem::take(&mut segment));
+                    let result = self.snapshot(&op);
+                    if let Err(e) = &result {
+                        self.note_failure(e);
+                    }
+                    done(result);
+                }
+                other => segment.push(other),
+            }
+        }
+        self.process_segment(segment);
+    }
+
+    /// Handles requests in one go: their writes as one group.
+    fn process_segment(&mut self, group: Vec<Request>) {
         let mut writes = Vec::with_capacity(group.len());
         let mut flushes = Vec::new();
         for request in group {
@@ -56,6 +77,10 @@ impl Writer {
                         self.try_reopen();
                     }
                 }
+                // Taken out of the group by `process_group`.
+                Request::Snapshot(_, done) => done(Err(StorageError::corrupt(
+                    "a snapshot request inside a write group",
+                ))),
             }
         }
         if writes.is_empty() && flushes.is_empty() {

@@ -46,7 +46,7 @@ pub(crate) mod key_filter;
 pub(crate) mod mutation;
 pub(crate) mod request;
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use redb::Database;
@@ -77,6 +77,7 @@ mod checkpoint;
 mod failure;
 mod group;
 mod layers;
+mod snapshot;
 
 /// The least time between two attempts to reopen the database after an engine failure.
 const REOPEN_PAUSE: Duration = Duration::from_secs(1);
@@ -88,6 +89,9 @@ pub(crate) struct Published {
     pub(crate) stats: Arc<WriterStats>,
     pub(crate) feed: Arc<IndexFeed>,
     pub(crate) failures: Arc<CommitFailures>,
+    /// Held shared by a reader while it takes its memtable layers and read view, and
+    /// exclusively by a restore while it commits and publishes them (see `crate::snapshot`).
+    pub(crate) gate: Arc<RwLock<()>>,
 }
 
 /// The writer thread's state.
@@ -143,6 +147,11 @@ pub(crate) struct Writer {
     feed: Arc<IndexFeed>,
     /// `commit_failure_policy`, and whether the commit log has stopped.
     failures: Arc<CommitFailures>,
+    /// The readers' gate (see [`Published::gate`]).
+    gate: Arc<RwLock<()>>,
+    /// The snapshot the store holds as it was taken or restored, and what changed since
+    /// (see `snapshot::Installed`).
+    installed: Option<snapshot::Installed>,
 }
 
 impl Writer {
@@ -162,6 +171,7 @@ impl Writer {
             stats,
             feed,
             failures,
+            gate,
         }: Published,
     ) -> Result<Writer, StorageError> {
         let window = match options.sync {
@@ -204,6 +214,8 @@ impl Writer {
             stats,
             feed,
             failures,
+            gate,
+            installed: None,
         })
     }
 

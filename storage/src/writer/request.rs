@@ -4,6 +4,8 @@
 use bytes::Bytes;
 
 use crate::error::StorageError;
+use crate::snapshot::SnapshotDone;
+use crate::snapshot::SnapshotOp;
 use crate::store::purge::PurgeProgress;
 use crate::store::purge::PurgeRequest;
 use crate::writer::mutation::WriteBatch;
@@ -23,6 +25,9 @@ pub(crate) type Callback = Box<dyn FnOnce(Result<(), StorageError>) + Send>;
 /// A purge chunk's acknowledgement (same rules as [`Callback`]).
 pub(crate) type PurgeCallback = Box<dyn FnOnce(Result<PurgeProgress, StorageError>) + Send>;
 
+/// A snapshot request's acknowledgement (same rules as [`Callback`]).
+pub(crate) type SnapshotCallback = Box<dyn FnOnce(Result<SnapshotDone, StorageError>) + Send>;
+
 /// A write request: the batch, its commit-log bytes (`None`: not loggable, so its group
 /// commits durably; else a slice of its thread's record chunk, whose row values the memtable
 /// takes as they are), and its acknowledgement.
@@ -40,6 +45,9 @@ pub(crate) enum Request {
     Flush(Callback),
     /// Run one chunk of a purge pass, in its own transaction after the group's.
     Purge(Box<PurgeRequest>, PurgeCallback),
+    /// Take, restore or delete a snapshot, or reset the store: the writes queued before it
+    /// are applied before it, those queued after it after it.
+    Snapshot(Box<SnapshotOp>, SnapshotCallback),
     /// Reopen the database as after an I/O error (tests).
     #[cfg(test)]
     Reopen(Callback),
@@ -63,6 +71,7 @@ impl Request {
             Request::Write(write) => (write.done)(Err(error())),
             Request::Flush(done) => done(Err(error())),
             Request::Purge(_, done) => done(Err(error())),
+            Request::Snapshot(_, done) => done(Err(error())),
             #[cfg(test)]
             Request::Reopen(done) => done(Err(error())),
             Request::ReopenAfterFailure => {}
