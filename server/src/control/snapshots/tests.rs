@@ -137,6 +137,7 @@ fn prepared(node: &Node) -> bytes::Bytes {
         bind: Default::default(),
         bind_names: Vec::new(),
         plan: PlanCache::new(node.schema(), StatementPlan::Unplanned),
+        may_carry_password: false,
     }));
     id
 }
