@@ -85,7 +85,7 @@ def test_a_stopped_node_is_marked_down_and_avoided(cluster, session):
     host = next(h for h in cluster.metadata.all_hosts() if h.address == "127.0.0.2")
     assert host.is_up
     http("POST", "/nodes/127.0.0.2/stop")
-    wait_for(lambda: not host.is_up, "the driver marks 127.0.0.2 down")
+    wait_for(lambda: not host.is_up, "the driver marks 127.0.0.2 down", seconds=30)
     # Its partitions keep their dc2 replica: ONE is met (LOCAL_ONE would not be).
     insert = SimpleStatement(
         "INSERT INTO app.t (k, v) VALUES (%s, 0)", consistency_level=ConsistencyLevel.ONE
