@@ -35,13 +35,25 @@ pub(super) fn next_envelope<R, W>(
         }
         Parsed::Fatal { stream, error } => {
             log_protocol_error(&error);
+            let version = reply_version(&error).unwrap_or_else(|| session.protocol());
             let response = Response::Error(error.error_body());
-            let frame =
-                frame::encode_response_frame_for(session.protocol(), stream, &response, &[], None);
+            let frame = frame::encode_response_frame_for(version, stream, &response, &[], None);
             io.queue(frame);
             *reading = false;
             None
         }
+    }
+}
+
+/// The version a framing fault is answered in when it is not the connection's: a beta
+/// version refused for its missing flag is answered in that version, as Cassandra's
+/// `ProtocolException` forces it.
+fn reply_version(error: &CqlError) -> Option<frame::ProtocolVersion> {
+    match error {
+        CqlError::Protocol(crate::error::ProtocolError::BetaWithoutFlag { version }) => {
+            Some(*version)
+        }
+        _ => None,
     }
 }
 
