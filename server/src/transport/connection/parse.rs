@@ -58,16 +58,20 @@ fn reply_version(error: &CqlError) -> Option<frame::ProtocolVersion> {
 }
 
 /// Logs a framing fault as Cassandra does (`ExceptionHandlers.logClientNetworkingExceptions`):
-/// a driver probing for the newest protocol version it can use is no news (DEBUG); any other
-/// protocol fault is a client's, logged at WARN at most once a minute across connections
-/// (Cassandra's `NoSpamLogger`) so one bad client cannot flood the log.
+/// a driver probing for the newest protocol version it can use (the beta v6 without its flag
+/// included) is no news (DEBUG); any other protocol fault is a client's, logged at WARN at
+/// most once a minute across connections (Cassandra's `NoSpamLogger`) so one bad client
+/// cannot flood the log.
 fn log_protocol_error(error: &CqlError) {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::{SystemTime, UNIX_EPOCH};
     static LAST_WARNED: AtomicU64 = AtomicU64::new(0);
     if matches!(
         error,
-        CqlError::Protocol(crate::error::ProtocolError::UnsupportedVersion { .. })
+        CqlError::Protocol(
+            crate::error::ProtocolError::UnsupportedVersion { .. }
+                | crate::error::ProtocolError::BetaWithoutFlag { .. }
+        )
     ) {
         debug!(cause = %error, "closing connection after a protocol version probe");
         return;
