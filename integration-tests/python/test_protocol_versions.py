@@ -99,3 +99,31 @@ def test_v5_prepared_results_follow_a_table_change(address, session, table):
         assert changed.extra == 7
     finally:
         cluster.shutdown()
+
+
+def test_v6_beta_only_with_allow_beta(address, table):
+    """Cassandra 5.0's 6/v6-beta: the driver pinned to it with allow_beta_protocol_version
+    connects in v6 (v5's segments); without the flag the server refuses it."""
+    from cassandra.cluster import NoHostAvailable
+
+    cluster = Cluster(contact_points=[address[0]], port=address[1], protocol_version=6,
+                      allow_beta_protocol_version=True)
+    try:
+        session = cluster.connect()
+        assert cluster.protocol_version == 6
+        row = session.execute("SELECT native_protocol_version FROM system.local").one()
+        assert row.native_protocol_version == "5"
+        big = "z" * 200_000
+        session.execute(f"INSERT INTO {table} (k, c, v) VALUES (6, 0, %s)", (big,))
+        assert session.execute(f"SELECT v FROM {table} WHERE k = 6").one().v == big
+    finally:
+        cluster.shutdown()
+    refused = Cluster(contact_points=[address[0]], port=address[1], protocol_version=6)
+    try:
+        with pytest.raises(NoHostAvailable) as error:
+            refused.connect()
+        assert "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset" in str(
+            error.value
+        )
+    finally:
+        refused.shutdown()

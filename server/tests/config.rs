@@ -174,7 +174,8 @@ fn json_logs_are_one_object_a_line() {
     assert!(logs.contains("listening for CQL clients"), "{logs}");
 }
 
-/// A driver probing for a protocol version the server does not speak is answered and closed
+/// A driver probing for a protocol version the server does not speak (or the beta v6 without
+/// its flag) is answered and closed
 /// without a WARN line (Cassandra logs those probes only at DEBUG).
 #[test]
 fn protocol_version_probes_are_not_warnings() {

@@ -38,7 +38,10 @@ pub use encode::{
     encode_response_frame_for, encode_response_frame_traced,
 };
 pub use error::FrameError;
-pub use version::{unsupported_version_message, version_mismatch_message, ProtocolVersion};
+pub use version::{
+    beta_without_flag_message, unsupported_version_message, version_mismatch_message,
+    ProtocolVersion, SUPPORTED_VERSION_NAMES,
+};
 
 /// Length of the v3/v4 frame header in bytes (native_protocol_v4.spec section 2).
 pub const HEADER_LEN: usize = 9;

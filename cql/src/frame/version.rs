@@ -1,5 +1,5 @@
-//! Protocol versions: v3, v4 and v5, as Cassandra 5.0 serves them, and the negotiation
-//! message.
+//! Protocol versions: v3, v4, v5 and the beta v6, as Cassandra 5.0 serves them, and the
+//! negotiation messages.
 //!
 //! A client that opens with another version gets a `PROTOCOL_ERROR` whose message drivers
 //! recognise as a version rejection (see `shared/reference/clients.md` section 1.2): the
@@ -8,7 +8,10 @@
 //! connection is the server's job.
 
 /// The supported versions as Cassandra lists them (`num/descr`, comma separated).
-const SUPPORTED_VERSIONS: &str = "3/v3, 4/v4, 5/v5";
+const SUPPORTED_VERSIONS: &str = "3/v3, 4/v4, 5/v5, 6/v6-beta";
+
+/// The versions SUPPORTED's `PROTOCOL_VERSIONS` lists (Cassandra's `supportedVersions()`).
+pub const SUPPORTED_VERSION_NAMES: [&str; 4] = ["3/v3", "4/v4", "5/v5", "6/v6-beta"];
 
 /// A protocol version this server speaks. The first message of a connection chooses it;
 /// every later message must carry the same.
@@ -24,6 +27,9 @@ pub enum ProtocolVersion {
     /// up, `[int]` query flags, a keyspace and `now_in_seconds` per request, and the result
     /// metadata id in PREPARED, EXECUTE and Rows.
     V5,
+    /// Cassandra 5.0's `6/v6-beta`: v5's framing and message bodies under version byte 6,
+    /// taken only on envelopes carrying the `USE_BETA` flag.
+    V6,
 }
 
 impl ProtocolVersion {
@@ -33,16 +39,18 @@ impl ProtocolVersion {
             0x03 => Some(ProtocolVersion::V3),
             0x04 => Some(ProtocolVersion::V4),
             0x05 => Some(ProtocolVersion::V5),
+            0x06 => Some(ProtocolVersion::V6),
             _ => None,
         }
     }
 
-    /// The version number (3, 4 or 5).
+    /// The version number (3 to 6).
     pub fn number(self) -> u8 {
         match self {
             ProtocolVersion::V3 => 3,
             ProtocolVersion::V4 => 4,
             ProtocolVersion::V5 => 5,
+            ProtocolVersion::V6 => 6,
         }
     }
 
@@ -67,14 +75,24 @@ impl ProtocolVersion {
     }
 
     /// Whether query, batch and prepare flags are `[int]`s with a keyspace and
-    /// `now_in_seconds`, and prepared statements carry a result metadata id: v5.
+    /// `now_in_seconds`, prepared statements carry a result metadata id, and the connection
+    /// switches to segments: v5 and later (Cassandra's `isGreaterOrEqualTo(V5)`).
     pub fn is_v5(self) -> bool {
-        self == ProtocolVersion::V5
+        self >= ProtocolVersion::V5
     }
 
-    /// How Cassandra names it in messages (`4/v4`).
+    /// Whether the version is a beta one, taken only with the `USE_BETA` flag: v6.
+    pub fn is_beta(self) -> bool {
+        self == ProtocolVersion::V6
+    }
+
+    /// How Cassandra names it in messages (`4/v4`, `6/v6-beta`).
     pub fn description(self) -> String {
-        format!("{0}/v{0}", self.number())
+        if self.is_beta() {
+            format!("{0}/v{0}-beta", self.number())
+        } else {
+            format!("{0}/v{0}", self.number())
+        }
     }
 }
 
@@ -84,6 +102,15 @@ pub fn unsupported_version_message(version: u8) -> String {
     format!(
         "Invalid or unsupported protocol version ({}); supported versions are ({SUPPORTED_VERSIONS})",
         version & 0x7F
+    )
+}
+
+/// Cassandra's message (`Envelope.Decoder.decodeFlags`) for an envelope in a beta `version`
+/// without the `USE_BETA` flag.
+pub fn beta_without_flag_message(version: ProtocolVersion) -> String {
+    format!(
+        "Beta version of the protocol used ({}), but USE_BETA flag is unset",
+        version.description()
     )
 }
 
@@ -104,12 +131,17 @@ mod tests {
     fn matches_cassandra_wording() {
         assert_eq!(
             unsupported_version_message(0x42),
-            "Invalid or unsupported protocol version (66); supported versions are (3/v3, 4/v4, 5/v5)"
+            "Invalid or unsupported protocol version (66); supported versions are (3/v3, 4/v4, 5/v5, 6/v6-beta)"
         );
         assert_eq!(
-            unsupported_version_message(0x86),
-            "Invalid or unsupported protocol version (6); supported versions are (3/v3, 4/v4, 5/v5)"
+            unsupported_version_message(0x87),
+            "Invalid or unsupported protocol version (7); supported versions are (3/v3, 4/v4, 5/v5, 6/v6-beta)"
         );
+        assert_eq!(
+            beta_without_flag_message(ProtocolVersion::V6),
+            "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset"
+        );
+        assert_eq!(SUPPORTED_VERSION_NAMES.join(", "), SUPPORTED_VERSIONS);
         assert_eq!(
             version_mismatch_message(ProtocolVersion::V4, ProtocolVersion::V3),
             "Invalid message version. Got 4/v4 but previous messages on this connection had version 3/v3"
@@ -122,12 +154,15 @@ mod tests {
             (3, ProtocolVersion::V3),
             (4, ProtocolVersion::V4),
             (5, ProtocolVersion::V5),
+            (6, ProtocolVersion::V6),
         ] {
             assert_eq!(ProtocolVersion::from_request_byte(byte), Some(version));
             assert_eq!(version.request_byte(), byte);
             assert_eq!(version.response_byte(), 0x80 | byte);
         }
-        for byte in [0, 1, 2, 6, 0x42, 0x84] {
+        assert!(ProtocolVersion::V6.is_v5() && ProtocolVersion::V6.is_beta());
+        assert!(!ProtocolVersion::V5.is_beta());
+        for byte in [0, 1, 2, 7, 0x42, 0x84] {
             assert_eq!(ProtocolVersion::from_request_byte(byte), None);
         }
     }

@@ -140,12 +140,73 @@ async fn large_batches_warn_then_fail() {
     let warnings: Vec<&str> = result.warnings().collect();
     assert_eq!(
         warnings,
-        ["Batch for [ks.t] is of size 7590, exceeding specified threshold of 5120 by 2470."]
+        ["Batch for [ks.t] is of size 7790, exceeding specified threshold of 5120 by 2670."]
     );
     // A small batch has no warning.
     let result = session.query_unpaged(inserts(2, 10), &[]).await.unwrap();
     assert_eq!(result.warnings().count(), 0);
     let (code, text) = query_error(&session, &inserts(70, 743)).await;
+    assert!(matches!(code, DbError::Invalid), "{code:?}");
+    assert_eq!(text, "Batch too large");
+}
+
+/// The Python driver's `test_client_warnings` batch: 214 prepared INSERTs of
+/// `(k, v0, v1)` ints into 214 partitions weigh 214 x 44 bytes as Cassandra 5.0 counts them
+/// (partition deletion 8, clustering 4, row marker 8, cell 20 + 4), past the 5 KiB warning;
+/// 116 of them (5,104 bytes) stay under it. Thresholds come from the YAML settings.
+#[tokio::test]
+async fn batch_size_counts_mutations_as_cassandra() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    session
+        .query_unpaged(
+            "CREATE TABLE w (k int, v0 int, v1 int, PRIMARY KEY (k, v0))",
+            &[],
+        )
+        .await
+        .unwrap();
+    let insert = session
+        .prepare("INSERT INTO w (k, v0, v1) VALUES (?, ?, ?)")
+        .await
+        .unwrap();
+    for (rows, warning) in [
+        (
+            214,
+            Some(
+                "Batch for [ks.w] is of size 9416, exceeding specified threshold of 5120 by 4296.",
+            ),
+        ),
+        (116, None),
+    ] {
+        let mut batch = Batch::new(BatchType::Logged);
+        let values: Vec<(i32, i32, i32)> = (0..rows).map(|k| (k, k, 1)).collect();
+        for _ in 0..rows {
+            batch.append_statement(insert.clone());
+        }
+        let result = session.batch(&batch, &values).await.unwrap();
+        let warnings: Vec<&str> = result.warnings().collect();
+        assert_eq!(
+            warnings,
+            warning.into_iter().collect::<Vec<_>>(),
+            "{rows} rows"
+        );
+    }
+    let config = server::config::Config {
+        batch_thresholds: server::config::BatchThresholds {
+            warn: 10_000,
+            fail: 20_000,
+        },
+        ..server::config::Config::default()
+    };
+    let server = TestServer::start_with(config).await;
+    let session = tables(&server).await;
+    let result = session.query_unpaged(inserts(10, 743), &[]).await.unwrap();
+    assert_eq!(
+        result.warnings().count(),
+        0,
+        "under a 10,000-byte threshold"
+    );
+    let (code, text) = query_error(&session, &inserts(30, 743)).await;
     assert!(matches!(code, DbError::Invalid), "{code:?}");
     assert_eq!(text, "Batch too large");
 }

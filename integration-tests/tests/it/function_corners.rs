@@ -1,9 +1,11 @@
 //! Corners of native functions and casts that Cassandra 5.0 takes: `minTimeuuid` and
-//! `maxTimeuuid` over every timestamp, casts of `token(...)` and of other selectors.
+//! `maxTimeuuid` over every timestamp, casts of `token(...)` and of other selectors, and
+//! `date` literals over the whole range (negative years included).
 
-use integration_tests::{query_single_row, session_in, TestServer};
+use integration_tests::{query_error, query_single_row, session_in, TestServer};
 use scylla::client::session::Session;
-use scylla::value::CqlTimeuuid;
+use scylla::errors::DbError;
+use scylla::value::{CqlDate, CqlTimeuuid};
 
 async fn table(server: &TestServer) -> Session {
     let session = session_in(server, "ks").await;
@@ -176,4 +178,57 @@ async fn snake_case_function_names_are_callable() {
     let (today,): (scylla::value::CqlDate,) =
         query_single_row(&session, "SELECT current_date() FROM t", ()).await;
     assert!(today.0 > 1 << 31);
+}
+
+/// `date` literals over the whole range `ISO_LOCAL_DATE` reads (negative years with four or
+/// more digits, `+` before years past 9999), the same days bound as values, and each printed
+/// back as Cassandra prints it; past the range, Cassandra's messages.
+#[tokio::test]
+async fn dates_take_negative_years_and_the_whole_range() {
+    let server = TestServer::start().await;
+    let session = session_in(&server, "ks").await;
+    session
+        .query_unpaged("CREATE TABLE d (k int PRIMARY KEY, v date)", &[])
+        .await
+        .unwrap();
+    let epoch = 1u32 << 31;
+    let cases = [
+        ("0000-01-01", epoch - 719_528),
+        ("-0001-12-31", epoch - 719_529),
+        ("-9999-01-01", epoch - 4_371_587),
+        ("-262144-12-31", epoch - 96_465_293),
+        ("+10000-01-01", epoch + 2_932_897),
+        ("-5877641-06-23", 0),
+        ("+5881580-07-11", u32::MAX),
+    ];
+    for (literal, days) in cases {
+        let insert = format!("INSERT INTO d (k, v) VALUES (1, '{literal}')");
+        session.query_unpaged(insert, &[]).await.unwrap();
+        let (read, text): (CqlDate, String) =
+            query_single_row(&session, "SELECT v, CAST(v AS text) FROM d WHERE k = 1", ()).await;
+        assert_eq!((read, text.as_str()), (CqlDate(days), literal), "{literal}");
+        session
+            .query_unpaged("INSERT INTO d (k, v) VALUES (2, ?)", (CqlDate(days),))
+            .await
+            .unwrap();
+        let (json,): (String,) =
+            query_single_row(&session, "SELECT toJson(v) FROM d WHERE k = 2", ()).await;
+        assert_eq!(json, format!("\"{literal}\""));
+    }
+    let (code, message) = query_error(
+        &session,
+        "INSERT INTO d (k, v) VALUES (1, '-5877641-06-22')",
+    )
+    .await;
+    assert!(matches!(code, DbError::Invalid), "{code:?}");
+    assert_eq!(
+        message,
+        "Input date -5877641-06-22 is less than min supported date -5877641-06-23T00:00Z"
+    );
+    let (_, message) =
+        query_error(&session, "INSERT INTO d (k, v) VALUES (1, '-0000-01-01')").await;
+    assert_eq!(
+        message,
+        "Unable to coerce '-0000-01-01' to a formatted date (long)"
+    );
 }

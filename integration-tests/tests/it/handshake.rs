@@ -29,7 +29,7 @@ async fn driver_connects_and_reads_system_local() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn newer_protocol_versions_are_refused_with_cassandras_message() {
     let server = TestServer::start().await;
-    for version in [0x42u8, 0x41, 0x06, 0x02] {
+    for version in [0x42u8, 0x41, 0x07, 0x02] {
         let mut raw = RawConnection::connect(server.addr).await;
         // OPTIONS header with the given version byte.
         raw.send_bytes(&[version, 0, 0, 0, 0x05, 0, 0, 0, 0]).await;
@@ -43,7 +43,7 @@ async fn newer_protocol_versions_are_refused_with_cassandras_message() {
         assert_eq!(
             err.message,
             format!(
-                "Invalid or unsupported protocol version ({}); supported versions are (3/v3, 4/v4, 5/v5)",
+                "Invalid or unsupported protocol version ({}); supported versions are (3/v3, 4/v4, 5/v5, 6/v6-beta)",
                 version
             )
         );
@@ -71,6 +71,14 @@ async fn options_and_startup_answer_as_cassandra() {
             .map(|(_, v)| v.clone())
     };
     assert_eq!(get("CQL_VERSION"), Some(vec!["3.4.7".to_string()]));
+    assert_eq!(
+        get("PROTOCOL_VERSIONS"),
+        Some(
+            ["3/v3", "4/v4", "5/v5", "6/v6-beta"]
+                .map(str::to_string)
+                .to_vec()
+        )
+    );
     assert_eq!(
         get("COMPRESSION"),
         Some(vec!["lz4".to_string(), "snappy".to_string()])
@@ -449,4 +457,66 @@ async fn v5_switches_to_segments_after_ready_and_a_corrupt_segment_closes_only_i
         .query_unpaged("SELECT release_version FROM system.local", &[])
         .await
         .expect("another connection still works");
+}
+
+/// Cassandra 5.0's `6/v6-beta`: without the `USE_BETA` flag refused in that version with its
+/// message and PROTOCOL_ERROR; with it, v5's handshake and segments under version byte 6.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn v6_beta_needs_the_use_beta_flag_and_then_speaks_v5_framing() {
+    use cql::frame::request::{Query, QueryParameters, Startup};
+    use cql::frame::segment::{encode_segments, SegmentDecoder};
+    use cql::frame::{encode_request_frame_for, flags, parse_header, ProtocolVersion, HEADER_LEN};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let server = TestServer::start().await;
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.send_bytes(&[0x06, 0, 0, 0, 0x05, 0, 0, 0, 0]).await;
+    let (header_version, stream, response) = raw.recv().await.expect("error frame");
+    assert_eq!((header_version, stream), (0x86, 0));
+    let Response::Error(err) = response else {
+        panic!("expected ERROR, got {response:?}")
+    };
+    assert_eq!(
+        (err.code, err.message.as_str()),
+        (
+            0x000A,
+            "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset"
+        )
+    );
+    assert!(raw.recv().await.is_none(), "closed after the error");
+
+    let v6 = ProtocolVersion::V6;
+    let beta = |stream: i16, request: &Request| {
+        let mut frame = encode_request_frame_for(v6, stream, request, None);
+        frame[1] |= flags::USE_BETA;
+        frame
+    };
+    let mut socket = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let startup = Request::Startup(Startup {
+        options: vec![("CQL_VERSION".into(), "3.0.0".into())],
+    });
+    socket.write_all(&beta(1, &startup)).await.unwrap();
+    let mut ready = [0u8; HEADER_LEN];
+    socket.read_exact(&mut ready).await.unwrap();
+    assert_eq!(ready, [0x86, 0, 0, 1, 0x02, 0, 0, 0, 0], "READY in v6");
+    let query = Request::Query(Query {
+        query: "SELECT native_protocol_version FROM system.local".into(),
+        params: QueryParameters {
+            consistency: 1,
+            ..QueryParameters::default()
+        },
+    });
+    let mut segments = bytes::BytesMut::new();
+    encode_segments(&beta(2, &query), false, &mut segments);
+    socket.write_all(&segments).await.unwrap();
+    let mut decoder = SegmentDecoder::new(false, 1 << 20);
+    let payload = read_segment_payload(&mut socket, &mut decoder)
+        .await
+        .expect("an answer in a segment");
+    let header = parse_header(&payload).unwrap();
+    assert_eq!(
+        (header.version, header.stream, header.opcode),
+        (0x86, 2, 0x08),
+        "a RESULT in v6 inside a v5 segment"
+    );
 }

@@ -323,6 +323,20 @@ async fn in_partitions_come_in_key_order_and_order_by_sorts_across_them() {
     )
     .await;
     assert_eq!(ascending, [(10,), (20,), (30,), (40,)]);
+    // A column named twice counts once with its last direction, as 5.0 keeps them.
+    for (cql, expected) in [
+        (
+            "SELECT ts FROM ev WHERE k = 1 ORDER BY ts ASC, ts DESC",
+            vec![(40,), (10,)],
+        ),
+        (
+            "SELECT ts FROM ev WHERE k IN (1, 2) ORDER BY ts DESC, ts ASC",
+            vec![(10,), (20,), (40,), (50,)],
+        ),
+    ] {
+        let rows: Vec<(i32,)> = query_rows(&session, cql, &[]).await;
+        assert_eq!(rows, expected, "{cql}");
+    }
     let descending: Vec<(String,)> = query_rows(
         &session,
         "SELECT v FROM ev WHERE k IN (1, 2) ORDER BY ts DESC",

@@ -7,6 +7,7 @@
 //! yet (authentication, authorization, encryption at rest) refuses the start rather than
 //! running without it. Client TLS (`client_encryption_options`) is read by [`encryption`].
 
+mod batch_thresholds;
 mod encryption;
 mod known;
 mod read_thresholds;
@@ -14,6 +15,7 @@ mod yaml;
 
 pub use crate::cluster::spec::{ClusterSpec, DatacenterSpec, SpecError};
 pub use crate::guardrails::Threshold;
+pub use batch_thresholds::BatchThresholds;
 pub use encryption::{ClientAuth, ClientEncryption, PemSource, Secret, TlsPolicy, TlsVersion};
 pub use read_thresholds::ReadThresholds;
 
@@ -130,6 +132,9 @@ pub struct Config {
     /// `tombstone_warn_threshold`, `tombstone_failure_threshold` (Cassandra's) and
     /// `filtering_examined_warn_ratio`, `filtering_examined_warn_min_rows` (ours).
     pub read_thresholds: ReadThresholds,
+    /// `batch_size_warn_threshold` and `batch_size_fail_threshold` (Cassandra's, 5 KiB and
+    /// 50 KiB).
+    pub batch_thresholds: BatchThresholds,
     /// Ours: where HTTP is served (`http_address`, or `metrics_address` as before):
     /// `/metrics`, and the test controls' routes when they are on; `None` (the default)
     /// serves none.
@@ -210,6 +215,7 @@ impl Default for Config {
             purge_interval: Some(Duration::from_secs(300)),
             client_encryption: ClientEncryption::default(),
             read_thresholds: ReadThresholds::default(),
+            batch_thresholds: BatchThresholds::default(),
             http_address: None,
             test_controls: None,
             query_log_size: 10_000,

@@ -47,6 +47,10 @@ pub(super) struct YamlSettings {
     file_cache_size: Option<String>,
     key_cache_size: Option<String>,
     key_cache_size_in_mb: Option<u64>,
+    batch_size_warn_threshold: Option<String>,
+    batch_size_warn_threshold_in_kb: Option<u64>,
+    batch_size_fail_threshold: Option<String>,
+    batch_size_fail_threshold_in_kb: Option<u64>,
     compaction_throughput: Option<String>,
     compaction_throughput_mb_per_sec: Option<u64>,
     memtable_heap_space: Option<String>,
@@ -429,6 +433,16 @@ impl Config {
                 value: size,
             })?;
         }
+        self.batch_thresholds.apply(
+            (
+                s.batch_size_warn_threshold.take(),
+                s.batch_size_warn_threshold_in_kb.take(),
+            ),
+            (
+                s.batch_size_fail_threshold.take(),
+                s.batch_size_fail_threshold_in_kb.take(),
+            ),
+        )?;
         if let Some(mb) = s.key_cache_size_in_mb.take() {
             self.key_cache_size = (mb as usize).saturating_mul(1024 * 1024);
         }

@@ -311,9 +311,17 @@ mod tests {
     fn protocol_syntax_server_and_overload_errors_keep_their_codes_and_words() {
         let cases = [
             (
-                CqlError::from(ProtocolError::UnsupportedVersion { version: 0x86 }),
+                CqlError::from(ProtocolError::UnsupportedVersion { version: 0x87 }),
                 0x000A,
-                cql::frame::unsupported_version_message(0x86),
+                cql::frame::unsupported_version_message(0x87),
+            ),
+            (
+                CqlError::from(ProtocolError::BetaWithoutFlag {
+                    version: cql::frame::ProtocolVersion::V6,
+                }),
+                0x000A,
+                "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset"
+                    .to_string(),
             ),
             (
                 ProtocolError::Malformed(cql::frame::FrameError::Truncated { field: "query" })

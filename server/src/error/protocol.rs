@@ -14,6 +14,10 @@ pub(crate) enum ProtocolError {
     /// A version byte this server does not speak (the header may be shorter than ours).
     #[error("{}", frame::unsupported_version_message(*.version))]
     UnsupportedVersion { version: u8 },
+    /// An envelope in a beta version (v6) without the `USE_BETA` flag; Cassandra answers it in
+    /// that version.
+    #[error("{}", frame::beta_without_flag_message(*.version))]
+    BetaWithoutFlag { version: ProtocolVersion },
     /// A message whose version differs from the one the connection chose.
     #[error("{}", frame::version_mismatch_message(*.got, *.connection))]
     VersionMismatch {

@@ -1,11 +1,13 @@
 //! OPTIONS → SUPPORTED (native_protocol_v4.spec section 4.2.4).
 
 use cql::frame::response::Response;
+use cql::frame::SUPPORTED_VERSION_NAMES;
 
 use super::Reply;
 use crate::system::local::CQL_VERSION;
 
-/// The SUPPORTED map: `CQL_VERSION` and `COMPRESSION` are mandatory for the Python driver.
+/// The SUPPORTED map: `CQL_VERSION` and `COMPRESSION` are mandatory for the Python driver;
+/// `PROTOCOL_VERSIONS` as Cassandra 5.0 lists them, the beta `6/v6-beta` included.
 pub(super) fn handle() -> Reply {
     Reply::new(Response::Supported(vec![
         (
@@ -15,7 +17,7 @@ pub(super) fn handle() -> Reply {
         ("CQL_VERSION".to_string(), vec![CQL_VERSION.to_string()]),
         (
             "PROTOCOL_VERSIONS".to_string(),
-            vec!["3/v3".to_string(), "4/v4".to_string(), "5/v5".to_string()],
+            SUPPORTED_VERSION_NAMES.map(str::to_string).to_vec(),
         ),
     ]))
 }

@@ -87,6 +87,14 @@ fn settings(config: &Config) -> Vec<(&'static str, Option<String>)> {
             set(config.read_thresholds.tombstone_failure.to_string()),
         ),
         (
+            "batch_size_warn_threshold",
+            set(size(config.batch_thresholds.warn as u64)),
+        ),
+        (
+            "batch_size_fail_threshold",
+            set(size(config.batch_thresholds.fail as u64)),
+        ),
+        (
             "prepared_statements_cache_size",
             set(size(config.prepared_cache_size as u64)),
         ),
@@ -135,6 +143,8 @@ fn millis(duration: Duration) -> String {
 fn size(bytes: u64) -> String {
     if bytes > 0 && bytes.is_multiple_of(1 << 20) {
         format!("{}MiB", bytes >> 20)
+    } else if bytes > 0 && bytes.is_multiple_of(1 << 10) {
+        format!("{}KiB", bytes >> 10)
     } else {
         format!("{bytes}B")
     }
@@ -155,6 +165,8 @@ mod tests {
         };
         assert_eq!(value("commitlog_sync").as_deref(), Some("periodic"));
         assert_eq!(value("memtable_heap_space").as_deref(), Some("64MiB"));
+        assert_eq!(value("batch_size_warn_threshold").as_deref(), Some("5KiB"));
+        assert_eq!(value("batch_size_fail_threshold").as_deref(), Some("50KiB"));
         assert_eq!(
             value("authenticator").as_deref(),
             Some("AllowAllAuthenticator")

@@ -26,8 +26,9 @@ pub(crate) enum Parsed {
 }
 
 /// Takes the next envelope off the front of `input`. The version byte is checked as soon as
-/// it arrives (a supported version, and the connection's once one was chosen) and the length
-/// before any body byte is awaited, so a body over `max_frame` is never buffered.
+/// it arrives (a supported version, and the connection's once one was chosen), a beta
+/// version's `USE_BETA` flag with the header, and the length before any body byte is
+/// awaited, so a body over `max_frame` is never buffered.
 pub(crate) fn parse(
     input: &mut BytesMut,
     max_frame: usize,
@@ -54,6 +55,12 @@ pub(crate) fn parse(
             needed: HEADER_LEN - input.len(),
         };
     };
+    if got.is_beta() && header.flags & frame::flags::USE_BETA == 0 {
+        return Parsed::Fatal {
+            stream: 0,
+            error: ProtocolError::BetaWithoutFlag { version: got }.into(),
+        };
+    }
     let length = usize::try_from(header.length).unwrap_or(usize::MAX);
     if length > max_frame {
         return Parsed::Fatal {
@@ -128,7 +135,7 @@ mod tests {
 
     #[test]
     fn bad_versions_and_oversized_bodies_are_fatal() {
-        for version in [0x02u8, 0x06, 0x42, 0x84] {
+        for version in [0x02u8, 0x07, 0x42, 0x84] {
             let mut old = BytesMut::from(&[version][..]);
             let Parsed::Fatal { stream, .. } = parse(&mut old, 1024, None) else {
                 panic!("version {version:#x} is refused");
@@ -140,6 +147,18 @@ mod tests {
             frame[0] = version;
             assert!(matches!(parse(&mut frame, 1024, None), Parsed::Envelope(_)));
         }
+        let mut beta = options_frame(1);
+        beta[0] = 6;
+        let Parsed::Fatal { stream: 0, error } = parse(&mut beta, 1024, None) else {
+            panic!("v6 without USE_BETA is refused");
+        };
+        assert_eq!(
+            error.to_string(),
+            "Beta version of the protocol used (6/v6-beta), but USE_BETA flag is unset"
+        );
+        let mut beta = options_frame(1);
+        (beta[0], beta[1]) = (6, frame::flags::USE_BETA);
+        assert!(matches!(parse(&mut beta, 1024, None), Parsed::Envelope(_)));
         let mut v3 = options_frame(1);
         v3[0] = 3;
         let Parsed::Fatal { error, .. } = parse(&mut v3, 1024, Some(ProtocolVersion::V4)) else {

@@ -97,17 +97,7 @@ pub(crate) fn date_from_string(source: &str) -> Result<u32, String> {
 /// `DateTimeFormatter.ISO_LOCAL_DATE` with the strict resolver: a 4-digit year (or a signed
 /// longer one), 2-digit month and day, a real day of that month. Days since the epoch.
 fn iso_local_date(text: &str) -> Option<i64> {
-    let (sign, rest) = match text.as_bytes().first()? {
-        b'+' => (1, &text[1..]),
-        b'-' => (-1, &text[1..]),
-        _ => (0, text),
-    };
-    let (year, rest) = if sign == 0 {
-        digits(rest, 4, 4)?
-    } else {
-        digits(rest, 5, 9)?
-    };
-    let year = if sign < 0 { -year } else { year };
+    let (year, rest) = iso_year(text)?;
     let (month, rest) = digits(rest.strip_prefix('-')?, 2, 2)?;
     let (day, rest) = digits(rest.strip_prefix('-')?, 2, 2)?;
     let (month, day) = (u32::try_from(month).ok()?, u32::try_from(day).ok()?);
@@ -116,6 +106,24 @@ fn iso_local_date(text: &str) -> Option<i64> {
         return None;
     }
     Some(days_from_civil(year, month, day))
+}
+
+/// Highest year `java.time` accepts (`Year.MAX_VALUE`).
+const MAX_YEAR: i64 = 999_999_999;
+
+/// The year of `ISO_LOCAL_DATE` (`appendValue(YEAR, 4, 10, SignStyle.EXCEEDS_PAD)`, parsed
+/// strictly): unsigned, exactly 4 digits; `-` and 4 to 10 digits, not zero; `+` and 5 to 10
+/// digits. Within `java.time`'s year range.
+fn iso_year(text: &str) -> Option<(i64, &str)> {
+    let (year, rest) = match text.as_bytes().first()? {
+        b'+' => digits(&text[1..], 5, 10)?,
+        b'-' => {
+            let (year, rest) = digits(&text[1..], 4, 10)?;
+            (year != 0).then_some((-year, rest))?
+        }
+        _ => digits(text, 4, 4)?,
+    };
+    (year.abs() <= MAX_YEAR).then_some((year, rest))
 }
 
 /// `timestamp` from a string (`TimestampSerializer.dateStringToTimestamp`): `now`, a raw count
@@ -294,6 +302,26 @@ mod tests {
         );
         assert_eq!(parse_date("+5881580-07-11"), Some(u32::MAX));
         assert_eq!(parse_date("-5877641-06-23"), Some(0));
+        assert_eq!(
+            date_from_string("-5877641-06-22").unwrap_err(),
+            "Input date -5877641-06-22 is less than min supported date -5877641-06-23T00:00Z"
+        );
+        assert_eq!(parse_date("-0001-12-31"), Some((1 << 31) - 719_529));
+        assert_eq!(parse_date("-9999-01-01"), Some((1 << 31) - 4_371_587));
+        assert_eq!(parse_date("-262144-12-31"), Some((1 << 31) - 96_465_293));
+        assert_eq!(parse_date("+10000-01-01"), Some((1 << 31) + 2_932_897));
+        // ISO_LOCAL_DATE's strict year: no minus zero, `+` only past 4 digits, 4 digits
+        // unsigned, at most 10 digits.
+        for refused in ["-0000-01-01", "+2020-01-01", "10000-01-01", "-001-01-01"] {
+            assert_eq!(
+                date_from_string(refused).unwrap_err(),
+                format!("Unable to coerce '{refused}' to a formatted date (long)")
+            );
+        }
+        assert_eq!(
+            date_from_string("-12345678901-01-01").unwrap_err(),
+            "Unable to coerce '-12345678901-01-01' to a formatted date (long)"
+        );
         assert_eq!(parse_time("01:02:03.5"), Some(3_723_500_000_000));
         assert_eq!(parse_time("123"), Some(123));
         assert_eq!(parse_time("25:00:00"), None);

@@ -4,11 +4,14 @@
 
 use super::calendar::civil_from_days;
 
-/// `yyyy-MM-dd`, with at least four year digits.
+/// `yyyy-MM-dd`, with at least four year digits, signed as `java.time` signs a year
+/// (`SignStyle.EXCEEDS_PAD`): `-` before a negative year, `+` before one past 9999.
 fn format_day(days: i64) -> String {
     let (y, m, d) = civil_from_days(days);
     if y < 0 {
         format!("-{:04}-{m:02}-{d:02}", -y)
+    } else if y > 9999 {
+        format!("+{y}-{m:02}-{d:02}")
     } else {
         format!("{y:04}-{m:02}-{d:02}")
     }
@@ -96,6 +99,10 @@ mod tests {
     fn dates_and_times() {
         assert_eq!(format_date(1 << 31), "1970-01-01");
         assert_eq!(format_date((1u32 << 31) - 1), "1969-12-31");
+        assert_eq!(format_date((1u32 << 31) - 719_529), "-0001-12-31");
+        assert_eq!(format_date(0), "-5877641-06-23");
+        assert_eq!(format_date(u32::MAX), "+5881580-07-11");
+        assert_eq!(format_date((1u32 << 31) + 2_932_896), "9999-12-31");
         assert_eq!(format_time(27_307_000_111_222), "07:35:07.000111222");
     }
 

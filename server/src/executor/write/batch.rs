@@ -75,7 +75,7 @@ pub(crate) async fn run(
         modify::build_writes(node, plan, &options, &entry.ctx, &mut writes)?;
         footprint.add(&plan.table.def, &writes, mark)?;
     }
-    let warnings = footprint.verdict(header.kind)?;
+    let warnings = footprint.verdict(header.kind, &node.config().batch_thresholds)?;
     crate::executor::write::submit::submit(node, writes).await?;
     for warning in warnings {
         crate::telemetry::warnings::warn(warning);

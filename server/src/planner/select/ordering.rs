@@ -1,6 +1,8 @@
 //! ORDER BY: clustering columns in declared order (skipping columns fixed by `=`) or its exact
 //! reverse, only with the partition key restricted by `=`/`IN`. With `IN` on the partition key
-//! rows of several partitions are merged by the ordering columns after the read.
+//! rows of several partitions are merged by the ordering columns after the read. A column
+//! named twice counts once, at its first place with its last direction, as 5.0's
+//! `SelectStatement.getOrderingColumns` keeps them in a `LinkedHashMap`.
 
 use cql::statement::ast::{Order, Select};
 use storage::{ClusteringOrder, ColumnKind, TableDef};
@@ -16,6 +18,19 @@ pub(crate) struct Ordering {
     /// Columns (index, descending in CQL value order) to sort the rows of several partitions
     /// by after the read; empty when no such sort is needed.
     pub post_order: Vec<(usize, bool)>,
+}
+
+/// The ORDER BY columns by index, each once: at its first place, with its last direction.
+fn ordering_columns(def: &TableDef, stmt: &Select) -> CqlResult<Vec<(usize, Order)>> {
+    let mut columns: Vec<(usize, Order)> = Vec::with_capacity(stmt.order_by.len());
+    for (ident, order) in &stmt.order_by {
+        let i = column_index(def, ident)?;
+        match columns.iter_mut().find(|(c, _)| *c == i) {
+            Some(seen) => seen.1 = *order,
+            None => columns.push((i, *order)),
+        }
+    }
+    Ok(columns)
 }
 
 /// Validates ORDER BY. `eq_restricted[i]` tells whether column `i` is fixed by `=`;
@@ -37,8 +52,7 @@ pub(crate) fn plan_ordering(
     let mut reversed: Option<bool> = None;
     let mut next_position = 0;
     let mut post_order = Vec::with_capacity(stmt.order_by.len());
-    for (ident, order) in &stmt.order_by {
-        let i = column_index(def, ident)?;
+    for (i, order) in ordering_columns(def, stmt)? {
         let col = &def.columns[i];
         if col.kind != ColumnKind::Clustering {
             return Err(SelectError::OrderByNonClustering {
@@ -58,12 +72,12 @@ pub(crate) fn plan_ordering(
         }
         next_position = position + 1;
         let declared_desc = col.order == ClusteringOrder::Desc;
-        let this_reversed = (*order == Order::Desc) != declared_desc;
+        let this_reversed = (order == Order::Desc) != declared_desc;
         match reversed {
             Some(r) if r != this_reversed => return Err(SelectError::MixedOrderBy.into()),
             _ => reversed = Some(this_reversed),
         }
-        post_order.push((i, *order == Order::Desc));
+        post_order.push((i, order == Order::Desc));
     }
     Ok(Ordering {
         reversed: reversed.unwrap_or(false),

@@ -140,6 +140,15 @@ fn result_shaping_is_part_of_the_plan() {
             "SELECT * FROM t WHERE a = 1 AND b IN (2) AND c = 1 ORDER BY d DESC",
             "Select ks.t partitions[a = 1, b IN (2)] clustering c = 1 reversed",
         ),
+        // A column named twice counts once, with its last direction (5.0's LinkedHashMap).
+        (
+            "SELECT * FROM t WHERE a = 1 AND b IN (1, 2) ORDER BY c ASC, c DESC",
+            "Select ks.t partitions[a = 1, b IN (1, 2)] reversed sort[c DESC]",
+        ),
+        (
+            "SELECT * FROM t WHERE a = 1 AND b = 1 ORDER BY c DESC, d ASC, c ASC",
+            "Select ks.t partitions[a = 1, b = 1]",
+        ),
     ];
     for (query, expected) in cases {
         assert_eq!(plan(&s, query), expected, "{query}");

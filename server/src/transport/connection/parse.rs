@@ -35,9 +35,9 @@ pub(super) fn next_envelope<R, W>(
         }
         Parsed::Fatal { stream, error } => {
             log_protocol_error(&error);
+            let version = reply_version(&error).unwrap_or_else(|| session.protocol());
             let response = Response::Error(error.error_body());
-            let frame =
-                frame::encode_response_frame_for(session.protocol(), stream, &response, &[], None);
+            let frame = frame::encode_response_frame_for(version, stream, &response, &[], None);
             io.queue(frame);
             *reading = false;
             None
@@ -45,17 +45,33 @@ pub(super) fn next_envelope<R, W>(
     }
 }
 
+/// The version a framing fault is answered in when it is not the connection's: a beta
+/// version refused for its missing flag is answered in that version, as Cassandra's
+/// `ProtocolException` forces it.
+fn reply_version(error: &CqlError) -> Option<frame::ProtocolVersion> {
+    match error {
+        CqlError::Protocol(crate::error::ProtocolError::BetaWithoutFlag { version }) => {
+            Some(*version)
+        }
+        _ => None,
+    }
+}
+
 /// Logs a framing fault as Cassandra does (`ExceptionHandlers.logClientNetworkingExceptions`):
-/// a driver probing for the newest protocol version it can use is no news (DEBUG); any other
-/// protocol fault is a client's, logged at WARN at most once a minute across connections
-/// (Cassandra's `NoSpamLogger`) so one bad client cannot flood the log.
+/// a driver probing for the newest protocol version it can use (the beta v6 without its flag
+/// included) is no news (DEBUG); any other protocol fault is a client's, logged at WARN at
+/// most once a minute across connections (Cassandra's `NoSpamLogger`) so one bad client
+/// cannot flood the log.
 fn log_protocol_error(error: &CqlError) {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::{SystemTime, UNIX_EPOCH};
     static LAST_WARNED: AtomicU64 = AtomicU64::new(0);
     if matches!(
         error,
-        CqlError::Protocol(crate::error::ProtocolError::UnsupportedVersion { .. })
+        CqlError::Protocol(
+            crate::error::ProtocolError::UnsupportedVersion { .. }
+                | crate::error::ProtocolError::BetaWithoutFlag { .. }
+        )
     ) {
         debug!(cause = %error, "closing connection after a protocol version probe");
         return;
