@@ -37,6 +37,8 @@
 //!
 //! A reset is the restore of an empty snapshot holding only the roles the caller keeps.
 
+#[cfg(test)]
+mod power_cut_tests;
 pub(crate) mod record;
 pub(crate) mod state;
 #[cfg(test)]

@@ -67,7 +67,7 @@ fn plain() -> Arc<TableDef> {
 }
 
 /// [`insert`] into [`plain`].
-fn insert_plain(k: i32, c: i32, v: i32, ts: i64) -> WriteBatch {
+pub(super) fn insert_plain(k: i32, c: i32, v: i32, ts: i64) -> WriteBatch {
     let mut batch = insert(k, c, v, ts);
     batch.rows[0].table_id = plain().id;
     batch
@@ -113,7 +113,7 @@ fn catalog(ops: Vec<CatalogOp>) -> WriteBatch {
 }
 
 /// Keyspace `ks` with the indexed base, its view and the counter table.
-fn setup(store: &Store) {
+pub(super) fn setup(store: &Store) {
     let ops = vec![
         CatalogOp::PutKeyspace(keyspace("ks")),
         CatalogOp::PutTable(indexed_base()),
@@ -128,7 +128,7 @@ fn setup(store: &Store) {
     store.write_blocking(view).unwrap();
 }
 
-fn add(k: i32, delta: i64, ts: i64) -> WriteBatch {
+pub(super) fn add(k: i32, delta: i64, ts: i64) -> WriteBatch {
     let table = counters();
     let key = crate::row_key(&table, &[int(k)], &[]).unwrap();
     WriteBatch {
@@ -146,7 +146,7 @@ fn add(k: i32, delta: i64, ts: i64) -> WriteBatch {
 }
 
 /// `DELETE FROM t USING TIMESTAMP ts WHERE k = k AND c >= from`.
-fn delete_from(k: i32, from: i32, ts: i64) -> WriteBatch {
+pub(super) fn delete_from(k: i32, from: i32, ts: i64) -> WriteBatch {
     let table = base();
     let partition = crate::encoding::key::partition_key(&table, &[int(k)]).unwrap();
     let row = crate::row_key(&table, &[int(k)], &[int(from)]).unwrap();
@@ -187,13 +187,13 @@ fn insert_with_ttl(k: i32, c: i32, v: i32, ts: i64) -> WriteBatch {
 /// Everything the store holds for the three tables, the index and some partitions'
 /// range tombstones, as stored.
 #[derive(Debug, PartialEq)]
-struct Dump {
+pub(super) struct Dump {
     rows: Vec<(Uuid, Vec<u8>, StoredRow)>,
     index: Vec<Vec<u8>>,
     tombstones: Vec<Vec<RangeTombstone>>,
 }
 
-fn dump(store: &Store) -> Dump {
+pub(super) fn dump(store: &Store) -> Dump {
     let snapshot = store.snapshot().unwrap();
     let mut rows = Vec::new();
     for table in [base().id, view().id, counters().id, plain().id] {
