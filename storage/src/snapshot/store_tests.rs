@@ -474,6 +474,23 @@ fn reset_drops_everything_but_the_roles_kept_and_the_snapshots() {
     );
     assert_eq!(dump(&store), before);
     store.write_blocking(insert(1, 2, 10, 2)).unwrap();
+    // With no snapshot left, a reset discards every table, deleted in the background.
+    store.delete_snapshot("s").unwrap();
+    store.reset(Vec::new()).unwrap();
+    store.compact().unwrap();
+    let txn = store.snapshot_txn();
+    let left: Vec<String> = txn
+        .list_tables()
+        .unwrap()
+        .map(|t| redb::TableHandle::name(&t).to_string())
+        .filter(|n| !["index_targets", "run_filters", "run_pins"].contains(&n.as_str()))
+        .filter(|n| {
+            ["run_", "trash_", "data_", "index_", "rt_"]
+                .iter()
+                .any(|p| n.starts_with(p))
+        })
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
