@@ -214,6 +214,10 @@ fn run(parts: &CompactorParts, signal: &Signal) {
             match compact_once(parts, signal) {
                 Ok(true) => merged = true,
                 Ok(false) => {
+                    match empty_trash(&parts.db) {
+                        Ok(emptied) => merged |= emptied > 0,
+                        Err(e) => warn!(error = %e, "deleting discarded tables failed"),
+                    }
                     if merged {
                         if let Err(e) = settle(&parts.db) {
                             warn!(error = %e, "durable commit after compaction failed");
@@ -254,7 +258,7 @@ pub(crate) fn compact_pending(
     while compact_once(&parts, &signal)? {
         merges += 1;
     }
-    if merges > 0 {
+    if merges + empty_trash(db)? > 0 {
         settle(db)?;
     }
     Ok(merges)
@@ -608,6 +612,28 @@ fn replace_stand_ins(slot: &DbSlot) -> Result<usize, StorageError> {
         txn.commit()?;
     }
     Ok(unfinished.len())
+}
+
+/// Deletes the tables a reset or restore discarded (`stored::discard_table`), one per short
+/// write transaction; how many.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn empty_trash(slot: &DbSlot) -> Result<usize, StorageError> {
+    let db = slot::current(slot)?;
+    let trash: Vec<String> = db
+        .begin_read()?
+        .list_tables()?
+        .map(|handle| handle.name().to_string())
+        .filter(|name| name.starts_with(super::stored::TRASH_PREFIX))
+        .collect();
+    for name in &trash {
+        let mut txn = db.begin_write()?;
+        txn.set_durability(Durability::None)?;
+        txn.delete_table(data_table(name))?;
+        txn.commit()?;
+    }
+    Ok(trash.len())
 }
 
 /// A durable commit of nothing, once the merges are done. Until a durable commit, redb keeps

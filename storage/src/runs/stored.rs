@@ -298,6 +298,43 @@ pub(crate) fn delete_runs(txn: &WriteTransaction, runs: &[RunMeta]) -> Result<()
     Ok(())
 }
 
+/// The prefix of tables waiting to be deleted in the background ([`discard_table`]).
+pub(crate) const TRASH_PREFIX: &str = "trash_";
+
+/// Renames table `name` out of the way (if it exists), for the compactor thread to delete
+/// later (`compact::empty_trash`): deleting a redb table reads every page of it, which a
+/// reset of a large store would otherwise wait for; a rename costs the same at any size.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn discard_table(txn: &WriteTransaction, name: &str) -> Result<(), StorageError> {
+    let trash = format!("{TRASH_PREFIX}{}", Uuid::new_v4().simple());
+    match txn.rename_table(data_table(name), data_table(&trash)) {
+        Ok(()) | Err(redb::TableError::TableDoesNotExist(_)) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// [`delete_runs`], the tables discarded ([`discard_table`]) rather than deleted now.
+///
+/// # Errors
+/// redb errors.
+pub(crate) fn discard_runs(txn: &WriteTransaction, runs: &[RunMeta]) -> Result<(), StorageError> {
+    let mut discarded = Vec::with_capacity(runs.len());
+    for run in runs {
+        if !super::pins::is_pinned(txn, run.id)? {
+            discard_table(txn, &run_table_name(run.id))?;
+            discarded.push(run.id);
+        }
+    }
+    let mut filters = txn.open_table(RUN_FILTERS)?;
+    for id in &discarded {
+        filters.remove(id.as_bytes().as_slice())?;
+    }
+    filter::forget(discarded);
+    Ok(())
+}
+
 /// Whether `table_id` stores no row at all (nor a deletion).
 ///
 /// # Errors

@@ -39,6 +39,8 @@
 
 #[cfg(test)]
 mod power_cut_tests;
+#[cfg(test)]
+mod reader_tests;
 pub(crate) mod record;
 pub(crate) mod state;
 #[cfg(test)]

@@ -238,9 +238,11 @@ impl Unchanged {
 }
 
 /// Empties the store of every table in `live`: heads, range tombstones and index entries are
-/// deleted (but those `unchanged` names), and runs taken out of the manifests (and deleted,
-/// unless a snapshot pins them, as every run of the snapshot a restore installs is); then
-/// the schema and the index and view targets go. Roles go with the schema.
+/// discarded (but those `unchanged` names), and runs taken out of the manifests (and
+/// discarded, unless a snapshot pins them, as every run of the snapshot a restore installs
+/// is); then the schema and the index and view targets go. Roles go with the schema.
+/// Discarded tables are renamed for the compactor thread to delete
+/// ([`stored::discard_table`]), so this costs the same whatever they hold.
 ///
 /// # Errors
 /// redb errors; corrupt records.
@@ -250,9 +252,9 @@ pub(crate) fn clear(
     unchanged: &Unchanged,
 ) -> Result<(), StorageError> {
     for &table_id in live {
-        stored::delete_runs(txn, &manifest::read_in(txn, table_id)?)?;
+        stored::discard_runs(txn, &manifest::read_in(txn, table_id)?)?;
         manifest::write(txn, table_id, &[])?;
-        txn.delete_table(data_table(&data_table_name(table_id)))?;
+        stored::discard_table(txn, &data_table_name(table_id))?;
         let mut copies = vec![CopyOf::RangeTombstones(table_id)];
         copies.extend(
             load_targets(txn, table_id)?
@@ -260,7 +262,7 @@ pub(crate) fn clear(
                 .map(|t| CopyOf::Index(t.id)),
         );
         for copy in copies.into_iter().filter(|&c| !unchanged.holds(c)) {
-            txn.delete_table(data_table(&live_name(copy)))?;
+            stored::discard_table(txn, &live_name(copy))?;
         }
     }
     txn.delete_table(SCHEMA)?;
