@@ -71,3 +71,44 @@ async fn the_driver_discovers_every_node_with_its_datacenter() {
         ]
     );
 }
+
+/// A connection registered for topology and status events hears a decommission, an added
+/// node and a stop as Cassandra's nodes announce them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registered_connections_hear_topology_and_status_changes() {
+    use cql::frame::request::{Register, Request};
+    use cql::frame::response::{Event, Response};
+    let server = cluster("dc1:3").await;
+    let mut raw = integration_tests::RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    let register = Register {
+        events: vec!["TOPOLOGY_CHANGE".into(), "STATUS_CHANGE".into()],
+    };
+    raw.send(1, &Request::Register(register)).await;
+    assert!(matches!(raw.recv().await, Some((_, 1, Response::Ready))));
+    let port = server.addr.port();
+    let expect = |change: &str, address: &str| (change.to_string(), format!("{address}:{port}"));
+    let wanted = [
+        expect("REMOVED_NODE", "127.0.0.3"),
+        expect("NEW_NODE", "127.0.0.4"),
+        expect("UP", "127.0.0.4"),
+        expect("DOWN", "127.0.0.2"),
+    ];
+    node_action(&server, "127.0.0.3", "decommission").await;
+    let (status, body) = server
+        .http("POST", "/nodes", r#"{"datacenter": "dc1"}"#)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    node_action(&server, "127.0.0.2", "stop").await;
+    let mut heard = Vec::new();
+    while heard.len() < wanted.len() {
+        match raw.recv().await {
+            Some((_, -1, Response::Event(Event::TopologyChange { change, address })))
+            | Some((_, -1, Response::Event(Event::StatusChange { change, address }))) => {
+                heard.push((change, address.to_string()));
+            }
+            other => panic!("expected an event, got {other:?}"),
+        }
+    }
+    assert_eq!(heard, wanted);
+}
