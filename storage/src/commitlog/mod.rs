@@ -8,6 +8,7 @@
 
 pub(crate) mod failures;
 mod format;
+mod janitor;
 pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod replay;
@@ -27,6 +28,7 @@ use format::record_header;
 use format::segment_header;
 use format::MAX_RECORD;
 use format::SEGMENT_HEADER;
+use janitor::Janitor;
 pub(crate) use read::Pending;
 pub(crate) use read::ReplayRules;
 
@@ -72,6 +74,9 @@ pub(crate) struct CommitLog {
     /// periodic fsync syncs it too, before the current one, so a machine crash cannot keep
     /// later records and lose earlier ones.
     retired: Option<Arc<dyn DiskFile>>,
+    /// Deletes redundant segments off the caller's thread, once
+    /// [`CommitLog::delete_in_background`] started it; until then they are deleted inline.
+    janitor: Option<Janitor>,
 }
 
 /// A commit-log (or data-directory) I/O failure: what was done to which file, and why.
@@ -117,6 +122,7 @@ impl CommitLog {
             next_seq: pending.last_seq + 1,
             since_checkpoint: 0,
             retired: None,
+            janitor: None,
         };
         Ok((log, pending))
     }
@@ -257,6 +263,18 @@ impl CommitLog {
         self.delete_listed_before(first_kept);
     }
 
+    /// From now on, redundant segments are deleted by a thread of their own (see
+    /// [`janitor`]): the writer thread never waits for an unlink.
+    ///
+    /// # Errors
+    /// [`StorageError::WriterStart`] if the thread cannot be started.
+    pub(crate) fn delete_in_background(&mut self) -> Result<(), StorageError> {
+        if self.janitor.is_none() {
+            self.janitor = Some(Janitor::start(self.disk.clone())?);
+        }
+        Ok(())
+    }
+
     fn delete_listed_before(&self, first_kept: u64) {
         let old = match list_segments(self.disk.as_ref(), &self.dir) {
             Ok(segments) => segments,
@@ -265,11 +283,13 @@ impl CommitLog {
                 return;
             }
         };
-        for (id, path) in old {
-            if id < first_kept {
-                if let Err(err) = self.disk.remove(&path) {
-                    warn!(path = %path.display(), cause = %err, "cannot delete a commit log segment");
-                }
+        for (_, path) in old.into_iter().filter(|(id, _)| *id < first_kept) {
+            let inline = match &self.janitor {
+                Some(janitor) => janitor.delete(path).err(),
+                None => Some(path),
+            };
+            if let Some(path) = inline {
+                janitor::remove_segment(self.disk.as_ref(), &path);
             }
         }
     }

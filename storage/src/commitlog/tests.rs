@@ -115,6 +115,21 @@ fn a_checkpoint_deletes_the_older_segments() {
 }
 
 #[test]
+fn segments_deleted_in_the_background_are_gone_once_the_log_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut log, _) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();
+    log.delete_in_background().unwrap();
+    log.append(&[&payload(1)]).unwrap();
+    log.checkpointed();
+    assert_eq!(log.append(&[&payload(2)]).unwrap(), 2);
+    drop(log);
+    // Only the segment of record 2 is left; record 1's went with the checkpoint.
+    assert_eq!(segment_files(dir.path()).len(), 1);
+    let (_, records) = open_log(dir.path(), 1, ReplayRules::default()).unwrap();
+    assert_eq!(seqs(&records), vec![2]);
+}
+
+#[test]
 fn a_gap_stops_replay() {
     let dir = tempfile::tempdir().unwrap();
     let (mut log, _) = open_log(dir.path(), 0, ReplayRules::default()).unwrap();

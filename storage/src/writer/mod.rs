@@ -155,15 +155,16 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// A writer over `db`; starts the sync thread when the mode needs one.
+    /// A writer over `db`; starts the sync thread when the mode needs one, and the log's
+    /// janitor.
     ///
     /// # Errors
-    /// [`StorageError::WriterStart`] if the sync thread cannot start.
+    /// [`StorageError::WriterStart`] if a thread cannot start.
     pub(crate) fn new(
         slot: DbSlot,
         options: StoreOptions,
         live_tables: TableIds,
-        log: Option<CommitLog>,
+        mut log: Option<CommitLog>,
         db_path: Option<DataFile>,
         Published {
             views,
@@ -183,6 +184,9 @@ impl Writer {
             (Some(_), Some(window)) => Some(Syncer::start(window, failures.clone())?),
             _ => None,
         };
+        if let Some(log) = &mut log {
+            log.delete_in_background()?;
+        }
         let db = current(&slot).ok();
         let flusher = Some(Flusher::start()?);
         let key_filters = match &db {
