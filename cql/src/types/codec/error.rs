@@ -13,8 +13,9 @@ pub enum ValueError {
         /// The size received.
         len: usize,
     },
-    /// `text` that is not UTF-8.
-    #[error("Invalid UTF-8 bytes {hex}")]
+    /// `text` that is not UTF-8 (5.0's validation does not print the bytes; `hex` is kept
+    /// for the log).
+    #[error("String didn't validate.")]
     InvalidUtf8 {
         /// The value in lower-case hex.
         hex: String,
