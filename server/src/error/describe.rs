@@ -6,7 +6,7 @@
 /// DESCRIBE of something the schema does not have.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum DescribeError {
-    /// A name the keyspace has no element (index, function, aggregate...) for.
+    /// A name the keyspace has no table, view or index for (generic DESCRIBE).
     #[error("'{name}' not found in keyspace '{keyspace}'")]
     NotFoundInKeyspace { name: String, keyspace: String },
     /// A DESCRIBE needing a keyspace, without one named or in use.
@@ -18,6 +18,15 @@ pub(crate) enum DescribeError {
     TypeNotFound { keyspace: String, name: String },
     #[error("Table '{table}' not found in keyspace '{keyspace}'")]
     TableNotFound { keyspace: String, table: String },
+    /// DESCRIBE INDEX of an index no table of the keyspace has.
+    #[error("Table for existing index '{index}' not found in '{keyspace}'")]
+    IndexNotFound { index: String, keyspace: String },
+    /// DESCRIBE FUNCTION of a function the keyspace does not have.
+    #[error("User defined function '{name}' not found in '{keyspace}'")]
+    FunctionNotFound { name: String, keyspace: String },
+    /// DESCRIBE AGGREGATE of an aggregate the keyspace does not have.
+    #[error("User defined aggregate '{name}' not found in '{keyspace}'")]
+    AggregateNotFound { name: String, keyspace: String },
     #[error("Materialized view '{view}' not found in '{keyspace}'")]
     ViewNotFound { keyspace: String, view: String },
 }
