@@ -127,6 +127,9 @@ pub(crate) enum SelectError {
     DistinctMissingPartitionKey { column: String },
 
     // ORDER BY.
+    /// ORDER BY (other than ANN) in a query that reads a secondary index.
+    #[error("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")]
+    OrderByWithSecondaryIndex,
     #[error("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")]
     OrderByWithoutPartitionKey,
     #[error("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got {column}")]
