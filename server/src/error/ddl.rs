@@ -21,6 +21,10 @@ pub(crate) enum DdlError {
     /// A schema change in `system`, `system_schema` and the like.
     #[error("System keyspace '{keyspace}' is not user-modifiable")]
     SystemKeyspaceNotModifiable { keyspace: String },
+    /// CREATE or ALTER KEYSPACE with `LocalStrategy` (refused as Invalid, before the options
+    /// are validated).
+    #[error("Unable to use given strategy class: LocalStrategy is reserved for internal use.")]
+    LocalStrategy,
     /// A schema change in a virtual keyspace.
     #[error("Virtual keyspace '{keyspace}' is not user-modifiable")]
     VirtualKeyspaceNotModifiable { keyspace: String },
@@ -46,9 +50,13 @@ pub(crate) enum DdlError {
     DurationKeyColumn { column: String },
     #[error("Static column '{column}' cannot be part of the PRIMARY KEY")]
     StaticKeyColumn { column: String },
-    /// A CLUSTERING ORDER naming more columns than the clustering key, or a column outside it.
-    #[error("Only clustering columns can be defined in CLUSTERING ORDER directive")]
-    ClusteringOrderNotClustering,
+    /// A CLUSTERING ORDER naming columns outside the clustering key, listed as Java prints a
+    /// list (`[a, b]`).
+    #[error("Only clustering key columns can be defined in CLUSTERING ORDER directive: [{}] are not clustering columns", .columns.join(", "))]
+    ClusteringOrderNotClustering { columns: Vec<String> },
+    /// A CLUSTERING ORDER naming a column twice.
+    #[error("Duplicate column '{column}' in CLUSTERING ORDER BY clause for table '{table}'")]
+    DuplicateClusteringOrder { column: String, table: String },
     /// A CLUSTERING ORDER listing clustering columns out of their order.
     #[error("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns ({expected} must appear before {found})")]
     ClusteringOrderMismatch { expected: String, found: String },

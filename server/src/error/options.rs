@@ -12,9 +12,6 @@ pub(crate) enum OptionsError {
     MissingReplication,
     #[error("Missing replication strategy class")]
     MissingReplicationClass,
-    /// `LocalStrategy` or `EverywhereStrategy`; `class` is the qualified class name.
-    #[error("Unable to use given strategy class: {class} is reserved for internal use.")]
-    ReservedStrategy { class: String },
     /// A replication class that is no known strategy; `class` is the qualified class name.
     #[error("Unable to find replication strategy class '{class}'")]
     UnknownStrategy { class: String },
@@ -72,7 +69,7 @@ pub(crate) enum OptionsError {
     /// CREATE CUSTOM INDEX with a class that is not SAI's.
     #[error("Unable to find custom indexer class '{class}'")]
     UnknownIndexClass { class: String },
-    /// A view's `id` property that is no UUID, as written.
-    #[error("Invalid table id: {id}")]
-    InvalidTableId { id: String },
+    /// A view's `id` property that is no UUID.
+    #[error("Invalid table id")]
+    InvalidTableId,
 }
