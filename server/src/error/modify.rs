@@ -46,11 +46,6 @@ pub(crate) enum ModifyError {
     ConditionOnNonStaticWithoutFullKey,
     #[error("Range deletions are not supported for specific columns")]
     RangeDeletionOfColumns,
-    /// A DELETE of `column` whose WHERE clause leaves the clustering column `key_column` out.
-    #[error(
-        "Primary key column '{key_column}' must be specified in order to delete column '{column}'"
-    )]
-    MissingKeyForColumnDeletion { key_column: String, column: String },
     /// An UPDATE or DELETE of static columns only that restricts clustering columns.
     #[error("Invalid restrictions on clustering columns since the {statement} statement modifies only static columns")]
     ClusteringRestrictedForStaticWrite { statement: &'static str },
