@@ -205,7 +205,9 @@ impl CqlError {
                     data_present: false,
                 },
             ),
-            CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
+            CqlError::Server(_) | CqlError::Modify(ModifyError::ConditionalBatchIn) => {
+                (error_code::SERVER_ERROR, ErrorExtra::None)
+            }
             CqlError::Injected(injected) => injected.kind.code_and_extra(),
             CqlError::Schema(_)
             | CqlError::Ddl(_)

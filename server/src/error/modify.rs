@@ -207,8 +207,10 @@ pub(crate) enum ModifyError {
     EmptyConditionalBatch,
     #[error("Batch with conditions cannot span multiple tables")]
     ConditionalBatchTables,
-    /// A conditional batch with IN on the partition key.
-    #[error("Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)")]
+    /// A conditional batch with IN on the partition key. 5.0 throws an
+    /// `IllegalArgumentException` here, which reaches the client as a server error (0x0000)
+    /// whose message is the exception's `toString()`.
+    #[error("java.lang.IllegalArgumentException: Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)")]
     ConditionalBatchIn,
     #[error("Batch with conditions cannot span multiple partitions")]
     ConditionalBatchPartitions,
