@@ -187,10 +187,10 @@ pub(crate) enum ModifyError {
     /// The list bound to `IN ?` in a condition that does not decode.
     #[error("Exception while binding column in({column}): malformed list value")]
     MalformedInList { column: String },
-    /// An element of the list bound to `IN ?` that does not fit the column's type.
-    #[error("Exception while binding column in({column}): {reason}")]
+    /// An element of the list bound to `IN ?` that does not fit the column's type: the
+    /// serializer's message alone, as 5.0 binds it.
+    #[error("{reason}")]
     InListElement {
-        column: String,
         reason: cql::types::codec::ValueError,
     },
     #[error("No value bound for marker {index} (column in({column}))")]

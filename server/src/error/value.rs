@@ -62,10 +62,10 @@ pub(crate) enum ValueError {
     // Bound values, nulls and unsets.
     #[error("No value bound for marker {index} (column {column})")]
     NoBoundValue { index: usize, column: String },
-    /// A bound value that is not a valid serialized value of the column's type.
-    #[error("Exception while binding column {column}: {source}")]
+    /// A bound value that is not a valid serialized value of the column's type: 5.0 answers
+    /// the serializer's message alone.
+    #[error("{source}")]
     Binding {
-        column: String,
         #[source]
         source: CodecError,
     },
