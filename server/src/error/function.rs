@@ -79,7 +79,7 @@ pub(crate) enum FunctionError {
         receiver_type: Box<ColumnType>,
     },
     /// `toJson` where a value is expected.
-    #[error("toJson() may only be used within the selection clause")]
+    #[error("toJson() may only be used within the selection clause of SELECT statements")]
     ToJsonOutsideSelection,
     /// A vector similarity function given something other than a float vector.
     #[error("Function {function} requires a float vector argument")]
@@ -88,6 +88,6 @@ pub(crate) enum FunctionError {
     #[error("All arguments must have the same vector dimensions")]
     VectorDimensionsDiffer,
     /// A similarity with no meaning for an all-zero vector (cosine).
-    #[error("Function {function} doesn't support all-zero vectors")]
+    #[error("Function {function} doesn't support all-zero vectors.")]
     ZeroVector { function: String },
 }

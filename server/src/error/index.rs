@@ -21,14 +21,18 @@ pub(crate) enum IndexError {
     CounterTable,
     #[error("Secondary indexes on materialized views aren't supported")]
     MaterializedView,
-    #[error("CUSTOM indexes without a target column are not supported")]
+    /// A CUSTOM (storage-attached) index without a target: SAI's `validateOptions` finds no
+    /// column for the empty target.
+    #[error("Failed to retrieve target column for: ")]
     CustomWithoutTarget,
     #[error("Only CUSTOM indexes can be created without specifying a target column")]
     NoTarget,
     #[error("Only CUSTOM indexes support multiple columns")]
     MultipleTargets,
-    #[error("CUSTOM indexes over several columns are not supported")]
-    CustomMultipleTargets,
+    /// A CUSTOM (storage-attached) index over several targets, each as CQL writes it
+    /// (`v`, `keys(m)`), joined as the index's `target` option.
+    #[error("A storage-attached index cannot be created over multiple columns: {}", .targets.join(", "))]
+    CustomMultipleTargets { targets: Vec<String> },
     #[error("Cannot create more than one storage-attached index on the same column: {column}")]
     SecondSaiOnColumn { column: String },
     /// DROP INDEX of an index no table of the keyspace has (the stray quote is Cassandra's).

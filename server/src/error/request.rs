@@ -17,6 +17,6 @@ pub(crate) enum RequestError {
     #[error("Invalid unset value for column {name}")]
     MissingNamedValue { name: String },
     /// A statement other than INSERT, UPDATE or DELETE inside a BATCH.
-    #[error("Only INSERT, UPDATE and DELETE statements are allowed in a batch")]
+    #[error("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")]
     NotAModification,
 }

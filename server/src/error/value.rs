@@ -37,8 +37,10 @@ pub(crate) enum ValueError {
         #[source]
         source: NumberTextError,
     },
-    #[error("Invalid ASCII character in string literal {text}")]
-    NotAscii { text: String },
+    /// A string constant for an `ascii` receiver with a character ASCII cannot hold, as
+    /// Java's encoder reports it (`input_length` in UTF-16 units).
+    #[error("Invalid ASCII character in string literal: java.nio.charset.UnmappableCharacterException: Input length = {input_length}")]
+    NotAscii { input_length: usize },
     #[error("TimeUUID supports only version 1 UUIDs")]
     TimeuuidVersion,
     #[error("Unknown timeuuid representation: {text}")]
