@@ -330,6 +330,7 @@ fn functions_and_triggers_are_refused() {
 
 /// CREATE TABLE's checks in 5.0's words: the parser-time ones name the table as written, the
 /// later ones the table alone; CLUSTERING ORDER lists every column outside the clustering key.
+/// LocalStrategy and a view's id that is no UUID are refused in 5.0's words too.
 #[test]
 fn create_table_refusals_name_the_table_as_5_0_does() {
     check(
@@ -370,6 +371,10 @@ fn create_table_refusals_name_the_table_as_5_0_does() {
             (
                 "CREATE KEYSPACE l WITH replication = {'class': 'LocalStrategy'}",
                 "error: Unable to use given strategy class: LocalStrategy is reserved for internal use.",
+            ),
+            (
+                "CREATE MATERIALIZED VIEW mv2 AS SELECT k, c FROM base WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k) WITH id = 'nope'",
+                "error: Invalid table id",
             ),
         ],
     );
