@@ -10,15 +10,19 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DurationError {
     /// Not a duration in any accepted form.
+    /// Origin: cql3/Duration.java from
     #[error("Unable to convert '{0}' to a duration")]
     Unparsable(String),
     /// A unit given twice (`2m3m`).
+    /// Origin: cql3/Duration.java Builder (validateOrder, a unit repeated)
     #[error("Invalid duration. The {0} are specified multiple times")]
     Repeated(&'static str),
     /// Units out of order (`12s3m`): the first unit should come after the second.
+    /// Origin: cql3/Duration.java Builder (validateOrder)
     #[error("Invalid duration. The {0} should be after {1}")]
     Order(&'static str, &'static str),
     /// A total beyond what months (i32), days (i32) or nanoseconds (i64) can hold.
+    /// Origin: cql3/Duration.java Builder (validateQuantity)
     #[error("Invalid duration. The total number of {0} must be less or equal to 2147483647")]
     Overflow(&'static str),
 }

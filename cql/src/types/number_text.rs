@@ -26,9 +26,11 @@ const LEAF_DIGITS: usize = 1_024;
 pub enum NumberTextError {
     /// The text is not a number of the expected form (for an integer: an optional sign
     /// followed by ASCII digits).
+    /// Origin: ours — a number text that does not parse
     #[error("not a number")]
     Malformed,
     /// The text has more significant digits than [`MAX_DIGITS`].
+    /// Origin: ours — a limit of ours on decimal digits
     #[error("a number of {digits} digits exceeds the maximum of {max} digits")]
     TooManyDigits {
         /// The significant digits in the text.
@@ -37,6 +39,7 @@ pub enum NumberTextError {
         max: usize,
     },
     /// The value would print with more than [`MAX_DIGITS`] digits.
+    /// Origin: ours — a limit of ours on decimal digits
     #[error("a number of about {digits} digits exceeds the maximum of {max} digits that can be shown as text")]
     TooLargeForText {
         /// An upper bound on the digits the value has.

@@ -476,12 +476,10 @@ async fn null_elements_inside_bound_collections_are_refused() {
          fl frozen<list<int>>, ll list<frozen<list<int>>>, PRIMARY KEY (k, c))",
     )
     .await;
-    let refused = |column: &str| {
-        format!("Exception while binding column {column}: null is not supported inside collections")
-    };
-    let unreadable = |column: &str| {
-        format!("Exception while binding column {column}: Null value read when not allowed")
-    };
+    // 5.0 answers the serializer's message alone (`Constants.Marker.bindAndGet`), whatever
+    // the column.
+    let refused = |_column: &str| "null is not supported inside collections".to_string();
+    let unreadable = |_column: &str| "Null value read when not allowed".to_string();
     let list: Vec<Option<i32>> = vec![Some(1), None, Some(2)];
     for (cql, expected) in [
         ("INSERT INTO n (k, c, l) VALUES (1, 1, ?)", refused("l")),

@@ -145,7 +145,7 @@ async fn create_errors_carry_cassandras_codes() {
         db_error(&err).unwrap(),
         (
             DbError::Invalid,
-            "No PRIMARY KEY specifed for table 'u' (exactly one required)".into()
+            "No PRIMARY KEY specifed for table 'ks.u' (exactly one required)".into()
         )
     );
     let err = session

@@ -49,6 +49,7 @@ mod test_snapshots;
 mod time;
 mod unset_values;
 mod user_types;
+mod validation_audit;
 mod vector_graph;
 mod vectors;
 mod write_guardrails;

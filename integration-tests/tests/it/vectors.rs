@@ -144,7 +144,7 @@ async fn similarity_functions_score_as_cassandra_does() {
     assert!((dot - 0.625).abs() < 1e-6, "{dot}");
     assert_eq!(
         invalid(&session, "SELECT similarity_cosine(v, [0, 0]) FROM s").await,
-        "Function system.similarity_cosine doesn't support all-zero vectors"
+        "Function system.similarity_cosine doesn't support all-zero vectors."
     );
     assert_eq!(
         invalid(

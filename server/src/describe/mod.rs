@@ -44,11 +44,20 @@ pub(crate) fn execute(
         DescribeTarget::Index(name) => described(scope.index(name)?),
         DescribeTarget::Name(name) => described(scope.named(name)?),
         DescribeTarget::Type(name) => described(scope.user_type(name)?),
-        DescribeTarget::Function(name) | DescribeTarget::Aggregate(name) => {
-            let keyspace = keyspace_name(name, session_keyspace)?;
-            Err(DescribeError::NotFoundInKeyspace {
+        // No user functions or aggregates exist here (UDFs are disabled).
+        DescribeTarget::Function(name) => {
+            let keyspace = scope.find_keyspace(&keyspace_name(name, session_keyspace)?)?;
+            Err(DescribeError::FunctionNotFound {
                 name: name.name.name.clone(),
-                keyspace,
+                keyspace: keyspace.name.clone(),
+            }
+            .into())
+        }
+        DescribeTarget::Aggregate(name) => {
+            let keyspace = scope.find_keyspace(&keyspace_name(name, session_keyspace)?)?;
+            Err(DescribeError::AggregateNotFound {
+                name: name.name.name.clone(),
+                keyspace: keyspace.name.clone(),
             }
             .into())
         }
@@ -136,21 +145,21 @@ impl<'a> Scope<'a> {
         Ok(vec![crate::describe::view::find_view(ks, &name.name.name)?])
     }
 
+    /// DESCRIBE INDEX: the keyspace must exist, then the index (5.0's `DescribeStatement
+    /// .index` looks for the index's table first, hence its message).
     fn index(&self, name: &QualifiedName) -> CqlResult<Vec<Element>> {
-        let keyspace = keyspace_name(name, self.session_keyspace)?;
+        let ks = self.find_keyspace(&keyspace_name(name, self.session_keyspace)?)?;
         let index = &name.name.name;
-        let found = self.schema.keyspace(&keyspace).and_then(|ks| {
-            ks.tables
-                .values()
-                .find_map(|t| t.index(index).map(|i| index_element(t, i)))
-        });
-        found.map(|element| vec![element]).ok_or_else(|| {
-            DescribeError::NotFoundInKeyspace {
-                name: index.clone(),
-                keyspace,
-            }
-            .into()
-        })
+        ks.tables
+            .values()
+            .find_map(|t| t.index(index).map(|i| vec![index_element(t, i)]))
+            .ok_or_else(|| {
+                DescribeError::IndexNotFound {
+                    index: index.clone(),
+                    keyspace: ks.name.clone(),
+                }
+                .into()
+            })
     }
 
     /// A bare name: a keyspace, else a table or view, else an index, as Cassandra's generic

@@ -5,9 +5,11 @@
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum AlreadyExists {
     /// CREATE KEYSPACE of an existing keyspace.
+    /// Origin: exceptions/AlreadyExistsException.java AlreadyExistsException(String)
     #[error("Cannot add existing keyspace \"{keyspace}\"")]
     Keyspace { keyspace: String },
     /// CREATE TABLE or CREATE MATERIALIZED VIEW of an existing table or view.
+    /// Origin: exceptions/AlreadyExistsException.java AlreadyExistsException(String, String)
     #[error("Cannot add already existing table \"{table}\" to keyspace \"{keyspace}\"")]
     Table { keyspace: String, table: String },
 }

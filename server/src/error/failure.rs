@@ -11,13 +11,16 @@ use super::ValueError;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FunctionFailure {
     /// `fromJson` of text that is not JSON; `cause` is the JSON parser's account.
+    /// Origin: cql3/functions/FromJsonFct.java execute, in exceptions/FunctionExecutionException.java create
     #[error("execution of 'system.fromjson[text]' failed: Could not decode JSON string '{text}': {cause}")]
     FromJsonSyntax { text: String, cause: String },
     /// `fromJson` of JSON that does not fit the receiving column's type.
+    /// Origin: cql3/functions/FromJsonFct.java execute, in exceptions/FunctionExecutionException.java create
     #[error("execution of 'system.fromjson[text]' failed: {0}")]
     FromJsonValue(Box<ValueError>),
     /// An arithmetic operator (or date arithmetic) that failed, e.g. `int / int` by zero;
     /// `cause` is Java's exception message (`/ by zero`).
+    /// Origin: exceptions/OperationExecutionException.java create
     #[error(
         "the operation '{} {symbol} {}' failed: {cause}",
         .arg_types.first().map_or("", String::as_str),
@@ -63,6 +66,7 @@ const READ_TOO_MANY_TOMBSTONES: u16 = 1;
 pub(crate) enum ReadFailure {
     /// A scan passed `tombstone_failure_threshold`; `node` is this node's address as the
     /// message names it, `consistency` the request's.
+    /// Origin: exceptions/RequestFailureException.java buildErrorMessage (ReadFailureException)
     #[error(
         "Operation failed - received 0 responses and 1 failures: READ_TOO_MANY_TOMBSTONES from {}",
         internode_address(*.node)

@@ -10,11 +10,14 @@ use cql::types::ColumnType;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FunctionError {
     /// No native function has the name.
+    /// Origin: cql3/functions/FunctionCall.java Raw.prepare
     #[error("Unknown function {function} called")]
     UnknownFunction { function: String },
     /// A native aggregate (`count`, `max`, ...) called inside a term.
+    /// Origin: cql3/functions/FunctionCall.java Raw.prepare
     #[error("Aggregation function are not supported in the where clause")]
     AggregateInTerm,
+    /// Origin: cql3/functions/FunctionResolver.java validateTypes
     #[error(
         "Invalid number of arguments in call to function {function}: {required} required but {provided} provided"
     )]
@@ -24,6 +27,7 @@ pub(crate) enum FunctionError {
         provided: usize,
     },
     /// An argument (as written) that does not fit the only signature of the function.
+    /// Origin: cql3/functions/FunctionResolver.java validateTypes
     #[error("Type error: {arg} cannot be passed as argument {index} of function {function} of type {ty}")]
     ArgumentType {
         arg: String,
@@ -32,6 +36,7 @@ pub(crate) enum FunctionError {
         ty: Box<ColumnType>,
     },
     /// No signature of the function fits the arguments; `signatures` as Cassandra prints them.
+    /// Origin: cql3/functions/FunctionResolver.java get
     #[error(
         "Invalid call to function {function}, none of its type signatures match (known type signatures: {})",
         .signatures.join(", ")
@@ -41,6 +46,7 @@ pub(crate) enum FunctionError {
         signatures: Vec<String>,
     },
     /// Several signatures fit the arguments equally well.
+    /// Origin: cql3/functions/FunctionResolver.java get
     #[error(
         "Ambiguous call to function {function} (can be matched by following signatures: {}): use type casts to disambiguate",
         .signatures.join(", ")
@@ -50,6 +56,7 @@ pub(crate) enum FunctionError {
         signatures: Vec<String>,
     },
     /// An operator (`+`, `-`, ...) with operands (as written) no signature accepts.
+    /// Origin: cql3/functions/OperationFcts.java OperationFunction (via FunctionResolver)
     #[error("the '{operator}' operation is not supported between {left} and {right}")]
     UnsupportedOperation {
         operator: char,
@@ -57,6 +64,7 @@ pub(crate) enum FunctionError {
         right: String,
     },
     /// An operator whose operands (as written) fit several signatures.
+    /// Origin: cql3/functions/FunctionResolver.java get (operation functions)
     #[error(
         "Ambiguous '{operator}' operation with args {left} and {right}: use type hint to disambiguate, example '(int) ?'"
     )]
@@ -66,9 +74,11 @@ pub(crate) enum FunctionError {
         right: String,
     },
     /// A negation whose operand fits several numeric types.
+    /// Origin: cql3/functions/FunctionResolver.java get (negation)
     #[error("Ambiguous negation: use type casts to disambiguate")]
     AmbiguousNegation,
     /// A function whose result type cannot be assigned to the receiving column.
+    /// Origin: cql3/functions/FunctionCall.java Raw.prepare
     #[error(
         "Type error: cannot assign result of function {function} (type {ty}) to {receiver} (type {receiver_type})"
     )]
@@ -79,15 +89,19 @@ pub(crate) enum FunctionError {
         receiver_type: Box<ColumnType>,
     },
     /// `toJson` where a value is expected.
-    #[error("toJson() may only be used within the selection clause")]
+    /// Origin: cql3/functions/FunctionResolver.java get
+    #[error("toJson() may only be used within the selection clause of SELECT statements")]
     ToJsonOutsideSelection,
     /// A vector similarity function given something other than a float vector.
+    /// Origin: ours — a bound argument the similarity function cannot read as floats; 5.0 refuses non-float vectors when preparing (SelectError::SelectorNotFloatVector)
     #[error("Function {function} requires a float vector argument")]
     NotAFloatVector { function: String },
     /// A vector similarity function given vectors of different dimensions.
+    /// Origin: cql3/functions/VectorFcts.java createSimilarityFunctionFactory
     #[error("All arguments must have the same vector dimensions")]
     VectorDimensionsDiffer,
     /// A similarity with no meaning for an all-zero vector (cosine).
-    #[error("Function {function} doesn't support all-zero vectors")]
+    /// Origin: cql3/functions/VectorFcts.java createSimilarityFunction execute
+    #[error("Function {function} doesn't support all-zero vectors.")]
     ZeroVector { function: String },
 }

@@ -8,6 +8,10 @@
 //! layer raises [`ProtocolError`], statement text that does not parse is a [`SyntaxError`],
 //! and the server's own failures (storage, lost tasks, bugs) are [`InternalError`]s.
 //!
+//! Each `#[error]` variant names the Java origin of its message on an `/// Origin:` doc line
+//! (`origin_tests` refuses a variant without one), or says `ours` where Cassandra has no
+//! counterpart, so that drift from 5.0's wording shows.
+//!
 //! Failures whose wire answer carries more than a message are enums too
 //! ([`AlreadyExists`], [`FunctionFailure`], [`ReadFailure`]) and give those fields from their
 //! variants; an [`InjectedError`] (a fault rule's answer, test controls) carries its code's
@@ -26,6 +30,8 @@ mod injected;
 mod internal;
 mod modify;
 mod options;
+#[cfg(test)]
+mod origin_tests;
 mod protocol;
 mod request;
 mod restriction;
@@ -72,89 +78,117 @@ use storage::StorageError;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CqlError {
     /// Framing, version or message-order fault (0x000A).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Protocol(#[from] ProtocolError),
     /// Statement text that does not parse (0x2000).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Syntax(#[from] SyntaxError),
     /// A check of Cassandra's grammar actions that answers Invalid rather than a syntax error
     /// (`cql::statement::ParseErrorKind::Invalid`): the parser's own message (0x2200).
+    /// Origin: ours — carries the grammar action's own message (cql crate), whose origin is named there
     #[error("{0}")]
     ParserInvalid(String),
     /// A test control (ours) that could not be carried out (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Control(#[from] crate::control::ControlError),
     /// CREATE of a keyspace or table that exists (0x2400).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     AlreadyExists(#[from] AlreadyExists),
     /// EXECUTE of an unknown prepared id (0x2500).
+    /// Origin: exceptions/PreparedQueryNotFoundException.java makeMessage
     #[error("Prepared query with ID {} not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", hex(.0))]
     Unprepared(Bytes),
     /// A `THROW_ON_OVERLOAD` client's request of `request_bytes` (header, body and
     /// bookkeeping) that does not fit the in-flight byte limits; it may retry later (0x1001).
+    /// Origin: transport/CQLMessageHandler.java (OverloadedException on THROW_ON_OVERLOAD)
     #[error("Server is in overloaded state. Cannot accept more requests at this point")]
     Overloaded { request_bytes: usize },
     /// A function failed while executing, e.g. a division by zero (0x1400).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     FunctionFailure(#[from] FunctionFailure),
     /// A read that failed on this node, e.g. on too many tombstones (0x1300).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     ReadFailure(#[from] ReadFailure),
     /// Storage failure or server bug (0x0000).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Server(#[from] InternalError),
     /// An error a fault rule answers with (test controls): its own code and fields.
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Injected(#[from] InjectedError),
     /// A name the schema does not have (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Schema(#[from] SchemaError),
     /// Keyspace or table DDL against the rules (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Ddl(#[from] DdlError),
     /// DDL options refused as configuration (0x2300).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Options(#[from] OptionsError),
     /// Table options refused as configuration (0x2300).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     TableOption(#[from] TableOptionError),
     /// Index DDL against the rules (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Index(#[from] IndexError),
     /// User-type DDL against the rules (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     UserType(#[from] UserTypeError),
     /// Materialized-view DDL against the rules (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     View(#[from] ViewError),
     /// DESCRIBE of something missing (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Describe(#[from] DescribeError),
     /// Role or permission management that cannot be done (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Access(#[from] AccessError),
     /// A role without the permission (0x2100).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Denied(#[from] UnauthorizedError),
     /// Authentication that failed (0x0100).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Credentials(#[from] CredentialsError),
     /// A WHERE clause against the primary-key rules (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Restriction(#[from] RestrictionError),
     /// A SELECT clause Cassandra refuses (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Select(#[from] SelectError),
     /// An INSERT, UPDATE, DELETE or BATCH against the rules (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Modify(#[from] ModifyError),
     /// A value that does not fit its receiver (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Value(#[from] ValueError),
     /// Bound values or statement kinds that do not fit the request (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Request(#[from] RequestError),
     /// A function call refused before it runs (0x2200).
+    /// Origin: ours — wraps an enum whose variants name their origins
     #[error(transparent)]
     Function(#[from] FunctionError),
 }
@@ -205,7 +239,9 @@ impl CqlError {
                     data_present: false,
                 },
             ),
-            CqlError::Server(_) => (error_code::SERVER_ERROR, ErrorExtra::None),
+            CqlError::Server(_) | CqlError::Modify(ModifyError::ConditionalBatchIn) => {
+                (error_code::SERVER_ERROR, ErrorExtra::None)
+            }
             CqlError::Injected(injected) => injected.kind.code_and_extra(),
             CqlError::Schema(_)
             | CqlError::Ddl(_)

@@ -8,15 +8,19 @@
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RequestError {
     /// A different number of values than the statement has bind markers.
+    /// Origin: cql3/QueryProcessor.java / QueryOptions.prepare ("markers(?) in CQL")
     #[error("There were {markers} markers(?) in CQL but {values} bound variables")]
     ValueCount { markers: usize, values: usize },
     /// Values sent by name to a statement whose marker `index` has no name.
+    /// Origin: ours — values by name for a marker without one
     #[error("No value name for bind marker {index}")]
     UnnamedMarker { index: usize },
     /// Values sent by name without one for the marker `name`.
+    /// Origin: cql3/QueryOptions.java prepare (named values)
     #[error("Invalid unset value for column {name}")]
     MissingNamedValue { name: String },
     /// A statement other than INSERT, UPDATE or DELETE inside a BATCH.
-    #[error("Only INSERT, UPDATE and DELETE statements are allowed in a batch")]
+    /// Origin: transport/messages/BatchMessage.java execute
+    #[error("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")]
     NotAModification,
 }

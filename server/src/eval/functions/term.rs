@@ -337,7 +337,7 @@ mod tests {
         let err = resolve_call(&name, &args, Some(&ColumnType::Text)).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "toJson() may only be used within the selection clause"
+            "toJson() may only be used within the selection clause of SELECT statements"
         );
     }
 

@@ -123,10 +123,13 @@ pub(super) fn constant_value(
         }
         (T::Text, Literal::String(s)) => Ok(CqlValue::Text(s.clone())),
         (T::Ascii, Literal::String(s)) => {
-            if s.is_ascii() {
-                Ok(CqlValue::Ascii(s.clone()))
-            } else {
-                Err(ValueError::NotAscii { text: s.clone() })
+            // Java's US-ASCII encoder reports the first character it cannot map, by its
+            // length in UTF-16 units.
+            match s.chars().find(|c| !c.is_ascii()) {
+                None => Ok(CqlValue::Ascii(s.clone())),
+                Some(c) => Err(ValueError::NotAscii {
+                    input_length: c.len_utf16(),
+                }),
             }
         }
         (T::Boolean, Literal::Boolean(b)) => Ok(CqlValue::Boolean(*b)),

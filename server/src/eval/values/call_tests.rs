@@ -98,11 +98,11 @@ fn from_json_refusals_keep_cassandras_messages() {
         ),
         (
             "fromJson(toJson(?))",
-            "toJson() may only be used within the selection clause",
+            "toJson() may only be used within the selection clause of SELECT statements",
         ),
         (
             "toJson(?)",
-            "toJson() may only be used within the selection clause",
+            "toJson() may only be used within the selection clause of SELECT statements",
         ),
         (
             "fromJson(1)",

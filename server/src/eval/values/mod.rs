@@ -89,10 +89,8 @@ fn bind_value(
         Value::Null => Ok(Evaluated::Null),
         Value::Unset => Ok(Evaluated::Unset),
         Value::Bytes(bytes) => {
-            codec::validate_value(receiver.ty, bytes).map_err(|source| ValueError::Binding {
-                column: receiver.name.to_string(),
-                source,
-            })?;
+            codec::validate_value(receiver.ty, bytes)
+                .map_err(|source| ValueError::Binding { source })?;
             if normalize::has_unordered(receiver.ty) {
                 return normalize::canonical(receiver.ty, bytes.clone()).map(Evaluated::Value);
             }

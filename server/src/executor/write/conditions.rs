@@ -270,12 +270,8 @@ fn in_marker_values(
                 }
                 let (element, rest) = input.split_at(len);
                 input = rest;
-                cql::types::codec::validate_value(ty, element).map_err(|reason| {
-                    ModifyError::InListElement {
-                        column: name.to_string(),
-                        reason,
-                    }
-                })?;
+                cql::types::codec::validate_value(ty, element)
+                    .map_err(|reason| ModifyError::InListElement { reason })?;
                 out.push(Some(Bytes::copy_from_slice(element)));
             }
             Ok(out)

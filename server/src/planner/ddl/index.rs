@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use cql::frame::response::SchemaChangeType;
 use cql::statement::ast::{CreateIndex, Ident, IndexTarget, QualifiedName};
-use cql::types::ColumnType;
+use cql::types::{maybe_quote, ColumnType};
 use storage::{Catalog, ColumnDef, ColumnKind, IndexDef, IndexTargetKind, KeyspaceDef, TableDef};
 use uuid::Uuid;
 
@@ -187,8 +187,24 @@ fn single_target(table: &TableDef, stmt: &CreateIndex) -> CqlResult<(usize, Inde
         [] => Err(IndexError::NoTarget.into()),
         [one] => Ok(*one),
         _ if !custom => Err(IndexError::MultipleTargets.into()),
-        _ => Err(IndexError::CustomMultipleTargets.into()),
+        _ => Err(IndexError::CustomMultipleTargets {
+            targets: stmt.targets.iter().map(target_cql).collect(),
+        }
+        .into()),
     }
+}
+
+/// A target as 5.0's `IndexTarget.asCqlString` writes it into the index's `target` option:
+/// the column (quoted where CQL needs it), wrapped in its lower-case kind.
+fn target_cql(target: &IndexTarget) -> String {
+    let (kind, column) = match target {
+        IndexTarget::Simple(c) => return maybe_quote(&c.name),
+        IndexTarget::Keys(c) => ("keys", c),
+        IndexTarget::Values(c) => ("values", c),
+        IndexTarget::Entries(c) => ("entries", c),
+        IndexTarget::Full(c) => ("full", c),
+    };
+    format!("{kind}({})", maybe_quote(&column.name))
 }
 
 /// `StorageAttachedIndex.validateOptions`, in its order; the warnings to send: 5.0's usage

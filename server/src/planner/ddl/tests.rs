@@ -327,3 +327,55 @@ fn functions_and_triggers_are_refused() {
         ],
     );
 }
+
+/// CREATE TABLE's checks in 5.0's words: the parser-time ones name the table as written, the
+/// later ones the table alone; CLUSTERING ORDER lists every column outside the clustering key.
+/// LocalStrategy and a view's id that is no UUID are refused in 5.0's words too.
+#[test]
+fn create_table_refusals_name_the_table_as_5_0_does() {
+    check(
+        &catalog(),
+        &[
+            (
+                "CREATE TABLE ks.x (k int, v int)",
+                "error: No PRIMARY KEY specifed for table 'ks.x' (exactly one required)",
+            ),
+            (
+                "CREATE TABLE x (k int, v int)",
+                "error: No PRIMARY KEY specifed for table 'x' (exactly one required)",
+            ),
+            (
+                "CREATE TABLE ks.x (k int PRIMARY KEY, v int, v text)",
+                "error: Duplicate column 'v' declaration for table 'ks.x'",
+            ),
+            (
+                "CREATE TABLE ks.x (k int, c int, PRIMARY KEY (k, z))",
+                "error: Unknown column 'z' referenced in PRIMARY KEY for table 'x'",
+            ),
+            (
+                "CREATE TABLE x (k int, c int, v int, w int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (v ASC, c ASC, w DESC)",
+                "error: Only clustering key columns can be defined in CLUSTERING ORDER directive: [v, w] are not clustering columns",
+            ),
+            (
+                "CREATE TABLE x (k int, c int, d int, PRIMARY KEY (k, c, d)) WITH CLUSTERING ORDER BY (d ASC, c ASC)",
+                "error: The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (c must appear before d)",
+            ),
+            (
+                "CREATE TABLE x (k int, c int, d int, PRIMARY KEY (k, c, d)) WITH CLUSTERING ORDER BY (d ASC)",
+                "error: Missing CLUSTERING ORDER for column c",
+            ),
+            (
+                "CREATE TABLE ks.x (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c ASC, c DESC)",
+                "error: Duplicate column 'c' in CLUSTERING ORDER BY clause for table 'ks.x'",
+            ),
+            (
+                "CREATE KEYSPACE l WITH replication = {'class': 'LocalStrategy'}",
+                "error: Unable to use given strategy class: LocalStrategy is reserved for internal use.",
+            ),
+            (
+                "CREATE MATERIALIZED VIEW mv2 AS SELECT k, c FROM base WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k) WITH id = 'nope'",
+                "error: Invalid table id",
+            ),
+        ],
+    );
+}

@@ -208,7 +208,7 @@ fn view_id(properties: &[Property]) -> CqlResult<Uuid> {
     };
     let text = prop.value.to_string();
     let text = text.trim_matches('\'');
-    Uuid::parse_str(text).map_err(|_| OptionsError::InvalidTableId { id: text.into() }.into())
+    Uuid::parse_str(text).map_err(|_| OptionsError::InvalidTableId.into())
 }
 
 /// The base columns the SELECT clause names (every column for `*`).

@@ -153,19 +153,13 @@ fn rows_or_range(
     if range.slice.is_some() && !columns.is_empty() {
         return Err(ModifyError::RangeDeletionOfColumns.into());
     }
-    if let Some(regular) = columns
+    // 5.0 deletes a clustering prefix or the whole partition as a range (`DeleteStatement
+    // .addUpdateForKey`), which takes no regular column.
+    if columns
         .iter()
-        .find(|o| def.columns[o.column].kind != ColumnKind::Static)
+        .any(|o| def.columns[o.column].kind != ColumnKind::Static)
     {
-        let missing = def.clustering_key[range
-            .prefix
-            .len()
-            .min(def.clustering_key.len().saturating_sub(1))];
-        return Err(ModifyError::MissingKeyForColumnDeletion {
-            key_column: def.columns[missing].name.clone(),
-            column: def.columns[regular.column].name.clone(),
-        }
-        .into());
+        return Err(ModifyError::RangeDeletionOfColumns.into());
     }
     Ok((ModifyKind::DeleteRange, Vec::new(), Some(range)))
 }

@@ -313,7 +313,7 @@ fn refusals_word_for_word() {
             ),
             (
                 "DELETE v FROM t WHERE k = 1",
-                "error: Primary key column 'c' must be specified in order to delete column 'v'",
+                "error: Range deletions are not supported for specific columns",
             ),
         ],
     );

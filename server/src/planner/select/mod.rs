@@ -430,9 +430,27 @@ impl<'a> Planning<'a> {
         let ordering = if ann {
             Ordering::default()
         } else {
-            plan_ordering(def, stmt, &eq_restricted, self.pk_full, pk_in)?
+            plan_ordering(
+                def,
+                stmt,
+                &eq_restricted,
+                self.uses_secondary_index(),
+                self.pk_full,
+                pk_in,
+            )?
         };
         Ok((grouping, ordering))
+    }
+
+    /// Cassandra's `StatementRestrictions.usesSecondaryIndexing`: an index serves a restriction
+    /// and the query needs it, because the partition key is not fixed by `=`/`IN`, or a
+    /// clustering, regular or static column is checked row by row.
+    fn uses_secondary_index(&self) -> bool {
+        self.index.is_some()
+            && (!self.pk_full
+                || self.needs.regular_columns > 0
+                || self.needs.clustering_columns > 0
+                || self.needs.clustering_intrinsic)
     }
 
     /// Whether the WHERE clause restricts a clustering or regular column (DISTINCT refuses it).

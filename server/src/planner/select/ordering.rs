@@ -33,26 +33,35 @@ fn ordering_columns(def: &TableDef, stmt: &Select) -> CqlResult<Vec<(usize, Orde
     Ok(columns)
 }
 
-/// Validates ORDER BY. `eq_restricted[i]` tells whether column `i` is fixed by `=`;
-/// `pk_restricted` whether the partition key is restricted by `=`/`IN`; `pk_in` whether
-/// that restriction is an `IN`.
+/// Validates ORDER BY as 5.0's `SelectStatement.RawStatement` does: the columns are bound
+/// first, then `verifyOrderingIsAllowed` (no secondary index read, then the partition key
+/// restricted by `=`/`IN`), then `isReversed` (clustering columns in declared order, then one
+/// direction for all). `eq_restricted[i]` tells whether column `i` is fixed by `=`;
+/// `uses_index` whether the query reads a secondary index (Cassandra's
+/// `usesSecondaryIndexing`); `pk_restricted` whether the partition key is restricted by
+/// `=`/`IN`; `pk_in` whether that restriction is an `IN`.
 pub(crate) fn plan_ordering(
     def: &TableDef,
     stmt: &Select,
     eq_restricted: &[bool],
+    uses_index: bool,
     pk_restricted: bool,
     pk_in: bool,
 ) -> CqlResult<Ordering> {
     if stmt.order_by.is_empty() {
         return Ok(Ordering::default());
     }
+    let columns = ordering_columns(def, stmt)?;
+    if uses_index {
+        return Err(SelectError::OrderByWithSecondaryIndex.into());
+    }
     if !pk_restricted {
         return Err(SelectError::OrderByWithoutPartitionKey.into());
     }
-    let mut reversed: Option<bool> = None;
     let mut next_position = 0;
-    let mut post_order = Vec::with_capacity(stmt.order_by.len());
-    for (i, order) in ordering_columns(def, stmt)? {
+    let mut reversed_at: Vec<Option<bool>> = vec![None; def.clustering_key.len()];
+    let mut post_order = Vec::with_capacity(columns.len());
+    for (i, order) in columns {
         let col = &def.columns[i];
         if col.kind != ColumnKind::Clustering {
             return Err(SelectError::OrderByNonClustering {
@@ -72,15 +81,20 @@ pub(crate) fn plan_ordering(
         }
         next_position = position + 1;
         let declared_desc = col.order == ClusteringOrder::Desc;
-        let this_reversed = (order == Order::Desc) != declared_desc;
-        match reversed {
-            Some(r) if r != this_reversed => return Err(SelectError::MixedOrderBy.into()),
-            _ => reversed = Some(this_reversed),
+        if let Some(slot) = reversed_at.get_mut(position) {
+            *slot = Some((order == Order::Desc) != declared_desc);
         }
         post_order.push((i, order == Order::Desc));
     }
+    // Every direction given must agree, checked once all columns are (Cassandra's
+    // `reversedMap`), so a later column's error comes first.
+    let mut given = reversed_at.into_iter().flatten();
+    let reversed = given.next().unwrap_or(false);
+    if given.any(|r| r != reversed) {
+        return Err(SelectError::MixedOrderBy.into());
+    }
     Ok(Ordering {
-        reversed: reversed.unwrap_or(false),
+        reversed,
         post_order: if pk_in { post_order } else { Vec::new() },
     })
 }

@@ -82,8 +82,10 @@ pub(crate) fn create_table_def(
 ) -> CqlResult<TableDef> {
     let keyspace = scope.keyspace;
     let table = stmt.name.name.name.as_str();
-    let (types, inline_pk) = column_types(stmt, scope, table)?;
-    let (partition, clustering) = primary_key(stmt, &inline_pk, table)?;
+    let written = written_name(stmt);
+    check_clustering_order_duplicates(stmt, &written)?;
+    let (types, inline_pk) = column_types(stmt, scope, &written)?;
+    let (partition, clustering) = primary_key(stmt, &inline_pk, &written)?;
     validate_key_columns(&partition, &clustering, &types, table)?;
     let orders = clustering_orders(stmt, &clustering)?;
     let mut columns = key_columns(&partition, &clustering, &orders, &types);
@@ -117,6 +119,34 @@ pub(crate) fn create_table_def(
         return Err(DdlError::CounterTableTtl.into());
     }
     Ok(build_table_def(keyspace, table, id, columns, params))
+}
+
+/// The table as the statement names it (`ks.t` or `t`), as 5.0's parser-time checks print
+/// it (`QualifiedName.toString` in `CreateTableStatement.Raw`): the duplicate-column,
+/// primary-key-count and duplicate-ordering messages. The later checks name the table alone.
+fn written_name(stmt: &CreateTable) -> String {
+    match &stmt.name.keyspace {
+        Some(keyspace) => format!("{}.{}", keyspace.name, stmt.name.name.name),
+        None => stmt.name.name.name.clone(),
+    }
+}
+
+/// A column named twice in CLUSTERING ORDER BY, which 5.0's parser refuses
+/// (`CreateTableStatement.Raw.extendClusteringOrder`) before any other check.
+fn check_clustering_order_duplicates(stmt: &CreateTable, table: &str) -> CqlResult<()> {
+    for (n, (ident, _)) in stmt.clustering_order.iter().enumerate() {
+        if stmt.clustering_order[..n]
+            .iter()
+            .any(|(seen, _)| seen.name == ident.name)
+        {
+            return Err(DdlError::DuplicateClusteringOrder {
+                column: ident.name.clone(),
+                table: table.to_string(),
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// The declared columns' types (no name twice, no non-frozen UDT holding a non-frozen
@@ -260,20 +290,28 @@ fn validate_key_columns(
     Ok(())
 }
 
+/// Each clustering column's order from CLUSTERING ORDER BY, checked as 5.0's
+/// `CreateTableStatement.builder` does: no column outside the clustering key (all such listed
+/// at once), then the listed columns in key order with none skipped.
 fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec<ClusteringOrder>> {
-    if stmt.clustering_order.len() > clustering.len() {
-        return Err(DdlError::ClusteringOrderNotClustering.into());
+    let not_clustering: Vec<String> = stmt
+        .clustering_order
+        .iter()
+        .filter(|(ident, _)| !clustering.iter().any(|c| c.name == ident.name))
+        .map(|(ident, _)| ident.name.clone())
+        .collect();
+    if !not_clustering.is_empty() {
+        return Err(DdlError::ClusteringOrderNotClustering {
+            columns: not_clustering,
+        }
+        .into());
     }
-    for (n, (ident, _)) in stmt.clustering_order.iter().enumerate() {
-        let expected = clustering[n];
+    for ((ident, _), expected) in stmt.clustering_order.iter().zip(clustering) {
         if ident.name != expected.name {
             let listed = stmt
                 .clustering_order
                 .iter()
                 .any(|(i, _)| i.name == expected.name);
-            if !clustering.iter().any(|c| c.name == ident.name) {
-                return Err(DdlError::ClusteringOrderNotClustering.into());
-            }
             return Err(if listed {
                 DdlError::ClusteringOrderMismatch {
                     expected: expected.name.clone(),

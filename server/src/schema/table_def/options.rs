@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use cql::statement::ast::{Literal, Property, PropertyValue};
 use storage::TableParams;
 
-use crate::error::{CqlResult, OptionsError, SyntaxError, TableOptionError};
+use crate::error::{CqlResult, DdlError, OptionsError, SyntaxError, TableOptionError};
 use crate::schema::table_def::caching::caching_map;
 use crate::schema::table_def::compaction::{compaction_map, is_leveled};
 use crate::schema::table_def::java_number::{parse_double, parse_int};
@@ -175,9 +175,7 @@ fn replication_map(
             }
             network_topology(keyspace, options, previous, datacenters)?
         }
-        "LocalStrategy" | "EverywhereStrategy" => {
-            return Err(OptionsError::ReservedStrategy { class }.into())
-        }
+        "LocalStrategy" => return Err(DdlError::LocalStrategy.into()),
         _ => return Err(OptionsError::UnknownStrategy { class }.into()),
     };
     map.insert("class".to_string(), class);

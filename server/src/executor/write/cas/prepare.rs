@@ -3,6 +3,7 @@
 //! conditions check.
 
 use bytes::Bytes;
+use cql::statement::ast::InValues;
 use storage::{ColumnKind, TableDef};
 
 use crate::error::{CqlResult, ModifyError};
@@ -147,11 +148,7 @@ fn keys(
     if table.keyspace != def.keyspace || table.name != def.name {
         return Err(ModifyError::ConditionalBatchTables.into());
     }
-    if plan
-        .partition_key
-        .iter()
-        .any(|s| matches!(s, ValueSet::In(_)))
-    {
+    if plan.partition_key.iter().any(is_in) {
         return Err(if is_batch {
             ModifyError::ConditionalBatchIn
         } else {
@@ -181,11 +178,7 @@ fn keys(
         }
         Some(_) => {}
     }
-    if plan
-        .clustering_key
-        .iter()
-        .any(|s| matches!(s, ValueSet::In(_)))
-    {
+    if plan.clustering_key.iter().any(is_in) {
         return Err(ModifyError::ConditionalClusteringIn {
             statements: what(plan),
         }
@@ -193,6 +186,16 @@ fn keys(
     }
     let ck = single_values(def, &plan.clustering_key, &def.clustering_key, &key_ctx)?;
     Ok((pk, ck))
+}
+
+/// Whether a key restriction is an `IN` to 5.0, which reads an `IN` of one literal as `=`
+/// (`SingleColumnRelation.newINRestriction`); `IN ?` stays an `IN` whatever it binds.
+fn is_in(set: &ValueSet) -> bool {
+    match set {
+        ValueSet::Eq(_) => false,
+        ValueSet::In(InValues::List(terms)) => terms.len() != 1,
+        ValueSet::In(InValues::Bind(_)) => true,
+    }
 }
 
 /// The one value of each key column given (conditional statements take no `IN`).

@@ -271,7 +271,7 @@ async fn conditional_batches_stay_in_one_partition_of_one_table() {
     let in_batch = ["UPDATE t SET v = 1 WHERE k IN (1, 2) AND c = 1 IF v = 0"];
     assert_eq!(
         error(&test, &in_batch, true).await,
-        "Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)"
+        "java.lang.IllegalArgumentException: Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)"
     );
     assert_eq!(error(&test, &[], true).await, "Empty conditional batch");
     assert_eq!(
