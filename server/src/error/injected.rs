@@ -10,6 +10,8 @@ use crate::telemetry::trace::consistency_name;
 
 /// An injected error: what it is, and the message it carries (Cassandra's words unless the
 /// rule gave its own).
+/// Origin: ours — a test control's fault rule; each kind's default message is the one its
+/// Cassandra exception carries (see `InjectedKind`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub(crate) struct InjectedError {

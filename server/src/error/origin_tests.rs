@@ -36,7 +36,6 @@ const SOURCES: &[(&str, &str)] = &[
 const ORIGINS_PENDING_OTHER_AUDIT: &[&str] = &[
     "access.rs",
     "credentials.rs",
-    "injected.rs",
     "unauthorized.rs",
 ];
 
