@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use server::config::{parse_duration, parse_sync_mode, sync_mode_name, Config};
-use tracing::{error, info};
+use tracing::{error, info, warn};
 
 mod allocator;
 
@@ -204,6 +204,11 @@ fn log_startup(config: &Config, ignored: &[String]) {
         client_certificates = config.client_encryption.client_auth_name(),
         "starting"
     );
+    if config.user_defined_functions_requested {
+        warn!(
+            "user_defined_functions_enabled is true, but cqld does not run user-defined functions or aggregates: CREATE FUNCTION and CREATE AGGREGATE are refused"
+        );
+    }
     if !ignored.is_empty() {
         info!(
             settings = %ignored.join(", "),

@@ -110,6 +110,42 @@ fn ignored_cassandra_settings_are_reported_at_start() {
     );
 }
 
+/// `user_defined_functions_enabled: true` is taken, and the start warns once that cqld runs
+/// no user-defined functions (the 4.0 name too).
+#[test]
+fn asking_for_user_defined_functions_is_warned_about_at_start() {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for key in [
+        "user_defined_functions_enabled",
+        "enable_user_defined_functions",
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let port = free_port();
+        let mut child = start_with_config(dir.path(), &format!("{key}: true\n"), port);
+        drop(Client::connect(port));
+        child.kill().expect("stop the server");
+        let log = text(&child.wait_with_output().expect("the server's output"));
+        let warnings: Vec<&str> = log
+            .lines()
+            .filter(|line| line.contains("WARN"))
+            .filter(|line| line.contains("does not run user-defined functions"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{key}: {log}");
+        assert!(
+            warnings[0].contains("CREATE FUNCTION and CREATE AGGREGATE are refused"),
+            "{log}"
+        );
+    }
+    // Left off (or false), nothing is said.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = free_port();
+    let mut child = start_with_config(dir.path(), "user_defined_functions_enabled: false\n", port);
+    drop(Client::connect(port));
+    child.kill().expect("stop the server");
+    let log = text(&child.wait_with_output().expect("the server's output"));
+    assert!(!log.contains("user-defined functions"), "{log}");
+}
+
 /// A refused start says why on stderr (whatever the log goes to), and a log written to a pipe
 /// holds no colour codes.
 #[test]

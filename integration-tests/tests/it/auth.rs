@@ -270,7 +270,10 @@ async fn cassandra_authorizer_checks_every_statement() {
     let (_, message) = query_error(&reader, "CREATE KEYSPACE k2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").await;
     assert_eq!(message, denied("CREATE", "<all keyspaces>"));
     let (_, message) = query_error(&reader, "CREATE ROLE x").await;
-    assert_eq!(message, denied("CREATE", "<all roles>"));
+    assert_eq!(
+        message,
+        "User reader does not have sufficient privileges to perform the requested operation"
+    );
     let (_, message) = query_error(&reader, "LIST ALL PERMISSIONS").await;
     assert_eq!(
         message,
@@ -312,7 +315,7 @@ async fn permission_statements_need_cassandra_authorizer() {
     let (_, message) = query_error(&admin, "GRANT SELECT ON ALL KEYSPACES TO cassandra").await;
     assert_eq!(
         message,
-        "GRANT operation is not supported by the AllowAllAuthorizer if it is not enabled"
+        "GRANT operation is not supported by AllowAllAuthorizer"
     );
 }
 

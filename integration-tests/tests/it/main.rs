@@ -2,6 +2,7 @@
 //! One test binary, one module per area.
 
 mod auth;
+mod auth_corners;
 mod batches;
 mod big_numbers;
 mod collections;

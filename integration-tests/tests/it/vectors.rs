@@ -289,11 +289,13 @@ async fn ann_queries_cassandra_refuses_are_refused_with_its_messages() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn functions_aggregates_and_triggers_are_refused_as_on_a_default_node() {
+async fn functions_and_aggregates_are_not_run_and_triggers_are_refused() {
     let server = TestServer::start().await;
     let session = session_in(&server, "ks").await;
     run(&session, "CREATE TABLE t (k int PRIMARY KEY)").await;
-    let udfs = "User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable";
+    // cqld runs no user code: the message says so, not which setting to change.
+    let udfs = "cqld does not run user-defined functions: CREATE FUNCTION is not supported, whatever user_defined_functions_enabled says";
+    let udas = "cqld does not run user-defined aggregates: CREATE AGGREGATE is not supported, whatever user_defined_functions_enabled says";
     let cases = [
         (
             "CREATE FUNCTION f (a int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return a;'",
@@ -301,7 +303,7 @@ async fn functions_aggregates_and_triggers_are_refused_as_on_a_default_node() {
         ),
         (
             "CREATE OR REPLACE AGGREGATE agg (int) SFUNC f STYPE int INITCOND 0",
-            udfs,
+            udas,
         ),
         ("DROP FUNCTION f(int)", "Function 'ks.f(int)' doesn't exist"),
         ("DROP AGGREGATE agg", "Aggregate 'ks.agg' doesn't exist"),

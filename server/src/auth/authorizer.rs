@@ -2,25 +2,52 @@
 //! roles they were granted; superusers hold every permission. Resources are Cassandra's data
 //! and role resources (`data`, `data/ks`, `data/ks/table`, `roles`, `roles/name`); a
 //! permission on a resource covers its children. Every statement names the permission it
-//! needs on which resource ([`required`]) and is checked before it runs.
+//! needs on which resource (`super::required`) and is checked before it runs.
 
-use cql::statement::ast::{AlterType, QualifiedName, Statement};
+use cql::statement::ast::Statement;
 
 use crate::config::Authorizer;
 use crate::error::{CqlResult, UnauthorizedError};
 use crate::node::Node;
-use crate::planner::keyspace_of;
+use crate::planner::ddl::system_guard::{self, SchemaPermission, SchemaResource};
 use crate::transport::session::Session;
 
 pub(crate) use crate::planner::access::resource::{holds, Resource};
 
-/// Keyspaces everyone may read (Cassandra's readable system resources, and the schema).
-const READABLE_KEYSPACES: &[&str] = &[
-    "system",
-    "system_schema",
-    "system_virtual_schema",
-    "system_traces",
-];
+/// Keyspaces whose every table everyone logged in may read: Cassandra 5.0's readable system
+/// resources (`ClientState.READABLE_SYSTEM_RESOURCES`), which drivers and tools need.
+const READABLE_KEYSPACES: &[&str] = &["system_schema", "system_virtual_schema"];
+
+/// Tables of `system` everyone logged in may read (the same list's).
+const READABLE_SYSTEM_TABLES: &[&str] = &["local", "peers", "peers_v2"];
+
+/// Whether everyone logged in may read `resource` without a grant.
+fn readable_by_all(resource: &Resource) -> bool {
+    match resource {
+        Resource::Table(ks, t) => {
+            READABLE_KEYSPACES.contains(&ks.as_str())
+                || (ks == "system" && READABLE_SYSTEM_TABLES.contains(&t.as_str()))
+        }
+        _ => false,
+    }
+}
+
+/// Refuses a schema change (CREATE, ALTER or DROP) in a system keyspace before any
+/// permission is looked at, as `ClientState.preventSystemKSSchemaModification` does.
+fn prevent_system_schema_change(permission: &str, resource: &Resource) -> CqlResult<()> {
+    let permission = match permission {
+        "CREATE" => SchemaPermission::Create,
+        "ALTER" => SchemaPermission::Alter,
+        "DROP" => SchemaPermission::Drop,
+        _ => return Ok(()),
+    };
+    let resource = match resource {
+        Resource::Keyspace(ks) => SchemaResource::Keyspace(ks.clone()),
+        Resource::Table(ks, t) => SchemaResource::Table(ks.clone(), t.clone()),
+        _ => return Ok(()),
+    };
+    system_guard::check(permission, &resource)
+}
 
 /// Checks that the session's role holds `permission` on `resource`, when CassandraAuthorizer
 /// is in force.
@@ -39,9 +66,8 @@ pub(crate) fn ensure(
     let Some(user) = session.user() else {
         return Err(UnauthorizedError::Anonymous.into());
     };
-    if permission == "SELECT"
-        && matches!(resource, Resource::Table(ks, _) if READABLE_KEYSPACES.contains(&ks.as_str()))
-    {
+    prevent_system_schema_change(permission, resource)?;
+    if permission == "SELECT" && readable_by_all(resource) {
         return Ok(());
     }
     if holds(&node.schema().catalog, &user, permission, resource) {
@@ -53,65 +79,6 @@ pub(crate) fn ensure(
         resource: resource.to_string(),
     }
     .into())
-}
-
-fn table(name: &QualifiedName, keyspace: Option<&str>) -> CqlResult<Resource> {
-    Ok(Resource::Table(
-        keyspace_of(name, keyspace)?,
-        name.name.name.clone(),
-    ))
-}
-
-/// The permissions a statement needs, on which resources (Cassandra's `authorize` of each
-/// statement). Role and permission statements check their own.
-///
-/// # Errors
-/// A table named without a keyspace and no keyspace in use.
-pub(crate) fn required(
-    statement: &Statement,
-    keyspace: Option<&str>,
-) -> CqlResult<Vec<(&'static str, Resource)>> {
-    let keyspace_resource = |name: &QualifiedName| -> CqlResult<Resource> {
-        Ok(Resource::Keyspace(keyspace_of(name, keyspace)?))
-    };
-    Ok(match statement {
-        Statement::Select(s) => vec![("SELECT", table(&s.table, keyspace)?)],
-        Statement::Insert(s) => vec![("MODIFY", table(&s.table, keyspace)?)],
-        Statement::Update(s) => vec![("MODIFY", table(&s.table, keyspace)?)],
-        Statement::Delete(s) => vec![("MODIFY", table(&s.table, keyspace)?)],
-        Statement::Truncate(name) => vec![("MODIFY", table(name, keyspace)?)],
-        Statement::Explain(explain) => required(&explain.statement, keyspace)?,
-        Statement::Batch(batch) => {
-            let mut out = Vec::new();
-            for inner in &batch.statements {
-                out.extend(required(inner, keyspace)?);
-            }
-            out
-        }
-        Statement::CreateKeyspace(_) => vec![("CREATE", Resource::AllKeyspaces)],
-        Statement::AlterKeyspace(s) => vec![("ALTER", Resource::Keyspace(s.name.name.clone()))],
-        Statement::DropKeyspace { name, .. } => {
-            vec![("DROP", Resource::Keyspace(name.name.clone()))]
-        }
-        Statement::CreateTable(s) => vec![("CREATE", keyspace_resource(&s.name)?)],
-        Statement::AlterTable(s) => vec![("ALTER", table(&s.name, keyspace)?)],
-        Statement::DropTable { name, .. } => vec![("DROP", table(name, keyspace)?)],
-        Statement::CreateIndex(s) => vec![("ALTER", table(&s.table, keyspace)?)],
-        Statement::CreateView(s) => vec![("ALTER", table(&s.base, keyspace)?)],
-        Statement::CreateType(s) => vec![("CREATE", keyspace_resource(&s.name)?)],
-        Statement::AlterType(AlterType::Add { name, .. } | AlterType::Rename { name, .. }) => {
-            vec![("ALTER", keyspace_resource(name)?)]
-        }
-        Statement::DropType { name, .. } => vec![("DROP", keyspace_resource(name)?)],
-        Statement::DropIndex { .. }
-        | Statement::Disabled(_)
-        | Statement::AlterView { .. }
-        | Statement::DropView { .. }
-        | Statement::Use(_)
-        | Statement::Describe(_)
-        | Statement::Role(_)
-        | Statement::Permission(_) => Vec::new(),
-    })
 }
 
 /// Checks every permission `statement` needs.
@@ -127,7 +94,8 @@ pub(crate) fn authorize(
     if node.config().authorizer == Authorizer::AllowAll {
         return Ok(());
     }
-    for (permission, resource) in required(statement, keyspace)? {
+    let schema = node.schema();
+    for (permission, resource) in super::required::required(&schema.catalog, statement, keyspace)? {
         ensure(node, session, permission, &resource)?;
     }
     Ok(())

@@ -2,3 +2,4 @@
 
 pub(crate) mod authenticator;
 pub(crate) mod authorizer;
+pub(crate) mod required;

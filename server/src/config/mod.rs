@@ -159,6 +159,10 @@ pub struct Config {
     /// `materialized_views_enabled` (Cassandra 5.0's, off by default): whether `CREATE
     /// MATERIALIZED VIEW` is allowed.
     pub materialized_views_enabled: bool,
+    /// `user_defined_functions_enabled` (4.0: `enable_user_defined_functions`) set true: this
+    /// server runs no user-defined functions or aggregates whatever it says, so the start
+    /// logs a warning; CREATE FUNCTION and CREATE AGGREGATE are refused either way.
+    pub user_defined_functions_requested: bool,
     /// `vector_search_exact_rows` (ours): an ANN query ranks every row it could return when
     /// there are at most this many (exact, deterministic), and asks the index's HNSW graph for
     /// candidates past it (see `executor::ann_graph`).
@@ -224,6 +228,7 @@ impl Default for Config {
             read_request_timeout: Duration::from_millis(5_000),
             write_request_timeout: Duration::from_millis(2_000),
             materialized_views_enabled: false,
+            user_defined_functions_requested: false,
             vector_search_exact_rows: 1_000,
             vector_search_ef: 600,
         }

@@ -467,3 +467,23 @@ fn metrics_address_is_a_host_and_port() {
         "invalid value for metrics_address: localhost"
     );
 }
+
+#[test]
+fn asking_for_user_defined_functions_is_remembered_not_ignored() {
+    for (yaml, requested) in [
+        ("user_defined_functions_enabled: true\n", true),
+        ("enable_user_defined_functions: true\n", true),
+        ("user_defined_functions_enabled: false\n", false),
+        ("num_tokens: 16\n", false),
+    ] {
+        let mut config = Config::default();
+        let ignored = config
+            .apply_yaml_text(yaml, Path::new("cassandra.yaml"))
+            .unwrap();
+        assert_eq!(config.user_defined_functions_requested, requested, "{yaml}");
+        assert!(
+            ignored.iter().all(|name| !name.contains("user_defined")),
+            "{yaml}: {ignored:?}"
+        );
+    }
+}

@@ -87,6 +87,10 @@ pub(super) struct YamlSettings {
     materialized_views_enabled: Option<bool>,
     /// The 4.0 name of `materialized_views_enabled`, which 5.0 still reads.
     enable_materialized_views: Option<bool>,
+    /// See [`Config::user_defined_functions_requested`].
+    user_defined_functions_enabled: Option<bool>,
+    /// The 4.0 name of `user_defined_functions_enabled`.
+    enable_user_defined_functions: Option<bool>,
     /// Ours, not Cassandra's: see [`Config::vector_search_exact_rows`].
     vector_search_exact_rows: Option<u64>,
     /// Ours, not Cassandra's: see [`Config::vector_search_ef`].
@@ -498,6 +502,13 @@ impl Config {
         }
         if let Some(enabled) = s.materialized_views_enabled.take() {
             self.materialized_views_enabled = enabled;
+        }
+        let udfs = [
+            s.enable_user_defined_functions.take(),
+            s.user_defined_functions_enabled.take(),
+        ];
+        if let Some(enabled) = udfs.into_iter().flatten().last() {
+            self.user_defined_functions_requested = enabled;
         }
         if let Some(rows) = s.vector_search_exact_rows.take() {
             self.vector_search_exact_rows = usize::try_from(rows).unwrap_or(usize::MAX);

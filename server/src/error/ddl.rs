@@ -230,10 +230,15 @@ pub(crate) enum DdlError {
 
     // FUNCTION, AGGREGATE and TRIGGER DDL, which this server answers as a node with UDFs
     // disabled and no trigger class to load.
-    /// `UDFunction.assertUdfsEnabled`'s message on a node with UDFs disabled.
-    /// Origin: cql3/functions/UDFunction.java assertUdfsEnabled
-    #[error("User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable")]
-    UdfsDisabled,
+    /// CREATE FUNCTION or CREATE AGGREGATE (`what`: `functions`, `aggregates`): this server
+    /// runs no user code, whatever `user_defined_functions_enabled` says.
+    /// Origin: ours — Cassandra runs them when the setting allows; its refusal
+    /// (`UDFunction.assertUdfsEnabled`) would point at a setting that does not help here.
+    #[error("cqld does not run user-defined {what}: CREATE {statement} is not supported, whatever user_defined_functions_enabled says")]
+    UdfsNotRun {
+        what: &'static str,
+        statement: &'static str,
+    },
     /// DROP FUNCTION of a function that does not exist; `args` the argument types if given.
     /// Origin: cql3/statements/schema/DropFunctionStatement.java apply
     #[error("Function '{keyspace}.{function}{}' doesn't exist", signature(.args))]

@@ -25,6 +25,7 @@ pub(crate) use bound::{Authorized, BoundBatch, BoundStatement, Source};
 pub(crate) use options::ExecOptions;
 pub(crate) use run::{run, run_batch, Later, Outcome, PendingWrite};
 
+use crate::auth::authorizer::Resource;
 use crate::describe;
 use crate::error::{CqlError, CqlResult, InternalError, SchemaError};
 use crate::eval::values::EvalContext;
@@ -167,7 +168,8 @@ fn describe(schema: &Schema, plan: &DescribePlan) -> CqlResult<ResultBody> {
     describe::execute(schema, &plan.describe, plan.keyspace.as_deref())
 }
 
-/// A schema statement; what it creates is granted to its creator, as Cassandra does.
+/// A schema statement; when it changed the schema, what it creates is granted to its
+/// creator and the permissions on what it drops are revoked, as Cassandra does.
 async fn schema_change(
     node: &Arc<Node>,
     session: &Arc<Session>,
@@ -175,29 +177,48 @@ async fn schema_change(
     keyspace: Option<&str>,
 ) -> CqlResult<ResultBody> {
     let result = schema::execute(node, statement, keyspace).await?;
+    if !matches!(result, ResultBody::SchemaChange(_)) {
+        return Ok(result);
+    }
     if let Some(created) = created_resource(statement, keyspace) {
         Box::pin(access::permissions::grant_to_creator(
             node, session, created,
         ))
         .await?;
     }
+    if let Some(dropped) = dropped_resource(statement, keyspace) {
+        Box::pin(access::permissions::revoke_all_on(node, dropped)).await?;
+    }
     Ok(result)
 }
 
-/// The keyspace or table a CREATE statement makes, whose creator is granted its permissions.
-fn created_resource(
-    statement: &Statement,
-    keyspace: Option<&str>,
-) -> Option<crate::auth::authorizer::Resource> {
-    use crate::auth::authorizer::Resource;
+/// The keyspace or table a CREATE statement makes, whose creator is granted its permissions
+/// (Cassandra grants none on a materialized view).
+fn created_resource(statement: &Statement, keyspace: Option<&str>) -> Option<Resource> {
     match statement {
         Statement::CreateKeyspace(s) => Some(Resource::Keyspace(s.name.name.clone())),
-        Statement::CreateTable(s) => {
-            let ks = crate::planner::keyspace_of(&s.name, keyspace).ok()?;
-            Some(Resource::Table(ks, s.name.name.name.clone()))
+        Statement::CreateTable(s) => table_resource(&s.name, keyspace),
+        _ => None,
+    }
+}
+
+/// The keyspace, table or view a DROP statement removed, whose permissions go with it.
+fn dropped_resource(statement: &Statement, keyspace: Option<&str>) -> Option<Resource> {
+    match statement {
+        Statement::DropKeyspace { name, .. } => Some(Resource::Keyspace(name.name.clone())),
+        Statement::DropTable { name, .. } | Statement::DropView { name, .. } => {
+            table_resource(name, keyspace)
         }
         _ => None,
     }
+}
+
+fn table_resource(
+    name: &cql::statement::ast::QualifiedName,
+    keyspace: Option<&str>,
+) -> Option<Resource> {
+    let ks = crate::planner::keyspace_of(name, keyspace).ok()?;
+    Some(Resource::Table(ks, name.name.name.clone()))
 }
 
 /// Runs a planned INSERT, UPDATE or DELETE: conditional ones as lightweight transactions.

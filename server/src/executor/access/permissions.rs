@@ -13,7 +13,7 @@ use crate::error::{AccessError, CqlResult, UnauthorizedError};
 use crate::executor::access::catalog::commit_plan;
 use crate::node::Node;
 use crate::planner::access::{
-    plan_access, plan_creator_grant, AccessContext, AccessPlan, AccessStatement,
+    plan_access, plan_creator_grant, plan_revoke_all_on, AccessContext, AccessPlan, AccessStatement,
 };
 use crate::transport::session::Session;
 
@@ -80,6 +80,20 @@ pub(crate) async fn grant_to_creator(
     }
     let _guard = node.ddl_lock().lock().await;
     match plan_creator_grant(&node.schema().catalog, &user, &resource) {
+        Some(plan) => commit_plan(node, plan).await,
+        None => Ok(()),
+    }
+}
+
+/// Revokes every permission on `dropped` (a keyspace with its tables and views, a table or a
+/// view) from every role, as Cassandra does when it is dropped, so that a resource
+/// re-created under the same name starts with none.
+///
+/// # Errors
+/// The change cannot be stored.
+pub(crate) async fn revoke_all_on(node: &Arc<Node>, dropped: Resource) -> CqlResult<()> {
+    let _guard = node.ddl_lock().lock().await;
+    match plan_revoke_all_on(&node.schema().catalog, &dropped) {
         Some(plan) => commit_plan(node, plan).await,
         None => Ok(()),
     }

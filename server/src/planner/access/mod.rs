@@ -24,7 +24,7 @@ use storage::{Catalog, CatalogOp};
 
 use crate::error::CqlResult;
 
-pub(crate) use permissions::plan_creator_grant;
+pub(crate) use permissions::{plan_creator_grant, plan_revoke_all_on};
 use resource::Resource;
 
 /// A role or permission statement.

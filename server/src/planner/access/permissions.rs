@@ -81,8 +81,30 @@ pub(crate) fn plan_creator_grant(
     })
 }
 
-/// Whether `user` may grant or revoke `wanted` on `resource` to or from `role`: both exist,
-/// and the granter holds AUTHORIZE on the resource and every permission it hands out.
+/// The revocation of every permission on `dropped` (and, for a keyspace, on its tables and
+/// views) from every role, as Cassandra's `AuthSchemaChangeListener` revokes them when the
+/// resource is dropped; `None` when no role holds any.
+pub(crate) fn plan_revoke_all_on(current: &Catalog, dropped: &Resource) -> Option<AccessPlan> {
+    let mut catalog = current.clone();
+    let mut ops = Vec::new();
+    for role in catalog.roles.values_mut() {
+        let before = role.permissions.len();
+        role.permissions
+            .retain(|name, _| !Resource::from_name(name).is_some_and(|r| dropped.covers(&r)));
+        if role.permissions.len() != before {
+            ops.push(CatalogOp::PutRole(role.clone()));
+        }
+    }
+    (!ops.is_empty()).then_some(AccessPlan::Change {
+        ops,
+        catalog,
+        grant_to_creator: None,
+    })
+}
+
+/// Whether `user` may grant or revoke `wanted` on `resource` to or from `role`, in
+/// Cassandra's order: the granter holds AUTHORIZE on the resource and every permission it
+/// hands out (`authorize`), then the grantee and the resource exist (`validate`).
 fn check_grantable(
     catalog: &Catalog,
     user: &str,
@@ -90,10 +112,6 @@ fn check_grantable(
     role: &str,
     wanted: &[&'static str],
 ) -> CqlResult<()> {
-    check_exists(catalog, resource)?;
-    if !catalog.roles.contains_key(role) {
-        return Err(role_not_found(role));
-    }
     for permission in std::iter::once("AUTHORIZE").chain(wanted.iter().copied()) {
         if !holds(catalog, user, permission, resource) {
             return Err(UnauthorizedError::NoPermission {
@@ -103,6 +121,18 @@ fn check_grantable(
             }
             .into());
         }
+    }
+    if !catalog.roles.contains_key(role) {
+        return Err(AccessError::NoSuchRole {
+            role: role.to_string(),
+        }
+        .into());
+    }
+    if !exists(catalog, resource) {
+        return Err(AccessError::ResourceNotFound {
+            resource: resource.to_string(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -160,8 +190,10 @@ fn requested(names: Option<&[String]>, resource: &Resource) -> CqlResult<Vec<&'s
         .collect())
 }
 
-fn check_exists(catalog: &Catalog, resource: &Resource) -> CqlResult<()> {
-    let exists = match resource {
+/// Whether `resource` exists: a keyspace or table (a view too), system ones included, or a
+/// role.
+fn exists(catalog: &Catalog, resource: &Resource) -> bool {
+    match resource {
         Resource::AllKeyspaces | Resource::AllRoles => true,
         Resource::Keyspace(ks) => {
             catalog.keyspaces.contains_key(ks) || crate::schema::is_system_keyspace(ks)
@@ -173,14 +205,6 @@ fn check_exists(catalog: &Catalog, resource: &Resource) -> CqlResult<()> {
                     .is_some_and(|k| k.tables.contains_key(t))
         }
         Resource::Role(r) => catalog.roles.contains_key(r),
-    };
-    if exists {
-        Ok(())
-    } else {
-        Err(AccessError::ResourceNotFound {
-            resource: resource.to_string(),
-        }
-        .into())
     }
 }
 
@@ -189,6 +213,29 @@ fn role_not_found(role: &str) -> CqlError {
         role: role.to_string(),
     }
     .into()
+}
+
+/// Cassandra's `Permission` enum, in declaration order: how `PermissionDetails` sorts the
+/// permissions of one role on one resource.
+const PERMISSION_ORDER: &[&str] = &[
+    "CREATE",
+    "ALTER",
+    "DROP",
+    "SELECT",
+    "MODIFY",
+    "AUTHORIZE",
+    "DESCRIBE",
+    "EXECUTE",
+    "UNMASK",
+    "SELECT_MASKED",
+];
+
+/// Where `permission` sorts in a listing (unknown names last).
+fn permission_order(permission: &str) -> usize {
+    PERMISSION_ORDER
+        .iter()
+        .position(|p| *p == permission)
+        .unwrap_or(PERMISSION_ORDER.len())
 }
 
 /// What a `LIST ... PERMISSIONS` asks for: the permissions (all when `None`), on the
@@ -209,6 +256,12 @@ fn list(catalog: &Catalog, user: &str, listing: Listing<'_>) -> CqlResult<Access
         of,
         recursive,
     } = listing;
+    if let Some(resource) = resource.as_ref().filter(|r| !exists(catalog, r)) {
+        return Err(AccessError::ListedNotFound {
+            resource: resource.to_string(),
+        }
+        .into());
+    }
     let roles = listed_roles(catalog, user, of, recursive)?;
     let resources: Option<Vec<String>> = resource.map(|r| {
         let chain = r.chain();
@@ -220,7 +273,8 @@ fn list(catalog: &Catalog, user: &str, listing: Listing<'_>) -> CqlResult<Access
         .into_iter()
         .map(|name| (name, ColumnType::Text))
         .collect();
-    Ok(AccessRows::new("role_permissions", columns, rows))
+    // Cassandra names the listing's table `permissions` (`ListPermissionsStatement`).
+    Ok(AccessRows::new("permissions", columns, rows))
 }
 
 /// The roles whose permissions `user` lists: `of` (with the roles it holds when
@@ -237,7 +291,10 @@ fn listed_roles(
     match of {
         Some(of) => {
             if !catalog.roles.contains_key(of) {
-                return Err(role_not_found(of));
+                return Err(AccessError::ListedNotFound {
+                    resource: Resource::Role(of.to_string()).to_string(),
+                }
+                .into());
             }
             if !is_super && !roles_of(catalog, user).contains(of) {
                 return Err(UnauthorizedError::ViewPermissionsOf {
@@ -276,6 +333,8 @@ fn permission_rows(
             let Some(shown) = Resource::from_name(resource_name) else {
                 continue;
             };
+            let mut held: Vec<&String> = held.iter().collect();
+            held.sort_by_key(|p| permission_order(p));
             for permission in held {
                 if names.is_some_and(|n| !n.iter().any(|p| p == permission)) {
                     continue;

@@ -87,6 +87,15 @@ impl Resource {
         }
     }
 
+    /// Whether dropping this resource drops `other` with it: itself, and for a keyspace its
+    /// tables and views.
+    pub(crate) fn covers(&self, other: &Resource) -> bool {
+        match (self, other) {
+            (Resource::Keyspace(ks), Resource::Table(table_ks, _)) => ks == table_ks,
+            _ => self == other,
+        }
+    }
+
     /// The permissions this resource can be granted.
     pub(crate) fn applicable(&self) -> &'static [&'static str] {
         match self {

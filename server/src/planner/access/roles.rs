@@ -18,6 +18,8 @@ use crate::error::{AccessError, CqlError, CqlResult, UnauthorizedError};
 struct Caller<'a> {
     name: &'a str,
     is_super: bool,
+    /// Whether CassandraAuthorizer is in force (permissions are then checked).
+    authorizing: bool,
 }
 
 /// Plans a role statement for `context.user`: its permission first (when authorizing),
@@ -41,7 +43,8 @@ pub(super) fn plan(
     }
     let me = Caller {
         name: user,
-        is_super: current.roles.get(user).is_some_and(|r| r.is_superuser),
+        is_super: is_superuser(current, user),
+        authorizing: context.authorizing,
     };
     let mut catalog = current.clone();
     let (ops, grant_to_creator) = match statement {
@@ -50,10 +53,12 @@ pub(super) fn plan(
             if_not_exists,
             options,
             ..
-        } => (
-            create(&mut catalog, &me, name, *if_not_exists, options)?,
-            Some(Resource::Role(name.clone())),
-        ),
+        } => {
+            let ops = create(&mut catalog, &me, name, *if_not_exists, options)?;
+            // As `CreateRoleStatement.execute`: no grant when IF NOT EXISTS created nothing.
+            let created = (!ops.is_empty()).then(|| Resource::Role(name.clone()));
+            (ops, created)
+        }
         RoleStatement::Alter {
             name,
             if_exists,
@@ -96,31 +101,42 @@ fn list_visible(
     list(current, of, recursive, users).map(AccessPlan::Rows)
 }
 
-/// CassandraAuthorizer's checks on role statements: CREATE on all roles, DROP or AUTHORIZE
-/// on the role, ALTER on another role (altering one's own password needs nothing).
+/// CassandraAuthorizer's checks on role statements (`AuthenticationStatement.checkPermission`,
+/// with its own message): CREATE on all roles, DROP or AUTHORIZE on the role. ALTER ROLE
+/// checks its own, after its superuser checks (see [`alter`]).
 fn check_permission(catalog: &Catalog, user: &str, statement: &RoleStatement) -> CqlResult<()> {
     let needed = match statement {
-        RoleStatement::Create { .. } => Some(("CREATE", Resource::AllRoles)),
-        RoleStatement::Drop { name, .. } => Some(("DROP", Resource::Role(name.clone()))),
+        RoleStatement::Create { .. } => ("CREATE", Resource::AllRoles),
+        RoleStatement::Drop { name, .. } => ("DROP", Resource::Role(name.clone())),
         RoleStatement::Grant { role, .. } | RoleStatement::Revoke { role, .. } => {
-            Some(("AUTHORIZE", Resource::Role(role.clone())))
+            ("AUTHORIZE", Resource::Role(role.clone()))
         }
-        RoleStatement::Alter { name, .. } if name != user => {
-            Some(("ALTER", Resource::Role(name.clone())))
-        }
-        RoleStatement::Alter { .. } | RoleStatement::List { .. } => None,
+        RoleStatement::Alter { .. } | RoleStatement::List { .. } => return Ok(()),
     };
-    match needed {
-        Some((permission, resource)) if !holds(catalog, user, permission, &resource) => {
-            Err(UnauthorizedError::NoPermission {
-                user: user.to_string(),
-                permission: permission.to_string(),
-                resource: resource.to_string(),
-            }
-            .into())
-        }
-        _ => Ok(()),
+    ensure_role_permission(catalog, user, needed.0, &needed.1)
+}
+
+/// `user` holds `permission` on `resource`, else Cassandra's role-statement refusal.
+fn ensure_role_permission(
+    catalog: &Catalog,
+    user: &str,
+    permission: &str,
+    resource: &Resource,
+) -> CqlResult<()> {
+    if holds(catalog, user, permission, resource) {
+        return Ok(());
     }
+    Err(UnauthorizedError::InsufficientPrivileges {
+        user: user.to_string(),
+    }
+    .into())
+}
+
+/// Whether `user` is a superuser, directly or through a role granted to it.
+fn is_superuser(catalog: &Catalog, user: &str) -> bool {
+    roles_of(catalog, user)
+        .iter()
+        .any(|r| catalog.roles.get(r).is_some_and(|d| d.is_superuser))
 }
 
 fn missing(name: &str) -> CqlError {
@@ -147,8 +163,8 @@ fn new_hash(options: &RoleOptions) -> CqlResult<Option<String>> {
 
 fn check_options(options: &RoleOptions) -> CqlResult<()> {
     match &options.options {
-        Some(entries) if !entries.is_empty() => Err(AccessError::CustomOptions.into()),
-        _ => Ok(()),
+        Some(_) => Err(AccessError::CustomOptions.into()),
+        None => Ok(()),
     }
 }
 fn create(
@@ -185,6 +201,10 @@ fn create(
     Ok(vec![CatalogOp::PutRole(role)])
 }
 
+/// ALTER ROLE, checked as `AlterRoleStatement` checks it: the superuser flag first (never
+/// one's own, nor that of a role one holds; only by superusers), then — for others than
+/// superusers — only the password of one's own role, or ALTER on another role; then the
+/// options and the role's existence.
 fn alter(
     catalog: &mut Catalog,
     me: &Caller<'_>,
@@ -192,24 +212,33 @@ fn alter(
     if_exists: bool,
     options: &RoleOptions,
 ) -> CqlResult<Vec<CatalogOp>> {
-    check_options(options)?;
-    let Some(current) = catalog.roles.get(name) else {
-        if if_exists {
-            return Ok(Vec::new());
-        }
-        return Err(missing(name));
-    };
     if options.superuser.is_some() {
-        if name == me.name {
+        if roles_of(catalog, me.name).contains(name) {
             return Err(UnauthorizedError::AlterOwnSuperuser.into());
         }
         if !me.is_super {
             return Err(UnauthorizedError::AlterSuperuser.into());
         }
     }
-    if current.is_superuser && !me.is_super {
-        return Err(UnauthorizedError::AlterSuperuser.into());
+    if !me.is_super {
+        if name == me.name {
+            if let Some(option) = not_alterable_by_self(options) {
+                return Err(UnauthorizedError::NotAlterable { option }.into());
+            }
+        } else if me.authorizing {
+            ensure_role_permission(catalog, me.name, "ALTER", &Resource::Role(name.to_string()))?;
+        }
     }
+    check_options(options)?;
+    let Some(current) = catalog.roles.get(name) else {
+        if if_exists {
+            return Ok(Vec::new());
+        }
+        return Err(AccessError::NoSuchRole {
+            role: name.to_string(),
+        }
+        .into());
+    };
     let mut role = current.clone();
     if let Some(hash) = new_hash(options)? {
         role.salted_hash = Some(hash);
@@ -224,15 +253,27 @@ fn alter(
     Ok(vec![CatalogOp::PutRole(role)])
 }
 
+/// The first option (as `IRoleManager.Option` names it) a role may not alter on itself:
+/// CassandraRoleManager lets it alter its password only.
+fn not_alterable_by_self(options: &RoleOptions) -> Option<&'static str> {
+    if options.login.is_some() {
+        return Some("LOGIN");
+    }
+    if options.options.is_some() {
+        return Some("OPTIONS");
+    }
+    None
+}
+
+/// DROP ROLE, checked as `DropRoleStatement` checks it: a superuser role only by a
+/// superuser, then the role's existence, then never one's own role. Every permission on the
+/// role goes with it (`revokeAllOn`), and it leaves the roles it was granted to.
 fn drop_role(
     catalog: &mut Catalog,
     me: &Caller<'_>,
     name: &str,
     if_exists: bool,
 ) -> CqlResult<Vec<CatalogOp>> {
-    if name == me.name {
-        return Err(AccessError::DropOwnRole.into());
-    }
     let Some(role) = catalog.roles.get(name) else {
         if if_exists {
             return Ok(Vec::new());
@@ -242,10 +283,16 @@ fn drop_role(
     if role.is_superuser && !me.is_super {
         return Err(UnauthorizedError::DropSuperuser.into());
     }
+    if name == me.name {
+        return Err(AccessError::DropOwnRole.into());
+    }
     catalog.roles.remove(name);
     let mut ops = vec![CatalogOp::DropRole(name.to_string())];
+    let resource = Resource::Role(name.to_string()).name();
     for member in catalog.roles.values_mut() {
-        if member.member_of.remove(name) {
+        let was_member = member.member_of.remove(name);
+        let held = member.permissions.remove(&resource).is_some();
+        if was_member || held {
             ops.push(CatalogOp::PutRole(member.clone()));
         }
     }

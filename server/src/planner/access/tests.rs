@@ -76,7 +76,7 @@ fn role_changes_print_the_roles_stored() {
         "admin",
         &[
             ("CREATE ROLE r WITH LOGIN = true AND SUPERUSER = false", "put role r (login, superuser=false) then grant creator all on <role r>"),
-            ("CREATE ROLE IF NOT EXISTS bob", "no change then grant creator all on <role bob>"),
+            ("CREATE ROLE IF NOT EXISTS bob", "no change"),
             ("ALTER ROLE bob WITH LOGIN = true", "put role bob (login, superuser=false, member of {staff})"),
             ("DROP ROLE staff", "drop role staff; put role bob (nologin, superuser=false)"),
             ("GRANT staff TO alice", "put role alice (login, superuser=false, member of {staff}, <keyspace ks> SELECT, <all roles> CREATE)"),
@@ -119,8 +119,8 @@ fn listings_are_read_from_the_catalog() {
             ("LIST ROLES", "list system_auth.roles (role, super, login, options, datacenters): admin true true {} ALL; alice false true {} ALL; bob false false {} ALL; staff false false {} ALL"),
             ("LIST USERS", "list system_auth.roles (name, super, datacenters): admin true ALL; alice false ALL"),
             ("LIST ROLES OF bob", "list system_auth.roles (role, super, login, options, datacenters): bob false false {} ALL; staff false false {} ALL"),
-            ("LIST ALL PERMISSIONS OF alice", "list system_auth.role_permissions (role, username, resource, permission): alice alice <keyspace ks> SELECT; alice alice <all roles> CREATE"),
-            ("LIST ALL PERMISSIONS OF staff", "list system_auth.role_permissions: none"),
+            ("LIST ALL PERMISSIONS OF alice", "list system_auth.permissions (role, username, resource, permission): alice alice <keyspace ks> SELECT; alice alice <all roles> CREATE"),
+            ("LIST ALL PERMISSIONS OF staff", "list system_auth.permissions: none"),
         ],
     );
     check("bob", &[("LIST ROLES", "list system_auth.roles (role, super, login, options, datacenters): bob false false {} ALL; staff false false {} ALL")]);
@@ -137,7 +137,12 @@ fn refusals_keep_cassandras_messages() {
             ("GRANT bob TO staff", "error: bob is a member of staff"),
             ("GRANT staff TO bob", "error: bob is a member of staff"),
             ("REVOKE staff FROM alice", "error: alice is not a member of staff"),
-            ("ALTER ROLE nobody WITH LOGIN = true", "error: nobody doesn't exist"),
+            ("ALTER ROLE nobody WITH LOGIN = true", "error: Role nobody doesn't exist"),
+            ("GRANT SELECT ON TABLE t TO nobody", "error: Role nobody doesn't exist"),
+            ("LIST ALL PERMISSIONS OF nobody", "error: <role nobody> doesn't exist"),
+            ("LIST ALL PERMISSIONS ON TABLE ks.missing", "error: <table ks.missing> doesn't exist"),
+            ("CREATE ROLE r WITH OPTIONS = {'a': 'b'}", "error: org.apache.cassandra.auth.CassandraRoleManager doesn't support OPTIONS"),
+            ("ALTER ROLE admin WITH SUPERUSER = false", "error: You aren't allowed to alter your own superuser status or that of a role granted to you"),
             ("GRANT SELECT ON TABLE ks.missing TO bob", "error: Resource <table ks.missing> doesn't exist"),
             ("GRANT DESCRIBE ON TABLE t TO bob", "error: Resource type DataResource does not support the requested permissions: DESCRIBE"),
             ("GRANT MODIFY ON ROLE bob TO staff", "error: Resource type RoleResource does not support the requested permissions: MODIFY"),
@@ -151,8 +156,11 @@ fn refusals_for_callers_lacking_rights() {
         "alice",
         &[
             ("CREATE ROLE r WITH SUPERUSER = true", "error: Only superusers can create a role with superuser status"),
-            ("DROP ROLE bob", "error: User alice has no DROP permission on <role bob> or any of its parents"),
-            ("ALTER ROLE alice WITH SUPERUSER = false", "error: You aren't allowed to alter your own superuser status"),
+            ("DROP ROLE bob", "error: User alice does not have sufficient privileges to perform the requested operation"),
+            ("ALTER ROLE bob WITH PASSWORD = 'x'", "error: User alice does not have sufficient privileges to perform the requested operation"),
+            ("ALTER ROLE alice WITH LOGIN = false", "error: You aren't allowed to alter LOGIN"),
+            ("ALTER ROLE bob WITH SUPERUSER = true", "error: Only superusers are allowed to alter superuser status"),
+            ("ALTER ROLE alice WITH SUPERUSER = false", "error: You aren't allowed to alter your own superuser status or that of a role granted to you"),
             ("GRANT SELECT ON KEYSPACE ks TO bob", "error: User alice has no AUTHORIZE permission on <keyspace ks> or any of its parents"),
             ("LIST ROLES OF bob", "error: You are not authorized to view roles granted to bob "),
             ("LIST ALL PERMISSIONS", "error: You are not authorized to view everyone's permissions"),
@@ -168,7 +176,7 @@ fn refusals_for_callers_lacking_rights() {
 }
 
 #[test]
-fn creating_a_role_grants_the_creator_even_when_it_exists() {
+fn creating_a_role_grants_the_creator_only_when_it_is_created() {
     check(
         "alice",
         &[
@@ -176,10 +184,27 @@ fn creating_a_role_grants_the_creator_even_when_it_exists() {
                 "CREATE ROLE r",
                 "put role r (nologin, superuser=false) then grant creator all on <role r>",
             ),
-            (
-                "CREATE ROLE IF NOT EXISTS bob",
-                "no change then grant creator all on <role bob>",
-            ),
+            ("CREATE ROLE IF NOT EXISTS bob", "no change"),
         ],
     );
+}
+
+#[test]
+fn dropping_a_resource_revokes_what_is_held_on_it() {
+    use crate::planner::access::plan_revoke_all_on;
+    use crate::planner::access::resource::Resource;
+    let catalog = catalog();
+    let printed = |resource: Resource| {
+        plan_revoke_all_on(&catalog, &resource)
+            .map_or("nothing held".to_string(), |p| p.to_string())
+    };
+    assert_eq!(
+        printed(Resource::Keyspace("ks".into())),
+        "put role alice (login, superuser=false, <all roles> CREATE)"
+    );
+    assert_eq!(
+        printed(Resource::Table("ks".into(), "t".into())),
+        "nothing held"
+    );
+    assert_eq!(printed(Resource::Keyspace("other".into())), "nothing held");
 }

@@ -1,7 +1,7 @@
 //! `CREATE`/`DROP` `FUNCTION`, `AGGREGATE` and `TRIGGER`: this server runs no Java (or
-//! JavaScript) code, so it answers as a Cassandra 5.0 node where user-defined functions are
-//! disabled (`user_defined_functions_enabled: false`, the default) and no trigger class can
-//! be loaded. Nothing can be created, so nothing exists to drop: the drops say so, with
+//! JavaScript) code, so CREATE FUNCTION and CREATE AGGREGATE say plainly that it does not
+//! run them (whatever `user_defined_functions_enabled` says), and triggers are answered as a
+//! Cassandra 5.0 node where no trigger class can be loaded. Nothing can be created, so nothing exists to drop: the drops say so, with
 //! Cassandra's messages, and `IF EXISTS` makes them no-ops.
 
 use cql::statement::ast::{CqlType, DisabledDdl, QualifiedName};
@@ -23,7 +23,18 @@ pub(crate) fn refuse(
     session_keyspace: Option<&str>,
 ) -> CqlResult<Option<SchemaChangePlan>> {
     match statement {
-        DisabledDdl::CreateFunction { .. } => Err(DdlError::UdfsDisabled.into()),
+        DisabledDdl::CreateFunction { aggregate, .. } => Err(if *aggregate {
+            DdlError::UdfsNotRun {
+                what: "aggregates",
+                statement: "AGGREGATE",
+            }
+        } else {
+            DdlError::UdfsNotRun {
+                what: "functions",
+                statement: "FUNCTION",
+            }
+        }
+        .into()),
         DisabledDdl::DropFunction {
             name,
             aggregate,

@@ -18,7 +18,7 @@ mod index;
 mod keyspace;
 mod print;
 mod rename;
-mod system_guard;
+pub(crate) mod system_guard;
 mod table;
 mod user_type;
 mod view;

@@ -315,7 +315,11 @@ fn functions_and_triggers_are_refused() {
         &[
             (
                 "CREATE FUNCTION f (x int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE java AS 'return x;'",
-                "error: User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable",
+                "error: cqld does not run user-defined functions: CREATE FUNCTION is not supported, whatever user_defined_functions_enabled says",
+            ),
+            (
+                "CREATE AGGREGATE a (int) SFUNC f STYPE int",
+                "error: cqld does not run user-defined aggregates: CREATE AGGREGATE is not supported, whatever user_defined_functions_enabled says",
             ),
             ("DROP FUNCTION IF EXISTS f", "no-op"),
             ("DROP FUNCTION f", "error: Function 'ks.f' doesn't exist"),
