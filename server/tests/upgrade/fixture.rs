@@ -11,6 +11,19 @@
 use crate::render::Entry;
 use crate::session::SUPERUSER;
 
+/// The snapshot a fixture of format 6 or later holds: everything as phase 1 left it.
+pub(crate) const SNAPSHOT: &str = "phase_one";
+
+/// Takes [`SNAPSHOT`] (after phase 1).
+pub(crate) fn take_snapshot() -> String {
+    format!("INSERT INTO test_control.snapshots (name) VALUES ('{SNAPSHOT}')")
+}
+
+/// Restores [`SNAPSHOT`]; the fixture's `manifest-restored.txt` is what it then holds.
+pub(crate) fn restore_snapshot() -> String {
+    format!("INSERT INTO test_control.commands (command, name) VALUES ('restore', '{SNAPSHOT}')")
+}
+
 /// The role the checks log in as besides the superuser, with `SELECT` on `ks` only.
 pub(crate) const READER: &str = "reader/reader-pw";
 
@@ -217,6 +230,7 @@ const CHECKS: &[&str] = &[
      WHERE keyspace_name = 'ks'",
     "SELECT role, can_login, is_superuser, member_of FROM system_auth.roles",
     "LIST ALL PERMISSIONS OF reader",
+    "SELECT name, keyspaces, tables FROM test_control.snapshots",
 ];
 
 /// What the reader role may and may not do.

@@ -9,7 +9,9 @@
 //! and their results as text (`render.rs`). The test copies each fixture, starts the current
 //! binary on the copy, compares every query's result with the manifest, writes new rows,
 //! stops cleanly, restarts, compares again (manifest and new rows), writes more, `kill -9`s,
-//! restarts and compares once more. Every fixture found is tested.
+//! restarts and compares once more. From format 6 a fixture also holds a snapshot of its
+//! first phase and `manifest-restored.txt`: last, the snapshot is restored and compared with
+//! that. Every fixture found is tested.
 //!
 //! **When the format changes** (a new `FORMAT_VERSION` in `storage/src/db.rs` or a new
 //! commit-log version): run `scripts/upgrade-fixture.sh` with the new build. It writes
@@ -94,8 +96,22 @@ fn check_fixture(fixture: &Path) {
     write(&server, 200, &mut expected);
     let server = Server::start(&server.kill());
     compare(&server, &expected, fixture, "after kill -9 and a restart");
+    restore_compare(&server, fixture);
     server.stop();
 }
+
+/// A fixture that holds a snapshot (format 6 on) has `manifest-restored.txt`: what the
+/// snapshot holds. Restoring it after everything written since must give exactly that.
+fn restore_compare(server: &Server, fixture: &Path) {
+    let Ok(text) = fs::read_to_string(fixture.join(RESTORED)) else {
+        return;
+    };
+    server.execute(&fixture::restore_snapshot());
+    compare(server, &render::parse(&text), fixture, "after restoring its snapshot");
+}
+
+/// The manifest of what a fixture's snapshot holds.
+const RESTORED: &str = "manifest-restored.txt";
 
 /// Writes set `n` (`writes.rs`) and adds its checks to `expected`.
 fn write(server: &Server, n: i32, expected: &mut Vec<Entry>) {
@@ -178,15 +194,18 @@ fn generate_fixture() {
          that was never committed)",
         target.display()
     );
-    let entries = {
+    let (entries, restored) = {
         // On a copy: opening the directory replays and checkpoints its log.
         let copy = work.path().join("copy");
         copy_dir(&data, &copy);
         let server = Server::start(&copy);
         let entries = server.check(&fixture::checks());
+        server.execute(&fixture::restore_snapshot());
+        let restored = server.check(&fixture::checks());
         server.stop();
-        entries
+        (entries, restored)
     };
+    assert_ne!(entries, restored, "the snapshot holds what phase 2 changed");
     if target.exists() {
         fs::remove_dir_all(&target).unwrap();
     }
@@ -196,11 +215,13 @@ fn generate_fixture() {
         render::manifest(&format, &entries),
     )
     .unwrap();
+    fs::write(target.join(RESTORED), render::manifest(&format, &restored)).unwrap();
     needs_its_log(&target, &entries);
     eprintln!("wrote {}", target.display());
 }
 
-/// Schema and phase 1, a clean stop (checkpointed); phase 2, `kill -9` (only in the log).
+/// Schema and phase 1, the snapshot of it, a clean stop (checkpointed); phase 2, `kill -9`
+/// (only in the log).
 fn write_fixture_data(data: &Path) {
     let server = Server::start(data);
     for statement in fixture::SCHEMA {
@@ -209,6 +230,7 @@ fn write_fixture_data(data: &Path) {
     for statement in fixture::phase_one() {
         server.execute(&statement);
     }
+    server.execute(&fixture::take_snapshot());
     // The cells written with `USING TTL 1` expire before anything is read.
     std::thread::sleep(Duration::from_secs(2));
     let server = Server::start(&server.stop());

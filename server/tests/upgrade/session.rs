@@ -1,5 +1,6 @@
-//! The server a fixture is written and read with: the real binary with roles, permissions and
-//! materialized views enabled, clients that log in, and the two ways it stops.
+//! The server a fixture is written and read with: the real binary with roles, permissions,
+//! materialized views and the test controls (snapshots) enabled, clients that log in, and
+//! the two ways it stops.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,6 +21,7 @@ const CONFIG: &str = "\
 authenticator: PasswordAuthenticator
 authorizer: CassandraAuthorizer
 materialized_views_enabled: true
+test_controls: true
 ";
 
 /// The superuser's login (created by the server on a directory's first start).

@@ -88,10 +88,16 @@ thread_local! {
 /// written with every durable commit: a version 4 build would change pages without updating
 /// them, and the next start of this build would take every such page for damage. A version 4
 /// file has no checksums file and opens as it is; its pages' sums are learned as they are read.
-pub const FORMAT_VERSION: u32 = 5;
+///
+/// Version 6 keeps snapshots (`crate::snapshot`): their records, their copies of index and
+/// range-tombstone tables, and `run_pins`, the runs a snapshot holds, which compaction,
+/// truncate and drop must never delete. A version 5 build knows no pins: its compactor would
+/// delete a snapshot's runs and leave the snapshot unrestorable. A version 5 file holds no
+/// snapshot and opens as it is.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Versions this build opens, upgrading them to [`FORMAT_VERSION`] in place.
-const UPGRADABLE: &[u32] = &[1, 2, 3, 4];
+const UPGRADABLE: &[u32] = &[1, 2, 3, 4, 5];
 
 /// A handle to the store. Cheap to clone; every clone shares one database and one writer
 /// thread. The writer stops at [`Store::shutdown`] or when the last handle is dropped, after

@@ -5,7 +5,7 @@
 //! (atomically) once the store has opened, so it always names what the directory holds.
 //!
 //! ```text
-//! data_format=5
+//! data_format=6
 //! commitlog_version=2
 //! ```
 //!
