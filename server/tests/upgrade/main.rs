@@ -107,7 +107,12 @@ fn restore_compare(server: &Server, fixture: &Path) {
         return;
     };
     server.execute(&fixture::restore_snapshot());
-    compare(server, &render::parse(&text), fixture, "after restoring its snapshot");
+    compare(
+        server,
+        &render::parse(&text),
+        fixture,
+        "after restoring its snapshot",
+    );
 }
 
 /// The manifest of what a fixture's snapshot holds.
