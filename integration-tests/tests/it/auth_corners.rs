@@ -478,3 +478,83 @@ async fn system_views_clients_is_read_as_cassandra_authorizes_it() {
     run(&admin, "GRANT SELECT ON KEYSPACE system_views TO reader").await;
     assert_eq!(client_users(&reader).await, ["cassandra", "reader"]);
 }
+
+/// Function and MBean resources (`FunctionResource`, `JMXResource`): granted, listed and
+/// refused as Cassandra 5.0 answers, and `<all functions in ks>` revoked with its keyspace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn function_and_mbean_resources_are_granted_as_cassandra_grants_them() {
+    let server = TestServer::start_with(authorizing_config()).await;
+    let admin = login(&server, "cassandra", "cassandra").await;
+    run(&admin, KEYSPACE).await;
+    run(&admin, "CREATE ROLE r").await;
+    for resource in [
+        "ALL FUNCTIONS",
+        "ALL FUNCTIONS IN KEYSPACE app",
+        "ALL MBEANS",
+        "MBEAN 'org.apache.cassandra.db:type=StorageService'",
+    ] {
+        run(&admin, &format!("GRANT ALL ON {resource} TO r")).await;
+    }
+    let functions = ["CREATE", "ALTER", "DROP", "AUTHORIZE", "EXECUTE"];
+    let mbeans = ["SELECT", "MODIFY", "AUTHORIZE", "DESCRIBE", "EXECUTE"];
+    let mut want = Vec::new();
+    for (resource, permissions) in [
+        ("<all functions>", &functions),
+        ("<all functions in app>", &functions),
+        ("<all mbeans>", &mbeans),
+        (
+            "<mbean org.apache.cassandra.db:type=StorageService>",
+            &mbeans,
+        ),
+    ] {
+        for permission in permissions {
+            want.push((resource.to_string(), permission.to_string()));
+        }
+    }
+    assert_eq!(permissions_of(&admin, "r").await, want);
+
+    for (cql, expected) in [
+        (
+            "GRANT SELECT ON ALL FUNCTIONS TO r",
+            "Resource type FunctionResource does not support the requested permissions: SELECT",
+        ),
+        (
+            "GRANT CREATE ON ALL MBEANS TO r",
+            "Resource type JMXResource does not support the requested permissions: CREATE",
+        ),
+    ] {
+        let (_, message) = query_error(&admin, cql).await;
+        assert_eq!(message, expected, "{cql}");
+    }
+    for (cql, expected) in [
+        (
+            "GRANT EXECUTE ON FUNCTION app.f(int, text) TO r",
+            "Resource <function app.f(int, text)> doesn't exist",
+        ),
+        (
+            "GRANT EXECUTE ON FUNCTION f(int) TO r",
+            "In this context function name must be explictly qualified by a keyspace",
+        ),
+        (
+            "GRANT EXECUTE ON ALL FUNCTIONS IN KEYSPACE system TO r",
+            "Altering permissions on builtin functions is not supported",
+        ),
+        (
+            "GRANT EXECUTE ON ALL FUNCTIONS IN KEYSPACE ghost TO r",
+            "Resource <all functions in ghost> doesn't exist",
+        ),
+    ] {
+        let (error, message) = query_error(&admin, cql).await;
+        assert_eq!(message, expected, "{cql}");
+        assert!(matches!(error, DbError::Invalid), "{cql}: {error:?}");
+    }
+
+    run(&admin, "REVOKE ALL ON ALL MBEANS FROM r").await;
+    run(&admin, "DROP KEYSPACE app").await;
+    // The keyspace's functions went with it; the MBeans revoked: what is left.
+    let left: Vec<(String, String)> = want
+        .into_iter()
+        .filter(|(resource, _)| resource == "<all functions>" || resource.starts_with("<mbean "))
+        .collect();
+    assert_eq!(permissions_of(&admin, "r").await, left);
+}

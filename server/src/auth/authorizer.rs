@@ -117,6 +117,10 @@ mod tests {
         );
         assert_eq!(Resource::Role("r".into()).to_string(), "<role r>");
         assert_eq!(Resource::AllKeyspaces.to_string(), "<all keyspaces>");
-        assert!(Resource::from_name("functions").is_none());
+        assert_eq!(
+            Resource::from_name("functions"),
+            Some(Resource::AllFunctions)
+        );
+        assert!(Resource::from_name("nonsense").is_none());
     }
 }

@@ -50,22 +50,26 @@ pub(crate) enum AccessError {
     /// Origin: auth/AllowAllAuthorizer.java grant, revoke, list
     #[error("{operation} operation is not supported by AllowAllAuthorizer")]
     AllowAllAuthorizer { operation: String },
-    /// Permissions that do not apply to a role resource.
+    /// Permissions that do not apply to a resource of Cassandra's class `resource_type`
+    /// (`DataResource`, `RoleResource`, `FunctionResource`, `JMXResource`).
     /// Origin: ours — Cassandra's parser words it (src/antlr/Parser.g filterPermissions, not
     /// under src/java)
     #[error(
-        "Resource type RoleResource does not support the requested permissions: {}",
+        "Resource type {resource_type} does not support the requested permissions: {}",
         .permissions.join(",")
     )]
-    NotForRoles { permissions: Vec<String> },
-    /// Permissions that do not apply to a data resource.
-    /// Origin: ours — Cassandra's parser words it (src/antlr/Parser.g filterPermissions, not
-    /// under src/java)
-    #[error(
-        "Resource type DataResource does not support the requested permissions: {}",
-        .permissions.join(",")
-    )]
-    NotForData { permissions: Vec<String> },
+    NotSupported {
+        resource_type: &'static str,
+        permissions: Vec<String>,
+    },
+    /// GRANT, REVOKE or LIST on `FUNCTION f(...)` without a keyspace.
+    /// Origin: auth/FunctionResource.java functionFromCql (its spelling)
+    #[error("In this context function name must be explictly qualified by a keyspace")]
+    FunctionWithoutKeyspace,
+    /// GRANT or REVOKE on the functions of the `system` keyspace.
+    /// Origin: cql3/statements/PermissionsManagementStatement.java validate
+    #[error("Altering permissions on builtin functions is not supported")]
+    BuiltinFunctions,
     /// GRANT or REVOKE on a resource (as Cassandra prints it, `<table ks.t>`) that does not
     /// exist.
     /// Origin: cql3/statements/PermissionsManagementStatement.java validate

@@ -1,6 +1,6 @@
 //! Access control: role management and permissions on resources.
 
-use super::term::{Ident, QualifiedName};
+use super::term::{CqlType, Ident, QualifiedName};
 
 /// A role statement: who may log in and which roles hold which (Cassandra's role
 /// management; `USER` forms are the legacy spellings).
@@ -84,7 +84,8 @@ impl RoleOptions {
     }
 }
 
-/// A resource permissions are granted on (Cassandra's `DataResource` and `RoleResource`).
+/// A resource permissions are granted on (Cassandra's `DataResource`, `RoleResource`,
+/// `FunctionResource` and `JMXResource`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AuthResource {
     /// `ALL KEYSPACES`.
@@ -97,6 +98,26 @@ pub enum AuthResource {
     AllRoles,
     /// `ROLE name`.
     Role(String),
+    /// `ALL FUNCTIONS`.
+    AllFunctions,
+    /// `ALL FUNCTIONS IN KEYSPACE ks`.
+    FunctionsIn(Ident),
+    /// `FUNCTION [ks.]name(type, ...)`.
+    Function {
+        /// The function's name, as written.
+        name: QualifiedName,
+        /// Its argument types.
+        args: Vec<CqlType>,
+    },
+    /// `ALL MBEANS`.
+    AllMbeans,
+    /// `MBEAN 'name'` (`pattern`: false) or `MBEANS 'pattern'` (true).
+    Mbean {
+        /// The JMX object name or pattern.
+        name: String,
+        /// Whether the `MBEANS` form was used.
+        pattern: bool,
+    },
 }
 
 /// `GRANT`, `REVOKE` and `LIST` of permissions.

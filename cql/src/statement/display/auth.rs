@@ -126,6 +126,17 @@ impl fmt::Display for AuthResource {
             AuthResource::Table(name) => write!(f, "TABLE {name}"),
             AuthResource::AllRoles => f.write_str("ALL ROLES"),
             AuthResource::Role(name) => write!(f, "ROLE '{}'", name.replace('\'', "''")),
+            AuthResource::AllFunctions => f.write_str("ALL FUNCTIONS"),
+            AuthResource::FunctionsIn(ks) => write!(f, "ALL FUNCTIONS IN KEYSPACE {ks}"),
+            AuthResource::Function { name, args } => {
+                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                write!(f, "FUNCTION {name}({})", args.join(", "))
+            }
+            AuthResource::AllMbeans => f.write_str("ALL MBEANS"),
+            AuthResource::Mbean { name, pattern } => {
+                let word = if *pattern { "MBEANS" } else { "MBEAN" };
+                write!(f, "{word} '{}'", name.replace('\'', "''"))
+            }
         }
     }
 }

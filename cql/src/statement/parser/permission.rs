@@ -105,13 +105,35 @@ impl Parser<'_> {
         }
     }
 
-    /// `ALL KEYSPACES`, `KEYSPACE ks`, `[TABLE] [ks.]t`, `ALL ROLES`, `ROLE name`.
+    /// `ALL KEYSPACES`, `KEYSPACE ks`, `[TABLE] [ks.]t`, `ALL ROLES`, `ROLE name`, `ALL
+    /// FUNCTIONS [IN KEYSPACE ks]`, `FUNCTION [ks.]f(types)`, `ALL MBEANS`, `MBEAN[S] 'name'`.
     fn resource(&mut self) -> Result<AuthResource> {
         if self.eat_kws(&["all", "keyspaces"]) {
             return Ok(AuthResource::AllKeyspaces);
         }
         if self.eat_kws(&["all", "roles"]) {
             return Ok(AuthResource::AllRoles);
+        }
+        if self.eat_kws(&["all", "functions"]) {
+            if self.eat_kws(&["in", "keyspace"]) {
+                return Ok(AuthResource::FunctionsIn(self.ident()?));
+            }
+            return Ok(AuthResource::AllFunctions);
+        }
+        if self.eat_kws(&["all", "mbeans"]) {
+            return Ok(AuthResource::AllMbeans);
+        }
+        if self.eat_kw("function") {
+            return self.function_resource();
+        }
+        for (word, pattern) in [("mbean", false), ("mbeans", true)] {
+            if self.eat_kw(word) {
+                let TokenKind::String(name) = self.peek().clone() else {
+                    return Err(self.expected("STRING_LITERAL"));
+                };
+                self.advance();
+                return Ok(AuthResource::Mbean { name, pattern });
+            }
         }
         if self.eat_kw("keyspace") {
             return Ok(AuthResource::Keyspace(self.ident()?));
@@ -124,6 +146,21 @@ impl Parser<'_> {
         }
         self.eat_kw("table");
         Ok(AuthResource::Table(self.qualified_name()?))
+    }
+
+    /// After `FUNCTION`: `[ks.]name(type, ...)`; the argument list is required.
+    fn function_resource(&mut self) -> Result<AuthResource> {
+        let name = self.qualified_name()?;
+        self.expect_punct("(")?;
+        let mut args = Vec::new();
+        if !self.is_punct(")") {
+            args.push(self.cql_type()?);
+            while self.eat_punct(",") {
+                args.push(self.cql_type()?);
+            }
+        }
+        self.expect_punct(")")?;
+        Ok(AuthResource::Function { name, args })
     }
 
     /// A role name: an unquoted name lower-cased, a quoted name or a string as written.

@@ -139,3 +139,43 @@ fn role_statements_print_canonically_with_names_quoted() {
         assert_eq!(role(sql).to_string(), printed, "{sql}");
     }
 }
+
+#[test]
+fn function_and_mbean_resources_parse_and_print_back() {
+    for (sql, printed) in [
+        ("GRANT EXECUTE ON ALL FUNCTIONS TO r", "ALL FUNCTIONS"),
+        (
+            "GRANT ALL ON ALL FUNCTIONS IN KEYSPACE ks TO r",
+            "ALL FUNCTIONS IN KEYSPACE ks",
+        ),
+        (
+            "REVOKE EXECUTE ON FUNCTION ks.f(int, frozen<list<text>>) FROM r",
+            "FUNCTION ks.f(int, frozen<list<text>>)",
+        ),
+        ("LIST ALL PERMISSIONS ON FUNCTION f() OF r", "FUNCTION f()"),
+        ("GRANT SELECT ON ALL MBEANS TO r", "ALL MBEANS"),
+        (
+            "GRANT SELECT ON MBEAN 'org.apache.cassandra.db:type=Tables' TO r",
+            "MBEAN 'org.apache.cassandra.db:type=Tables'",
+        ),
+        (
+            "GRANT SELECT ON MBEANS 'org.apache.cassandra.db:*' TO r",
+            "MBEANS 'org.apache.cassandra.db:*'",
+        ),
+    ] {
+        let statement = parse_statement(sql).unwrap_or_else(|e| panic!("{sql}\n  -> {e}"));
+        let Statement::Permission(permission) = &statement else {
+            panic!("{sql}: {statement:?}");
+        };
+        let resource = match permission {
+            PermissionStatement::Grant { resource, .. }
+            | PermissionStatement::Revoke { resource, .. } => resource.clone(),
+            PermissionStatement::List { resource, .. } => resource.clone().expect("a resource"),
+        };
+        assert_eq!(resource.to_string(), printed, "{sql}");
+        let again = parse_statement(&statement.to_string()).expect("printed form parses");
+        assert_eq!(again, statement, "{sql}");
+    }
+    // A function resource names its argument types, even none.
+    assert!(parse_statement("GRANT EXECUTE ON FUNCTION ks.f TO r").is_err());
+}

@@ -128,6 +128,11 @@ fn check_grantable(
         }
         .into());
     }
+    if let Resource::FunctionsIn(ks) | Resource::Function(ks, ..) = resource {
+        if ks == "system" {
+            return Err(AccessError::BuiltinFunctions.into());
+        }
+    }
     if !exists(catalog, resource) {
         return Err(AccessError::ResourceNotFound {
             resource: resource.to_string(),
@@ -177,9 +182,9 @@ fn requested(names: Option<&[String]>, resource: &Resource) -> CqlResult<Vec<&'s
         .collect();
     if !unsupported.is_empty() {
         let permissions = unsupported.iter().map(|p| p.to_string()).collect();
-        return Err(match resource {
-            Resource::AllRoles | Resource::Role(_) => AccessError::NotForRoles { permissions },
-            _ => AccessError::NotForData { permissions },
+        return Err(AccessError::NotSupported {
+            resource_type: resource.class_name(),
+            permissions,
         }
         .into());
     }
@@ -190,12 +195,19 @@ fn requested(names: Option<&[String]>, resource: &Resource) -> CqlResult<Vec<&'s
         .collect())
 }
 
-/// Whether `resource` exists: a keyspace or table (a view too), system ones included, or a
-/// role.
+/// Whether `resource` exists: a keyspace or table (a view too), system ones included, a
+/// role, a keyspace's functions. No single function exists (this server runs no
+/// user-defined one); an MBean is taken to (there is no JMX server to ask, and a grant on
+/// one changes nothing here).
 fn exists(catalog: &Catalog, resource: &Resource) -> bool {
     match resource {
-        Resource::AllKeyspaces | Resource::AllRoles => true,
-        Resource::Keyspace(ks) => {
+        Resource::AllKeyspaces
+        | Resource::AllRoles
+        | Resource::AllFunctions
+        | Resource::AllMbeans
+        | Resource::Mbean(_) => true,
+        Resource::Function(..) => false,
+        Resource::Keyspace(ks) | Resource::FunctionsIn(ks) => {
             catalog.keyspaces.contains_key(ks) || crate::schema::is_system_keyspace(ks)
         }
         Resource::Table(ks, t) => {
