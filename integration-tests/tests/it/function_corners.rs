@@ -232,3 +232,29 @@ async fn dates_take_negative_years_and_the_whole_range() {
         "Unable to coerce '-0000-01-01' to a formatted date (long)"
     );
 }
+
+/// Cassandra 5.0's cast functions are called by their snake-case names (`cast_as_text`) and
+/// by their legacy camel-case ones (quoted: `"castAsText"`); each names its column as the
+/// `CAST` it stands for.
+#[tokio::test]
+async fn cast_functions_answer_to_both_names() {
+    let server = TestServer::start().await;
+    let session = table(&server).await;
+    let (names, values) = named_row(
+        &session,
+        "SELECT cast_as_text(v), \"castAsText\"(v), system.cast_as_bigint(v) FROM t",
+    )
+    .await;
+    assert_eq!(
+        names,
+        ["cast(v as text)", "cast(v as text)", "cast(v as bigint)"]
+    );
+    assert_eq!(
+        values,
+        [
+            Some("Text(\"2\")".to_owned()),
+            Some("Text(\"2\")".to_owned()),
+            Some("BigInt(2)".to_owned())
+        ]
+    );
+}

@@ -54,8 +54,9 @@ fn registry() -> &'static Registry {
 
 /// The name Cassandra 5.0 gives a function whose legacy name breaks its snake-case
 /// convention (CASSANDRA-18037): `min_timeuuid` for `mintimeuuid`, `blob_as_int` for
-/// `blobasint`, `int_as_blob` for `intasblob`. Both names stay callable, each one naming
-/// its own result column.
+/// `blobasint`, `int_as_blob` for `intasblob`, `cast_as_int` for `castAsInt`. Both names
+/// stay callable, each one naming its own result column (a cast's is `cast(v as int)`
+/// whichever name called it).
 fn snake_case_name(legacy: &str) -> Option<String> {
     const TIME: [(&str, &str); 9] = [
         ("currentdate", "current_date"),
@@ -70,6 +71,9 @@ fn snake_case_name(legacy: &str) -> Option<String> {
     ];
     if let Some((_, name)) = TIME.iter().find(|(old, _)| *old == legacy) {
         return Some((*name).to_owned());
+    }
+    if let Some(ty) = legacy.strip_prefix("castAs").filter(|t| !t.is_empty()) {
+        return Some(format!("cast_as_{}", ty.to_ascii_lowercase()));
     }
     if let Some(ty) = legacy.strip_prefix("blobas").filter(|t| !t.is_empty()) {
         return Some(format!("blob_as_{ty}"));
@@ -433,8 +437,17 @@ mod tests {
             snake_case_name("varcharasblob").as_deref(),
             Some("varchar_as_blob")
         );
+        assert_eq!(snake_case_name("castAsInt").as_deref(), Some("cast_as_int"));
+        assert_eq!(
+            snake_case_name("castAsVarchar").as_deref(),
+            Some("cast_as_varchar")
+        );
+        assert_eq!(
+            candidates("cast_as_int").len(),
+            candidates("castAsInt").len()
+        );
+        assert!(!candidates("cast_as_int").is_empty());
         assert_eq!(snake_case_name("now"), None);
-        assert_eq!(snake_case_name("castAsInt"), None);
         for (legacy, new) in [
             ("tounixtimestamp", "to_unix_timestamp"),
             ("currenttimeuuid", "current_timeuuid"),
