@@ -5,6 +5,7 @@ mod auth;
 mod auth_corners;
 mod batches;
 mod big_numbers;
+mod collection_functions;
 mod collections;
 mod counters;
 mod ddl;

@@ -9,6 +9,25 @@ use cql::types::ColumnType;
 /// Function calls Cassandra refuses before running them: unknown functions, argument counts and types.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FunctionError {
+    /// A collection function (`map_keys`, `collection_sum`, ...) given an argument of a type
+    /// it does not take; `requirement` is `a map argument`, `a numeric set/list argument`...
+    /// Origin: cql3/functions/FunctionParameter.java anyMap, anyCollection, setOrList, numericSetOrList validateType
+    #[error("Function {function} requires {requirement}, but found argument {arg} of type {ty}")]
+    CollectionArgument {
+        function: String,
+        requirement: &'static str,
+        arg: String,
+        ty: String,
+    },
+    /// A collection function called with other than one argument; `factory` as
+    /// `system.map_keys(map)`.
+    /// Origin: cql3/functions/FunctionFactory.java getOrCreateFunction
+    #[error("Invalid number of arguments for function {factory}")]
+    CollectionArgumentCount { factory: String },
+    /// A collection function whose argument has no type of its own (a literal, a marker).
+    /// Origin: cql3/functions/FunctionFactory.java getOrCreateFunction
+    #[error("Cannot infer type of argument {arg} in call to function {factory}: use type casts to disambiguate")]
+    CollectionUntyped { arg: String, factory: String },
     /// No native function has the name.
     /// Origin: cql3/functions/FunctionCall.java Raw.prepare
     #[error("Unknown function {function} called")]

@@ -11,6 +11,7 @@
 pub(crate) mod assign;
 mod bytes_fcts;
 mod cast;
+pub(crate) mod collection_fcts;
 pub(crate) mod decimal;
 mod json_fcts;
 mod math_fcts;
@@ -68,6 +69,8 @@ pub(crate) enum Body {
     FromJson,
     /// `abs`, `exp`, `log`, `log10`, `round`.
     Math(math_fcts::MathFn),
+    /// `map_keys`, `collection_count`, `collection_sum`, ... over one collection.
+    Collection(collection_fcts::CollectionFn),
 }
 
 /// One native function signature.
@@ -132,6 +135,7 @@ impl NativeFunction {
             Body::Similarity(kind) => vector_fcts::execute(self, *kind, args),
             Body::FromJson => json_fcts::execute(self, args),
             Body::Math(kind) => math_fcts::execute(self, *kind, args),
+            Body::Collection(kind) => collection_fcts::execute(self, *kind, args),
             Body::Temporal(kind) => temporal::execute(self, *kind, args)
                 .map_err(|e| operation::failure(self, *kind, &e.to_string())),
         }

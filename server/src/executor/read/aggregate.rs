@@ -63,6 +63,13 @@ impl Accumulator {
     /// A fresh accumulator for `aggregate` over a column of type `ty`.
     pub(crate) fn new(aggregate: &Aggregate, ty: Option<&ColumnType>) -> Accumulator {
         let ty = ty.cloned().unwrap_or(ColumnType::Bigint);
+        Accumulator::for_function(aggregate.function, &ty)
+    }
+
+    /// A fresh accumulator of `function` over values of type `ty` (rows of a column, or the
+    /// elements of a collection for the collection functions).
+    pub(crate) fn for_function(function: AggregateFunction, ty: &ColumnType) -> Accumulator {
+        let ty = ty.clone();
         let sum = |ty: ColumnType| NumericSum {
             state: match ty {
                 ColumnType::Float | ColumnType::Double => SumState::Float {
@@ -77,7 +84,7 @@ impl Accumulator {
             ty,
             count: 0,
         };
-        match aggregate.function {
+        match function {
             AggregateFunction::CountRows | AggregateFunction::Count => Accumulator::Count(0),
             AggregateFunction::Min => Accumulator::Extreme {
                 ty,

@@ -10,8 +10,9 @@ use cql::statement::ast::{ArithOp, BindMarker, CqlType, Ident, QualifiedName, Se
 use cql::types::ColumnType;
 use storage::{ColumnKind, TableDef};
 
-use crate::error::{CqlResult, SelectError};
+use crate::error::{CqlResult, FunctionError, SelectError};
 use crate::eval::functions::assign::{type_fit, Fit, Provided};
+use crate::eval::functions::collection_fcts::CollectionFn;
 use crate::eval::functions::registry::{candidates, lookup, resolve, written_name};
 use crate::eval::functions::vector_fcts::Similarity;
 use crate::eval::functions::{cast_function_name, term, ArithKind, Body, NativeFunction, NEGATION};
@@ -434,6 +435,12 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
     {
         return similarity::plan(def, kind, args);
     }
+    if let Some(kind) = system
+        .then(|| CollectionFn::from_name(&name.name.name))
+        .flatten()
+    {
+        return collection_call(def, kind, args);
+    }
     // fromJson has a signature only for a receiving column: a selector has none.
     crate::eval::functions::registry::made_for_receiver(name, None)?;
     let found = lookup(name);
@@ -444,6 +451,27 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
         .into());
     }
     call(def, &written_name(name), found, args)
+}
+
+/// A collection function's call: its signature made for the argument's type, which must
+/// be known (a column or an expression; a literal needs a cast or hint).
+fn collection_call(def: &TableDef, kind: CollectionFn, args: &[SelectExpr]) -> CqlResult<Planned> {
+    let [arg] = args else {
+        return Err(FunctionError::CollectionArgumentCount {
+            factory: kind.factory_text(),
+        }
+        .into());
+    };
+    let prepared = prepare(def, arg)?;
+    let Prepared::Ready(planned) = &prepared else {
+        return Err(FunctionError::CollectionUntyped {
+            arg: arg.to_string(),
+            factory: kind.factory_text(),
+        }
+        .into());
+    };
+    let function = kind.for_argument(&planned.name, &planned.ty)?;
+    apply(function, vec![prepared])
 }
 
 /// Resolves a call among `found` for `args`, then types the arguments by the signature.
