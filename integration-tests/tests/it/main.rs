@@ -40,6 +40,7 @@ mod select;
 mod shaping;
 mod simulated_cluster;
 mod statics;
+mod strict_consistency;
 mod system_tables;
 mod table_options;
 mod test_controls;

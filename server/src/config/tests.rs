@@ -467,3 +467,20 @@ fn metrics_address_is_a_host_and_port() {
         "invalid value for metrics_address: localhost"
     );
 }
+
+#[test]
+fn strict_consistency_is_ours_and_off_by_default() {
+    assert!(!Config::default().strict_consistency);
+    let mut config = Config::default();
+    let ignored = config
+        .apply_yaml_text("strict_consistency: true\n", Path::new("cassandra.yaml"))
+        .expect("applied");
+    assert!(ignored.is_empty(), "{ignored:?}");
+    assert!(config.strict_consistency);
+    let mut config = Config::default();
+    config
+        .apply_yaml_text("strict_consistency: false\n", Path::new("cassandra.yaml"))
+        .expect("applied");
+    assert!(!config.strict_consistency);
+    assert!(apply_text("strict_consistency: sometimes\n").is_err());
+}
