@@ -6,6 +6,7 @@ mod batches;
 mod big_numbers;
 mod collections;
 mod counters;
+mod custom_types;
 mod ddl;
 mod delete;
 mod dml;

@@ -33,6 +33,10 @@ pub(crate) enum SyntaxError {
     /// `PropertyDefinitions.parseBoolean`: none of 1/true/yes or 0/false/no, as written.
     #[error("Invalid boolean value {value} for '{property}'. Positive values can be '1', 'true' or 'yes'. Negative values can be '0', 'false' or 'no'.")]
     PropertyNotABoolean { value: String, property: String },
+    /// A custom type's class name whose parameters do not parse (`TypeParser`'s
+    /// `SyntaxException`).
+    #[error("{0}")]
+    TypeClass(String),
     /// An `IF` condition with an operator conditions do not take (`NOT IN`, `LIKE`, `IS NOT`).
     #[error("Unsupported operator {operator} in a condition")]
     ConditionOperator { operator: Operator },

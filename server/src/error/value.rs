@@ -238,6 +238,15 @@ pub(crate) enum ValueError {
     },
     #[error("Value '{text}' is not a valid representation of a decimal value")]
     JsonDecimal { text: String },
+    /// A dynamic composite's part without exactly one `@` between its type and value.
+    #[error("Invalid component representation: {part}")]
+    CompositeComponent { part: String },
+    /// A composite component or class name too long for its 2-byte length.
+    #[error(transparent)]
+    CompositeTooLong(#[from] cql::types::composite::ComponentTooLong),
+    /// A type named by its Java class that Cassandra would not load.
+    #[error(transparent)]
+    Marshal(#[from] cql::types::marshal::MarshalError),
     #[error("JSON is not supported for custom type {class}")]
     JsonCustomType { class: String },
     #[error("String representation of blob is missing 0x prefix: {text}")]
