@@ -98,6 +98,50 @@ pub fn end_last_component(out: &mut [u8], eoc: u8) {
     }
 }
 
+/// Splits a serialized `CompositeType` value into its components: each value and its
+/// end-of-component byte; `None` when the bytes are no composite (cut short, or a static
+/// name's `0xFFFF` marker).
+pub fn components(mut bytes: &[u8]) -> Option<Vec<(&[u8], u8)>> {
+    let mut parts = Vec::new();
+    if bytes.starts_with(&[0xFF, 0xFF]) {
+        return None;
+    }
+    while !bytes.is_empty() {
+        let (len, rest) = bytes.split_first_chunk::<2>()?;
+        let len = usize::from(u16::from_be_bytes(*len));
+        let value = rest.get(..len)?;
+        let eoc = *rest.get(len)?;
+        parts.push((value, eoc));
+        bytes = &rest[len + 1..];
+    }
+    Some(parts)
+}
+
+/// `AbstractCompositeType.compareCustom` for a `CompositeType` of `types`: component by
+/// component, each by its type (`compare`), then by end-of-component byte (signed); a value
+/// that runs out first sorts first. Bytes that are no composite compare as bytes.
+pub fn compare_static(
+    types: &[super::ColumnType],
+    a: &[u8],
+    b: &[u8],
+    compare: impl Fn(&super::ColumnType, &[u8], &[u8]) -> std::cmp::Ordering,
+) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (Some(left), Some(right)) = (components(a), components(b)) else {
+        return a.cmp(b);
+    };
+    for (i, (l, r)) in left.iter().zip(&right).enumerate() {
+        let Some(ty) = types.get(i) else {
+            return a.cmp(b);
+        };
+        let order = compare(ty, l.0, r.0).then((l.1 as i8).cmp(&(r.1 as i8)));
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    left.len().cmp(&right.len())
+}
+
 /// A component or class name too long for its 2-byte length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ComponentTooLong;
@@ -126,6 +170,36 @@ mod tests {
         assert_eq!(end_marker("!"), Some(1));
         assert_eq!(end_marker("_"), Some(0xFF));
         assert_eq!(end_marker("x"), None);
+    }
+
+    #[test]
+    fn composites_compare_component_by_component() {
+        use super::super::ColumnType;
+        use std::cmp::Ordering;
+        let types = [ColumnType::Ascii, ColumnType::Int];
+        let value = |parts: &[(&[u8], u8)]| {
+            let mut out = Vec::new();
+            for (v, eoc) in parts {
+                write_component(&mut out, None, v).expect("short");
+                end_last_component(&mut out, *eoc);
+            }
+            out
+        };
+        let bytewise = |_: &ColumnType, a: &[u8], b: &[u8]| a.cmp(b);
+        let cmp = |a: &[u8], b: &[u8]| compare_static(&types, a, b, bytewise);
+        let abc = value(&[(b"abc", 0)]);
+        let abc_1 = value(&[(b"abc", 0), (&[0, 0, 0, 1], 0)]);
+        let b = value(&[(b"b", 0)]);
+        // Component-wise, not by the length prefix: "b" (1 byte) after "abc" (3 bytes).
+        assert_eq!(cmp(&abc, &b), Ordering::Less);
+        assert_eq!(cmp(&abc, &abc_1), Ordering::Less);
+        // End-of-component bytes are signed: -1 before 0 before 1.
+        let below = value(&[(b"abc", 0xFF)]);
+        let above = value(&[(b"abc", 1)]);
+        assert_eq!(cmp(&below, &abc), Ordering::Less);
+        assert_eq!(cmp(&above, &abc_1), Ordering::Greater);
+        assert_eq!(components(&abc_1).map(|c| c.len()), Some(2));
+        assert_eq!(components(&[0, 5, 1]), None);
     }
 
     #[test]

@@ -231,3 +231,82 @@ async fn unknown_classes_and_bad_parameters_are_refused() {
     assert_eq!(error, DbError::Invalid);
     assert_eq!(message, "Unable to make int from 'notanint'");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn composite_clustering_columns_sort_component_by_component() {
+    let server = TestServer::start().await;
+    let session = schema(&server).await;
+    for cql in [
+        "CREATE TABLE ks.ordered (k int, c 'CompositeType(UTF8Type, Int32Type)', v int, \
+         PRIMARY KEY (k, c))",
+        "CREATE TABLE ks.reversed (k int, c 'CompositeType(UTF8Type, Int32Type)', v int, \
+         PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
+    ] {
+        session.query_unpaged(cql, ()).await.expect(cql);
+    }
+    for table in ["ordered", "reversed"] {
+        for (c, v) in [("b:1", 1), ("abc:2", 2), ("abc:1", 3), ("abc", 4)] {
+            let cql = format!("INSERT INTO ks.{table} (k, c, v) VALUES (0, '{c}', {v})");
+            session
+                .query_unpaged(cql.as_str(), ())
+                .await
+                .expect("insert");
+        }
+    }
+    let mut raw = RawConnection::connect(server.addr).await;
+    raw.startup().await;
+    // Not by the serialized bytes (whose length prefix would put "b" first): "abc" alone
+    // first, then by the int, then "b".
+    assert_eq!(
+        ints(&mut raw, "SELECT v FROM ks.ordered WHERE k = 0", 1).await,
+        [4, 3, 2, 1]
+    );
+    assert_eq!(
+        ints(&mut raw, "SELECT v FROM ks.reversed WHERE k = 0", 2).await,
+        [1, 2, 3, 4]
+    );
+    assert_eq!(
+        ints(
+            &mut raw,
+            "SELECT v FROM ks.ordered WHERE k = 0 AND c >= 'abc:2'",
+            3
+        )
+        .await,
+        [2, 1]
+    );
+    assert_eq!(
+        ints(
+            &mut raw,
+            "SELECT v FROM ks.ordered WHERE k = 0 AND c = 'abc:1'",
+            4
+        )
+        .await,
+        [3]
+    );
+    // As a partition key, a composite is identified by its bytes.
+    for cql in [
+        "CREATE TABLE ks.keyed (c 'CompositeType(UTF8Type, Int32Type)' PRIMARY KEY, v int)",
+        "INSERT INTO ks.keyed (c, v) VALUES ('a:1', 5)",
+        "INSERT INTO ks.keyed (c, v) VALUES ('a', 6)",
+    ] {
+        session.query_unpaged(cql, ()).await.expect(cql);
+    }
+    assert_eq!(
+        ints(&mut raw, "SELECT v FROM ks.keyed WHERE c = 'a:1'", 5).await,
+        [5]
+    );
+}
+
+/// The first column of `cql`'s rows, as ints, read over `raw`.
+async fn ints(raw: &mut RawConnection, cql: &str, stream: i16) -> Vec<i32> {
+    let (_, rows) = raw_rows(raw, stream, cql).await;
+    rows.into_iter()
+        .map(|row| {
+            let bytes: [u8; 4] = row[0]
+                .as_deref()
+                .and_then(|b| b.try_into().ok())
+                .expect("an int");
+            i32::from_be_bytes(bytes)
+        })
+        .collect()
+}
