@@ -5,10 +5,10 @@
 //! metadata (its parser knows the CQL types' classes only), so the values are read over a
 //! raw connection. The Python driver decodes them (`integration-tests/python/test_custom_types.py`).
 
-use cql::frame::request::{Prepare, Request};
+use cql::frame::request::{Prepare, Query, Request, Value};
 use cql::frame::response::{Response, ResultBody};
 use cql::types::ColumnType;
-use integration_tests::{query_error, query_rows, RawConnection, TestServer};
+use integration_tests::{default_params, query_error, query_rows, RawConnection, TestServer};
 use scylla::errors::DbError;
 
 const COMPOSITE: &str = "org.apache.cassandra.db.marshal.CompositeType(\
@@ -117,6 +117,26 @@ async fn composite_columns_keep_their_classes_and_serialization() {
     by_class.extend_from_slice(b"Int32Type");
     by_class.extend_from_slice(&[0, 4, 0, 0, 0, 5, 0]);
     assert_eq!(rows[0][0].as_deref(), Some(by_class.as_slice()));
+    // Bound bytes are validated as `CompositeType.validate` does.
+    let mut params = default_params();
+    params.values = vec![Value::Bytes(bytes::Bytes::from_static(&[0, 1, b'a', 0, 0]))];
+    let query = Query {
+        query: "INSERT INTO ks.custom (a, b) VALUES (5, ?)".into(),
+        params,
+    };
+    raw.send(6, &Request::Query(query)).await;
+    match raw.recv().await {
+        Some((_, 6, Response::Error(err))) => {
+            assert_eq!(err.code, 0x2200);
+            assert!(
+                err.message
+                    .contains("Not enough bytes to read value size of component 1"),
+                "{}",
+                err.message
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     // Prepared metadata names the classes too: bind markers and result columns.
     let prepare = |stream: i16, query: &str| {
         let request = Request::Prepare(Prepare {
