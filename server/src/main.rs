@@ -54,6 +54,11 @@ struct Args {
     /// node N listens on the N-th address counted up from --listen-address.
     #[arg(long, value_name = "DC:NODES,...", value_parser = parse_cluster_flag)]
     simulated_cluster: Option<server::config::ClusterSpec>,
+    /// Refuse, as a single Cassandra node does, the consistency levels a keyspace's
+    /// replication factor cannot meet on one node (QUORUM on RF 3: Unavailable); off by
+    /// default, where one node meets every level.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    strict_consistency: Option<bool>,
     /// Threads serving client connections, one runtime each (default: the cores available;
     /// 0 counts as 1).
     #[arg(long)]
@@ -175,6 +180,9 @@ fn apply_flags(config: &mut Config, args: Args) -> Result<(), String> {
     }
     if let Some(spec) = args.simulated_cluster {
         config.simulated_cluster = Some(spec);
+    }
+    if let Some(strict) = args.strict_consistency {
+        config.strict_consistency = strict;
     }
     if let Some(mode) = args.commitlog_sync {
         config.commitlog_sync = mode;

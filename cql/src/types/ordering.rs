@@ -79,14 +79,21 @@ fn compare_at(ty: &ColumnType, a: &[u8], b: &[u8], depth: usize) -> Ordering {
         ColumnType::Udt { fields, .. } => {
             compare_fields(fields.iter().map(|(_, ty)| ty), a, b, depth)
         }
+        ColumnType::Custom(_) => match super::marshal::Composite::of(ty) {
+            Some(super::marshal::Composite::Static(types)) => {
+                super::composite::compare_static(&types, a, b, |ty, a, b| {
+                    compare_at(ty, a, b, depth)
+                })
+            }
+            _ => a.cmp(b),
+        },
         ColumnType::Ascii
         | ColumnType::Text
         | ColumnType::Blob
         | ColumnType::Inet
         | ColumnType::Date
         | ColumnType::Time
-        | ColumnType::Duration
-        | ColumnType::Custom(_) => a.cmp(b),
+        | ColumnType::Duration => a.cmp(b),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Whether a consistency level can be met by the replicas that are up, as Cassandra 5.0's
-//! `ConsistencyLevel.blockFor` and `ReplicaPlans.assureSufficientLiveReplicas` decide; when
-//! it cannot, the counts its `UnavailableException` carries.
+//! `ConsistencyLevel.blockFor` and `ReplicaPlans.assureSufficientLiveReplicas` decide (and,
+//! for a Paxos round at `SERIAL` or `LOCAL_SERIAL`, `ReplicaPlans.forPaxos`); when it
+//! cannot, the counts its `UnavailableException` carries.
 
 use std::collections::BTreeMap;
 
@@ -83,8 +84,19 @@ pub(crate) fn block_for(consistency: u16, replication: &Replication, local_dc: &
     }
 }
 
-/// Checks that enough of `replicas` are up for `consistency`; a write at `ANY` always may
-/// (it would be hinted).
+/// The replicas of a Paxos round: every replica of the partition, up or down (in `dc`
+/// only, for `LOCAL_SERIAL`). Cassandra's `forPaxos` counts the replicas the ring has, not
+/// the replication factor: a ring of fewer nodes than the factor has fewer participants.
+fn paxos_participants(replicas: &[ReplicaState<'_>], dc: Option<&str>) -> usize {
+    replicas
+        .iter()
+        .filter(|r| dc.is_none_or(|dc| r.datacenter == dc))
+        .count()
+}
+
+/// Checks that enough of `replicas` (the partition's replicas on the ring, up or down) are
+/// up for `consistency`; a write at `ANY` always may (it would be hinted). At `SERIAL` and
+/// `LOCAL_SERIAL` it checks the Paxos round's participants (a majority of `replicas`).
 ///
 /// # Errors
 /// The [`Shortfall`] Cassandra's `Unavailable` reports.
@@ -125,8 +137,13 @@ pub(crate) fn check(
         consistency,
         level::LOCAL_ONE | level::LOCAL_QUORUM | level::LOCAL_SERIAL
     );
-    let required = block_for(consistency, replication, local_dc);
-    let alive = alive_in(local.then_some(local_dc));
+    let local_dc_only = local.then_some(local_dc);
+    let required = if matches!(consistency, level::SERIAL | level::LOCAL_SERIAL) {
+        paxos_participants(replicas, local_dc_only) / 2 + 1
+    } else {
+        block_for(consistency, replication, local_dc)
+    };
+    let alive = alive_in(local_dc_only);
     if alive < required {
         return Err(shortfall(required, alive, None));
     }
@@ -202,6 +219,34 @@ mod tests {
         );
         assert_eq!(block_for(level::EACH_QUORUM, &replication, "dc1"), 4);
         assert_eq!(block_for(level::LOCAL_SERIAL, &replication, "dc2"), 2);
+    }
+
+    #[test]
+    fn paxos_needs_a_majority_of_the_replicas_the_ring_has() {
+        let replication = nts(&[("dc1", 3), ("dc2", 3)]);
+        // One node in dc1 for a factor of 3: one participant, a majority of one.
+        let one = states(&[("dc1", true)]);
+        assert_eq!(check(level::SERIAL, &replication, &one, "dc1"), Ok(()));
+        assert_eq!(
+            check(level::LOCAL_SERIAL, &replication, &one, "dc1"),
+            Ok(())
+        );
+        let err = check(level::QUORUM, &replication, &one, "dc1").expect_err("quorum");
+        assert_eq!((err.required, err.alive), (4, 1));
+        let replicas = states(&[
+            ("dc1", true),
+            ("dc1", false),
+            ("dc1", false),
+            ("dc2", true),
+            ("dc2", true),
+            ("dc2", true),
+        ]);
+        assert_eq!(check(level::SERIAL, &replication, &replicas, "dc1"), Ok(()));
+        let err = check(level::LOCAL_SERIAL, &replication, &replicas, "dc1").expect_err("dc1");
+        assert_eq!(
+            (err.consistency, err.required, err.alive),
+            (level::LOCAL_SERIAL, 2, 1)
+        );
     }
 
     #[test]

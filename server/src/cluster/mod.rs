@@ -10,12 +10,15 @@
 //!   their events;
 //! - [`arrival`]: a request counted for the node it came to; none answered while paused;
 //! - [`availability`]: whether a consistency level can be met by the nodes that are up, and
-//!   Cassandra's `Unavailable` counts when it cannot.
+//!   Cassandra's `Unavailable` counts when it cannot;
+//! - [`single`]: the same arithmetic on one node, as a single Cassandra node does it
+//!   (`strict_consistency`), without a simulated cluster.
 
 pub(crate) mod arrival;
 pub(crate) mod availability;
 pub(crate) mod control;
 pub(crate) mod ring;
 pub(crate) mod route;
+pub(crate) mod single;
 pub(crate) mod spec;
 pub(crate) mod state;

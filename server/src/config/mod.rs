@@ -151,6 +151,12 @@ pub struct Config {
     /// Ours: `simulated_cluster`, many nodes presented by this one process (see
     /// `docs/testing.md`); `None` (the default) is one node.
     pub simulated_cluster: Option<ClusterSpec>,
+    /// Ours: `strict_consistency`, whether one node (no simulated cluster) refuses the
+    /// consistency levels its keyspaces' replication factors cannot meet, as a single
+    /// Cassandra node does: `QUORUM` on RF 3 is `Unavailable` (required 2, alive 1). Off by
+    /// default: every level is met by the one copy, so schemas written for a production
+    /// cluster run unchanged in tests. A simulated cluster always does the arithmetic.
+    pub strict_consistency: bool,
     /// `read_request_timeout` (Cassandra's, 5 s): on a simulated cluster, how long a read
     /// that needs a paused replica waits before its `ReadTimeout`.
     pub read_request_timeout: Duration,
@@ -225,6 +231,7 @@ impl Default for Config {
             query_log_size: 10_000,
             init_cql: None,
             simulated_cluster: None,
+            strict_consistency: false,
             read_request_timeout: Duration::from_millis(5_000),
             write_request_timeout: Duration::from_millis(2_000),
             materialized_views_enabled: false,

@@ -487,3 +487,20 @@ fn asking_for_user_defined_functions_is_remembered_not_ignored() {
         );
     }
 }
+
+#[test]
+fn strict_consistency_is_ours_and_off_by_default() {
+    assert!(!Config::default().strict_consistency);
+    let mut config = Config::default();
+    let ignored = config
+        .apply_yaml_text("strict_consistency: true\n", Path::new("cassandra.yaml"))
+        .expect("applied");
+    assert!(ignored.is_empty(), "{ignored:?}");
+    assert!(config.strict_consistency);
+    let mut config = Config::default();
+    config
+        .apply_yaml_text("strict_consistency: false\n", Path::new("cassandra.yaml"))
+        .expect("applied");
+    assert!(!config.strict_consistency);
+    assert!(apply_text("strict_consistency: sometimes\n").is_err());
+}

@@ -38,6 +38,8 @@ pub(super) struct YamlSettings {
     init_cql: Option<PathBuf>,
     /// Ours: a simulated cluster (see [`cluster`]).
     simulated_cluster: Option<cluster::ClusterYaml>,
+    /// Ours: see [`Config::strict_consistency`].
+    strict_consistency: Option<bool>,
     commitlog_sync: Option<String>,
     commit_failure_policy: Option<String>,
     disk_failure_policy: Option<String>,
@@ -492,10 +494,14 @@ impl Config {
         Ok(())
     }
 
-    /// Materialized views, vector search, and the read thresholds.
+    /// The simulated cluster, strict consistency, materialized views, vector search, and the
+    /// read thresholds.
     fn apply_features(&mut self, s: &mut YamlSettings) -> Result<(), ConfigError> {
         if let Some(cluster) = s.simulated_cluster.take() {
             self.simulated_cluster = Some(cluster.spec()?);
+        }
+        if let Some(strict) = s.strict_consistency.take() {
+            self.strict_consistency = strict;
         }
         if let Some(enabled) = s.enable_materialized_views.take() {
             self.materialized_views_enabled = enabled;

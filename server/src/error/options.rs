@@ -6,6 +6,12 @@
 /// DDL options Cassandra refuses as configuration errors (code 0x2300): replication, compaction, compression, table properties.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum OptionsError {
+    /// A custom type naming a class Cassandra has not, or parameters its type refuses
+    /// (`ConfigurationException`).
+    /// Origin: db/marshal/TypeParser.java getAbstractType (the message MarshalError carries)
+    #[error("{0}")]
+    TypeClass(cql::types::marshal::MarshalError),
+
     // Keyspace replication.
     /// CREATE KEYSPACE without `replication`.
     /// Origin: cql3/statements/schema/CreateKeyspaceStatement.java apply (KeyspaceAttributes.validate)

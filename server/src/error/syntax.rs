@@ -40,6 +40,11 @@ pub(crate) enum SyntaxError {
     /// Origin: cql3/statements/PropertyDefinitions.java parseBoolean
     #[error("Invalid boolean value {value} for '{property}'. Positive values can be '1', 'true' or 'yes'. Negative values can be '0', 'false' or 'no'.")]
     PropertyNotABoolean { value: String, property: String },
+    /// A custom type's class name whose parameters do not parse (`TypeParser`'s
+    /// `SyntaxException`).
+    /// Origin: db/marshal/TypeParser.java throwSyntaxError
+    #[error("{0}")]
+    TypeClass(String),
     /// An `IF` condition with an operator conditions do not take (`NOT IN`, `LIKE`, `IS NOT`).
     /// Origin: ours — defensive: the parser refuses NOT IN, LIKE and IS NOT in an IF with ANTLR's message first
     #[error("Unsupported operator {operator} in a condition")]

@@ -291,6 +291,18 @@ pub(crate) enum ValueError {
     /// Origin: db/marshal/DecimalType.java fromJSONObject
     #[error("Value '{text}' is not a valid representation of a decimal value")]
     JsonDecimal { text: String },
+    /// A dynamic composite's part without exactly one `@` between its type and value.
+    /// Origin: db/marshal/DynamicCompositeType.java fromString (pre-5.0 copy read)
+    #[error("Invalid component representation: {part}")]
+    CompositeComponent { part: String },
+    /// A composite component or class name too long for its 2-byte length.
+    /// Origin: ours — wraps the codec's length check (Cassandra's ByteBufferUtil writes fail)
+    #[error(transparent)]
+    CompositeTooLong(#[from] cql::types::composite::ComponentTooLong),
+    /// A type named by its Java class that Cassandra would not load.
+    /// Origin: ours — wraps MarshalError, whose messages are db/marshal/TypeParser.java's
+    #[error(transparent)]
+    Marshal(#[from] cql::types::marshal::MarshalError),
     /// Origin: ours — not found in 5.0; JSON of a custom type
     #[error("JSON is not supported for custom type {class}")]
     JsonCustomType { class: String },

@@ -2,19 +2,26 @@
 //! statement: the replicas of the partitions it touches (every range, for a scan) under its
 //! keyspace's replication, those up, and so `Unavailable` with Cassandra's counts, or a
 //! timeout when a replica it needs is paused. The data is one copy, so every request allowed
-//! sees every acknowledged write. Without a simulated cluster nothing here runs.
+//! sees every acknowledged write. With `strict_consistency` on one node, the same arithmetic
+//! for a ring of that one node (`cluster::single`). Otherwise nothing here runs.
 
 use std::time::Duration;
 
 use bytes::Bytes;
 
+use cql::statement::ast::BatchKind;
+
+use crate::cluster::availability::level;
 use crate::cluster::ring::Replication;
 use crate::cluster::route::{self, Tokens, Verdict};
+use crate::cluster::single;
 use crate::error::{CqlError, CqlResult};
 use crate::error::{InjectedError, InjectedKind};
 use crate::eval::values::EvalContext;
-use crate::executor::keys;
+use crate::executor::write::cas;
+use crate::executor::{consistency, keys, ExecOptions};
 use crate::node::Node;
+use crate::planner::modify::ModifyPlan;
 use crate::planner::plan::StatementPlan;
 use crate::planner::select::PartitionSelection;
 use crate::planner::ValueSet;
@@ -31,6 +38,21 @@ pub(crate) enum Check {
     FailAfter(Duration, CqlError),
 }
 
+impl Check {
+    /// The check's outcome where the request may wait: `Ok` to run it, else its error (after
+    /// the wait, for a paused replica).
+    pub(crate) async fn settle(self) -> CqlResult<()> {
+        match self {
+            Check::Proceed => Ok(()),
+            Check::Fail(error) => Err(error),
+            Check::FailAfter(after, error) => {
+                tokio::time::sleep(after).await;
+                Err(error)
+            }
+        }
+    }
+}
+
 /// One statement to check: its table, the tokens it touches, whether it writes (and its
 /// write type), its consistency level.
 pub(crate) struct Touch<'a> {
@@ -40,35 +62,138 @@ pub(crate) struct Touch<'a> {
     pub(crate) consistency: u16,
 }
 
-/// What a statement's plan touches, its keys evaluated with `ctx`; `None` for statements
-/// that touch no user table's partitions.
-pub(crate) fn touch_of<'a>(
+/// What a statement's plan touches, its keys evaluated with `ctx`, in the order Cassandra
+/// 5.0's coordinator checks them; none for statements that touch no user table's
+/// partitions. A serial read and a conditional update (Paxos v1, 5.0's default) run a
+/// Paxos round at the serial level, then read the partition at `QUORUM` (`LOCAL_QUORUM`
+/// for `LOCAL_SERIAL`); the update then commits at its own level.
+///
+/// # Errors
+/// A key that cannot be evaluated; a consistency level Cassandra refuses for the statement
+/// (checked before the replicas are counted, as Cassandra does).
+pub(crate) fn touches_of<'a>(
     plan: &'a StatementPlan,
     ctx: &EvalContext<'_>,
-    consistency: u16,
-) -> CqlResult<Option<Touch<'a>>> {
+    options: &ExecOptions,
+) -> CqlResult<Vec<Touch<'a>>> {
     Ok(match plan {
-        StatementPlan::Select(select) => Some(Touch {
-            table: &select.table,
-            tokens: match &select.partitions {
+        StatementPlan::Select(select) => {
+            let tokens = match &select.partitions {
                 PartitionSelection::Keys(sets) => Some(tokens(&select.table, sets, ctx)?),
                 _ => None,
-            },
-            write_type: None,
-            consistency,
-        }),
-        StatementPlan::Modify(modify) => Some(Touch {
-            table: &modify.table,
-            tokens: Some(tokens(&modify.table, &modify.partition_key, ctx)?),
-            write_type: Some(if modify.conditions.is_some() {
-                "CAS"
+            };
+            if consistency::is_serial(options.consistency) {
+                paxos(&select.table, tokens, options.consistency, None)
             } else {
-                "SIMPLE"
-            }),
-            consistency,
-        }),
-        _ => None,
+                vec![Touch {
+                    table: &select.table,
+                    tokens,
+                    write_type: None,
+                    consistency: options.consistency,
+                }]
+            }
+        }
+        StatementPlan::Modify(modify) => {
+            let tokens = Some(tokens(&modify.table, &modify.partition_key, ctx)?);
+            if modify.conditions.is_some() {
+                cas::check_cas_consistency(options)?;
+                let mut touches = paxos(&modify.table, tokens.clone(), serial(options), CAS);
+                touches.push(Touch {
+                    table: &modify.table,
+                    tokens,
+                    write_type: CAS,
+                    consistency: options.consistency,
+                });
+                touches
+            } else {
+                crate::executor::check_write(modify, options)?;
+                vec![Touch {
+                    table: &modify.table,
+                    tokens,
+                    write_type: Some("SIMPLE"),
+                    consistency: options.consistency,
+                }]
+            }
+        }
+        _ => Vec::new(),
     })
+}
+
+/// What a batch's statements (their plans, keys evaluated with their contexts) touch, as
+/// one write of `kind`; a conditional batch is one partition's Paxos round, as
+/// [`touches_of`] checks a conditional update.
+///
+/// # Errors
+/// As [`touches_of`].
+pub(crate) fn batch_touches<'a, 'v>(
+    entries: impl IntoIterator<Item = (&'a ModifyPlan, EvalContext<'v>)>,
+    kind: BatchKind,
+    options: &ExecOptions,
+) -> CqlResult<Vec<Touch<'a>>> {
+    let keyed = entries
+        .into_iter()
+        .map(|(plan, ctx)| Ok((plan, tokens(&plan.table, &plan.partition_key, &ctx)?)))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let conditional = keyed.iter().any(|(plan, _)| plan.conditions.is_some());
+    let mut touches = Vec::with_capacity(keyed.len() + 2);
+    let write_type = if conditional {
+        cas::check_cas_consistency(options)?;
+        if let Some((plan, tokens)) = keyed.first() {
+            touches = paxos(&plan.table, Some(tokens.clone()), serial(options), CAS);
+        }
+        CAS
+    } else {
+        cas::check_write_consistency(options)?;
+        Some(match kind {
+            BatchKind::Logged => "BATCH",
+            BatchKind::Unlogged => "UNLOGGED_BATCH",
+            BatchKind::Counter => "COUNTER",
+        })
+    };
+    touches.extend(keyed.into_iter().map(|(plan, tokens)| Touch {
+        table: &plan.table,
+        tokens: Some(tokens),
+        write_type,
+        consistency: options.consistency,
+    }));
+    Ok(touches)
+}
+
+const CAS: Option<&str> = Some("CAS");
+
+/// The serial level of a conditional update's Paxos round (`SERIAL` unless named).
+fn serial(options: &ExecOptions) -> u16 {
+    options.serial_consistency.unwrap_or(consistency::SERIAL)
+}
+
+/// A Paxos round at `serial` over `tokens` of `table`, then its read of the partition at
+/// `QUORUM`, or `LOCAL_QUORUM` for `LOCAL_SERIAL` (Cassandra 5.0's `legacyCas` and
+/// `legacyReadWithPaxos`).
+fn paxos<'a>(
+    table: &'a TableRef,
+    tokens: Option<Vec<i64>>,
+    serial: u16,
+    write_type: Option<&'static str>,
+) -> Vec<Touch<'a>> {
+    let read = if serial == consistency::LOCAL_SERIAL {
+        level::LOCAL_QUORUM
+    } else {
+        level::QUORUM
+    };
+    vec![
+        Touch {
+            table,
+            tokens: tokens.clone(),
+            write_type,
+            consistency: serial,
+        },
+        Touch {
+            table,
+            tokens,
+            write_type: None,
+            consistency: read,
+        },
+    ]
 }
 
 /// The tokens of every partition key the value sets `sets` (one per key column) name.
@@ -97,19 +222,48 @@ fn tokens(table: &TableRef, sets: &[ValueSet], ctx: &EvalContext<'_>) -> CqlResu
         .collect())
 }
 
-/// Checks `touches` as the coordinator the client `session` is connected to would.
+/// Checks `touches` as the coordinator the client `session` is connected to would: a
+/// simulated cluster's node, or the one node when `strict_consistency` is on.
 pub(crate) fn check(
     node: &Node,
     session: &Session,
     schema: &Schema,
     touches: &[Touch<'_>],
 ) -> Check {
-    let Some(cluster) = node.cluster() else {
-        return Check::Proceed;
-    };
-    let Some(local_dc) = cluster.datacenter_at(session.local.ip()) else {
-        return Check::Proceed;
-    };
+    if let Some(cluster) = node.cluster() {
+        let Some(local_dc) = cluster.datacenter_at(session.local.ip()) else {
+            return Check::Proceed;
+        };
+        verdicts(node, schema, touches, |replication, touch| {
+            let tokens = match &touch.tokens {
+                Some(tokens) => Tokens::Partitions(tokens),
+                None => Tokens::Everywhere,
+            };
+            route::verdict(cluster, replication, tokens, touch.consistency, &local_dc)
+        })
+    } else if node.config().strict_consistency {
+        verdicts(
+            node,
+            schema,
+            touches,
+            |replication, touch| match single::check(touch.consistency, replication) {
+                Ok(()) => Verdict::Proceed,
+                Err(shortfall) => Verdict::Unavailable(shortfall),
+            },
+        )
+    } else {
+        Check::Proceed
+    }
+}
+
+/// The first `Unavailable` of `touches` (user tables only), else the first timeout, else
+/// go on; `verdict` judges one touch under its keyspace's replication.
+fn verdicts(
+    node: &Node,
+    schema: &Schema,
+    touches: &[Touch<'_>],
+    verdict: impl Fn(&Replication, &Touch<'_>) -> Verdict,
+) -> Check {
     let mut wait = None;
     for touch in touches {
         if touch.table.kind != TableKind::User {
@@ -119,12 +273,7 @@ pub(crate) fn check(
             continue;
         };
         let replication = Replication::of(&keyspace.replication);
-        let tokens = match &touch.tokens {
-            Some(tokens) => Tokens::Partitions(tokens),
-            None => Tokens::Everywhere,
-        };
-        let verdict = route::verdict(cluster, &replication, tokens, touch.consistency, &local_dc);
-        match verdict {
+        match verdict(&replication, touch) {
             Verdict::Proceed => {}
             Verdict::Unavailable(short) => {
                 let kind = InjectedKind::Unavailable {

@@ -1,6 +1,8 @@
 //! Consistency levels on one node: every level is accepted and honoured trivially (one
 //! replica holds everything), except the combinations Cassandra refuses whatever the
-//! cluster (`ConsistencyLevel.validateForRead`, `validateCounterForWrite`).
+//! cluster (`ConsistencyLevel.validateForRead`, `validateCounterForWrite`). With
+//! `strict_consistency` (or on a simulated cluster) the levels the replicas cannot meet are
+//! refused as `Unavailable` before the statement runs (`executor::cluster_check`).
 
 use crate::error::{CqlResult, ValueError};
 

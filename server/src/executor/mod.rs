@@ -92,7 +92,7 @@ async fn execute_unplanned(
     let keyspace = bound.keyspace();
     match bound.statement() {
         Statement::Batch(batch) => {
-            query_batch(node, batch, keyspace, &bound.options, bound.ctx()).await
+            query_batch(node, session, batch, keyspace, &bound.options, bound.ctx()).await
         }
         Statement::Role(statement) => access::roles::execute(node, session, statement).await,
         statement @ Statement::Disabled(_) => schema::execute(node, statement, keyspace).await,
@@ -124,9 +124,11 @@ async fn execute_unplanned(
     }
 }
 
-/// A BATCH statement in a QUERY: each statement planned now, then the batch run and timed.
+/// A BATCH statement in a QUERY: each statement planned now, checked as a BATCH message is
+/// (`run::run_batch`), then the batch run and timed.
 async fn query_batch(
     node: &Arc<Node>,
+    session: &Session,
     batch: &cql::statement::ast::Batch,
     keyspace: Option<&str>,
     options: &ExecOptions,
@@ -148,6 +150,13 @@ async fn query_batch(
             Ok(write::batch::Entry { plan, ctx })
         })
         .collect::<CqlResult<Vec<_>>>()?;
+    if node.checks_consistency() {
+        let keyed = entries.iter().map(|entry| (&*entry.plan, entry.ctx));
+        let touches = cluster_check::batch_touches(keyed, batch.kind, options)?;
+        cluster_check::check(node, session, &schema, &touches)
+            .settle()
+            .await?;
+    }
     run::run_timed_batch(node, &header, &entries, options).await
 }
 

@@ -11,7 +11,8 @@ use bytes::Bytes;
 pub(crate) struct ExecOptions {
     /// The consistency level, as the protocol's code ([`crate::executor::consistency`]): checked
     /// against the kind of statement (reads refuse `ANY`, plain writes the serial levels);
-    /// one node honours every accepted level alike.
+    /// one node honours every accepted level alike, unless `strict_consistency` asks it to
+    /// count replicas as a single Cassandra node does (`executor::cluster_check`).
     pub consistency: u16,
     /// The consistency of a conditional update's Paxos phase, as the protocol's code;
     /// `None` when the request named none. Only the serial levels are accepted.

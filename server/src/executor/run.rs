@@ -44,7 +44,7 @@ pub(crate) enum Outcome {
 
 /// Runs a bound statement as far as it goes without waiting (see the module documentation).
 pub(crate) fn run(node: &Arc<Node>, session: &Arc<Session>, bound: BoundStatement) -> Outcome {
-    if node.cluster().is_some() {
+    if node.checks_consistency() {
         if let Some(refused) = cluster_gate(node, session, &bound) {
             return refused;
         }
@@ -71,7 +71,7 @@ pub(crate) fn run(node: &Arc<Node>, session: &Arc<Session>, bound: BoundStatemen
 
 /// A BATCH message: it always waits (for the write queue, or its transaction's lock).
 pub(crate) fn run_batch(node: &Node, session: &Session, batch: BoundBatch) -> Outcome {
-    if node.cluster().is_some() {
+    if node.checks_consistency() {
         if let Some(refused) = batch_cluster_gate(node, session, &batch) {
             return refused;
         }
@@ -79,61 +79,31 @@ pub(crate) fn run_batch(node: &Node, session: &Session, batch: BoundBatch) -> Ou
     Outcome::Later(Later(Pending::Batch(Box::new(batch))))
 }
 
-/// On a simulated cluster, the coordinator's consistency arithmetic for a statement
-/// (`executor::cluster_check`): `None` to run it, else its refusal.
+/// On a simulated cluster, or one node with `strict_consistency`, the coordinator's
+/// consistency arithmetic for a statement (`executor::cluster_check`): `None` to run it,
+/// else its refusal.
 fn cluster_gate(node: &Node, session: &Session, bound: &BoundStatement) -> Option<Outcome> {
-    let touch = cluster_check::touch_of(&bound.plan, &bound.ctx(), bound.options.consistency);
-    let mut touches: Vec<_> = match touch {
-        Ok(touch) => touch.into_iter().collect(),
-        Err(err) => return Some(Outcome::Done(Err(err))),
-    };
-    // A conditional update's Paxos round needs its serial level's replicas first.
-    if let (StatementPlan::Modify(plan), Some(touch)) = (&bound.plan, touches.first()) {
-        if plan.conditions.is_some() {
-            let serial = bound
-                .options
-                .serial_consistency
-                .unwrap_or(consistency::SERIAL);
-            let paxos = cluster_check::Touch {
-                table: touch.table,
-                tokens: touch.tokens.clone(),
-                write_type: Some("CAS"),
-                consistency: serial,
-            };
-            touches.insert(0, paxos);
-        }
+    match cluster_check::touches_of(&bound.plan, &bound.ctx(), &bound.options) {
+        Ok(touches) => refusal(cluster_check::check(node, session, &bound.schema, &touches)),
+        Err(err) => Some(Outcome::Done(Err(err))),
     }
-    refusal(cluster_check::check(node, session, &bound.schema, &touches))
 }
 
 /// [`cluster_gate`] for every statement of a batch, as one write.
 fn batch_cluster_gate(node: &Node, session: &Session, batch: &BoundBatch) -> Option<Outcome> {
-    let schema = node.schema();
-    let write_type = match batch.kind {
-        cql::statement::ast::BatchKind::Logged => "BATCH",
-        cql::statement::ast::BatchKind::Unlogged => "UNLOGGED_BATCH",
-        cql::statement::ast::BatchKind::Counter => "COUNTER",
-    };
-    let mut touches = Vec::with_capacity(batch.entries.len());
-    for (statement, plan) in &batch.entries {
-        let plan = StatementPlan::Modify(plan.clone());
-        let ctx = statement.ctx(batch.now_micros);
-        match cluster_check::touch_of(&plan, &ctx, batch.options.consistency) {
-            Ok(Some(touch)) => touches.push((touch.table.clone(), touch.tokens)),
-            Ok(None) => {}
-            Err(err) => return Some(Outcome::Done(Err(err))),
-        }
-    }
-    let touches: Vec<cluster_check::Touch<'_>> = touches
+    let entries = batch
+        .entries
         .iter()
-        .map(|(table, tokens)| cluster_check::Touch {
-            table,
-            tokens: tokens.clone(),
-            write_type: Some(write_type),
-            consistency: batch.options.consistency,
-        })
-        .collect();
-    refusal(cluster_check::check(node, session, &schema, &touches))
+        .map(|(statement, plan)| (&**plan, statement.ctx(batch.now_micros)));
+    match cluster_check::batch_touches(entries, batch.kind, &batch.options) {
+        Ok(touches) => refusal(cluster_check::check(
+            node,
+            session,
+            &node.schema(),
+            &touches,
+        )),
+        Err(err) => Some(Outcome::Done(Err(err))),
+    }
 }
 
 /// What a [`cluster_check::Check`] makes of the request.

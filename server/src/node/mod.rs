@@ -82,6 +82,9 @@ pub struct Node {
     controls: crate::control::Controls,
     /// The simulated cluster this process presents, if any (see [`crate::cluster`]).
     cluster: Option<Arc<crate::cluster::state::SimulatedCluster>>,
+    /// Whether requests pass the coordinator's consistency arithmetic: on a simulated
+    /// cluster, or on one node with `strict_consistency` (the request path's one check).
+    checks_consistency: bool,
 }
 
 /// Read access to the node's parts, for the layers that use them.
@@ -176,6 +179,11 @@ impl Node {
         self.cluster.as_ref()
     }
 
+    /// See the field `checks_consistency`.
+    pub(crate) fn checks_consistency(&self) -> bool {
+        self.checks_consistency
+    }
+
     /// The cluster's datacenter names: the simulated cluster's, else this node's one.
     pub(crate) fn datacenters(&self) -> Vec<String> {
         match &self.cluster {
@@ -251,6 +259,7 @@ impl Node {
             ),
             transports: crate::node::commit_failure::Transports::follow(&store),
             cluster: simulated_cluster(&config),
+            checks_consistency: config.simulated_cluster.is_some() || config.strict_consistency,
             controls: crate::control::Controls::new(
                 config.test_controls_enabled(),
                 config.query_log_size,

@@ -22,6 +22,10 @@ pub enum ValueError {
         /// The value in lower-case hex.
         hex: String,
     },
+    /// A `CompositeType` value that is no sequence of components, in Cassandra's words
+    /// (`AbstractCompositeType.validate`).
+    #[error("{0}")]
+    Composite(String),
     /// `ascii` with a byte above 127.
     /// Origin: serializers/AsciiSerializer.java validate
     #[error("Invalid byte for ascii: {byte}")]

@@ -396,3 +396,36 @@ fn varints_are_normalized_and_vints_round_trip() {
     );
     assert_eq!(minimal_varint(&[0x00, 0x80]), &[0x00, 0x80]);
 }
+
+#[test]
+fn composite_values_are_validated_as_cassandra_validates_them() {
+    let ty = crate::types::marshal::parse_class("CompositeType(AsciiType, Int32Type)").unwrap();
+    let check = |bytes: &[u8]| validate_value(&ty, bytes).map_err(|e| e.to_string());
+    assert_eq!(check(&[0, 1, b'a', 0, 0, 4, 0, 0, 0, 1, 0]), Ok(()));
+    assert_eq!(check(&[0, 1, b'a', 1]), Ok(()));
+    assert_eq!(check(&[]), Ok(()));
+    assert_eq!(
+        check(&[0]),
+        Err("Not enough bytes to read value size of component 0".to_string())
+    );
+    assert_eq!(
+        check(&[0, 1, b'a', 0, 0, 5]),
+        Err("Not enough bytes to read value of component 1".to_string())
+    );
+    assert_eq!(
+        check(&[0, 1, b'a']),
+        Err("Not enough bytes to read the end-of-component byte of component0".to_string())
+    );
+    assert_eq!(
+        check(&[0, 1, b'a', 1, 0, 4, 0, 0, 0, 1, 0]),
+        Err("Invalid bytes remaining after an end-of-component at component0".to_string())
+    );
+    assert_eq!(
+        check(&[0, 1, b'a', 0, 0, 2, 0, 1, 0]),
+        Err("Expected 4 or 0 byte int (2)".to_string())
+    );
+    assert_eq!(
+        check(&[0, 0, 0, 0, 0, 0, 0, 0, 0]),
+        Err("Too many bytes for comparator".to_string())
+    );
+}

@@ -9,8 +9,10 @@
 use std::cmp::Ordering;
 
 use cql::statement::ast::Literal;
+use cql::types::marshal::Composite;
 use cql::types::{codec, ordering, ColumnType, CqlValue};
 
+use super::composite_string::composite_from_text;
 use super::constant::constant_value;
 use super::tuple_string::tuple_from_string;
 use super::Receiver;
@@ -20,6 +22,20 @@ use crate::error::ValueError;
 pub(crate) fn literal_value(lit: &Literal, receiver: Receiver<'_>) -> Result<CqlValue, ValueError> {
     match (receiver.ty, lit) {
         (ColumnType::Tuple(_), Literal::String(s)) => tuple_from_string(s, receiver),
+        // Cassandra reads every constant but a blob for a custom type by its `fromString`.
+        (ColumnType::Custom(_), Literal::String(text) | Literal::Integer(text)) => {
+            match Composite::of(receiver.ty) {
+                Some(composite) => {
+                    let kind = if matches!(lit, Literal::String(_)) {
+                        "STRING"
+                    } else {
+                        "INTEGER"
+                    };
+                    composite_from_text(text, kind, receiver, &composite)
+                }
+                None => constant_value(lit, receiver),
+            }
+        }
         _ => constant_value(lit, receiver),
     }
 }

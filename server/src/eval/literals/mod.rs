@@ -1,9 +1,11 @@
 //! Values from CQL text, before any evaluation: literals converted for a receiving column
-//! ([`literal`], which sends a plain constant to `constant` and a tuple written as a string
-//! to `tuple_string`, whose fields are constants again), and collections put in Cassandra's
+//! ([`literal`], which sends a plain constant to `constant`, a tuple written as a string
+//! to `tuple_string`, whose fields are constants again, and any constant for a composite
+//! custom type to `composite_string`), and collections put in Cassandra's
 //! canonical order ([`normalize`]). Below `values` (term evaluation), `json` and
 //! `functions`, which all convert text this way.
 
+mod composite_string;
 mod constant;
 pub(crate) mod literal;
 pub(crate) mod normalize;

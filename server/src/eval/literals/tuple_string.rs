@@ -79,7 +79,11 @@ fn not_a_string_of(text: &str, name: &str, ty: &ColumnType) -> ValueError {
 }
 
 /// One field by its type's `fromString` (the empty string is the empty value).
-fn field_from_string(text: &str, name: &str, ty: &ColumnType) -> Result<CqlValue, ValueError> {
+pub(super) fn field_from_string(
+    text: &str,
+    name: &str,
+    ty: &ColumnType,
+) -> Result<CqlValue, ValueError> {
     use ColumnType as T;
     let receiver = Receiver { name, ty };
     let parse = |lit: Literal| constant_value(&lit, receiver);

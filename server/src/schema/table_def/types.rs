@@ -8,7 +8,7 @@ use cql::statement::ast::CqlType;
 use cql::types::ColumnType;
 use storage::UserTypeDef;
 
-use crate::error::{CqlResult, DdlError};
+use crate::error::{CqlResult, DdlError, OptionsError, SyntaxError};
 
 /// The user types of a keyspace, by name.
 pub(crate) type UserTypes = BTreeMap<String, Arc<UserTypeDef>>;
@@ -72,7 +72,7 @@ fn resolve(
                 .map(|item| resolve(item, scope, false, true))
                 .collect::<CqlResult<_>>()?,
         )),
-        CqlType::Custom(class) => Ok(ColumnType::Custom(class.clone())),
+        CqlType::Custom(class) => custom(class),
         CqlType::Udt(name) => {
             let ks = name.keyspace.as_ref().map_or(keyspace, |k| k.name.as_str());
             if ks != keyspace {
@@ -105,6 +105,16 @@ fn resolve(
             Ok(ColumnType::Vector { element, dimension })
         }
     }
+}
+
+/// `CQL3Type.Raw.RawCustom.prepare`: the class through Cassandra's `TypeParser`; a class of
+/// a CQL type is that type, a composite keeps its full class name.
+fn custom(class: &str) -> CqlResult<ColumnType> {
+    use cql::types::marshal::{parse_class, MarshalError};
+    parse_class(class).map_err(|err| match err {
+        MarshalError::Syntax(message) => SyntaxError::TypeClass(message).into(),
+        other => OptionsError::TypeClass(other).into(),
+    })
 }
 
 /// `CQL3Type.Raw.RawCollection.prepare`: no counter inside a collection, and a duration cannot

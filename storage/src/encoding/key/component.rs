@@ -4,15 +4,18 @@
 //! first; integers and `timestamp` as signed numbers; `date` and `time` as unsigned bytes;
 //! `float`/`double` as Java's `Float.compare`/`Double.compare`; `uuid` as `UUIDType`;
 //! `timeuuid` as `TimeUUIDType`; `varint` and `decimal` numerically; text, ascii, blob and
-//! inet bytewise; frozen collections, tuples and UDTs element by element ([`super::nested`]).
+//! inet bytewise; frozen collections, tuples and UDTs element by element ([`super::nested`]);
+//! `CompositeType` custom types component by component ([`super::composite`]).
 //!
 //! A partition-key component of a type whose comparator calls distinct values equal
-//! (`decimal`, and the nested types, which may hold one) keeps its serialized bytes instead
+//! (`decimal`, the nested types, which may hold one, and custom types) keeps its serialized
+//! bytes instead
 //! (the escaped layout): Cassandra identifies partitions by their bytes, so `1.0` and `1.00`
 //! are two partitions but one clustering value.
 
 use cql::types::ColumnType;
 
+use super::composite;
 use super::decimal;
 use super::nested;
 use super::reader::Reader;
@@ -47,6 +50,8 @@ enum Layout {
     Decimal,
     /// Frozen collections, tuples and UDTs, see [`nested`].
     Nested,
+    /// `CompositeType` custom types, see [`composite`].
+    Composite,
     /// Escaped and terminated bytes.
     Bytes,
 }
@@ -62,6 +67,7 @@ fn keyed_by_bytes(ty: &ColumnType) -> bool {
             | ColumnType::Tuple(_)
             | ColumnType::Udt { .. }
             | ColumnType::Vector { .. }
+            | ColumnType::Custom(_)
     )
 }
 
@@ -88,6 +94,7 @@ fn layout(ty: &ColumnType) -> Result<Layout, StorageError> {
         | ColumnType::Tuple(_)
         | ColumnType::Vector { .. } => Layout::Nested,
         ColumnType::Text | ColumnType::Ascii | ColumnType::Blob | ColumnType::Inet => Layout::Bytes,
+        ColumnType::Custom(_) if composite::types_of(ty).is_some() => Layout::Composite,
         other => {
             return Err(StorageError::UnsupportedKeyType {
                 ty: other.to_string(),
@@ -127,11 +134,10 @@ pub(crate) fn encode_partition(
     value: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), StorageError> {
-    let layout = layout(ty)?;
     let layout = if keyed_by_bytes(ty) {
         Layout::Bytes
     } else {
-        layout
+        layout(ty)?
     };
     encode_as(ty, layout, false, value, out)
 }
@@ -205,6 +211,10 @@ fn encode_body(
         Layout::Varint => encode_varint(ty, value, out)?,
         Layout::Decimal => decimal::encode(value, out).map_err(|reason| invalid(ty, reason))?,
         Layout::Nested => nested::encode(ty, value, out)?,
+        Layout::Composite => {
+            let types = composite::types_of(ty).ok_or_else(|| invalid(ty, "not a composite"))?;
+            composite::encode(ty, &types, value, out)?;
+        }
         Layout::Bytes => {
             for &b in value {
                 out.push(b);
@@ -341,11 +351,10 @@ pub(crate) fn decode_partition(
     ty: &ColumnType,
     input: &[u8],
 ) -> Result<(Vec<u8>, usize), StorageError> {
-    let layout = layout(ty)?;
     let layout = if keyed_by_bytes(ty) {
         Layout::Bytes
     } else {
-        layout
+        layout(ty)?
     };
     let mut r = Reader::new(input, false);
     let value = decode_as(ty, layout, &mut r)?;
@@ -439,6 +448,11 @@ fn decode_body(
         }
         Layout::Decimal => decimal::decode(r)?,
         Layout::Nested => nested::decode(ty, r)?,
+        Layout::Composite => {
+            let types = composite::types_of(ty)
+                .ok_or_else(|| StorageError::corrupt("row key: not a composite"))?;
+            composite::decode(&types, r)?
+        }
         Layout::Bytes => {
             // Most values hold no zero byte: one scan finds the terminator, one copy takes
             // the bytes.

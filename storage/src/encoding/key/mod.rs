@@ -16,6 +16,7 @@
 //! equal it starts with those bytes, and [`prefix_end`] bounds them from above.
 
 pub(crate) mod component;
+mod composite;
 mod decimal;
 mod digits;
 mod nested;

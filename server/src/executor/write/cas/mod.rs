@@ -51,7 +51,7 @@ pub(crate) fn check_write_consistency(options: &ExecOptions) -> CqlResult<()> {
 }
 
 /// `validateForCas` (the serial consistency) and `validateForCasCommit` (the commit one).
-fn check_cas_consistency(options: &ExecOptions) -> CqlResult<()> {
+pub(crate) fn check_cas_consistency(options: &ExecOptions) -> CqlResult<()> {
     if let Some(serial) = options.serial_consistency {
         if !is_serial(serial) {
             return Err(ModifyError::NonSerialConditionalConsistency.into());

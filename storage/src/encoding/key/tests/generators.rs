@@ -95,7 +95,34 @@ pub(super) fn key_types() -> Vec<ColumnType> {
             fields: vec![("a".into(), T::Uuid), ("b".into(), frozen_set(T::Float))],
             frozen: true,
         },
+        composite(),
     ]
+}
+
+/// `CompositeType(UTF8Type, Int32Type)`, a custom type named by its Java class.
+pub(super) fn composite() -> ColumnType {
+    cql::types::marshal::parse_class("CompositeType(UTF8Type, Int32Type)").unwrap()
+}
+
+/// A `CompositeType` value of `types`: some leading components (trailing ones may be left
+/// out), the last one ending with an end-of-component byte of 0, 1 or -1.
+fn composite_value(types: Vec<ColumnType>) -> BoxedStrategy<Vec<u8>> {
+    let count = types.len();
+    let parts: Vec<BoxedStrategy<Vec<u8>>> = types.iter().map(value_of).collect();
+    (
+        parts,
+        0..=count,
+        prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8)],
+    )
+        .prop_map(|(parts, used, eoc)| {
+            let mut out = Vec::new();
+            for part in &parts[..used] {
+                cql::types::composite::write_component(&mut out, None, part).unwrap();
+            }
+            cql::types::composite::end_last_component(&mut out, eoc);
+            out
+        })
+        .boxed()
 }
 
 fn special_floats() -> impl Strategy<Value = f64> {
@@ -220,6 +247,10 @@ fn fields(types: Vec<&ColumnType>) -> BoxedStrategy<Vec<u8>> {
 
 fn present_value(ty: &ColumnType) -> BoxedStrategy<Vec<u8>> {
     match ty {
+        ColumnType::Custom(_) => match cql::types::marshal::Composite::of(ty) {
+            Some(cql::types::marshal::Composite::Static(types)) => composite_value(types),
+            _ => any::<Vec<u8>>().boxed(),
+        },
         ColumnType::Int => any::<i32>().prop_map(|x| x.to_be_bytes().to_vec()).boxed(),
         ColumnType::Bigint | ColumnType::Timestamp => {
             any::<i64>().prop_map(|x| x.to_be_bytes().to_vec()).boxed()

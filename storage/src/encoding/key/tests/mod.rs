@@ -37,11 +37,13 @@ fn typed_pair() -> impl Strategy<Value = (ColumnType, Vec<u8>, Vec<u8>, bool)> {
 }
 
 /// Whether decoding gives back the very bytes written (otherwise an equal value in canonical
-/// form: decimals, and the nested types that may hold one or drop trailing nulls).
+/// form: decimals, and the nested types that may hold one or drop trailing nulls), and a
+/// partition-key component is the clustering one (custom types keep their bytes there).
 fn decodes_exactly(ty: &ColumnType) -> bool {
     !matches!(
         ty,
-        ColumnType::Decimal
+        ColumnType::Custom(_)
+            | ColumnType::Decimal
             | ColumnType::List { .. }
             | ColumnType::Set { .. }
             | ColumnType::Map { .. }
@@ -49,6 +51,28 @@ fn decodes_exactly(ty: &ColumnType) -> bool {
             | ColumnType::Udt { .. }
             | ColumnType::Vector { .. }
     )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// `CompositeType` clustering values: component-wise order, both directions, and exact
+    /// decoding (the shared tests draw it among every key type; this one only).
+    #[test]
+    fn composite_order_is_component_order(
+        a in value_of(&generators::composite()),
+        b in value_of(&generators::composite()),
+        desc in any::<bool>(),
+    ) {
+        let ty = generators::composite();
+        let expected = cql_cmp(&ty, &a, &b);
+        prop_assert_eq!(expected, cql::types::ordering::compare(&ty, &a, &b));
+        let expected = if desc { expected.reverse() } else { expected };
+        let (ea, eb) = (encode_one(&ty, desc, &a), encode_one(&ty, desc, &b));
+        prop_assert_eq!(ea.cmp(&eb), expected, "{:?} {:?}", a, b);
+        let (value, used) = component::decode(&ty, desc, &ea).unwrap();
+        prop_assert_eq!((value, used), (a.clone(), ea.len()));
+    }
 }
 
 proptest! {

@@ -104,8 +104,34 @@ pub(super) fn cql_cmp(ty: &ColumnType, a: &[u8], b: &[u8]) -> Ordering {
                 .find(|o| o.is_ne())
                 .unwrap_or(Ordering::Equal)
         }
+        ColumnType::Custom(_) => match cql::types::marshal::Composite::of(ty) {
+            Some(cql::types::marshal::Composite::Static(types)) => composite_cmp(&types, a, b),
+            _ => a.cmp(b),
+        },
         _ => a.cmp(b),
     }
+}
+
+/// `AbstractCompositeType.compareCustom`: while both have components, by value (the
+/// component's type), then by end-of-component byte (signed); then the shorter first.
+fn composite_cmp(types: &[ColumnType], mut a: &[u8], mut b: &[u8]) -> Ordering {
+    let mut i = 0;
+    while !a.is_empty() && !b.is_empty() {
+        let take = |v: &mut &[u8]| {
+            let len = usize::from(u16::from_be_bytes([v[0], v[1]]));
+            let value = v[2..2 + len].to_vec();
+            let eoc = v[2 + len] as i8;
+            *v = &v[3 + len..];
+            (value, eoc)
+        };
+        let ((x, ex), (y, ey)) = (take(&mut a), take(&mut b));
+        let order = cql_cmp(&types[i], &x, &y).then(ex.cmp(&ey));
+        if order.is_ne() {
+            return order;
+        }
+        i += 1;
+    }
+    b.is_empty().cmp(&a.is_empty())
 }
 
 /// The value the key decodes to: equal under CQL order, in canonical form.
