@@ -53,6 +53,10 @@ pub(crate) const SCHEMA: &[&str] = &[
     "CREATE MATERIALIZED VIEW ks.people_by_city AS SELECT city, id, name, age FROM ks.people \
      WHERE city IS NOT NULL AND id IS NOT NULL PRIMARY KEY (city, id)",
     "CREATE TABLE ks.vecs (k int PRIMARY KEY, v vector<float, 3>)",
+    "CREATE TABLE ks.custom (k int, \
+     c 'org.apache.cassandra.db.marshal.CompositeType(AsciiType, Int32Type)', \
+     v 'org.apache.cassandra.db.marshal.DynamicCompositeType(s=>UTF8Type, i=>Int32Type)', \
+     PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
     "CREATE INDEX vecs_v ON ks.vecs (v) USING 'sai'",
     "CREATE ROLE reader WITH PASSWORD = 'reader-pw' AND LOGIN = true",
     "CREATE ROLE analysts",
@@ -139,6 +143,9 @@ const PHASE_ONE: &[&str] = &[
     "INSERT INTO ks.vecs (k, v) VALUES (2, [0.0, 1.0, 0.0]) USING TIMESTAMP 1000",
     "INSERT INTO ks.vecs (k, v) VALUES (3, [1.0, 1.0, 0.0]) USING TIMESTAMP 1000",
     "INSERT INTO ks.vecs (k, v) VALUES (4, [0.5, 0.1, 0.9]) USING TIMESTAMP 1000",
+    "INSERT INTO ks.custom (k, c, v) VALUES (1, 'abc:123', 's@x:i@5') USING TIMESTAMP 1000",
+    "INSERT INTO ks.custom (k, c, v) VALUES (1, 'abc:7', 'i@-1') USING TIMESTAMP 1000",
+    "INSERT INTO ks.custom (k, c) VALUES (1, 'abd') USING TIMESTAMP 1000",
 ];
 
 /// Phase 1's deletions and TTLs (after the rows of `ks.clust`).
@@ -196,6 +203,8 @@ const PHASE_TWO: &[&str] = &[
     "UPDATE ks.people USING TIMESTAMP 2000 SET age = 33, tags = tags + {'z'} WHERE id = 2",
     "DELETE FROM ks.people USING TIMESTAMP 2000 WHERE id = 3",
     "INSERT INTO ks.vecs (k, v) VALUES (5, [0.9, 0.1, 0.0]) USING TIMESTAMP 2000",
+    "INSERT INTO ks.custom (k, c, v) VALUES (1, 'aaa:1', 's@late') USING TIMESTAMP 2000",
+    "DELETE FROM ks.custom USING TIMESTAMP 2000 WHERE k = 1 AND c = 'abc:7'",
 ];
 
 /// The queries the manifest records, run as the superuser unless they name a role.
@@ -220,6 +229,8 @@ const CHECKS: &[&str] = &[
     "SELECT * FROM ks.people_by_city WHERE city IN ('Oslo', 'Rome')",
     "SELECT k, v FROM ks.vecs ORDER BY v ANN OF [1.0, 0.0, 0.0] LIMIT 3",
     "SELECT k, v FROM ks.vecs WHERE k IN (1, 2, 3, 4, 5)",
+    "SELECT k, c, v FROM ks.custom WHERE k = 1",
+    "SELECT k, c, v FROM ks.custom WHERE k = 1 AND c >= 'abc' ORDER BY c ASC",
     "SELECT table_name, column_name, kind, position, clustering_order, type \
      FROM system_schema.columns WHERE keyspace_name = 'ks'",
     "SELECT table_name, index_name, kind, options FROM system_schema.indexes \

@@ -91,9 +91,10 @@ thread_local! {
 ///
 /// Version 6 keeps snapshots (`crate::snapshot`): their records, their copies of index and
 /// range-tombstone tables, and `run_pins`, the runs a snapshot holds, which compaction,
-/// truncate and drop must never delete. A version 5 build knows no pins: its compactor would
-/// delete a snapshot's runs and leave the snapshot unrestorable. A version 5 file holds no
-/// snapshot and opens as it is.
+/// truncate and drop must never delete; and columns of custom types named by Java class,
+/// CompositeType clustering columns keyed component by component. A version 5 build knows
+/// no pins (its compactor would delete a snapshot's runs and leave the snapshot
+/// unrestorable) and no custom type. A version 5 file holds neither and opens as it is.
 pub const FORMAT_VERSION: u32 = 6;
 
 /// Versions this build opens, upgrading them to [`FORMAT_VERSION`] in place.
