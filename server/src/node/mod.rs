@@ -400,7 +400,6 @@ fn load_host_id(dir: &Path) -> Result<Uuid, ServerError> {
     }
 }
 
-/// A token derived from the host id, so it is stable across restarts.
 /// The simulated cluster `config` asks for, its first node on the listen address (IPv4;
 /// refused earlier otherwise).
 fn simulated_cluster(config: &Config) -> Option<Arc<crate::cluster::state::SimulatedCluster>> {
@@ -415,6 +414,7 @@ fn simulated_cluster(config: &Config) -> Option<Arc<crate::cluster::state::Simul
     )))
 }
 
+/// A token derived from the host id, so it is stable across restarts.
 fn token_for_host(host_id: &Uuid) -> i64 {
     let bytes = host_id.as_bytes();
     let mut token = [0u8; 8];
