@@ -9,11 +9,12 @@
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use cql::types::{codec, ColumnType, CqlValue};
+use cql::types::ColumnType;
 
 use super::{first, made_signature, Body, MadeSignatures, NativeFunction};
-use crate::error::{CqlResult, FunctionError, SelectError};
+use crate::error::{CqlResult, FunctionError};
 use crate::executor::read::aggregate::Accumulator;
+use crate::executor::write::multicell;
 use crate::planner::select::AggregateFunction;
 
 /// One of the collection functions.
@@ -143,11 +144,12 @@ fn is_number(ty: &ColumnType) -> bool {
     )
 }
 
-/// Runs `kind` over the serialized collection (null for null).
+/// Runs `kind` over the serialized collection (null for null), on the elements' bytes as
+/// they are.
 ///
 /// # Errors
-/// A stored value that does not decode as the argument type; a sum or average the
-/// accumulator refuses.
+/// A stored value that does not split into elements; a sum or average the accumulator
+/// refuses.
 pub(crate) fn execute(
     function: &NativeFunction,
     kind: CollectionFn,
@@ -156,22 +158,22 @@ pub(crate) fn execute(
     let Some(bytes) = first(args) else {
         return Ok(None);
     };
-    let Some(ty) = function.args.first() else {
-        return Ok(None);
-    };
-    let value = codec::deserialize_value(ty, bytes)
-        .map_err(|_| SelectError::InvalidAggregateValue { ty: ty.to_string() })?;
-    let elements: Vec<&CqlValue> = match &value {
-        CqlValue::List(items) | CqlValue::Set(items) => items.iter().collect(),
-        CqlValue::Map(entries) => match kind {
-            CollectionFn::MapValues => entries.iter().map(|(_, v)| v).collect(),
-            _ => entries.iter().map(|(k, _)| k).collect(),
-        },
-        _ => Vec::new(),
+    let elements = match function.args.first() {
+        Some(ColumnType::Map { .. }) => {
+            let entries = multicell::map_entries(bytes)?;
+            match kind {
+                CollectionFn::MapValues => entries.into_iter().map(|(_, v)| v).collect(),
+                _ => entries.into_iter().map(|(k, _)| k).collect(),
+            }
+        }
+        _ => multicell::collection_elements(bytes)?,
     };
     let aggregate = match kind {
-        CollectionFn::MapKeys => return Ok(Some(serialized(&CqlValue::Set(cloned(&elements))))),
-        CollectionFn::MapValues => return Ok(Some(serialized(&CqlValue::List(cloned(&elements))))),
+        // A set and a list serialize alike: a count, then each element with its length.
+        CollectionFn::MapKeys | CollectionFn::MapValues => {
+            let elements: Vec<Option<Bytes>> = elements.into_iter().map(Some).collect();
+            return Ok(Some(multicell::list_of_nullable(&elements)));
+        }
         CollectionFn::Count => {
             let count = i32::try_from(elements.len()).unwrap_or(i32::MAX);
             return Ok(Some(Bytes::copy_from_slice(&count.to_be_bytes())));
@@ -182,25 +184,22 @@ pub(crate) fn execute(
         CollectionFn::Avg => AggregateFunction::Avg,
     };
     let mut accumulator = Accumulator::for_function(aggregate, &function.ret);
-    for element in elements {
-        accumulator.add(Some(&serialized(element)))?;
+    for element in &elements {
+        accumulator.add(Some(element))?;
     }
     accumulator.result()
-}
-
-fn cloned(elements: &[&CqlValue]) -> Vec<CqlValue> {
-    elements.iter().map(|v| (*v).clone()).collect()
-}
-
-fn serialized(value: &CqlValue) -> Bytes {
-    let mut out = Vec::new();
-    codec::serialize_value(value, &mut out);
-    Bytes::from(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cql::types::{codec, CqlValue};
+
+    fn serialized(value: &CqlValue) -> Bytes {
+        let mut out = Vec::new();
+        codec::serialize_value(value, &mut out);
+        Bytes::from(out)
+    }
 
     fn list_of(element: ColumnType) -> ColumnType {
         ColumnType::List {
