@@ -261,36 +261,47 @@ impl<'a> Parser<'a> {
 
     /// `(type, type, ...)`, or nothing at the end of the string.
     fn type_parameters(&mut self) -> Result<Vec<ColumnType>, MarshalError> {
-        let mut types = Vec::new();
-        if self.peek().is_none() {
-            return Ok(types);
-        }
-        if self.peek() != Some(b'(') {
-            return Err(self.syntax("expecting '('"));
-        }
-        self.idx += 1;
-        while self.skip_blank_and_comma() {
-            if self.peek() == Some(b')') {
-                self.idx += 1;
-                return Ok(types);
-            }
-            let start = self.idx;
-            types.push(self.parse()?);
-            if self.idx == start {
-                return Err(self.syntax(&format!(
+        self.parameters(|parser| {
+            let start = parser.idx;
+            let ty = parser.parse()?;
+            if parser.idx == start {
+                return Err(parser.syntax(&format!(
                     "unexpected character '{}'",
-                    char::from(self.peek().unwrap_or(b' '))
+                    char::from(parser.peek().unwrap_or(b' '))
                 )));
             }
-        }
-        Err(self.unexpected_end())
+            Ok(ty)
+        })
     }
 
     /// `(a => type, ...)` of a `DynamicCompositeType`, in Cassandra's order.
     fn alias_parameters(&mut self) -> Result<Vec<(u8, ColumnType)>, MarshalError> {
-        let mut aliases = Vec::new();
+        let aliases = self.parameters(|parser| {
+            let alias = parser.identifier();
+            let [alias] = alias.as_bytes() else {
+                return Err(parser.syntax("An alias should be a single character"));
+            };
+            let alias = *alias;
+            parser.skip_blank();
+            if !parser.text[parser.idx..].starts_with("=>") {
+                return Err(parser.syntax("expecting '=>' token"));
+            }
+            parser.idx += 2;
+            parser.skip_blank();
+            Ok((alias, parser.parse()?))
+        })?;
+        Ok(alias_order(aliases))
+    }
+
+    /// A parenthesised, comma-separated list of what `item` reads, or nothing at the end of
+    /// the string (`TypeParser.getTypeParameters` and `getAliasParameters` alike).
+    fn parameters<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<T, MarshalError>,
+    ) -> Result<Vec<T>, MarshalError> {
+        let mut items = Vec::new();
         if self.peek().is_none() {
-            return Ok(aliases);
+            return Ok(items);
         }
         if self.peek() != Some(b'(') {
             return Err(self.syntax("expecting '('"));
@@ -299,20 +310,9 @@ impl<'a> Parser<'a> {
         while self.skip_blank_and_comma() {
             if self.peek() == Some(b')') {
                 self.idx += 1;
-                return Ok(alias_order(aliases));
+                return Ok(items);
             }
-            let alias = self.identifier();
-            let [alias] = alias.as_bytes() else {
-                return Err(self.syntax("An alias should be a single character"));
-            };
-            let alias = *alias;
-            self.skip_blank();
-            if !self.text[self.idx..].starts_with("=>") {
-                return Err(self.syntax("expecting '=>' token"));
-            }
-            self.idx += 2;
-            self.skip_blank();
-            aliases.push((alias, self.parse()?));
+            items.push(item(self)?);
         }
         Err(self.unexpected_end())
     }
