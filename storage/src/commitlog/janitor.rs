@@ -19,10 +19,20 @@ use tracing::warn;
 use crate::disk::Disk;
 use crate::error::StorageError;
 
+/// What the thread is asked to do.
+enum Job {
+    /// Remove a redundant segment.
+    Delete(PathBuf),
+    /// Answer once every deletion queued before it is done.
+    Barrier(Sender<()>),
+}
+
 /// A handle to the janitor thread.
 pub(crate) struct Janitor {
-    tx: Option<Sender<PathBuf>>,
+    tx: Option<Sender<Job>>,
     handle: Option<JoinHandle<()>>,
+    /// Deletions were queued since the last [`Janitor::wait_idle`].
+    queued: bool,
 }
 
 impl Janitor {
@@ -39,14 +49,33 @@ impl Janitor {
         Ok(Janitor {
             tx: Some(tx),
             handle: Some(handle),
+            queued: false,
         })
     }
 
     /// Queues `path` for deletion; hands it back when the thread is gone.
-    pub(crate) fn delete(&self, path: PathBuf) -> Result<(), PathBuf> {
-        match &self.tx {
-            Some(tx) => tx.send(path).map_err(|mpsc::SendError(path)| path),
-            None => Err(path),
+    pub(crate) fn delete(&mut self, path: PathBuf) -> Result<(), PathBuf> {
+        let Some(tx) = &self.tx else {
+            return Err(path);
+        };
+        tx.send(Job::Delete(path.clone())).map_err(|_| path)?;
+        self.queued = true;
+        Ok(())
+    }
+
+    /// Returns once every deletion queued so far is done (at once when none was queued
+    /// since the last call, or the thread is gone).
+    pub(crate) fn wait_idle(&mut self) {
+        if !std::mem::take(&mut self.queued) {
+            return;
+        }
+        let Some(tx) = &self.tx else {
+            return;
+        };
+        let (done_tx, done_rx) = mpsc::channel();
+        if tx.send(Job::Barrier(done_tx)).is_ok() {
+            // An error means the thread is gone, and with it the work queued.
+            let _ = done_rx.recv();
         }
     }
 }
@@ -60,9 +89,14 @@ impl Drop for Janitor {
     }
 }
 
-fn run(rx: &Receiver<PathBuf>, disk: &dyn Disk) {
-    while let Ok(path) = rx.recv() {
-        remove_segment(disk, &path);
+fn run(rx: &Receiver<Job>, disk: &dyn Disk) {
+    while let Ok(job) = rx.recv() {
+        match job {
+            Job::Delete(path) => remove_segment(disk, &path),
+            Job::Barrier(done) => {
+                let _ = done.send(());
+            }
+        }
     }
 }
 
@@ -89,7 +123,7 @@ mod tests {
         for path in &paths {
             std::fs::write(path, b"segment").unwrap();
         }
-        let janitor = Janitor::start(Arc::new(RealDisk)).unwrap();
+        let mut janitor = Janitor::start(Arc::new(RealDisk)).unwrap();
         for path in &paths {
             janitor.delete(path.clone()).unwrap();
         }
@@ -97,5 +131,20 @@ mod tests {
         janitor.delete(paths[0].clone()).unwrap();
         drop(janitor);
         assert!(paths.iter().all(|p| !p.exists()));
+    }
+
+    #[test]
+    fn waiting_for_idle_sees_every_queued_deletion_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut janitor = Janitor::start(Arc::new(RealDisk)).unwrap();
+        // Nothing queued: returns at once.
+        janitor.wait_idle();
+        for round in 0..20 {
+            let path = dir.path().join(format!("s{round}"));
+            std::fs::write(&path, b"segment").unwrap();
+            janitor.delete(path.clone()).unwrap();
+            janitor.wait_idle();
+            assert!(!path.exists(), "round {round}");
+        }
     }
 }

@@ -191,6 +191,10 @@ impl CommitLog {
                         .sync_data()
                         .map_err(|e| io_error("syncing", &path, &e))?;
                 }
+                // Nor may a redundant segment's torn tail: its unlink goes first.
+                if let Some(janitor) = &mut self.janitor {
+                    janitor.wait_idle();
+                }
                 let segment = create_segment(self.disk.as_ref(), &self.dir, self.next_id)?;
                 self.next_id += 1;
                 slot.insert(segment)
@@ -252,7 +256,7 @@ impl CommitLog {
 
     /// Deletes every segment before the current one, or every segment when appends have not
     /// started one yet (all their records are durable in redb).
-    pub(crate) fn delete_older_segments(&self) {
+    pub(crate) fn delete_older_segments(&mut self) {
         let current = self.segment.as_ref().map_or(self.next_id, |s| s.id);
         self.delete_listed_before(current);
     }
@@ -275,7 +279,7 @@ impl CommitLog {
         Ok(())
     }
 
-    fn delete_listed_before(&self, first_kept: u64) {
+    fn delete_listed_before(&mut self, first_kept: u64) {
         let old = match list_segments(self.disk.as_ref(), &self.dir) {
             Ok(segments) => segments,
             Err(err) => {
@@ -284,7 +288,7 @@ impl CommitLog {
             }
         };
         for (_, path) in old.into_iter().filter(|(id, _)| *id < first_kept) {
-            let inline = match &self.janitor {
+            let inline = match &mut self.janitor {
                 Some(janitor) => janitor.delete(path).err(),
                 None => Some(path),
             };

@@ -490,7 +490,7 @@ fn recover(
         acknowledged_after_fsync: options.sync != SyncMode::Periodic,
         ignore_errors: options.ignore_replay_errors,
     };
-    let (log, pending) = CommitLog::open(disk, dir, position, rules)?;
+    let (mut log, pending) = CommitLog::open(disk, dir, position, rules)?;
     if pending.count > 0 {
         replay(db, live_tables, &pending)?;
         let mut txn = db.begin_write()?;
