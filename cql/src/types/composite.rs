@@ -10,6 +10,11 @@
 //!
 //! [`Composite`]: super::marshal::Composite
 
+use std::cmp::Ordering;
+
+use super::marshal::{parse_class_type, ClassType};
+use super::ColumnType;
+
 /// How a dynamic composite's component names its type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Header<'a> {
@@ -118,15 +123,15 @@ pub fn components(mut bytes: &[u8]) -> Option<Vec<(&[u8], u8)>> {
 }
 
 /// `AbstractCompositeType.compareCustom` for a `CompositeType` of `types`: component by
-/// component, each by its type (`compare`), then by end-of-component byte (signed); a value
-/// that runs out first sorts first. Bytes that are no composite compare as bytes.
+/// component, each by its type (`compare`, reversed for a `ReversedType`), then by
+/// end-of-component byte (signed); a value that runs out first sorts first. Bytes that are no
+/// composite compare as bytes.
 pub fn compare_static(
-    types: &[super::ColumnType],
+    types: &[ClassType],
     a: &[u8],
     b: &[u8],
-    compare: impl Fn(&super::ColumnType, &[u8], &[u8]) -> std::cmp::Ordering,
-) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
+    compare: impl Fn(&ColumnType, &[u8], &[u8]) -> Ordering,
+) -> Ordering {
     let (Some(left), Some(right)) = (components(a), components(b)) else {
         return a.cmp(b);
     };
@@ -134,12 +139,186 @@ pub fn compare_static(
         let Some(ty) = types.get(i) else {
             return a.cmp(b);
         };
-        let order = compare(ty, l.0, r.0).then((l.1 as i8).cmp(&(r.1 as i8)));
+        let order = compare(&ty.ty, l.0, r.0);
+        let order = if ty.reversed { order.reverse() } else { order };
+        let order = order.then((l.1 as i8).cmp(&(r.1 as i8)));
         if order != Ordering::Equal {
             return order;
         }
     }
     left.len().cmp(&right.len())
+}
+
+/// One component of a `DynamicCompositeType` value: the type its header names, the header,
+/// its value and its end-of-component byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamicComponent<'a> {
+    /// The type the header names (an alias's, or the class parsed).
+    pub ty: ClassType,
+    /// How the header names it.
+    pub header: Header<'a>,
+    /// The component's value.
+    pub value: &'a [u8],
+    /// Its end-of-component byte.
+    pub eoc: u8,
+}
+
+/// Splits a serialized `DynamicCompositeType` value of `aliases` into its components, as
+/// `AbstractCompositeType.validate` reads it; the error is Cassandra's message for the first
+/// problem (`DynamicCompositeType.validateComparator` for the headers). A component's value is
+/// not checked against its type.
+///
+/// # Errors
+/// Bytes cut short, a header naming no type, bytes after a non-zero end-of-component byte.
+pub fn dynamic_components<'a>(
+    aliases: &[(u8, ClassType)],
+    bytes: &'a [u8],
+) -> Result<Vec<DynamicComponent<'a>>, String> {
+    let mut parts = Vec::new();
+    let mut rest = bytes;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let (header, ty, tail) = dynamic_header(aliases, rest, i)?;
+        let (value, eoc, tail) = component_value(tail, i)?;
+        parts.push(DynamicComponent {
+            ty,
+            header,
+            value,
+            eoc,
+        });
+        rest = tail;
+        i += 1;
+    }
+    Ok(parts)
+}
+
+/// The header of component `i` at the start of `bytes`: how it names its type, the type, and
+/// the bytes after it.
+fn dynamic_header<'a>(
+    aliases: &[(u8, ClassType)],
+    bytes: &'a [u8],
+    i: usize,
+) -> Result<(Header<'a>, ClassType, &'a [u8]), String> {
+    let Some((header, rest)) = bytes.split_first_chunk::<2>() else {
+        return Err(format!(
+            "Not enough bytes to header of the comparator part of component {i}"
+        ));
+    };
+    let header = u16::from_be_bytes(*header);
+    let not_found = || format!("Cannot find comparator for component {i}");
+    if header & 0x8000 != 0 {
+        let alias = (header & 0xFF) as u8;
+        let (_, ty) = aliases
+            .iter()
+            .find(|(a, _)| *a == alias)
+            .ok_or_else(not_found)?;
+        return Ok((Header::Alias(alias), ty.clone(), rest));
+    }
+    let len = usize::from(header);
+    let Some(name) = rest.get(..len) else {
+        return Err(format!(
+            "Not enough bytes to read comparator name of component {i}"
+        ));
+    };
+    let name = std::str::from_utf8(name).map_err(|_| not_found())?;
+    let ty = parse_class_type(name).map_err(|_| not_found())?;
+    Ok((Header::Class(name), ty, &rest[len..]))
+}
+
+/// The value and end-of-component byte of component `i` at the start of `bytes`, and the
+/// bytes after them (`AbstractCompositeType.validate`'s messages).
+fn component_value(bytes: &[u8], i: usize) -> Result<(&[u8], u8, &[u8]), String> {
+    let Some((len, tail)) = bytes.split_first_chunk::<2>() else {
+        return Err(format!(
+            "Not enough bytes to read value size of component {i}"
+        ));
+    };
+    let len = usize::from(u16::from_be_bytes(*len));
+    let Some(value) = tail.get(..len) else {
+        return Err(format!("Not enough bytes to read value of component {i}"));
+    };
+    let Some((&eoc, tail)) = tail[len..].split_first() else {
+        return Err(format!(
+            "Not enough bytes to read the end-of-component byte of component{i}"
+        ));
+    };
+    if eoc != 0 && !tail.is_empty() {
+        return Err(format!(
+            "Invalid bytes remaining after an end-of-component at component{i}"
+        ));
+    }
+    Ok((value, eoc, tail))
+}
+
+/// Splits a serialized `CompositeType` value of `count` component types as
+/// `AbstractCompositeType.validate` reads it (see [`dynamic_components`]).
+///
+/// # Errors
+/// Cassandra's message for the first problem.
+pub fn static_components(count: usize, bytes: &[u8]) -> Result<Vec<(&[u8], u8)>, String> {
+    let mut parts = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        if parts.len() == count {
+            return Err("Too many bytes for comparator".to_string());
+        }
+        let (value, eoc, tail) = component_value(rest, parts.len())?;
+        parts.push((value, eoc));
+        rest = tail;
+    }
+    Ok(parts)
+}
+
+/// `AbstractCompositeType.compareCustom` for a `DynamicCompositeType` of `aliases`, with
+/// `DynamicCompositeType.getComparator`: component by component, first by their types'
+/// class names (simple, then full; a reversal's base type after `ReversedType` when only one
+/// side is reversed), then by value in that type's order (reversed or not), then by
+/// end-of-component byte (signed); a value that runs out first sorts first. Bytes that are no
+/// dynamic composite compare as bytes.
+pub fn compare_dynamic(
+    aliases: &[(u8, ClassType)],
+    a: &[u8],
+    b: &[u8],
+    compare: impl Fn(&ColumnType, &[u8], &[u8]) -> Ordering,
+) -> Ordering {
+    let (Ok(left), Ok(right)) = (
+        dynamic_components(aliases, a),
+        dynamic_components(aliases, b),
+    ) else {
+        return a.cmp(b);
+    };
+    for (l, r) in left.iter().zip(&right) {
+        let order = type_sort_key(&l.ty)
+            .cmp(&type_sort_key(&r.ty))
+            .then_with(|| {
+                let order = compare(&l.ty.ty, l.value, r.value);
+                if l.ty.reversed {
+                    order.reverse()
+                } else {
+                    order
+                }
+            })
+            .then((l.eoc as i8).cmp(&(r.eoc as i8)));
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    left.len().cmp(&right.len())
+}
+
+/// What orders a dynamic composite's components of different types
+/// (`DynamicCompositeType.asComparableBytes`): the class's simple name then its full name, or
+/// for a reversal `ReversedType` first, then the base type's; then the whole class string with
+/// its parameters, so that types of one class and different parameters (whose values Cassandra
+/// compares with the left one's comparator) stay apart.
+pub fn type_sort_key(ty: &ClassType) -> Vec<String> {
+    let (simple, name) = ty.class_names();
+    let mut key = Vec::with_capacity(4);
+    if ty.reversed {
+        key.push("ReversedType".to_string());
+    }
+    key.extend([simple, name, ty.ty.marshal_class()]);
+    key
 }
 
 /// A component or class name too long for its 2-byte length.
@@ -174,9 +353,7 @@ mod tests {
 
     #[test]
     fn composites_compare_component_by_component() {
-        use super::super::ColumnType;
-        use std::cmp::Ordering;
-        let types = [ColumnType::Ascii, ColumnType::Int];
+        let types = [ColumnType::Ascii.into(), ColumnType::Int.into()];
         let value = |parts: &[(&[u8], u8)]| {
             let mut out = Vec::new();
             for (v, eoc) in parts {

@@ -17,6 +17,7 @@ use super::ColumnType;
 pub const PACKAGE: &str = "org.apache.cassandra.db.marshal.";
 
 const COMPOSITE: &str = "CompositeType";
+const REVERSED: &str = "ReversedType";
 const DYNAMIC_COMPOSITE: &str = "DynamicCompositeType";
 
 /// Why a class name is refused, with Cassandra's message.
@@ -44,15 +45,57 @@ impl fmt::Display for MarshalError {
 
 impl std::error::Error for MarshalError {}
 
+/// A type as a Java class names it: a CQL type, which `ReversedType(...)` (or a parameter
+/// `reversed=true`) sorts in descending order. Only where order matters (a clustering column,
+/// a composite's component) does the reversal mean anything; elsewhere the class is its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassType {
+    /// The type.
+    pub ty: ColumnType,
+    /// Whether values sort in the type's reverse order.
+    pub reversed: bool,
+}
+
+impl ClassType {
+    /// The full class name, as `AbstractType.toString` spells it.
+    pub fn class(&self) -> String {
+        let class = self.ty.marshal_class();
+        if self.reversed {
+            format!("{PACKAGE}{REVERSED}({class})")
+        } else {
+            class
+        }
+    }
+
+    /// `getClass().getSimpleName()` and `getClass().getName()` of the type's class (of its
+    /// base type under a reversal), which order a dynamic composite's components of different
+    /// types.
+    pub fn class_names(&self) -> (String, String) {
+        let class = self.ty.marshal_class();
+        let name = class.split('(').next().unwrap_or_default().to_string();
+        let simple = name.rsplit('.').next().unwrap_or_default().to_string();
+        (simple, name)
+    }
+}
+
+impl From<ColumnType> for ClassType {
+    fn from(ty: ColumnType) -> ClassType {
+        ClassType {
+            ty,
+            reversed: false,
+        }
+    }
+}
+
 /// The components of a composite custom type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Composite {
     /// `CompositeType(t1, t2, ...)`: one component per type, in order.
-    Static(Vec<ColumnType>),
+    Static(Vec<ClassType>),
     /// `DynamicCompositeType(a => t1, ...)`: each component names its own type, by a
     /// one-byte alias or by class name; the aliases in Cassandra's order (see
     /// [`alias_order`]).
-    Dynamic(Vec<(u8, ColumnType)>),
+    Dynamic(Vec<(u8, ClassType)>),
 }
 
 impl Composite {
@@ -65,7 +108,7 @@ impl Composite {
         let name = parser.identifier();
         let simple = name.strip_prefix(PACKAGE).unwrap_or(name);
         match simple {
-            COMPOSITE => parser.type_parameters().ok().map(Composite::Static),
+            COMPOSITE => parser.class_parameters().ok().map(Composite::Static),
             DYNAMIC_COMPOSITE => parser.alias_parameters().ok().map(Composite::Dynamic),
             _ => None,
         }
@@ -75,13 +118,13 @@ impl Composite {
     pub fn class(&self) -> String {
         match self {
             Composite::Static(types) => {
-                let types: Vec<String> = types.iter().map(ColumnType::marshal_class).collect();
+                let types: Vec<String> = types.iter().map(ClassType::class).collect();
                 format!("{PACKAGE}{COMPOSITE}({})", types.join(","))
             }
             Composite::Dynamic(aliases) => {
                 let aliases: Vec<String> = aliases
                     .iter()
-                    .map(|(alias, ty)| format!("{}=>{}", char::from(*alias), ty.marshal_class()))
+                    .map(|(alias, ty)| format!("{}=>{}", char::from(*alias), ty.class()))
                     .collect();
                 format!("{PACKAGE}{DYNAMIC_COMPOSITE}({})", aliases.join(","))
             }
@@ -103,12 +146,26 @@ pub fn parse_class(text: &str) -> Result<ColumnType, MarshalError> {
     parser.parse()
 }
 
+/// Reads a type named by its Java class as [`parse_class`] does, keeping whether it is
+/// reversed (`ReversedType(...)`, or a parameter `reversed` or `reversed=true`).
+///
+/// # Errors
+/// As [`parse_class`].
+pub fn parse_class_type(text: &str) -> Result<ClassType, MarshalError> {
+    let mut parser = Parser::new(text);
+    parser.skip_blank();
+    if parser.peek_identifier().is_empty() {
+        return Ok(ColumnType::Blob.into());
+    }
+    parser.class_type()
+}
+
 /// The order Cassandra lists a `DynamicCompositeType`'s aliases in: a Java `HashMap` keyed
 /// by the alias byte, iterated bucket by bucket (the byte modulo its capacity, 16 doubled
 /// while the aliases fill more than three quarters), each bucket in insertion order; a
 /// repeated alias keeps its first place and its last type.
-pub fn alias_order(aliases: Vec<(u8, ColumnType)>) -> Vec<(u8, ColumnType)> {
-    let mut unique: Vec<(u8, ColumnType)> = Vec::with_capacity(aliases.len());
+pub fn alias_order(aliases: Vec<(u8, ClassType)>) -> Vec<(u8, ClassType)> {
+    let mut unique: Vec<(u8, ClassType)> = Vec::with_capacity(aliases.len());
     for (alias, ty) in aliases {
         match unique.iter_mut().find(|(a, _)| *a == alias) {
             Some(entry) => entry.1 = ty,
@@ -191,6 +248,11 @@ impl<'a> Parser<'a> {
 
     /// One type at the current position.
     fn parse(&mut self) -> Result<ColumnType, MarshalError> {
+        Ok(self.class_type()?.ty)
+    }
+
+    /// One type at the current position, and whether it is reversed.
+    fn class_type(&mut self) -> Result<ClassType, MarshalError> {
         self.skip_blank();
         let name = self.identifier();
         self.skip_blank();
@@ -201,11 +263,32 @@ impl<'a> Parser<'a> {
         };
         let class = || format!("{PACKAGE}{simple}");
         if let Some(native) = native(simple) {
-            // A parameter list after a parameterless type is read and ignored.
+            // `AbstractType.parseDefaultParameters`: key-value parameters, of which only
+            // `reversed` means anything.
+            let mut reversed = false;
             if self.peek() == Some(b'(') {
-                self.type_parameters()?;
+                for (key, value) in self.key_value_parameters()? {
+                    if key == "reversed" {
+                        reversed = value.is_empty() || value == "true";
+                    }
+                }
             }
-            return Ok(native);
+            return Ok(ClassType {
+                ty: native,
+                reversed,
+            });
+        }
+        if simple == REVERSED {
+            let mut inner = self.class_parameters()?;
+            let (Some(base), None) = (inner.pop(), inner.pop()) else {
+                return Err(MarshalError::Invalid(format!(
+                    "{REVERSED} takes exactly 1 type parameter"
+                )));
+            };
+            return Ok(ClassType {
+                ty: base.ty,
+                reversed: !base.reversed,
+            });
         }
         let parameters = |this: &mut Self, count: usize, what: &str| {
             let types = this.type_parameters()?;
@@ -242,7 +325,6 @@ impl<'a> Parser<'a> {
                 }
             }
             "FrozenType" => one(self)?.frozen(),
-            "ReversedType" => *one(self)?,
             "TupleType" => ColumnType::Tuple(
                 self.type_parameters()?
                     .into_iter()
@@ -250,32 +332,64 @@ impl<'a> Parser<'a> {
                     .collect(),
             ),
             "VectorType" => self.vector()?,
-            COMPOSITE => ColumnType::Custom(Composite::Static(self.type_parameters()?).class()),
+            COMPOSITE => ColumnType::Custom(Composite::Static(self.class_parameters()?).class()),
             DYNAMIC_COMPOSITE => {
                 ColumnType::Custom(Composite::Dynamic(self.alias_parameters()?).class())
             }
             "EmptyType" | "LexicalUUIDType" => ColumnType::Custom(class()),
             _ => return Err(MarshalError::UnknownClass(class())),
-        })
+        }
+        .into())
     }
 
-    /// `(type, type, ...)`, or nothing at the end of the string.
-    fn type_parameters(&mut self) -> Result<Vec<ColumnType>, MarshalError> {
+    /// `(type, type, ...)` of a composite, each keeping its reversal.
+    fn class_parameters(&mut self) -> Result<Vec<ClassType>, MarshalError> {
         self.parameters(|parser| {
             let start = parser.idx;
-            let ty = parser.parse()?;
+            let ty = parser.class_type()?;
             if parser.idx == start {
-                return Err(parser.syntax(&format!(
-                    "unexpected character '{}'",
-                    char::from(parser.peek().unwrap_or(b' '))
-                )));
+                return Err(parser.unexpected_character());
             }
             Ok(ty)
         })
     }
 
+    fn unexpected_character(&self) -> MarshalError {
+        self.syntax(&format!(
+            "unexpected character '{}'",
+            char::from(self.peek().unwrap_or(b' '))
+        ))
+    }
+
+    /// `(key, key=value, ...)` (`TypeParser.getKeyValueParameters`).
+    fn key_value_parameters(&mut self) -> Result<Vec<(&'a str, &'a str)>, MarshalError> {
+        self.parameters(|parser| {
+            let key = parser.identifier();
+            parser.skip_blank();
+            match parser.peek() {
+                Some(b'=') => {
+                    parser.idx += 1;
+                    parser.skip_blank();
+                    Ok((key, parser.identifier()))
+                }
+                Some(b',' | b')') => Ok((key, "")),
+                Some(_) => Err(parser.unexpected_character()),
+                None => Err(parser.unexpected_end()),
+            }
+        })
+    }
+
+    /// `(type, type, ...)`, or nothing at the end of the string.
+    fn type_parameters(&mut self) -> Result<Vec<ColumnType>, MarshalError> {
+        Ok(self
+            .class_parameters()?
+            .into_iter()
+            .map(|class| class.ty)
+            .collect())
+    }
+
     /// `(a => type, ...)` of a `DynamicCompositeType`, in Cassandra's order.
-    fn alias_parameters(&mut self) -> Result<Vec<(u8, ColumnType)>, MarshalError> {
+    fn alias_parameters(&mut self) -> Result<Vec<(u8, ClassType)>, MarshalError> {
         let aliases = self.parameters(|parser| {
             let alias = parser.identifier();
             let [alias] = alias.as_bytes() else {
@@ -288,7 +402,7 @@ impl<'a> Parser<'a> {
             }
             parser.idx += 2;
             parser.skip_blank();
-            Ok((alias, parser.parse()?))
+            Ok((alias, parser.class_type()?))
         })?;
         Ok(alias_order(aliases))
     }
@@ -426,11 +540,12 @@ mod tests {
         assert_eq!(
             Composite::of(&ty),
             Some(Composite::Static(vec![
-                ColumnType::Text,
+                ColumnType::Text.into(),
                 ColumnType::List {
                     element: Box::new(ColumnType::Int),
                     frozen: false
                 }
+                .into()
             ]))
         );
         // The stored class parses back to itself.
@@ -441,12 +556,82 @@ mod tests {
     }
 
     #[test]
+    fn reversals_are_kept_where_order_matters() {
+        let reversed = |text: &str| parse_class_type(text).map(|c| (c.ty, c.reversed));
+        assert_eq!(
+            reversed("ReversedType(Int32Type)"),
+            Ok((ColumnType::Int, true))
+        );
+        assert_eq!(
+            reversed("org.apache.cassandra.db.marshal.LongType(reversed=true)"),
+            Ok((ColumnType::Bigint, true))
+        );
+        assert_eq!(
+            reversed("LongType(reversed)"),
+            Ok((ColumnType::Bigint, true))
+        );
+        assert_eq!(
+            reversed("LongType(reversed=false)"),
+            Ok((ColumnType::Bigint, false))
+        );
+        // Unknown keys are read and ignored, as `parseDefaultParameters` does.
+        assert_eq!(
+            reversed("UTF8Type(foo, bar=1)"),
+            Ok((ColumnType::Text, false))
+        );
+        assert_eq!(
+            reversed("ReversedType(ReversedType(Int32Type))"),
+            Ok((ColumnType::Int, false))
+        );
+        assert_eq!(
+            parse_class("ReversedType(Int32Type, UTF8Type)")
+                .expect_err("two")
+                .to_string(),
+            "ReversedType takes exactly 1 type parameter"
+        );
+        assert_eq!(
+            parse_class("Int32Type(reversed=")
+                .expect_err("cut")
+                .to_string(),
+            "Syntax error parsing 'Int32Type(reversed=' at char 19: unexpected end of string"
+        );
+        // Composite components keep theirs, and print it back.
+        assert_eq!(
+            class("CompositeType(ReversedType(Int32Type), UTF8Type)"),
+            "org.apache.cassandra.db.marshal.CompositeType(\
+             org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.Int32Type),\
+             org.apache.cassandra.db.marshal.UTF8Type)"
+        );
+        assert_eq!(
+            class("DynamicCompositeType(B => ReversedType(BytesType))"),
+            "org.apache.cassandra.db.marshal.DynamicCompositeType(\
+             B=>org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.BytesType))"
+        );
+        let reversed_int = ClassType {
+            ty: ColumnType::Int,
+            reversed: true,
+        };
+        assert_eq!(
+            reversed_int.class_names(),
+            (
+                "Int32Type".to_string(),
+                "org.apache.cassandra.db.marshal.Int32Type".to_string()
+            )
+        );
+    }
+
+    #[test]
     fn aliases_come_out_in_hash_map_order() {
         let order = |aliases: &[u8]| -> Vec<u8> {
-            alias_order(aliases.iter().map(|&a| (a, ColumnType::Int)).collect())
-                .into_iter()
-                .map(|(a, _)| a)
-                .collect()
+            alias_order(
+                aliases
+                    .iter()
+                    .map(|&a| (a, ColumnType::Int.into()))
+                    .collect(),
+            )
+            .into_iter()
+            .map(|(a, _)| a)
+            .collect()
         };
         // 's' is bucket 3 and 'i' bucket 9 of 16.
         assert_eq!(order(b"is"), b"si".to_vec());

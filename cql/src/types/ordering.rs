@@ -85,7 +85,12 @@ fn compare_at(ty: &ColumnType, a: &[u8], b: &[u8], depth: usize) -> Ordering {
                     compare_at(ty, a, b, depth)
                 })
             }
-            _ => a.cmp(b),
+            Some(super::marshal::Composite::Dynamic(aliases)) => {
+                super::composite::compare_dynamic(&aliases, a, b, |ty, a, b| {
+                    compare_at(ty, a, b, depth)
+                })
+            }
+            None => a.cmp(b),
         },
         ColumnType::Ascii
         | ColumnType::Text

@@ -300,48 +300,41 @@ fn validate(ty: &ColumnType, bytes: &[u8], depth: usize) -> Result<(), ValueErro
             Ok(())
         }
         ColumnType::Custom(_) => match crate::types::marshal::Composite::of(ty) {
-            Some(crate::types::marshal::Composite::Static(types)) => {
+            Some(composite) => {
                 let depth = enter(depth)?;
-                validate_composite(&types, bytes, depth)
+                validate_composite(&composite, bytes, depth)
             }
-            _ => Ok(()),
+            None => Ok(()),
         },
         _ => Ok(()),
     }
 }
 
-/// `AbstractCompositeType.validate` for a `CompositeType` of `types`: each component's
-/// length, value (by its type) and end-of-component byte, which only the last may set.
-fn validate_composite(types: &[ColumnType], bytes: &[u8], depth: usize) -> Result<(), ValueError> {
-    let fail = |message: String| Err(ValueError::Composite(message));
-    let mut rest = bytes;
-    let mut i = 0;
-    while !rest.is_empty() {
-        let Some(ty) = types.get(i) else {
-            return fail("Too many bytes for comparator".to_string());
-        };
-        let Some((len, tail)) = rest.split_first_chunk::<2>() else {
-            return fail(format!(
-                "Not enough bytes to read value size of component {i}"
-            ));
-        };
-        let len = usize::from(u16::from_be_bytes(*len));
-        let Some(value) = tail.get(..len) else {
-            return fail(format!("Not enough bytes to read value of component {i}"));
-        };
-        validate(ty, value, depth)?;
-        let Some((&eoc, tail)) = tail[len..].split_first() else {
-            return fail(format!(
-                "Not enough bytes to read the end-of-component byte of component{i}"
-            ));
-        };
-        if eoc != 0 && !tail.is_empty() {
-            return fail(format!(
-                "Invalid bytes remaining after an end-of-component at component{i}"
-            ));
+/// `AbstractCompositeType.validate` for a `CompositeType` or `DynamicCompositeType`: each
+/// component's header (dynamic), length, value (by its type) and end-of-component byte,
+/// which only the last may set.
+fn validate_composite(
+    composite: &crate::types::marshal::Composite,
+    bytes: &[u8],
+    depth: usize,
+) -> Result<(), ValueError> {
+    use crate::types::composite;
+    use crate::types::marshal::Composite;
+    match composite {
+        Composite::Static(types) => {
+            let parts =
+                composite::static_components(types.len(), bytes).map_err(ValueError::Composite)?;
+            for ((value, _), ty) in parts.into_iter().zip(types) {
+                validate(&ty.ty, value, depth)?;
+            }
         }
-        rest = tail;
-        i += 1;
+        Composite::Dynamic(aliases) => {
+            for part in
+                composite::dynamic_components(aliases, bytes).map_err(ValueError::Composite)?
+            {
+                validate(&part.ty.ty, part.value, depth)?;
+            }
+        }
     }
     Ok(())
 }

@@ -37,7 +37,7 @@ pub(super) fn composite_from_text(
                         ty: receiver.ty.clone().into(),
                     });
                 };
-                let value = component(&composite::unescape(part), receiver.name, ty)?;
+                let value = component(&composite::unescape(part), receiver.name, &ty.ty)?;
                 composite::write_component(&mut out, None, &value)?;
             }
             Composite::Dynamic(aliases) => {
@@ -47,7 +47,7 @@ pub(super) fn composite_from_text(
                     _ => None,
                 };
                 let (header, ty) = match alias {
-                    Some((alias, ty)) => (Header::Alias(*alias), ty.clone()),
+                    Some((alias, ty)) => (Header::Alias(*alias), ty.ty.clone()),
                     None => (Header::Class(name), marshal::parse_class(name)?),
                 };
                 let value = component(&composite::unescape(value), receiver.name, &ty)?;

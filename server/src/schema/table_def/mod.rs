@@ -26,7 +26,7 @@ pub(crate) mod types;
 
 use std::collections::{BTreeMap, HashSet};
 
-use cql::statement::ast::{ColumnDefinition, CreateTable, Ident, Order};
+use cql::statement::ast::{ColumnDefinition, CqlType, CreateTable, Ident, Order};
 use cql::types::ColumnType;
 use storage::{ClusteringOrder, ColumnDef, ColumnId, ColumnKind, TableDef, TableParams};
 use uuid::Uuid;
@@ -327,13 +327,30 @@ fn clustering_orders(stmt: &CreateTable, clustering: &[&Ident]) -> CqlResult<Vec
     }
     Ok(clustering
         .iter()
-        .map(
-            |c| match stmt.clustering_order.iter().find(|(i, _)| i.name == c.name) {
+        .map(|c| {
+            if declared_reversed(stmt, c) {
+                return ClusteringOrder::Desc;
+            }
+            match stmt.clustering_order.iter().find(|(i, _)| i.name == c.name) {
                 Some((_, Order::Desc)) => ClusteringOrder::Desc,
                 _ => ClusteringOrder::Asc,
-            },
-        )
+            }
+        })
         .collect())
+}
+
+/// Whether clustering column `column` is declared with a custom type Cassandra reads as
+/// reversed (`'ReversedType(Int32Type)'`, `'LongType(reversed=true)'`). Cassandra keeps such a
+/// column's `ReversedType` whatever CLUSTERING ORDER says (`CreateTableStatement.builder`
+/// wraps a DESC column in one more), and records the column as `desc` in
+/// `system_schema.columns`, which is how it reads back after a restart: so DESC here. The
+/// type itself is the base type, as `system_schema` shows it.
+fn declared_reversed(stmt: &CreateTable, column: &Ident) -> bool {
+    stmt.columns.iter().any(|c| {
+        c.name.name == column.name
+            && matches!(&c.ty, CqlType::Custom(class)
+                if cql::types::marshal::parse_class_type(class).is_ok_and(|t| t.reversed))
+    })
 }
 
 /// Column definitions added by `ALTER TABLE ADD`, validated against the table.

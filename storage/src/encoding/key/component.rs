@@ -5,7 +5,8 @@
 //! `float`/`double` as Java's `Float.compare`/`Double.compare`; `uuid` as `UUIDType`;
 //! `timeuuid` as `TimeUUIDType`; `varint` and `decimal` numerically; text, ascii, blob and
 //! inet bytewise; frozen collections, tuples and UDTs element by element ([`super::nested`]);
-//! `CompositeType` custom types component by component ([`super::composite`]).
+//! `CompositeType` and `DynamicCompositeType` custom types component by component
+//! ([`super::composite`]).
 //!
 //! A partition-key component of a type whose comparator calls distinct values equal
 //! (`decimal`, the nested types, which may hold one, and custom types) keeps its serialized
@@ -94,7 +95,7 @@ fn layout(ty: &ColumnType) -> Result<Layout, StorageError> {
         | ColumnType::Tuple(_)
         | ColumnType::Vector { .. } => Layout::Nested,
         ColumnType::Text | ColumnType::Ascii | ColumnType::Blob | ColumnType::Inet => Layout::Bytes,
-        ColumnType::Custom(_) if composite::types_of(ty).is_some() => Layout::Composite,
+        ColumnType::Custom(_) if composite::of(ty).is_some() => Layout::Composite,
         other => {
             return Err(StorageError::UnsupportedKeyType {
                 ty: other.to_string(),
@@ -212,8 +213,8 @@ fn encode_body(
         Layout::Decimal => decimal::encode(value, out).map_err(|reason| invalid(ty, reason))?,
         Layout::Nested => nested::encode(ty, value, out)?,
         Layout::Composite => {
-            let types = composite::types_of(ty).ok_or_else(|| invalid(ty, "not a composite"))?;
-            composite::encode(ty, &types, value, out)?;
+            let kind = composite::of(ty).ok_or_else(|| invalid(ty, "not a composite"))?;
+            composite::encode(ty, &kind, value, out)?;
         }
         Layout::Bytes => {
             for &b in value {
@@ -449,9 +450,9 @@ fn decode_body(
         Layout::Decimal => decimal::decode(r)?,
         Layout::Nested => nested::decode(ty, r)?,
         Layout::Composite => {
-            let types = composite::types_of(ty)
+            let kind = composite::of(ty)
                 .ok_or_else(|| StorageError::corrupt("row key: not a composite"))?;
-            composite::decode(&types, r)?
+            composite::decode(&kind, r)?
         }
         Layout::Bytes => {
             // Most values hold no zero byte: one scan finds the terminator, one copy takes

@@ -58,6 +58,16 @@ impl<'a> Reader<'a> {
         Some(&rest[..zero])
     }
 
+    /// Runs `read` with the inversion flipped when `flip` (a reversed part inside a
+    /// component), then restores it.
+    pub(super) fn inverted<T>(&mut self, flip: bool, read: impl FnOnce(&mut Self) -> T) -> T {
+        let mask = if flip { 0xFF } else { 0x00 };
+        self.mask ^= mask;
+        let out = read(self);
+        self.mask ^= mask;
+        out
+    }
+
     /// The next `N` bytes.
     pub(super) fn take<const N: usize>(&mut self) -> Result<[u8; N], StorageError> {
         let mut out = [0u8; N];

@@ -104,6 +104,60 @@ pub(super) fn composite() -> ColumnType {
     cql::types::marshal::parse_class("CompositeType(UTF8Type, Int32Type)").unwrap()
 }
 
+/// `CompositeType(UTF8Type, ReversedType(Int32Type))`: a component in reverse order.
+pub(super) fn reversed_composite() -> ColumnType {
+    cql::types::marshal::parse_class("CompositeType(UTF8Type, ReversedType(Int32Type))").unwrap()
+}
+
+/// `DynamicCompositeType(s => UTF8Type, i => Int32Type, I => ReversedType(Int32Type))`.
+pub(super) fn dynamic_composite() -> ColumnType {
+    cql::types::marshal::parse_class(
+        "DynamicCompositeType(s => UTF8Type, i => Int32Type, I => ReversedType(Int32Type))",
+    )
+    .unwrap()
+}
+
+/// The headers a [`dynamic_composite`] value's components are drawn with, and the type each
+/// names: the three aliases, and classes written three ways (one of them an aliased type's).
+pub(super) const DYNAMIC_HEADERS: [(&str, ColumnType); 6] = [
+    ("s", ColumnType::Text),
+    ("i", ColumnType::Int),
+    ("I", ColumnType::Int),
+    ("UTF8Type", ColumnType::Text),
+    (
+        "org.apache.cassandra.db.marshal.LongType",
+        ColumnType::Bigint,
+    ),
+    ("BytesType", ColumnType::Blob),
+];
+
+/// A [`dynamic_composite`] value: up to three components, each with a header of
+/// [`DYNAMIC_HEADERS`] and a value of its type, the last ending with an end-of-component
+/// byte of 0, 1 or -1.
+pub(super) fn dynamic_composite_value() -> BoxedStrategy<Vec<u8>> {
+    let component = proptest::sample::select((0..DYNAMIC_HEADERS.len()).collect::<Vec<_>>())
+        .prop_flat_map(|h| (Just(h), value_of(&DYNAMIC_HEADERS[h].1)));
+    (
+        proptest::collection::vec(component, 0..=3),
+        prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8)],
+    )
+        .prop_map(|(parts, eoc)| {
+            use cql::types::composite::Header;
+            let mut out = Vec::new();
+            for (h, value) in &parts {
+                let name = DYNAMIC_HEADERS[*h].0;
+                let header = match name.as_bytes() {
+                    [alias] => Header::Alias(*alias),
+                    _ => Header::Class(name),
+                };
+                cql::types::composite::write_component(&mut out, Some(header), value).unwrap();
+            }
+            cql::types::composite::end_last_component(&mut out, eoc);
+            out
+        })
+        .boxed()
+}
+
 /// A `CompositeType` value of `types`: some leading components (trailing ones may be left
 /// out), the last one ending with an end-of-component byte of 0, 1 or -1.
 fn composite_value(types: Vec<ColumnType>) -> BoxedStrategy<Vec<u8>> {
@@ -248,7 +302,9 @@ fn fields(types: Vec<&ColumnType>) -> BoxedStrategy<Vec<u8>> {
 fn present_value(ty: &ColumnType) -> BoxedStrategy<Vec<u8>> {
     match ty {
         ColumnType::Custom(_) => match cql::types::marshal::Composite::of(ty) {
-            Some(cql::types::marshal::Composite::Static(types)) => composite_value(types),
+            Some(cql::types::marshal::Composite::Static(types)) => {
+                composite_value(types.into_iter().map(|class| class.ty).collect())
+            }
             _ => any::<Vec<u8>>().boxed(),
         },
         ColumnType::Int => any::<i32>().prop_map(|x| x.to_be_bytes().to_vec()).boxed(),

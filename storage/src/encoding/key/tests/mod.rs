@@ -76,6 +76,86 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// A `CompositeType` with a `ReversedType` component: that component sorts the other way.
+    #[test]
+    fn reversed_composite_components_sort_backwards(
+        a in value_of(&generators::reversed_composite()),
+        b in value_of(&generators::reversed_composite()),
+        desc in any::<bool>(),
+    ) {
+        let ty = generators::reversed_composite();
+        let expected = cql_cmp(&ty, &a, &b);
+        prop_assert_eq!(expected, cql::types::ordering::compare(&ty, &a, &b));
+        let expected = if desc { expected.reverse() } else { expected };
+        let (ea, eb) = (encode_one(&ty, desc, &a), encode_one(&ty, desc, &b));
+        prop_assert_eq!(ea.cmp(&eb), expected, "{:?} {:?}", a, b);
+        let (value, used) = component::decode(&ty, desc, &ea).unwrap();
+        prop_assert_eq!((value, used), (a.clone(), ea.len()));
+    }
+
+    /// `DynamicCompositeType` clustering values: types first, then values (reversed for a
+    /// reversed alias), both directions; decoding gives a value that compares equal and
+    /// encodes the same (headers come back as the declaration's alias, else the full class).
+    #[test]
+    fn dynamic_composite_order_is_type_then_value(
+        a in generators::dynamic_composite_value(),
+        b in generators::dynamic_composite_value(),
+        desc in any::<bool>(),
+    ) {
+        let ty = generators::dynamic_composite();
+        let expected = cql_cmp(&ty, &a, &b);
+        prop_assert_eq!(expected, cql::types::ordering::compare(&ty, &a, &b));
+        let expected = if desc { expected.reverse() } else { expected };
+        let (ea, eb) = (encode_one(&ty, desc, &a), encode_one(&ty, desc, &b));
+        prop_assert_eq!(ea.cmp(&eb), expected, "{:?} {:?}", a, b);
+        if ea != eb {
+            prop_assert!(!eb.starts_with(&ea) && !ea.starts_with(&eb));
+        }
+        let (value, used) = component::decode(&ty, desc, &ea).unwrap();
+        prop_assert_eq!(used, ea.len());
+        prop_assert_eq!(cql_cmp(&ty, &value, &a), Ordering::Equal);
+        prop_assert_eq!(encode_one(&ty, desc, &value), ea);
+    }
+}
+
+#[test]
+fn dynamic_composite_headers_decode_as_the_declaration_names_them() {
+    use cql::types::composite::{write_component, Header};
+    let ty = generators::dynamic_composite();
+    let mut written = Vec::new();
+    write_component(&mut written, Some(Header::Class("UTF8Type")), b"x").unwrap();
+    write_component(
+        &mut written,
+        Some(Header::Class("LongType")),
+        &7i64.to_be_bytes(),
+    )
+    .unwrap();
+    let (value, _) = component::decode(&ty, false, &encode_one(&ty, false, &written)).unwrap();
+    let mut expected = Vec::new();
+    write_component(&mut expected, Some(Header::Alias(b's')), b"x").unwrap();
+    let long = "org.apache.cassandra.db.marshal.LongType";
+    write_component(
+        &mut expected,
+        Some(Header::Class(long)),
+        &7i64.to_be_bytes(),
+    )
+    .unwrap();
+    assert_eq!(value, expected);
+    // A header naming no type is refused, not stored.
+    let mut unknown = Vec::new();
+    write_component(&mut unknown, Some(Header::Alias(b'z')), b"x").unwrap();
+    let mut out = Vec::new();
+    let err = component::encode(&ty, false, &unknown, &mut out).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Cannot find comparator for component 0"),
+        "{err}"
+    );
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]

@@ -105,8 +105,13 @@ pub(super) fn cql_cmp(ty: &ColumnType, a: &[u8], b: &[u8]) -> Ordering {
                 .unwrap_or(Ordering::Equal)
         }
         ColumnType::Custom(_) => match cql::types::marshal::Composite::of(ty) {
-            Some(cql::types::marshal::Composite::Static(types)) => composite_cmp(&types, a, b),
-            _ => a.cmp(b),
+            Some(cql::types::marshal::Composite::Static(types)) => {
+                let types: Vec<(ColumnType, bool)> =
+                    types.into_iter().map(|c| (c.ty, c.reversed)).collect();
+                composite_cmp(&types, a, b)
+            }
+            Some(cql::types::marshal::Composite::Dynamic(_)) => dynamic_cmp(a, b),
+            None => a.cmp(b),
         },
         _ => a.cmp(b),
     }
@@ -114,7 +119,8 @@ pub(super) fn cql_cmp(ty: &ColumnType, a: &[u8], b: &[u8]) -> Ordering {
 
 /// `AbstractCompositeType.compareCustom`: while both have components, by value (the
 /// component's type), then by end-of-component byte (signed); then the shorter first.
-fn composite_cmp(types: &[ColumnType], mut a: &[u8], mut b: &[u8]) -> Ordering {
+/// A reversed component (`ReversedType`) compares its values the other way.
+fn composite_cmp(types: &[(ColumnType, bool)], mut a: &[u8], mut b: &[u8]) -> Ordering {
     let mut i = 0;
     while !a.is_empty() && !b.is_empty() {
         let take = |v: &mut &[u8]| {
@@ -125,7 +131,10 @@ fn composite_cmp(types: &[ColumnType], mut a: &[u8], mut b: &[u8]) -> Ordering {
             (value, eoc)
         };
         let ((x, ex), (y, ey)) = (take(&mut a), take(&mut b));
-        let order = cql_cmp(&types[i], &x, &y).then(ex.cmp(&ey));
+        let (ty, reversed) = &types[i];
+        let order = cql_cmp(ty, &x, &y);
+        let order = if *reversed { order.reverse() } else { order };
+        let order = order.then(ex.cmp(&ey));
         if order.is_ne() {
             return order;
         }
@@ -279,4 +288,66 @@ fn fields_cmp(types: &[&ColumnType], a: &[u8], b: &[u8]) -> Ordering {
     } else {
         Ordering::Greater
     }
+}
+
+/// `DynamicCompositeType.compare` for the test's type (`s => UTF8Type, i => Int32Type,
+/// I => ReversedType(Int32Type)`): per component, the comparators' classes first (simple
+/// name, then full name; `ReversedType` is a class of its own unless both sides are
+/// reversed), then the value by the comparator, then the end-of-component byte (signed);
+/// then the shorter first.
+fn dynamic_cmp(mut a: &[u8], mut b: &[u8]) -> Ordering {
+    // (class simple name, reversed, CQL type) of the comparator a header names.
+    let comparator = |header: &[u8]| -> (&'static str, bool, ColumnType) {
+        let header = header
+            .strip_prefix(b"org.apache.cassandra.db.marshal.")
+            .unwrap_or(header);
+        match header {
+            b"s" | b"UTF8Type" => ("UTF8Type", false, ColumnType::Text),
+            b"i" => ("Int32Type", false, ColumnType::Int),
+            b"I" => ("Int32Type", true, ColumnType::Int),
+            b"LongType" => ("LongType", false, ColumnType::Bigint),
+            b"BytesType" => ("BytesType", false, ColumnType::Blob),
+            other => panic!("header {other:?}"),
+        }
+    };
+    let take = |v: &mut &[u8]| {
+        let header = u16::from_be_bytes([v[0], v[1]]);
+        let (name, rest) = if header & 0x8000 != 0 {
+            (vec![header as u8], &v[2..])
+        } else {
+            let len = usize::from(header);
+            (v[2..2 + len].to_vec(), &v[2 + len..])
+        };
+        let len = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+        let value = rest[2..2 + len].to_vec();
+        let eoc = rest[2 + len] as i8;
+        *v = &rest[3 + len..];
+        (name, value, eoc)
+    };
+    while !a.is_empty() && !b.is_empty() {
+        let ((na, x, ex), (nb, y, ey)) = (take(&mut a), take(&mut b));
+        let (ca, ra, ta) = comparator(&na);
+        let (cb, rb, _) = comparator(&nb);
+        // Every class here is in Cassandra's package: the full names order as the simple.
+        let class = |c: &'static str, reversed: bool, other_reversed: bool| {
+            if reversed && !other_reversed {
+                "ReversedType"
+            } else {
+                c
+            }
+        };
+        let order = class(ca, ra, rb).cmp(class(cb, rb, ra)).then_with(|| {
+            let order = cql_cmp(&ta, &x, &y);
+            if ra {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        let order = order.then(ex.cmp(&ey));
+        if order.is_ne() {
+            return order;
+        }
+    }
+    b.is_empty().cmp(&a.is_empty())
 }
