@@ -137,6 +137,38 @@ async fn composite_columns_keep_their_classes_and_serialization() {
         }
         other => panic!("{other:?}"),
     }
+    // And a dynamic composite's headers as `DynamicCompositeType.validateComparator` does.
+    for (stream, bytes, message) in [
+        (
+            7,
+            &[0x80, b'z', 0, 1, b'a', 0][..],
+            "Cannot find comparator for component 0",
+        ),
+        (
+            8,
+            &[0x80, b's', 0, 1, b'a', 0, 0][..],
+            "Not enough bytes to header of the comparator part of component 1",
+        ),
+        (
+            9,
+            &[0, 9, b'I', b'n', b't'][..],
+            "Not enough bytes to read comparator name of component 0",
+        ),
+    ] {
+        let mut params = default_params();
+        params.values = vec![Value::Bytes(bytes::Bytes::copy_from_slice(bytes))];
+        let query = Query {
+            query: "INSERT INTO ks.custom (a, c) VALUES (5, ?)".into(),
+            params,
+        };
+        raw.send(stream, &Request::Query(query)).await;
+        match raw.recv().await {
+            Some((_, got, Response::Error(err))) if got == stream => {
+                assert_eq!((err.code, err.message.as_str()), (0x2200, message));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
     // Prepared metadata names the classes too: bind markers and result columns.
     let prepare = |stream: i16, query: &str| {
         let request = Request::Prepare(Prepare {
