@@ -63,3 +63,28 @@ def test_unknown_class_is_refused_with_cassandras_message(session, keyspace):
         "Unable to find abstract-type class 'org.apache.cassandra.db.marshal.NoSuchType'"
         in str(raised.value)
     )
+
+
+def test_reversed_types_sort_clustering_columns_descending(session, keyspace):
+    session.execute(
+        f"CREATE TABLE {keyspace}.rev (k int, c 'ReversedType(Int32Type)', v int, "
+        "PRIMARY KEY (k, c))"
+    )
+    session.execute(
+        f"CREATE TABLE {keyspace}.revpart (k int, "
+        "c 'CompositeType(UTF8Type, ReversedType(Int32Type))', PRIMARY KEY (k, c))"
+    )
+    for c in (2, 1, 3):
+        session.execute(f"INSERT INTO {keyspace}.rev (k, c, v) VALUES (0, {c}, {c * 10})")
+    for c in ("a:1", "b:1", "a:2"):
+        session.execute(f"INSERT INTO {keyspace}.revpart (k, c) VALUES (0, '{c}')")
+    rows = session.execute(f"SELECT c, v FROM {keyspace}.rev WHERE k = 0")
+    assert [(r.c, r.v) for r in rows] == [(3, 30), (2, 20), (1, 10)]
+    # Recorded as Cassandra records it: the base type, clustering order DESC.
+    session.cluster.refresh_table_metadata(keyspace, "rev")
+    table = session.cluster.metadata.keyspaces[keyspace].tables["rev"]
+    assert table.columns["c"].cql_type == "int"
+    assert "CLUSTERING ORDER BY (c DESC)" in table.as_cql_query()
+    # A composite's reversed component sorts its values the other way.
+    rows = session.execute(f"SELECT c FROM {keyspace}.revpart WHERE k = 0")
+    assert [r.c for r in rows] == [("a", 2), ("a", 1), ("b", 1)]
