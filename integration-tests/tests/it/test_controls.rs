@@ -56,6 +56,50 @@ async fn the_clock_moves_forward_through_both_doors() {
     assert!(message.contains("only moves forward"), "{message}");
 }
 
+/// The time read from `system.local` (`SELECT toTimestamp(now()) FROM system.local`, the
+/// usual way to ask a server its time) and `currentTimestamp()` follow the moved clock.
+#[tokio::test]
+async fn the_time_in_system_local_follows_the_clock() {
+    let server = TestServer::start_with_http().await;
+    let session = server.session().await;
+    let day_ms = 86_400_000_i64;
+    let server_time = || async {
+        let (now, current): (scylla::value::CqlTimestamp, scylla::value::CqlTimestamp) = session
+            .query_unpaged(
+                "SELECT toTimestamp(now()), currentTimestamp() FROM system.local",
+                (),
+            )
+            .await
+            .expect("read the time")
+            .into_rows_result()
+            .expect("rows")
+            .single_row()
+            .expect("one row");
+        (now.0, current.0)
+    };
+    let wall_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis() as i64
+    };
+    let before = wall_ms();
+    let (now, current) = server_time().await;
+    assert!(now >= before && now < before + day_ms, "{now} {before}");
+    assert!(
+        current >= before && current < before + day_ms,
+        "{current} {before}"
+    );
+    let (status, body) = server
+        .http("POST", "/clock/advance", r#"{"seconds": 86401}"#)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (now, current) = server_time().await;
+    let after = wall_ms();
+    assert!(now >= after + day_ms, "{now} {after}");
+    assert!(current >= after + day_ms, "{current} {after}");
+}
+
 /// The CQL door refuses what means nothing: an unknown command, a read-only table, a
 /// control write in a batch.
 #[tokio::test]
