@@ -179,7 +179,8 @@ fn hex(bytes: &[u8]) -> String {
 async fn mask_hash_digests_the_serialized_value() {
     let server = TestServer::start().await;
     let session = table(&server).await;
-    let row: (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>) = query_single_row(
+    type Hashes = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+    let row: Hashes = query_single_row(
         &session,
         "SELECT mask_hash(t), mask_hash(t, 'SHA-512'), mask_hash(t, 'MD5'), mask_hash(i), \
          mask_hash(t, null) FROM t WHERE k = 1",
