@@ -27,6 +27,7 @@ mod key_limits;
 mod key_types;
 mod limits;
 mod lwt;
+mod masking_functions;
 mod materialized_views;
 mod metrics;
 mod model;

@@ -19,15 +19,41 @@ pub(crate) enum FunctionError {
         arg: String,
         ty: String,
     },
-    /// A collection function called with other than one argument; `factory` as
-    /// `system.map_keys(map)`.
-    /// Origin: cql3/functions/FunctionFactory.java getOrCreateFunction
+    /// A function made per call (a collection or masking function) called with a number of
+    /// arguments its factory does not take; `factory` as `system.map_keys(map)`.
+    /// Origin: cql3/functions/FunctionFactory.java invalidNumberOfArgumentsException
     #[error("Invalid number of arguments for function {factory}")]
-    CollectionArgumentCount { factory: String },
-    /// A collection function whose argument has no type of its own (a literal, a marker).
+    FactoryArgumentCount { factory: String },
+    /// A function made per call whose argument's type cannot be inferred (a marker, a null).
     /// Origin: cql3/functions/FunctionFactory.java getOrCreateFunction
     #[error("Cannot infer type of argument {arg} in call to function {factory}: use type casts to disambiguate")]
-    CollectionUntyped { arg: String, factory: String },
+    FactoryUntyped { arg: String, factory: String },
+    /// A masking function's argument of none of the types its parameter accepts;
+    /// `expected` as `int` or `[text|varchar|ascii]`.
+    /// Origin: cql3/functions/FunctionParameter.java fixed validateType
+    #[error("Function {function} requires an argument of type {expected}, but found argument {arg} of type {ty}")]
+    FixedArgument {
+        function: String,
+        expected: &'static str,
+        arg: String,
+        ty: String,
+    },
+    /// `mask_inner` / `mask_outer` given a padding of other than one (UTF-16) character.
+    /// Origin: cql3/functions/masking/PartialMaskingFunction.java PartialMaskingFunction (padding deserializer)
+    #[error("The padding argument for function {function} should be single-character, but '{padding}' has {length} characters.")]
+    PaddingLength {
+        function: String,
+        padding: String,
+        length: usize,
+    },
+    /// `mask_hash` given an algorithm name no digest answers to.
+    /// Origin: cql3/functions/masking/HashMaskingFunction.java messageDigest
+    #[error("Hash algorithm not found: {algorithm}")]
+    HashAlgorithmNotFound { algorithm: String },
+    /// `mask_default` of a type without a masked value (a custom type).
+    /// Origin: db/marshal/AbstractType.java getMaskedValue
+    #[error("There isn't a defined masked value for type {ty}")]
+    NoMaskedValue { ty: String },
     /// No native function has the name.
     /// Origin: cql3/functions/FunctionCall.java Raw.prepare
     #[error("Unknown function {function} called")]

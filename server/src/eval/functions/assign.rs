@@ -118,7 +118,7 @@ pub(crate) fn value_compatible(receiver: &ColumnType, value: &ColumnType) -> boo
 
 /// The type a literal prefers (Cassandra's `Constants.Type.getPreferedTypeFor`): an exact
 /// match when the receiver has it.
-fn preferred_type(lit: &Literal) -> Option<ColumnType> {
+pub(crate) fn preferred_type(lit: &Literal) -> Option<ColumnType> {
     Some(match lit {
         Literal::String(s) if s.is_ascii() => ColumnType::Ascii,
         Literal::String(_) => ColumnType::Text,

@@ -14,6 +14,7 @@ mod cast;
 pub(crate) mod collection_fcts;
 pub(crate) mod decimal;
 mod json_fcts;
+pub(crate) mod masking_fcts;
 mod math_fcts;
 pub(crate) mod numeric;
 mod operation;
@@ -71,6 +72,8 @@ pub(crate) enum Body {
     Math(math_fcts::MathFn),
     /// `map_keys`, `collection_count`, `collection_sum`, ... over one collection.
     Collection(collection_fcts::CollectionFn),
+    /// `mask_null`, `mask_default`, `mask_hash`, ... over one value.
+    Masking(masking_fcts::MaskFn),
 }
 
 /// One native function signature.
@@ -136,6 +139,7 @@ impl NativeFunction {
             Body::FromJson => json_fcts::execute(self, args),
             Body::Math(kind) => math_fcts::execute(self, *kind, args),
             Body::Collection(kind) => collection_fcts::execute(self, *kind, args),
+            Body::Masking(kind) => masking_fcts::execute(self, *kind, args),
             Body::Temporal(kind) => temporal::execute(self, *kind, args)
                 .map_err(|e| operation::failure(self, *kind, &e.to_string())),
         }

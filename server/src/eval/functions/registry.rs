@@ -163,7 +163,11 @@ pub(crate) fn resolve(
 }
 
 /// The single-candidate path, with its precise messages.
-fn validate(
+///
+/// # Errors
+///
+/// A wrong argument count, or an argument that does not fit its parameter's type.
+pub(crate) fn validate(
     function: &'static NativeFunction,
     args: &[Provided],
 ) -> CqlResult<&'static NativeFunction> {

@@ -13,7 +13,8 @@ use storage::{ColumnKind, TableDef};
 use crate::error::{CqlResult, FunctionError, SelectError};
 use crate::eval::functions::assign::{type_fit, Fit, Provided};
 use crate::eval::functions::collection_fcts::CollectionFn;
-use crate::eval::functions::registry::{candidates, lookup, resolve, written_name};
+use crate::eval::functions::masking_fcts::MaskFn;
+use crate::eval::functions::registry::{candidates, lookup, resolve, validate, written_name};
 use crate::eval::functions::vector_fcts::Similarity;
 use crate::eval::functions::{cast_function_name, term, ArithKind, Body, NativeFunction, NEGATION};
 use crate::planner::column_index;
@@ -441,6 +442,9 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
     {
         return collection_call(def, kind, args);
     }
+    if let Some(kind) = system.then(|| MaskFn::from_name(&name.name.name)).flatten() {
+        return masking_call(def, kind, args);
+    }
     // fromJson has a signature only for a receiving column: a selector has none.
     crate::eval::functions::registry::made_for_receiver(name, None)?;
     let found = lookup(name);
@@ -457,14 +461,14 @@ fn function(def: &TableDef, name: &QualifiedName, args: &[SelectExpr]) -> CqlRes
 /// be known (a column or an expression; a literal needs a cast or hint).
 fn collection_call(def: &TableDef, kind: CollectionFn, args: &[SelectExpr]) -> CqlResult<Planned> {
     let [arg] = args else {
-        return Err(FunctionError::CollectionArgumentCount {
+        return Err(FunctionError::FactoryArgumentCount {
             factory: kind.factory_text(),
         }
         .into());
     };
     let prepared = prepare(def, arg)?;
     let Prepared::Ready(planned) = &prepared else {
-        return Err(FunctionError::CollectionUntyped {
+        return Err(FunctionError::FactoryUntyped {
             arg: arg.to_string(),
             factory: kind.factory_text(),
         }
@@ -472,6 +476,18 @@ fn collection_call(def: &TableDef, kind: CollectionFn, args: &[SelectExpr]) -> C
     };
     let function = kind.for_argument(&planned.name, &planned.ty)?;
     apply(function, vec![prepared])
+}
+
+/// A masking function's call: its signature made for the arguments' types, then each
+/// argument checked against it as for any single signature.
+fn masking_call(def: &TableDef, kind: MaskFn, args: &[SelectExpr]) -> CqlResult<Planned> {
+    let prepared = args
+        .iter()
+        .map(|a| prepare(def, a))
+        .collect::<CqlResult<Vec<_>>>()?;
+    let provided: Vec<Provided> = prepared.iter().map(Prepared::provided).collect();
+    let function = validate(kind.for_arguments(&provided)?, &provided)?;
+    apply(function, prepared)
 }
 
 /// Resolves a call among `found` for `args`, then types the arguments by the signature.
