@@ -32,17 +32,19 @@ pub(crate) enum CollectionFn {
 impl CollectionFn {
     /// The function a name (as Cassandra spells it, in the `system` keyspace) calls.
     pub(crate) fn from_name(name: &str) -> Option<CollectionFn> {
-        Some(match name {
-            "map_keys" => CollectionFn::MapKeys,
-            "map_values" => CollectionFn::MapValues,
-            "collection_count" => CollectionFn::Count,
-            "collection_min" => CollectionFn::Min,
-            "collection_max" => CollectionFn::Max,
-            "collection_sum" => CollectionFn::Sum,
-            "collection_avg" => CollectionFn::Avg,
-            _ => return None,
-        })
+        Self::ALL.into_iter().find(|f| f.name() == name)
     }
+
+    /// Every collection function.
+    const ALL: [CollectionFn; 7] = [
+        CollectionFn::MapKeys,
+        CollectionFn::MapValues,
+        CollectionFn::Count,
+        CollectionFn::Min,
+        CollectionFn::Max,
+        CollectionFn::Sum,
+        CollectionFn::Avg,
+    ];
 
     fn name(self) -> &'static str {
         match self {

@@ -80,16 +80,18 @@ impl Param {
 impl MaskFn {
     /// The function a name (as Cassandra spells it, in the `system` keyspace) calls.
     pub(crate) fn from_name(name: &str) -> Option<MaskFn> {
-        Some(match name {
-            "mask_null" => MaskFn::Null,
-            "mask_default" => MaskFn::Default,
-            "mask_replace" => MaskFn::Replace,
-            "mask_inner" => MaskFn::Inner,
-            "mask_outer" => MaskFn::Outer,
-            "mask_hash" => MaskFn::Hash,
-            _ => return None,
-        })
+        Self::ALL.into_iter().find(|f| f.name() == name)
     }
+
+    /// Every masking function.
+    const ALL: [MaskFn; 6] = [
+        MaskFn::Null,
+        MaskFn::Default,
+        MaskFn::Replace,
+        MaskFn::Inner,
+        MaskFn::Outer,
+        MaskFn::Hash,
+    ];
 
     fn name(self) -> &'static str {
         match self {

@@ -14,6 +14,7 @@
 //! (the escaped layout): Cassandra identifies partitions by their bytes, so `1.0` and `1.00`
 //! are two partitions but one clustering value.
 
+use cql::types::marshal::Composite;
 use cql::types::ColumnType;
 
 use super::composite;
@@ -95,7 +96,7 @@ fn layout(ty: &ColumnType) -> Result<Layout, StorageError> {
         | ColumnType::Tuple(_)
         | ColumnType::Vector { .. } => Layout::Nested,
         ColumnType::Text | ColumnType::Ascii | ColumnType::Blob | ColumnType::Inet => Layout::Bytes,
-        ColumnType::Custom(_) if composite::of(ty).is_some() => Layout::Composite,
+        ColumnType::Custom(_) if Composite::of(ty).is_some() => Layout::Composite,
         other => {
             return Err(StorageError::UnsupportedKeyType {
                 ty: other.to_string(),
@@ -213,7 +214,7 @@ fn encode_body(
         Layout::Decimal => decimal::encode(value, out).map_err(|reason| invalid(ty, reason))?,
         Layout::Nested => nested::encode(ty, value, out)?,
         Layout::Composite => {
-            let kind = composite::of(ty).ok_or_else(|| invalid(ty, "not a composite"))?;
+            let kind = Composite::of(ty).ok_or_else(|| invalid(ty, "not a composite"))?;
             composite::encode(ty, &kind, value, out)?;
         }
         Layout::Bytes => {
@@ -450,7 +451,7 @@ fn decode_body(
         Layout::Decimal => decimal::decode(r)?,
         Layout::Nested => nested::decode(ty, r)?,
         Layout::Composite => {
-            let kind = composite::of(ty)
+            let kind = Composite::of(ty)
                 .ok_or_else(|| StorageError::corrupt("row key: not a composite"))?;
             composite::decode(&kind, r)?
         }

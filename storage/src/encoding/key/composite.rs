@@ -32,11 +32,6 @@ use crate::error::StorageError;
 const END: u8 = 0x00;
 const ITEM: u8 = 0x02;
 
-/// The composite `ty` is, when it is one.
-pub(super) fn of(ty: &ColumnType) -> Option<Composite> {
-    Composite::of(ty)
-}
-
 /// Appends the body of a serialized composite value of `composite`.
 pub(super) fn encode(
     ty: &ColumnType,
@@ -97,7 +92,12 @@ pub(super) fn decode(composite: &Composite, r: &mut Reader<'_>) -> Result<Vec<u8
                 };
                 let value = r.inverted(class.reversed, |r| component::decode_from(&class.ty, r))?;
                 let eoc = r.byte()? ^ 0x80;
-                let name = class.class();
+                // Only a dynamic component without an alias is named by its class.
+                let name = if header == Some(None) {
+                    class.class()
+                } else {
+                    String::new()
+                };
                 let header = header.map(|alias| alias.map_or(Header::Class(&name), Header::Alias));
                 composite::write_component(&mut out, header, &value)
                     .map_err(|_| StorageError::corrupt("row key: composite component length"))?;
